@@ -1,0 +1,57 @@
+/* vsim/h5.h: the result file writer (H5MD 1.1 layout, SPEC.md §4).
+ *
+ * Stage 4: the writer's only inputs are the model and the state (plus the
+ * scene text for /parameters).  It writes to a temporary file beside the
+ * output, appends one recorded frame at a time into chunked, extendible
+ * datasets, and on finish writes the status, closes and renames into place.
+ * Object time-stamps are off, so identical runs give identical datasets. */
+#ifndef VSIM_H5_H
+#define VSIM_H5_H
+
+#include "vsim/error.h"
+#include "vsim/model.h"
+#include "vsim/scene.h"
+#include "vsim/state.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vs_h5_writer vs_h5_writer;
+
+typedef struct vs_h5_run_info {
+  const char *command;       /* the command line, for /parameters/vsim@command */
+  const char *resolved_yaml; /* vs_scene_to_yaml() output */
+  int force;                 /* overwrite an existing output */
+} vs_h5_run_info;
+
+/* Check the output path (exists without force -> VS_ERR_EXISTS; directory
+ * not writable -> VS_ERR_IO), create the temporary file beside it and write
+ * everything that does not change with time. */
+vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
+                     const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err);
+
+/* Record the state if state->frame is a recorded frame (frame 0, and every
+ * output.every-th frame); otherwise do nothing. */
+vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
+                       vs_error *err);
+
+/* Write status ("complete", "interrupted", "failed") and wall_seconds, close,
+ * and rename into place.  Frees w, also on failure (then the temporary file
+ * is removed and nothing replaces the output). */
+vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
+                       vs_error *err);
+
+/* Close and delete the temporary file; nothing is renamed.  Frees w. */
+void vs_h5_abort(vs_h5_writer *w);
+
+/* Path of the temporary file (for messages and signal handlers). */
+const char *vs_h5_temp_path(const vs_h5_writer *w);
+
+/* "HDF5 1.10.8" etc. */
+const char *vs_h5_library_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,252 @@
+/* vsim/scene.h: YAML scene text -> plain scene description.
+ *
+ * Stage 1 of the pipeline (scene -> model -> state -> writer).  The loader
+ * parses YAML 1.1 through libyaml, applies `--set KEY=VALUE` overrides on the
+ * document tree, fills defaults, checks every key, type and range, and keeps
+ * the 1-based line:column of every item so that the model compiler can still
+ * point into the source (e.g. a particle reference to a missing body).
+ * Nothing here knows physics beyond the ranges in SPEC.md §2. */
+#ifndef VSIM_SCENE_H
+#define VSIM_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vsim/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Documented limits, checked before anything is allocated. */
+#define VS_MAX_SCENE_BYTES (64u << 20)   /* scene file size */
+#define VS_MAX_YAML_DEPTH 64             /* nesting of mappings/sequences */
+#define VS_MAX_YAML_NODES 4000000        /* nodes in the document */
+#define VS_MAX_YAML_ALIASES 1000         /* alias uses */
+#define VS_MAX_PARTICLES 50000000        /* particles in a scene */
+#define VS_MAX_CONSTRAINTS 200000000     /* constraints after build */
+#define VS_MAX_BODIES 100000
+#define VS_MAX_COLLIDERS 10000
+#define VS_MAX_EXPLICIT 10000000         /* items in `constraints:` */
+#define VS_MAX_RESOLUTION 16384          /* cloth/lattice per axis */
+#define VS_MAX_SEGMENTS 10000000         /* rope segments */
+#define VS_MAX_FRAMES 100000000
+#define VS_MAX_SUBSTEPS 100000
+#define VS_MAX_ITERATIONS 100000
+#define VS_MAX_KEYS 1000000              /* kinematic pin keys per pin */
+#define VS_MAX_NAME 63                   /* body name length */
+
+typedef struct vs_loc {
+  int line;   /* 1-based; 0 = not from the file (default or --set) */
+  int column; /* 1-based */
+} vs_loc;
+
+typedef enum vs_integrator {
+  VS_INTEGRATOR_VERLET = 0,
+  VS_INTEGRATOR_PBD = 1,
+  VS_INTEGRATOR_XPBD = 2
+} vs_integrator;
+
+typedef enum vs_relaxation {
+  VS_RELAX_GAUSS_SEIDEL = 0,
+  VS_RELAX_JACOBI = 1
+} vs_relaxation;
+
+/* A link family (stretch, shear, bend, ...): absent when !enabled. */
+typedef struct vs_link_desc {
+  int enabled;
+  double stiffness;  /* (0, 1], pbd/verlet scale [1] */
+  double compliance; /* >= 0, m/N, xpbd [0] */
+} vs_link_desc;
+
+typedef enum vs_collider_kind {
+  VS_COLLIDER_PLANE = 0,  /* point a, unit normal b */
+  VS_COLLIDER_SPHERE = 1, /* center a, radius */
+  VS_COLLIDER_BOX = 2,    /* solid box a = min, b = max */
+  VS_COLLIDER_BOUNDS = 3  /* particles kept inside a = min, b = max */
+} vs_collider_kind;
+
+typedef struct vs_collider_desc {
+  vs_collider_kind kind;
+  double a[3];
+  double b[3];        /* plane normal is normalised by the loader */
+  double radius;      /* sphere only, > 0 */
+  double friction;    /* >= 0 [0] Coulomb coefficient */
+  double restitution; /* [0, 1] [0] */
+  vs_loc loc;
+} vs_collider_desc;
+
+typedef enum vs_body_kind {
+  VS_BODY_PARTICLES = 0,
+  VS_BODY_ROPE,
+  VS_BODY_CLOTH,
+  VS_BODY_TETRA,
+  VS_BODY_LATTICE,
+  VS_BODY_RAGDOLL
+} vs_body_kind;
+
+/* How a body's `pin` was given. */
+typedef enum vs_pin_mode {
+  VS_PIN_NONE = 0,
+  VS_PIN_LIST,        /* explicit: indices (rope/particles) or [i,j] pairs (cloth, lattice [i,j,k]) */
+  VS_PIN_TOP_EDGE,    /* cloth/lattice: every particle with j = nv-1 */
+  VS_PIN_TOP_CORNERS, /* cloth: (0,nv-1) and (nu-1,nv-1) */
+  VS_PIN_FIRST,       /* rope */
+  VS_PIN_LAST,        /* rope */
+  VS_PIN_BOTH         /* rope */
+} vs_pin_mode;
+
+typedef enum vs_plane_axes { VS_PLANE_XY = 0, VS_PLANE_XZ, VS_PLANE_YZ } vs_plane_axes;
+
+/* One item of `bodies`.  Fields not used by a kind keep their zero/default. */
+typedef struct vs_body_desc {
+  vs_body_kind kind;
+  char name[VS_MAX_NAME + 1]; /* given or "<kind><index>", unique */
+  vs_loc loc;                 /* the item */
+  double mass;                /* total (cloth, rope, tetra, lattice, ragdoll) or each (particles) */
+  double *masses;             /* particles: per-particle masses (count), or NULL */
+  double radius;              /* collision radius per particle, >= 0 */
+
+  /* particles */
+  size_t count;               /* particles: number of positions */
+  double *positions;          /* (count x 3) */
+  double *velocities;         /* (count x 3) or NULL = zero */
+
+  /* rope */
+  double from[3], to[3];
+  int64_t segments;           /* >= 1 */
+
+  /* cloth / lattice */
+  double origin[3];
+  double size[3];             /* cloth uses [0..1] */
+  int64_t resolution[3];      /* cloth uses [0..1], each >= 2 */
+  vs_plane_axes plane;
+
+  /* tetra */
+  double center[3];
+  double edge;                /* > 0 */
+  double velocity[3];
+  double angular_velocity[3]; /* rad/s */
+
+  /* ragdoll */
+  double height;              /* > 0 */
+
+  /* links */
+  vs_link_desc stretch;       /* rope, cloth, lattice, tetra (the 6 links), ragdoll bones */
+  vs_link_desc shear;         /* cloth, lattice */
+  vs_link_desc bend;          /* cloth, rope */
+  double tear;                /* >= 0, 0 = never; factor of rest length */
+
+  /* pins */
+  vs_pin_mode pin_mode;
+  int64_t *pins;              /* VS_PIN_LIST: n_pins entries of pin_arity ints each */
+  size_t n_pins;
+  int pin_arity;              /* 1 = index, 2 = [i,j] (cloth), 3 = [i,j,k] (lattice) */
+  vs_loc pin_loc;
+} vs_body_desc;
+
+/* A particle reference as written: "NAME:INDEX", "NAME:I,J", or "17". */
+typedef struct vs_ref {
+  char text[128];
+  vs_loc loc;
+} vs_ref;
+
+typedef enum vs_constraint_kind {
+  VS_CONSTRAINT_DISTANCE = 0,
+  VS_CONSTRAINT_PIN,
+  VS_CONSTRAINT_ANGLE
+} vs_constraint_kind;
+
+/* One item of `constraints`. */
+typedef struct vs_constraint_desc {
+  vs_constraint_kind kind;
+  vs_loc loc;
+  vs_ref a, b, c;          /* distance: a, b; pin: a (= particle); angle: a, b, c */
+  int rest_auto;           /* distance: rest: auto (default when no rest/min/max given) */
+  double rest;             /* distance: two-sided rest length, >= 0 */
+  int has_min, has_max;    /* distance: one-sided; angle: limits */
+  double min, max;         /* distance: lengths; angle: degrees in [0, 180] */
+  double stiffness;        /* (0, 1] [1] */
+  double compliance;       /* >= 0 [0] */
+  int has_at;              /* pin: at given (else initial position) */
+  double at[3];
+  double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
+  size_t n_keys;
+} vs_constraint_desc;
+
+/* Output fields (bit mask). */
+enum {
+  VS_FIELD_POSITION = 1u << 0,
+  VS_FIELD_VELOCITY = 1u << 1,
+  VS_FIELD_CONSTRAINT_ERROR = 1u << 2,
+  VS_FIELD_PER_CONSTRAINT_ERROR = 1u << 3
+};
+
+typedef struct vs_output_desc {
+  int64_t every;     /* >= 1 [1] */
+  unsigned fields;   /* [position | constraint_error] */
+  int float32;       /* precision: float32 [0 = float64] */
+  int compression;   /* gzip 0-9 [0] */
+} vs_output_desc;
+
+typedef struct vs_scene {
+  char *file;           /* path as given, or "<default>" for the embedded scene */
+  char *text;           /* the YAML text exactly as read (NUL-terminated) */
+  size_t text_len;
+
+  int version;          /* vsim: 1 */
+  char name[256];       /* [file name without extension] */
+
+  double dt;            /* time.dt > 0 [1/60] */
+  int64_t frames;       /* time.frames >= 0 [100] */
+  int64_t substeps;     /* time.substeps >= 1 [1] */
+
+  vs_integrator integrator; /* [pbd] */
+  int64_t iterations;   /* >= 1 [10] */
+  vs_relaxation relaxation; /* [gauss-seidel] */
+  double omega;         /* (0, 2) [1] */
+  double damping;       /* >= 0 [0], 1/s */
+
+  double gravity[3];    /* [0, -9.81, 0] */
+  int particle_collisions; /* [0] */
+  vs_collider_desc *colliders;
+  size_t n_colliders;
+
+  vs_body_desc *bodies;
+  size_t n_bodies;
+
+  vs_constraint_desc *constraints;
+  size_t n_constraints;
+
+  vs_output_desc output;
+} vs_scene;
+
+/* One `--set KEY=VALUE` override: key a dotted path, value parsed as YAML. */
+typedef struct vs_override {
+  const char *text; /* "solver.iterations=20" as given on the command line */
+} vs_override;
+
+/* The embedded default scene (a hanging cloth falling onto a sphere). */
+const char *vs_scene_default_text(void);
+
+/* Load from memory.  `file` names the source in messages ("cloth.yaml").
+ * Overrides are applied in order before validation.  On failure *out is
+ * left NULL and err says file:line:col and what was expected. */
+vs_status vs_scene_load_string(const char *text, size_t len, const char *file,
+                               const vs_override *sets, size_t n_sets,
+                               vs_scene **out, vs_error *err);
+
+/* Read the file (limit VS_MAX_SCENE_BYTES, checked before reading) and load. */
+vs_status vs_scene_load_file(const char *path, const vs_override *sets,
+                             size_t n_sets, vs_scene **out, vs_error *err);
+
+/* The scene after defaults and overrides, as YAML text that loads back to an
+ * equal scene.  *out is malloc'd; the caller frees it. */
+vs_status vs_scene_to_yaml(const vs_scene *scene, char **out, vs_error *err);
+
+void vs_scene_free(vs_scene *scene);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

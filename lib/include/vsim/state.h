@@ -1,0 +1,59 @@
+/* vsim/state.h: everything that changes while stepping (like MuJoCo's mjData).
+ *
+ * One table, VS_STATE_FIELDS, lists the persistent arrays: it drives
+ * allocation, copying, checkpoints and test comparisons, so adding a field is
+ * one line.  A checkpoint is exactly these fields plus the counters. */
+#ifndef VSIM_STATE_H
+#define VSIM_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vsim/error.h"
+#include "vsim/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(name, type, width, count-expression over model m) */
+#define VS_STATE_FIELDS(X)                                   \
+  X(x, double, 4, (size_t)m->n_particles)     /* x, y, z, w */ \
+  X(xprev, double, 4, (size_t)m->n_particles) /* start of step (pbd) / previous (verlet) */ \
+  X(v, double, 3, (size_t)m->n_particles)     /* velocity (pbd, xpbd) */ \
+  X(lambda, double, 1, (size_t)m->n_constraints) /* xpbd multipliers */ \
+  X(alive, uint8_t, 1, (size_t)m->n_dist)     /* 0 once torn */
+
+typedef struct vs_state {
+  int64_t frame;   /* frames completed */
+  int64_t step;    /* substeps completed */
+  double time;     /* frame * dt, s */
+  int threads;     /* worker threads for the relaxation (>= 1); never changes results */
+
+#define VS_STATE_DECL(name, type, width, count) type *name;
+  VS_STATE_FIELDS(VS_STATE_DECL)
+#undef VS_STATE_DECL
+
+  int64_t n_alive;  /* distance links not torn */
+
+  /* scratch, reused every step (no allocation inside the step) */
+  double *contact;  /* (n_particles x 4) contact normal and accumulated normal push */
+  double *vpre;     /* (n_particles x 3) velocity before the solve (restitution) */
+  double *jacobi;   /* (n_particles x 4) jacobi accumulation buffer */
+} vs_state;
+
+/* A state at frame 0: x = x0, v = v0, all links alive, lambdas 0. */
+vs_status vs_state_create(const vs_model *model, vs_state **out, vs_error *err);
+void vs_state_free(vs_state *state);
+
+/* Copy every persistent field and counter (same model). */
+void vs_state_copy(const vs_model *model, vs_state *dst, const vs_state *src);
+
+/* Velocity of every particle into out (n_particles x 3): v for pbd/xpbd,
+ * (x - xprev) / h for verlet. */
+void vs_state_velocity(const vs_model *model, const vs_state *state, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,28 @@
+/* vsim/vsim.h: the whole public API.  Pipeline:
+ *   scene text -> vs_scene (scene.h) -> vs_model (model.h) -> vs_state (state.h)
+ *   stepped by vs_step (step.h) -> result file (h5.h) -> compare (compare.h). */
+#ifndef VSIM_VSIM_H
+#define VSIM_VSIM_H
+
+#include "vsim/compare.h"
+#include "vsim/error.h"
+#include "vsim/h5.h"
+#include "vsim/model.h"
+#include "vsim/scene.h"
+#include "vsim/state.h"
+#include "vsim/step.h"
+
+#define VSIM_VERSION "0.1.0"
+#define VSIM_FORMAT_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "0.1.0" */
+const char *vs_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
