@@ -131,6 +131,8 @@ typedef struct vs_model {
   int32_t *color;         /* (n_constraints) colour of each constraint */
   int32_t *color_start;   /* (n_colors + 1) offsets into color_order */
   int32_t *color_order;   /* (n_constraints) constraint ids, grouped by colour, build order inside */
+  int32_t color_overflow; /* colour whose constraints may share particles (solved in
+                             build order on one thread), or -1 when every colour is clean */
 
   int particle_collisions;
 } vs_model;

@@ -38,8 +38,8 @@ typedef struct vs_state {
 
   /* scratch, reused every step (no allocation inside the step) */
   double *contact;  /* (n_particles x 4) contact normal and accumulated normal push */
+  int32_t *contact_collider; /* (n_particles) collider that pushed it last, -1 = none */
   double *vpre;     /* (n_particles x 3) velocity before the solve (restitution) */
-  double *jacobi;   /* (n_particles x 4) jacobi accumulation buffer */
 } vs_state;
 
 /* A state at frame 0: x = x0, v = v0, all links alive, lambdas 0. */

@@ -1,0 +1,225 @@
+/* step.c: one frame = `substeps` steps of h = dt / substeps (SPEC §3).
+ *
+ * Each step reads like the algorithm:
+ *   predict      verlet: x' = x + (1 - c h)(x - x_prev) + g h^2   (Jakobsen eq. 1)
+ *                pbd/xpbd: v += g h; v *= 1 - c h; p = x + h v     (Müller 2007, alg. 1)
+ *   kinematics   kinematic pins placed on their key path at the step's end time
+ *   relax        `iterations` sweeps over constraints then colliders,
+ *                Gauss-Seidel in build order or coloured Jacobi
+ *   velocities   pbd/xpbd: v = (p - x) / h; then friction and restitution
+ *                on contacts (verlet: the same, written back through x_prev)
+ *   tear         links longer than tear * rest break for good
+ * The positions being projected are always state->x; state->xprev holds the
+ * positions at the start of the step (for verlet that is x_prev itself). */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A colour smaller than this runs inline: a parallel region costs more. */
+#define VS_PARALLEL_MIN 4096
+
+static void predict(const vs_model *m, vs_state *s) {
+  const int32_t n = m->n_particles;
+  const double h = m->h, damp = 1.0 - m->damping * h;
+  const double *g = m->gravity;
+  const double gh2[3] = {g[0] * h * h, g[1] * h * h, g[2] * h * h};
+  double *x = s->x, *xp = s->xprev, *v = s->v;
+  if (m->integrator == VS_INTEGRATOR_VERLET) {
+    for (int32_t i = 0; i < n; i++) {
+      double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i;
+      if (xi[3] == 0.0) {
+        pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
+        continue;
+      }
+      for (int k = 0; k < 3; k++) {
+        double cur = xi[k];
+        xi[k] = cur + damp * (cur - pi[k]) + gh2[k];
+        pi[k] = cur;
+      }
+    }
+  } else {
+    for (int32_t i = 0; i < n; i++) {
+      double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
+      pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
+      if (xi[3] == 0.0) continue;
+      for (int k = 0; k < 3; k++) {
+        vi[k] += g[k] * h;
+        vi[k] *= damp;
+        xi[k] = xi[k] + h * vi[k];
+      }
+    }
+  }
+}
+
+static void place_kinematic_pins(const vs_model *m, vs_state *s, double t) {
+  for (int32_t k = 0; k < m->n_pin; k++) {
+    if (m->pin_key0[k] < 0) continue;
+    double *p = s->x + 4 * (size_t)m->pin_p[k];
+    vs_pin_target(m, k, t, p);
+  }
+}
+
+static inline void project_one(const vs_solve_ctx *c, int32_t id) {
+  const vs_model *m = c->m;
+  const int32_t k = m->con_index[id];
+  switch ((vs_kind)m->con_kind[id]) {
+    case VS_KIND_DISTANCE: vs_distance_project(c, k); break;
+    case VS_KIND_ANGLE: vs_angle_project(c, k); break;
+    default: break; /* pins: inverse mass 0, placed by place_kinematic_pins */
+  }
+}
+
+static void relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
+  for (int64_t it = 0; it < m->iterations; it++) {
+    for (int32_t b = 0; b < m->n_blocks; b++) {
+      const vs_block *blk = &m->blocks[b];
+      if (blk->kind == VS_KIND_DISTANCE)
+        vs_distance_project_range(c, blk->start, blk->count);
+      else if (blk->kind == VS_KIND_ANGLE)
+        for (int32_t i = blk->start; i < blk->start + blk->count; i++) vs_angle_project(c, i);
+    }
+    if (m->n_colliders > 0)
+      for (int32_t i = 0; i < m->n_particles; i++)
+        vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+  }
+}
+
+/* Coloured Jacobi: the constraints of one colour share no movable particle, so
+ * each reads positions no other constraint of its colour writes: projecting
+ * them "from the same positions" in any order or on any number of threads
+ * gives bit-identical results.  Colours run in order. */
+static void relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
+  const int threads = s->threads > 0 ? s->threads : 1;
+  for (int64_t it = 0; it < m->iterations; it++) {
+    for (int32_t col = 0; col < m->n_colors; col++) {
+      const int32_t *ids = m->color_order + m->color_start[col];
+      const int32_t cnt = m->color_start[col + 1] - m->color_start[col];
+      if (col == m->color_overflow || threads == 1 || cnt < VS_PARALLEL_MIN) {
+        for (int32_t j = 0; j < cnt; j++) project_one(c, ids[j]);
+      } else {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int32_t j = 0; j < cnt; j++) project_one(c, ids[j]);
+      }
+    }
+    /* Collider contacts touch one particle each: their own colour group. */
+    if (m->n_colliders > 0) {
+      if (threads == 1 || m->n_particles < VS_PARALLEL_MIN) {
+        for (int32_t i = 0; i < m->n_particles; i++)
+          vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+      } else {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int32_t i = 0; i < m->n_particles; i++)
+          vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+      }
+    }
+  }
+}
+
+/* Friction and restitution on the velocity of each particle that a collider
+ * pushed this step (Müller et al. 2020, "Detailed rigid body simulation with
+ * XPBD", §3.6): the tangential velocity loses at most mu * (normal push / h)
+ * (Coulomb), and an approaching normal velocity above 2 |g| h is reflected
+ * with the collider's restitution; below it the particle comes to rest. */
+static void contact_velocity(const vs_model *m, const double *ct, const double *vpre,
+                             int32_t collider, double *v) {
+  const vs_collider_desc *cd = &m->colliders[collider];
+  const double h = m->h;
+  const double *n = ct;
+  const double vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+  double vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
+  const double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+  if (vt_len > 0.0 && cd->friction > 0.0) {
+    double f = cd->friction * ct[3] / h / vt_len;
+    if (f > 1.0) f = 1.0;
+    for (int k = 0; k < 3; k++) vt[k] *= 1.0 - f;
+  }
+  const double vn_pre = vpre[0] * n[0] + vpre[1] * n[1] + vpre[2] * n[2];
+  const double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
+                        m->gravity[2] * m->gravity[2]);
+  double vn_new = vn;
+  if (vn_pre < 0.0) vn_new = (-vn_pre > 2.0 * g * h) ? -cd->restitution * vn_pre : 0.0;
+  if (vn_new < 0.0) vn_new = 0.0;
+  for (int k = 0; k < 3; k++) v[k] = vt[k] + vn_new * n[k];
+}
+
+static void update_velocities(const vs_model *m, vs_state *s) {
+  const int32_t n = m->n_particles;
+  const double h = m->h, inv_h = 1.0 / m->h;
+  const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
+  for (int32_t i = 0; i < n; i++) {
+    double *xi = s->x + 4 * (size_t)i, *pi = s->xprev + 4 * (size_t)i, *vi = s->v + 3 * (size_t)i;
+    if (!verlet)
+      for (int k = 0; k < 3; k++) vi[k] = (xi[k] - pi[k]) * inv_h;
+    const int32_t c = s->contact_collider[i];
+    if (c < 0) continue;
+    if (verlet) {
+      /* Verlet carries velocity in x_prev: adjust it there (Jakobsen §3). */
+      double v[3];
+      for (int k = 0; k < 3; k++) v[k] = (xi[k] - pi[k]) * inv_h;
+      contact_velocity(m, s->contact + 4 * (size_t)i, s->vpre + 3 * (size_t)i, c, v);
+      for (int k = 0; k < 3; k++) pi[k] = xi[k] - h * v[k];
+    } else {
+      contact_velocity(m, s->contact + 4 * (size_t)i, s->vpre + 3 * (size_t)i, c, vi);
+    }
+  }
+}
+
+static void tear_links(const vs_model *m, vs_state *s) {
+  for (int32_t i = 0; i < m->n_dist; i++) {
+    if (m->dist_tear[i] <= 0.0 || !s->alive[i]) continue;
+    const double *a = s->x + 4 * (size_t)m->dist_ab[2 * i], *b = s->x + 4 * (size_t)m->dist_ab[2 * i + 1];
+    const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    if (sqrt(dx * dx + dy * dy + dz * dz) > m->dist_tear[i]) {
+      s->alive[i] = 0;
+      s->n_alive--;
+    }
+  }
+}
+
+static vs_status check_finite(const vs_model *m, const vs_state *s, vs_error *err) {
+  for (int32_t i = 0; i < m->n_particles; i++) {
+    const double *p = s->x + 4 * (size_t)i;
+    if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) continue;
+    const vs_body_info *b = &m->bodies[m->body[i]];
+    return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                        "frame %lld: particle %d (body '%s', index %d) is not finite "
+                        "(%g, %g, %g); try more substeps or iterations, or a smaller dt",
+                        (long long)s->frame, i, b->name, i - b->first, p[0], p[1], p[2]);
+  }
+  return VS_OK;
+}
+
+vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
+  const double h = m->h;
+  const int has_pins = m->n_pin > 0;
+  vs_solve_ctx ctx = {
+      .m = m, .x = s->x, .lambda = s->lambda, .alive = s->alive,
+      .inv_h2 = 1.0 / (h * h), .xpbd = m->integrator == VS_INTEGRATOR_XPBD,
+  };
+  const double t0 = (double)s->frame * m->dt;
+  for (int64_t sub = 0; sub < m->substeps; sub++) {
+    /* The last substep ends exactly on the frame time, so kinematic pins sit
+     * exactly on their key path at every recorded frame. */
+    const double t_end = sub + 1 == m->substeps ? (double)(s->frame + 1) * m->dt
+                                                : t0 + (double)(sub + 1) * h;
+    predict(m, s);
+    if (has_pins) place_kinematic_pins(m, s, t_end);
+    for (int32_t i = 0; i < m->n_particles; i++)
+      for (int k = 0; k < 3; k++)
+        s->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;
+    if (m->n_colliders > 0) {
+      memset(s->contact, 0, 4 * (size_t)m->n_particles * sizeof(double));
+      for (int32_t i = 0; i < m->n_particles; i++) s->contact_collider[i] = -1;
+    }
+    if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
+    if (m->relaxation == VS_RELAX_JACOBI) relax_jacobi(m, s, &ctx);
+    else relax_gauss_seidel(m, s, &ctx);
+    update_velocities(m, s);
+    tear_links(m, s);
+    s->step++;
+  }
+  s->frame++;
+  s->time = (double)s->frame * m->dt;
+  return check_finite(m, s, err);
+}
