@@ -1,0 +1,464 @@
+/* test_step.c: the physics of vs_step against exact and analytic answers. */
+#include <math.h>
+
+#include "testutil.h"
+
+typedef struct sim {
+  vs_scene *scene;
+  vs_model *m;
+  vs_state *s;
+} sim;
+
+static sim sim_new(const char *yaml) {
+  sim r;
+  r.scene = tu_scene(yaml);
+  r.m = tu_model(r.scene);
+  r.s = tu_state(r.m);
+  return r;
+}
+
+static void sim_free(sim *r) {
+  vs_state_free(r->s);
+  vs_model_free(r->m);
+  vs_scene_free(r->scene);
+}
+
+static void step_ok(sim *r) {
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_msg(vs_step(r->m, r->s, &e) == VS_OK, "step failed: %s", e.message);
+}
+
+static const double *P(const sim *r, int i) { return r->s->x + 4 * i; }
+
+/* Verlet free fall is exact: x(t) = x0 + v0 t + g t^2 / 2 (SPEC §3). */
+START_TEST(verlet_free_fall_is_exact) {
+  sim r = sim_new("time: {dt: 0.01, frames: 200, substeps: 3}\n"
+                  "solver: {integrator: verlet}\n"
+                  "world: {gravity: [0.5, -9.81, 0.25]}\n"
+                  "bodies:\n"
+                  "  - particles: {positions: [[1, 10, -2]], velocities: [[1.5, 4, -0.5]], mass: 2}\n");
+  const double x0[3] = {1, 10, -2}, v0[3] = {1.5, 4, -0.5}, g[3] = {0.5, -9.81, 0.25};
+  double worst = 0;
+  for (int f = 1; f <= 200; f++) {
+    step_ok(&r);
+    double t = f * 0.01;
+    for (int k = 0; k < 3; k++) {
+      double exact = x0[k] + v0[k] * t + 0.5 * g[k] * t * t;
+      double d = fabs(P(&r, 0)[k] - exact);
+      if (d > worst) worst = d;
+    }
+  }
+  /* 600 steps of rounding on values of order 10: well under 1e-11. */
+  ck_assert_msg(worst < 1e-11, "max deviation %g", worst);
+  sim_free(&r);
+}
+END_TEST
+
+/* PBD free fall is symplectic Euler: v += g h; x += h v. */
+START_TEST(pbd_free_fall_is_symplectic_euler) {
+  sim r = sim_new("time: {dt: 0.02, frames: 100, substeps: 2}\n"
+                  "solver: {integrator: pbd}\n"
+                  "bodies:\n"
+                  "  - particles: {positions: [[0, 5, 0]], velocities: [[2, 3, 0]]}\n");
+  double x[3] = {0, 5, 0}, v[3] = {2, 3, 0};
+  const double g[3] = {0, -9.81, 0}, h = 0.01;
+  double worst = 0;
+  for (int f = 1; f <= 100; f++) {
+    step_ok(&r);
+    for (int sub = 0; sub < 2; sub++)
+      for (int k = 0; k < 3; k++) v[k] += g[k] * h, x[k] += h * v[k];
+    for (int k = 0; k < 3; k++) {
+      double d = fabs(P(&r, 0)[k] - x[k]);
+      if (d > worst) worst = d;
+    }
+  }
+  ck_assert_msg(worst < 1e-10, "max deviation from symplectic Euler %g", worst);
+  /* ...and it is not the exact parabola: the discrete solution lags by g h t / 2. */
+  double t = 2.0, exact = 5 + 3 * t - 0.5 * 9.81 * t * t;
+  ck_assert_double_gt(fabs(P(&r, 0)[1] - exact), 1e-3);
+  sim_free(&r);
+}
+END_TEST
+
+/* Complete elliptic integral of the first kind by the arithmetic-geometric mean. */
+static double ellip_k(double k) {
+  double a = 1.0, b = sqrt(1.0 - k * k);
+  for (int i = 0; i < 40; i++) {
+    double an = 0.5 * (a + b);
+    b = sqrt(a * b);
+    a = an;
+  }
+  return M_PI / (2.0 * a);
+}
+
+/* Period from upward zero crossings of x, linearly interpolated between frames. */
+static double measure_period(sim *r, int frames, double dt) {
+  double prev = P(r, 1)[0], first = -1, last = -1;
+  int n = 0;
+  for (int f = 1; f <= frames; f++) {
+    step_ok(r);
+    double cur = P(r, 1)[0];
+    if (prev < 0 && cur >= 0) {
+      double t = (f - 1 + (-prev) / (cur - prev)) * dt;
+      if (n == 0) first = t;
+      last = t;
+      n++;
+    }
+    prev = cur;
+  }
+  ck_assert_int_ge(n, 3);
+  return (last - first) / (n - 1);
+}
+
+START_TEST(xpbd_pendulum_period) {
+  /* L = 1, released at 60 degrees: T = 4 sqrt(L/g) K(sin 30deg). */
+  const double theta = M_PI / 3, L = 1.0, g = 9.81;
+  char yaml[1024];
+  snprintf(yaml, sizeof yaml,
+           "time: {dt: 0.016666666666666666, frames: 900, substeps: 20}\n"
+           "solver: {integrator: xpbd, iterations: 1}\n"
+           "bodies:\n"
+           "  - particles: {name: p, positions: [[0, 0, 0], [%.17g, %.17g, 0]], mass: 1, pin: [0]}\n"
+           "constraints:\n"
+           "  - distance: {a: 'p:0', b: 'p:1'}\n",
+           L * sin(theta), -L * cos(theta));
+  sim r = sim_new(yaml);
+  double exact = 4 * sqrt(L / g) * ellip_k(sin(theta / 2));
+  double T = measure_period(&r, 900, 1.0 / 60);
+  ck_assert_msg(fabs(T - exact) / exact < 0.005, "period %.6f vs exact %.6f (%.3f%%)", T, exact,
+                100 * fabs(T - exact) / exact);
+  /* The linear-pendulum period 2 pi sqrt(L/g) is 7% shorter at 60 degrees:
+   * the test distinguishes the two. */
+  ck_assert_double_gt(fabs(T - 2 * M_PI * sqrt(L / g)) / exact, 0.03);
+  sim_free(&r);
+}
+END_TEST
+
+/* A chain of length S0 hung between two pins a span S apart settles to the
+ * catenary y = a cosh(x / a): S0 = 2 a sinh(S / 2a), sag = a (cosh(S / 2a) - 1). */
+START_TEST(hanging_chain_catenary_sag) {
+  const double S0 = 2.0, S = 1.6;
+  const int N = 60;
+  char yaml[1024];
+  snprintf(yaml, sizeof yaml,
+           "time: {dt: 0.016666666666666666, frames: 900, substeps: 8}\n"
+           "solver: {integrator: xpbd, iterations: 20, damping: 2.0}\n"
+           "bodies:\n"
+           "  - rope: {name: c, from: [0, 0, 0], to: [%.17g, 0, 0], segments: %d, mass: 1, pin: [first]}\n"
+           "constraints:\n"
+           "  - pin: {particle: 'c:%d', at: [%.17g, 0, 0]}\n",
+           S0, N, N, S);
+  sim r = sim_new(yaml);
+  for (int f = 0; f < 900; f++) step_ok(&r);
+  /* Solve S0 = 2 a sinh(S / 2a) for a by bisection. */
+  double lo = 0.01, hi = 100;
+  for (int i = 0; i < 200; i++) {
+    double a = 0.5 * (lo + hi);
+    if (2 * a * sinh(S / (2 * a)) > S0) lo = a;
+    else hi = a;
+  }
+  double a = 0.5 * (lo + hi), sag = a * (cosh(S / (2 * a)) - 1);
+  double ymin = 0;
+  for (int i = 0; i <= N; i++)
+    if (P(&r, i)[1] < ymin) ymin = P(&r, i)[1];
+  ck_assert_msg(fabs(-ymin - sag) / sag < 0.01, "sag %.5f vs catenary %.5f", -ymin, sag);
+  /* and it is at rest */
+  ck_assert_double_lt(fabs(r.s->v[3 * (N / 2) + 1]), 1e-3);
+  sim_free(&r);
+}
+END_TEST
+
+START_TEST(resting_particle_never_sinks) {
+  static const char *integrators[] = {"verlet", "pbd", "xpbd"};
+  for (int k = 0; k < 3; k++) {
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "time: {dt: 0.01, frames: 300}\n"
+             "solver: {integrator: %s}\n"
+             "world: {colliders: [{plane: {point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5}}]}\n"
+             "bodies:\n"
+             "  - particles: {positions: [[0, 1, 0]], velocities: [[0.5, 0, 0]], radius: 0.1}\n",
+             integrators[k]);
+    sim r = sim_new(yaml);
+    for (int f = 0; f < 300; f++) {
+      step_ok(&r);
+      ck_assert_msg(P(&r, 0)[1] >= 0.1 - 1e-12, "%s frame %d: y = %.17g below the radius",
+                    integrators[k], f, P(&r, 0)[1]);
+    }
+    ck_assert_double_lt(fabs(P(&r, 0)[1] - 0.1), 1e-9); /* at rest on the plane */
+    double v[3];
+    vs_state_velocity(r.m, r.s, v);
+    ck_assert_msg(fabs(v[0]) < 1e-9, "%s: friction left vx = %g", integrators[k], v[0]);
+    sim_free(&r);
+  }
+}
+END_TEST
+
+/* Restitution e reflects the normal speed: apex after the bounce is e^2 h0. */
+START_TEST(restitution_half_bounces_to_a_quarter) {
+  static const char *integrators[] = {"verlet", "pbd", "xpbd"};
+  for (int k = 0; k < 3; k++) {
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "time: {dt: 0.005, frames: 400, substeps: 4}\n"
+             "solver: {integrator: %s}\n"
+             "world: {colliders: [{plane: {point: [0, 0, 0], normal: [0, 1, 0], restitution: 0.5}}]}\n"
+             "bodies:\n"
+             "  - particles: {positions: [[0, 1, 0]]}\n",
+             integrators[k]);
+    sim r = sim_new(yaml);
+    int bounced = 0;
+    double apex = 0, prev = 1;
+    for (int f = 0; f < 400; f++) {
+      step_ok(&r);
+      double y = P(&r, 0)[1];
+      if (!bounced && y > prev) bounced = 1;
+      if (bounced && y > apex) apex = y;
+      if (bounced && y < prev - 1e-9 && apex > 0) break; /* past the apex */
+      prev = y;
+    }
+    ck_assert_msg(bounced, "%s: never bounced", integrators[k]);
+    ck_assert_msg(fabs(apex - 0.25) < 0.02, "%s: apex %.4f, expected about 0.25", integrators[k], apex);
+    sim_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(pins_do_not_move_and_kinematic_pins_follow_keys) {
+  sim r = sim_new("time: {dt: 0.05, frames: 60, substeps: 3}\n"
+                  "bodies:\n"
+                  "  - rope: {name: r, from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: [first]}\n"
+                  "constraints:\n"
+                  "  - pin: {particle: 'r:10', keys: [[0, 1, 2, 0], [1, 1, 1, 0], [2, 0.5, 1, 0.5]]}\n");
+  for (int f = 1; f <= 60; f++) {
+    step_ok(&r);
+    ck_assert(P(&r, 0)[0] == 0 && P(&r, 0)[1] == 2 && P(&r, 0)[2] == 0);
+    double t = f * 0.05, exp[3];
+    if (t <= 1) exp[0] = 1, exp[1] = 2 - t, exp[2] = 0;
+    else if (t <= 2) exp[0] = 1 - 0.5 * (t - 1), exp[1] = 1, exp[2] = 0.5 * (t - 1);
+    else exp[0] = 0.5, exp[1] = 1, exp[2] = 0.5;
+    for (int k = 0; k < 3; k++)
+      ck_assert_msg(fabs(P(&r, 10)[k] - exp[k]) < 1e-14, "frame %d axis %d: %.17g vs %.17g", f, k,
+                    P(&r, 10)[k], exp[k]);
+  }
+  vs_observables o;
+  vs_observe(r.m, r.s, &o, NULL);
+  ck_assert_double_eq(o.kind[VS_KIND_PIN].max, 0.0);
+  sim_free(&r);
+}
+END_TEST
+
+START_TEST(one_sided_distance_only_pushes_apart) {
+  /* Two particles 1 m apart, a min-0.5 link: free fall side by side, untouched. */
+  sim r = sim_new("time: {dt: 0.01, frames: 20}\n"
+                  "bodies:\n"
+                  "  - particles: {name: s, positions: [[0, 0, 0], [1, 0, 0]], velocities: [[1, 0, 0], [-1, 0, 0]]}\n"
+                  "constraints:\n"
+                  "  - distance: {a: 's:0', b: 's:1', min: 0.5}\n");
+  for (int f = 0; f < 20; f++) step_ok(&r);
+  /* they approached by 0.4 m, still apart, link inactive */
+  ck_assert_double_lt(fabs((P(&r, 1)[0] - P(&r, 0)[0]) - 0.6), 1e-12);
+  for (int f = 0; f < 40; f++) step_ok(&r);
+  /* would have crossed; the link holds them at >= 0.5 */
+  ck_assert_double_ge(P(&r, 1)[0] - P(&r, 0)[0], 0.5 - 1e-12);
+  sim_free(&r);
+}
+END_TEST
+
+START_TEST(xpbd_zero_compliance_matches_pbd) {
+  const char *fmt = "time: {dt: 0.01, frames: 50, substeps: 2}\n"
+                    "solver: {integrator: %s, iterations: 5}\n"
+                    "bodies:\n"
+                    "  - cloth: {name: c, origin: [0, 1, 0], size: [1, 1], resolution: [6, 6], pin: top-corners}\n";
+  char a[512], b[512];
+  snprintf(a, sizeof a, fmt, "pbd");
+  snprintf(b, sizeof b, fmt, "xpbd");
+  sim p = sim_new(a), x = sim_new(b);
+  for (int f = 0; f < 50; f++) step_ok(&p), step_ok(&x);
+  double worst = 0;
+  for (int i = 0; i < p.m->n_particles; i++)
+    for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(P(&p, i)[k] - P(&x, i)[k]));
+  ck_assert_msg(worst < 1e-9, "pbd vs xpbd(compliance 0) differ by %g", worst);
+  sim_free(&p);
+  sim_free(&x);
+}
+END_TEST
+
+START_TEST(xpbd_compliance_makes_links_soft) {
+  /* A mass hanging on a compliant link stretches by about m g compliance. */
+  sim r = sim_new("time: {dt: 0.01, frames: 600, substeps: 10}\n"
+                  "solver: {integrator: xpbd, iterations: 4, damping: 5}\n"
+                  "bodies:\n"
+                  "  - particles: {name: s, positions: [[0, 0, 0], [0, -1, 0]], mass: 2, pin: [0]}\n"
+                  "constraints:\n"
+                  "  - distance: {a: 's:0', b: 's:1', compliance: 0.001}\n");
+  for (int f = 0; f < 600; f++) step_ok(&r);
+  double stretch = -P(&r, 1)[1] - 1.0, expect = 2 * 9.81 * 0.001;
+  ck_assert_msg(fabs(stretch - expect) / expect < 0.01, "stretch %g vs m g alpha %g", stretch, expect);
+  sim_free(&r);
+}
+END_TEST
+
+START_TEST(tearing_breaks_links_for_good) {
+  sim r = sim_new("time: {dt: 0.01, frames: 100}\n"
+                  "bodies:\n"
+                  "  - rope: {name: r, from: [0, 0, 0], to: [0, -1, 0], segments: 4, mass: 0.01, pin: [first],\n"
+                  "           stretch: {stiffness: 0.2}, tear: 1.05}\n"
+                  "  - particles: {name: w, positions: [[0, -1.25, 0]], mass: 50}\n"
+                  "constraints:\n"
+                  "  - distance: {a: 'r:4', b: 'w:0', stiffness: 1}\n");
+  int64_t before = r.s->n_alive, prev = before;
+  for (int f = 0; f < 100; f++) {
+    step_ok(&r);
+    ck_assert_int_le(r.s->n_alive, prev);
+    prev = r.s->n_alive;
+  }
+  ck_assert_int_lt(r.s->n_alive, before);
+  vs_observables o;
+  vs_observe(r.m, r.s, &o, NULL);
+  ck_assert_int_eq(o.alive, r.s->n_alive + 0 /* explicit distance has no tear */ );
+  sim_free(&r);
+}
+END_TEST
+
+START_TEST(damping_slows_motion) {
+  sim r = sim_new("time: {dt: 0.01, frames: 100}\n"
+                  "solver: {damping: 1.0}\n"
+                  "world: {gravity: [0, 0, 0]}\n"
+                  "bodies:\n"
+                  "  - particles: {positions: [[0, 0, 0]], velocities: [[1, 0, 0]]}\n");
+  for (int f = 0; f < 100; f++) step_ok(&r);
+  /* v_n = (1 - c h)^n */
+  ck_assert_double_lt(fabs(r.s->v[0] - pow(0.99, 100)), 1e-12);
+  sim_free(&r);
+}
+END_TEST
+
+static const char *det_scene =
+    "time: {dt: 0.016666666666666666, frames: 40, substeps: 2}\n"
+    "solver: {integrator: %s, relaxation: %s, iterations: 6}\n"
+    "world:\n"
+    "  colliders:\n"
+    "    - sphere: {center: [0, 0, 0], radius: 0.4, friction: 0.2}\n"
+    "    - plane: {point: [0, -0.6, 0], normal: [0, 1, 0], restitution: 0.3}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [-1, 0.6, -1], size: [2, 2], resolution: [96, 96], plane: xz,\n"
+    "            radius: 0.005, shear: {stiffness: 0.8}, bend: {stiffness: 0.3}, pin: [[0, 95], [95, 95]], tear: 1.3}\n";
+
+/* Bitwise identical results for any thread count (SPEC §3 Determinism). */
+START_TEST(jacobi_is_bitwise_identical_across_threads) {
+  static const char *integrators[] = {"pbd", "xpbd", "verlet"};
+  for (int k = 0; k < 3; k++) {
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, det_scene, integrators[k], "jacobi");
+    sim ref = sim_new(yaml);
+    ck_assert_int_gt(ref.m->n_colors, 1);
+    for (int f = 0; f < 40; f++) step_ok(&ref);
+    ck_assert_int_lt(ref.s->n_alive, ref.m->n_dist); /* the scene does tear */
+    for (int threads = 2; threads <= 4; threads++) {
+      sim r = sim_new(yaml);
+      r.s->threads = threads;
+      for (int f = 0; f < 40; f++) step_ok(&r);
+      ck_assert_msg(memcmp(r.s->x, ref.s->x, 4 * sizeof(double) * r.m->n_particles) == 0,
+                    "%s: positions differ with %d threads", integrators[k], threads);
+      ck_assert(memcmp(r.s->alive, ref.s->alive, r.m->n_dist) == 0);
+      sim_free(&r);
+    }
+    sim_free(&ref);
+  }
+}
+END_TEST
+
+START_TEST(runs_are_bitwise_repeatable) {
+  char yaml[1024];
+  snprintf(yaml, sizeof yaml, det_scene, "pbd", "gauss-seidel");
+  sim a = sim_new(yaml), b = sim_new(yaml);
+  for (int f = 0; f < 20; f++) step_ok(&a), step_ok(&b);
+  ck_assert(memcmp(a.s->x, b.s->x, 4 * sizeof(double) * a.m->n_particles) == 0);
+  sim_free(&a);
+  sim_free(&b);
+}
+END_TEST
+
+START_TEST(jacobi_converges_like_gauss_seidel) {
+  /* Both relaxations hold a hanging cloth's links to a small relative error. */
+  const char *fmt = "time: {dt: 0.016666666666666666, frames: 60, substeps: 4}\n"
+                    "solver: {relaxation: %s, iterations: 20}\n"
+                    "bodies:\n"
+                    "  - cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [16, 16], pin: top-edge}\n";
+  for (int j = 0; j < 2; j++) {
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, fmt, j ? "jacobi" : "gauss-seidel");
+    sim r = sim_new(yaml);
+    for (int f = 0; f < 60; f++) step_ok(&r);
+    vs_observables o;
+    vs_observe(r.m, r.s, &o, NULL);
+    ck_assert_msg(o.all.max_relative < 0.02, "%s: max relative error %g", j ? "jacobi" : "gs",
+                  o.all.max_relative);
+    sim_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(non_finite_state_is_reported) {
+  sim r = sim_new("time: {dt: 0.01, frames: 5}\n"
+                  "bodies:\n"
+                  "  - particles: {name: shot, positions: [[0, 0, 0], [1, 0, 0]]}\n");
+  r.s->x[4 * 1 + 1] = NAN;
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
+  ck_assert_ptr_nonnull(strstr(e.message, "shot"));
+  ck_assert_ptr_nonnull(strstr(e.message, "frame 1"));
+  sim_free(&r);
+}
+END_TEST
+
+START_TEST(sphere_and_box_and_bounds_hold_particles) {
+  sim r = sim_new("time: {dt: 0.01, frames: 200, substeps: 2}\n"
+                  "world:\n"
+                  "  gravity: [0.3, -9.81, 0.2]\n"
+                  "  colliders:\n"
+                  "    - sphere: {center: [0, 0, 0], radius: 0.5}\n"
+                  "    - box: {min: [1, -1, -1], max: [2, 0, 1]}\n"
+                  "    - bounds: {min: [-3, -1, -3], max: [3, 5, 3]}\n"
+                  "bodies:\n"
+                  "  - particles: {positions: [[0.05, 2, 0], [1.5, 1, 0], [0, 4, 0]],\n"
+                  "                velocities: [[0, 0, 0], [0, 0, 0], [30, 0, -25]], radius: 0.05}\n");
+  for (int f = 0; f < 200; f++) {
+    step_ok(&r);
+    vs_observables o;
+    vs_observe(r.m, r.s, &o, NULL);
+    ck_assert_msg(o.penetration_max < 1e-12, "frame %d: penetration %g", f, o.penetration_max);
+  }
+  sim_free(&r);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("step");
+  TCase *t = tcase_create("physics");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, verlet_free_fall_is_exact);
+  tcase_add_test(t, pbd_free_fall_is_symplectic_euler);
+  tcase_add_test(t, xpbd_pendulum_period);
+  tcase_add_test(t, hanging_chain_catenary_sag);
+  tcase_add_test(t, resting_particle_never_sinks);
+  tcase_add_test(t, restitution_half_bounces_to_a_quarter);
+  tcase_add_test(t, pins_do_not_move_and_kinematic_pins_follow_keys);
+  tcase_add_test(t, one_sided_distance_only_pushes_apart);
+  tcase_add_test(t, xpbd_zero_compliance_matches_pbd);
+  tcase_add_test(t, xpbd_compliance_makes_links_soft);
+  tcase_add_test(t, tearing_breaks_links_for_good);
+  tcase_add_test(t, damping_slows_motion);
+  tcase_add_test(t, jacobi_is_bitwise_identical_across_threads);
+  tcase_add_test(t, runs_are_bitwise_repeatable);
+  tcase_add_test(t, jacobi_converges_like_gauss_seidel);
+  tcase_add_test(t, non_finite_state_is_reported);
+  tcase_add_test(t, sphere_and_box_and_bounds_hold_particles);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return tu_run(suite()); }
