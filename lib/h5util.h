@@ -1,0 +1,39 @@
+/* h5util.h: private HDF5 helpers shared by the writer (h5out.c) and the
+ * reader side (compare.c).  Not part of the public API. */
+#ifndef VSIM_H5UTIL_H
+#define VSIM_H5UTIL_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Turn off HDF5's automatic error printing: the library never prints.  The
+ * error stack is still recorded, so vs_h5_error_text() can explain a failure. */
+void vs_h5_quiet(void);
+
+/* The most specific message on HDF5's current error stack (e.g. "unable to
+ * open file"), or "unknown HDF5 error".  Call right after the failing call:
+ * the next API call clears the stack. */
+void vs_h5_error_text(char *buf, size_t size);
+
+/* 1 when every component of the absolute path exists as a link (and the
+ * last one resolves to an object), 0 otherwise.  Never fails noisily. */
+int vs_h5_path_exists(hid_t file, const char *path);
+
+/* Attribute `name` on object `obj` (a path relative to loc) as a malloc'd
+ * string, fixed-length or variable-length; NULL when absent or unreadable. */
+char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name);
+
+/* Numeric attribute as int64 / double; returns 0 on success, -1 when absent
+ * or not a numeric scalar. */
+int vs_h5_attr_int64(hid_t loc, const char *obj, const char *name, int64_t *out);
+int vs_h5_attr_double(hid_t loc, const char *obj, const char *name, double *out);
+
+/* "float64", "float32", "int32", "int64", "uint8", "string", ... for a
+ * dataset's file type.  Writes into buf and returns it. */
+const char *vs_h5_type_name(hid_t type, char *buf, size_t size);
+
+/* "[5, 32, 3]" for a dataspace (scalar: "[]"). */
+const char *vs_h5_shape_text(hid_t space, char *buf, size_t size);
+
+#endif
