@@ -1,0 +1,50 @@
+/* cli.h: what the vsim subcommands share: exit codes, error reporting,
+ * JSON output helpers, and the subcommand entry points. */
+#ifndef VSIM_CMD_CLI_H
+#define VSIM_CMD_CLI_H
+
+#include <stdio.h>
+
+#include "vsim/vsim.h"
+
+/* Exit codes, the same for every subcommand (SPEC.md §1). */
+enum {
+  CLI_EXIT_OK = 0,     /* success; compare: the files are equal */
+  CLI_EXIT_FAIL = 1,   /* the run failed (numeric, I/O while writing, interrupted);
+                          compare: the files differ */
+  CLI_EXIT_USAGE = 2   /* bad usage or bad input */
+};
+
+/* Which side of the program a failure happened on: input problems (the
+ * scene, the files to compare, opening the output) are the user's to fix
+ * (exit 2); I/O while writing results is a failed run (exit 1). */
+typedef enum cli_phase { CLI_PHASE_INPUT = 0, CLI_PHASE_WRITING = 1 } cli_phase;
+
+/* Exit code for a library status. */
+int cli_exit_code(vs_status st, cli_phase phase);
+
+/* Print "vsim: file:line:col: message" on stderr.  When the record names no
+ * file, `file` (may be NULL) is used so that every message names one. */
+void cli_report(const vs_error *err, const char *file);
+
+/* JSON: a string literal with escapes; a number (null when not finite). */
+void cli_json_string(FILE *f, const char *s);
+void cli_json_number(FILE *f, double v);
+
+/* Monotonic seconds. */
+double cli_now(void);
+
+/* The command line, shell-quoted where needed, joined by spaces (malloc'd). */
+char *cli_join_argv(int argc, char **argv);
+
+/* All of standard input (a scene given as '-'), NUL-terminated, at most
+ * VS_MAX_SCENE_BYTES; NULL with err filled on failure. */
+char *cli_read_stdin(size_t *len, vs_error *err);
+
+/* Subcommands: argv[0] is the subcommand's name. */
+int cmd_run(int argc, char **argv, const char *command_line);
+int cmd_validate(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+#endif

@@ -1,0 +1,397 @@
+/* run.c: `vsim run [SCENE.yaml] [-o OUT.h5] [options]`.
+ *
+ * The pipeline of DESIGN.md in order: scene -> model -> state -> writer, then
+ * one vs_step + vs_h5_record per frame.  Everything that can be wrong with
+ * the input is found before the output is opened, so that an exit-2 path
+ * never leaves or touches a file.  Once the writer is open, every way out
+ * (success, non-finite state, write error, SIGINT/SIGTERM) finishes the file
+ * with a status, so that what was computed stays readable. */
+#include <omp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "cli.h"
+#include "progress.h"
+
+enum {
+  OPT_OUTPUT = 1,
+  OPT_FORCE,
+  OPT_FRAMES,
+  OPT_SET,
+  OPT_THREADS,
+  OPT_QUIET,
+  OPT_PROGRESS,
+  OPT_NO_PROGRESS,
+  OPT_SUMMARY,
+  OPT_HELP
+};
+
+static const cli_opt run_opts[] = {
+    {OPT_OUTPUT, "output", 'o', "PATH", "result file [out.h5]"},
+    {OPT_FORCE, "force", 'f', NULL, "overwrite PATH if it exists (else that is an error)"},
+    {OPT_FRAMES, "frames", 0, "N", "override time.frames"},
+    {OPT_SET, "set", 0, "KEY=VALUE",
+     "override a scene value by dotted path, VALUE read as YAML (repeatable)"},
+    {OPT_THREADS, "threads", 0, "N", "solver threads [1]; 0 = all cores; never changes results"},
+    {OPT_QUIET, "quiet", 'q', NULL, "nothing on stderr but errors"},
+    {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
+    {OPT_NO_PROGRESS, "no-progress", 0, NULL, "no progress bar"},
+    {OPT_SUMMARY, "summary", 0, "json", "print one JSON object on stdout at the end"},
+    {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
+};
+#define N_RUN_OPTS (sizeof run_opts / sizeof run_opts[0])
+
+static void run_help(void) {
+  printf(
+      "Usage: vsim run [SCENE.yaml] [-o OUT.h5] [options]\n"
+      "\n"
+      "Simulate SCENE (a YAML file; '-' reads it from standard input; none = the\n"
+      "embedded default scene, a cloth falling onto a sphere) and write every\n"
+      "recorded frame to OUT.h5 (HDF5, H5MD layout).  The file is written under a\n"
+      "temporary name beside OUT and renamed when complete; a failed or interrupted\n"
+      "run still leaves a readable file whose status attribute says why.\n"
+      "\n"
+      "Options:\n");
+  cli_print_options(stdout, run_opts, N_RUN_OPTS);
+  printf(
+      "\n"
+      "Examples:\n"
+      "  vsim run configs/cloth_sphere.yaml -o cloth.h5 --force\n"
+      "  vsim run scene.yaml --set solver.iterations=20 --set world.gravity=[0,-1.62,0]\n"
+      "  vsim run scene.yaml --frames 10 --summary json --quiet\n"
+      "\n"
+      "Exit status: 0 complete; 1 the run failed (non-finite state, write error,\n"
+      "interrupted); 2 bad usage or bad input (nothing is written).\n");
+}
+
+typedef struct run_args {
+  const char *scene;    /* NULL = embedded default */
+  const char *output;
+  int force;
+  int64_t frames;       /* -1 = from the scene */
+  const char **sets;    /* (n_sets) */
+  size_t n_sets;
+  int64_t threads;
+  int quiet;
+  int progress;         /* -1 = auto */
+  int summary;
+} run_args;
+
+/* Returns -1 to go on, else an exit code (help or usage error). */
+static int parse_run_args(int argc, char **argv, run_args *a) {
+  memset(a, 0, sizeof *a);
+  a->output = "out.h5";
+  a->frames = -1;
+  a->threads = 1;
+  a->progress = -1;
+  a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+  if (!a->sets) {
+    fprintf(stderr, "vsim run: out of memory\n");
+    return CLI_EXIT_FAIL;
+  }
+  cli_parser p;
+  cli_init(&p, "run", argc, argv, run_opts, N_RUN_OPTS);
+  const char *v;
+  int id;
+  while ((id = cli_next(&p, &v)) != CLI_DONE) {
+    switch (id) {
+      case CLI_BAD:
+        return CLI_EXIT_USAGE;
+      case CLI_OPERAND:
+        if (a->scene)
+          return cli_usage_error("run", "one scene at a time (got '%s' and '%s')", a->scene,
+                                 v);
+        a->scene = v;
+        break;
+      case OPT_OUTPUT:
+        if (!*v) return cli_usage_error("run", "--output: empty path");
+        a->output = v;
+        break;
+      case OPT_FORCE:
+        a->force = 1;
+        break;
+      case OPT_FRAMES:
+        if (cli_parse_int64("run", "--frames", v, 0, VS_MAX_FRAMES, &a->frames))
+          return CLI_EXIT_USAGE;
+        break;
+      case OPT_SET: {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v)
+          return cli_usage_error("run", "--set: expected KEY=VALUE, got '%s'", v);
+        a->sets[a->n_sets++] = v;
+        break;
+      }
+      case OPT_THREADS:
+        if (cli_parse_int64("run", "--threads", v, 0, 4096, &a->threads))
+          return CLI_EXIT_USAGE;
+        break;
+      case OPT_QUIET:
+        a->quiet = 1;
+        break;
+      case OPT_PROGRESS:
+        a->progress = 1;
+        break;
+      case OPT_NO_PROGRESS:
+        a->progress = 0;
+        break;
+      case OPT_SUMMARY:
+        if (strcmp(v, "json") != 0)
+          return cli_usage_error("run", "--summary: the only format is 'json', got '%s'", v);
+        a->summary = 1;
+        break;
+      case OPT_HELP:
+        run_help();
+        return CLI_EXIT_OK;
+      default:
+        return CLI_EXIT_USAGE;
+    }
+  }
+  return -1;
+}
+
+/* ---- signals: the first SIGINT/SIGTERM asks the loop to stop after the
+ * current frame; a second one removes the temporary file and dies of the
+ * signal as usual. */
+
+static volatile sig_atomic_t g_stop;
+static char g_temp_path[4096];
+static struct sigaction g_old_int, g_old_term;
+
+static void on_signal(int sig) {
+  if (g_stop) {
+    if (g_temp_path[0]) unlink(g_temp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  g_stop = sig;
+}
+
+static void install_signals(const char *temp_path) {
+  snprintf(g_temp_path, sizeof g_temp_path, "%s", temp_path ? temp_path : "");
+  g_stop = 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+static void restore_signals(void) {
+  sigaction(SIGINT, &g_old_int, NULL);
+  sigaction(SIGTERM, &g_old_term, NULL);
+  g_temp_path[0] = '\0';
+}
+
+static vs_status load_scene(const run_args *a, const vs_override *sets, size_t n_sets,
+                            vs_scene **scene, vs_error *err) {
+  if (!a->scene) {
+    const char *text = vs_scene_default_text();
+    return vs_scene_load_string(text, strlen(text), "<default>", sets, n_sets, scene, err);
+  }
+  if (strcmp(a->scene, "-") == 0) {
+    size_t len = 0;
+    char *text = cli_read_stdin(&len, err);
+    if (!text) return err->code;
+    vs_status st = vs_scene_load_string(text, len, "<stdin>", sets, n_sets, scene, err);
+    free(text);
+    return st;
+  }
+  return vs_scene_load_file(a->scene, sets, n_sets, scene, err);
+}
+
+/* What the summary reports, gathered while running. */
+typedef struct run_stats {
+  int observe;          /* measure constraint error every frame */
+  double final_error;   /* max |C| over all constraints, last frame */
+  double max_error;     /* the largest of those over the run */
+  double final_penetration;
+} run_stats;
+
+static void observe(const vs_model *m, const vs_state *s, run_stats *rs) {
+  if (!rs->observe) return;
+  vs_observables obs;
+  vs_observe(m, s, &obs, NULL);
+  rs->final_error = obs.all.max;
+  rs->final_penetration = obs.penetration_max;
+  if (obs.all.max > rs->max_error || obs.all.max != obs.all.max) rs->max_error = obs.all.max;
+}
+
+static void print_summary(const run_args *a, const vs_model *m, const vs_state *s,
+                          const char *status, const run_stats *rs, double wall,
+                          const char *message) {
+  FILE *f = stdout;
+  fputs("{\"status\":", f);
+  cli_json_string(f, status);
+  fprintf(f, ",\"frames\":%lld,\"frames_requested\":%lld,\"particles\":%d,\"constraints\":%d,"
+             "\"colors\":%d,",
+          (long long)s->frame, (long long)m->frames, m->n_particles, m->n_constraints,
+          m->n_colors);
+  fputs("\"final_constraint_error\":", f);
+  cli_json_number(f, rs->final_error);
+  fputs(",\"max_constraint_error\":", f);
+  cli_json_number(f, rs->max_error);
+  fputs(",\"final_penetration\":", f);
+  cli_json_number(f, rs->final_penetration);
+  fprintf(f, ",\"constraints_alive\":%lld", (long long)s->n_alive);
+  fputs(",\"wall_seconds\":", f);
+  cli_json_number(f, wall);
+  fputs(",\"output\":", f);
+  cli_json_string(f, a->output);
+  if (message) {
+    fputs(",\"message\":", f);
+    cli_json_string(f, message);
+  }
+  fputs("}\n", f);
+  fflush(f);
+}
+
+/* Everything from the open writer to the finished file.  Returns the exit code. */
+static int simulate(const run_args *a, const vs_model *model, vs_state *state,
+                    vs_h5_writer *w) {
+  vs_error err;
+  vs_error_clear(&err);
+  run_stats rs = {.observe = a->summary};
+  int show_progress = !a->quiet && (a->progress == 1 || (a->progress < 0 && isatty(2)));
+  cli_progress bar;
+
+  install_signals(vs_h5_temp_path(w));
+  double t0 = cli_now();
+  progress_start(&bar, show_progress, model->frames);
+
+  const char *status = "complete";
+  vs_status st = vs_h5_record(w, model, state, &err);
+  int write_failed = st != VS_OK;
+  int step_failed = 0;
+  observe(model, state, &rs);
+  progress_update(&bar, 0);
+  for (int64_t f = 0; st == VS_OK && f < model->frames; f++) {
+    if (g_stop) break;
+    st = vs_step(model, state, &err);
+    if (st != VS_OK) {
+      step_failed = 1;
+      break;
+    }
+    st = vs_h5_record(w, model, state, &err);
+    if (st != VS_OK) {
+      write_failed = 1;
+      break;
+    }
+    observe(model, state, &rs);
+    progress_update(&bar, state->frame);
+  }
+  double wall = cli_now() - t0;
+  progress_end(&bar);
+  int interrupted = st == VS_OK && g_stop && state->frame < model->frames;
+  if (write_failed || step_failed)
+    status = "failed";
+  else if (interrupted)
+    status = "interrupted";
+
+  char message[2048] = "";
+  if (st != VS_OK) {
+    vs_error_format(&err, message, sizeof message);
+    cli_report(&err, write_failed ? a->output : NULL);
+  }
+
+  vs_error ferr;
+  vs_error_clear(&ferr);
+  vs_status fst = vs_h5_finish(w, status, wall, &ferr);
+  restore_signals();
+
+  int code = CLI_EXIT_OK;
+  if (fst != VS_OK) {
+    cli_report(&ferr, a->output);
+    if (!message[0]) vs_error_format(&ferr, message, sizeof message);
+    status = "failed";
+    code = CLI_EXIT_FAIL;
+  } else if (st != VS_OK) {
+    fprintf(stderr, "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\")\n",
+            (long long)state->frame, (long long)model->frames, a->output);
+    code = CLI_EXIT_FAIL;
+  } else if (interrupted) {
+    snprintf(message, sizeof message, "interrupted by signal %d after frame %lld",
+             (int)g_stop, (long long)state->frame);
+    fprintf(stderr,
+            "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\")\n",
+            (long long)state->frame, (long long)model->frames, a->output);
+    code = CLI_EXIT_FAIL;
+  } else if (!a->quiet) {
+    fprintf(stderr, "vsim: wrote %s: %lld frames, %d particles, %d constraints, %.3g s",
+            a->output, (long long)state->frame, model->n_particles, model->n_constraints,
+            wall);
+    if (wall > 0 && state->frame > 0)
+      fprintf(stderr, " (%.4g frames/s)", (double)state->frame / wall);
+    fputc('\n', stderr);
+  }
+  if (a->summary) print_summary(a, model, state, status, &rs, wall, message[0] ? message : NULL);
+  return code;
+}
+
+int cmd_run(int argc, char **argv, const char *command_line) {
+  run_args a;
+  int code = parse_run_args(argc, argv, &a);
+  if (code >= 0) {
+    free(a.sets);
+    return code;
+  }
+
+  /* --set in order, then --frames (so that it wins over --set time.frames). */
+  vs_override *sets = calloc(a.n_sets + 1, sizeof *sets);
+  char frames_set[64];
+  size_t n_sets = 0;
+  if (!sets) {
+    free(a.sets);
+    fprintf(stderr, "vsim: out of memory\n");
+    return CLI_EXIT_FAIL;
+  }
+  for (size_t i = 0; i < a.n_sets; i++) sets[n_sets++].text = a.sets[i];
+  if (a.frames >= 0) {
+    snprintf(frames_set, sizeof frames_set, "time.frames=%lld", (long long)a.frames);
+    sets[n_sets++].text = frames_set;
+  }
+
+  vs_error err;
+  vs_error_clear(&err);
+  vs_scene *scene = NULL;
+  vs_model *model = NULL;
+  vs_state *state = NULL;
+  vs_h5_writer *w = NULL;
+  char *yaml = NULL;
+  const char *scene_name = a.scene ? a.scene : "<default>";
+
+  vs_status st = load_scene(&a, sets, n_sets, &scene, &err);
+  if (st == VS_OK) st = vs_model_build(scene, &model, &err);
+  if (st == VS_OK) st = vs_state_create(model, &state, &err);
+  if (st == VS_OK) {
+    state->threads = a.threads > 0 ? (int)a.threads : omp_get_num_procs();
+    if (state->threads < 1) state->threads = 1;
+    st = vs_scene_to_yaml(scene, &yaml, &err);
+  }
+  if (st != VS_OK) {
+    cli_report(&err, scene_name);
+    code = cli_exit_code(st, CLI_PHASE_INPUT);
+  } else {
+    vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
+    st = vs_h5_open(a.output, scene, model, &info, &w, &err);
+    if (st != VS_OK) {
+      cli_report(&err, a.output);
+      if (st == VS_ERR_EXISTS) fprintf(stderr, "vsim: use -f/--force to overwrite it\n");
+      code = cli_exit_code(st, CLI_PHASE_INPUT);
+    } else {
+      code = simulate(&a, model, state, w);
+    }
+  }
+
+  free(yaml);
+  vs_state_free(state);
+  vs_model_free(model);
+  vs_scene_free(scene);
+  free(sets);
+  free(a.sets);
+  return code;
+}

@@ -1,0 +1,796 @@
+/* test_cli.c: end-to-end tests of the vsim program.
+ *
+ * Each test spawns the built binary ($VSIM_BIN, set by `make test`) in a fresh
+ * temporary directory with fork/exec, captures stdout, stderr and the exit
+ * status, and checks them and the files left behind: every exit-2 path must
+ * leave the directory as it was, and no path may leave a temporary file. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "testutil.h"
+
+/* ---- running the program ---- */
+
+typedef struct proc {
+  int code;   /* exit status; 128 + signal when killed */
+  char *out;  /* captured stdout */
+  char *err;  /* captured stderr */
+} proc;
+
+static const char *vsim_bin(void) {
+  const char *b = getenv("VSIM_BIN");
+  return b && *b ? b : "build/vsim";
+}
+
+/* printf into a new string. */
+static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  ck_assert_int_ge(n, 0);
+  char *s = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(s);
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* Absolute path of a file in the repository. */
+static char *repo_path(const char *rel) {
+  const char *root = getenv("VSIM_ROOT");
+  return strf("%s/%s", root && *root ? root : ".", rel);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  ck_assert_ptr_nonnull(buf);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 >= cap) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      ck_assert_ptr_nonnull(buf);
+    }
+  }
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fputs(text, f) >= 0, 1);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A running vsim and the files its output goes to. */
+typedef struct child {
+  pid_t pid;
+  char out_path[64];
+  char err_path[64];
+} child;
+
+static void make_capture(char *path) {
+  strcpy(path, "/tmp/vsim-cli-cap-XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+}
+
+/* Start `vsim ARGS...` in cwd with stdin from stdin_path (NULL: /dev/null). */
+static child spawn_vsim(const char *cwd, const char *stdin_path, const char *const *args) {
+  child c;
+  make_capture(c.out_path);
+  make_capture(c.err_path);
+  size_t n = 0;
+  while (args[n]) n++;
+  const char **argv = calloc(n + 2, sizeof *argv);
+  ck_assert_ptr_nonnull(argv);
+  argv[0] = vsim_bin();
+  for (size_t i = 0; i < n; i++) argv[i + 1] = args[i];
+  fflush(NULL);
+  c.pid = fork();
+  ck_assert_int_ge(c.pid, 0);
+  if (c.pid == 0) {
+    int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+    int out = open(c.out_path, O_WRONLY | O_TRUNC);
+    int err = open(c.err_path, O_WRONLY | O_TRUNC);
+    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+        dup2(err, 2) < 0 || chdir(cwd) != 0)
+      _exit(127);
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  free(argv);
+  return c;
+}
+
+static proc wait_vsim(child *c) {
+  int status = 0;
+  pid_t r;
+  do r = waitpid(c->pid, &status, 0);
+  while (r < 0 && errno == EINTR);
+  ck_assert_int_eq(r, c->pid);
+  proc p;
+  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  p.out = slurp(c->out_path);
+  p.err = slurp(c->err_path);
+  ck_assert_ptr_nonnull(p.out);
+  ck_assert_ptr_nonnull(p.err);
+  unlink(c->out_path);
+  unlink(c->err_path);
+  return p;
+}
+
+static proc run_argv(const char *cwd, const char *stdin_path, const char *const *args) {
+  child c = spawn_vsim(cwd, stdin_path, args);
+  return wait_vsim(&c);
+}
+
+/* vsim(cwd, "run", "--frames", "5", NULL) */
+static proc vsim(const char *cwd, ...) {
+  const char *args[64];
+  size_t n = 0;
+  va_list ap;
+  va_start(ap, cwd);
+  const char *a;
+  while ((a = va_arg(ap, const char *)) != NULL) {
+    ck_assert_uint_lt(n, 63);
+    args[n++] = a;
+  }
+  va_end(ap);
+  args[n] = NULL;
+  return run_argv(cwd, NULL, args);
+}
+
+static void proc_free(proc *p) {
+  free(p->out);
+  free(p->err);
+}
+
+/* Exit code check that shows what the program said when it is wrong. */
+#define EXPECT_CODE(p, want)                                                          \
+  ck_assert_msg((p).code == (want), "exit %d, expected %d\nstdout:\n%s\nstderr:\n%s", \
+                (p).code, (want), (p).out, (p).err)
+
+#define EXPECT_IN(hay, needle) \
+  ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not found in:\n%s", (needle), (hay))
+
+/* ---- the directory a test ran in ---- */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Entries of dir, sorted, joined by single spaces ("" when empty). */
+static char *listing(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  char *names[256];
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    ck_assert_uint_lt(n, 256);
+    names[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, n, sizeof names[0], cmp_str);
+  size_t len = 1;
+  for (size_t i = 0; i < n; i++) len += strlen(names[i]) + 1;
+  char *s = calloc(len, 1);
+  ck_assert_ptr_nonnull(s);
+  for (size_t i = 0; i < n; i++) {
+    if (i) strcat(s, " ");
+    strcat(s, names[i]);
+    free(names[i]);
+  }
+  return s;
+}
+
+#define EXPECT_LISTING(dir, want)                                                     \
+  do {                                                                                \
+    char *ls_ = listing(dir);                                                         \
+    ck_assert_msg(strcmp(ls_, (want)) == 0, "directory holds '%s', expected '%s'", ls_, \
+                  (want));                                                            \
+    free(ls_);                                                                        \
+  } while (0)
+
+/* True when msg holds "NAME:LINE:COL:" for the file's base name. */
+static int has_location(const char *msg, const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t bl = strlen(base);
+  for (const char *p = strstr(msg, base); p; p = strstr(p + 1, base)) {
+    const char *q = p + bl;
+    if (*q++ != ':') continue;
+    if (*q < '0' || *q > '9') continue;
+    while (*q >= '0' && *q <= '9') q++;
+    if (*q++ != ':') continue;
+    if (*q < '0' || *q > '9') continue;
+    while (*q >= '0' && *q <= '9') q++;
+    if (*q == ':') return 1;
+  }
+  return 0;
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* `vsim info --json FILE` and check the status it reports. */
+static void expect_status(const char *dir, const char *file, const char *status) {
+  proc p = vsim(dir, "info", "--json", file, NULL);
+  EXPECT_CODE(p, 0);
+  char want[64];
+  snprintf(want, sizeof want, "\"%s\"", status);
+  EXPECT_IN(p.out, want);
+  proc_free(&p);
+}
+
+/* ---- tests ---- */
+
+START_TEST(version_and_help) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "--version", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "vsim " VSIM_VERSION);
+  EXPECT_IN(p.out, "libyaml");
+  EXPECT_IN(p.out, "HDF5");
+  proc_free(&p);
+
+  p = vsim(d, "--help", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "Usage: vsim");
+  EXPECT_IN(p.out, "validate");
+  EXPECT_IN(p.out, "compare");
+  proc_free(&p);
+
+  static const char *const cmds[][2] = {
+      {"run", "--summary"}, {"validate", "--set"}, {"compare", "--atol"}, {"info", "--json"}};
+  for (size_t i = 0; i < 4; i++) {
+    p = vsim(d, cmds[i][0], "--help", NULL);
+    EXPECT_CODE(p, 0);
+    EXPECT_IN(p.out, "Usage: vsim");
+    EXPECT_IN(p.out, cmds[i][1]);
+    proc_free(&p);
+    p = vsim(d, "help", cmds[i][0], NULL);
+    EXPECT_CODE(p, 0);
+    EXPECT_IN(p.out, cmds[i][1]);
+    proc_free(&p);
+  }
+  p = vsim(d, "run", "-h", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "--output");
+  EXPECT_IN(p.out, "--threads");
+  EXPECT_IN(p.out, "--no-progress");
+  proc_free(&p);
+  EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(bad_usage) {
+  char *d = tu_tmpdir();
+  struct {
+    const char *args[6];
+    const char *says;
+  } cases[] = {
+      {{NULL}, "Usage"},
+      {{"rnu", NULL}, "did you mean 'run'"},
+      {{"--bogus", NULL}, "unknown option"},
+      {{"run", "--bogus", NULL}, "unknown option '--bogus'"},
+      {{"run", "--frame", "3", NULL}, "did you mean '--frames'"},
+      {{"run", "-x", NULL}, "unknown option '-x'"},
+      {{"run", "-o", NULL}, "needs a value"},
+      {{"run", "--frames", "abc", NULL}, "--frames"},
+      {{"run", "--frames=-1", NULL}, "--frames"},
+      {{"run", "--threads", "x", NULL}, "--threads"},
+      {{"run", "--summary", "xml", NULL}, "json"},
+      {{"run", "--set", "novalue", NULL}, "KEY=VALUE"},
+      {{"run", "--force=yes", NULL}, "takes no value"},
+      {{"run", "a.yaml", "b.yaml", NULL}, "one scene"},
+      {{"validate", NULL}, "which scene"},
+      {{"info", NULL}, "which file"},
+      {{"compare", "a.h5", NULL}, "two files"},
+      {{"compare", "a.h5", "b.h5", "--atol", "-1", NULL}, "--atol"},
+      {{"sweep", "s.yaml", NULL}, "not available"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    proc p = run_argv(d, NULL, cases[i].args);
+    EXPECT_CODE(p, 2);
+    EXPECT_IN(p.err, cases[i].says);
+    ck_assert_str_eq(p.out, "");
+    proc_free(&p);
+  }
+  EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(default_scene_run) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "run", "--frames", "5", NULL);
+  EXPECT_CODE(p, 0);
+  ck_assert_str_eq(p.out, "");
+  EXPECT_IN(p.err, "out.h5"); /* the closing line names the file */
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  expect_status(d, "out.h5", "complete");
+
+  p = vsim(d, "info", "out.h5", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "complete");
+  proc_free(&p);
+  p = vsim(d, "info", "--json", "out.h5", NULL);
+  EXPECT_CODE(p, 0);
+  ck_assert_int_eq(p.out[0], '{');
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(default_yaml_is_embedded_scene) {
+  char *path = repo_path("configs/default.yaml");
+  char *text = slurp(path);
+  ck_assert_msg(text != NULL, "cannot read %s", path);
+  ck_assert_msg(strcmp(text, vs_scene_default_text()) == 0,
+                "configs/default.yaml differs from vs_scene_default_text()");
+  free(text);
+  free(path);
+}
+END_TEST
+
+/* Every example scene validates and runs (a few frames: the sanitizer build
+ * runs these too). */
+START_TEST(configs_run) {
+  char *dir = repo_path("configs");
+  DIR *cd = opendir(dir);
+  ck_assert_ptr_nonnull(cd);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(cd)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+    char *scene = strf("%s/%s", dir, e->d_name);
+    char *d = tu_tmpdir();
+    proc p = vsim(d, "validate", scene, NULL);
+    EXPECT_CODE(p, 0);
+    EXPECT_IN(p.out, "particles");
+    proc_free(&p);
+    p = vsim(d, "run", scene, "--frames", "20", "-o", "r.h5", "--quiet", NULL);
+    EXPECT_CODE(p, 0);
+    ck_assert_msg(p.err[0] == '\0', "%s: --quiet printed: %s", e->d_name, p.err);
+    proc_free(&p);
+    EXPECT_LISTING(d, "r.h5");
+    expect_status(d, "r.h5", "complete");
+    tu_rmtree(d);
+    free(d);
+    free(scene);
+    n++;
+  }
+  closedir(cd);
+  ck_assert_int_ge(n, 6);
+  free(dir);
+}
+END_TEST
+
+START_TEST(validate_summary) {
+  char *d = tu_tmpdir();
+  char *scene = repo_path("configs/rope_pendulum.yaml");
+  proc p = vsim(d, "validate", scene, NULL);
+  EXPECT_CODE(p, 0);
+  const char *words[] = {"name", "particles", "constraints", "distance", "colliders",
+                         "colors", "integrator", "relaxation", "frames", "dt",
+                         "substeps", "iterations"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) EXPECT_IN(p.out, words[i]);
+  EXPECT_IN(p.out, "xpbd");
+  proc_free(&p);
+
+  /* --set reaches the model; options may come before the scene */
+  p = vsim(d, "validate", "--set", "solver.iterations=17", "--set=solver.relaxation=jacobi",
+           scene, NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "17");
+  EXPECT_IN(p.out, "jacobi");
+  proc_free(&p);
+
+  /* a scene through standard input */
+  p = run_argv(d, scene, (const char *const[]){"validate", "-", NULL});
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "<stdin>");
+  proc_free(&p);
+  EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+  free(scene);
+}
+END_TEST
+
+START_TEST(compare_runs) {
+  char *d = tu_tmpdir();
+  char *scene = repo_path("configs/cloth_sphere.yaml");
+  proc p = vsim(d, "run", scene, "--frames", "8", "-o", "a.h5", "--quiet", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  /* the other option forms, and the scene after the options */
+  p = vsim(d, "run", "--frames=8", "-ob.h5", "-q", scene, NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "run", scene, "--frames", "8", "--output=c.h5", "--quiet", "--set",
+           "world.gravity=[0,-9.8,0]", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
+
+  p = vsim(d, "compare", "a.h5", "b.h5", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "equal");
+  proc_free(&p);
+  p = vsim(d, "compare", "a.h5", "b.h5", "--json", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "\"equal\":true");
+  proc_free(&p);
+
+  p = vsim(d, "compare", "c.h5", "a.h5", NULL);
+  EXPECT_CODE(p, 1);
+  EXPECT_IN(p.out, "/particles/all/position/value");
+  EXPECT_IN(p.out, "max abs");
+  EXPECT_IN(p.out, "frame");
+  proc_free(&p);
+  p = vsim(d, "compare", "--json", "c.h5", "a.h5", NULL);
+  EXPECT_CODE(p, 1);
+  EXPECT_IN(p.out, "\"equal\":false");
+  EXPECT_IN(p.out, "\"differences\":[");
+  EXPECT_IN(p.out, "\"first_frame\":");
+  proc_free(&p);
+  /* a loose enough tolerance accepts the perturbation */
+  p = vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position",
+           NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
+  tu_rmtree(d);
+  free(d);
+  free(scene);
+}
+END_TEST
+
+/* Results never depend on the thread count (SPEC §3), through the program. */
+START_TEST(threads_do_not_change_results) {
+  char *d = tu_tmpdir();
+  char *scene = repo_path("configs/torn_cloth.yaml");
+  proc p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi",
+                "--threads", "1", "-o", "t1.h5", "-q", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi",
+           "--threads", "4", "-o", "t4.h5", "-q", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi",
+           "--threads", "0", "-o", "t0.h5", "-q", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "compare", "t4.h5", "t1.h5", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "compare", "t0.h5", "t1.h5", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  tu_rmtree(d);
+  free(d);
+  free(scene);
+}
+END_TEST
+
+START_TEST(summary_json) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "run", "--frames", "3", "--summary", "json", "--quiet", NULL);
+  EXPECT_CODE(p, 0);
+  ck_assert_int_eq(p.out[0], '{');
+  ck_assert_msg(p.out[strlen(p.out) - 2] == '}', "not one object: %s", p.out);
+  EXPECT_IN(p.out, "\"status\":\"complete\"");
+  EXPECT_IN(p.out, "\"frames\":3");
+  EXPECT_IN(p.out, "\"particles\":");
+  EXPECT_IN(p.out, "\"constraints\":");
+  EXPECT_IN(p.out, "\"colors\":");
+  EXPECT_IN(p.out, "\"final_constraint_error\":");
+  EXPECT_IN(p.out, "\"max_constraint_error\":");
+  EXPECT_IN(p.out, "\"wall_seconds\":");
+  EXPECT_IN(p.out, "\"output\":\"out.h5\"");
+  ck_assert_str_eq(p.err, "");
+  proc_free(&p);
+
+  /* --progress forces the bar even without a terminal; --quiet wins over it */
+  p = vsim(d, "run", "--frames", "3", "-f", "--progress", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.err, "3/3");
+  proc_free(&p);
+  p = vsim(d, "run", "--frames", "3", "-f", "--progress", "--quiet", NULL);
+  EXPECT_CODE(p, 0);
+  ck_assert_str_eq(p.err, "");
+  proc_free(&p);
+  p = vsim(d, "run", "--frames", "3", "-f", NULL); /* stderr is a file: no bar */
+  EXPECT_CODE(p, 0);
+  ck_assert_ptr_null(strchr(p.err, '\r'));
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(existing_output) {
+  char *d = tu_tmpdir();
+  char *out = strf("%s/out.h5", d);
+  write_file(out, "precious\n");
+  proc p = vsim(d, "run", "--frames", "2", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "out.h5");
+  EXPECT_IN(p.err, "--force");
+  proc_free(&p);
+  char *text = slurp(out);
+  ck_assert_str_eq(text, "precious\n");
+  free(text);
+  EXPECT_LISTING(d, "out.h5");
+
+  p = vsim(d, "run", "--frames", "2", "--force", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  expect_status(d, "out.h5", "complete");
+  free(out);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(unwritable_output) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "run", "--frames", "2", "-o", "/nonexistent/dir/out.h5", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "/nonexistent/dir/out.h5");
+  proc_free(&p);
+  EXPECT_LISTING(d, "");
+  /* a directory where the file should go */
+  char *sub = strf("%s/sub", d);
+  ck_assert_int_eq(mkdir(sub, 0755), 0);
+  free(sub);
+  p = vsim(d, "run", "--frames", "2", "-o", "sub", "--force", NULL);
+  ck_assert_msg(p.code == 2 || p.code == 1, "exit %d: %s", p.code, p.err);
+  EXPECT_IN(p.err, "sub");
+  proc_free(&p);
+  EXPECT_LISTING(d, "sub");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(missing_and_foreign_files) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "run", "nosuch.yaml", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "nosuch.yaml");
+  proc_free(&p);
+  p = vsim(d, "validate", "nosuch.yaml", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "nosuch.yaml");
+  proc_free(&p);
+
+  char *junk = strf("%s/junk.h5", d);
+  write_file(junk, "this is not HDF5\n");
+  p = vsim(d, "info", "junk.h5", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "junk.h5");
+  proc_free(&p);
+  p = vsim(d, "info", "nosuch.h5", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "nosuch.h5");
+  proc_free(&p);
+
+  p = vsim(d, "run", "--frames", "2", "-o", "good.h5", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "compare", "good.h5", "junk.h5", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "junk.h5");
+  proc_free(&p);
+  p = vsim(d, "compare", "junk.h5", "good.h5", NULL);
+  EXPECT_CODE(p, 2);
+  proc_free(&p);
+  p = vsim(d, "compare", "good.h5", "nosuch.h5", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "nosuch.h5");
+  proc_free(&p);
+  EXPECT_LISTING(d, "good.h5 junk.h5");
+  free(junk);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* Every scene in tests/data/bad must be refused with exit 2, a message naming
+ * file:line:col, and nothing written.  Line 1 says what is wrong; an optional
+ * "# expect: TEXT" line gives a phrase the message must contain. */
+START_TEST(bad_scenes) {
+  char *dir = repo_path("tests/data/bad");
+  DIR *bd = opendir(dir);
+  ck_assert_ptr_nonnull(bd);
+  struct dirent *e;
+  int n = 0;
+  char *d = tu_tmpdir();
+  while ((e = readdir(bd)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+    char *scene = strf("%s/%s", dir, e->d_name);
+    char *text = slurp(scene);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(text[0] == '#', "%s: the first line must be a comment", e->d_name);
+    char expect[256] = "";
+    const char *x = strstr(text, "# expect: ");
+    if (x) {
+      x += strlen("# expect: ");
+      size_t k = strcspn(x, "\n");
+      ck_assert_uint_lt(k, sizeof expect);
+      memcpy(expect, x, k);
+      expect[k] = '\0';
+    }
+    const char *cmds[2] = {"run", "validate"};
+    for (int c = 0; c < 2; c++) {
+      proc p = vsim(d, cmds[c], scene, "--frames", "2", NULL);
+      ck_assert_msg(p.code == 2, "%s %s: exit %d, expected 2\nstderr: %s", cmds[c], e->d_name,
+                    p.code, p.err);
+      ck_assert_msg(has_location(p.err, scene), "%s: no file:line:col in: %s", e->d_name,
+                    p.err);
+      ck_assert_msg(strncmp(p.err, "vsim: ", 6) == 0, "%s: message: %s", e->d_name, p.err);
+      if (expect[0])
+        ck_assert_msg(strstr(p.err, expect) != NULL, "%s: '%s' not in: %s", e->d_name, expect,
+                      p.err);
+      ck_assert_str_eq(p.out, "");
+      proc_free(&p);
+      EXPECT_LISTING(d, "");
+    }
+    free(text);
+    free(scene);
+    n++;
+  }
+  closedir(bd);
+  ck_assert_int_ge(n, 11);
+  tu_rmtree(d);
+  free(d);
+  free(dir);
+}
+END_TEST
+
+/* Errors in --set values name the override instead of a file. */
+START_TEST(bad_overrides) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "run", "--set", "solver.iteratons=3", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "iteratons");
+  EXPECT_IN(p.err, "did you mean");
+  proc_free(&p);
+  p = vsim(d, "run", "--set", "solver.iterations=-3", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "iterations");
+  proc_free(&p);
+  p = vsim(d, "run", "--set", "time.dt=.nan", NULL);
+  EXPECT_CODE(p, 2);
+  proc_free(&p);
+  EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(scene_from_stdin) {
+  char *d = tu_tmpdir();
+  char *scene = repo_path("configs/bouncing.yaml");
+  proc p = run_argv(d, scene, (const char *const[]){"run", "-", "--frames", "3", "-q", NULL});
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  tu_rmtree(d);
+  free(d);
+  free(scene);
+}
+END_TEST
+
+/* A state that overflows to infinity fails the run: exit 1, and the file
+ * keeps the frames before it with status "failed". */
+START_TEST(numeric_failure) {
+  char *d = tu_tmpdir();
+  proc p = vsim(d, "run", "--set", "world.gravity=[0,-1e307,0]", "--frames", "400",
+                "--summary", "json", NULL);
+  EXPECT_CODE(p, 1);
+  EXPECT_IN(p.out, "\"status\":\"failed\"");
+  ck_assert_msg(strstr(p.err, "frame") != NULL, "no frame in: %s", p.err);
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  expect_status(d, "out.h5", "failed");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* Start a long run, wait until it writes, send sig; it must stop after the
+ * frame, exit 1 and leave a readable file that says "interrupted". */
+static void interrupt_with(int sig) {
+  char *d = tu_tmpdir();
+  child c = spawn_vsim(d, NULL,
+                       (const char *const[]){"run", "--frames", "10000000", "--set",
+                                             "output.every=50", NULL});
+  int started = 0;
+  for (int i = 0; i < 600 && !started; i++) {
+    char *ls = listing(d);
+    started = ls[0] != '\0';
+    free(ls);
+    if (!started) sleep_ms(20);
+  }
+  ck_assert_msg(started, "the run did not start writing");
+  sleep_ms(300);
+  ck_assert_int_eq(kill(c.pid, sig), 0);
+  proc p = wait_vsim(&c);
+  EXPECT_CODE(p, 1);
+  EXPECT_IN(p.err, "interrupted");
+  proc_free(&p);
+  EXPECT_LISTING(d, "out.h5");
+  expect_status(d, "out.h5", "interrupted");
+  tu_rmtree(d);
+  free(d);
+}
+
+START_TEST(sigint_interrupts) { interrupt_with(SIGINT); }
+END_TEST
+
+START_TEST(sigterm_interrupts) { interrupt_with(SIGTERM); }
+END_TEST
+
+static Suite *cli_suite(void) {
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, version_and_help);
+  tcase_add_test(tc, bad_usage);
+  tcase_add_test(tc, default_scene_run);
+  tcase_add_test(tc, default_yaml_is_embedded_scene);
+  tcase_add_test(tc, configs_run);
+  tcase_add_test(tc, validate_summary);
+  tcase_add_test(tc, compare_runs);
+  tcase_add_test(tc, threads_do_not_change_results);
+  tcase_add_test(tc, summary_json);
+  tcase_add_test(tc, existing_output);
+  tcase_add_test(tc, unwritable_output);
+  tcase_add_test(tc, missing_and_foreign_files);
+  tcase_add_test(tc, bad_scenes);
+  tcase_add_test(tc, bad_overrides);
+  tcase_add_test(tc, scene_from_stdin);
+  tcase_add_test(tc, numeric_failure);
+  tcase_add_test(tc, sigint_interrupts);
+  tcase_add_test(tc, sigterm_interrupts);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return tu_run(cli_suite()); }
