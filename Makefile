@@ -70,6 +70,13 @@ $(LIBA): $(LIB_OBJ)
 $(VSIM): $(CMD_OBJ) $(LIBA)
 	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(LDLIBS) -o $@
 
+$(BUILD)/bench/bench: bench/bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+bench: $(VSIM) $(BUILD)/bench/bench
+	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_ARGS)
+
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@

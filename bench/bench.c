@@ -1,0 +1,258 @@
+/* bench.c: `make bench` — how fast vsim relaxes cloth, and what writing costs.
+ *
+ * Cloths of 64^2 .. 512^2 particles, structural links only, top edge pinned,
+ * 10 iterations, 100 frames, for Gauss-Seidel and coloured Jacobi at 1 and 2
+ * threads, integrators pbd and xpbd.  Each configuration runs in a child
+ * process so that its peak resident memory is its own.  Prints a table and
+ * writes the same as JSON (build/bench/bench.json by default).
+ *
+ *   bench [--quick] [--out FILE] [--vsim PATH]
+ *
+ * ns/projection = wall time of the stepping / (frames * substeps * iterations
+ * * links): it includes prediction, velocity update and tearing checks, so it
+ * is an upper bound on the projection itself. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vsim/vsim.h"
+
+typedef struct result {
+  int n;
+  const char *relax;
+  const char *integ;
+  int threads;
+  double ms_per_frame;
+  double ns_per_proj;
+  double max_rel;
+  double peak_mib;
+  int colors;
+  long long links;
+} result;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static char *cloth_yaml(int n, const char *relax, const char *integ, int frames) {
+  char *y = malloc(1024);
+  snprintf(y, 1024,
+           "time: {dt: 0.016666666666666666, frames: %d}\n"
+           "solver: {integrator: %s, relaxation: %s, iterations: 10}\n"
+           "bodies:\n"
+           "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [%d, %d], pin: top-edge}\n",
+           frames, integ, relax, n, n);
+  return y;
+}
+
+static int load(const char *yaml, vs_scene **s, vs_model **m, vs_state **st) {
+  vs_error e;
+  vs_error_clear(&e);
+  if (vs_scene_load_string(yaml, strlen(yaml), "bench.yaml", NULL, 0, s, &e) ||
+      vs_model_build(*s, m, &e) || vs_state_create(*m, st, &e)) {
+    char buf[2048];
+    fprintf(stderr, "bench: %s\n", vs_error_format(&e, buf, sizeof buf));
+    return -1;
+  }
+  return 0;
+}
+
+/* Run one configuration in this process; fill r. */
+static int run_one(result *r, int frames) {
+  vs_scene *s;
+  vs_model *m;
+  vs_state *st;
+  char *yaml = cloth_yaml(r->n, r->relax, r->integ, frames);
+  if (load(yaml, &s, &m, &st)) return -1;
+  free(yaml);
+  st->threads = r->threads;
+  vs_error e;
+  double t0 = now();
+  for (int f = 0; f < frames; f++)
+    if (vs_step(m, st, &e) != VS_OK) return -1;
+  double wall = now() - t0;
+  vs_observables o;
+  vs_observe(m, st, &o, NULL);
+  r->ms_per_frame = 1e3 * wall / frames;
+  r->ns_per_proj = 1e9 * wall / ((double)frames * m->substeps * m->iterations * m->n_dist);
+  r->max_rel = o.all.max_relative;
+  r->colors = m->n_colors;
+  r->links = m->n_dist;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  r->peak_mib = ru.ru_maxrss / 1024.0;
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  return 0;
+}
+
+/* Fork so that ru_maxrss is this configuration's alone. */
+static int run_isolated(result *r, int frames) {
+  int fd[2];
+  if (pipe(fd)) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    int rc = run_one(r, frames);
+    if (rc == 0 && write(fd[1], r, sizeof *r) != (ssize_t)sizeof *r) rc = -1;
+    _exit(rc ? 1 : 0);
+  }
+  close(fd[1]);
+  result tmp;
+  ssize_t got = read(fd[0], &tmp, sizeof tmp);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != (ssize_t)sizeof tmp || !WIFEXITED(status) || WEXITSTATUS(status)) return -1;
+  const char *relax = r->relax, *integ = r->integ;
+  *r = tmp;
+  r->relax = relax, r->integ = integ;
+  return 0;
+}
+
+/* Share of wall time spent in the writer: the same 128^2 run with and
+ * without recording every frame. */
+static int writer_share(double *share, double *with_s, double *without_s) {
+  const int n = 128, frames = 100;
+  char *yaml = cloth_yaml(n, "gauss-seidel", "pbd", frames);
+  vs_scene *s;
+  vs_model *m;
+  vs_state *st;
+  if (load(yaml, &s, &m, &st)) return -1;
+  vs_error e;
+  double t0 = now();
+  for (int f = 0; f < frames; f++) vs_step(m, st, &e);
+  *without_s = now() - t0;
+  vs_state_free(st);
+  vs_state_create(m, &st, &e);
+  char path[] = "/tmp/vsim-bench-XXXXXX";
+  if (!mkdtemp(path)) return -1;
+  char out[600];
+  snprintf(out, sizeof out, "%s/out.h5", path);
+  vs_h5_writer *w;
+  vs_h5_run_info info = {"bench", "", 1};
+  t0 = now();
+  if (vs_h5_open(out, s, m, &info, &w, &e)) return -1;
+  vs_h5_record(w, m, st, &e);
+  for (int f = 0; f < frames; f++) {
+    vs_step(m, st, &e);
+    vs_h5_record(w, m, st, &e);
+  }
+  vs_h5_finish(w, "complete", 0.0, &e);
+  *with_s = now() - t0;
+  unlink(out);
+  rmdir(path);
+  *share = (*with_s - *without_s) / *with_s;
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  free(yaml);
+  return 0;
+}
+
+/* Start-up: mean wall time of `vsim run` on a 2-particle, 1-frame scene. */
+static double startup_ms(const char *vsim) {
+  char dir[] = "/tmp/vsim-bench-XXXXXX";
+  if (!mkdtemp(dir)) return NAN;
+  char scene[600], cmd[2048];
+  snprintf(scene, sizeof scene, "%s/tiny.yaml", dir);
+  FILE *f = fopen(scene, "w");
+  if (!f) return NAN;
+  fputs("time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0], [1, 1, 0]]}\n", f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s run %s -o %s/tiny.h5 --force --quiet", vsim, scene, dir);
+  const int reps = 20;
+  if (system(cmd) != 0) return NAN; /* warm the page cache */
+  double t0 = now();
+  for (int i = 0; i < reps; i++)
+    if (system(cmd) != 0) return NAN;
+  double ms = 1e3 * (now() - t0) / reps;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) return NAN;
+  return ms;
+}
+
+int main(int argc, char **argv) {
+  const char *out = "build/bench/bench.json", *vsim = "build/vsim";
+  int quick = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--vsim") && i + 1 < argc) vsim = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench [--quick] [--out FILE] [--vsim PATH]\n");
+      return 2;
+    }
+  }
+  const int sizes[] = {64, 128, 256, 512};
+  const int nsizes = quick ? 2 : 4, frames = quick ? 20 : 100;
+  const char *integs[] = {"pbd", "xpbd"};
+  struct { const char *relax; int threads; } modes[] = {{"gauss-seidel", 1}, {"jacobi", 1}, {"jacobi", 2}};
+  result res[64];
+  int nres = 0;
+  printf("%-6s %-13s %-5s %3s %7s %11s %12s %8s %11s %9s\n", "cloth", "relaxation", "integ", "thr",
+         "colors", "ms/frame", "ns/project", "speedup", "max_rel", "peak MiB");
+  for (int si = 0; si < nsizes; si++)
+    for (int ii = 0; ii < 2; ii++) {
+      double base_j = 0;
+      for (int mi = 0; mi < 3; mi++) {
+        result *r = &res[nres];
+        memset(r, 0, sizeof *r);
+        r->n = sizes[si], r->relax = modes[mi].relax, r->integ = integs[ii], r->threads = modes[mi].threads;
+        if (run_isolated(r, frames)) {
+          fprintf(stderr, "bench: run failed\n");
+          return 1;
+        }
+        if (mi == 1) base_j = r->ms_per_frame;
+        char speed[16] = "";
+        if (mi == 2) snprintf(speed, sizeof speed, "%.2fx", base_j / r->ms_per_frame);
+        printf("%4d^2 %-13s %-5s %3d %7d %11.3f %12.2f %8s %11.3e %9.1f\n", r->n, r->relax, r->integ,
+               r->threads, r->colors, r->ms_per_frame, r->ns_per_proj, speed, r->max_rel, r->peak_mib);
+        fflush(stdout);
+        nres++;
+      }
+    }
+  double share = NAN, with_s = NAN, without_s = NAN;
+  if (writer_share(&share, &with_s, &without_s)) fprintf(stderr, "bench: writer measurement failed\n");
+  double start = startup_ms(vsim);
+  printf("\nHDF5 writing, 128^2 cloth, every frame: %.1f%% of wall time (%.3f s with, %.3f s without)\n",
+         100 * share, with_s, without_s);
+  printf("start-up of `vsim run` on a tiny scene: %.2f ms\n", start);
+
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", out);
+  char *slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = '\0';
+    mkdir(dir, 0777);
+  }
+  FILE *f = fopen(out, "w");
+  if (!f) {
+    fprintf(stderr, "bench: cannot write %s: %s\n", out, strerror(errno));
+    return 1;
+  }
+  fprintf(f, "{\n  \"vsim\": \"%s\",\n  \"frames\": %d,\n  \"iterations\": 10,\n  \"runs\": [\n", vs_version(), frames);
+  for (int i = 0; i < nres; i++) {
+    const result *r = &res[i];
+    fprintf(f,
+            "    {\"cloth\": %d, \"links\": %lld, \"relaxation\": \"%s\", \"integrator\": \"%s\", "
+            "\"threads\": %d, \"colors\": %d, \"ms_per_frame\": %.6f, \"ns_per_projection\": %.4f, "
+            "\"max_relative_error\": %.6e, \"peak_mib\": %.2f}%s\n",
+            r->n, r->links, r->relax, r->integ, r->threads, r->colors, r->ms_per_frame, r->ns_per_proj,
+            r->max_rel, r->peak_mib, i + 1 < nres ? "," : "");
+  }
+  fprintf(f, "  ],\n  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f\n}\n", share, start);
+  fclose(f);
+  printf("wrote %s\n", out);
+  return 0;
+}
