@@ -1,0 +1,811 @@
+/* test_h5out.c: the result file writer: the SPEC §4 layout read back through
+ * the HDF5 API, recorded frames, precision, compression, the temporary file
+ * and the errors around the output path. */
+#include <dirent.h>
+#include <hdf5.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+/* A scene with every kind of constraint: cloth (triangles), rope, an
+ * explicit pin and an angle limit. */
+static const char *full_scene =
+    "vsim: 1\n"
+    "name: full\n"
+    "time: {dt: 0.01, frames: 5}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 2, 0], size: [1, 1], resolution: [3, 3], pin: top-corners}\n"
+    "  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 4, pin: [first]}\n"
+    "constraints:\n"
+    "  - pin: {particle: 'r:4'}\n"
+    "  - angle: {a: 'r:0', b: 'r:1', c: 'r:2', min: 90}\n"
+    "output:\n"
+    "  fields: [position, velocity, constraint_error, per_constraint_error]\n";
+
+static const char *rope_scene =
+    "vsim: 1\n"
+    "time: {dt: 0.01, frames: 5}\n"
+    "bodies:\n"
+    "  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 4, pin: [first]}\n";
+
+static char *join(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  ck_assert_ptr_nonnull(p);
+  snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+/* Simulate `yaml` frame by frame into `path`; returns the model's counts. */
+static void simulate(const char *path, const char *yaml, int force, const char *status) {
+  vs_scene *s = tu_scene(yaml);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_h5_run_info info = {"vsim run test.yaml", "resolved: true\n", force};
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_msg(vs_h5_open(path, s, m, &info, &w, &e) == VS_OK, "%s", e.message);
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  for (int64_t f = 0; f < m->frames; f++) {
+    ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_msg(vs_h5_record(w, m, st, &e) == VS_OK, "%s", e.message);
+  }
+  ck_assert_msg(vs_h5_finish(w, status, 1.5, &e) == VS_OK, "%s", e.message);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+}
+
+/* Names in dir, apart from . and .. */
+static int count_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n;
+}
+
+/* Check a dataset's shape and type; returns it open. */
+static hid_t expect_ds(hid_t f, const char *path, H5T_class_t cls, size_t size, int rank,
+                       const hsize_t *dims) {
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  ck_assert_msg(d >= 0, "missing dataset %s", path);
+  hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+  ck_assert_msg(H5Tget_class(t) == cls, "%s: type class %d", path, (int)H5Tget_class(t));
+  ck_assert_msg(H5Tget_size(t) == size, "%s: element size %zu", path, H5Tget_size(t));
+  hsize_t got[8];
+  int r = H5Sget_simple_extent_dims(sp, got, NULL);
+  ck_assert_msg(r == rank, "%s: rank %d, want %d", path, r, rank);
+  for (int i = 0; i < rank; i++)
+    ck_assert_msg(got[i] == dims[i], "%s: dim %d is %llu, want %llu", path, i,
+                  (unsigned long long)got[i], (unsigned long long)dims[i]);
+  H5Tclose(t);
+  H5Sclose(sp);
+  return d;
+}
+
+static void expect_series(hid_t f, const char *group, int rank, const hsize_t *dims,
+                          size_t value_size) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/value", group);
+  H5Dclose(expect_ds(f, p, rank == 1 && value_size == 8 && strstr(group, "alive") ? H5T_INTEGER
+                                                                                : H5T_FLOAT,
+                     value_size, rank, dims));
+  snprintf(p, sizeof p, "%s/step", group);
+  H5Dclose(expect_ds(f, p, H5T_INTEGER, 8, 1, dims));
+  snprintf(p, sizeof p, "%s/time", group);
+  H5Dclose(expect_ds(f, p, H5T_FLOAT, 8, 1, dims));
+}
+
+static int exists(hid_t f, const char *path) {
+  return H5Lexists(f, path, H5P_DEFAULT) > 0;
+}
+
+static char *attr_text(hid_t f, const char *obj, const char *name) {
+  hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_msg(a >= 0, "missing attribute %s@%s", obj, name);
+  hid_t t = H5Aget_type(a);
+  ck_assert_int_eq(H5Tget_class(t), H5T_STRING);
+  ck_assert(H5Tis_variable_str(t) > 0);
+  ck_assert_int_eq(H5Tget_cset(t), H5T_CSET_UTF8);
+  char *s = NULL;
+  ck_assert(H5Aread(a, t, &s) >= 0);
+  char *copy = strdup(s);
+  H5free_memory(s);
+  H5Tclose(t);
+  H5Aclose(a);
+  return copy;
+}
+
+static double attr_num(hid_t f, const char *obj, const char *name) {
+  double v = NAN;
+  hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_msg(a >= 0, "missing attribute %s@%s", obj, name);
+  ck_assert(H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0);
+  H5Aclose(a);
+  return v;
+}
+
+static void read_all(hid_t f, const char *path, hid_t mtype, void *buf) {
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  ck_assert_msg(d >= 0, "missing %s", path);
+  ck_assert(H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+  H5Dclose(d);
+}
+
+START_TEST(layout_is_spec_section_4) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out, full_scene, 0, "complete");
+  ck_assert_int_eq(count_entries(dir), 1); /* the temporary file is gone */
+
+  vs_scene *s = tu_scene(full_scene);
+  vs_model *m = tu_model(s);
+  ck_assert_int_gt(m->n_dist, 0);
+  ck_assert_int_eq(m->n_pin, 1);
+  ck_assert_int_eq(m->n_angle, 1);
+  ck_assert_int_gt(m->n_triangles, 0);
+  hsize_t N = (hsize_t)m->n_particles, M = (hsize_t)m->n_constraints, F = 6;
+
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  /* /h5md */
+  int32_t version[2] = {0, 0};
+  hid_t a = H5Aopen_by_name(f, "/h5md", "version", H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(a >= 0);
+  hid_t at = H5Aget_type(a);
+  ck_assert_int_eq(H5Tget_class(at), H5T_INTEGER);
+  H5Tclose(at);
+  ck_assert(H5Aread(a, H5T_NATIVE_INT32, version) >= 0);
+  H5Aclose(a);
+  ck_assert_int_eq(version[0], 1);
+  ck_assert_int_eq(version[1], 1);
+  char *t = attr_text(f, "/h5md/author", "name");
+  ck_assert(strlen(t) > 0);
+  free(t);
+  t = attr_text(f, "/h5md/creator", "name");
+  ck_assert_str_eq(t, "vsim");
+  free(t);
+  t = attr_text(f, "/h5md/creator", "version");
+  ck_assert_str_eq(t, VSIM_VERSION);
+  free(t);
+
+  /* box */
+  ck_assert_double_eq(attr_num(f, "/particles/all/box", "dimension"), 3);
+  a = H5Aopen_by_name(f, "/particles/all/box", "boundary", H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(a >= 0);
+  hid_t bt = H5Aget_type(a);
+  ck_assert_int_eq(H5Tget_class(bt), H5T_STRING);
+  size_t bs = H5Tget_size(bt);
+  char bnd[3][16];
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  H5Tset_size(mt, 16);
+  ck_assert(H5Aread(a, mt, bnd) >= 0);
+  for (int i = 0; i < 3; i++) ck_assert_str_eq(bnd[i], "none");
+  ck_assert_uint_ge(bs, 4);
+  H5Tclose(mt);
+  H5Tclose(bt);
+  H5Aclose(a);
+
+  /* particles */
+  hsize_t fn3[3] = {F, N, 3};
+  expect_series(f, "/particles/all/position", 3, fn3, 8);
+  expect_series(f, "/particles/all/velocity", 3, fn3, 8);
+  H5Dclose(expect_ds(f, "/particles/all/mass", H5T_FLOAT, 8, 1, &N));
+  H5Dclose(expect_ds(f, "/particles/all/body", H5T_INTEGER, 4, 1, &N));
+  double *mass = malloc(N * sizeof *mass);
+  int32_t *body = malloc(N * sizeof *body);
+  read_all(f, "/particles/all/mass", H5T_NATIVE_DOUBLE, mass);
+  read_all(f, "/particles/all/body", H5T_NATIVE_INT32, body);
+  for (hsize_t i = 0; i < N; i++) {
+    ck_assert(mass[i] == m->mass[i] || (isinf(mass[i]) && isinf(m->mass[i])));
+    ck_assert_int_eq(body[i], m->body[i]);
+  }
+  ck_assert(isinf(mass[0 + 9])); /* rope particle 0 is pinned */
+  free(mass);
+  free(body);
+
+  /* frame 0 positions are the initial ones; steps 0..5, time = frame dt */
+  double *pos = malloc(F * N * 3 * sizeof *pos);
+  read_all(f, "/particles/all/position/value", H5T_NATIVE_DOUBLE, pos);
+  for (hsize_t i = 0; i < N; i++)
+    for (int c = 0; c < 3; c++) ck_assert(pos[3 * i + c] == m->x0[4 * i + c]);
+  free(pos);
+  int64_t step[6];
+  double time[6];
+  read_all(f, "/particles/all/position/step", H5T_NATIVE_INT64, step);
+  read_all(f, "/particles/all/position/time", H5T_NATIVE_DOUBLE, time);
+  for (int i = 0; i < 6; i++) {
+    ck_assert_int_eq(step[i], i);
+    ck_assert_double_eq_tol(time[i], 0.01 * i, 1e-12);
+  }
+
+  /* observables */
+  const char *kinds[] = {"distance", "pin", "angle", "all"};
+  const char *stats[] = {"max", "rms", "max_relative"};
+  for (int k = 0; k < 4; k++)
+    for (int j = 0; j < 3; j++) {
+      char g[256];
+      snprintf(g, sizeof g, "/observables/constraint_error/%s/%s", kinds[k], stats[j]);
+      expect_series(f, g, 1, &F, 8);
+    }
+  expect_series(f, "/observables/penetration/max", 1, &F, 8);
+  expect_series(f, "/observables/constraints_alive", 1, &F, 8);
+  hsize_t fm[2] = {F, M};
+  expect_series(f, "/observables/per_constraint_error", 2, fm, 8);
+  int64_t alive[6];
+  read_all(f, "/observables/constraints_alive/value", H5T_NATIVE_INT64, alive);
+  ck_assert_int_gt(alive[5], 0);
+
+  /* connectivity and solver */
+  hsize_t d2[2] = {(hsize_t)m->n_dist, 2};
+  H5Dclose(expect_ds(f, "/connectivity/distance", H5T_INTEGER, 4, 2, d2));
+  int32_t *ab = malloc((size_t)m->n_dist * 2 * sizeof *ab);
+  read_all(f, "/connectivity/distance", H5T_NATIVE_INT32, ab);
+  ck_assert(memcmp(ab, m->dist_ab, (size_t)m->n_dist * 2 * sizeof *ab) == 0);
+  free(ab);
+  hsize_t a2[2] = {1, 2};
+  H5Dclose(expect_ds(f, "/connectivity/angle", H5T_INTEGER, 4, 2, a2));
+  int32_t ac[2];
+  read_all(f, "/connectivity/angle", H5T_NATIVE_INT32, ac);
+  ck_assert_int_eq(ac[0], m->angle_abc[0]);
+  ck_assert_int_eq(ac[1], m->angle_abc[2]);
+  hsize_t t3[2] = {(hsize_t)m->n_triangles, 3};
+  H5Dclose(expect_ds(f, "/connectivity/triangles", H5T_INTEGER, 4, 2, t3));
+  hsize_t m3[2] = {M, 3};
+  H5Dclose(expect_ds(f, "/solver/constraints", H5T_INTEGER, 4, 2, m3));
+  int32_t *cp = malloc(M * 3 * sizeof *cp);
+  read_all(f, "/solver/constraints", H5T_NATIVE_INT32, cp);
+  for (hsize_t i = 0; i < M; i++) {
+    int32_t want[3];
+    vs_model_constraint_particles(m, (int32_t)i, want);
+    ck_assert(memcmp(cp + 3 * i, want, sizeof want) == 0);
+  }
+  free(cp);
+  H5Dclose(expect_ds(f, "/solver/color", H5T_INTEGER, 4, 1, &M));
+  ck_assert_double_eq(attr_num(f, "/solver/color", "count"), m->n_colors);
+
+  /* parameters */
+  const char *pv = "/parameters/vsim";
+  t = attr_text(f, pv, "scene");
+  ck_assert_str_eq(t, full_scene);
+  free(t);
+  t = attr_text(f, pv, "resolved");
+  ck_assert_str_eq(t, "resolved: true\n");
+  free(t);
+  t = attr_text(f, pv, "command");
+  ck_assert_str_eq(t, "vsim run test.yaml");
+  free(t);
+  t = attr_text(f, pv, "version");
+  ck_assert_str_eq(t, VSIM_VERSION);
+  free(t);
+  t = attr_text(f, pv, "status");
+  ck_assert_str_eq(t, "complete");
+  free(t);
+  ck_assert_double_eq(attr_num(f, pv, "colors"), m->n_colors);
+  ck_assert_double_eq(attr_num(f, pv, "wall_seconds"), 1.5);
+  ck_assert_double_eq(attr_num(f, pv, "format_version"), VSIM_FORMAT_VERSION);
+  ck_assert_double_eq(attr_num(f, pv, "frames_recorded"), 6);
+  H5Fclose(f);
+
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(default_fields_and_absent_kinds) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out, rope_scene, 0, "complete");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  /* default fields: position and constraint_error, no velocity */
+  ck_assert(exists(f, "/particles/all/position"));
+  ck_assert(!exists(f, "/particles/all/velocity"));
+  ck_assert(exists(f, "/observables/constraint_error/distance"));
+  ck_assert(exists(f, "/observables/constraint_error/all"));
+  ck_assert(!exists(f, "/observables/constraint_error/pin"));
+  ck_assert(!exists(f, "/observables/constraint_error/angle"));
+  ck_assert(!exists(f, "/observables/per_constraint_error"));
+  ck_assert(exists(f, "/connectivity/distance"));
+  ck_assert(!exists(f, "/connectivity/angle"));
+  ck_assert(!exists(f, "/connectivity/triangles"));
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(observables_only_without_position) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out,
+           "time: {dt: 0.01, frames: 3}\n"
+           "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 2}\n"
+           "output: {fields: [velocity]}\n",
+           0, "complete");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(!exists(f, "/particles/all/position"));
+  ck_assert(exists(f, "/particles/all/velocity"));
+  ck_assert(!exists(f, "/observables/constraint_error"));
+  hsize_t F = 4;
+  expect_series(f, "/observables/penetration/max", 1, &F, 8);
+  expect_series(f, "/observables/constraints_alive", 1, &F, 8);
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(every_kth_frame_and_frame_zero) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out,
+           "time: {dt: 0.5, frames: 10}\n"
+           "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 2}\n"
+           "output: {every: 3}\n",
+           0, "complete");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t F = 4, fn3[3] = {4, 3, 3};
+  expect_series(f, "/particles/all/position", 3, fn3, 8);
+  expect_series(f, "/observables/constraint_error/all/max", 1, &F, 8);
+  int64_t step[4];
+  double time[4];
+  read_all(f, "/observables/penetration/max/step", H5T_NATIVE_INT64, step);
+  read_all(f, "/particles/all/position/time", H5T_NATIVE_DOUBLE, time);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(step[i], 3 * i);
+    ck_assert_double_eq_tol(time[i], 1.5 * i, 1e-12);
+  }
+  ck_assert_double_eq(attr_num(f, "/parameters/vsim", "frames_recorded"), 4);
+  H5Fclose(f);
+
+  /* every larger than the run: frame 0 alone */
+  char *out2 = join(dir, "short.h5");
+  simulate(out2,
+           "time: {frames: 4}\n"
+           "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 2}\n"
+           "output: {every: 100}\n",
+           0, "complete");
+  f = H5Fopen(out2, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t one[3] = {1, 3, 3};
+  expect_series(f, "/particles/all/position", 3, one, 8);
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(out2);
+  free(dir);
+}
+END_TEST
+
+START_TEST(float32_precision) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out,
+           "time: {dt: 0.01, frames: 3}\n"
+           "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 2}\n"
+           "output: {fields: [position, velocity, constraint_error], precision: float32}\n",
+           0, "complete");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t F = 4, fn3[3] = {4, 3, 3};
+  expect_series(f, "/particles/all/position", 3, fn3, 4);
+  expect_series(f, "/particles/all/velocity", 3, fn3, 4);
+  /* observables and the static data stay float64 */
+  expect_series(f, "/observables/constraint_error/all/rms", 1, &F, 8);
+  hsize_t n = 3;
+  H5Dclose(expect_ds(f, "/particles/all/mass", H5T_FLOAT, 8, 1, &n));
+  float x[36];
+  read_all(f, "/particles/all/position/value", H5T_NATIVE_FLOAT, x);
+  ck_assert(x[3] == 0.5f && x[4] == 1.0f); /* particle 1 at frame 0 */
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(compression_is_readable) {
+  char *dir = tu_tmpdir();
+  char *plain = join(dir, "plain.h5"), *gz = join(dir, "gz.h5");
+#define CLOTH8(level)                                                                         \
+  "time: {dt: 0.01, frames: 20}\n"                                                             \
+  "bodies:\n  - cloth: {origin: [0, 2, 0], size: [1, 1], resolution: [8, 8], pin: top-edge}\n" \
+  "output: {compression: " level "}\n"
+  simulate(plain, CLOTH8("0"), 0, "complete");
+  simulate(gz, CLOTH8("6"), 0, "complete");
+#undef CLOTH8
+  hid_t f = H5Fopen(gz, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "/particles/all/position/value", H5P_DEFAULT);
+  hid_t p = H5Dget_create_plist(d);
+  int nf = H5Pget_nfilters(p);
+  ck_assert_int_eq(nf, 2);
+  int seen_deflate = 0, seen_shuffle = 0;
+  for (int i = 0; i < nf; i++) {
+    unsigned flags, cd[4];
+    size_t ncd = 4;
+    H5Z_filter_t id = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL);
+    if (id == H5Z_FILTER_DEFLATE) {
+      seen_deflate = 1;
+      ck_assert_uint_eq(cd[0], 6);
+    }
+    if (id == H5Z_FILTER_SHUFFLE) seen_shuffle = 1;
+  }
+  ck_assert(seen_deflate && seen_shuffle);
+  /* whole frames per chunk, at most 1024 frames */
+  hsize_t chunk[3];
+  ck_assert_int_eq(H5Pget_chunk(p, 3, chunk), 3);
+  ck_assert_uint_eq(chunk[1], 64);
+  ck_assert_uint_eq(chunk[2], 3);
+  ck_assert_uint_eq(chunk[0], 682); /* 1 MiB / (64 * 3 * 8) */
+  H5Pclose(p);
+  H5Dclose(d);
+  H5Fclose(f);
+  /* same data either way */
+  vs_compare_result r;
+  vs_error e;
+  ck_assert_int_eq(vs_compare_files(gz, plain, NULL, &r, &e), VS_OK);
+  ck_assert_uint_eq(r.n_diffs, 0);
+  ck_assert_uint_gt(r.n_compared, 10);
+  vs_compare_result_free(&r);
+  tu_rmtree(dir);
+  free(plain);
+  free(gz);
+  free(dir);
+}
+END_TEST
+
+START_TEST(big_frames_split_the_chunk) {
+  /* 256 x 256 particles: one float64 frame is 1.5 MiB, over the chunk size */
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "big.h5");
+  simulate(out,
+           "time: {dt: 0.01, frames: 2}\n"
+           "solver: {iterations: 1}\n"
+           "bodies:\n  - cloth: {origin: [0, 2, 0], size: [1, 1], resolution: [256, 256], pin: top-edge}\n"
+           "output: {fields: [position]}\n",
+           0, "complete");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t fn3[3] = {3, 65536, 3};
+  hid_t d = expect_ds(f, "/particles/all/position/value", H5T_FLOAT, 8, 3, fn3);
+  hid_t p = H5Dget_create_plist(d);
+  hsize_t chunk[3];
+  ck_assert_int_eq(H5Pget_chunk(p, 3, chunk), 3);
+  ck_assert_uint_eq(chunk[0], 1);
+  ck_assert_uint_le(chunk[1] * chunk[2] * 8, 1u << 20);
+  ck_assert_uint_eq(chunk[2], 3);
+  double last[3];
+  hsize_t start[3] = {2, 65535, 0}, count[3] = {1, 1, 3};
+  hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, count, NULL);
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+  ck_assert(H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, last) >= 0);
+  ck_assert(isfinite(last[0]) && isfinite(last[1]));
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Pclose(p);
+  H5Dclose(d);
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(no_constraints) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out,
+           "time: {frames: 3}\n"
+           "bodies:\n  - particles: {positions: [[0, 1, 0], [1, 1, 0]]}\n"
+           "output: {fields: [position, per_constraint_error, constraint_error]}\n",
+           0, "complete");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t F = 4, f0[2] = {4, 0}, z3[2] = {0, 3};
+  expect_series(f, "/observables/per_constraint_error", 2, f0, 8);
+  expect_series(f, "/observables/constraint_error/all/max", 1, &F, 8);
+  ck_assert(!exists(f, "/observables/constraint_error/distance"));
+  ck_assert(!exists(f, "/connectivity/distance"));
+  H5Dclose(expect_ds(f, "/solver/constraints", H5T_INTEGER, 4, 2, z3));
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(status_is_recorded) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out, rope_scene, 0, "interrupted");
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  char *t = attr_text(f, "/parameters/vsim", "status");
+  ck_assert_str_eq(t, "interrupted");
+  free(t);
+  H5Fclose(f);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+static void write_text(const char *path, const char *text) {
+  FILE *fp = fopen(path, "w");
+  ck_assert_ptr_nonnull(fp);
+  fputs(text, fp);
+  fclose(fp);
+}
+
+static char *read_text(const char *path) {
+  static char buf[256];
+  FILE *fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+  return buf;
+}
+
+START_TEST(existing_output_needs_force) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  write_text(out, "precious");
+  vs_scene *s = tu_scene(rope_scene);
+  vs_model *m = tu_model(s);
+  vs_h5_writer *w = (vs_h5_writer *)1;
+  vs_error e;
+  vs_h5_run_info info = {"cmd", "", 0};
+  ck_assert_int_eq(vs_h5_open(out, s, m, &info, &w, &e), VS_ERR_EXISTS);
+  ck_assert_ptr_null(w);
+  ck_assert_str_eq(e.file, out);
+  ck_assert_ptr_nonnull(strstr(e.message, "exists (use --force to overwrite)"));
+  ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_ERR_EXISTS);
+  ck_assert_str_eq(read_text(out), "precious");
+  ck_assert_int_eq(count_entries(dir), 1);
+
+  /* with force the old file stays until the new one is complete */
+  info.force = 1;
+  ck_assert_int_eq(vs_h5_open(out, s, m, &info, &w, &e), VS_OK);
+  ck_assert_str_eq(read_text(out), "precious");
+  const char *tmp = vs_h5_temp_path(w);
+  ck_assert_ptr_nonnull(tmp);
+  ck_assert(access(tmp, F_OK) == 0);
+  ck_assert_int_eq(count_entries(dir), 2);
+  vs_state *st = tu_state(m);
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 0.1, &e), VS_OK);
+  ck_assert_int_eq(count_entries(dir), 1);
+  ck_assert(H5Fis_hdf5(out) > 0);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(bad_directories) {
+  char *dir = tu_tmpdir();
+  vs_scene *s = tu_scene(rope_scene);
+  vs_model *m = tu_model(s);
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  char *missing = join(dir, "no/such/dir/out.h5");
+  ck_assert_int_eq(vs_h5_open(missing, s, m, NULL, &w, &e), VS_ERR_IO);
+  ck_assert_str_eq(e.file, missing);
+  ck_assert_ptr_nonnull(strstr(e.message, "does not exist"));
+  /* a regular file where the directory should be */
+  char *file = join(dir, "plain");
+  write_text(file, "x");
+  char *under_file = join(file, "out.h5");
+  ck_assert_int_eq(vs_h5_open(under_file, s, m, NULL, &w, &e), VS_ERR_IO);
+  /* the output is a directory */
+  ck_assert_int_eq(vs_h5_open(dir, s, m, NULL, &w, &e), VS_ERR_IO);
+  /* not writable: /proc refuses even root */
+  ck_assert_int_eq(vs_h5_open("/proc/vsim-test-out.h5", s, m, NULL, &w, &e), VS_ERR_IO);
+  ck_assert_ptr_null(w);
+  ck_assert_str_eq(e.file, "/proc/vsim-test-out.h5");
+  if (geteuid() != 0) {
+    char *ro = join(dir, "ro");
+    ck_assert_int_eq(mkdir(ro, 0555), 0);
+    char *inside = join(ro, "out.h5");
+    ck_assert_int_eq(vs_h5_open(inside, s, m, NULL, &w, &e), VS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "not writable"));
+    chmod(ro, 0755);
+    free(inside);
+    free(ro);
+  }
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(missing);
+  free(under_file);
+  free(file);
+  free(dir);
+}
+END_TEST
+
+START_TEST(abort_leaves_nothing) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  vs_scene *s = tu_scene(rope_scene);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_OK);
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  ck_assert_int_eq(count_entries(dir), 1);
+  ck_assert(access(out, F_OK) != 0);
+  vs_h5_abort(w);
+  ck_assert_int_eq(count_entries(dir), 0);
+  vs_h5_abort(NULL);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+/* Run in a child with a small file-size limit so that writes fail with
+ * EFBIG, like a full disk.  Returns the child's report code. */
+static int io_failure_child(const char *dir, const char *out) {
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit rl = {256 * 1024, 256 * 1024};
+  if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 10;
+  vs_scene *s = tu_scene("time: {dt: 0.01, frames: 200}\n"
+                         "solver: {iterations: 1}\n"
+                         "bodies:\n  - cloth: {origin: [0, 2, 0], size: [1, 1], resolution: [32, 32], pin: top-edge}\n");
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  if (vs_h5_open(out, s, m, NULL, &w, &e) != VS_OK) return 11;
+  vs_status rc = vs_h5_record(w, m, st, &e);
+  for (int f = 0; f < 200 && rc == VS_OK; f++) {
+    if (vs_step(m, st, &e) != VS_OK) return 12;
+    rc = vs_h5_record(w, m, st, &e);
+  }
+  if (rc != VS_ERR_IO) return 13;
+  if (strcmp(e.file, out) != 0) return 14;
+  /* later frames keep failing */
+  if (vs_h5_record(w, m, st, &e) != VS_ERR_IO) return 15;
+  vs_status fin = vs_h5_finish(w, "failed", 1.0, &e);
+  if (fin != VS_ERR_IO) return 16;
+  /* nothing renamed, temporary file removed */
+  if (access(out, F_OK) == 0) return 17;
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  int n = 0;
+  while ((de = readdir(d)))
+    if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) n++;
+  closedir(d);
+  if (n != 0) return 18;
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  return 0;
+}
+
+START_TEST(write_failure_is_io_error) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) _exit(io_failure_child(dir, out));
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(identical_runs_identical_bytes) {
+  /* object time stamps are off: two runs give the same file, except the
+   * parameters' wall_seconds which simulate() fixes at 1.5 */
+  char *dir = tu_tmpdir();
+  char *a = join(dir, "a.h5"), *b = join(dir, "b.h5");
+  simulate(a, full_scene, 0, "complete");
+  simulate(b, full_scene, 0, "complete");
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
+  ck_assert_int_eq(system(cmd), 0);
+  tu_rmtree(dir);
+  free(a);
+  free(b);
+  free(dir);
+}
+END_TEST
+
+START_TEST(bad_arguments_and_version) {
+  vs_error e;
+  vs_h5_writer *w = NULL;
+  ck_assert_int_eq(vs_h5_open(NULL, NULL, NULL, NULL, &w, &e), VS_ERR_USAGE);
+  ck_assert_int_eq(vs_h5_record(NULL, NULL, NULL, &e), VS_ERR_USAGE);
+  ck_assert_int_eq(vs_h5_finish(NULL, "complete", 0, &e), VS_ERR_USAGE);
+  ck_assert_ptr_null(vs_h5_temp_path(NULL));
+  const char *v = vs_h5_library_version();
+  ck_assert_ptr_nonnull(strstr(v, "HDF5 1."));
+}
+END_TEST
+
+START_TEST(non_recorded_frames_are_skipped) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  vs_scene *s = tu_scene("time: {frames: 10}\n"
+                         "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 2}\n"
+                         "output: {every: 4}\n");
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_OK);
+  for (int64_t f = 0; f <= 9; f++) {
+    st->frame = f;
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  }
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 0, &e), VS_OK);
+  hid_t fh = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  int64_t step[3];
+  hsize_t F = 3;
+  expect_series(fh, "/observables/penetration/max", 1, &F, 8);
+  read_all(fh, "/particles/all/position/step", H5T_NATIVE_INT64, step);
+  ck_assert_int_eq(step[0], 0);
+  ck_assert_int_eq(step[1], 4);
+  ck_assert_int_eq(step[2], 8);
+  H5Fclose(fh);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("h5out");
+  TCase *t = tcase_create("h5out");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, layout_is_spec_section_4);
+  tcase_add_test(t, default_fields_and_absent_kinds);
+  tcase_add_test(t, observables_only_without_position);
+  tcase_add_test(t, every_kth_frame_and_frame_zero);
+  tcase_add_test(t, float32_precision);
+  tcase_add_test(t, compression_is_readable);
+  tcase_add_test(t, big_frames_split_the_chunk);
+  tcase_add_test(t, no_constraints);
+  tcase_add_test(t, status_is_recorded);
+  tcase_add_test(t, existing_output_needs_force);
+  tcase_add_test(t, bad_directories);
+  tcase_add_test(t, abort_leaves_nothing);
+  tcase_add_test(t, write_failure_is_io_error);
+  tcase_add_test(t, identical_runs_identical_bytes);
+  tcase_add_test(t, bad_arguments_and_version);
+  tcase_add_test(t, non_recorded_frames_are_skipped);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  return tu_run(suite());
+}
