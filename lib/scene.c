@@ -20,15 +20,16 @@
 
 #include "scene_internal.h"
 
-#define TRY(x)                                                                            \
-  do {                                                                                    \
-    vs_status try_st_ = (x);                                                              \
-    if (try_st_ != VS_OK) return try_st_;                                                 \
+#define TRY(x)                            \
+  do {                                    \
+    vs_status try_st_ = (x);              \
+    if (try_st_ != VS_OK) return try_st_; \
   } while (0)
 
 typedef struct vctx {
   vs_sn_src src;
   vs_error *err;
+  const char *file_arg; /* the caller's file name, NULL for none */
   char path[512];
   size_t plen;
 } vctx;
@@ -37,8 +38,7 @@ typedef struct vctx {
 
 static size_t push(vctx *c, const char *comp) {
   size_t mark = c->plen;
-  int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "%s%s", c->plen ? "." : "",
-                   comp);
+  int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "%s%s", c->plen ? "." : "", comp);
   if (n > 0) {
     c->plen += (size_t)n;
     if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;
@@ -65,8 +65,8 @@ static vs_status fail(vctx *c, vs_status code, const sn_node *at, const char *fm
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return vs_sn_fail(&c->src, c->err, code, at ? at->origin : 0, at ? at->line : 0,
-                    at ? at->col : 0, "%s%s%s", c->path, c->plen ? ": " : "", msg);
+  return vs_sn_fail(&c->src, c->err, code, at ? at->origin : 0, at ? at->line : 0, at ? at->col : 0,
+                    "%s%s%s", c->path, c->plen ? ": " : "", msg);
 }
 
 static vs_status nomem(vctx *c) {
@@ -242,7 +242,8 @@ static int is_word(const sn_node *v, const char *w) {
 
 static int parse_bool(const sn_node *v, int *out) {
   static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-  static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  static const char *const no[] = {"false", "False", "FALSE", "no", "No",
+                                   "NO",    "off",   "Off",   "OFF"};
   if (!plain_text(v)) return 0;
   for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
     if (!strcmp(v->text, yes[i])) return *out = 1, 1;
@@ -262,7 +263,8 @@ static const char *suggest(const char *word, const char *const *names) {
       best = names[i];
     }
   }
-  return bd <= 2 ? best : NULL;
+  /* A one-letter word is within 1 of every other one-letter key. */
+  return bd <= 2 && (size_t)bd < strlen(word) ? best : NULL;
 }
 
 static void join(const char *const *names, char *buf, size_t size) {
@@ -316,7 +318,8 @@ static vs_status check_keys(vctx *c, const sn_node *m, const char *const *known)
   for (size_t i = 0; i + 1 < m->n; i += 2) {
     const sn_node *k = m->kids[i];
     int ok = 0;
-    for (size_t j = 0; known[j] && !ok; j++) ok = !strcmp(k->text, known[j]);
+    for (size_t j = 0; known[j] && !ok; j++)
+      ok = strlen(k->text) == k->len && !strcmp(k->text, known[j]);
     if (!ok) {
       char g[96], list[512];
       const char *s = suggest(k->text, known);
@@ -416,8 +419,8 @@ static vs_status str_val(vctx *c, const sn_node *v, const char *what, char *buf,
   if (!v || v->kind != SN_SCALAR || vs_sn_is_null(v) || v->len == 0 || strlen(v->text) != v->len)
     return fail(c, VS_ERR_SCENE, v, "expected %s, got %s", what, got(v, g, sizeof g));
   if (v->len >= cap)
-    return fail(c, VS_ERR_SCENE, v, "expected %s of at most %zu characters, got %zu", what,
-                cap - 1, v->len);
+    return fail(c, VS_ERR_SCENE, v, "expected %s of at most %zu characters, got %zu", what, cap - 1,
+                v->len);
   memcpy(buf, v->text, v->len + 1);
   return VS_OK;
 }
@@ -438,8 +441,8 @@ static vs_status load_time(vctx *c, const sn_node *v, vs_scene *s) {
 }
 
 static vs_status load_solver(vctx *c, const sn_node *v, vs_scene *s) {
-  static const char *const keys[] = {"integrator", "iterations", "relaxation", "omega",
-                                     "damping", NULL};
+  static const char *const keys[] = {"integrator", "iterations", "relaxation",
+                                     "omega",      "damping",    NULL};
   static const char *const integrators[] = {"verlet", "pbd", "xpbd", NULL};
   static const char *const relaxations[] = {"gauss-seidel", "jacobi", NULL};
   const sn_node *m;
@@ -461,14 +464,14 @@ static vs_status load_solver(vctx *c, const sn_node *v, vs_scene *s) {
 
 /* An item of a list that is a mapping with exactly one key naming its kind.
  * Pushes "<index>.<kind>" on the path (the caller pops to its mark). */
-static vs_status kind_item(vctx *c, const sn_node *item, const char *what,
-                           const char *const *kinds, int *kind, const sn_node **inner,
-                           const sn_node **at) {
+static vs_status kind_item(vctx *c, const sn_node *item, const char *what, const char *const *kinds,
+                           int *kind, const sn_node **inner, const sn_node **at) {
   char list[256], g[96];
   join(kinds, list, sizeof list);
   if (!item || item->kind != SN_MAP)
-    return fail(c, VS_ERR_SCENE, item, "expected a mapping with one key naming the %s kind (%s), got %s",
-                what, list, got(item, g, sizeof g));
+    return fail(c, VS_ERR_SCENE, item,
+                "expected a mapping with one key naming the %s kind (%s), got %s", what, list,
+                got(item, g, sizeof g));
   if (item->n != 2)
     return fail(c, VS_ERR_SCENE, item,
                 "expected exactly one key naming the %s kind (%s), got %zu keys", what, list,
@@ -504,44 +507,45 @@ static vs_status load_collider(vctx *c, const sn_node *item, vs_collider_desc *d
   d->loc = loc_of(item);
   TRY(check_keys(c, m, keys[kind]));
   switch (d->kind) {
-  case VS_COLLIDER_PLANE: {
-    d->b[1] = 1.0;
-    TRY(vec_key(c, m, at, "point", 3, R_ANY, 0, d->a));
-    TRY(vec_key(c, m, at, "normal", 3, R_ANY, 0, d->b));
-    double len = sqrt(d->b[0] * d->b[0] + d->b[1] * d->b[1] + d->b[2] * d->b[2]);
-    if (!(len > 0) || !isfinite(len)) {
-      push(c, "normal");
-      return fail(c, VS_ERR_SCENE, get(m, "normal"), "expected a non-zero finite vector, got [%g, %g, %g]",
-                  d->b[0], d->b[1], d->b[2]);
-    }
-    /* Normalise until the length is exactly 1 (or stops changing), so that
-     * a normal written back out by vs_scene_to_yaml loads bit-identical. */
-    for (int it = 0; it < 4 && len != 1.0; it++) {
-      for (int i = 0; i < 3; i++) d->b[i] /= len;
-      len = sqrt(d->b[0] * d->b[0] + d->b[1] * d->b[1] + d->b[2] * d->b[2]);
-    }
-    break;
-  }
-  case VS_COLLIDER_SPHERE:
-    TRY(vec_key(c, m, at, "center", 3, R_ANY, 0, d->a));
-    if (!get(m, "radius")) return missing(c, at, "radius");
-    TRY(num_key(c, m, "radius", R_POS, &d->radius));
-    break;
-  case VS_COLLIDER_BOX:
-  case VS_COLLIDER_BOUNDS:
-    TRY(vec_key(c, m, at, "min", 3, R_ANY, 1, d->a));
-    TRY(vec_key(c, m, at, "max", 3, R_ANY, 1, d->b));
-    for (int i = 0; i < 3; i++) {
-      if (!(d->a[i] < d->b[i])) {
-        size_t mk = push(c, "max");
-        vs_status st = fail(c, VS_ERR_SCENE, get(m, "max"),
-                            "expected max > min on every axis, got max[%d] = %g <= min[%d] = %g",
-                            i, d->b[i], i, d->a[i]);
-        pop(c, mk);
-        return st;
+    case VS_COLLIDER_PLANE: {
+      d->b[1] = 1.0;
+      TRY(vec_key(c, m, at, "point", 3, R_ANY, 0, d->a));
+      TRY(vec_key(c, m, at, "normal", 3, R_ANY, 0, d->b));
+      double len = sqrt(d->b[0] * d->b[0] + d->b[1] * d->b[1] + d->b[2] * d->b[2]);
+      if (!(len > 0) || !isfinite(len)) {
+        push(c, "normal");
+        return fail(c, VS_ERR_SCENE, get(m, "normal"),
+                    "expected a non-zero finite vector, got [%g, %g, %g]", d->b[0], d->b[1],
+                    d->b[2]);
       }
+      /* Normalise until the length is exactly 1 (or stops changing), so that
+       * a normal written back out by vs_scene_to_yaml loads bit-identical. */
+      for (int it = 0; it < 4 && len != 1.0; it++) {
+        for (int i = 0; i < 3; i++) d->b[i] /= len;
+        len = sqrt(d->b[0] * d->b[0] + d->b[1] * d->b[1] + d->b[2] * d->b[2]);
+      }
+      break;
     }
-    break;
+    case VS_COLLIDER_SPHERE:
+      TRY(vec_key(c, m, at, "center", 3, R_ANY, 0, d->a));
+      if (!get(m, "radius")) return missing(c, at, "radius");
+      TRY(num_key(c, m, "radius", R_POS, &d->radius));
+      break;
+    case VS_COLLIDER_BOX:
+    case VS_COLLIDER_BOUNDS:
+      TRY(vec_key(c, m, at, "min", 3, R_ANY, 1, d->a));
+      TRY(vec_key(c, m, at, "max", 3, R_ANY, 1, d->b));
+      for (int i = 0; i < 3; i++) {
+        if (!(d->a[i] < d->b[i])) {
+          size_t mk = push(c, "max");
+          vs_status st = fail(c, VS_ERR_SCENE, get(m, "max"),
+                              "expected max > min on every axis, got max[%d] = %g <= min[%d] = %g",
+                              i, d->b[i], i, d->a[i]);
+          pop(c, mk);
+          return st;
+        }
+      }
+      break;
   }
   TRY(num_key(c, m, "friction", R_NONNEG, &d->friction));
   TRY(num_key(c, m, "restitution", R_UNIT, &d->restitution));
@@ -561,10 +565,12 @@ static vs_status load_world(vctx *c, const sn_node *v, vs_scene *s) {
     size_t mk2 = push(c, "colliders");
     char g[96];
     if (cl->kind != SN_SEQ)
-      return fail(c, VS_ERR_SCENE, cl, "expected a list of colliders, got %s", got(cl, g, sizeof g));
+      return fail(c, VS_ERR_SCENE, cl, "expected a list of colliders, got %s",
+                  got(cl, g, sizeof g));
     if (cl->n > VS_MAX_COLLIDERS)
-      return fail(c, VS_ERR_LIMIT, cl, "expected at most %d colliders (the documented limit), got %zu",
-                  VS_MAX_COLLIDERS, cl->n);
+      return fail(c, VS_ERR_LIMIT, cl,
+                  "expected at most %d colliders (the documented limit), got %zu", VS_MAX_COLLIDERS,
+                  cl->n);
     if (cl->n) {
       s->colliders = calloc(cl->n, sizeof *s->colliders);
       if (!s->colliders) return nomem(c);
@@ -583,8 +589,8 @@ static vs_status load_world(vctx *c, const sn_node *v, vs_scene *s) {
 
 /* ---- bodies --------------------------------------------------------------- */
 
-static const char *const body_kinds[] = {"particles", "rope", "cloth", "tetra", "lattice",
-                                         "ragdoll", NULL};
+static const char *const body_kinds[] = {"particles", "rope",    "cloth", "tetra",
+                                         "lattice",   "ragdoll", NULL};
 
 /* A link family: {stiffness, compliance}, or `none` to disable it. */
 static vs_status link_key(vctx *c, const sn_node *m, const char *key, int enabled,
@@ -647,14 +653,13 @@ static vs_status alloc_pins(vctx *c, vs_body_desc *b, size_t n, int arity) {
 }
 
 /* An index in [0, n) (n < 0: no upper bound known here). */
-static vs_status index_val(vctx *c, const sn_node *v, int64_t n, const char *what,
-                           int64_t *out) {
+static vs_status index_val(vctx *c, const sn_node *v, int64_t n, const char *what, int64_t *out) {
   int64_t x = 0;
   char g[96];
   if (parse_int(v, &x) != 1 || x < 0 || (n >= 0 && x >= n)) {
     if (n >= 0)
-      return fail(c, VS_ERR_SCENE, v, "expected %s in [0, %lld], got %s", what,
-                  (long long)(n - 1), got(v, g, sizeof g));
+      return fail(c, VS_ERR_SCENE, v, "expected %s in [0, %lld], got %s", what, (long long)(n - 1),
+                  got(v, g, sizeof g));
     return fail(c, VS_ERR_SCENE, v, "expected %s >= 0, got %s", what, got(v, g, sizeof g));
   }
   *out = x;
@@ -664,8 +669,7 @@ static vs_status index_val(vctx *c, const sn_node *v, int64_t n, const char *wha
 /* pin: a list of grid coordinates [i, j] or [i, j, k] within dims, or one
  * of the words allowed for the kind. */
 static vs_status pin_grid(vctx *c, const sn_node *v, vs_body_desc *b, int arity,
-                          const int64_t *dims, const char *const *words,
-                          const vs_pin_mode *modes) {
+                          const int64_t *dims, const char *const *words, const vs_pin_mode *modes) {
   char g[96], list[128];
   join(words, list, sizeof list);
   if (v->kind == SN_SCALAR) {
@@ -673,7 +677,8 @@ static vs_status pin_grid(vctx *c, const sn_node *v, vs_body_desc *b, int arity,
       if (is_word(v, words[i])) return b->pin_mode = modes[i], VS_OK;
     const char *s = suggest(v->text, words);
     if (s)
-      return fail(c, VS_ERR_SCENE, v, "expected a list of [%s] or one of %s, got %s (did you mean '%s'?)",
+      return fail(c, VS_ERR_SCENE, v,
+                  "expected a list of [%s] or one of %s, got %s (did you mean '%s'?)",
                   arity == 2 ? "i, j" : "i, j, k", list, got(v, g, sizeof g), s);
     return fail(c, VS_ERR_SCENE, v, "expected a list of [%s] or one of %s, got %s",
                 arity == 2 ? "i, j" : "i, j, k", list, got(v, g, sizeof g));
@@ -689,8 +694,7 @@ static vs_status pin_grid(vctx *c, const sn_node *v, vs_body_desc *b, int arity,
     size_t mk = push_index(c, i);
     if (p->kind != SN_SEQ || p->n != (size_t)arity)
       return fail(c, VS_ERR_SCENE, p, "expected grid coordinates [%s], got %s",
-                  arity == 2 ? "i, j" : "i, j, k",
-                  got_list(p, g, sizeof g));
+                  arity == 2 ? "i, j" : "i, j, k", got_list(p, g, sizeof g));
     for (int a = 0; a < arity; a++) {
       static const char *const axis[] = {"i", "j", "k"};
       char what[32];
@@ -766,21 +770,21 @@ static vs_status pin_key(vctx *c, const sn_node *m, vs_body_desc *b) {
   b->pin_loc = loc_of(v);
   size_t mk = push(c, "pin");
   switch (b->kind) {
-  case VS_BODY_CLOTH:
-    TRY(pin_grid(c, v, b, 2, b->resolution, cloth_words, cloth_modes));
-    break;
-  case VS_BODY_LATTICE:
-    TRY(pin_grid(c, v, b, 3, b->resolution, lattice_words, lattice_modes));
-    break;
-  case VS_BODY_ROPE:
-    TRY(pin_indices(c, v, b, b->segments + 1, 1));
-    break;
-  case VS_BODY_PARTICLES:
-    TRY(pin_indices(c, v, b, (int64_t)b->count, 0));
-    break;
-  default: /* ragdoll: its particle count is the model's business */
-    TRY(pin_indices(c, v, b, -1, 0));
-    break;
+    case VS_BODY_CLOTH:
+      TRY(pin_grid(c, v, b, 2, b->resolution, cloth_words, cloth_modes));
+      break;
+    case VS_BODY_LATTICE:
+      TRY(pin_grid(c, v, b, 3, b->resolution, lattice_words, lattice_modes));
+      break;
+    case VS_BODY_ROPE:
+      TRY(pin_indices(c, v, b, b->segments + 1, 1));
+      break;
+    case VS_BODY_PARTICLES:
+      TRY(pin_indices(c, v, b, (int64_t)b->count, 0));
+      break;
+    default: /* ragdoll: its particle count is the model's business */
+      TRY(pin_indices(c, v, b, -1, 0));
+      break;
   }
   pop(c, mk);
   return VS_OK;
@@ -812,8 +816,9 @@ static vs_status load_particles(vctx *c, const sn_node *m, const sn_node *at, vs
   if (vel) {
     mk = push(c, "velocities");
     if (vel->kind != SN_SEQ || vel->n != b->count)
-      return fail(c, VS_ERR_SCENE, vel, "expected a list of %zu [x, y, z] (one per position), got %s",
-                  b->count, got_list(vel, g, sizeof g));
+      return fail(c, VS_ERR_SCENE, vel,
+                  "expected a list of %zu [x, y, z] (one per position), got %s", b->count,
+                  got_list(vel, g, sizeof g));
     b->velocities = malloc(b->count * 3 * sizeof *b->velocities);
     if (!b->velocities) return nomem(c);
     for (size_t i = 0; i < b->count; i++) {
@@ -864,39 +869,46 @@ static vs_status grid_size(vctx *c, const sn_node *m, const sn_node *at, int dim
     total *= b->resolution[i]; /* <= 16384^3: no overflow */
   }
   if (total > VS_MAX_PARTICLES)
-    return fail(c, VS_ERR_LIMIT, r, "expected at most %d particles, got %lld",
-                VS_MAX_PARTICLES, (long long)total);
+    return fail(c, VS_ERR_LIMIT, r, "expected at most %d particles, got %lld", VS_MAX_PARTICLES,
+                (long long)total);
   pop(c, mk);
   return VS_OK;
 }
 
 static int64_t body_particles(const vs_body_desc *b) {
   switch (b->kind) {
-  case VS_BODY_PARTICLES: return (int64_t)b->count;
-  case VS_BODY_ROPE: return b->segments + 1;
-  case VS_BODY_CLOTH: return b->resolution[0] * b->resolution[1];
-  case VS_BODY_TETRA: return 4;
-  case VS_BODY_LATTICE: return b->resolution[0] * b->resolution[1] * b->resolution[2];
-  default: return 0; /* ragdoll: fixed and small, counted by the model */
+    case VS_BODY_PARTICLES:
+      return (int64_t)b->count;
+    case VS_BODY_ROPE:
+      return b->segments + 1;
+    case VS_BODY_CLOTH:
+      return b->resolution[0] * b->resolution[1];
+    case VS_BODY_TETRA:
+      return 4;
+    case VS_BODY_LATTICE:
+      return b->resolution[0] * b->resolution[1] * b->resolution[2];
+    default:
+      return 0; /* ragdoll: fixed and small, counted by the model */
   }
 }
 
 static vs_status load_body(vctx *c, const sn_node *item, size_t index, vs_body_desc *b,
                            const sn_node **name_node) {
-  static const char *const particles_keys[] = {"name", "positions", "velocities", "mass",
-                                               "masses", "radius", "pin", NULL};
-  static const char *const rope_keys[] = {"name", "from", "to", "segments", "mass", "radius",
-                                          "stretch", "bend", "pin", "tear", NULL};
-  static const char *const cloth_keys[] = {"name", "origin", "size", "resolution", "plane",
-                                           "mass", "radius", "stretch", "shear", "bend",
-                                           "pin", "tear", NULL};
-  static const char *const tetra_keys[] = {"name", "center", "edge", "mass", "radius",
-                                           "velocity", "angular_velocity", "stiffness",
-                                           "compliance", NULL};
-  static const char *const lattice_keys[] = {"name", "origin", "size", "resolution", "mass",
-                                             "radius", "stretch", "shear", "pin", "tear", NULL};
-  static const char *const ragdoll_keys[] = {"name", "origin", "height", "mass", "radius",
-                                             "pin", "stiffness", "compliance", NULL};
+  static const char *const particles_keys[] = {"name",   "positions", "velocities", "mass",
+                                               "masses", "radius",    "pin",        NULL};
+  static const char *const rope_keys[] = {"name",    "from", "to",  "segments", "mass", "radius",
+                                          "stretch", "bend", "pin", "tear",     NULL};
+  static const char *const cloth_keys[] = {"name", "origin", "size",    "resolution", "plane",
+                                           "mass", "radius", "stretch", "shear",      "bend",
+                                           "pin",  "tear",   NULL};
+  static const char *const tetra_keys[] = {
+      "name",     "center",           "edge",      "mass",       "radius",
+      "velocity", "angular_velocity", "stiffness", "compliance", NULL};
+  static const char *const lattice_keys[] = {"name", "origin", "size",    "resolution",
+                                             "mass", "radius", "stretch", "shear",
+                                             "pin",  "tear",   NULL};
+  static const char *const ragdoll_keys[] = {"name", "origin",    "height",     "mass", "radius",
+                                             "pin",  "stiffness", "compliance", NULL};
   static const char *const *const keys[] = {particles_keys, rope_keys,    cloth_keys,
                                             tetra_keys,     lattice_keys, ragdoll_keys};
   static const char *const planes[] = {"xy", "xz", "yz", NULL};
@@ -923,52 +935,52 @@ static vs_status load_body(vctx *c, const sn_node *item, size_t index, vs_body_d
   TRY(num_key(c, m, "tear", R_NONNEG, &b->tear));
 
   switch (b->kind) {
-  case VS_BODY_PARTICLES:
-    TRY(load_particles(c, m, at, b));
-    break;
-  case VS_BODY_ROPE:
-    TRY(vec_key(c, m, at, "from", 3, R_ANY, 1, b->from));
-    TRY(vec_key(c, m, at, "to", 3, R_ANY, 1, b->to));
-    if (!get(m, "segments")) return missing(c, at, "segments");
-    TRY(int_key(c, m, "segments", (irange){1, 0, 0, VS_MAX_SEGMENTS}, &b->segments));
-    TRY(link_key(c, m, "stretch", 1, &b->stretch));
-    TRY(link_key(c, m, "bend", 0, &b->bend));
-    break;
-  case VS_BODY_CLOTH: {
-    TRY(grid_size(c, m, at, 2, b));
-    int p = 0;
-    TRY(enum_key(c, m, "plane", planes, &p));
-    b->plane = (vs_plane_axes)p;
-    TRY(link_key(c, m, "stretch", 1, &b->stretch));
-    TRY(link_key(c, m, "shear", 0, &b->shear));
-    TRY(link_key(c, m, "bend", 0, &b->bend));
-    break;
-  }
-  case VS_BODY_LATTICE:
-    TRY(grid_size(c, m, at, 3, b));
-    TRY(link_key(c, m, "stretch", 1, &b->stretch));
-    TRY(link_key(c, m, "shear", 1, &b->shear));
-    break;
-  case VS_BODY_TETRA:
-  case VS_BODY_RAGDOLL:
-    if (b->kind == VS_BODY_TETRA) {
-      TRY(vec_key(c, m, at, "center", 3, R_ANY, 1, b->center));
-      if (!get(m, "edge")) return missing(c, at, "edge");
-      TRY(num_key(c, m, "edge", R_POS, &b->edge));
-      TRY(vec_key(c, m, at, "velocity", 3, R_ANY, 0, b->velocity));
-      TRY(vec_key(c, m, at, "angular_velocity", 3, R_ANY, 0, b->angular_velocity));
-    } else {
-      TRY(vec_key(c, m, at, "origin", 3, R_ANY, 1, b->origin));
-      if (!get(m, "height")) return missing(c, at, "height");
-      TRY(num_key(c, m, "height", R_POS, &b->height));
+    case VS_BODY_PARTICLES:
+      TRY(load_particles(c, m, at, b));
+      break;
+    case VS_BODY_ROPE:
+      TRY(vec_key(c, m, at, "from", 3, R_ANY, 1, b->from));
+      TRY(vec_key(c, m, at, "to", 3, R_ANY, 1, b->to));
+      if (!get(m, "segments")) return missing(c, at, "segments");
+      TRY(int_key(c, m, "segments", (irange){1, 0, 0, VS_MAX_SEGMENTS}, &b->segments));
+      TRY(link_key(c, m, "stretch", 1, &b->stretch));
+      TRY(link_key(c, m, "bend", 0, &b->bend));
+      break;
+    case VS_BODY_CLOTH: {
+      TRY(grid_size(c, m, at, 2, b));
+      int p = 0;
+      TRY(enum_key(c, m, "plane", planes, &p));
+      b->plane = (vs_plane_axes)p;
+      TRY(link_key(c, m, "stretch", 1, &b->stretch));
+      TRY(link_key(c, m, "shear", 0, &b->shear));
+      TRY(link_key(c, m, "bend", 0, &b->bend));
+      break;
     }
-    /* Their links are one family whose stiffness sits on the body. */
-    b->stretch.enabled = 1;
-    b->stretch.stiffness = 1.0;
-    b->stretch.compliance = 0.0;
-    TRY(num_key(c, m, "stiffness", R_STIFF, &b->stretch.stiffness));
-    TRY(num_key(c, m, "compliance", R_NONNEG, &b->stretch.compliance));
-    break;
+    case VS_BODY_LATTICE:
+      TRY(grid_size(c, m, at, 3, b));
+      TRY(link_key(c, m, "stretch", 1, &b->stretch));
+      TRY(link_key(c, m, "shear", 1, &b->shear));
+      break;
+    case VS_BODY_TETRA:
+    case VS_BODY_RAGDOLL:
+      if (b->kind == VS_BODY_TETRA) {
+        TRY(vec_key(c, m, at, "center", 3, R_ANY, 1, b->center));
+        if (!get(m, "edge")) return missing(c, at, "edge");
+        TRY(num_key(c, m, "edge", R_POS, &b->edge));
+        TRY(vec_key(c, m, at, "velocity", 3, R_ANY, 0, b->velocity));
+        TRY(vec_key(c, m, at, "angular_velocity", 3, R_ANY, 0, b->angular_velocity));
+      } else {
+        TRY(vec_key(c, m, at, "origin", 3, R_ANY, 1, b->origin));
+        if (!get(m, "height")) return missing(c, at, "height");
+        TRY(num_key(c, m, "height", R_POS, &b->height));
+      }
+      /* Their links are one family whose stiffness sits on the body. */
+      b->stretch.enabled = 1;
+      b->stretch.stiffness = 1.0;
+      b->stretch.compliance = 0.0;
+      TRY(num_key(c, m, "stiffness", R_STIFF, &b->stretch.stiffness));
+      TRY(num_key(c, m, "compliance", R_NONNEG, &b->stretch.compliance));
+      break;
   }
   if (b->kind != VS_BODY_TETRA) TRY(pin_key(c, m, b));
   return VS_OK;
@@ -1052,8 +1064,7 @@ out:
 
 /* ---- constraints ---------------------------------------------------------- */
 
-static vs_status ref_key(vctx *c, const sn_node *m, const sn_node *at, const char *key,
-                         vs_ref *r) {
+static vs_status ref_key(vctx *c, const sn_node *m, const sn_node *at, const char *key, vs_ref *r) {
   const sn_node *v = get(m, key);
   if (!v) return missing(c, at, key);
   size_t mk = push(c, key);
@@ -1094,11 +1105,11 @@ static vs_status load_keys(vctx *c, const sn_node *v, vs_constraint_desc *d) {
 
 static vs_status load_constraint(vctx *c, const sn_node *item, vs_constraint_desc *d) {
   static const char *const kinds[] = {"distance", "pin", "angle", NULL};
-  static const char *const dist_keys[] = {"a", "b", "rest", "min", "max", "stiffness",
-                                          "compliance", NULL};
+  static const char *const dist_keys[] = {"a",   "b",         "rest",       "min",
+                                          "max", "stiffness", "compliance", NULL};
   static const char *const pin_keys[] = {"particle", "at", "keys", NULL};
-  static const char *const angle_keys[] = {"a", "b", "c", "min", "max", "stiffness",
-                                           "compliance", NULL};
+  static const char *const angle_keys[] = {"a",   "b",         "c",          "min",
+                                           "max", "stiffness", "compliance", NULL};
   static const char *const *const keys[] = {dist_keys, pin_keys, angle_keys};
   int kind;
   const sn_node *m, *at;
@@ -1109,78 +1120,78 @@ static vs_status load_constraint(vctx *c, const sn_node *item, vs_constraint_des
   d->stiffness = 1.0;
   TRY(check_keys(c, m, keys[kind]));
   switch (d->kind) {
-  case VS_CONSTRAINT_DISTANCE: {
-    TRY(ref_key(c, m, at, "a", &d->a));
-    TRY(ref_key(c, m, at, "b", &d->b));
-    /* At most one of rest/min/max: a two-sided rest length, or a one-sided
-     * limit; none means rest: auto. */
-    static const char *const which[] = {"rest", "min", "max"};
-    const sn_node *given = NULL;
-    for (int i = 0; i < 3; i++) {
-      const sn_node *v = get(m, which[i]);
-      if (!v) continue;
-      if (given) {
-        push(c, which[i]);
-        return fail(c, VS_ERR_SCENE, v, "expected only one of rest, min, max, got %s too",
-                    which[i]);
+    case VS_CONSTRAINT_DISTANCE: {
+      TRY(ref_key(c, m, at, "a", &d->a));
+      TRY(ref_key(c, m, at, "b", &d->b));
+      /* At most one of rest/min/max: a two-sided rest length, or a one-sided
+       * limit; none means rest: auto. */
+      static const char *const which[] = {"rest", "min", "max"};
+      const sn_node *given = NULL;
+      for (int i = 0; i < 3; i++) {
+        const sn_node *v = get(m, which[i]);
+        if (!v) continue;
+        if (given) {
+          push(c, which[i]);
+          return fail(c, VS_ERR_SCENE, v, "expected only one of rest, min, max, got %s too",
+                      which[i]);
+        }
+        given = v;
       }
-      given = v;
+      const sn_node *rest = get(m, "rest");
+      d->rest_auto = !given || (rest && is_word(rest, "auto"));
+      if (rest && !d->rest_auto) TRY(num_key(c, m, "rest", R_NONNEG, &d->rest));
+      if (get(m, "min")) {
+        d->has_min = 1;
+        TRY(num_key(c, m, "min", R_NONNEG, &d->min));
+      }
+      if (get(m, "max")) {
+        d->has_max = 1;
+        TRY(num_key(c, m, "max", R_NONNEG, &d->max));
+      }
+      TRY(num_key(c, m, "stiffness", R_STIFF, &d->stiffness));
+      TRY(num_key(c, m, "compliance", R_NONNEG, &d->compliance));
+      break;
     }
-    const sn_node *rest = get(m, "rest");
-    d->rest_auto = !given || (rest && is_word(rest, "auto"));
-    if (rest && !d->rest_auto) TRY(num_key(c, m, "rest", R_NONNEG, &d->rest));
-    if (get(m, "min")) {
-      d->has_min = 1;
-      TRY(num_key(c, m, "min", R_NONNEG, &d->min));
+    case VS_CONSTRAINT_PIN: {
+      TRY(ref_key(c, m, at, "particle", &d->a));
+      const sn_node *av = get(m, "at"), *kv = get(m, "keys");
+      if (av && kv) {
+        push(c, "keys");
+        return fail(c, VS_ERR_SCENE, kv, "expected either at or keys, got both");
+      }
+      if (av) {
+        d->has_at = 1;
+        TRY(vec_key(c, m, at, "at", 3, R_ANY, 1, d->at));
+      }
+      if (kv) {
+        size_t mk = push(c, "keys");
+        TRY(load_keys(c, kv, d));
+        pop(c, mk);
+      }
+      break;
     }
-    if (get(m, "max")) {
-      d->has_max = 1;
-      TRY(num_key(c, m, "max", R_NONNEG, &d->max));
-    }
-    TRY(num_key(c, m, "stiffness", R_STIFF, &d->stiffness));
-    TRY(num_key(c, m, "compliance", R_NONNEG, &d->compliance));
-    break;
-  }
-  case VS_CONSTRAINT_PIN: {
-    TRY(ref_key(c, m, at, "particle", &d->a));
-    const sn_node *av = get(m, "at"), *kv = get(m, "keys");
-    if (av && kv) {
-      push(c, "keys");
-      return fail(c, VS_ERR_SCENE, kv, "expected either at or keys, got both");
-    }
-    if (av) {
-      d->has_at = 1;
-      TRY(vec_key(c, m, at, "at", 3, R_ANY, 1, d->at));
-    }
-    if (kv) {
-      size_t mk = push(c, "keys");
-      TRY(load_keys(c, kv, d));
-      pop(c, mk);
-    }
-    break;
-  }
-  case VS_CONSTRAINT_ANGLE:
-    TRY(ref_key(c, m, at, "a", &d->a));
-    TRY(ref_key(c, m, at, "b", &d->b));
-    TRY(ref_key(c, m, at, "c", &d->c));
-    if (get(m, "min")) {
-      d->has_min = 1;
-      TRY(num_key(c, m, "min", R_DEG, &d->min));
-    }
-    if (get(m, "max")) {
-      d->has_max = 1;
-      TRY(num_key(c, m, "max", R_DEG, &d->max));
-    }
-    if (!d->has_min && !d->has_max)
-      return fail(c, VS_ERR_SCENE, at, "expected min or max (degrees), got neither");
-    if (d->has_min && d->has_max && d->min > d->max) {
-      push(c, "max");
-      return fail(c, VS_ERR_SCENE, get(m, "max"), "expected max >= min (%g), got %s", d->min,
-                  got(get(m, "max"), g, sizeof g));
-    }
-    TRY(num_key(c, m, "stiffness", R_STIFF, &d->stiffness));
-    TRY(num_key(c, m, "compliance", R_NONNEG, &d->compliance));
-    break;
+    case VS_CONSTRAINT_ANGLE:
+      TRY(ref_key(c, m, at, "a", &d->a));
+      TRY(ref_key(c, m, at, "b", &d->b));
+      TRY(ref_key(c, m, at, "c", &d->c));
+      if (get(m, "min")) {
+        d->has_min = 1;
+        TRY(num_key(c, m, "min", R_DEG, &d->min));
+      }
+      if (get(m, "max")) {
+        d->has_max = 1;
+        TRY(num_key(c, m, "max", R_DEG, &d->max));
+      }
+      if (!d->has_min && !d->has_max)
+        return fail(c, VS_ERR_SCENE, at, "expected min or max (degrees), got neither");
+      if (d->has_min && d->has_max && d->min > d->max) {
+        push(c, "max");
+        return fail(c, VS_ERR_SCENE, get(m, "max"), "expected max >= min (%g), got %s", d->min,
+                    got(get(m, "max"), g, sizeof g));
+      }
+      TRY(num_key(c, m, "stiffness", R_STIFF, &d->stiffness));
+      TRY(num_key(c, m, "compliance", R_NONNEG, &d->compliance));
+      break;
   }
   return VS_OK;
 }
@@ -1193,8 +1204,8 @@ static vs_status load_constraints(vctx *c, const sn_node *v, vs_scene *s) {
     return fail(c, VS_ERR_SCENE, v, "expected a list of constraints, got %s", got(v, g, sizeof g));
   if (v->n > VS_MAX_EXPLICIT)
     return fail(c, VS_ERR_LIMIT, v,
-                "expected at most %d constraints (the documented limit), got %zu",
-                VS_MAX_EXPLICIT, v->n);
+                "expected at most %d constraints (the documented limit), got %zu", VS_MAX_EXPLICIT,
+                v->n);
   if (v->n) {
     s->constraints = calloc(v->n, sizeof *s->constraints);
     if (!s->constraints) return nomem(c);
@@ -1226,7 +1237,8 @@ static vs_status load_output(vctx *c, const sn_node *v, vs_scene *s) {
     size_t mk2 = push(c, "fields");
     char g[96];
     if (f->kind != SN_SEQ)
-      return fail(c, VS_ERR_SCENE, f, "expected a list of field names, got %s", got(f, g, sizeof g));
+      return fail(c, VS_ERR_SCENE, f, "expected a list of field names, got %s",
+                  got(f, g, sizeof g));
     s->output.fields = 0;
     for (size_t i = 0; i < f->n; i++) {
       size_t mk3 = push_index(c, i);
@@ -1289,10 +1301,10 @@ static void set_defaults(vs_scene *s) {
 }
 
 static vs_status build(vctx *c, const sn_node *root, vs_scene *s) {
-  static const char *const keys[] = {"vsim",   "name",   "time",        "solver",
-                                     "world",  "bodies", "constraints", "output", NULL};
+  static const char *const keys[] = {"vsim",   "name",        "time",   "solver", "world",
+                                     "bodies", "constraints", "output", NULL};
   set_defaults(s);
-  default_name(c->src.file, s->name, sizeof s->name);
+  default_name(c->file_arg, s->name, sizeof s->name);
   const sn_node *m = root;
   TRY(check_keys(c, m, keys));
   const sn_node *v = get(m, "vsim");
@@ -1336,6 +1348,7 @@ vs_status vs_scene_load_string(const char *text, size_t len, const char *file,
   vctx c;
   memset(&c, 0, sizeof c);
   c.src.file = file ? file : "<string>";
+  c.file_arg = file;
   c.src.sets = sets;
   c.src.n_sets = n_sets;
   c.err = err;
@@ -1392,8 +1405,8 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read scene file '%s': %s", path,
                         strerror(errno));
   if (S_ISDIR(sb.st_mode))
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read scene file '%s': it is a directory",
-                        path);
+    return vs_error_set(err, VS_ERR_IO, path, 0, 0,
+                        "cannot read scene file '%s': it is a directory", path);
   if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > VS_MAX_SCENE_BYTES)
     return vs_error_set(err, VS_ERR_LIMIT, path, 0, 0,
                         "scene file '%s' is %jd bytes, over the limit of %u bytes", path,

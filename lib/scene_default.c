@@ -46,4 +46,6 @@ static const char default_scene[] =
     "  precision: float64\n"
     "  compression: 0             # gzip level 0-9\n";
 
-const char *vs_scene_default_text(void) { return default_scene; }
+const char *vs_scene_default_text(void) {
+  return default_scene;
+}

@@ -51,6 +51,13 @@ static void num(sbuf *b, double v) {
     if (strtod(t, NULL) == v) break;
   }
   if (v == 0 && 1 / v < 0) snprintf(t, sizeof t, "-0.0"); /* keep the sign of -0 */
+  /* YAML 1.1 resolvers (PyYAML, for one) read 1e-300 as a string: write 1.0e-300. */
+  char *e = strchr(t, 'e');
+  if (e && !strchr(t, '.')) {
+    char tail[16];
+    snprintf(tail, sizeof tail, "%s", e);
+    snprintf(e, sizeof t - (size_t)(e - t), ".0%s", tail);
+  }
   put(b, "%s", t);
 }
 
@@ -91,10 +98,12 @@ static void link_desc(sbuf *b, const char *ind, const char *key, const vs_link_d
 }
 
 static void pins(sbuf *b, const char *ind, const vs_body_desc *d) {
-  static const char *const words[] = {
-      [VS_PIN_NONE] = "none",         [VS_PIN_TOP_EDGE] = "top-edge",
-      [VS_PIN_TOP_CORNERS] = "top-corners", [VS_PIN_FIRST] = "first",
-      [VS_PIN_LAST] = "last",         [VS_PIN_BOTH] = "both"};
+  static const char *const words[] = {[VS_PIN_NONE] = "none",
+                                      [VS_PIN_TOP_EDGE] = "top-edge",
+                                      [VS_PIN_TOP_CORNERS] = "top-corners",
+                                      [VS_PIN_FIRST] = "first",
+                                      [VS_PIN_LAST] = "last",
+                                      [VS_PIN_BOTH] = "both"};
   put(b, "%spin: ", ind);
   if (d->pin_mode != VS_PIN_LIST || d->n_pins == 0) {
     put(b, "%s\n", d->pin_mode == VS_PIN_LIST ? "none" : words[d->pin_mode]);
@@ -136,130 +145,130 @@ static void body(sbuf *b, const vs_body_desc *d) {
   str(b, d->name);
   put(b, "\n");
   switch (d->kind) {
-  case VS_BODY_PARTICLES:
-    put(b, "%spositions: [", ind);
-    for (size_t i = 0; i < d->count; i++) {
-      if (i) put(b, ", ");
-      vec(b, &d->positions[3 * i], 3);
-    }
-    put(b, "]\n");
-    if (d->velocities) {
-      put(b, "%svelocities: [", ind);
+    case VS_BODY_PARTICLES:
+      put(b, "%spositions: [", ind);
       for (size_t i = 0; i < d->count; i++) {
         if (i) put(b, ", ");
-        vec(b, &d->velocities[3 * i], 3);
+        vec(b, &d->positions[3 * i], 3);
       }
       put(b, "]\n");
-    }
-    if (d->masses)
-      kv_vec(b, ind, "masses", d->masses, d->count);
-    else
+      if (d->velocities) {
+        put(b, "%svelocities: [", ind);
+        for (size_t i = 0; i < d->count; i++) {
+          if (i) put(b, ", ");
+          vec(b, &d->velocities[3 * i], 3);
+        }
+        put(b, "]\n");
+      }
+      if (d->masses)
+        kv_vec(b, ind, "masses", d->masses, d->count);
+      else
+        kv_num(b, ind, "mass", d->mass);
+      kv_num(b, ind, "radius", d->radius);
+      pins(b, ind, d);
+      break;
+    case VS_BODY_ROPE:
+      kv_vec(b, ind, "from", d->from, 3);
+      kv_vec(b, ind, "to", d->to, 3);
+      put(b, "%ssegments: %lld\n", ind, (long long)d->segments);
       kv_num(b, ind, "mass", d->mass);
-    kv_num(b, ind, "radius", d->radius);
-    pins(b, ind, d);
-    break;
-  case VS_BODY_ROPE:
-    kv_vec(b, ind, "from", d->from, 3);
-    kv_vec(b, ind, "to", d->to, 3);
-    put(b, "%ssegments: %lld\n", ind, (long long)d->segments);
-    kv_num(b, ind, "mass", d->mass);
-    kv_num(b, ind, "radius", d->radius);
-    link_desc(b, ind, "stretch", &d->stretch);
-    link_desc(b, ind, "bend", &d->bend);
-    pins(b, ind, d);
-    kv_num(b, ind, "tear", d->tear);
-    break;
-  case VS_BODY_CLOTH:
-  case VS_BODY_LATTICE: {
-    int dims = d->kind == VS_BODY_CLOTH ? 2 : 3;
-    kv_vec(b, ind, "origin", d->origin, 3);
-    kv_vec(b, ind, "size", d->size, (size_t)dims);
-    put(b, "%sresolution: [", ind);
-    for (int i = 0; i < dims; i++) put(b, "%s%lld", i ? ", " : "", (long long)d->resolution[i]);
-    put(b, "]\n");
-    if (d->kind == VS_BODY_CLOTH) put(b, "%splane: %s\n", ind, planes[d->plane]);
-    kv_num(b, ind, "mass", d->mass);
-    kv_num(b, ind, "radius", d->radius);
-    link_desc(b, ind, "stretch", &d->stretch);
-    link_desc(b, ind, "shear", &d->shear);
-    if (d->kind == VS_BODY_CLOTH) link_desc(b, ind, "bend", &d->bend);
-    pins(b, ind, d);
-    kv_num(b, ind, "tear", d->tear);
-    break;
-  }
-  case VS_BODY_TETRA:
-  case VS_BODY_RAGDOLL:
-    if (d->kind == VS_BODY_TETRA) {
-      kv_vec(b, ind, "center", d->center, 3);
-      kv_num(b, ind, "edge", d->edge);
-      kv_vec(b, ind, "velocity", d->velocity, 3);
-      kv_vec(b, ind, "angular_velocity", d->angular_velocity, 3);
-    } else {
+      kv_num(b, ind, "radius", d->radius);
+      link_desc(b, ind, "stretch", &d->stretch);
+      link_desc(b, ind, "bend", &d->bend);
+      pins(b, ind, d);
+      kv_num(b, ind, "tear", d->tear);
+      break;
+    case VS_BODY_CLOTH:
+    case VS_BODY_LATTICE: {
+      int dims = d->kind == VS_BODY_CLOTH ? 2 : 3;
       kv_vec(b, ind, "origin", d->origin, 3);
-      kv_num(b, ind, "height", d->height);
+      kv_vec(b, ind, "size", d->size, (size_t)dims);
+      put(b, "%sresolution: [", ind);
+      for (int i = 0; i < dims; i++) put(b, "%s%lld", i ? ", " : "", (long long)d->resolution[i]);
+      put(b, "]\n");
+      if (d->kind == VS_BODY_CLOTH) put(b, "%splane: %s\n", ind, planes[d->plane]);
+      kv_num(b, ind, "mass", d->mass);
+      kv_num(b, ind, "radius", d->radius);
+      link_desc(b, ind, "stretch", &d->stretch);
+      link_desc(b, ind, "shear", &d->shear);
+      if (d->kind == VS_BODY_CLOTH) link_desc(b, ind, "bend", &d->bend);
+      pins(b, ind, d);
+      kv_num(b, ind, "tear", d->tear);
+      break;
     }
-    kv_num(b, ind, "mass", d->mass);
-    kv_num(b, ind, "radius", d->radius);
-    kv_num(b, ind, "stiffness", d->stretch.stiffness);
-    kv_num(b, ind, "compliance", d->stretch.compliance);
-    if (d->kind == VS_BODY_RAGDOLL) pins(b, ind, d);
-    break;
+    case VS_BODY_TETRA:
+    case VS_BODY_RAGDOLL:
+      if (d->kind == VS_BODY_TETRA) {
+        kv_vec(b, ind, "center", d->center, 3);
+        kv_num(b, ind, "edge", d->edge);
+        kv_vec(b, ind, "velocity", d->velocity, 3);
+        kv_vec(b, ind, "angular_velocity", d->angular_velocity, 3);
+      } else {
+        kv_vec(b, ind, "origin", d->origin, 3);
+        kv_num(b, ind, "height", d->height);
+      }
+      kv_num(b, ind, "mass", d->mass);
+      kv_num(b, ind, "radius", d->radius);
+      kv_num(b, ind, "stiffness", d->stretch.stiffness);
+      kv_num(b, ind, "compliance", d->stretch.compliance);
+      if (d->kind == VS_BODY_RAGDOLL) pins(b, ind, d);
+      break;
   }
 }
 
 static void constraint(sbuf *b, const vs_constraint_desc *d) {
   switch (d->kind) {
-  case VS_CONSTRAINT_DISTANCE:
-    put(b, "  - distance: {a: ");
-    str(b, d->a.text);
-    put(b, ", b: ");
-    str(b, d->b.text);
-    if (d->has_min) {
-      put(b, ", min: ");
-      num(b, d->min);
-    } else if (d->has_max) {
-      put(b, ", max: ");
-      num(b, d->max);
-    } else if (d->rest_auto) {
-      put(b, ", rest: auto");
-    } else {
-      put(b, ", rest: ");
-      num(b, d->rest);
-    }
-    break;
-  case VS_CONSTRAINT_PIN:
-    put(b, "  - pin: {particle: ");
-    str(b, d->a.text);
-    if (d->has_at) {
-      put(b, ", at: ");
-      vec(b, d->at, 3);
-    }
-    if (d->keys) {
-      put(b, ", keys: [");
-      for (size_t i = 0; i < d->n_keys; i++) {
-        if (i) put(b, ", ");
-        vec(b, &d->keys[4 * i], 4);
+    case VS_CONSTRAINT_DISTANCE:
+      put(b, "  - distance: {a: ");
+      str(b, d->a.text);
+      put(b, ", b: ");
+      str(b, d->b.text);
+      if (d->has_min) {
+        put(b, ", min: ");
+        num(b, d->min);
+      } else if (d->has_max) {
+        put(b, ", max: ");
+        num(b, d->max);
+      } else if (d->rest_auto) {
+        put(b, ", rest: auto");
+      } else {
+        put(b, ", rest: ");
+        num(b, d->rest);
       }
-      put(b, "]");
-    }
-    put(b, "}\n");
-    return;
-  case VS_CONSTRAINT_ANGLE:
-    put(b, "  - angle: {a: ");
-    str(b, d->a.text);
-    put(b, ", b: ");
-    str(b, d->b.text);
-    put(b, ", c: ");
-    str(b, d->c.text);
-    if (d->has_min) {
-      put(b, ", min: ");
-      num(b, d->min);
-    }
-    if (d->has_max) {
-      put(b, ", max: ");
-      num(b, d->max);
-    }
-    break;
+      break;
+    case VS_CONSTRAINT_PIN:
+      put(b, "  - pin: {particle: ");
+      str(b, d->a.text);
+      if (d->has_at) {
+        put(b, ", at: ");
+        vec(b, d->at, 3);
+      }
+      if (d->keys) {
+        put(b, ", keys: [");
+        for (size_t i = 0; i < d->n_keys; i++) {
+          if (i) put(b, ", ");
+          vec(b, &d->keys[4 * i], 4);
+        }
+        put(b, "]");
+      }
+      put(b, "}\n");
+      return;
+    case VS_CONSTRAINT_ANGLE:
+      put(b, "  - angle: {a: ");
+      str(b, d->a.text);
+      put(b, ", b: ");
+      str(b, d->b.text);
+      put(b, ", c: ");
+      str(b, d->c.text);
+      if (d->has_min) {
+        put(b, ", min: ");
+        num(b, d->min);
+      }
+      if (d->has_max) {
+        put(b, ", max: ");
+        num(b, d->max);
+      }
+      break;
   }
   put(b, ", stiffness: ");
   num(b, d->stiffness);
@@ -301,24 +310,24 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
     const vs_collider_desc *c = &s->colliders[i];
     put(&b, "    - %s: {", colliders[c->kind]);
     switch (c->kind) {
-    case VS_COLLIDER_PLANE:
-      put(&b, "point: ");
-      vec(&b, c->a, 3);
-      put(&b, ", normal: ");
-      vec(&b, c->b, 3);
-      break;
-    case VS_COLLIDER_SPHERE:
-      put(&b, "center: ");
-      vec(&b, c->a, 3);
-      put(&b, ", radius: ");
-      num(&b, c->radius);
-      break;
-    default:
-      put(&b, "min: ");
-      vec(&b, c->a, 3);
-      put(&b, ", max: ");
-      vec(&b, c->b, 3);
-      break;
+      case VS_COLLIDER_PLANE:
+        put(&b, "point: ");
+        vec(&b, c->a, 3);
+        put(&b, ", normal: ");
+        vec(&b, c->b, 3);
+        break;
+      case VS_COLLIDER_SPHERE:
+        put(&b, "center: ");
+        vec(&b, c->a, 3);
+        put(&b, ", radius: ");
+        num(&b, c->radius);
+        break;
+      default:
+        put(&b, "min: ");
+        vec(&b, c->a, 3);
+        put(&b, ", max: ");
+        vec(&b, c->b, 3);
+        break;
     }
     put(&b, ", friction: ");
     num(&b, c->friction);

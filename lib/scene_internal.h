@@ -22,17 +22,17 @@ enum { SN_SCALAR = 0, SN_SEQ = 1, SN_MAP = 2 };
 
 typedef struct sn_node sn_node;
 struct sn_node {
-  int kind;       /* SN_SCALAR | SN_SEQ | SN_MAP */
-  int line, col;  /* 1-based position in its source */
-  int origin;     /* 0 = the scene text, k >= 1 = the k-th --set */
-  int refs;       /* owners: 1 + alias uses */
-  int open;       /* still being parsed: an alias to it would be a cycle */
-  int height;     /* container nesting inside this node (scalar 0) */
-  size_t weight;  /* nodes in this subtree with aliases expanded */
+  int kind;      /* SN_SCALAR | SN_SEQ | SN_MAP */
+  int line, col; /* 1-based position in its source */
+  int origin;    /* 0 = the scene text, k >= 1 = the k-th --set */
+  int refs;      /* owners: 1 + alias uses */
+  int open;      /* still being parsed: an alias to it would be a cycle */
+  int height;    /* container nesting inside this node (scalar 0) */
+  size_t weight; /* nodes in this subtree with aliases expanded */
   /* scalar */
-  char *text;     /* NUL-terminated (may hold NULs from escapes: see len) */
+  char *text; /* NUL-terminated (may hold NULs from escapes: see len) */
   size_t len;
-  int quoted;     /* not a plain scalar: always a string, never a number */
+  int quoted; /* not a plain scalar: always a string, never a number */
   /* sequence: items; mapping: keys and values interleaved (k0 v0 k1 v1 ...) */
   sn_node **kids;
   size_t n, cap;
@@ -47,17 +47,15 @@ typedef struct vs_sn_src {
 } vs_sn_src;
 
 sn_node *vs_sn_new(int kind, int line, int col, int origin);
-sn_node *vs_sn_scalar(const char *text, size_t len, int quoted, int line, int col,
-                      int origin);
+sn_node *vs_sn_scalar(const char *text, size_t len, int quoted, int line, int col, int origin);
 int vs_sn_append(sn_node *parent, sn_node *kid); /* 0 ok, -1 out of memory */
-void vs_sn_free(sn_node *n);                      /* drops one reference */
-int vs_sn_unshare(sn_node **slot);                /* 0 ok, -1 out of memory */
+void vs_sn_free(sn_node *n);                     /* drops one reference */
+int vs_sn_unshare(sn_node **slot);               /* 0 ok, -1 out of memory */
 int vs_sn_is_null(const sn_node *n);
 
 /* Fill err for a problem at (origin, line, col) and return code. */
-vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int origin,
-                     int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
+vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int origin, int line,
+                     int col, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /* Parse one YAML document; *root is NULL for an empty stream.  Syntax errors
  * are reported with syntax_code (VS_ERR_SCENE for files, VS_ERR_USAGE for a

@@ -30,8 +30,7 @@ sn_node *vs_sn_new(int kind, int line, int col, int origin) {
   return n;
 }
 
-sn_node *vs_sn_scalar(const char *text, size_t len, int quoted, int line, int col,
-                      int origin) {
+sn_node *vs_sn_scalar(const char *text, size_t len, int quoted, int line, int col, int origin) {
   sn_node *n = vs_sn_new(SN_SCALAR, line, col, origin);
   if (!n) return NULL;
   n->text = malloc(len + 1);
@@ -72,10 +71,9 @@ void vs_sn_free(sn_node *n) {
 int vs_sn_unshare(sn_node **slot) {
   sn_node *old = *slot;
   if (old->refs <= 1) return 0;
-  sn_node *c = old->kind == SN_SCALAR
-                   ? vs_sn_scalar(old->text, old->len, old->quoted, old->line, old->col,
-                                  old->origin)
-                   : vs_sn_new(old->kind, old->line, old->col, old->origin);
+  sn_node *c = old->kind == SN_SCALAR ? vs_sn_scalar(old->text, old->len, old->quoted, old->line,
+                                                     old->col, old->origin)
+                                      : vs_sn_new(old->kind, old->line, old->col, old->origin);
   if (!c) return -1;
   if (old->n) {
     c->kids = malloc(old->n * sizeof *c->kids);
@@ -103,8 +101,8 @@ int vs_sn_is_null(const sn_node *n) {
          !strcmp(t, "NULL");
 }
 
-vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int origin,
-                     int line, int col, const char *fmt, ...) {
+vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int origin, int line,
+                     int col, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -134,8 +132,7 @@ int vs_sn_edit_distance(const char *a, const char *b) {
       int v = d[i - 1][j] + 1;
       if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
       if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-          d[i - 2][j - 2] + 1 < v)
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
         v = d[i - 2][j - 2] + 1;
       d[i][j] = v;
     }
@@ -161,10 +158,9 @@ typedef struct pstate {
   sn_node *root;
 } pstate;
 
-static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const char *fmt,
-                       ...) __attribute__((format(printf, 4, 5)));
-static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const char *fmt,
-                       ...) {
+static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const char *fmt, ...) {
   char msg[900];
   va_list ap;
   va_start(ap, fmt);
@@ -200,8 +196,7 @@ static sn_node *find_anchor(const pstate *s, const char *name) {
 
 static vs_status count_nodes(pstate *s, size_t add, const yaml_mark_t *m) {
   if (add > VS_MAX_YAML_NODES || s->nodes + add > VS_MAX_YAML_NODES)
-    return pfail(s, VS_ERR_LIMIT, m,
-                 "the document has more than %d YAML nodes (aliases expanded)",
+    return pfail(s, VS_ERR_LIMIT, m, "the document has more than %d YAML nodes (aliases expanded)",
                  VS_MAX_YAML_NODES);
   s->nodes += add;
   return VS_OK;
@@ -258,8 +253,8 @@ static vs_status syntax_error(pstate *s, yaml_parser_t *p, vs_status code, const
     return pfail(s, code, &m, "invalid YAML: %s", problem);
   }
   if (p->context)
-    return pfail(s, code, &m, "invalid YAML: %s (%s at line %d, column %d)", problem,
-                 p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+    return pfail(s, code, &m, "invalid YAML: %s (%s at line %d, column %d)", problem, p->context,
+                 (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
   return pfail(s, code, &m, "invalid YAML: %s", problem);
 }
 
@@ -273,71 +268,68 @@ static vs_status on_event(pstate *s, const yaml_event_t *ev, int *docs, int *don
   int line = (int)m->line + 1, col = (int)m->column + 1;
   vs_status st;
   switch (ev->type) {
-  case YAML_STREAM_END_EVENT:
-    *done = 1;
-    return VS_OK;
-  case YAML_DOCUMENT_START_EVENT:
-    if (++*docs > 1)
-      return pfail(s, VS_ERR_SCENE, m,
-                   "expected a single YAML document, found a second one");
-    return VS_OK;
-  case YAML_SCALAR_EVENT: {
-    if ((st = count_nodes(s, 1, m))) return st;
-    int quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-                 is_str_tag(ev->data.scalar.tag);
-    sn_node *n = vs_sn_scalar((const char *)ev->data.scalar.value, ev->data.scalar.length,
-                              quoted, line, col, s->origin);
-    if (!n) return VS_ERR_NOMEM;
-    if ((st = attach(s, n, m))) return st;
-    return add_anchor(s, ev->data.scalar.anchor, n);
-  }
-  case YAML_SEQUENCE_START_EVENT:
-  case YAML_MAPPING_START_EVENT: {
-    if (s->depth >= VS_MAX_YAML_DEPTH)
-      return pfail(s, VS_ERR_LIMIT, m, "YAML nesting deeper than %d levels",
-                   VS_MAX_YAML_DEPTH);
-    if ((st = count_nodes(s, 1, m))) return st;
-    int seq = ev->type == YAML_SEQUENCE_START_EVENT;
-    sn_node *n = vs_sn_new(seq ? SN_SEQ : SN_MAP, line, col, s->origin);
-    if (!n) return VS_ERR_NOMEM;
-    n->open = 1;
-    if ((st = attach(s, n, m))) return st;
-    s->stack[s->depth++] = n;
-    return add_anchor(s, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor,
-                      n);
-  }
-  case YAML_SEQUENCE_END_EVENT:
-  case YAML_MAPPING_END_EVENT: {
-    sn_node *n = s->stack[--s->depth];
-    size_t w = 1;
-    int h = 0;
-    for (size_t i = 0; i < n->n; i++) {
-      w += n->kids[i]->weight;
-      if (n->kids[i]->height > h) h = n->kids[i]->height;
+    case YAML_STREAM_END_EVENT:
+      *done = 1;
+      return VS_OK;
+    case YAML_DOCUMENT_START_EVENT:
+      if (++*docs > 1)
+        return pfail(s, VS_ERR_SCENE, m, "expected a single YAML document, found a second one");
+      return VS_OK;
+    case YAML_SCALAR_EVENT: {
+      if ((st = count_nodes(s, 1, m))) return st;
+      int quoted =
+          ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || is_str_tag(ev->data.scalar.tag);
+      sn_node *n = vs_sn_scalar((const char *)ev->data.scalar.value, ev->data.scalar.length, quoted,
+                                line, col, s->origin);
+      if (!n) return VS_ERR_NOMEM;
+      if ((st = attach(s, n, m))) return st;
+      return add_anchor(s, ev->data.scalar.anchor, n);
     }
-    n->weight = w;
-    n->height = h + 1;
-    n->open = 0;
-    return VS_OK;
-  }
-  case YAML_ALIAS_EVENT: {
-    const char *name = (const char *)ev->data.alias.anchor;
-    sn_node *a = find_anchor(s, name);
-    if (!a) return pfail(s, VS_ERR_SCENE, m, "unknown alias '*%s'", name);
-    if (a->open)
-      return pfail(s, VS_ERR_SCENE, m,
-                   "alias '*%s' refers to a node that contains it (a cycle)", name);
-    if (++s->aliases > VS_MAX_YAML_ALIASES)
-      return pfail(s, VS_ERR_LIMIT, m, "more than %d alias uses", VS_MAX_YAML_ALIASES);
-    if (s->depth + a->height > VS_MAX_YAML_DEPTH)
-      return pfail(s, VS_ERR_LIMIT, m, "YAML nesting deeper than %d levels (alias '*%s')",
-                   VS_MAX_YAML_DEPTH, name);
-    if ((st = count_nodes(s, a->weight, m))) return st;
-    a->refs++;
-    return attach(s, a, m);
-  }
-  default:
-    return VS_OK;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: {
+      if (s->depth >= VS_MAX_YAML_DEPTH)
+        return pfail(s, VS_ERR_LIMIT, m, "YAML nesting deeper than %d levels", VS_MAX_YAML_DEPTH);
+      if ((st = count_nodes(s, 1, m))) return st;
+      int seq = ev->type == YAML_SEQUENCE_START_EVENT;
+      sn_node *n = vs_sn_new(seq ? SN_SEQ : SN_MAP, line, col, s->origin);
+      if (!n) return VS_ERR_NOMEM;
+      n->open = 1;
+      if ((st = attach(s, n, m))) return st;
+      s->stack[s->depth++] = n;
+      return add_anchor(s, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor, n);
+    }
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: {
+      sn_node *n = s->stack[--s->depth];
+      size_t w = 1;
+      int h = 0;
+      for (size_t i = 0; i < n->n; i++) {
+        w += n->kids[i]->weight;
+        if (n->kids[i]->height > h) h = n->kids[i]->height;
+      }
+      n->weight = w;
+      n->height = h + 1;
+      n->open = 0;
+      return VS_OK;
+    }
+    case YAML_ALIAS_EVENT: {
+      const char *name = (const char *)ev->data.alias.anchor;
+      sn_node *a = find_anchor(s, name);
+      if (!a) return pfail(s, VS_ERR_SCENE, m, "unknown alias '*%s'", name);
+      if (a->open)
+        return pfail(s, VS_ERR_SCENE, m, "alias '*%s' refers to a node that contains it (a cycle)",
+                     name);
+      if (++s->aliases > VS_MAX_YAML_ALIASES)
+        return pfail(s, VS_ERR_LIMIT, m, "more than %d alias uses", VS_MAX_YAML_ALIASES);
+      if (s->depth + a->height > VS_MAX_YAML_DEPTH)
+        return pfail(s, VS_ERR_LIMIT, m, "YAML nesting deeper than %d levels (alias '*%s')",
+                     VS_MAX_YAML_DEPTH, name);
+      if ((st = count_nodes(s, a->weight, m))) return st;
+      a->refs++;
+      return attach(s, a, m);
+    }
+    default:
+      return VS_OK;
   }
 }
 

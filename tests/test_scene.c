@@ -46,16 +46,14 @@ static vs_error expect_fail_sets(const char *yaml, const char *const *sets, size
   return e;
 }
 
-static vs_error expect_fail(const char *yaml, vs_status code, int line, int col,
-                            const char *sub) {
+static vs_error expect_fail(const char *yaml, vs_status code, int line, int col, const char *sub) {
   vs_error e = expect_fail_sets(yaml, NULL, 0, code, line, col, sub);
   ck_assert_str_eq(e.file, "bad.yaml");
   return e;
 }
 
 static int link_eq(const vs_link_desc *a, const vs_link_desc *b) {
-  return a->enabled == b->enabled && a->stiffness == b->stiffness &&
-         a->compliance == b->compliance;
+  return a->enabled == b->enabled && a->stiffness == b->stiffness && a->compliance == b->compliance;
 }
 
 static int arr_eq(const double *a, const double *b, size_t n) {
@@ -474,13 +472,14 @@ START_TEST(test_full_scene) {
 END_TEST
 
 START_TEST(test_link_defaults) {
-  vs_scene *s = tu_scene("bodies:\n"
-                         "  - cloth: {origin: [0,0,0], size: [1,1], resolution: [2,2]}\n"
-                         "  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,2,2]}\n"
-                         "  - tetra: {center: [0,0,0], edge: 1}\n"
-                         "  - ragdoll: {origin: [0,0,0], height: 1}\n"
-                         "  - particles: {positions: [[0,0,0]], mass: 0.25}\n"
-                         "  - rope: {from: [0,0,0], to: [1,0,0], segments: 3, stretch: none}\n");
+  vs_scene *s = tu_scene(
+      "bodies:\n"
+      "  - cloth: {origin: [0,0,0], size: [1,1], resolution: [2,2]}\n"
+      "  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,2,2]}\n"
+      "  - tetra: {center: [0,0,0], edge: 1}\n"
+      "  - ragdoll: {origin: [0,0,0], height: 1}\n"
+      "  - particles: {positions: [[0,0,0]], mass: 0.25}\n"
+      "  - rope: {from: [0,0,0], to: [1,0,0], segments: 3, stretch: none}\n");
   const vs_body_desc *b = s->bodies;
   ck_assert_str_eq(b[0].name, "cloth0");
   ck_assert(b[0].stretch.enabled && !b[0].shear.enabled && !b[0].bend.enabled);
@@ -499,10 +498,11 @@ START_TEST(test_link_defaults) {
 END_TEST
 
 START_TEST(test_types) {
-  vs_scene *s = tu_scene("time: {dt: 1e-3, frames: +5}\n"
-                         "solver: {omega: 0x1p0, damping: 0}\n"
-                         "world: {particle_collisions: yes}\n"
-                         "name: \"2024\"\n");
+  vs_scene *s = tu_scene(
+      "time: {dt: 1e-3, frames: +5}\n"
+      "solver: {omega: 0x1p0, damping: 0}\n"
+      "world: {particle_collisions: yes}\n"
+      "name: \"2024\"\n");
   ck_assert(s->dt == 1e-3);
   ck_assert_int_eq(s->frames, 5);
   ck_assert(s->omega == 1.0);
@@ -523,8 +523,8 @@ static vs_scene *cloth_pin(const char *pin) {
 
 static vs_scene *rope_pin(const char *pin) {
   char y[512];
-  snprintf(y, sizeof y,
-           "bodies:\n  - rope: {from: [0,0,0], to: [1,0,0], segments: 5, pin: %s}\n", pin);
+  snprintf(y, sizeof y, "bodies:\n  - rope: {from: [0,0,0], to: [1,0,0], segments: 5, pin: %s}\n",
+           pin);
   return tu_scene(y);
 }
 
@@ -554,11 +554,13 @@ START_TEST(test_pins_cloth) {
   vs_scene_free(s);
 
   /* bodies:\n  - cloth: {..., pin: [[0, 2], [4, 0]]}: i = 4 is off a 4-wide grid */
-  expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [4,3], "
-              "pin: [[0, 2], [4, 0]]}\n",
-              VS_ERR_SCENE, 2, 77, "bodies.0.cloth.pin.1.0: expected grid coordinate i in [0, 3], got 4");
-  expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [4,3], pin: top-egde}\n",
-              VS_ERR_SCENE, 2, 67, "did you mean 'top-edge'?");
+  expect_fail(
+      "bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [4,3], "
+      "pin: [[0, 2], [4, 0]]}\n",
+      VS_ERR_SCENE, 2, 77, "bodies.0.cloth.pin.1.0: expected grid coordinate i in [0, 3], got 4");
+  expect_fail(
+      "bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [4,3], pin: top-egde}\n",
+      VS_ERR_SCENE, 2, 67, "did you mean 'top-edge'?");
   expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [4,3], pin: [[1]]}\n",
               VS_ERR_SCENE, 2, 68, "expected grid coordinates [i, j], got 1 item");
 }
@@ -568,8 +570,8 @@ START_TEST(test_pins_rope) {
   static const struct {
     const char *text;
     vs_pin_mode mode;
-  } words[] = {{"first", VS_PIN_FIRST}, {"last", VS_PIN_LAST},   {"both", VS_PIN_BOTH},
-               {"none", VS_PIN_NONE},   {"[first]", VS_PIN_FIRST}, {"[last]", VS_PIN_LAST},
+  } words[] = {{"first", VS_PIN_FIRST},        {"last", VS_PIN_LAST},     {"both", VS_PIN_BOTH},
+               {"none", VS_PIN_NONE},          {"[first]", VS_PIN_FIRST}, {"[last]", VS_PIN_LAST},
                {"[first, last]", VS_PIN_BOTH}, {"[]", VS_PIN_NONE}};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
     vs_scene *s = rope_pin(words[i].text);
@@ -594,13 +596,14 @@ START_TEST(test_pins_rope) {
 END_TEST
 
 START_TEST(test_pins_particles_lattice) {
-  vs_scene *s = tu_scene("bodies:\n"
-                         "  - particles: {positions: [[0,0,0], [1,0,0], [2,0,0]], pin: [2, 0]}\n"
-                         "  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
-                         "pin: top-edge}\n"
-                         "  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
-                         "pin: [[1, 2, 3]]}\n"
-                         "  - particles: {positions: [[0,0,0]], pin: none}\n");
+  vs_scene *s = tu_scene(
+      "bodies:\n"
+      "  - particles: {positions: [[0,0,0], [1,0,0], [2,0,0]], pin: [2, 0]}\n"
+      "  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
+      "pin: top-edge}\n"
+      "  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
+      "pin: [[1, 2, 3]]}\n"
+      "  - particles: {positions: [[0,0,0]], pin: none}\n");
   ck_assert_int_eq(s->bodies[0].pin_mode, VS_PIN_LIST);
   ck_assert_uint_eq(s->bodies[0].n_pins, 2);
   ck_assert_int_eq(s->bodies[0].pins[0], 2);
@@ -610,14 +613,16 @@ START_TEST(test_pins_particles_lattice) {
   ck_assert_int_eq(s->bodies[3].pin_mode, VS_PIN_NONE);
   round_trip(s);
   vs_scene_free(s);
-  expect_fail("bodies:\n  - particles: {positions: [[0,0,0]], pin: [1]}\n", VS_ERR_SCENE, 2,
-              45, "bodies.0.particles.pin.0: expected a particle index in [0, 0], got 1");
-  expect_fail("bodies:\n  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
-              "pin: [[1, 2, 4]]}\n",
-              VS_ERR_SCENE, 2, 81, "expected grid coordinate k in [0, 3], got 4");
-  expect_fail("bodies:\n  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
-              "pin: top-corners}\n",
-              VS_ERR_SCENE, 2, 73, "expected a list of [i, j, k] or one of none, top-edge");
+  expect_fail("bodies:\n  - particles: {positions: [[0,0,0]], pin: [1]}\n", VS_ERR_SCENE, 2, 45,
+              "bodies.0.particles.pin.0: expected a particle index in [0, 0], got 1");
+  expect_fail(
+      "bodies:\n  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
+      "pin: [[1, 2, 4]]}\n",
+      VS_ERR_SCENE, 2, 81, "expected grid coordinate k in [0, 3], got 4");
+  expect_fail(
+      "bodies:\n  - lattice: {origin: [0,0,0], size: [1,1,1], resolution: [2,3,4], "
+      "pin: top-corners}\n",
+      VS_ERR_SCENE, 2, 73, "expected a list of [i, j, k] or one of none, top-edge");
 }
 END_TEST
 
@@ -638,8 +643,8 @@ static const char *const SET_BASE =
     "  - rope: {from: [0,0,0], to: [1,0,0], segments: 3}\n";
 
 START_TEST(test_set_scalars_vectors) {
-  const char *sets[] = {"solver.iterations=20", "world.gravity=[0,-1.62,0]",
-                        "time.dt=0.01", "solver.integrator=verlet", "name=moon"};
+  const char *sets[] = {"solver.iterations=20", "world.gravity=[0,-1.62,0]", "time.dt=0.01",
+                        "solver.integrator=verlet", "name=moon"};
   vs_scene *s = load_sets(SET_BASE, sets, 5);
   ck_assert_int_eq(s->iterations, 20);
   ck_assert(s->gravity[1] == -1.62 && s->gravity[0] == 0);
@@ -657,9 +662,12 @@ START_TEST(test_set_scalars_vectors) {
 END_TEST
 
 START_TEST(test_set_bodies_and_lists) {
-  const char *sets[] = {"bodies.curtain.mass=2",       "bodies.1.segments=9",
-                        "bodies.rope1.pin=first",      "world.colliders.0.friction=0.5",
-                        "world.colliders.1.sphere.radius=2", "bodies.0.cloth.pin=top-edge",
+  const char *sets[] = {"bodies.curtain.mass=2",
+                        "bodies.1.segments=9",
+                        "bodies.rope1.pin=first",
+                        "world.colliders.0.friction=0.5",
+                        "world.colliders.1.sphere.radius=2",
+                        "bodies.0.cloth.pin=top-edge",
                         "bodies.curtain.bend={stiffness: 0.3}",
                         "world.colliders.2={box: {min: [0,0,0], max: [1,1,1]}}"};
   vs_scene *s = load_sets(SET_BASE, sets, 8);
@@ -700,9 +708,10 @@ END_TEST
 START_TEST(test_set_shared_alias) {
   /* Overriding one user of an anchored node must not change the other. */
   const char *sets[] = {"world.colliders.1.plane.friction=0.9"};
-  vs_scene *s = load_sets("world:\n  colliders:\n    - plane: &p {friction: 0.2}\n"
-                          "    - plane: *p\n",
-                          sets, 1);
+  vs_scene *s = load_sets(
+      "world:\n  colliders:\n    - plane: &p {friction: 0.2}\n"
+      "    - plane: *p\n",
+      sets, 1);
   ck_assert(s->colliders[0].friction == 0.2);
   ck_assert(s->colliders[1].friction == 0.9);
   vs_scene_free(s);
@@ -742,6 +751,44 @@ START_TEST(test_set_errors) {
 }
 END_TEST
 
+START_TEST(test_set_value_errors_point_at_set) {
+  /* a whole new item from --set, invalid inside: reported against --set */
+  const char *one[] = {"world.colliders.2={sphere: {radius: -1}}"};
+  vs_error e = expect_fail_sets(SET_BASE, one, 1, VS_ERR_SCENE, 0, 0,
+                                "world.colliders.2.sphere.radius: expected a finite number > 0, "
+                                "got -1");
+  ck_assert_str_eq(e.file, "--set");
+  ck_assert_ptr_nonnull(strstr(e.message, "--set world.colliders.2={sphere"));
+  /* an error in the file is still reported against the file */
+  const char *fine[] = {"solver.iterations=4"};
+  e = expect_fail_sets("solver: {omega: 3}\n", fine, 1, VS_ERR_SCENE, 1, 17, "solver.omega");
+  ck_assert_str_eq(e.file, "bad.yaml");
+  /* the whole body replaced by index */
+  const char *item[] = {"bodies.1={tetra: {center: [0, 1, 0], edge: 0.5}}"};
+  vs_scene *s = load_sets(SET_BASE, item, 1);
+  ck_assert_int_eq(s->bodies[1].kind, VS_BODY_TETRA);
+  ck_assert_str_eq(s->bodies[1].name, "tetra1");
+  vs_scene_free(s);
+}
+END_TEST
+
+START_TEST(test_err_lengths) {
+  char y[1024], ref[200];
+  memset(ref, 'r', sizeof ref - 1);
+  ref[sizeof ref - 1] = '\0';
+  snprintf(y, sizeof y, "constraints:\n  - pin: {particle: %s}\n", ref);
+  expect_fail(y, VS_ERR_SCENE, 2, 21, "of at most 127 characters, got 199");
+  char name[80];
+  memset(name, 'n', 64);
+  name[64] = '\0';
+  snprintf(y, sizeof y, "bodies:\n  - tetra: {name: %s, center: [0,0,0], edge: 1}\n", name);
+  expect_fail(y, VS_ERR_SCENE, 2, 19, "bodies.0.tetra.name: expected a body name of at most 63");
+  expect_fail("bodies:\n  - tetra: {name: 123, center: [0,0,0], edge: 1}\n", VS_ERR_SCENE, 2, 19,
+              "not only digits");
+  expect_fail("name: \"\"\n", VS_ERR_SCENE, 1, 7, "name: expected a scene name, got \"\"");
+}
+END_TEST
+
 /* ---- round trip ------------------------------------------------------------- */
 
 START_TEST(test_round_trip_full) {
@@ -749,11 +796,12 @@ START_TEST(test_round_trip_full) {
   round_trip(s);
   vs_scene_free(s);
   /* awkward doubles and strings survive too */
-  s = tu_scene("name: \"a \\\"quoted\\\" name: with, {flow} chars\\t\"\n"
-               "time: {dt: 0.1}\n"
-               "world:\n"
-               "  gravity: [1e-300, -1.7976931348623157e308, 0.30000000000000004]\n"
-               "  colliders: [{plane: {normal: [1, 1, 1e-9]}}]\n");
+  s = tu_scene(
+      "name: \"a \\\"quoted\\\" name: with, {flow} chars\\t\"\n"
+      "time: {dt: 0.1}\n"
+      "world:\n"
+      "  gravity: [1e-300, -1.7976931348623157e308, 0.30000000000000004]\n"
+      "  colliders: [{plane: {normal: [1, 1, 1e-9]}}]\n");
   ck_assert_str_eq(s->name, "a \"quoted\" name: with, {flow} chars\t");
   round_trip(s);
   vs_scene_free(s);
@@ -800,8 +848,9 @@ START_TEST(test_err_unknown_keys) {
               VS_ERR_SCENE, 2, 62, "bodies.0.cloth: unknown key 'mas', did you mean 'mass'?");
   expect_fail("world:\n  colliders:\n    - sphere: {radius: 1, frictoin: 0.2}\n", VS_ERR_SCENE, 3,
               27, "did you mean 'friction'?");
-  expect_fail("solver: {integrator: pdb}\n", VS_ERR_SCENE, 1, 22,
-              "solver.integrator: expected one of verlet, pbd, xpbd, got pdb (did you mean 'pbd'?)");
+  expect_fail(
+      "solver: {integrator: pdb}\n", VS_ERR_SCENE, 1, 22,
+      "solver.integrator: expected one of verlet, pbd, xpbd, got pdb (did you mean 'pbd'?)");
   expect_fail("bodies:\n  - {cloth: {}, rope: {}}\n", VS_ERR_SCENE, 2, 5,
               "expected exactly one key naming the body kind");
 }
@@ -828,11 +877,13 @@ START_TEST(test_err_types) {
   expect_fail("output: {fields: [position, velocty]}\n", VS_ERR_SCENE, 1, 29,
               "output.fields.1: expected one of position, velocity");
   expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [2.5,2]}\n",
-              VS_ERR_SCENE, 2, 56, "bodies.0.cloth.resolution.0: expected an integer >= 2, got 2.5");
+              VS_ERR_SCENE, 2, 56,
+              "bodies.0.cloth.resolution.0: expected an integer >= 2, got 2.5");
   expect_fail("bodies:\n  - rope: {from: [0,0,0], to: [1,0,0]}\n", VS_ERR_SCENE, 2, 11,
               "bodies.0.rope: missing required key 'segments'");
-  expect_fail("bodies:\n  - cloth: {name: \"a:b\", origin: [0,0,0], size: [1,1], resolution: [2,2]}\n",
-              VS_ERR_SCENE, 2, 19, "bodies.0.cloth.name: expected a body name of letters");
+  expect_fail(
+      "bodies:\n  - cloth: {name: \"a:b\", origin: [0,0,0], size: [1,1], resolution: [2,2]}\n",
+      VS_ERR_SCENE, 2, 19, "bodies.0.cloth.name: expected a body name of letters");
   expect_fail("constraints:\n  - distance: {a: \"\", b: \"x:1\"}\n", VS_ERR_SCENE, 2, 19,
               "constraints.0.distance.a: expected a particle reference");
 }
@@ -841,7 +892,8 @@ END_TEST
 START_TEST(test_err_ranges) {
   expect_fail("solver:\n  iterations: -3\n", VS_ERR_SCENE, 2, 15,
               "solver.iterations: expected an integer >= 1, got -3");
-  expect_fail("time:\n  dt: 0\n", VS_ERR_SCENE, 2, 7, "time.dt: expected a finite number > 0, got 0");
+  expect_fail("time:\n  dt: 0\n", VS_ERR_SCENE, 2, 7,
+              "time.dt: expected a finite number > 0, got 0");
   expect_fail("time:\n  dt: -0.01\n", VS_ERR_SCENE, 2, 7,
               "time.dt: expected a finite number > 0, got -0.01");
   expect_fail("time: {frames: -1}\n", VS_ERR_SCENE, 1, 16, "expected an integer >= 0, got -1");
@@ -860,19 +912,20 @@ START_TEST(test_err_ranges) {
               "missing required key 'radius'");
   expect_fail("world:\n  colliders:\n    - box: {min: [0,0,0], max: [1,0,1]}\n", VS_ERR_SCENE, 3,
               32, "world.colliders.0.box.max: expected max > min on every axis");
-  expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [2,2], "
-              "stretch: {stiffness: 0}}\n",
-              VS_ERR_SCENE, 2, 83, "bodies.0.cloth.stretch.stiffness: expected a finite number in (0, 1]");
+  expect_fail(
+      "bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [2,2], "
+      "stretch: {stiffness: 0}}\n",
+      VS_ERR_SCENE, 2, 83, "bodies.0.cloth.stretch.stiffness: expected a finite number in (0, 1]");
   expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [1,2]}\n",
               VS_ERR_SCENE, 2, 56, "expected an integer >= 2, got 1");
-  expect_fail("bodies:\n  - rope: {from: [0,0,0], to: [1,0,0], segments: 0}\n", VS_ERR_SCENE, 2,
-              50, "bodies.0.rope.segments: expected an integer >= 1, got 0");
-  expect_fail("constraints:\n  - distance: {a: 0, b: 1, rest: 1, min: 0.5}\n", VS_ERR_SCENE, 2,
-              42, "expected only one of rest, min, max");
+  expect_fail("bodies:\n  - rope: {from: [0,0,0], to: [1,0,0], segments: 0}\n", VS_ERR_SCENE, 2, 50,
+              "bodies.0.rope.segments: expected an integer >= 1, got 0");
+  expect_fail("constraints:\n  - distance: {a: 0, b: 1, rest: 1, min: 0.5}\n", VS_ERR_SCENE, 2, 42,
+              "expected only one of rest, min, max");
   expect_fail("constraints:\n  - pin: {particle: 0, at: [0,0,0], keys: [[0,0,0,0]]}\n",
               VS_ERR_SCENE, 2, 43, "expected either at or keys, got both");
-  expect_fail("constraints:\n  - pin: {particle: 0, keys: [[0,0,0,0], [0,1,1,1]]}\n",
-              VS_ERR_SCENE, 2, 43, "constraints.0.pin.keys.1.0: expected a time after");
+  expect_fail("constraints:\n  - pin: {particle: 0, keys: [[0,0,0,0], [0,1,1,1]]}\n", VS_ERR_SCENE,
+              2, 43, "constraints.0.pin.keys.1.0: expected a time after");
   expect_fail("constraints:\n  - pin: {particle: 0, keys: []}\n", VS_ERR_SCENE, 2, 30,
               "expected a non-empty list of [t, x, y, z]");
   expect_fail("constraints:\n  - angle: {a: 0, b: 1, c: 2, max: 190}\n", VS_ERR_SCENE, 2, 36,
@@ -895,16 +948,18 @@ START_TEST(test_err_nonfinite) {
 END_TEST
 
 START_TEST(test_err_duplicate_names) {
-  expect_fail("bodies:\n"
-              "  - rope: {name: a, from: [0,0,0], to: [1,0,0], segments: 1}\n"
-              "  - rope: {name: b, from: [0,0,0], to: [1,0,0], segments: 1}\n"
-              "  - rope: {name: a, from: [0,0,0], to: [1,0,0], segments: 1}\n",
-              VS_ERR_SCENE, 4, 18, "bodies.2: duplicate body name 'a' (body 0 has it too)");
+  expect_fail(
+      "bodies:\n"
+      "  - rope: {name: a, from: [0,0,0], to: [1,0,0], segments: 1}\n"
+      "  - rope: {name: b, from: [0,0,0], to: [1,0,0], segments: 1}\n"
+      "  - rope: {name: a, from: [0,0,0], to: [1,0,0], segments: 1}\n",
+      VS_ERR_SCENE, 4, 18, "bodies.2: duplicate body name 'a' (body 0 has it too)");
   /* a default name can collide with a given one */
-  expect_fail("bodies:\n"
-              "  - rope: {name: rope1, from: [0,0,0], to: [1,0,0], segments: 1}\n"
-              "  - rope: {from: [0,0,0], to: [1,0,0], segments: 1}\n",
-              VS_ERR_SCENE, 3, 5, "duplicate body name 'rope1'");
+  expect_fail(
+      "bodies:\n"
+      "  - rope: {name: rope1, from: [0,0,0], to: [1,0,0], segments: 1}\n"
+      "  - rope: {from: [0,0,0], to: [1,0,0], segments: 1}\n",
+      VS_ERR_SCENE, 3, 5, "duplicate body name 'rope1'");
 }
 END_TEST
 
@@ -917,16 +972,18 @@ START_TEST(test_err_limits) {
   /* each axis allowed, the product not */
   expect_fail("bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], resolution: [16384, 16384]}\n",
               VS_ERR_LIMIT, 2, 55, "expected at most 50000000 particles");
-  expect_fail("bodies:\n  - lattice: {origin: [0,0,0], size: [1,1,1], "
-              "resolution: [1000, 1000, 1000]}\n",
-              VS_ERR_LIMIT, -1, 0, "particles");
+  expect_fail(
+      "bodies:\n  - lattice: {origin: [0,0,0], size: [1,1,1], "
+      "resolution: [1000, 1000, 1000]}\n",
+      VS_ERR_LIMIT, -1, 0, "particles");
   /* the total over bodies */
-  expect_fail("bodies:\n"
-              "  - cloth: {origin: [0,0,0], size: [1,1], resolution: [6000, 6000]}\n"
-              "  - cloth: {origin: [0,0,0], size: [1,1], resolution: [6000, 6000]}\n",
-              VS_ERR_LIMIT, 3, 5, "more than 50000000 particles");
-  expect_fail("bodies:\n  - rope: {from: [0,0,0], to: [1,0,0], segments: 20000000}\n",
-              VS_ERR_LIMIT, 2, 50, "expected an integer <= 10000000");
+  expect_fail(
+      "bodies:\n"
+      "  - cloth: {origin: [0,0,0], size: [1,1], resolution: [6000, 6000]}\n"
+      "  - cloth: {origin: [0,0,0], size: [1,1], resolution: [6000, 6000]}\n",
+      VS_ERR_LIMIT, 3, 5, "more than 50000000 particles");
+  expect_fail("bodies:\n  - rope: {from: [0,0,0], to: [1,0,0], segments: 20000000}\n", VS_ERR_LIMIT,
+              2, 50, "expected an integer <= 10000000");
   expect_fail("time: {frames: 99999999999999999999}\n", VS_ERR_LIMIT, 1, 16,
               "time.frames: expected an integer <= 100000000");
   expect_fail("solver: {iterations: 100001}\n", VS_ERR_LIMIT, 1, 22, "<= 100000");
@@ -938,7 +995,8 @@ END_TEST
 
 START_TEST(test_err_aliases) {
   /* an alias inside the node it names: a cycle */
-  expect_fail("a: &x [1, *x]\n", VS_ERR_SCENE, 1, 11, "alias '*x' refers to a node that contains it");
+  expect_fail("a: &x [1, *x]\n", VS_ERR_SCENE, 1, 11,
+              "alias '*x' refers to a node that contains it");
   expect_fail("a: *nope\n", VS_ERR_SCENE, 1, 4, "unknown alias '*nope'");
   /* billion laughs: 10^9 nodes if expanded; rejected by arithmetic */
   static const char *lol =
@@ -954,8 +1012,7 @@ START_TEST(test_err_aliases) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   /* the third *f on line 7 takes the total over 4M */
-  expect_fail(lol, VS_ERR_LIMIT, 7, 16,
-              "more than 4000000 YAML nodes");
+  expect_fail(lol, VS_ERR_LIMIT, 7, 16, "more than 4000000 YAML nodes");
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   ck_assert_msg(secs < 1.0, "billion laughs took %g s", secs);
@@ -968,8 +1025,9 @@ START_TEST(test_err_aliases) {
   expect_fail(y, VS_ERR_LIMIT, 2, 5 + 3 * VS_MAX_YAML_ALIASES, "more than 1000 alias uses");
   free(y);
   /* aliases that are fine: shared values read as copies */
-  vs_scene *s = tu_scene("world:\n  gravity: &g [0, -1, 0]\n  colliders:\n"
-                         "    - plane: {normal: *g}\n");
+  vs_scene *s = tu_scene(
+      "world:\n  gravity: &g [0, -1, 0]\n  colliders:\n"
+      "    - plane: {normal: *g}\n");
   ck_assert(s->colliders[0].b[1] == -1.0);
   vs_scene_free(s);
 }
@@ -1069,6 +1127,8 @@ static Suite *scene_suite(void) {
   tcase_add_test(tc, test_set_creates_keys);
   tcase_add_test(tc, test_set_shared_alias);
   tcase_add_test(tc, test_set_errors);
+  tcase_add_test(tc, test_set_value_errors_point_at_set);
+  tcase_add_test(tc, test_err_lengths);
   tcase_add_test(tc, test_round_trip_full);
   tcase_add_test(tc, test_plane_normalised);
   tcase_add_test(tc, test_err_syntax);
@@ -1086,4 +1146,6 @@ static Suite *scene_suite(void) {
   return s;
 }
 
-int main(void) { return tu_run(scene_suite()); }
+int main(void) {
+  return tu_run(scene_suite());
+}
