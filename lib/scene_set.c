@@ -4,9 +4,13 @@
  * created (validation later decides whether it is a valid key, and points
  * at "--set" when it is not).  Items of `bodies` are addressed by the body's
  * name (the `name` key inside its single kind mapping, or the default
- * "<kind><index>") or by index, and the path then continues inside the kind
- * mapping: `bodies.curtain.mass` is `mass` in `- cloth: {name: curtain}`.
- * Items of other sequences are addressed by index; index == length appends.
+ * "<kind><index>") or by index; items of other sequences by index, where
+ * index == length appends.  Below an item that is a one-key "kind" mapping
+ * (bodies, colliders, constraints) the path continues inside the kind
+ * mapping, so `bodies.curtain.mass` is `mass` in `- cloth: {name: curtain}`
+ * and `world.colliders.0.friction` the friction in `- plane: {...}`; naming
+ * the kind (`bodies.0.cloth.mass`) works too.  Setting an item itself
+ * (`bodies.1={rope: {...}}`) replaces the whole item.
  * VALUE is parsed as YAML; its nodes carry the override's origin so that
  * validation errors in them are reported against the command line. */
 #include <stdarg.h>
