@@ -5,7 +5,6 @@
  * difference.  Values are streamed in blocks of about a million elements
  * along axis 0 (and axis 1 when one frame is bigger than that), so comparing
  * multi-gigabyte trajectories needs a few megabytes of memory. */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,32 +94,6 @@ static int collect(hid_t file, const char *root, path_list *l) {
 }
 
 /* ---- opening ------------------------------------------------------------- */
-
-static vs_status open_result(const char *path, hid_t *out, vs_error *err) {
-  *out = H5I_INVALID_HID;
-  if (access(path, R_OK) != 0) {
-    char why[256];
-    snprintf(why, sizeof why, "cannot open: %s", strerror(errno));
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "%s", why);
-  }
-  vs_h5_quiet();
-  htri_t is = H5Fis_hdf5(path);
-  if (is <= 0)
-    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "not an HDF5 file (not a vsim result)");
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) {
-    char h5[256];
-    vs_h5_error_text(h5, sizeof h5);
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s", h5);
-  }
-  if (!vs_h5_path_exists(f, "/h5md") || !vs_h5_path_exists(f, "/parameters/vsim")) {
-    H5Fclose(f);
-    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
-                        "not a vsim result file (no /h5md or /parameters/vsim)");
-  }
-  *out = f;
-  return VS_OK;
-}
 
 static vs_status collect_all(hid_t f, const char *name, const char *const *roots, size_t n_roots,
                              path_list *l, vs_error *err) {
@@ -500,8 +473,8 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
   char **only = NULL;
   unsigned char *only_hit = NULL;
   size_t n_only = o->only ? o->n_only : 0;
-  vs_status st = open_result(a, &fa, err);
-  if (st == VS_OK) st = open_result(b, &fb, err);
+  vs_status st = vs_h5_open_result(a, &fa, err);
+  if (st == VS_OK) st = vs_h5_open_result(b, &fb, err);
   if (st != VS_OK) goto done;
   size_t n_roots = sizeof compared_roots / sizeof compared_roots[0];
   if ((st = collect_all(fa, a, compared_roots, n_roots, &la, err)) != VS_OK ||
@@ -679,7 +652,7 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_describe: missing argument");
   *out = NULL;
   hid_t f;
-  vs_status st = open_result(path, &f, err);
+  vs_status st = vs_h5_open_result(path, &f, err);
   if (st != VS_OK) return st;
   path_list l = {0};
   const char *const root[] = {"/"};

@@ -61,6 +61,18 @@ enum {
 
 static const char *const stat_names[3] = {"max", "rms", "max_relative"};
 
+/* /checkpoint holds every persistent state array (VS_STATE_FIELDS), so a
+ * field added to the state is checkpointed without touching this file. */
+#define CK_ENUM(name, type, width, count) CK_##name,
+enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
+#undef CK_ENUM
+#define CK_MTYPE(p)                                                                    \
+  _Generic((p), double *: H5T_NATIVE_DOUBLE, uint8_t *: H5T_NATIVE_UINT8,              \
+           int32_t *: H5T_NATIVE_INT32, int64_t *: H5T_NATIVE_INT64)
+#define CK_FTYPE(p)                                                                    \
+  _Generic((p), double *: H5T_IEEE_F64LE, uint8_t *: H5T_STD_U8LE,                     \
+           int32_t *: H5T_STD_I32LE, int64_t *: H5T_STD_I64LE)
+
 struct vs_h5_writer {
   char *path;          /* the output as given */
   char *tmp;           /* the temporary file beside it */
@@ -70,10 +82,14 @@ struct vs_h5_writer {
   int32_t n_particles;
   int32_t n_constraints;
   int64_t frames;      /* frames recorded (buffered or written) */
+  int64_t last_frame;  /* the last recorded frame, -1 before the first */
   int failed;          /* a write failed: the file can no longer be trusted */
   series s[S_COUNT];
   double *vel;         /* (n_particles x 3) scratch for float32 velocity */
-  char msg[768];       /* what failed, for the caller's vs_error */
+  vs_state *ck;        /* copy of the state at the last recorded frame */
+  int has_ck;          /* ck holds a recorded frame not yet checkpointed */
+  hsize_t ck_rows[CK_COUNT]; /* rows of each checkpoint array (the count column of the table) */
+  char msg[1536];      /* what failed, for the caller's vs_error */
 };
 
 /* ---- failure bookkeeping ------------------------------------------------ */
@@ -269,8 +285,8 @@ static size_t chunk_rows(size_t row_bytes) {
 
 /* Create group `name` under loc holding a time series whose frames have
  * shape `inner` (rank - 1 dims), stored as ftype, buffered as mtype. */
-static int make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
-                       const hsize_t *inner, hid_t ftype, hid_t mtype) {
+static int series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
+                        const hsize_t *inner, hid_t ftype, hid_t mtype) {
   s->rank = rank;
   s->mtype = mtype;
   s->esize = H5Tget_size(mtype);
@@ -290,6 +306,12 @@ static int make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, 
     snprintf(w->msg, sizeof w->msg, "out of memory for the %s buffer", name);
     return -1;
   }
+  return 0;
+}
+
+static int make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
+                       const hsize_t *inner, hid_t ftype, hid_t mtype) {
+  if (series_alloc(w, s, name, rank, inner, ftype, mtype) < 0) return -1;
   hid_t g = make_group(w, loc, name);
   if (g < 0) return -1;
   hsize_t none[1] = {0};
@@ -322,10 +344,50 @@ static int append_block(hid_t d, int rank, const hsize_t *newdims, const hsize_t
   return rc;
 }
 
+/* The group of series i: "/particles/all/position", ... */
+static const char *series_path(int i, char *buf, size_t size) {
+  static const char *const fixed[S_ERR0] = {
+      "/particles/all/position", "/particles/all/velocity", "/observables/penetration/max",
+      "/observables/constraints_alive", "/observables/per_constraint_error"};
+  if (i < S_ERR0) {
+    snprintf(buf, size, "%s", fixed[i]);
+  } else {
+    int k = (i - S_ERR0) / 3, j = (i - S_ERR0) % 3;
+    snprintf(buf, size, "/observables/constraint_error/%s/%s",
+             k < VS_KIND_COUNT ? vs_kind_name((vs_kind)k) : "all", stat_names[j]);
+  }
+  return buf;
+}
+
+static int32_t kind_count(const vs_model *m, int k) {
+  _Static_assert(VS_KIND_COUNT == 3, "one count per kind below");
+  return k == VS_KIND_DISTANCE ? m->n_dist : k == VS_KIND_PIN ? m->n_pin : m->n_angle;
+}
+
+/* Whether the model's output writes series i (SPEC §4: velocity, the error
+ * statistics and the per-constraint errors on request, a kind's statistics
+ * only when the model has constraints of that kind). */
+static int series_wanted(const vs_model *m, int i) {
+  unsigned f = m->output.fields;
+  switch (i) {
+  case S_POS: return (f & VS_FIELD_POSITION) != 0;
+  case S_VEL: return (f & VS_FIELD_VELOCITY) != 0;
+  case S_PEN:
+  case S_ALIVE: return 1;
+  case S_PER: return (f & VS_FIELD_PER_CONSTRAINT_ERROR) != 0;
+  default: break;
+  }
+  int k = (i - S_ERR0) / 3;
+  if (!(f & VS_FIELD_CONSTRAINT_ERROR)) return 0;
+  return k == VS_KIND_COUNT || kind_count(m, k) > 0;
+}
+
 /* Write the buffered frames.  On failure nothing is forgotten: the buffer
  * and dims stay as they were, so a later flush (vs_h5_finish) retries. */
-static int flush_series(vs_h5_writer *w, series *s, const char *name) {
+static int flush_series(vs_h5_writer *w, int index) {
+  series *s = &w->s[index];
   if (s->value < 0 || s->used == 0) return 0;
+  vs_h5_quiet(); /* per thread in a thread-safe HDF5: the caller may be another thread */
   hsize_t newdims[3], start[3] = {s->dims[0], 0, 0}, count[3];
   for (int i = 0; i < s->rank; i++) {
     newdims[i] = s->dims[i];
@@ -336,8 +398,8 @@ static int flush_series(vs_h5_writer *w, series *s, const char *name) {
   if (append_block(s->value, s->rank, newdims, start, count, s->mtype, s->buf) < 0 ||
       append_block(s->step, 1, newdims, start, count, H5T_NATIVE_INT64, s->steps) < 0 ||
       append_block(s->time, 1, newdims, start, count, H5T_NATIVE_DOUBLE, s->times) < 0) {
-    char what[256];
-    snprintf(what, sizeof what, "writing %s", name);
+    char what[256], name[160];
+    snprintf(what, sizeof what, "writing %s", series_path(index, name, sizeof name));
     return fail(w, what);
   }
   s->dims[0] = newdims[0];
@@ -345,17 +407,11 @@ static int flush_series(vs_h5_writer *w, series *s, const char *name) {
   return 0;
 }
 
-static const char *series_name(int i) {
-  static const char *const fixed[S_ERR0] = {"position", "velocity", "penetration",
-                                            "constraints_alive", "per_constraint_error"};
-  if (i < S_ERR0) return fixed[i];
-  return "constraint_error";
-}
 
 static int flush_all(vs_h5_writer *w) {
   int rc = 0;
   for (int i = 0; i < S_COUNT; i++)
-    if (flush_series(w, &w->s[i], series_name(i)) < 0) rc = -1;
+    if (flush_series(w, i) < 0) rc = -1;
   return rc;
 }
 
@@ -424,10 +480,8 @@ static int write_observables(vs_h5_writer *w, const vs_model *m, unsigned fields
   if (fields & VS_FIELD_CONSTRAINT_ERROR) {
     err = make_group(w, obs, "constraint_error");
     if (err < 0) goto done;
-    _Static_assert(VS_KIND_COUNT == 3, "one count per kind below");
-    int32_t present[VS_KIND_COUNT] = {m->n_dist, m->n_pin, m->n_angle};
     for (int k = 0; k <= VS_KIND_COUNT; k++) {
-      if (k < VS_KIND_COUNT && present[k] <= 0) continue;
+      if (k < VS_KIND_COUNT && kind_count(m, k) <= 0) continue;
       hid_t kg = make_group(w, err, k < VS_KIND_COUNT ? vs_kind_name((vs_kind)k) : "all");
       if (kg < 0) goto done;
       for (int j = 0; j < 3; j++) {
@@ -563,6 +617,7 @@ static void writer_free(vs_h5_writer *w) {
     free(w->s[i].steps);
     free(w->s[i].times);
   }
+  vs_state_free(w->ck);
   free(w->vel);
   free(w->path);
   free(w->tmp);
@@ -609,6 +664,83 @@ static char *temp_name(const char *path, const char *dir) {
   return NULL;
 }
 
+/* The directory that will hold the output and its temporary file must
+ * exist and be writable; *dir_out is malloc'd. */
+static vs_status check_dir(const char *path, char **dir_out, vs_error *err) {
+  struct stat st;
+  char *dir = dir_of(path);
+  *dir_out = NULL;
+  if (!dir) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' does not exist", dir);
+    free(dir);
+    return VS_ERR_IO;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' is not writable", dir);
+    free(dir);
+    return VS_ERR_IO;
+  }
+  *dir_out = dir;
+  return VS_OK;
+}
+
+/* The writer without any HDF5 object: settings, temporary name, scratch. */
+static vs_status writer_new(const char *path, const char *dir, const vs_model *model,
+                            vs_h5_writer **out, vs_error *err) {
+  *out = NULL;
+  if (model->output.compression < 0 || model->output.compression > 9)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "compression must be 0-9, got %d",
+                        model->output.compression);
+  if (model->output.compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+    return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
+                        "this HDF5 library has no gzip filter (output.compression)");
+  vs_h5_writer *w = calloc(1, sizeof *w);
+  if (!w) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
+  for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
+  w->every = model->output.every > 0 ? model->output.every : 1;
+  w->compression = model->output.compression;
+  w->n_particles = model->n_particles;
+  w->n_constraints = model->n_constraints;
+  w->last_frame = -1;
+  w->path = strdup(path);
+  w->tmp = temp_name(path, dir);
+  int ok = w->path && w->tmp;
+  if (ok && (model->output.fields & VS_FIELD_VELOCITY) && model->output.float32) {
+    w->vel = malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
+                        sizeof *w->vel + 1);
+    ok = w->vel != NULL;
+  }
+  if (ok) {
+    vs_error e;
+    ok = vs_state_create(model, &w->ck, &e) == VS_OK;
+  }
+  if (!ok) {
+    writer_free(w);
+    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  }
+  const vs_model *m = model; /* the table's count expressions name it m */
+#define CK_ROWS(name, type, width, count) w->ck_rows[CK_##name] = (hsize_t)(count);
+  VS_STATE_FIELDS(CK_ROWS)
+#undef CK_ROWS
+  (void)m;
+  *out = w;
+  return VS_OK;
+}
+
+/* Property lists shared by everything the writer creates. */
+static int make_plists(vs_h5_writer *w) {
+  w->fapl = H5Pcreate(H5P_FILE_ACCESS);
+  w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  /* STRONG: closing the file closes anything still open in it, so an
+   * error path can always release and delete the temporary file. */
+  if (w->fapl < 0 || w->gcpl < 0 || H5Pset_fclose_degree(w->fapl, H5F_CLOSE_STRONG) < 0 ||
+      H5Pset_obj_track_times(w->gcpl, 0) < 0)
+    return fail(w, "creating property lists");
+  return 0;
+}
+
 vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
                      const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err) {
   if (out) *out = NULL;
@@ -624,68 +756,17 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   } else if (errno != ENOENT) {
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "%s", strerror(errno));
   }
-  char *dir = dir_of(path);
-  if (!dir) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' does not exist", dir);
-    free(dir);
-    return VS_ERR_IO;
-  }
-  if (access(dir, W_OK | X_OK) != 0) {
-    vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' is not writable", dir);
-    free(dir);
-    return VS_ERR_IO;
-  }
-
-  vs_h5_writer *w = calloc(1, sizeof *w);
-  if (!w) {
-    free(dir);
-    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  }
-  w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
-  for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
-  w->path = strdup(path);
-  w->tmp = temp_name(path, dir);
+  char *dir;
+  vs_status rc = check_dir(path, &dir, err);
+  if (rc != VS_OK) return rc;
+  vs_h5_writer *w;
+  rc = writer_new(path, dir, model, &w, err);
   free(dir);
-  w->every = model->output.every > 0 ? model->output.every : 1;
-  w->compression = model->output.compression;
-  w->n_particles = model->n_particles;
-  w->n_constraints = model->n_constraints;
-  unsigned fields = model->output.fields;
-  if (!w->path || !w->tmp) {
-    free(w->tmp);
-    w->tmp = NULL;
-    writer_free(w);
-    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  }
-  if (w->compression < 0 || w->compression > 9) {
-    writer_free(w);
-    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "compression must be 0-9, got %d",
-                        model->output.compression);
-  }
-  if (w->compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) {
-    writer_free(w);
-    return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
-                        "this HDF5 library has no gzip filter (output.compression)");
-  }
-  if ((fields & VS_FIELD_VELOCITY) && model->output.float32) {
-    w->vel = malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
-                        sizeof *w->vel + 1);
-    if (!w->vel) {
-      writer_free(w);
-      return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-    }
-  }
+  if (rc != VS_OK) return rc;
 
+  unsigned fields = model->output.fields;
   int ok = 0;
-  w->fapl = H5Pcreate(H5P_FILE_ACCESS);
-  w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
-  /* STRONG: closing the file closes anything still open in it, so an
-   * error path can always release and delete the temporary file. */
-  if (w->fapl < 0 || w->gcpl < 0 || H5Pset_fclose_degree(w->fapl, H5F_CLOSE_STRONG) < 0 ||
-      H5Pset_obj_track_times(w->gcpl, 0) < 0) {
-    fail(w, "creating property lists");
-  } else {
+  if (make_plists(w) == 0) {
     w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, w->fapl);
     if (w->file < 0) {
       char what[1024];
@@ -710,11 +791,12 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
 /* Append one frame's row to a series and write the buffer when full. */
 static unsigned char *row_of(series *s) { return s->buf + s->used * s->row_elems * s->esize; }
 
-static int push_row(vs_h5_writer *w, series *s, int index, const vs_state *state) {
+static int push_row(vs_h5_writer *w, int index, const vs_state *state) {
+  series *s = &w->s[index];
   s->steps[s->used] = state->frame;
   s->times[s->used] = state->time;
   s->used++;
-  if (s->used == s->cap) return flush_series(w, s, series_name(index));
+  if (s->used == s->cap) return flush_series(w, index);
   return 0;
 }
 
@@ -722,7 +804,7 @@ static void push_double(vs_h5_writer *w, int index, double v, const vs_state *st
   series *s = &w->s[index];
   if (s->value < 0) return;
   memcpy(row_of(s), &v, sizeof v);
-  if (push_row(w, s, index, state) < 0) *rc = -1;
+  if (push_row(w, index, state) < 0) *rc = -1;
 }
 
 vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
@@ -735,6 +817,9 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
   if (w->failed)
     return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "an earlier write failed: %s", w->msg);
   if (state->frame != 0 && state->frame % w->every != 0) return VS_OK;
+  /* A frame is recorded once: after a resume the checkpoint's frame is
+   * already in the file, and recording it again would duplicate a row. */
+  if (state->frame <= w->last_frame) return VS_OK;
 
   size_t n = (size_t)(w->n_particles > 0 ? w->n_particles : 0);
   series *per = &w->s[S_PER];
@@ -755,7 +840,7 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
       for (size_t i = 0; i < n; i++)
         for (int c = 0; c < 3; c++) r[3 * i + c] = x[4 * i + c];
     }
-    if (push_row(w, pos, S_POS, state) < 0) rc = -1;
+    if (push_row(w, S_POS, state) < 0) rc = -1;
   }
   series *vel = &w->s[S_VEL];
   if (vel->value >= 0) {
@@ -766,9 +851,9 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
     } else {
       vs_state_velocity(model, state, (double *)(void *)row_of(vel));
     }
-    if (push_row(w, vel, S_VEL, state) < 0) rc = -1;
+    if (push_row(w, S_VEL, state) < 0) rc = -1;
   }
-  if (per->value >= 0 && push_row(w, per, S_PER, state) < 0) rc = -1;
+  if (per->value >= 0 && push_row(w, S_PER, state) < 0) rc = -1;
   for (int k = 0; k <= VS_KIND_COUNT; k++) {
     const vs_error_stats *es = k < VS_KIND_COUNT ? &obs.kind[k] : &obs.all;
     push_double(w, S_ERR0 + 3 * k + 0, es->max, state, &rc);
@@ -780,15 +865,48 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
   if (alive->value >= 0) {
     int64_t a = obs.alive;
     memcpy(row_of(alive), &a, sizeof a);
-    if (push_row(w, alive, S_ALIVE, state) < 0) rc = -1;
+    if (push_row(w, S_ALIVE, state) < 0) rc = -1;
   }
   w->frames++;
+  w->last_frame = state->frame;
+  /* the checkpoint is the state of the last recorded frame, whatever
+   * happens to the state afterwards (a failing step, an interrupt) */
+  vs_state_copy(model, w->ck, state);
+  w->has_ck = 1;
   if (rc < 0) {
     w->failed = 1;
     return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "frame %lld: %s", (long long)state->frame,
                         w->msg);
   }
   return VS_OK;
+}
+
+/* /checkpoint: one dataset per VS_STATE_FIELDS array, [count, width] (or
+ * [count] for width 1), plus the counters as attributes.  Replaced whole on
+ * every finish, so a resumed file holds only the newest. */
+static int write_checkpoint(vs_h5_writer *w) {
+  if (H5Lexists(w->file, "checkpoint", H5P_DEFAULT) > 0 &&
+      H5Ldelete(w->file, "checkpoint", H5P_DEFAULT) < 0)
+    return fail(w, "replacing /checkpoint");
+  hid_t g = make_group(w, w->file, "checkpoint");
+  if (g < 0) return -1;
+  const vs_state *c = w->ck;
+  int rc = 0;
+#define CK_WRITE(name, type, width, count)                                                   \
+  if (rc == 0) {                                                                             \
+    hsize_t d[2] = {w->ck_rows[CK_##name], (hsize_t)(width)};                                \
+    rc = make_fixed(w, g, #name, CK_FTYPE(c->name), CK_MTYPE(c->name), (width) > 1 ? 2 : 1, d, \
+                    c->name, NULL);                                                          \
+  }
+  VS_STATE_FIELDS(CK_WRITE)
+#undef CK_WRITE
+  if (rc == 0)
+    rc = attr_i64(w, g, "frame", c->frame) < 0 || attr_i64(w, g, "step", c->step) < 0 ||
+                 attr_f64(w, g, "time", c->time) < 0 || attr_i64(w, g, "n_alive", c->n_alive) < 0
+             ? -1
+             : 0;
+  H5Gclose(g);
+  return rc;
 }
 
 static int sync_file(const char *path) {
@@ -809,6 +927,7 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
   ok = ok && attr_str(w, w->params, "status", status ? status : "complete") == 0 &&
        attr_f64(w, w->params, "wall_seconds", wall_seconds) == 0 &&
        attr_i64(w, w->params, "frames_recorded", w->frames) == 0;
+  ok = ok && (!w->has_ck || write_checkpoint(w) == 0);
   close_objects(w);
   if (ok) {
     ssize_t left = H5Fget_obj_count(w->file, H5F_OBJ_ALL);
@@ -857,4 +976,270 @@ const char *vs_h5_library_version(void) {
     snprintf(text, sizeof text, "HDF5 %u.%u.%u", maj, min, rel);
   }
   return text;
+}
+
+/* ---- resuming ------------------------------------------------------------ */
+
+vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, vs_error *err) {
+  if (out) *out = NULL;
+  if (!path || !name || !out)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_read_parameter: missing argument");
+  hid_t f;
+  vs_status rc = vs_h5_open_result(path, &f, err);
+  if (rc != VS_OK) return rc;
+  *out = vs_h5_attr_string(f, "/parameters/vsim", name);
+  H5Fclose(f);
+  if (!*out)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "no parameter '%s' in /parameters/vsim",
+                        name);
+  return VS_OK;
+}
+
+/* Read /checkpoint/<name> into buf after checking its shape against the
+ * model's [rows, width]. */
+static vs_status read_ck_array(hid_t f, const char *path, const char *name, hsize_t rows,
+                               int width, hid_t mtype, void *buf, vs_error *err) {
+  char p[128];
+  snprintf(p, sizeof p, "/checkpoint/%s", name);
+  if (!vs_h5_path_exists(f, p))
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "checkpoint has no '%s'", name);
+  hid_t d = H5Dopen2(f, p, H5P_DEFAULT);
+  hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+  hsize_t dims[H5S_MAX_RANK];
+  int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+  vs_status rc = VS_OK;
+  int want_rank = width > 1 ? 2 : 1;
+  if (rank < 0) {
+    rc = vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read %s", p);
+  } else if (rank != want_rank || dims[0] != rows || (width > 1 && dims[1] != (hsize_t)width)) {
+    char shape[128];
+    vs_h5_shape_text(sp, shape, sizeof shape);
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "checkpoint '%s' is %s, the scene needs [%llu%s%.0d]: not the same scene",
+                      name, shape, (unsigned long long)rows, width > 1 ? ", " : "",
+                      width > 1 ? width : 0);
+  } else if (rows > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    rc = vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read %s", p);
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_state *state,
+                                vs_error *err) {
+  if (!path || !model || !state)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_read_checkpoint: missing argument");
+  hid_t f;
+  vs_status rc = vs_h5_open_result(path, &f, err);
+  if (rc != VS_OK) return rc;
+  if (!vs_h5_path_exists(f, "/checkpoint")) {
+    H5Fclose(f);
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "no /checkpoint (the run recorded no frame, or an older vsim wrote it)");
+  }
+  const vs_model *m = model; /* the table's count expressions name it m */
+#define CK_READ(name, type, width, count)                                                  \
+  if (rc == VS_OK)                                                                         \
+    rc = read_ck_array(f, path, #name, (hsize_t)(count), (width), CK_MTYPE(state->name), \
+                       state->name, err);
+  VS_STATE_FIELDS(CK_READ)
+#undef CK_READ
+  (void)m;
+  int64_t frame, step, n_alive;
+  double time;
+  if (rc == VS_OK && (vs_h5_attr_int64(f, "/checkpoint", "frame", &frame) != 0 ||
+                      vs_h5_attr_int64(f, "/checkpoint", "step", &step) != 0 ||
+                      vs_h5_attr_double(f, "/checkpoint", "time", &time) != 0 ||
+                      vs_h5_attr_int64(f, "/checkpoint", "n_alive", &n_alive) != 0))
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "checkpoint lacks one of its counters (frame, step, time, n_alive)");
+  if (rc == VS_OK) {
+    state->frame = frame;
+    state->step = step;
+    state->time = time;
+    state->n_alive = n_alive;
+  }
+  H5Fclose(f);
+  return rc;
+}
+
+/* Copy src to a new file dst byte for byte (dst must not exist). */
+static int copy_bytes(const char *src, const char *dst, char *why, size_t why_size) {
+  int in = open(src, O_RDONLY);
+  if (in < 0) {
+    snprintf(why, why_size, "cannot read '%s': %s", src, strerror(errno));
+    return -1;
+  }
+  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (out < 0) {
+    snprintf(why, why_size, "cannot create '%s': %s", dst, strerror(errno));
+    close(in);
+    return -1;
+  }
+  static const size_t bufsize = (size_t)1 << 20;
+  char *buf = malloc(bufsize);
+  int rc = buf ? 0 : -1;
+  if (!buf) snprintf(why, why_size, "out of memory");
+  while (rc == 0) {
+    ssize_t n = read(in, buf, bufsize);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      snprintf(why, why_size, "reading '%s': %s", src, strerror(errno));
+      rc = -1;
+    }
+    if (n <= 0) break;
+    for (ssize_t done = 0; rc == 0 && done < n;) {
+      ssize_t k = write(out, buf + done, (size_t)(n - done));
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) {
+        snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
+        rc = -1;
+      } else {
+        done += k;
+      }
+    }
+  }
+  free(buf);
+  close(in);
+  if (close(out) != 0 && rc == 0) {
+    snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
+    rc = -1;
+  }
+  return rc;
+}
+
+/* Open series i of a reopened file, checking that it is what the model
+ * would write; 1 = layout mismatch (message in w->msg), -1 = HDF5 error. */
+static int open_series(vs_h5_writer *w, const vs_model *m, int i) {
+  char group[160], p[192];
+  series *s = &w->s[i];
+  series_path(i, group, sizeof group);
+  int f32 = (i == S_POS || i == S_VEL) && m->output.float32;
+  hid_t ftype = f32 ? H5T_IEEE_F32LE : i == S_ALIVE ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+  hid_t mtype = f32 ? H5T_NATIVE_FLOAT : i == S_ALIVE ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+  hsize_t inner[2] = {(hsize_t)m->n_particles, 3};
+  int rank = 1;
+  if (i == S_POS || i == S_VEL) rank = 3;
+  if (i == S_PER) {
+    rank = 2;
+    inner[0] = (hsize_t)m->n_constraints;
+  }
+  snprintf(p, sizeof p, "%s/value", group);
+  s->value = H5Dopen2(w->file, p, H5P_DEFAULT);
+  snprintf(p, sizeof p, "%s/step", group);
+  s->step = s->value >= 0 ? H5Dopen2(w->file, p, H5P_DEFAULT) : H5I_INVALID_HID;
+  snprintf(p, sizeof p, "%s/time", group);
+  s->time = s->step >= 0 ? H5Dopen2(w->file, p, H5P_DEFAULT) : H5I_INVALID_HID;
+  if (s->time < 0) {
+    snprintf(p, sizeof p, "opening %s", group);
+    return fail(w, p);
+  }
+  hid_t sp = H5Dget_space(s->value), t = H5Dget_type(s->value);
+  hsize_t dims[H5S_MAX_RANK], sdims[H5S_MAX_RANK], tdims[H5S_MAX_RANK];
+  int r = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+  int same = r == rank && t >= 0 && H5Tequal(t, ftype) > 0;
+  for (int k = 1; same && k < rank; k++) same = dims[k] == inner[k - 1];
+  if (sp >= 0) H5Sclose(sp);
+  if (t >= 0) H5Tclose(t);
+  hid_t ss = H5Dget_space(s->step), ts = H5Dget_space(s->time);
+  int rs = ss >= 0 ? H5Sget_simple_extent_dims(ss, sdims, NULL) : -1;
+  int rt = ts >= 0 ? H5Sget_simple_extent_dims(ts, tdims, NULL) : -1;
+  if (ss >= 0) H5Sclose(ss);
+  if (ts >= 0) H5Sclose(ts);
+  if (!same || rs != 1 || rt != 1 || sdims[0] != dims[0] || tdims[0] != dims[0]) {
+    snprintf(w->msg, sizeof w->msg,
+             "%s does not have the shape or type this scene writes (same scene, fields and "
+             "precision needed to resume)",
+             group);
+    return 1;
+  }
+  if (series_alloc(w, s, group, rank, inner, ftype, mtype) < 0) return -1;
+  s->dims[0] = dims[0];
+  return 0;
+}
+
+vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_info *info,
+                       vs_h5_writer **out, vs_error *err) {
+  if (out) *out = NULL;
+  if (!path || !path[0] || !model || !out)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_reopen: missing argument");
+  hid_t probe;
+  vs_status rc = vs_h5_open_result(path, &probe, err);
+  if (rc != VS_OK) return rc;
+  H5Fclose(probe);
+  char *dir;
+  if ((rc = check_dir(path, &dir, err)) != VS_OK) return rc;
+  vs_h5_writer *w;
+  rc = writer_new(path, dir, model, &w, err);
+  free(dir);
+  if (rc != VS_OK) return rc;
+
+  vs_status code = VS_ERR_IO;
+  int ok = 0;
+  if (copy_bytes(path, w->tmp, w->msg, sizeof w->msg) == 0 && make_plists(w) == 0) {
+    w->file = H5Fopen(w->tmp, H5F_ACC_RDWR, w->fapl);
+    if (w->file < 0) fail(w, "reopening a copy");
+  }
+  if (w->file >= 0) {
+    ok = 1;
+    for (int i = 0; ok && i < S_COUNT; i++) {
+      char group[160], p[192];
+      series_path(i, group, sizeof group);
+      snprintf(p, sizeof p, "%s/value", group);
+      int has = vs_h5_path_exists(w->file, p);
+      if (has != series_wanted(model, i)) {
+        snprintf(w->msg, sizeof w->msg, "%s %s in the file but %s by the scene", group,
+                 has ? "is" : "is not", has ? "not written" : "written");
+        code = VS_ERR_FORMAT;
+        ok = 0;
+      } else if (has) {
+        int r = open_series(w, model, i);
+        if (r != 0) {
+          code = r > 0 ? VS_ERR_FORMAT : VS_ERR_IO;
+          ok = 0;
+        }
+      }
+    }
+  }
+  if (ok) {
+    /* every series holds the same frames; penetration is always there */
+    series *pen = &w->s[S_PEN];
+    for (int i = 0; ok && i < S_COUNT; i++)
+      if (w->s[i].value >= 0 && w->s[i].dims[0] != pen->dims[0]) {
+        char group[160];
+        snprintf(w->msg, sizeof w->msg, "%s has %llu frames, /observables/penetration/max %llu",
+                 series_path(i, group, sizeof group), (unsigned long long)w->s[i].dims[0],
+                 (unsigned long long)pen->dims[0]);
+        code = VS_ERR_FORMAT;
+        ok = 0;
+      }
+    w->frames = (int64_t)pen->dims[0];
+    if (ok && pen->dims[0] > 0) {
+      hsize_t start = pen->dims[0] - 1, count = 1;
+      hid_t fs = H5Dget_space(pen->step), ms = H5Screate_simple(1, &count, NULL);
+      int64_t last = -1;
+      if (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
+          H5Dread(pen->step, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, &last) < 0)
+        ok = fail(w, "reading the last recorded frame") == 0;
+      if (ms >= 0) H5Sclose(ms);
+      if (fs >= 0) H5Sclose(fs);
+      w->last_frame = last;
+    }
+  }
+  if (ok) {
+    w->params = H5Gopen2(w->file, "/parameters/vsim", H5P_DEFAULT);
+    ok = w->params >= 0 && attr_str(w, w->params, "status", "running") == 0 &&
+         (!info || !info->command || attr_str(w, w->params, "resume_command", info->command) == 0);
+    if (!ok) fail(w, "updating /parameters/vsim");
+  }
+  if (!ok) {
+    vs_error_set(err, code, path, 0, 0, "cannot resume: %s",
+                 w->msg[0] ? w->msg : "cannot reopen the file");
+    discard(w);
+    writer_free(w);
+    return code;
+  }
+  *out = w;
+  return VS_OK;
 }

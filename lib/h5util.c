@@ -1,9 +1,11 @@
 /* h5util.c: small HDF5 helpers shared by the writer and compare (h5util.h). */
 #include "h5util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vs_h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
@@ -158,4 +160,26 @@ const char *vs_h5_shape_text(hid_t space, char *buf, size_t size) {
                              (unsigned long long)dims[i]);
   if (used < size) snprintf(buf + used, size - used, "]");
   return buf;
+}
+
+vs_status vs_h5_open_result(const char *path, hid_t *out, vs_error *err) {
+  *out = H5I_INVALID_HID;
+  if (access(path, R_OK) != 0)
+    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  vs_h5_quiet();
+  if (H5Fis_hdf5(path) <= 0)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "not an HDF5 file (not a vsim result)");
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) {
+    char h5[256];
+    vs_h5_error_text(h5, sizeof h5);
+    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s", h5);
+  }
+  if (!vs_h5_path_exists(f, "/h5md") || !vs_h5_path_exists(f, "/parameters/vsim")) {
+    H5Fclose(f);
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "not a vsim result file (no /h5md or /parameters/vsim)");
+  }
+  *out = f;
+  return VS_OK;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vsim/error.h"
+
 /* Turn off HDF5's automatic error printing: the library never prints.  The
  * error stack is still recorded, so vs_h5_error_text() can explain a failure. */
 void vs_h5_quiet(void);
@@ -15,6 +17,10 @@ void vs_h5_quiet(void);
  * open file"), or "unknown HDF5 error".  Call right after the failing call:
  * the next API call clears the stack. */
 void vs_h5_error_text(char *buf, size_t size);
+
+/* Open a vsim result file read-only: unreadable -> VS_ERR_IO, not HDF5 or
+ * without /h5md and /parameters/vsim -> VS_ERR_FORMAT, both naming path. */
+vs_status vs_h5_open_result(const char *path, hid_t *out, vs_error *err);
 
 /* 1 when every component of the absolute path exists as a link (and the
  * last one resolves to an object), 0 otherwise.  Never fails noisily. */

@@ -781,6 +781,208 @@ START_TEST(non_recorded_frames_are_skipped) {
 }
 END_TEST
 
+
+/* ---- /checkpoint and resuming ---- */
+
+/* printf format: integrator, every */
+#define RESUME_SCENE \
+  "vsim: 1\n" \
+  "time: {dt: 0.01, frames: 12, substeps: 2}\n" \
+  "solver: {integrator: %s, iterations: 3}\n" \
+  "world:\n" \
+  "  colliders:\n" \
+  "    - sphere: {center: [0.5, 0.76, 0], radius: 0.25, friction: 0.2}\n" \
+  "bodies:\n" \
+  "  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 6, pin: [first],\n" \
+  "           stretch: {stiffness: 0.9, compliance: 0.001}}\n" \
+  "  - cloth: {name: c, origin: [0, 1.2, 0], size: [1, 1], resolution: [4, 4], plane: xz,\n" \
+  "            pin: top-corners, tear: 1.0002}\n" \
+  "constraints:\n" \
+  "  - pin: {particle: 'r:6', keys: [[0, 1, 1, 0], [0.1, 1.2, 1.1, 0]]}\n" \
+  "output: {every: %d, fields: [position, velocity, constraint_error, per_constraint_error]}\n"
+
+/* Run yaml to `stop` frames (all when stop < 0), finishing with `status`. */
+static void run_until(const char *path, const char *yaml, int64_t stop, const char *status) {
+  vs_scene *s = tu_scene(yaml);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  char *resolved = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_scene_to_yaml(s, &resolved, &e), VS_OK);
+  vs_h5_run_info info = {"vsim run", resolved, 1};
+  vs_h5_writer *w = NULL;
+  ck_assert_msg(vs_h5_open(path, s, m, &info, &w, &e) == VS_OK, "%s", e.message);
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  for (int64_t f = 0; f < m->frames && (stop < 0 || f < stop); f++) {
+    ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  }
+  ck_assert_int_eq(vs_h5_finish(w, status, 1.0, &e), VS_OK);
+  free(resolved);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+}
+
+/* What `vsim run --resume` does, through the library. */
+static void resume(const char *path) {
+  char *yaml = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_h5_read_parameter(path, "resolved", &yaml, &e), VS_OK);
+  vs_scene *s = tu_scene(yaml);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  ck_assert_msg(vs_h5_read_checkpoint(path, m, st, &e) == VS_OK, "%s", e.message);
+  vs_h5_run_info info = {"vsim run --resume", yaml, 0};
+  vs_h5_writer *w = NULL;
+  ck_assert_msg(vs_h5_reopen(path, m, &info, &w, &e) == VS_OK, "%s", e.message);
+  /* the checkpoint's frame is already in the file: recording it is a no-op */
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  while (st->frame < m->frames) {
+    ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  }
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 2.0, &e), VS_OK);
+  free(yaml);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+}
+
+START_TEST(checkpoint_layout) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  simulate(out, full_scene, 0, "complete");
+  vs_scene *s = tu_scene(full_scene);
+  vs_model *m = tu_model(s);
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t n4[2] = {(hsize_t)m->n_particles, 4}, n3[2] = {(hsize_t)m->n_particles, 3};
+  hsize_t nc = (hsize_t)m->n_constraints, nd = (hsize_t)m->n_dist;
+  H5Dclose(expect_ds(f, "/checkpoint/x", H5T_FLOAT, 8, 2, n4));
+  H5Dclose(expect_ds(f, "/checkpoint/xprev", H5T_FLOAT, 8, 2, n4));
+  H5Dclose(expect_ds(f, "/checkpoint/v", H5T_FLOAT, 8, 2, n3));
+  H5Dclose(expect_ds(f, "/checkpoint/lambda", H5T_FLOAT, 8, 1, &nc));
+  H5Dclose(expect_ds(f, "/checkpoint/alive", H5T_INTEGER, 1, 1, &nd));
+  ck_assert_double_eq(attr_num(f, "/checkpoint", "frame"), 5);
+  ck_assert_double_eq(attr_num(f, "/checkpoint", "step"), 5);
+  ck_assert_double_eq_tol(attr_num(f, "/checkpoint", "time"), 0.05, 1e-12);
+  /* the checkpoint's positions are the last recorded frame */
+  size_t n = (size_t)m->n_particles;
+  double *x = malloc(n * 4 * sizeof *x), *pos = malloc(6 * n * 3 * sizeof *pos);
+  read_all(f, "/checkpoint/x", H5T_NATIVE_DOUBLE, x);
+  read_all(f, "/particles/all/position/value", H5T_NATIVE_DOUBLE, pos);
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 3; c++) ck_assert(x[4 * i + c] == pos[(5 * n + i) * 3 + c]);
+  free(x);
+  free(pos);
+  H5Fclose(f);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+START_TEST(resume_is_bitwise_identical) {
+  static const char *integrators[] = {"pbd", "xpbd", "verlet"};
+  static const struct {
+    int every;
+    int64_t stop;
+  } cases[] = {{1, 5}, {3, 7}, {1, 12}, {5, 0}};
+  char *dir = tu_tmpdir();
+  char *whole = join(dir, "whole.h5"), *part = join(dir, "part.h5");
+  for (int i = 0; i < 3; i++) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+      char yaml[2048];
+      snprintf(yaml, sizeof yaml, RESUME_SCENE, integrators[i], cases[c].every);
+      run_until(whole, yaml, -1, "complete");
+      run_until(part, yaml, cases[c].stop, "interrupted");
+      resume(part);
+      vs_compare_result r;
+      vs_error e;
+      ck_assert_int_eq(vs_compare_files(part, whole, NULL, &r, &e), VS_OK);
+      ck_assert_msg(r.n_diffs == 0, "%s every %d stop %lld: %zu diffs, first %s (%s)",
+                    integrators[i], cases[c].every, (long long)cases[c].stop, r.n_diffs,
+                    r.n_diffs ? r.diffs[0].path : "", r.n_diffs ? r.diffs[0].detail : "");
+      vs_compare_result_free(&r);
+      char *status = NULL;
+      ck_assert_int_eq(vs_h5_read_parameter(part, "status", &status, &e), VS_OK);
+      ck_assert_str_eq(status, "complete");
+      free(status);
+      ck_assert_int_eq(count_entries(dir), 2);
+    }
+  }
+  tu_rmtree(dir);
+  free(whole);
+  free(part);
+  free(dir);
+}
+END_TEST
+
+START_TEST(resume_refuses_another_scene) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml, RESUME_SCENE, "pbd", 1);
+  run_until(out, yaml, 4, "interrupted");
+  char before[4096];
+  FILE *fp = fopen(out, "rb");
+  size_t nb = fread(before, 1, sizeof before, fp);
+  fclose(fp);
+  vs_error e;
+  /* other output fields */
+  vs_scene *s = tu_scene(rope_scene);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_h5_writer *w = (vs_h5_writer *)1;
+  ck_assert_int_eq(vs_h5_reopen(out, m, NULL, &w, &e), VS_ERR_FORMAT);
+  ck_assert_ptr_null(w);
+  ck_assert_str_eq(e.file, out);
+  ck_assert_int_eq(vs_h5_read_checkpoint(out, m, st, &e), VS_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(e.message, "not the same scene"));
+  ck_assert_int_eq(count_entries(dir), 1);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  /* same scene, float32 instead of float64 */
+  char yaml32[2100];
+  snprintf(yaml32, sizeof yaml32, "%s", yaml);
+  char *brace = strrchr(yaml32, '}');
+  snprintf(brace, sizeof yaml32 - (size_t)(brace - yaml32), ", precision: float32}\n");
+  s = tu_scene(yaml32);
+  m = tu_model(s);
+  ck_assert_int_eq(vs_h5_reopen(out, m, NULL, &w, &e), VS_ERR_FORMAT);
+  vs_model_free(m);
+  vs_scene_free(s);
+  /* the right scene, then abort: the original is untouched */
+  s = tu_scene(yaml);
+  m = tu_model(s);
+  ck_assert_int_eq(vs_h5_reopen(out, m, NULL, &w, &e), VS_OK);
+  ck_assert_int_eq(count_entries(dir), 2);
+  vs_h5_abort(w);
+  ck_assert_int_eq(count_entries(dir), 1);
+  char after[4096];
+  fp = fopen(out, "rb");
+  size_t na = fread(after, 1, sizeof after, fp);
+  fclose(fp);
+  ck_assert_uint_eq(na, nb);
+  ck_assert(memcmp(before, after, nb) == 0);
+  vs_model_free(m);
+  vs_scene_free(s);
+  /* not a result file */
+  char *missing = join(dir, "missing.h5");
+  ck_assert_int_eq(vs_h5_reopen(missing, m, NULL, &w, &e), VS_ERR_IO);
+  char *p = NULL;
+  ck_assert_int_eq(vs_h5_read_parameter(out, "no_such", &p, &e), VS_ERR_FORMAT);
+  ck_assert_ptr_null(p);
+  free(missing);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("h5out");
   TCase *t = tcase_create("h5out");
@@ -801,6 +1003,9 @@ static Suite *suite(void) {
   tcase_add_test(t, identical_runs_identical_bytes);
   tcase_add_test(t, bad_arguments_and_version);
   tcase_add_test(t, non_recorded_frames_are_skipped);
+  tcase_add_test(t, checkpoint_layout);
+  tcase_add_test(t, resume_is_bitwise_identical);
+  tcase_add_test(t, resume_refuses_another_scene);
   suite_add_tcase(s, t);
   return s;
 }

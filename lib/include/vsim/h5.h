@@ -51,6 +51,32 @@ const char *vs_h5_temp_path(const vs_h5_writer *w);
 /* "HDF5 1.10.8" etc. */
 const char *vs_h5_library_version(void);
 
+/* ---- resuming (vsim run --resume, SPEC.md §4 /checkpoint) ----
+ * Every finished file holds /checkpoint: the state (every VS_STATE_FIELDS
+ * array and the counters) after the last recorded frame.  To resume: build
+ * the model from the file's `resolved` scene (vs_h5_read_parameter), create
+ * a state, vs_h5_read_checkpoint into it, vs_h5_reopen the file, then step
+ * and record as usual.  The datasets end up bitwise identical to those of
+ * one uninterrupted run. */
+
+/* A string attribute of /parameters/vsim ("scene", "resolved", "status",
+ * "command", ...), malloc'd into *out.  VS_ERR_FORMAT when absent. */
+vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, vs_error *err);
+
+/* Restore the state from the file's /checkpoint.  The state must have been
+ * created for a model of the same shape (particles, constraints, links);
+ * a mismatch is VS_ERR_FORMAT naming the array. */
+vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_state *state,
+                                vs_error *err);
+
+/* Reopen an existing result file for appending: works on a temporary copy
+ * beside it, which vs_h5_finish renames over it (vs_h5_abort leaves the
+ * original untouched).  The model must write the same datasets (output
+ * fields, precision, counts) as the file holds.  Frames at or before the
+ * last recorded one are ignored by vs_h5_record. */
+vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_info *info,
+                       vs_h5_writer **out, vs_error *err);
+
 #ifdef __cplusplus
 }
 #endif
