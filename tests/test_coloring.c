@@ -34,12 +34,12 @@ static void assert_valid(const vs_model *m) {
 }
 
 START_TEST(cloth_colouring_is_valid_and_small) {
-  vs_model *m = model_of("bodies:\n  - cloth: {resolution: [20, 20], shear: {}, bend: {}, pin: top-edge}\n");
+  vs_model *m = model_of("bodies:\n  - cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [20, 20], shear: {}, bend: {}, pin: top-edge}\n");
   assert_valid(m);
   ck_assert_int_eq(m->color_overflow, -1);
   ck_assert_int_le(m->n_colors, 16);
   vs_model_free(m);
-  m = model_of("bodies:\n  - cloth: {resolution: [20, 20]}\n");
+  m = model_of("bodies:\n  - cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [20, 20]}\n");
   assert_valid(m);
   ck_assert_int_le(m->n_colors, 4); /* structural links of a grid: 4 colours */
   vs_model_free(m);

@@ -16,7 +16,7 @@ START_TEST(cloth_counts_and_build_order) {
   vs_model *m;
   vs_error e;
   ck_assert_int_eq(build("bodies:\n"
-                         "  - cloth: {name: c, resolution: [5, 4], size: [4, 3], shear: {}, bend: {},\n"
+                         "  - cloth: {name: c, origin: [0, 0, 0], resolution: [5, 4], size: [4, 3], shear: {}, bend: {},\n"
                          "            pin: top-corners, mass: 2}\n",
                          &m, &e),
                    VS_OK);
@@ -108,7 +108,7 @@ START_TEST(references_resolve_and_fail_with_positions) {
   vs_error e;
   ck_assert_int_eq(build("bodies:\n"
                          "  - rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 2}\n"
-                         "  - cloth: {name: c, resolution: [3, 3]}\n",
+                         "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [3, 3]}\n",
                          &m, &e),
                    VS_OK);
   int32_t idx;
@@ -145,7 +145,7 @@ START_TEST(tetra_and_lattice) {
   vs_error e;
   ck_assert_int_eq(build("bodies:\n"
                          "  - tetra: {name: t, center: [0, 1, 0], edge: 0.5, mass: 2, angular_velocity: [0, 3, 0]}\n"
-                         "  - lattice: {name: j, resolution: [3, 2, 2], size: [1, 1, 1]}\n",
+                         "  - lattice: {name: j, origin: [0, 0, 0], resolution: [3, 2, 2], size: [1, 1, 1]}\n",
                          &m, &e),
                    VS_OK);
   ck_assert_int_eq(m->n_particles, 4 + 12);
