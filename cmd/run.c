@@ -222,14 +222,14 @@ static void observe(const vs_model *m, const vs_state *s, run_stats *rs) {
 }
 
 static void print_summary(const run_args *a, const vs_model *m, const vs_state *s,
-                          const char *status, const run_stats *rs, double wall,
-                          const char *message) {
+                          int64_t done, const char *status, const run_stats *rs,
+                          double wall, const char *message) {
   FILE *f = stdout;
   fputs("{\"status\":", f);
   cli_json_string(f, status);
   fprintf(f, ",\"frames\":%lld,\"frames_requested\":%lld,\"particles\":%d,\"constraints\":%d,"
              "\"colors\":%d,",
-          (long long)s->frame, (long long)m->frames, m->n_particles, m->n_constraints,
+          (long long)done, (long long)m->frames, m->n_particles, m->n_constraints,
           m->n_colors);
   fputs("\"final_constraint_error\":", f);
   cli_json_number(f, rs->final_error);
@@ -251,8 +251,8 @@ static void print_summary(const run_args *a, const vs_model *m, const vs_state *
 }
 
 /* Everything from the open writer to the finished file.  Returns the exit code. */
-static int simulate(const run_args *a, const vs_model *model, vs_state *state,
-                    vs_h5_writer *w) {
+static int simulate(const run_args *a, const char *scene_name, const vs_model *model,
+                    vs_state *state, vs_h5_writer *w) {
   vs_error err;
   vs_error_clear(&err);
   run_stats rs = {.observe = a->summary};
@@ -267,6 +267,7 @@ static int simulate(const run_args *a, const vs_model *model, vs_state *state,
   vs_status st = vs_h5_record(w, model, state, &err);
   int write_failed = st != VS_OK;
   int step_failed = 0;
+  int64_t done = 0; /* frames stepped, recorded and finite */
   observe(model, state, &rs);
   progress_update(&bar, 0);
   for (int64_t f = 0; st == VS_OK && f < model->frames; f++) {
@@ -281,12 +282,13 @@ static int simulate(const run_args *a, const vs_model *model, vs_state *state,
       write_failed = 1;
       break;
     }
+    done = state->frame;
     observe(model, state, &rs);
-    progress_update(&bar, state->frame);
+    progress_update(&bar, done);
   }
   double wall = cli_now() - t0;
   progress_end(&bar);
-  int interrupted = st == VS_OK && g_stop && state->frame < model->frames;
+  int interrupted = st == VS_OK && g_stop && done < model->frames;
   if (write_failed || step_failed)
     status = "failed";
   else if (interrupted)
@@ -295,7 +297,7 @@ static int simulate(const run_args *a, const vs_model *model, vs_state *state,
   char message[2048] = "";
   if (st != VS_OK) {
     vs_error_format(&err, message, sizeof message);
-    cli_report(&err, write_failed ? a->output : NULL);
+    cli_report(&err, write_failed ? a->output : scene_name);
   }
 
   vs_error ferr;
@@ -310,25 +312,25 @@ static int simulate(const run_args *a, const vs_model *model, vs_state *state,
     status = "failed";
     code = CLI_EXIT_FAIL;
   } else if (st != VS_OK) {
-    fprintf(stderr, "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\")\n",
-            (long long)state->frame, (long long)model->frames, a->output);
+    fprintf(stderr,
+            "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\")\n",
+            (long long)done, (long long)model->frames, a->output);
     code = CLI_EXIT_FAIL;
   } else if (interrupted) {
     snprintf(message, sizeof message, "interrupted by signal %d after frame %lld",
-             (int)g_stop, (long long)state->frame);
+             (int)g_stop, (long long)done);
     fprintf(stderr,
             "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\")\n",
-            (long long)state->frame, (long long)model->frames, a->output);
+            (long long)done, (long long)model->frames, a->output);
     code = CLI_EXIT_FAIL;
   } else if (!a->quiet) {
     fprintf(stderr, "vsim: wrote %s: %lld frames, %d particles, %d constraints, %.3g s",
-            a->output, (long long)state->frame, model->n_particles, model->n_constraints,
-            wall);
-    if (wall > 0 && state->frame > 0)
-      fprintf(stderr, " (%.4g frames/s)", (double)state->frame / wall);
+            a->output, (long long)done, model->n_particles, model->n_constraints, wall);
+    if (wall > 0 && done > 0) fprintf(stderr, " (%.4g frames/s)", (double)done / wall);
     fputc('\n', stderr);
   }
-  if (a->summary) print_summary(a, model, state, status, &rs, wall, message[0] ? message : NULL);
+  if (a->summary)
+    print_summary(a, model, state, done, status, &rs, wall, message[0] ? message : NULL);
   return code;
 }
 
@@ -383,7 +385,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       if (st == VS_ERR_EXISTS) fprintf(stderr, "vsim: use -f/--force to overwrite it\n");
       code = cli_exit_code(st, CLI_PHASE_INPUT);
     } else {
-      code = simulate(&a, model, state, w);
+      code = simulate(&a, scene_name, model, state, w);
     }
   }
 
