@@ -527,7 +527,17 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
     if (only_hit[k]) continue;
     vs_compare_diff *d = diff_add(&diffs, only[k], VS_DIFF_MISSING_A);
     if (!d) goto oom;
-    snprintf(d->detail, sizeof d->detail, "--only %s matches no dataset in either file", only[k]);
+    int inside = 0;
+    for (size_t q = 0; q < n_roots; q++)
+      inside |= under(only[k], compared_roots[q]) || under(compared_roots[q], only[k]);
+    if (inside)
+      snprintf(d->detail, sizeof d->detail, "--only %s matches no dataset in either file",
+               only[k]);
+    else
+      snprintf(d->detail, sizeof d->detail,
+               "--only %s is outside the compared groups (/particles, /observables, "
+               "/connectivity, /solver)",
+               only[k]);
   }
   if (diffs.n > 1) qsort(diffs.v, diffs.n, sizeof *diffs.v, cmp_diff);
   out->diffs = diffs.v;
@@ -677,6 +687,9 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   int has_time = time_range(f, "/particles/all/position/time", &t0, &t1) == 0 ||
                  time_range(f, "/observables/penetration/max/time", &t0, &t1) == 0;
   if (!has_frames) frames = dim0(f, "/observables/penetration/max/step");
+  int64_t ck_frame = -1;
+  int has_ck = vs_h5_path_exists(f, "/checkpoint") &&
+               vs_h5_attr_int64(f, "/checkpoint", "frame", &ck_frame) == 0;
 
   sbuf b = {0};
   if (json) {
@@ -714,6 +727,11 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
     }
     sb_printf(&b, ", \"wall_seconds\": ");
     sb_json_num(&b, wall);
+    sb_printf(&b, ", \"checkpoint_frame\": ");
+    if (has_ck)
+      sb_printf(&b, "%lld", (long long)ck_frame);
+    else
+      sb_printf(&b, "null");
     sb_printf(&b, ", \"datasets\": [");
   } else {
     sb_printf(&b, "file:            %s\n", path);
@@ -729,6 +747,7 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
     if (has_colors) sb_printf(&b, "colors:          %lld\n", (long long)colors);
     if (has_time) sb_printf(&b, "time:            %.9g .. %.9g s\n", t0, t1);
     if (isfinite(wall)) sb_printf(&b, "wall seconds:    %.3f\n", wall);
+    if (has_ck) sb_printf(&b, "checkpoint:      frame %lld\n", (long long)ck_frame);
     sb_printf(&b, "datasets:\n");
   }
   size_t width = 0;

@@ -1067,11 +1067,14 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
 /* Copy src to a new file dst byte for byte (dst must not exist). */
 static int copy_bytes(const char *src, const char *dst, char *why, size_t why_size) {
   int in = open(src, O_RDONLY);
-  if (in < 0) {
+  struct stat st;
+  if (in < 0 || fstat(in, &st) != 0) {
     snprintf(why, why_size, "cannot read '%s': %s", src, strerror(errno));
+    if (in >= 0) close(in);
     return -1;
   }
-  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  /* the resumed file keeps the original's permissions */
+  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 0777);
   if (out < 0) {
     snprintf(why, why_size, "cannot create '%s': %s", dst, strerror(errno));
     close(in);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void vs_h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
@@ -164,8 +165,11 @@ const char *vs_h5_shape_text(hid_t space, char *buf, size_t size) {
 
 vs_status vs_h5_open_result(const char *path, hid_t *out, vs_error *err) {
   *out = H5I_INVALID_HID;
+  struct stat st;
   if (access(path, R_OK) != 0)
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "is a directory");
   vs_h5_quiet();
   if (H5Fis_hdf5(path) <= 0)
     return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "not an HDF5 file (not a vsim result)");

@@ -353,6 +353,12 @@ START_TEST(only_paths) {
   ck_assert_int_eq(r.diffs[0].kind, VS_DIFF_MISSING_A);
   ck_assert_ptr_nonnull(strstr(r.diffs[0].detail, "matches no dataset"));
   vs_compare_result_free(&r);
+  const char *params[] = {"/parameters"};
+  o.only = params;
+  ck_assert_int_eq(vs_compare_files(x.a, x.b, &o, &r, &e), VS_OK);
+  ck_assert_uint_eq(r.n_diffs, 1);
+  ck_assert_ptr_nonnull(strstr(r.diffs[0].detail, "outside the compared groups"));
+  vs_compare_result_free(&r);
   const char *two[] = {"observables/penetration", "/particles/all/mass"};
   o.only = two;
   o.n_only = 2;
@@ -409,6 +415,8 @@ START_TEST(not_vsim_files) {
   ck_assert_str_eq(e.file, none);
   ck_assert_int_eq(vs_compare_files(good, none, NULL, &r, &e), VS_ERR_IO);
   ck_assert_str_eq(e.file, none);
+  ck_assert_int_eq(vs_compare_files(good, dir, NULL, &r, &e), VS_ERR_IO);
+  ck_assert_str_eq(e.file, dir);
   char *out = NULL;
   ck_assert_int_eq(vs_h5_describe(plain, 0, &out, &e), VS_ERR_FORMAT);
   ck_assert_int_eq(vs_h5_describe(none, 1, &out, &e), VS_ERR_IO);
@@ -505,6 +513,7 @@ START_TEST(describe_text_and_json) {
   ck_assert_ptr_nonnull(strstr(out, "/particles/all/position/value"));
   ck_assert_ptr_nonnull(strstr(out, "[6, 5, 3] float64"));
   ck_assert_ptr_nonnull(strstr(out, "0 .. 0.05 s"));
+  ck_assert_ptr_nonnull(strstr(out, "checkpoint:      frame 5"));
   free(out);
   ck_assert_int_eq(vs_h5_describe(path, 1, &out, &e), VS_OK);
   ck_assert(out[0] == '{');
@@ -512,6 +521,7 @@ START_TEST(describe_text_and_json) {
   ck_assert_ptr_nonnull(strstr(out, "\"command\": \"vsim run \\\"quoted\\\"\""));
   ck_assert_ptr_nonnull(strstr(out, "\"particles\": 5"));
   ck_assert_ptr_nonnull(strstr(out, "\"shape\": [6, 5, 3]"));
+  ck_assert_ptr_nonnull(strstr(out, "\"checkpoint_frame\": 5"));
   /* valid JSON, when python is at hand */
   if (access("/usr/bin/python3", X_OK) == 0) {
     char *js = join(dir, "info.json");
