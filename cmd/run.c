@@ -154,7 +154,9 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
 
 /* ---- signals: the first SIGINT/SIGTERM asks the loop to stop after the
  * current frame; a second one removes the temporary file and dies of the
- * signal as usual. */
+ * signal as usual.  The handlers are installed just before the writer opens
+ * (loading and compiling a scene have nothing to clean up, so a signal there
+ * simply ends the program) and removed once the file is finished. */
 
 static volatile sig_atomic_t g_stop;
 static char g_temp_path[4096];
@@ -170,8 +172,8 @@ static void on_signal(int sig) {
   g_stop = sig;
 }
 
-static void install_signals(const char *temp_path) {
-  snprintf(g_temp_path, sizeof g_temp_path, "%s", temp_path ? temp_path : "");
+static void install_signals(void) {
+  g_temp_path[0] = '\0';
   g_stop = 0;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -179,6 +181,18 @@ static void install_signals(const char *temp_path) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+/* Tell the handler which file to remove; signals are held meanwhile so that
+ * it never sees half a path. */
+static void set_signal_temp_path(const char *path) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  snprintf(g_temp_path, sizeof g_temp_path, "%s", path ? path : "");
+  sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void restore_signals(void) {
@@ -259,7 +273,7 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   int show_progress = !a->quiet && (a->progress == 1 || (a->progress < 0 && isatty(2)));
   cli_progress bar;
 
-  install_signals(vs_h5_temp_path(w));
+  set_signal_temp_path(vs_h5_temp_path(w));
   double t0 = cli_now();
   progress_start(&bar, show_progress, model->frames);
 
@@ -379,8 +393,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     code = cli_exit_code(st, CLI_PHASE_INPUT);
   } else {
     vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
+    install_signals();
     st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
+      restore_signals();
       cli_report(&err, a.output);
       if (st == VS_ERR_EXISTS) fprintf(stderr, "vsim: use -f/--force to overwrite it\n");
       code = cli_exit_code(st, CLI_PHASE_INPUT);

@@ -63,7 +63,8 @@ static void print_model(const vs_scene *s, const vs_model *m) {
   printf("bodies       %d\n", m->n_bodies);
   for (int32_t b = 0; b < m->n_bodies; b++) {
     const vs_body_info *bi = &m->bodies[b];
-    printf("  %-10s %-9s %d particles", bi->name, body_kind_name(bi->kind), bi->count);
+    printf("  %-10s %-9s %d particle%s", bi->name, body_kind_name(bi->kind), bi->count,
+           bi->count == 1 ? "" : "s");
     if (bi->nw > 0)
       printf(", grid %dx%dx%d", bi->nu, bi->nv, bi->nw);
     else if (bi->nu > 0)

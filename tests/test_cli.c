@@ -770,6 +770,35 @@ END_TEST
 START_TEST(sigterm_interrupts) { interrupt_with(SIGTERM); }
 END_TEST
 
+/* A second signal does not wait for the frame: the program dies of it and
+ * removes its temporary file.  The frames here take seconds, and the signals
+ * come once the bar shows that frame 0 is written. */
+START_TEST(second_signal_kills) {
+  char *d = tu_tmpdir();
+  child c = spawn_vsim(d, NULL,
+                       (const char *const[]){"run", "--frames", "1000", "--progress", "--set",
+                                             "bodies.cloth.resolution=[500,500]", NULL});
+  int started = 0;
+  for (int i = 0; i < 3000 && !started; i++) {
+    char *err = slurp(c.err_path);
+    started = err && strstr(err, "] 0/1000") != NULL;
+    free(err);
+    if (!started) sleep_ms(20);
+  }
+  ck_assert_msg(started, "the run did not start");
+  sleep_ms(100);
+  ck_assert_int_eq(kill(c.pid, SIGINT), 0);
+  sleep_ms(100);
+  ck_assert_int_eq(kill(c.pid, SIGINT), 0);
+  proc p = wait_vsim(&c);
+  EXPECT_CODE(p, 128 + SIGINT);
+  proc_free(&p);
+  EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -792,6 +821,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, numeric_failure);
   tcase_add_test(tc, sigint_interrupts);
   tcase_add_test(tc, sigterm_interrupts);
+  tcase_add_test(tc, second_signal_kills);
   suite_add_tcase(s, tc);
   return s;
 }
