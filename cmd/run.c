@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -348,6 +349,14 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   return code;
 }
 
+/* True when both name one existing file (`vsim run s.yaml -o s.yaml -f`). */
+static int same_file(const char *scene, const char *output) {
+  struct stat a, b;
+  if (!scene || strcmp(scene, "-") == 0) return 0;
+  if (stat(scene, &a) != 0 || stat(output, &b) != 0) return 0;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int cmd_run(int argc, char **argv, const char *command_line) {
   run_args a;
   int code = parse_run_args(argc, argv, &a);
@@ -391,6 +400,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   if (st != VS_OK) {
     cli_report(&err, scene_name);
     code = cli_exit_code(st, CLI_PHASE_INPUT);
+  } else if (same_file(a.scene, a.output)) {
+    fprintf(stderr, "vsim: %s: the result would overwrite the scene %s; choose another -o\n",
+            a.output, a.scene);
+    code = CLI_EXIT_USAGE;
   } else {
     vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
     install_signals();

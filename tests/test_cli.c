@@ -578,10 +578,22 @@ START_TEST(unwritable_output) {
   ck_assert_int_eq(mkdir(sub, 0755), 0);
   free(sub);
   p = vsim(d, "run", "--frames", "2", "-o", "sub", "--force", NULL);
-  ck_assert_msg(p.code == 2 || p.code == 1, "exit %d: %s", p.code, p.err);
+  EXPECT_CODE(p, 2);
   EXPECT_IN(p.err, "sub");
   proc_free(&p);
   EXPECT_LISTING(d, "sub");
+  /* the scene itself as the output */
+  char *scene = strf("%s/s.yaml", d);
+  write_file(scene, "time: {frames: 2}\n");
+  p = vsim(d, "run", "s.yaml", "-o", "s.yaml", "--force", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "overwrite the scene");
+  proc_free(&p);
+  char *text = slurp(scene);
+  ck_assert_str_eq(text, "time: {frames: 2}\n");
+  free(text);
+  free(scene);
+  EXPECT_LISTING(d, "s.yaml sub");
   tu_rmtree(d);
   free(d);
 }
