@@ -105,6 +105,28 @@ static int fail(vs_h5_writer *w, const char *what) {
   return -1;
 }
 
+/* "/particles/all/mass" for messages: the path of loc joined with name. */
+static const char *full_name(hid_t loc, const char *name, char *buf, size_t size) {
+  char parent[256] = "";
+  if (H5Iget_name(loc, parent, sizeof parent) <= 0) parent[0] = '\0';
+  int root = parent[0] == '\0' || strcmp(parent, "/") == 0;
+  if (!name[0])
+    snprintf(buf, size, "%s", parent[0] ? parent : "/");
+  else
+    snprintf(buf, size, "%s/%s", root ? "" : parent, name);
+  return buf;
+}
+
+/* fail() for an object: "writing /connectivity/distance: No space left on
+ * device".  HDF5's text is taken first: any later API call clears it. */
+static int fail_obj(vs_h5_writer *w, const char *what, hid_t loc, const char *name) {
+  char h5[256], full[320];
+  vs_h5_error_text(h5, sizeof h5);
+  if (!w->msg[0])
+    snprintf(w->msg, sizeof w->msg, "%s %s: %s", what, full_name(loc, name, full, sizeof full), h5);
+  return -1;
+}
+
 static void close_id(hid_t *id) {
   if (*id < 0) return;
   switch (H5Iget_type(*id)) {
@@ -122,9 +144,7 @@ static void close_id(hid_t *id) {
 static hid_t make_group(vs_h5_writer *w, hid_t loc, const char *name) {
   hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
   if (g < 0) {
-    char what[256];
-    snprintf(what, sizeof what, "creating group %s", name);
-    fail(w, what);
+    fail_obj(w, "creating group", loc, name);
   }
   return g;
 }
@@ -140,11 +160,7 @@ static int set_attr(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, h
   else if (exists == 0)
     a = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
   if (a >= 0 && H5Awrite(a, mtype, data) >= 0) rc = 0;
-  if (rc != 0) {
-    char what[256];
-    snprintf(what, sizeof what, "writing attribute %s", name);
-    fail(w, what);
-  }
+  if (rc != 0) fail_obj(w, "writing attribute", loc, name);
   if (a >= 0) H5Aclose(a);
   return rc;
 }
@@ -223,11 +239,8 @@ static int make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype,
   hsize_t n = 1;
   for (int i = 0; i < rank; i++) n *= dims[i];
   int rc = 0;
-  if (d < 0 || (n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
-    char what[256];
-    snprintf(what, sizeof what, "writing dataset %s", name);
-    rc = fail(w, what);
-  }
+  if (d < 0 || (n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0))
+    rc = fail_obj(w, "writing", loc, name);
   if (space >= 0) H5Sclose(space);
   H5Pclose(p);
   if (keep && rc == 0)
@@ -265,11 +278,7 @@ static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t
   hid_t space = ok ? H5Screate_simple(rank, dims, maxdims) : H5I_INVALID_HID;
   hid_t d = space >= 0 ? H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, p, H5P_DEFAULT)
                        : H5I_INVALID_HID;
-  if (d < 0) {
-    char what[256];
-    snprintf(what, sizeof what, "creating dataset %s", name);
-    fail(w, what);
-  }
+  if (d < 0) fail_obj(w, "creating", loc, name);
   if (space >= 0) H5Sclose(space);
   H5Pclose(p);
   return d;
@@ -327,9 +336,9 @@ static int make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, 
 /* ---- appending ---------------------------------------------------------- */
 
 /* Extend d to newdims and write `count` (starting at `start`) from buf. */
-static int append_block(hid_t d, int rank, const hsize_t *newdims, const hsize_t *start,
-                        const hsize_t *count, hid_t mtype, const void *buf) {
-  if (H5Dset_extent(d, newdims) < 0) return -1;
+static int append_block(vs_h5_writer *w, hid_t d, int rank, const hsize_t *newdims,
+                        const hsize_t *start, const hsize_t *count, hid_t mtype, const void *buf) {
+  if (H5Dset_extent(d, newdims) < 0) return fail_obj(w, "extending", d, "");
   hsize_t n = 1;
   for (int i = 0; i < rank; i++) n *= count[i];
   if (n == 0) return 0;
@@ -339,6 +348,8 @@ static int append_block(hid_t d, int rank, const hsize_t *newdims, const hsize_t
   if (fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
       H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0)
     rc = 0;
+  else
+    fail_obj(w, "writing", d, ""); /* before the closes below clear HDF5's error stack */
   if (ms >= 0) H5Sclose(ms);
   if (fs >= 0) H5Sclose(fs);
   return rc;
@@ -395,13 +406,10 @@ static int flush_series(vs_h5_writer *w, int index) {
   }
   newdims[0] = s->dims[0] + s->used;
   count[0] = s->used;
-  if (append_block(s->value, s->rank, newdims, start, count, s->mtype, s->buf) < 0 ||
-      append_block(s->step, 1, newdims, start, count, H5T_NATIVE_INT64, s->steps) < 0 ||
-      append_block(s->time, 1, newdims, start, count, H5T_NATIVE_DOUBLE, s->times) < 0) {
-    char what[256], name[160];
-    snprintf(what, sizeof what, "writing %s", series_path(index, name, sizeof name));
-    return fail(w, what);
-  }
+  if (append_block(w, s->value, s->rank, newdims, start, count, s->mtype, s->buf) < 0 ||
+      append_block(w, s->step, 1, newdims, start, count, H5T_NATIVE_INT64, s->steps) < 0 ||
+      append_block(w, s->time, 1, newdims, start, count, H5T_NATIVE_DOUBLE, s->times) < 0)
+    return -1;
   s->dims[0] = newdims[0];
   s->used = 0;
   return 0;
@@ -971,6 +979,7 @@ const char *vs_h5_temp_path(const vs_h5_writer *w) { return w ? w->tmp : NULL; }
 const char *vs_h5_library_version(void) {
   static char text[64];
   if (!text[0]) {
+    vs_h5_quiet();
     unsigned maj = 0, min = 0, rel = 0;
     H5get_libversion(&maj, &min, &rel);
     snprintf(text, sizeof text, "HDF5 %u.%u.%u", maj, min, rel);

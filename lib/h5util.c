@@ -8,7 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void vs_h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+void vs_h5_quiet(void) {
+  /* HDF5 closes open files at exit.  A file whose close already failed
+   * (a full disk) stays registered half torn down, and closing it again at
+   * exit crashes HDF5 1.10 (H5F__close_cb): so no cleanup at exit.  We close
+   * everything ourselves.  Effective only before HDF5 initialises, which is
+   * why this comes first in every entry point; later it is a no-op. */
+  H5dont_atexit();
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
 
 typedef struct error_walk {
   char *buf;
@@ -16,12 +24,22 @@ typedef struct error_walk {
   int found;
 } error_walk;
 
-/* Walking downward visits the most specific record first (the one closest
- * to the system call that failed); that is the useful one for a user. */
+/* Walking upward visits the most specific record first: the one closest to
+ * the system call that failed.  The file drivers put the system's own
+ * words there ("... error message = 'No space left on device', ..."): those
+ * are what a user needs, the rest is HDF5's call chain. */
 static herr_t error_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
   error_walk *w = data;
   if (w->found || !e || !e->desc || !e->desc[0]) return 0;
-  snprintf(w->buf, w->size, "%s", e->desc);
+  const char *sys = strstr(e->desc, "error message = '");
+  if (sys) {
+    sys += strlen("error message = '");
+    const char *end = strchr(sys, '\'');
+    int len = end ? (int)(end - sys) : (int)strlen(sys);
+    snprintf(w->buf, w->size, "%.*s", len, sys);
+  } else {
+    snprintf(w->buf, w->size, "%s", e->desc);
+  }
   w->found = 1;
   return 0;
 }
@@ -30,7 +48,7 @@ void vs_h5_error_text(char *buf, size_t size) {
   if (!buf || size == 0) return;
   error_walk w = {buf, size, 0};
   buf[0] = '\0';
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, error_walk_cb, &w);
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, error_walk_cb, &w);
   if (!w.found) snprintf(buf, size, "unknown HDF5 error");
 }
 

@@ -10,7 +10,9 @@
 #include "vsim/error.h"
 
 /* Turn off HDF5's automatic error printing: the library never prints.  The
- * error stack is still recorded, so vs_h5_error_text() can explain a failure. */
+ * error stack is still recorded, so vs_h5_error_text() can explain a failure.
+ * Also turns off HDF5's clean-up at exit (see h5util.c).  Call first in
+ * every public entry point that touches HDF5. */
 void vs_h5_quiet(void);
 
 /* The most specific message on HDF5's current error stack (e.g. "unable to

@@ -8,6 +8,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include "testutil.h"
 
@@ -682,6 +685,8 @@ static int io_failure_child(const char *dir, const char *out) {
   }
   if (rc != VS_ERR_IO) return 13;
   if (strcmp(e.file, out) != 0) return 14;
+  /* the dataset and the system's reason (EFBIG), not HDF5's call chain */
+  if (!strstr(e.message, "writing /particles/all/position/value: File too large")) return 19;
   /* later frames keep failing */
   if (vs_h5_record(w, m, st, &e) != VS_ERR_IO) return 15;
   vs_status fin = vs_h5_finish(w, "failed", 1.0, &e);
@@ -710,14 +715,17 @@ START_TEST(write_failure_is_io_error) {
   pid_t pid = fork();
   ck_assert_int_ge(pid, 0);
   if (pid == 0) {
-    /* The child reports through the pipe and then kills itself: HDF5 1.10
-     * loses a chunk buffer when a chunk write fails, and a child that
-     * returns early holds the test's own allocations; neither should show
-     * up as a leak under valgrind, which checks at any normal exit. */
+    /* The child reports through the pipe (its exit status belongs to the
+     * leak checkers: HDF5 1.10 loses a chunk buffer when a chunk write
+     * fails), then exits normally: after a failed close that must not
+     * crash in HDF5's clean-up at exit. */
+#ifdef __SANITIZE_ADDRESS__
+    __lsan_disable();
+#endif
     unsigned char code = (unsigned char)io_failure_child(dir, out);
     ssize_t k = write(fds[1], &code, 1);
     (void)k;
-    kill(getpid(), SIGKILL);
+    exit(0);
   }
   close(fds[1]);
   unsigned char code = 255;
@@ -726,6 +734,7 @@ START_TEST(write_failure_is_io_error) {
   int status = 0;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
   ck_assert_int_eq(code, 0);
+  ck_assert_msg(WIFEXITED(status), "the child died of signal %d", WTERMSIG(status));
   tu_rmtree(dir);
   free(out);
   free(dir);
@@ -1024,7 +1033,6 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  return tu_run(suite());
-}
+/* No HDF5 call here: the library's first call turns off HDF5's clean-up at
+ * exit (h5util.c), which the write-failure test relies on. */
+int main(void) { return tu_run(suite()); }
