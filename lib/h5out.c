@@ -739,7 +739,7 @@ static vs_status writer_new(const char *path, const char *dir, const vs_model *m
 
 /* Property lists shared by everything the writer creates. */
 static int make_plists(vs_h5_writer *w) {
-  w->fapl = H5Pcreate(H5P_FILE_ACCESS);
+  w->fapl = vs_h5_file_access();
   w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
   /* STRONG: closing the file closes anything still open in it, so an
    * error path can always release and delete the temporary file. */

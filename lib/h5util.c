@@ -18,6 +18,17 @@ void vs_h5_quiet(void) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+hid_t vs_h5_file_access(void) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return H5P_DEFAULT;
+#if H5_VERSION_GE(1, 10, 7)
+  /* Keep HDF5's file locks, but do not fail on file systems that have
+   * none (some NFS and Lustre set-ups answer ENOSYS). */
+  H5Pset_file_locking(fapl, 1, 1);
+#endif
+  return fapl;
+}
+
 typedef struct error_walk {
   char *buf;
   size_t size;
@@ -191,7 +202,9 @@ vs_status vs_h5_open_result(const char *path, hid_t *out, vs_error *err) {
   vs_h5_quiet();
   if (H5Fis_hdf5(path) <= 0)
     return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "not an HDF5 file (not a vsim result)");
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t fapl = vs_h5_file_access();
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  if (fapl != H5P_DEFAULT) H5Pclose(fapl);
   if (f < 0) {
     char h5[256];
     vs_h5_error_text(h5, sizeof h5);

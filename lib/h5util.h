@@ -15,6 +15,10 @@
  * every public entry point that touches HDF5. */
 void vs_h5_quiet(void);
 
+/* A file access property list for every file vsim opens (the caller
+ * closes it; H5P_DEFAULT when it cannot be made). */
+hid_t vs_h5_file_access(void);
+
 /* The most specific message on HDF5's current error stack (e.g. "unable to
  * open file"), or "unknown HDF5 error".  Call right after the failing call:
  * the next API call clears the stack. */
