@@ -64,11 +64,13 @@ static void print_text(const char *a, const char *b, const vs_compare_result *r,
         printf("%s: shape differs", d->path);
         break;
       case VS_DIFF_MISSING_A:
-        printf("%s: only in %s (the reference)", d->path, b);
-        break;
       case VS_DIFF_MISSING_B:
-        printf("%s: only in %s", d->path, a);
-        break;
+        /* the library's detail says which side (or that --only matched nothing) */
+        if (d->detail[0])
+          printf("%s: %s\n", d->path, d->detail);
+        else
+          printf("%s: only in %s\n", d->path, d->kind == VS_DIFF_MISSING_A ? b : a);
+        continue;
     }
     if (d->detail[0]) printf(" (%s)", d->detail);
     putchar('\n');
@@ -76,8 +78,8 @@ static void print_text(const char *a, const char *b, const vs_compare_result *r,
   if (r->n_diffs == 0)
     printf("equal: %zu datasets compared (atol %g, rtol %g", r->n_compared, o->atol, o->rtol);
   else
-    printf("different: %zu of %zu datasets differ (atol %g, rtol %g", r->n_diffs,
-           r->n_compared, o->atol, o->rtol);
+    printf("different: %zu difference%s, %zu datasets compared (atol %g, rtol %g", r->n_diffs,
+           r->n_diffs == 1 ? "" : "s", r->n_compared, o->atol, o->rtol);
   if (o->ulps > 0) printf(", ulps %" PRId64, o->ulps);
   printf(")\n");
 }

@@ -29,6 +29,13 @@ int cli_exit_code(vs_status st, cli_phase phase) {
 
 void cli_report(const vs_error *err, const char *file) {
   char buf[2048];
+  size_t n = strlen(err->file);
+  if (n && err->line <= 0 && strncmp(err->message, err->file, n) == 0 &&
+      (err->message[n] == ' ' || err->message[n] == ':')) {
+    /* the message already starts with its file ("--set KEY=VALUE: ...") */
+    fprintf(stderr, "vsim: %s\n", err->message);
+    return;
+  }
   vs_error_format(err, buf, sizeof buf);
   if (!err->file[0] && file && *file)
     fprintf(stderr, "vsim: %s: %s\n", file, buf);
