@@ -51,3 +51,56 @@ vs_status vs_color_model(vs_model *m, vs_error *err) {
   for (int32_t id = 0; id < nc; id++) m->color_order[fill[m->color[id]]++] = id;
   return VS_OK;
 }
+
+/* Lay the distance links out colour by colour (SoA) for the Jacobi kernel,
+ * two-sided links first inside each colour so that the kernel's common case
+ * has no branch on the side; the other kinds get an id list per colour. */
+vs_status vs_color_layout(vs_model *m, vs_error *err) {
+  const int32_t nd = m->n_dist, nc = m->n_colors;
+  const int32_t nother = m->n_constraints - nd;
+  m->jd_ab = calloc(2 * (size_t)nd + 1, sizeof *m->jd_ab);
+  m->jd_rest = calloc((size_t)nd + 1, sizeof *m->jd_rest);
+  m->jd_kw = calloc((size_t)nd + 1, sizeof *m->jd_kw);
+  m->jd_compl = calloc((size_t)nd + 1, sizeof *m->jd_compl);
+  m->jd_wsum = calloc((size_t)nd + 1, sizeof *m->jd_wsum);
+  m->jd_id = calloc((size_t)nd + 1, sizeof *m->jd_id);
+  m->jd_start = calloc((size_t)nc + 2, sizeof *m->jd_start);
+  m->jd_two_sided = calloc((size_t)nc + 1, sizeof *m->jd_two_sided);
+  m->jo_ids = calloc((size_t)nother + 1, sizeof *m->jo_ids);
+  m->jo_start = calloc((size_t)nc + 2, sizeof *m->jo_start);
+  if (!m->jd_ab || !m->jd_rest || !m->jd_kw || !m->jd_compl || !m->jd_wsum || !m->jd_id ||
+      !m->jd_start || !m->jd_two_sided || !m->jo_ids || !m->jo_start)
+    return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory laying out %d links", nd);
+  int32_t j = 0, o = 0;
+  for (int32_t c = 0; c < nc; c++) {
+    m->jd_start[c] = j;
+    m->jo_start[c] = o;
+    const int32_t *ids = m->color_order + m->color_start[c];
+    const int32_t cnt = m->color_start[c + 1] - m->color_start[c];
+    for (int pass = 0; pass < 2; pass++) {
+      for (int32_t k = 0; k < cnt; k++) {
+        const int32_t id = ids[k];
+        if (m->con_kind[id] != VS_KIND_DISTANCE) {
+          if (pass == 0) m->jo_ids[o++] = id;
+          continue;
+        }
+        const int32_t i = m->con_index[id];
+        if ((m->dist_side[i] == VS_SIDE_EQUAL) != (pass == 0)) continue;
+        const int32_t a = m->dist_ab[2 * i], b = m->dist_ab[2 * i + 1];
+        const double wsum = m->x0[4 * (size_t)a + 3] + m->x0[4 * (size_t)b + 3];
+        m->jd_ab[2 * j] = a;
+        m->jd_ab[2 * j + 1] = b;
+        m->jd_rest[j] = m->dist_rest[i];
+        m->jd_kw[j] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
+        m->jd_compl[j] = m->dist_compl[i];
+        m->jd_wsum[j] = wsum;
+        m->jd_id[j] = i;
+        j++;
+      }
+      if (pass == 0) m->jd_two_sided[c] = j - m->jd_start[c];
+    }
+  }
+  m->jd_start[nc] = j;
+  m->jo_start[nc] = o;
+  return VS_OK;
+}

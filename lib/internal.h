@@ -44,20 +44,27 @@ VS_PRIVATE void vs_builder_pin(vs_builder *bld, int32_t p);
 
 /* ---- colouring (coloring.c) ---- */
 VS_PRIVATE vs_status vs_color_model(vs_model *m, vs_error *err);
+VS_PRIVATE vs_status vs_color_layout(vs_model *m, vs_error *err);
+
+/* ---- relaxations (relax_gs.c, relax_jacobi.c) ---- */
+typedef struct vs_solve_ctx vs_solve_ctx;
+VS_PRIVATE void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c);
+VS_PRIVATE void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c);
+VS_PRIVATE void vs_project_constraint(const vs_solve_ctx *c, int32_t id);
 
 /* ---- kinematic pins (con_pin.c) ---- */
 /* Target position of pin k at time t into out[3]. */
 VS_PRIVATE void vs_pin_target(const vs_model *m, int32_t k, double t, double out[3]);
 
 /* ---- constraint projections (one file per kind) ---- */
-typedef struct vs_solve_ctx {
+struct vs_solve_ctx {
   const vs_model *m;
   double *x;          /* (n x 4) positions being projected */
   double *lambda;     /* xpbd multipliers, grouped by kind */
   const uint8_t *alive;
   double inv_h2;      /* 1 / h^2 (xpbd) */
   int xpbd;
-} vs_solve_ctx;
+};
 
 VS_PRIVATE void vs_distance_project(const vs_solve_ctx *c, int32_t i);
 VS_PRIVATE void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count);

@@ -50,6 +50,16 @@ void vs_model_free(vs_model *m) {
   free(m->color);
   free(m->color_start);
   free(m->color_order);
+  free(m->jd_ab);
+  free(m->jd_rest);
+  free(m->jd_kw);
+  free(m->jd_compl);
+  free(m->jd_wsum);
+  free(m->jd_id);
+  free(m->jd_start);
+  free(m->jd_two_sided);
+  free(m->jo_ids);
+  free(m->jo_start);
   free(m);
 }
 
@@ -421,7 +431,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_colliders = (int32_t)s->n_colliders;
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
 
-  if ((st = vs_color_model(m, err)) != VS_OK) goto fail;
+  if ((st = vs_color_model(m, err)) != VS_OK || (st = vs_color_layout(m, err)) != VS_OK) goto fail;
   *out = m;
   return VS_OK;
 

@@ -16,9 +16,6 @@
 
 #include "internal.h"
 
-/* A colour smaller than this runs inline: a parallel region costs more. */
-#define VS_PARALLEL_MIN 4096
-
 static void predict(const vs_model *m, vs_state *s) {
   const int32_t n = m->n_particles;
   const double h = m->h, damp = 1.0 - m->damping * h;
@@ -57,62 +54,6 @@ static void place_kinematic_pins(const vs_model *m, vs_state *s, double t) {
     if (m->pin_key0[k] < 0) continue;
     double *p = s->x + 4 * (size_t)m->pin_p[k];
     vs_pin_target(m, k, t, p);
-  }
-}
-
-static inline void project_one(const vs_solve_ctx *c, int32_t id) {
-  const vs_model *m = c->m;
-  const int32_t k = m->con_index[id];
-  switch ((vs_kind)m->con_kind[id]) {
-    case VS_KIND_DISTANCE: vs_distance_project(c, k); break;
-    case VS_KIND_ANGLE: vs_angle_project(c, k); break;
-    default: break; /* pins: inverse mass 0, placed by place_kinematic_pins */
-  }
-}
-
-static void relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
-  for (int64_t it = 0; it < m->iterations; it++) {
-    for (int32_t b = 0; b < m->n_blocks; b++) {
-      const vs_block *blk = &m->blocks[b];
-      if (blk->kind == VS_KIND_DISTANCE)
-        vs_distance_project_range(c, blk->start, blk->count);
-      else if (blk->kind == VS_KIND_ANGLE)
-        for (int32_t i = blk->start; i < blk->start + blk->count; i++) vs_angle_project(c, i);
-    }
-    if (m->n_colliders > 0)
-      for (int32_t i = 0; i < m->n_particles; i++)
-        vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
-  }
-}
-
-/* Coloured Jacobi: the constraints of one colour share no movable particle, so
- * each reads positions no other constraint of its colour writes: projecting
- * them "from the same positions" in any order or on any number of threads
- * gives bit-identical results.  Colours run in order. */
-static void relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
-  const int threads = s->threads > 0 ? s->threads : 1;
-  for (int64_t it = 0; it < m->iterations; it++) {
-    for (int32_t col = 0; col < m->n_colors; col++) {
-      const int32_t *ids = m->color_order + m->color_start[col];
-      const int32_t cnt = m->color_start[col + 1] - m->color_start[col];
-      if (col == m->color_overflow || threads == 1 || cnt < VS_PARALLEL_MIN) {
-        for (int32_t j = 0; j < cnt; j++) project_one(c, ids[j]);
-      } else {
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int32_t j = 0; j < cnt; j++) project_one(c, ids[j]);
-      }
-    }
-    /* Collider contacts touch one particle each: their own colour group. */
-    if (m->n_colliders > 0) {
-      if (threads == 1 || m->n_particles < VS_PARALLEL_MIN) {
-        for (int32_t i = 0; i < m->n_particles; i++)
-          vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
-      } else {
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int32_t i = 0; i < m->n_particles; i++)
-          vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
-      }
-    }
   }
 }
 
@@ -213,8 +154,8 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
       for (int32_t i = 0; i < m->n_particles; i++) s->contact_collider[i] = -1;
     }
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
-    if (m->relaxation == VS_RELAX_JACOBI) relax_jacobi(m, s, &ctx);
-    else relax_gauss_seidel(m, s, &ctx);
+    if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);
+    else vs_relax_gauss_seidel(m, s, &ctx);
     update_velocities(m, s);
     tear_links(m, s);
     s->step++;

@@ -134,6 +134,21 @@ typedef struct vs_model {
   int32_t color_overflow; /* colour whose constraints may share particles (solved in
                              build order on one thread), or -1 when every colour is clean */
 
+  /* The distance links again, laid out colour by colour for the coloured
+   * Jacobi kernel (structure of arrays; inside a colour the two-sided links
+   * come first, in build order, then the one-sided ones).  The overflow
+   * colour is not here: it is solved through color_order. */
+  int32_t *jd_ab;         /* (n_dist x 2) particles */
+  double *jd_rest;        /* (n_dist) rest length or one-sided bound */
+  double *jd_kw;          /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */
+  double *jd_compl;       /* (n_dist) compliance */
+  double *jd_wsum;        /* (n_dist) w_a + w_b */
+  int32_t *jd_id;         /* (n_dist) the link's index in build order */
+  int32_t *jd_start;      /* (n_colors + 1) first link of each colour */
+  int32_t *jd_two_sided;  /* (n_colors) two-sided links at the start of each colour */
+  int32_t *jo_ids;        /* (n_constraints - n_dist) other constraints, grouped by colour */
+  int32_t *jo_start;      /* (n_colors + 1) */
+
   int particle_collisions;
 } vs_model;
 
