@@ -7,10 +7,11 @@
 
 #define BAR_WIDTH 24
 
-void progress_start(cli_progress *p, int enabled, int64_t total) {
+void progress_start(cli_progress *p, int enabled, int64_t start, int64_t total) {
   memset(p, 0, sizeof *p);
   p->enabled = enabled;
   p->out = stderr;
+  p->start = start;
   p->total = total;
   p->t0 = cli_now();
   p->last = -1.0;
@@ -38,7 +39,7 @@ void progress_update(cli_progress *p, int64_t done) {
   double frac = p->total > 0 ? (double)done / (double)p->total : 1.0;
   if (frac > 1) frac = 1;
   double elapsed = now - p->t0;
-  double fps = elapsed > 0 ? (double)done / elapsed : 0.0;
+  double fps = elapsed > 0 ? (double)(done - p->start) / elapsed : 0.0;
   char eta[32];
   if (done >= p->total)
     format_duration(eta, sizeof eta, 0);

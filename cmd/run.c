@@ -27,6 +27,7 @@ enum {
   OPT_PROGRESS,
   OPT_NO_PROGRESS,
   OPT_SUMMARY,
+  OPT_RESUME,
   OPT_HELP
 };
 
@@ -41,6 +42,8 @@ static const cli_opt run_opts[] = {
     {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
     {OPT_NO_PROGRESS, "no-progress", 0, NULL, "no progress bar"},
     {OPT_SUMMARY, "summary", 0, "json", "print one JSON object on stdout at the end"},
+    {OPT_RESUME, "resume", 0, "OUT.h5",
+     "continue the run in OUT.h5 to time.frames (or --frames), in place"},
     {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
 };
 #define N_RUN_OPTS (sizeof run_opts / sizeof run_opts[0])
@@ -53,7 +56,8 @@ static void run_help(void) {
       "embedded default scene, a cloth falling onto a sphere) and write every\n"
       "recorded frame to OUT.h5 (HDF5, H5MD layout).  The file is written under a\n"
       "temporary name beside OUT and renamed when complete; a failed or interrupted\n"
-      "run still leaves a readable file whose status attribute says why.\n"
+      "run still leaves a readable file whose status attribute says why, and\n"
+      "--resume continues it: the result is bitwise the same as one uninterrupted run.\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, run_opts, N_RUN_OPTS);
@@ -63,6 +67,7 @@ static void run_help(void) {
       "  vsim run configs/cloth_sphere.yaml -o cloth.h5 --force\n"
       "  vsim run scene.yaml --set solver.iterations=20 --set world.gravity=[0,-1.62,0]\n"
       "  vsim run scene.yaml --frames 10 --summary json --quiet\n"
+      "  vsim run --resume out.h5 --frames 600    (after Ctrl-C, or to run longer)\n"
       "\n"
       "Exit status: 0 complete; 1 the run failed (non-finite state, write error,\n"
       "interrupted); 2 bad usage or bad input (nothing is written).\n");
@@ -79,6 +84,8 @@ typedef struct run_args {
   int quiet;
   int progress;         /* -1 = auto */
   int summary;
+  const char *resume;   /* --resume: the result file to continue */
+  int output_given;
 } run_args;
 
 /* Returns -1 to go on, else an exit code (help or usage error). */
@@ -110,6 +117,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
       case OPT_OUTPUT:
         if (!*v) return cli_usage_error("run", "--output: empty path");
         a->output = v;
+        a->output_given = 1;
         break;
       case OPT_FORCE:
         a->force = 1;
@@ -143,12 +151,28 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
           return cli_usage_error("run", "--summary: the only format is 'json', got '%s'", v);
         a->summary = 1;
         break;
+      case OPT_RESUME:
+        if (!*v) return cli_usage_error("run", "--resume: empty path");
+        a->resume = v;
+        break;
       case OPT_HELP:
         run_help();
         return CLI_EXIT_OK;
       default:
         return CLI_EXIT_USAGE;
     }
+  }
+  if (a->resume) {
+    /* The continued run must be the same run: same scene, same file. */
+    if (a->scene)
+      return cli_usage_error("run", "--resume takes its scene from %s; drop '%s'", a->resume,
+                             a->scene);
+    if (a->output_given)
+      return cli_usage_error("run", "--resume writes into %s itself; drop -o", a->resume);
+    if (a->n_sets)
+      return cli_usage_error("run", "--resume continues the same scene; --set would change it "
+                                    "(only --frames may)");
+    a->output = a->resume;
   }
   return -1;
 }
@@ -202,8 +226,17 @@ static void restore_signals(void) {
   g_temp_path[0] = '\0';
 }
 
-static vs_status load_scene(const run_args *a, const vs_override *sets, size_t n_sets,
-                            vs_scene **scene, vs_error *err) {
+static vs_status load_scene(const run_args *a, const char *scene_name, const vs_override *sets,
+                            size_t n_sets, vs_scene **scene, vs_error *err) {
+  if (a->resume) {
+    /* the scene after defaults and --set, as the interrupted run used it */
+    char *text = NULL;
+    vs_status st = vs_h5_read_parameter(a->resume, "resolved", &text, err);
+    if (st == VS_OK)
+      st = vs_scene_load_string(text, strlen(text), scene_name, sets, n_sets, scene, err);
+    free(text);
+    return st;
+  }
   if (!a->scene) {
     const char *text = vs_scene_default_text();
     return vs_scene_load_string(text, strlen(text), "<default>", sets, n_sets, scene, err);
@@ -276,16 +309,17 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
 
   set_signal_temp_path(vs_h5_temp_path(w));
   double t0 = cli_now();
-  progress_start(&bar, show_progress, model->frames);
+  const int64_t start = state->frame; /* 0, or where a resumed file ends */
+  progress_start(&bar, show_progress, start, model->frames);
 
   const char *status = "complete";
   vs_status st = vs_h5_record(w, model, state, &err);
   int write_failed = st != VS_OK;
   int step_failed = 0;
-  int64_t done = 0; /* frames stepped, recorded and finite */
+  int64_t done = start; /* frames stepped, recorded and finite */
   observe(model, state, &rs);
-  progress_update(&bar, 0);
-  for (int64_t f = 0; st == VS_OK && f < model->frames; f++) {
+  progress_update(&bar, done);
+  while (st == VS_OK && state->frame < model->frames) {
     if (g_stop) break;
     st = vs_step(model, state, &err);
     if (st != VS_OK) {
@@ -339,9 +373,14 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
             (long long)done, (long long)model->frames, a->output);
     code = CLI_EXIT_FAIL;
   } else if (!a->quiet) {
-    fprintf(stderr, "vsim: wrote %s: %lld frames, %d particles, %d constraints, %.3g s",
-            a->output, (long long)done, model->n_particles, model->n_constraints, wall);
-    if (wall > 0 && done > 0) fprintf(stderr, " (%.4g frames/s)", (double)done / wall);
+    if (a->resume)
+      fprintf(stderr, "vsim: resumed %s from frame %lld: %lld frames, %d particles, %.3g s",
+              a->output, (long long)start, (long long)done, model->n_particles, wall);
+    else
+      fprintf(stderr, "vsim: wrote %s: %lld frames, %d particles, %d constraints, %.3g s",
+              a->output, (long long)done, model->n_particles, model->n_constraints, wall);
+    if (wall > 0 && done > start)
+      fprintf(stderr, " (%.4g frames/s)", (double)(done - start) / wall);
     fputc('\n', stderr);
   }
   if (a->summary)
@@ -387,11 +426,20 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   vs_state *state = NULL;
   vs_h5_writer *w = NULL;
   char *yaml = NULL;
-  const char *scene_name = a.scene ? a.scene : "<default>";
+  char resumed_name[600];
+  snprintf(resumed_name, sizeof resumed_name, "%s (resolved scene)", a.resume ? a.resume : "");
+  const char *scene_name = a.resume ? resumed_name : a.scene ? a.scene : "<default>";
 
-  vs_status st = load_scene(&a, sets, n_sets, &scene, &err);
+  vs_status st = load_scene(&a, scene_name, sets, n_sets, &scene, &err);
   if (st == VS_OK) st = vs_model_build(scene, &model, &err);
   if (st == VS_OK) st = vs_state_create(model, &state, &err);
+  if (st == VS_OK && a.resume) {
+    st = vs_h5_read_checkpoint(a.resume, model, state, &err);
+    if (st == VS_OK && state->frame > model->frames)
+      st = vs_error_set(&err, VS_ERR_USAGE, a.resume, 0, 0,
+                        "already holds frame %lld; --frames %lld would not continue it",
+                        (long long)state->frame, (long long)model->frames);
+  }
   if (st == VS_OK) {
     state->threads = a.threads > 0 ? (int)a.threads : omp_get_num_procs();
     if (state->threads < 1) state->threads = 1;
@@ -407,7 +455,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   } else {
     vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
     install_signals();
-    st = vs_h5_open(a.output, scene, model, &info, &w, &err);
+    if (a.resume)
+      st = vs_h5_reopen(a.resume, model, &info, &w, &err);
+    else
+      st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
       cli_report(&err, a.output);

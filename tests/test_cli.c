@@ -811,6 +811,77 @@ START_TEST(second_signal_kills) {
 }
 END_TEST
 
+/* Interrupt a run, resume it, and get bitwise the datasets of one
+ * uninterrupted run (SPEC §4). */
+START_TEST(interrupt_then_resume) {
+  char *d = tu_tmpdir();
+  child c = spawn_vsim(d, NULL,
+                       (const char *const[]){"run", "--frames", "800", "--set",
+                                             "bodies.cloth.resolution=[16,16]", "--set",
+                                             "output.every=7", "--progress", "-o", "part.h5",
+                                             NULL});
+  int started = 0;
+  for (int i = 0; i < 3000 && !started; i++) {
+    char *err = slurp(c.err_path);
+    started = err && strstr(err, "/800") != NULL;
+    free(err);
+    if (!started) sleep_ms(5);
+  }
+  ck_assert_msg(started, "the run did not start");
+  ck_assert_int_eq(kill(c.pid, SIGINT), 0);
+  proc p = wait_vsim(&c);
+  EXPECT_CODE(p, 1);
+  proc_free(&p);
+  expect_status(d, "part.h5", "interrupted");
+
+  p = vsim(d, "run", "--resume", "part.h5", "--summary", "json", NULL);
+  EXPECT_CODE(p, 0);
+  EXPECT_IN(p.out, "\"frames\":800");
+  EXPECT_IN(p.err, "resumed part.h5");
+  proc_free(&p);
+  expect_status(d, "part.h5", "complete");
+  p = vsim(d, "run", "--frames", "800", "--set", "bodies.cloth.resolution=[16,16]", "--set",
+           "output.every=7", "-o", "whole.h5", "-q", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+
+  /* and longer: a finished run continues to a new --frames */
+  p = vsim(d, "run", "--resume", "part.h5", "--frames", "810", "-q", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "run", "--frames", "810", "--set", "bodies.cloth.resolution=[16,16]", "--set",
+           "output.every=7", "-o", "whole.h5", "-q", "-f", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+
+  /* what --resume refuses */
+  const char *const bad[][6] = {
+      {"run", "--resume", "part.h5", "--frames", "5", NULL},   /* would go backwards */
+      {"run", "--resume", "part.h5", "--set", "solver.iterations=3", NULL},
+      {"run", "--resume", "part.h5", "-o", "other.h5", NULL},
+      {"run", "--resume", "part.h5", "scene.yaml", NULL},
+      {"run", "--resume", "nosuch.h5", NULL},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    p = run_argv(d, NULL, bad[i]);
+    EXPECT_CODE(p, 2);
+    proc_free(&p);
+  }
+  EXPECT_LISTING(d, "part.h5 whole.h5");
+  p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
+  EXPECT_CODE(p, 0);
+  proc_free(&p);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -834,6 +905,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, sigint_interrupts);
   tcase_add_test(tc, sigterm_interrupts);
   tcase_add_test(tc, second_signal_kills);
+  tcase_add_test(tc, interrupt_then_resume);
   suite_add_tcase(s, tc);
   return s;
 }
