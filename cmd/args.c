@@ -10,8 +10,8 @@
 
 #include "cli.h"
 
-void cli_init(cli_parser *p, const char *cmd, int argc, char **argv,
-              const cli_opt *opts, size_t n_opts) {
+void cli_init(cli_parser *p, const char *cmd, int argc, char **argv, const cli_opt *opts,
+              size_t n_opts) {
   memset(p, 0, sizeof *p);
   p->argc = argc;
   p->argv = argv;
@@ -130,8 +130,7 @@ int cli_next(cli_parser *p, const char **value) {
   if (!o) {
     const char *s = suggest(p, name, len);
     if (s)
-      cli_usage_error(p->cmd, "unknown option '--%.*s' (did you mean '--%s'?)", (int)len,
-                      name, s);
+      cli_usage_error(p->cmd, "unknown option '--%.*s' (did you mean '--%s'?)", (int)len, name, s);
     else
       cli_usage_error(p->cmd, "unknown option '--%.*s'", (int)len, name);
     return CLI_BAD;
@@ -161,8 +160,8 @@ void cli_print_options(FILE *f, const cli_opt *opts, size_t n_opts) {
     for (size_t i = 0; i < n_opts; i++) {
       const cli_opt *o = &opts[i];
       if (o->short_name)
-        snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name,
-                 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+        snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg_name ? " " : "",
+                 o->arg_name ? o->arg_name : "");
       else
         snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg_name ? " " : "",
                  o->arg_name ? o->arg_name : "");
@@ -175,14 +174,13 @@ void cli_print_options(FILE *f, const cli_opt *opts, size_t n_opts) {
   }
 }
 
-int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo,
-                    int64_t hi, int64_t *out) {
+int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi,
+                    int64_t *out) {
   char *end = NULL;
   errno = 0;
   long long v = strtoll(s, &end, 10);
   if (!*s || errno || *end || end == s || v < lo || v > hi) {
-    fprintf(stderr,
-            "vsim %s: %s: expected an integer in [%" PRId64 ", %" PRId64 "], got '%s'\n",
+    fprintf(stderr, "vsim %s: %s: expected an integer in [%" PRId64 ", %" PRId64 "], got '%s'\n",
             cmd, opt, lo, hi, s);
     return -1;
   }
@@ -190,14 +188,12 @@ int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo,
   return 0;
 }
 
-int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
-                     double *out) {
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double *out) {
   char *end = NULL;
   errno = 0;
   double v = strtod(s, &end);
   if (!*s || errno || *end || end == s || !isfinite(v) || v < lo) {
-    fprintf(stderr, "vsim %s: %s: expected a finite number >= %g, got '%s'\n", cmd, opt,
-            lo, s);
+    fprintf(stderr, "vsim %s: %s: expected a finite number >= %g, got '%s'\n", cmd, opt, lo, s);
     return -1;
   }
   *out = v;

@@ -24,25 +24,25 @@ typedef struct cli_opt {
 
 /* cli_next results besides option ids. */
 enum {
-  CLI_DONE = 0,        /* no more arguments */
-  CLI_OPERAND = -1,    /* *value is an operand (not an option) */
-  CLI_BAD = -2         /* usage error, already reported on stderr */
+  CLI_DONE = 0,     /* no more arguments */
+  CLI_OPERAND = -1, /* *value is an operand (not an option) */
+  CLI_BAD = -2      /* usage error, already reported on stderr */
 };
 
 typedef struct cli_parser {
   int argc;
   char **argv;
-  int next;             /* index of the next argv element */
+  int next; /* index of the next argv element */
   const cli_opt *opts;
   size_t n_opts;
-  const char *cmd;      /* "run", for messages: "vsim run: ..." */
-  int operands_only;    /* after "--" */
-  const char *bundle;   /* rest of a bundled short-flag group ("-fq") */
+  const char *cmd;    /* "run", for messages: "vsim run: ..." */
+  int operands_only;  /* after "--" */
+  const char *bundle; /* rest of a bundled short-flag group ("-fq") */
 } cli_parser;
 
 /* argv[0] is the subcommand's name; parsing starts at argv[1]. */
-void cli_init(cli_parser *p, const char *cmd, int argc, char **argv,
-              const cli_opt *opts, size_t n_opts);
+void cli_init(cli_parser *p, const char *cmd, int argc, char **argv, const cli_opt *opts,
+              size_t n_opts);
 
 /* Next option id (with *value set for options that take one), CLI_OPERAND,
  * CLI_DONE, or CLI_BAD (message printed). */
@@ -50,20 +50,18 @@ int cli_next(cli_parser *p, const char **value);
 
 /* Usage error for a subcommand: "vsim CMD: message" + a pointer to --help.
  * Returns the exit code for bad usage (2). */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Print the option table, aligned, one option a line. */
 void cli_print_options(FILE *f, const cli_opt *opts, size_t n_opts);
 
 /* Parse a whole decimal integer in [lo, hi]; on failure report
  * "vsim CMD: OPT: expected an integer in [lo, hi], got 'S'" and return -1. */
-int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo,
-                    int64_t hi, int64_t *out);
+int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi,
+                    int64_t *out);
 
 /* Parse a finite number >= lo; reports and returns -1 on failure. */
-int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
-                     double *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double *out);
 
 /* Edit distance, for "did you mean" suggestions (small strings only). */
 size_t cli_edit_distance(const char *a, const char *b);

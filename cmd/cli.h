@@ -9,10 +9,10 @@
 
 /* Exit codes, the same for every subcommand (SPEC.md §1). */
 enum {
-  CLI_EXIT_OK = 0,     /* success; compare: the files are equal */
-  CLI_EXIT_FAIL = 1,   /* the run failed (numeric, I/O while writing, interrupted);
-                          compare: the files differ */
-  CLI_EXIT_USAGE = 2   /* bad usage or bad input */
+  CLI_EXIT_OK = 0,   /* success; compare: the files are equal */
+  CLI_EXIT_FAIL = 1, /* the run failed (numeric, I/O while writing, interrupted);
+                        compare: the files differ */
+  CLI_EXIT_USAGE = 2 /* bad usage or bad input */
 };
 
 /* Which side of the program a failure happened on: input problems (the

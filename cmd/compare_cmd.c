@@ -38,10 +38,14 @@ static void compare_help(void) {
 
 static const char *kind_name(vs_diff_kind k) {
   switch (k) {
-    case VS_DIFF_VALUES: return "values";
-    case VS_DIFF_SHAPE: return "shape";
-    case VS_DIFF_MISSING_A: return "missing_a";
-    case VS_DIFF_MISSING_B: return "missing_b";
+    case VS_DIFF_VALUES:
+      return "values";
+    case VS_DIFF_SHAPE:
+      return "shape";
+    case VS_DIFF_MISSING_A:
+      return "missing_a";
+    case VS_DIFF_MISSING_B:
+      return "missing_b";
   }
   return "?";
 }
@@ -141,8 +145,10 @@ int cmd_compare(int argc, char **argv) {
         break;
       case OPT_ONLY:
         if (v[0] != '/')
-          code = cli_usage_error("compare", "--only: expected a dataset path such as "
-                                            "/particles/all/position, got '%s'", v);
+          code = cli_usage_error("compare",
+                                 "--only: expected a dataset path such as "
+                                 "/particles/all/position, got '%s'",
+                                 v);
         else
           only[o.n_only++] = v;
         break;

@@ -35,8 +35,7 @@ int cmd_info(int argc, char **argv) {
   while ((id = cli_next(&p, &v)) != CLI_DONE) {
     switch (id) {
       case CLI_OPERAND:
-        if (path)
-          return cli_usage_error("info", "one file at a time (got '%s' and '%s')", path, v);
+        if (path) return cli_usage_error("info", "one file at a time (got '%s' and '%s')", path, v);
         path = v;
         break;
       case OPT_JSON:

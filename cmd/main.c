@@ -92,7 +92,8 @@ static int dispatch(int argc, char **argv, const char *command_line) {
       usage(stdout);
       return CLI_EXIT_OK;
     }
-    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "sweep") == 0) return dispatch(1, argv + 1, command_line);
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "sweep") == 0)
+      return dispatch(1, argv + 1, command_line);
     char *sub[3] = {argv[1], "--help", NULL};
     return dispatch(2, sub, command_line);
   }

@@ -13,11 +13,11 @@
 typedef struct cli_progress {
   int enabled;
   FILE *out;
-  int64_t start;    /* frame the run starts from (0, or a resumed file's last) */
-  int64_t total;    /* frame it runs to */
-  double t0;        /* start, monotonic seconds */
-  double last;      /* last redraw */
-  size_t drawn;     /* characters of the last line, to blank it */
+  int64_t start; /* frame the run starts from (0, or a resumed file's last) */
+  int64_t total; /* frame it runs to */
+  double t0;     /* start, monotonic seconds */
+  double last;   /* last redraw */
+  size_t drawn;  /* characters of the last line, to blank it */
 } cli_progress;
 
 void progress_start(cli_progress *p, int enabled, int64_t start, int64_t total);

@@ -74,17 +74,17 @@ static void run_help(void) {
 }
 
 typedef struct run_args {
-  const char *scene;    /* NULL = embedded default */
+  const char *scene; /* NULL = embedded default */
   const char *output;
   int force;
-  int64_t frames;       /* -1 = from the scene */
-  const char **sets;    /* (n_sets) */
+  int64_t frames;    /* -1 = from the scene */
+  const char **sets; /* (n_sets) */
   size_t n_sets;
   int64_t threads;
   int quiet;
-  int progress;         /* -1 = auto */
+  int progress; /* -1 = auto */
   int summary;
-  const char *resume;   /* --resume: the result file to continue */
+  const char *resume; /* --resume: the result file to continue */
   int output_given;
 } run_args;
 
@@ -110,8 +110,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         return CLI_EXIT_USAGE;
       case CLI_OPERAND:
         if (a->scene)
-          return cli_usage_error("run", "one scene at a time (got '%s' and '%s')", a->scene,
-                                 v);
+          return cli_usage_error("run", "one scene at a time (got '%s' and '%s')", a->scene, v);
         a->scene = v;
         break;
       case OPT_OUTPUT:
@@ -128,14 +127,12 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         break;
       case OPT_SET: {
         const char *eq = strchr(v, '=');
-        if (!eq || eq == v)
-          return cli_usage_error("run", "--set: expected KEY=VALUE, got '%s'", v);
+        if (!eq || eq == v) return cli_usage_error("run", "--set: expected KEY=VALUE, got '%s'", v);
         a->sets[a->n_sets++] = v;
         break;
       }
       case OPT_THREADS:
-        if (cli_parse_int64("run", "--threads", v, 0, 4096, &a->threads))
-          return CLI_EXIT_USAGE;
+        if (cli_parse_int64("run", "--threads", v, 0, 4096, &a->threads)) return CLI_EXIT_USAGE;
         break;
       case OPT_QUIET:
         a->quiet = 1;
@@ -170,8 +167,9 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
     if (a->output_given)
       return cli_usage_error("run", "--resume writes into %s itself; drop -o", a->resume);
     if (a->n_sets)
-      return cli_usage_error("run", "--resume continues the same scene; --set would change it "
-                                    "(only --frames may)");
+      return cli_usage_error("run",
+                             "--resume continues the same scene; --set would change it "
+                             "(only --frames may)");
     a->output = a->resume;
   }
   return -1;
@@ -254,9 +252,9 @@ static vs_status load_scene(const run_args *a, const char *scene_name, const vs_
 
 /* What the summary reports, gathered while running. */
 typedef struct run_stats {
-  int observe;          /* measure constraint error every frame */
-  double final_error;   /* max |C| over all constraints, last frame */
-  double max_error;     /* the largest of those over the run */
+  int observe;        /* measure constraint error every frame */
+  double final_error; /* max |C| over all constraints, last frame */
+  double max_error;   /* the largest of those over the run */
   double final_penetration;
 } run_stats;
 
@@ -269,16 +267,16 @@ static void observe(const vs_model *m, const vs_state *s, run_stats *rs) {
   if (obs.all.max > rs->max_error || obs.all.max != obs.all.max) rs->max_error = obs.all.max;
 }
 
-static void print_summary(const run_args *a, const vs_model *m, const vs_state *s,
-                          int64_t done, const char *status, const run_stats *rs,
-                          double wall, const char *message) {
+static void print_summary(const run_args *a, const vs_model *m, const vs_state *s, int64_t done,
+                          const char *status, const run_stats *rs, double wall,
+                          const char *message) {
   FILE *f = stdout;
   fputs("{\"status\":", f);
   cli_json_string(f, status);
-  fprintf(f, ",\"frames\":%lld,\"frames_requested\":%lld,\"particles\":%d,\"constraints\":%d,"
-             "\"colors\":%d,",
-          (long long)done, (long long)m->frames, m->n_particles, m->n_constraints,
-          m->n_colors);
+  fprintf(f,
+          ",\"frames\":%lld,\"frames_requested\":%lld,\"particles\":%d,\"constraints\":%d,"
+          "\"colors\":%d,",
+          (long long)done, (long long)m->frames, m->n_particles, m->n_constraints, m->n_colors);
   fputs("\"final_constraint_error\":", f);
   cli_json_number(f, rs->final_error);
   fputs(",\"max_constraint_error\":", f);
@@ -366,8 +364,8 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
             (long long)done, (long long)model->frames, a->output);
     code = CLI_EXIT_FAIL;
   } else if (interrupted) {
-    snprintf(message, sizeof message, "interrupted by signal %d after frame %lld",
-             (int)g_stop, (long long)done);
+    snprintf(message, sizeof message, "interrupted by signal %d after frame %lld", (int)g_stop,
+             (long long)done);
     fprintf(stderr,
             "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\")\n",
             (long long)done, (long long)model->frames, a->output);

@@ -47,11 +47,21 @@ void cli_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
     switch (*c) {
-      case '"': fputs("\\\"", f); break;
-      case '\\': fputs("\\\\", f); break;
-      case '\n': fputs("\\n", f); break;
-      case '\r': fputs("\\r", f); break;
-      case '\t': fputs("\\t", f); break;
+      case '"':
+        fputs("\\\"", f);
+        break;
+      case '\\':
+        fputs("\\\\", f);
+        break;
+      case '\n':
+        fputs("\\n", f);
+        break;
+      case '\r':
+        fputs("\\r", f);
+        break;
+      case '\t':
+        fputs("\\t", f);
+        break;
       default:
         if (*c < 0x20)
           fprintf(f, "\\u%04x", *c);
@@ -80,7 +90,8 @@ static int shell_safe(const char *s) {
   if (!*s) return 0;
   for (; *s; s++)
     if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                "-_./=:,+@%", *s))
+                "-_./=:,+@%",
+                *s))
       return 0;
   return 1;
 }
@@ -126,8 +137,8 @@ char *cli_read_stdin(size_t *len, vs_error *err) {
     if (n + 1 >= cap) {
       if (cap > VS_MAX_SCENE_BYTES) {
         free(buf);
-        vs_error_set(err, VS_ERR_LIMIT, "<stdin>", 0, 0,
-                     "scene larger than the limit of %u bytes", VS_MAX_SCENE_BYTES);
+        vs_error_set(err, VS_ERR_LIMIT, "<stdin>", 0, 0, "scene larger than the limit of %u bytes",
+                     VS_MAX_SCENE_BYTES);
         return NULL;
       }
       char *nb = realloc(buf, cap * 2);
@@ -150,8 +161,8 @@ char *cli_read_stdin(size_t *len, vs_error *err) {
   }
   if (n > VS_MAX_SCENE_BYTES) {
     free(buf);
-    vs_error_set(err, VS_ERR_LIMIT, "<stdin>", 0, 0,
-                 "scene larger than the limit of %u bytes", VS_MAX_SCENE_BYTES);
+    vs_error_set(err, VS_ERR_LIMIT, "<stdin>", 0, 0, "scene larger than the limit of %u bytes",
+                 VS_MAX_SCENE_BYTES);
     return NULL;
   }
   buf[n] = '\0';

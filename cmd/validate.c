@@ -33,21 +33,30 @@ static void validate_help(void) {
 
 static const char *integrator_name(vs_integrator i) {
   switch (i) {
-    case VS_INTEGRATOR_VERLET: return "verlet";
-    case VS_INTEGRATOR_PBD: return "pbd";
-    case VS_INTEGRATOR_XPBD: return "xpbd";
+    case VS_INTEGRATOR_VERLET:
+      return "verlet";
+    case VS_INTEGRATOR_PBD:
+      return "pbd";
+    case VS_INTEGRATOR_XPBD:
+      return "xpbd";
   }
   return "?";
 }
 
 static const char *body_kind_name(vs_body_kind k) {
   switch (k) {
-    case VS_BODY_PARTICLES: return "particles";
-    case VS_BODY_ROPE: return "rope";
-    case VS_BODY_CLOTH: return "cloth";
-    case VS_BODY_TETRA: return "tetra";
-    case VS_BODY_LATTICE: return "lattice";
-    case VS_BODY_RAGDOLL: return "ragdoll";
+    case VS_BODY_PARTICLES:
+      return "particles";
+    case VS_BODY_ROPE:
+      return "rope";
+    case VS_BODY_CLOTH:
+      return "cloth";
+    case VS_BODY_TETRA:
+      return "tetra";
+    case VS_BODY_LATTICE:
+      return "lattice";
+    case VS_BODY_RAGDOLL:
+      return "ragdoll";
   }
   return "?";
 }
@@ -83,11 +92,12 @@ static void print_model(const vs_scene *s, const vs_model *m) {
     if (m->pin_nkeys[i] > 0) kinematic++;
 
   printf("constraints  %d\n", m->n_constraints);
-  printf("  distance   %d (stretch %lld, shear %lld, bend %lld, explicit %lld, limits %lld;"
-         " one-sided %lld, can tear %lld)\n",
-         m->n_dist, (long long)role[VS_ROLE_STRETCH], (long long)role[VS_ROLE_SHEAR],
-         (long long)role[VS_ROLE_BEND], (long long)role[VS_ROLE_EXPLICIT],
-         (long long)role[VS_ROLE_LIMIT], (long long)one_sided, (long long)tear);
+  printf(
+      "  distance   %d (stretch %lld, shear %lld, bend %lld, explicit %lld, limits %lld;"
+      " one-sided %lld, can tear %lld)\n",
+      m->n_dist, (long long)role[VS_ROLE_STRETCH], (long long)role[VS_ROLE_SHEAR],
+      (long long)role[VS_ROLE_BEND], (long long)role[VS_ROLE_EXPLICIT],
+      (long long)role[VS_ROLE_LIMIT], (long long)one_sided, (long long)tear);
   printf("  pin        %d (kinematic %lld)\n", m->n_pin, (long long)kinematic);
   printf("  angle      %d\n", m->n_angle);
 
@@ -162,7 +172,8 @@ int cmd_validate(int argc, char **argv) {
         break;
     }
   }
-  if (code < 0 && !path) code = cli_usage_error("validate", "which scene? (vsim validate SCENE.yaml)");
+  if (code < 0 && !path)
+    code = cli_usage_error("validate", "which scene? (vsim validate SCENE.yaml)");
   if (code >= 0) {
     free(sets);
     return code;
@@ -180,8 +191,7 @@ int cmd_validate(int argc, char **argv) {
   if (strcmp(path, "-") == 0) {
     size_t len = 0;
     char *text = cli_read_stdin(&len, &err);
-    st = text ? vs_scene_load_string(text, len, "<stdin>", sets, n_sets, &scene, &err)
-              : err.code;
+    st = text ? vs_scene_load_string(text, len, "<stdin>", sets, n_sets, &scene, &err) : err.code;
     free(text);
   } else {
     st = vs_scene_load_file(path, sets, n_sets, &scene, &err);

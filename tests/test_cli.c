@@ -18,9 +18,9 @@
 /* ---- running the program ---- */
 
 typedef struct proc {
-  int code;   /* exit status; 128 + signal when killed */
-  char *out;  /* captured stdout */
-  char *err;  /* captured stderr */
+  int code;  /* exit status; 128 + signal when killed */
+  char *out; /* captured stdout */
+  char *err; /* captured stderr */
 } proc;
 
 static const char *vsim_bin(void) {
@@ -109,8 +109,8 @@ static child spawn_vsim(const char *cwd, const char *stdin_path, const char *con
     int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
     int out = open(c.out_path, O_WRONLY | O_TRUNC);
     int err = open(c.err_path, O_WRONLY | O_TRUNC);
-    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-        dup2(err, 2) < 0 || chdir(cwd) != 0)
+    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
+        chdir(cwd) != 0)
       _exit(127);
     execv(argv[0], (char *const *)argv);
     _exit(127);
@@ -163,9 +163,9 @@ static void proc_free(proc *p) {
 }
 
 /* Exit code check that shows what the program said when it is wrong. */
-#define EXPECT_CODE(p, want)                                                          \
-  ck_assert_msg((p).code == (want), "exit %d, expected %d\nstdout:\n%s\nstderr:\n%s", \
-                (p).code, (want), (p).out, (p).err)
+#define EXPECT_CODE(p, want)                                                                    \
+  ck_assert_msg((p).code == (want), "exit %d, expected %d\nstdout:\n%s\nstderr:\n%s", (p).code, \
+                (want), (p).out, (p).err)
 
 #define EXPECT_IN(hay, needle) \
   ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not found in:\n%s", (needle), (hay))
@@ -202,12 +202,11 @@ static char *listing(const char *dir) {
   return s;
 }
 
-#define EXPECT_LISTING(dir, want)                                                     \
-  do {                                                                                \
-    char *ls_ = listing(dir);                                                         \
-    ck_assert_msg(strcmp(ls_, (want)) == 0, "directory holds '%s', expected '%s'", ls_, \
-                  (want));                                                            \
-    free(ls_);                                                                        \
+#define EXPECT_LISTING(dir, want)                                                                \
+  do {                                                                                           \
+    char *ls_ = listing(dir);                                                                    \
+    ck_assert_msg(strcmp(ls_, (want)) == 0, "directory holds '%s', expected '%s'", ls_, (want)); \
+    free(ls_);                                                                                   \
   } while (0)
 
 /* True when msg holds "NAME:LINE:COL:" for the file's base name. */
@@ -400,16 +399,16 @@ START_TEST(validate_summary) {
   char *scene = repo_path("configs/rope_pendulum.yaml");
   proc p = vsim(d, "validate", scene, NULL);
   EXPECT_CODE(p, 0);
-  const char *words[] = {"name", "particles", "constraints", "distance", "colliders",
-                         "colors", "integrator", "relaxation", "frames", "dt",
-                         "substeps", "iterations"};
+  const char *words[] = {"name",      "particles", "constraints", "distance",
+                         "colliders", "colors",    "integrator",  "relaxation",
+                         "frames",    "dt",        "substeps",    "iterations"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) EXPECT_IN(p.out, words[i]);
   EXPECT_IN(p.out, "xpbd");
   proc_free(&p);
 
   /* --set reaches the model; options may come before the scene */
-  p = vsim(d, "validate", "--set", "solver.iterations=17", "--set=solver.relaxation=jacobi",
-           scene, NULL);
+  p = vsim(d, "validate", "--set", "solver.iterations=17", "--set=solver.relaxation=jacobi", scene,
+           NULL);
   EXPECT_CODE(p, 0);
   EXPECT_IN(p.out, "17");
   EXPECT_IN(p.out, "jacobi");
@@ -465,8 +464,7 @@ START_TEST(compare_runs) {
   EXPECT_IN(p.out, "\"first_frame\":");
   proc_free(&p);
   /* a loose enough tolerance accepts the perturbation */
-  p = vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position",
-           NULL);
+  p = vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position", NULL);
   EXPECT_CODE(p, 0);
   proc_free(&p);
   EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
@@ -480,16 +478,16 @@ END_TEST
 START_TEST(threads_do_not_change_results) {
   char *d = tu_tmpdir();
   char *scene = repo_path("configs/torn_cloth.yaml");
-  proc p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi",
-                "--threads", "1", "-o", "t1.h5", "-q", NULL);
+  proc p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads",
+                "1", "-o", "t1.h5", "-q", NULL);
   EXPECT_CODE(p, 0);
   proc_free(&p);
-  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi",
-           "--threads", "4", "-o", "t4.h5", "-q", NULL);
+  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "4",
+           "-o", "t4.h5", "-q", NULL);
   EXPECT_CODE(p, 0);
   proc_free(&p);
-  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi",
-           "--threads", "0", "-o", "t0.h5", "-q", NULL);
+  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "0",
+           "-o", "t0.h5", "-q", NULL);
   EXPECT_CODE(p, 0);
   proc_free(&p);
   p = vsim(d, "compare", "t4.h5", "t1.h5", NULL);
@@ -673,15 +671,13 @@ START_TEST(bad_scenes) {
       proc p = vsim(d, cmds[c], scene, NULL);
       ck_assert_msg(p.code == 2, "%s %s: exit %d, expected 2\nstderr: %s", cmds[c], e->d_name,
                     p.code, p.err);
-      ck_assert_msg(has_location(p.err, scene), "%s: no file:line:col in: %s", e->d_name,
-                    p.err);
+      ck_assert_msg(has_location(p.err, scene), "%s: no file:line:col in: %s", e->d_name, p.err);
       ck_assert_msg(strncmp(p.err, "vsim: ", 6) == 0, "%s: message: %s", e->d_name, p.err);
       /* the phrase must be in the message, not in the file name */
       const char *msg = strstr(p.err, e->d_name);
       msg = msg ? msg + strlen(e->d_name) : p.err;
       if (expect[0])
-        ck_assert_msg(strstr(msg, expect) != NULL, "%s: '%s' not in: %s", e->d_name, expect,
-                      p.err);
+        ck_assert_msg(strstr(msg, expect) != NULL, "%s: '%s' not in: %s", e->d_name, expect, p.err);
       ck_assert_str_eq(p.out, "");
       proc_free(&p);
       EXPECT_LISTING(d, "");
@@ -753,9 +749,9 @@ END_TEST
  * frame, exit 1 and leave a readable file that says "interrupted". */
 static void interrupt_with(int sig) {
   char *d = tu_tmpdir();
-  child c = spawn_vsim(d, NULL,
-                       (const char *const[]){"run", "--frames", "10000000", "--set",
-                                             "output.every=50", NULL});
+  child c = spawn_vsim(
+      d, NULL,
+      (const char *const[]){"run", "--frames", "10000000", "--set", "output.every=50", NULL});
   int started = 0;
   for (int i = 0; i < 600 && !started; i++) {
     char *ls = listing(d);
@@ -776,10 +772,14 @@ static void interrupt_with(int sig) {
   free(d);
 }
 
-START_TEST(sigint_interrupts) { interrupt_with(SIGINT); }
+START_TEST(sigint_interrupts) {
+  interrupt_with(SIGINT);
+}
 END_TEST
 
-START_TEST(sigterm_interrupts) { interrupt_with(SIGTERM); }
+START_TEST(sigterm_interrupts) {
+  interrupt_with(SIGTERM);
+}
 END_TEST
 
 /* A second signal does not wait for the frame: the program dies of it and
@@ -815,11 +815,10 @@ END_TEST
  * uninterrupted run (SPEC §4). */
 START_TEST(interrupt_then_resume) {
   char *d = tu_tmpdir();
-  child c = spawn_vsim(d, NULL,
-                       (const char *const[]){"run", "--frames", "800", "--set",
-                                             "bodies.cloth.resolution=[16,16]", "--set",
-                                             "output.every=7", "--progress", "-o", "part.h5",
-                                             NULL});
+  child c = spawn_vsim(
+      d, NULL,
+      (const char *const[]){"run", "--frames", "800", "--set", "bodies.cloth.resolution=[16,16]",
+                            "--set", "output.every=7", "--progress", "-o", "part.h5", NULL});
   int started = 0;
   for (int i = 0; i < 3000 && !started; i++) {
     char *err = slurp(c.err_path);
@@ -862,7 +861,7 @@ START_TEST(interrupt_then_resume) {
 
   /* what --resume refuses */
   const char *const bad[][6] = {
-      {"run", "--resume", "part.h5", "--frames", "5", NULL},   /* would go backwards */
+      {"run", "--resume", "part.h5", "--frames", "5", NULL}, /* would go backwards */
       {"run", "--resume", "part.h5", "--set", "solver.iterations=3", NULL},
       {"run", "--resume", "part.h5", "-o", "other.h5", NULL},
       {"run", "--resume", "part.h5", "scene.yaml", NULL},
@@ -910,4 +909,6 @@ static Suite *cli_suite(void) {
   return s;
 }
 
-int main(void) { return tu_run(cli_suite()); }
+int main(void) {
+  return tu_run(cli_suite());
+}
