@@ -91,7 +91,7 @@ vs_status vs_color_layout(vs_model *m, vs_error *err) {
         m->jd_ab[2 * j] = a;
         m->jd_ab[2 * j + 1] = b;
         m->jd_rest[j] = m->dist_rest[i];
-        m->jd_kw[j] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
+        m->jd_kw[j] = m->dist_kw[i];
         m->jd_compl[j] = m->dist_compl[i];
         m->jd_wsum[j] = wsum;
         m->jd_id[j] = i;

@@ -28,7 +28,7 @@ static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i) 
     *lam += dl;
     s = dl / len;
   } else {
-    s = -C * m->dist_stiff[i] * m->omega / (wsum * len);
+    s = -C * m->dist_kw[i] / len; /* kw = stiffness * omega / (w_a + w_b) */
   }
   pa[0] += wa * s * dx, pa[1] += wa * s * dy, pa[2] += wa * s * dz;
   pb[0] -= wb * s * dx, pb[1] -= wb * s * dy, pb[2] -= wb * s * dz;

@@ -32,6 +32,7 @@ void vs_model_free(vs_model *m) {
   free(m->dist_tear);
   free(m->dist_side);
   free(m->dist_role);
+  free(m->dist_kw);
   free(m->pin_p);
   free(m->pin_at);
   free(m->pin_key0);
@@ -311,6 +312,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   ALLOC(m->dist_tear, nd);
   ALLOC(m->dist_side, nd);
   ALLOC(m->dist_role, nd);
+  ALLOC(m->dist_kw, nd);
   ALLOC(m->pin_p, npin);
   ALLOC(m->pin_at, 3 * npin);
   ALLOC(m->pin_key0, npin);
@@ -426,6 +428,13 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   m->n_dist = bld.nd;
   m->n_pin = (int32_t)npin;
+  /* Inverse masses are final now (pins applied): fold stiffness, omega and
+   * the mass weighting into one factor per link. */
+  for (int32_t i = 0; i < m->n_dist; i++) {
+    const double wsum = m->x0[4 * (size_t)m->dist_ab[2 * i] + 3] + m->x0[4 * (size_t)m->dist_ab[2 * i + 1] + 3];
+    m->dist_kw[i] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
+    m->n_tearable += m->dist_tear[i] > 0.0;
+  }
   m->n_angle = kang;
 
   m->n_colliders = (int32_t)s->n_colliders;

@@ -27,8 +27,12 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
     dx[k] = pa[0] - pb[0];
     dy[k] = pa[1] - pb[1];
     dz[k] = pa[2] - pb[2];
-    al[k] = c->alive[m->jd_id[j0 + k]] ? 1.0 : 0.0;
   }
+  /* Only a model with tearing links can have dead ones. */
+  if (m->n_tearable > 0)
+    for (int32_t k = 0; k < n; k++) al[k] = c->alive[m->jd_id[j0 + k]] ? 1.0 : 0.0;
+  else
+    for (int32_t k = 0; k < n; k++) al[k] = 1.0;
   const double *rest = m->jd_rest + j0;
   if (!c->xpbd) {
     const double *kw = m->jd_kw + j0;

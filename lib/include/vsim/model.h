@@ -94,6 +94,8 @@ typedef struct vs_model {
   double *dist_tear;      /* (n_dist) breaking length (tear * rest), 0 = never */
   uint8_t *dist_side;     /* (n_dist) VS_SIDE_* */
   uint8_t *dist_role;     /* (n_dist) vs_link_role */
+  double *dist_kw;        /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */
+  int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */
 
   /* explicit pins */
   int32_t n_pin;
