@@ -17,12 +17,12 @@
 
 vs_status vs_color_model(vs_model *m, vs_error *err) {
   const int32_t nc = m->n_constraints;
-  uint64_t *used = calloc((size_t)m->n_particles + 1, sizeof *used);
-  m->color = calloc((size_t)nc + 1, sizeof *m->color);
-  m->color_order = calloc((size_t)nc + 1, sizeof *m->color_order);
-  m->color_start = calloc(VS_MAX_COLORS + 2, sizeof *m->color_start);
+  uint64_t *used = vs_calloc((size_t)m->n_particles + 1, sizeof *used);
+  m->color = vs_calloc((size_t)nc + 1, sizeof *m->color);
+  m->color_order = vs_calloc((size_t)nc + 1, sizeof *m->color_order);
+  m->color_start = vs_calloc(VS_MAX_COLORS + 2, sizeof *m->color_start);
   if (!used || !m->color || !m->color_order || !m->color_start) {
-    free(used);
+    vs_free(used);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory colouring %d constraints", nc);
   }
   int32_t ncolors = 0;
@@ -41,7 +41,7 @@ vs_status vs_color_model(vs_model *m, vs_error *err) {
     count[color]++;
     if (color + 1 > ncolors) ncolors = color + 1;
   }
-  free(used);
+  vs_free(used);
   m->n_colors = ncolors;
   m->color_overflow = ncolors == VS_MAX_COLORS + 1 ? VS_MAX_COLORS : -1;
   m->color_start[0] = 0;
@@ -58,16 +58,16 @@ vs_status vs_color_model(vs_model *m, vs_error *err) {
 vs_status vs_color_layout(vs_model *m, vs_error *err) {
   const int32_t nd = m->n_dist, nc = m->n_colors;
   const int32_t nother = m->n_constraints - nd;
-  m->jd_ab = calloc(2 * (size_t)nd + 1, sizeof *m->jd_ab);
-  m->jd_rest = calloc((size_t)nd + 1, sizeof *m->jd_rest);
-  m->jd_kw = calloc((size_t)nd + 1, sizeof *m->jd_kw);
-  m->jd_compl = calloc((size_t)nd + 1, sizeof *m->jd_compl);
-  m->jd_wsum = calloc((size_t)nd + 1, sizeof *m->jd_wsum);
-  m->jd_id = calloc((size_t)nd + 1, sizeof *m->jd_id);
-  m->jd_start = calloc((size_t)nc + 2, sizeof *m->jd_start);
-  m->jd_two_sided = calloc((size_t)nc + 1, sizeof *m->jd_two_sided);
-  m->jo_ids = calloc((size_t)nother + 1, sizeof *m->jo_ids);
-  m->jo_start = calloc((size_t)nc + 2, sizeof *m->jo_start);
+  m->jd_ab = vs_calloc(2 * (size_t)nd + 1, sizeof *m->jd_ab);
+  m->jd_rest = vs_calloc((size_t)nd + 1, sizeof *m->jd_rest);
+  m->jd_kw = vs_calloc((size_t)nd + 1, sizeof *m->jd_kw);
+  m->jd_compl = vs_calloc((size_t)nd + 1, sizeof *m->jd_compl);
+  m->jd_wsum = vs_calloc((size_t)nd + 1, sizeof *m->jd_wsum);
+  m->jd_id = vs_calloc((size_t)nd + 1, sizeof *m->jd_id);
+  m->jd_start = vs_calloc((size_t)nc + 2, sizeof *m->jd_start);
+  m->jd_two_sided = vs_calloc((size_t)nc + 1, sizeof *m->jd_two_sided);
+  m->jo_ids = vs_calloc((size_t)nother + 1, sizeof *m->jo_ids);
+  m->jo_start = vs_calloc((size_t)nc + 2, sizeof *m->jo_start);
   if (!m->jd_ab || !m->jd_rest || !m->jd_kw || !m->jd_compl || !m->jd_wsum || !m->jd_id ||
       !m->jd_start || !m->jd_two_sided || !m->jo_ids || !m->jo_start)
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory laying out %d links", nd);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "vsim/vsim.h"
 
 #define VS_PRIVATE __attribute__((visibility("hidden")))

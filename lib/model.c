@@ -19,49 +19,49 @@ const char *vs_kind_name(vs_kind kind) {
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
-  free(m->x0);
-  free(m->v0);
-  free(m->mass);
-  free(m->radius);
-  free(m->body);
-  free(m->bodies);
-  free(m->dist_ab);
-  free(m->dist_rest);
-  free(m->dist_stiff);
-  free(m->dist_compl);
-  free(m->dist_tear);
-  free(m->dist_side);
-  free(m->dist_role);
-  free(m->dist_kw);
-  free(m->pin_p);
-  free(m->pin_at);
-  free(m->pin_key0);
-  free(m->pin_nkeys);
-  free(m->pin_keys);
-  free(m->angle_abc);
-  free(m->angle_min);
-  free(m->angle_max);
-  free(m->angle_stiff);
-  free(m->angle_compl);
-  free(m->con_kind);
-  free(m->con_index);
-  free(m->blocks);
-  free(m->colliders);
-  free(m->triangles);
-  free(m->color);
-  free(m->color_start);
-  free(m->color_order);
-  free(m->jd_ab);
-  free(m->jd_rest);
-  free(m->jd_kw);
-  free(m->jd_compl);
-  free(m->jd_wsum);
-  free(m->jd_id);
-  free(m->jd_start);
-  free(m->jd_two_sided);
-  free(m->jo_ids);
-  free(m->jo_start);
-  free(m);
+  vs_free(m->x0);
+  vs_free(m->v0);
+  vs_free(m->mass);
+  vs_free(m->radius);
+  vs_free(m->body);
+  vs_free(m->bodies);
+  vs_free(m->dist_ab);
+  vs_free(m->dist_rest);
+  vs_free(m->dist_stiff);
+  vs_free(m->dist_compl);
+  vs_free(m->dist_tear);
+  vs_free(m->dist_side);
+  vs_free(m->dist_role);
+  vs_free(m->dist_kw);
+  vs_free(m->pin_p);
+  vs_free(m->pin_at);
+  vs_free(m->pin_key0);
+  vs_free(m->pin_nkeys);
+  vs_free(m->pin_keys);
+  vs_free(m->angle_abc);
+  vs_free(m->angle_min);
+  vs_free(m->angle_max);
+  vs_free(m->angle_stiff);
+  vs_free(m->angle_compl);
+  vs_free(m->con_kind);
+  vs_free(m->con_index);
+  vs_free(m->blocks);
+  vs_free(m->colliders);
+  vs_free(m->triangles);
+  vs_free(m->color);
+  vs_free(m->color_start);
+  vs_free(m->color_order);
+  vs_free(m->jd_ab);
+  vs_free(m->jd_rest);
+  vs_free(m->jd_kw);
+  vs_free(m->jd_compl);
+  vs_free(m->jd_wsum);
+  vs_free(m->jd_id);
+  vs_free(m->jd_start);
+  vs_free(m->jd_two_sided);
+  vs_free(m->jo_ids);
+  vs_free(m->jo_start);
+  vs_free(m);
 }
 
 /* ---- builder primitives used by the body generators ---- */
@@ -220,7 +220,7 @@ void vs_model_constraint_particles(const vs_model *m, int32_t id, int32_t out[3]
 #define ALLOC(ptr, n)                                                   \
   do {                                                                  \
     size_t n_ = (size_t)(n);                                            \
-    (ptr) = calloc(n_ ? n_ : 1, sizeof *(ptr));                         \
+    (ptr) = vs_calloc(n_ ? n_ : 1, sizeof *(ptr));                         \
     if (!(ptr)) {                                                       \
       st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0,                  \
                         "out of memory allocating the model (%zu items)", n_); \
@@ -250,7 +250,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   *out = NULL;
   const char *file = s->file ? s->file : "<scene>";
   vs_status st = VS_OK;
-  vs_model *m = calloc(1, sizeof *m);
+  vs_model *m = vs_calloc(1, sizeof *m);
   if (!m) return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
 
   m->dt = s->dt;

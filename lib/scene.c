@@ -441,8 +441,9 @@ static vs_status load_time(vctx *c, const sn_node *v, vs_scene *s) {
 }
 
 static vs_status load_solver(vctx *c, const sn_node *v, vs_scene *s) {
-  static const char *const keys[] = {"integrator", "iterations", "relaxation",
-                                     "omega",      "damping",    NULL};
+  static const char *const keys[] = {"integrator", "iterations",         "relaxation",
+                                     "omega",      "damping",            "sqrt_approximation",
+                                     "runaway_speed", NULL};
   static const char *const integrators[] = {"verlet", "pbd", "xpbd", NULL};
   static const char *const relaxations[] = {"gauss-seidel", "jacobi", NULL};
   const sn_node *m;
@@ -458,6 +459,8 @@ static vs_status load_solver(vctx *c, const sn_node *v, vs_scene *s) {
   s->relaxation = (vs_relaxation)e;
   TRY(num_key(c, m, "omega", R_OMEGA, &s->omega));
   TRY(num_key(c, m, "damping", R_NONNEG, &s->damping));
+  TRY(bool_key(c, m, "sqrt_approximation", &s->sqrt_approximation));
+  TRY(num_key(c, m, "runaway_speed", R_NONNEG, &s->runaway_speed));
   pop(c, mk);
   return VS_OK;
 }
@@ -553,13 +556,14 @@ static vs_status load_collider(vctx *c, const sn_node *item, vs_collider_desc *d
 }
 
 static vs_status load_world(vctx *c, const sn_node *v, vs_scene *s) {
-  static const char *const keys[] = {"gravity", "colliders", "particle_collisions", NULL};
+  static const char *const keys[] = {"gravity", "colliders", "particle_collisions", "swept", NULL};
   const sn_node *m;
   size_t mk = push(c, "world");
   TRY(as_map(c, v, &m));
   TRY(check_keys(c, m, keys));
   TRY(vec_key(c, m, m, "gravity", 3, R_ANY, 0, s->gravity));
   TRY(bool_key(c, m, "particle_collisions", &s->particle_collisions));
+  TRY(bool_key(c, m, "swept", &s->swept));
   const sn_node *cl = get(m, "colliders");
   if (cl && !vs_sn_is_null(cl)) {
     size_t mk2 = push(c, "colliders");
@@ -895,20 +899,20 @@ static int64_t body_particles(const vs_body_desc *b) {
 static vs_status load_body(vctx *c, const sn_node *item, size_t index, vs_body_desc *b,
                            const sn_node **name_node) {
   static const char *const particles_keys[] = {"name",   "positions", "velocities", "mass",
-                                               "masses", "radius",    "pin",        NULL};
+                                               "masses", "radius",    "pin",        "damping_rigid", NULL};
   static const char *const rope_keys[] = {"name",    "from", "to",  "segments", "mass", "radius",
-                                          "stretch", "bend", "pin", "tear",     NULL};
+                                          "stretch", "bend", "pin", "tear",     "damping_rigid", NULL};
   static const char *const cloth_keys[] = {"name", "origin", "size",    "resolution", "plane",
                                            "mass", "radius", "stretch", "shear",      "bend",
-                                           "pin",  "tear",   NULL};
+                                           "pin",  "tear",   "damping_rigid", NULL};
   static const char *const tetra_keys[] = {
       "name",     "center",           "edge",      "mass",       "radius",
-      "velocity", "angular_velocity", "stiffness", "compliance", NULL};
+      "velocity", "angular_velocity", "stiffness", "compliance", "damping_rigid", NULL};
   static const char *const lattice_keys[] = {"name", "origin", "size",    "resolution",
                                              "mass", "radius", "stretch", "shear",
-                                             "pin",  "tear",   NULL};
+                                             "pin",  "tear",   "damping_rigid", NULL};
   static const char *const ragdoll_keys[] = {"name", "origin",    "height",     "mass", "radius",
-                                             "pin",  "stiffness", "compliance", NULL};
+                                             "pin",  "stiffness", "compliance", "damping_rigid", NULL};
   static const char *const *const keys[] = {particles_keys, rope_keys,    cloth_keys,
                                             tetra_keys,     lattice_keys, ragdoll_keys};
   static const char *const planes[] = {"xy", "xz", "yz", NULL};
@@ -933,6 +937,7 @@ static vs_status load_body(vctx *c, const sn_node *item, size_t index, vs_body_d
   TRY(num_key(c, m, "mass", R_POS, &b->mass));
   TRY(num_key(c, m, "radius", R_NONNEG, &b->radius));
   TRY(num_key(c, m, "tear", R_NONNEG, &b->tear));
+  TRY(num_key(c, m, "damping_rigid", R_UNIT, &b->damping_rigid));
 
   switch (b->kind) {
     case VS_BODY_PARTICLES:
@@ -1291,6 +1296,7 @@ static void set_defaults(vs_scene *s) {
   s->relaxation = VS_RELAX_GAUSS_SEIDEL;
   s->omega = 1.0;
   s->damping = 0.0;
+  s->runaway_speed = 1e4;
   s->gravity[0] = 0.0;
   s->gravity[1] = -9.81;
   s->gravity[2] = 0.0;

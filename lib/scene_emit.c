@@ -214,6 +214,7 @@ static void body(sbuf *b, const vs_body_desc *d) {
       if (d->kind == VS_BODY_RAGDOLL) pins(b, ind, d);
       break;
   }
+  kv_num(b, ind, "damping_rigid", d->damping_rigid);
 }
 
 static void constraint(sbuf *b, const vs_constraint_desc *d) {
@@ -302,9 +303,12 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
       integrators[s->integrator], (long long)s->iterations, relaxations[s->relaxation]);
   kv_num(&b, "  ", "omega", s->omega);
   kv_num(&b, "  ", "damping", s->damping);
+  put(&b, "  sqrt_approximation: %s\n", s->sqrt_approximation ? "true" : "false");
+  kv_num(&b, "  ", "runaway_speed", s->runaway_speed);
   put(&b, "world:\n");
   kv_vec(&b, "  ", "gravity", s->gravity, 3);
   put(&b, "  particle_collisions: %s\n", s->particle_collisions ? "true" : "false");
+  put(&b, "  swept: %s\n", s->swept ? "true" : "false");
   put(&b, "  colliders:%s\n", s->n_colliders ? "" : " []");
   for (size_t i = 0; i < s->n_colliders; i++) {
     const vs_collider_desc *c = &s->colliders[i];

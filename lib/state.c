@@ -7,28 +7,28 @@
 
 void vs_state_free(vs_state *s) {
   if (!s) return;
-#define VS_STATE_FREE(name, type, width, count) free(s->name);
+#define VS_STATE_FREE(name, type, width, count) vs_free(s->name);
   VS_STATE_FIELDS(VS_STATE_FREE)
 #undef VS_STATE_FREE
-  free(s->contact);
-  free(s->contact_collider);
-  free(s->vpre);
-  free(s);
+  vs_free(s->contact);
+  vs_free(s->contact_collider);
+  vs_free(s->vpre);
+  vs_free(s);
 }
 
 vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
   *out = NULL;
-  vs_state *s = calloc(1, sizeof *s);
+  vs_state *s = vs_calloc(1, sizeof *s);
   if (!s) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory allocating the state");
   int ok = 1;
 #define VS_STATE_ALLOC(name, type, width, count) \
-  ok &= (s->name = calloc((width) * (count) + 1, sizeof(type))) != NULL;
+  ok &= (s->name = vs_calloc((width) * (count) + 1, sizeof(type))) != NULL;
   VS_STATE_FIELDS(VS_STATE_ALLOC)
 #undef VS_STATE_ALLOC
   size_t n = (size_t)m->n_particles;
-  ok &= (s->contact = calloc(4 * n + 1, sizeof(double))) != NULL;
-  ok &= (s->contact_collider = calloc(n + 1, sizeof(int32_t))) != NULL;
-  ok &= (s->vpre = calloc(3 * n + 1, sizeof(double))) != NULL;
+  ok &= (s->contact = vs_calloc(4 * n + 1, sizeof(double))) != NULL;
+  ok &= (s->contact_collider = vs_calloc(n + 1, sizeof(int32_t))) != NULL;
+  ok &= (s->vpre = vs_calloc(3 * n + 1, sizeof(double))) != NULL;
   if (!ok) {
     vs_state_free(s);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,

@@ -136,6 +136,7 @@ typedef struct vs_body_desc {
   vs_link_desc shear;         /* cloth, lattice */
   vs_link_desc bend;          /* cloth, rope */
   double tear;                /* >= 0, 0 = never; factor of rest length */
+  double damping_rigid;       /* [0, 1] per step: PBD's dampVelocities towards the body's rigid motion */
 
   /* pins */
   vs_pin_mode pin_mode;
@@ -206,9 +207,12 @@ typedef struct vs_scene {
   vs_relaxation relaxation; /* [gauss-seidel] */
   double omega;         /* (0, 2) [1] */
   double damping;       /* >= 0 [0], 1/s */
+  int sqrt_approximation; /* [false] Jakobsen's first-order Taylor stick update */
+  double runaway_speed; /* > 0 m/s, or 0 = off [10000]: a faster particle fails the run */
 
   double gravity[3];    /* [0, -9.81, 0] */
   int particle_collisions; /* [0] */
+  int swept;            /* [false] continuous test against colliders along each step's path */
   vs_collider_desc *colliders;
   size_t n_colliders;
 

@@ -4,6 +4,7 @@
 #ifndef VSIM_VSIM_H
 #define VSIM_VSIM_H
 
+#include "vsim/alloc.h"
 #include "vsim/compare.h"
 #include "vsim/error.h"
 #include "vsim/h5.h"
