@@ -55,6 +55,8 @@ enum {
   S_PEN,
   S_ALIVE,
   S_PER,
+  S_KIN,
+  S_POT,
   S_ERR0, /* then (kind k, stat j) at S_ERR0 + 3 k + j; k = VS_KIND_COUNT is "all" */
   S_COUNT = S_ERR0 + 3 * (VS_KIND_COUNT + 1)
 };
@@ -359,7 +361,8 @@ static int append_block(vs_h5_writer *w, hid_t d, int rank, const hsize_t *newdi
 static const char *series_path(int i, char *buf, size_t size) {
   static const char *const fixed[S_ERR0] = {
       "/particles/all/position", "/particles/all/velocity", "/observables/penetration/max",
-      "/observables/constraints_alive", "/observables/per_constraint_error"};
+      "/observables/constraints_alive", "/observables/per_constraint_error",
+      "/observables/energy/kinetic", "/observables/energy/potential"};
   if (i < S_ERR0) {
     snprintf(buf, size, "%s", fixed[i]);
   } else {
@@ -384,7 +387,9 @@ static int series_wanted(const vs_model *m, int i) {
   case S_POS: return (f & VS_FIELD_POSITION) != 0;
   case S_VEL: return (f & VS_FIELD_VELOCITY) != 0;
   case S_PEN:
-  case S_ALIVE: return 1;
+  case S_ALIVE:
+  case S_KIN:
+  case S_POT: return 1;
   case S_PER: return (f & VS_FIELD_PER_CONSTRAINT_ERROR) != 0;
   default: break;
   }
@@ -483,7 +488,7 @@ done:
 static int write_observables(vs_h5_writer *w, const vs_model *m, unsigned fields) {
   int rc = -1;
   hid_t obs = make_group(w, w->file, "observables");
-  hid_t err = H5I_INVALID_HID, pen = H5I_INVALID_HID;
+  hid_t err = H5I_INVALID_HID, pen = H5I_INVALID_HID, energy = H5I_INVALID_HID;
   if (obs < 0) return -1;
   if (fields & VS_FIELD_CONSTRAINT_ERROR) {
     err = make_group(w, obs, "constraint_error");
@@ -508,6 +513,11 @@ static int write_observables(vs_h5_writer *w, const vs_model *m, unsigned fields
       make_series(w, &w->s[S_ALIVE], obs, "constraints_alive", 1, NULL, H5T_STD_I64LE,
                   H5T_NATIVE_INT64) < 0)
     goto done;
+  energy = make_group(w, obs, "energy");
+  if (energy < 0 ||
+      make_series(w, &w->s[S_KIN], energy, "kinetic", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0 ||
+      make_series(w, &w->s[S_POT], energy, "potential", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0)
+    goto done;
   if (fields & VS_FIELD_PER_CONSTRAINT_ERROR) {
     hsize_t inner[1] = {(hsize_t)m->n_constraints};
     if (make_series(w, &w->s[S_PER], obs, "per_constraint_error", 2, inner, H5T_IEEE_F64LE,
@@ -517,6 +527,7 @@ static int write_observables(vs_h5_writer *w, const vs_model *m, unsigned fields
   rc = 0;
 done:
   if (pen >= 0) H5Gclose(pen);
+  if (energy >= 0) H5Gclose(energy);
   if (err >= 0) H5Gclose(err);
   H5Gclose(obs);
   return rc;
@@ -869,6 +880,8 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
     push_double(w, S_ERR0 + 3 * k + 2, es->max_relative, state, &rc);
   }
   push_double(w, S_PEN, obs.penetration_max, state, &rc);
+  push_double(w, S_KIN, obs.kinetic, state, &rc);
+  push_double(w, S_POT, obs.potential, state, &rc);
   series *alive = &w->s[S_ALIVE];
   if (alive->value >= 0) {
     int64_t a = obs.alive;

@@ -72,4 +72,21 @@ void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, doubl
       if (d > pen) pen = d;
     }
   obs->penetration_max = pen;
+  /* Energy of the movable particles (pinned ones have infinite mass and do
+   * not move, or move kinematically: neither is the system's energy). */
+  double ke = 0.0, pe = 0.0;
+  const double *g = m->gravity;
+  for (int32_t i = 0; i < m->n_particles; i++) {
+    if (m->x0[4 * (size_t)i + 3] == 0.0) continue;
+    const double mass = m->mass[i], *x = s->x + 4 * (size_t)i;
+    double v[3];
+    if (m->integrator == VS_INTEGRATOR_VERLET)
+      for (int d = 0; d < 3; d++) v[d] = (x[d] - s->xprev[4 * (size_t)i + d]) / m->h;
+    else
+      for (int d = 0; d < 3; d++) v[d] = s->v[3 * (size_t)i + d];
+    ke += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    pe -= mass * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
+  }
+  obs->kinetic = ke;
+  obs->potential = pe;
 }

@@ -102,8 +102,8 @@ START_TEST(identical_runs_compare_equal) {
   ck_assert_int_eq(vs_compare_files(x.a, x.b, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 0);
   /* position 3 + velocity 3 + mass, body + distance/all x 3 stats x 3 +
-   * penetration 3 + alive 3 + per-constraint 3 + connectivity + solver 2 */
-  ck_assert_uint_eq(r.n_compared, 3 + 3 + 2 + 18 + 3 + 3 + 3 + 1 + 2);
+   * penetration 3 + alive 3 + per-constraint 3 + energy 2 x 3 + connectivity + solver 2 */
+  ck_assert_uint_eq(r.n_compared, 3 + 3 + 2 + 18 + 3 + 3 + 3 + 6 + 1 + 2);
   vs_compare_result_free(&r);
   vs_compare_result_free(NULL);
   fixture_free(&x);

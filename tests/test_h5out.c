@@ -241,6 +241,8 @@ START_TEST(layout_is_spec_section_4) {
       expect_series(f, g, 1, &F, 8);
     }
   expect_series(f, "/observables/penetration/max", 1, &F, 8);
+  expect_series(f, "/observables/energy/kinetic", 1, &F, 8);
+  expect_series(f, "/observables/energy/potential", 1, &F, 8);
   expect_series(f, "/observables/constraints_alive", 1, &F, 8);
   hsize_t fm[2] = {F, M};
   expect_series(f, "/observables/per_constraint_error", 2, fm, 8);

@@ -32,6 +32,8 @@ typedef struct vs_observables {
   vs_error_stats kind[VS_KIND_COUNT];
   vs_error_stats all;
   double penetration_max; /* deepest collider penetration (>= 0), m */
+  double kinetic;         /* sum of m |v|^2 / 2 over movable particles, J */
+  double potential;       /* sum of -m g . x over movable particles (zero at the origin), J */
   int64_t alive;          /* constraints not torn */
 } vs_observables;
 
