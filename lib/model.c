@@ -262,6 +262,9 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->relaxation = s->relaxation;
   m->omega = s->omega;
   m->damping = s->damping;
+  m->runaway_speed = s->runaway_speed;
+  m->sqrt_approximation = s->sqrt_approximation;
+  m->swept = s->swept;
   memcpy(m->gravity, s->gravity, sizeof m->gravity);
   m->output = s->output;
   m->particle_collisions = s->particle_collisions;

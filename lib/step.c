@@ -12,6 +12,7 @@
  * The positions being projected are always state->x; state->xprev holds the
  * positions at the start of the step (for verlet that is x_prev itself). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -118,15 +119,74 @@ static void tear_links(const vs_model *m, vs_state *s) {
   }
 }
 
-static vs_status check_finite(const vs_model *m, const vs_state *s, vs_error *err) {
+/* Which constraint moved particle p last in the final sweep: colliders run
+ * after the constraints, so a contact wins; otherwise the last live
+ * constraint touching p in solve order (build order for Gauss-Seidel, colour
+ * order for Jacobi).  Written into buf for the failure message. */
+static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *buf, size_t size) {
+  if (s->contact_collider[p] >= 0) {
+    static const char *const names[] = {"plane", "sphere", "box", "bounds"};
+    const int32_t c = s->contact_collider[p];
+    snprintf(buf, size, "world.colliders.%d (%s)", c, names[m->colliders[c].kind]);
+    return;
+  }
+  int32_t best = -1;
+  for (int32_t j = 0; j < m->n_constraints; j++) {
+    const int32_t id = m->relaxation == VS_RELAX_JACOBI ? m->color_order[j] : j;
+    const int32_t k = m->con_index[id];
+    if (m->con_kind[id] == VS_KIND_PIN) continue;
+    if (m->con_kind[id] == VS_KIND_DISTANCE && !s->alive[k]) continue;
+    int32_t q[3];
+    vs_model_constraint_particles(m, id, q);
+    if (q[0] == p || q[1] == p || q[2] == p) best = id;
+  }
+  if (best < 0) {
+    snprintf(buf, size, "no constraint (free flight)");
+    return;
+  }
+  int32_t q[3];
+  vs_model_constraint_particles(m, best, q);
+  const int32_t k = m->con_index[best];
+  if (m->con_kind[best] == VS_KIND_DISTANCE)
+    snprintf(buf, size, "distance constraint %d (particles %d and %d, rest %g)", best, q[0], q[1],
+             m->dist_rest[k]);
+  else
+    snprintf(buf, size, "%s constraint %d (particles %d, %d, %d)",
+             vs_kind_name((vs_kind)m->con_kind[best]), best, q[0], q[1], q[2]);
+}
+
+/* After every frame: a non-finite position, or a particle faster than the
+ * runaway bound, fails the run naming frame, particle, body and the
+ * constraint that moved it last. */
+static vs_status check_state(const vs_model *m, const vs_state *s, vs_error *err) {
+  const double vmax = m->runaway_speed, vmax2 = vmax * vmax;
+  const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
   for (int32_t i = 0; i < m->n_particles; i++) {
     const double *p = s->x + 4 * (size_t)i;
-    if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) continue;
+    const int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+    double v2 = 0.0;
+    if (finite) {
+      if (vmax <= 0.0) continue;
+      double v[3];
+      for (int k = 0; k < 3; k++)
+        v[k] = verlet ? (p[k] - s->xprev[4 * (size_t)i + k]) / m->h : s->v[3 * (size_t)i + k];
+      v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+      if (v2 <= vmax2) continue;
+    }
     const vs_body_info *b = &m->bodies[m->body[i]];
+    char mover[192];
+    last_mover(m, s, i, mover, sizeof mover);
+    if (!finite)
+      return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                          "frame %lld: particle %d (body '%s', index %d) is not finite "
+                          "(%g, %g, %g); last moved by %s; try more substeps or iterations, "
+                          "or a smaller dt",
+                          (long long)s->frame, i, b->name, i - b->first, p[0], p[1], p[2], mover);
     return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
-                        "frame %lld: particle %d (body '%s', index %d) is not finite "
-                        "(%g, %g, %g); try more substeps or iterations, or a smaller dt",
-                        (long long)s->frame, i, b->name, i - b->first, p[0], p[1], p[2]);
+                        "frame %lld: particle %d (body '%s', index %d) runs away at %g m/s "
+                        "(solver.runaway_speed = %g); last moved by %s; try more substeps or "
+                        "iterations, or a smaller dt",
+                        (long long)s->frame, i, b->name, i - b->first, sqrt(v2), vmax, mover);
   }
   return VS_OK;
 }
@@ -162,5 +222,5 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
   }
   s->frame++;
   s->time = (double)s->frame * m->dt;
-  return check_finite(m, s, err);
+  return check_state(m, s, err);
 }

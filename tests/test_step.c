@@ -463,6 +463,36 @@ START_TEST(non_finite_state_is_reported) {
 }
 END_TEST
 
+START_TEST(runaway_is_reported_with_the_constraint_that_moved_it) {
+  /* A very stiff over-relaxed link kicked hard: the second particle flies off. */
+  sim r = sim_new("time: {dt: 0.01, frames: 5}\n"
+                  "solver: {runaway_speed: 50}\n"
+                  "world: {gravity: [0, 0, 0]}\n"
+                  "bodies:\n"
+                  "  - particles: {name: pair, positions: [[0, 0, 0], [0.01, 0, 0]], pin: [0]}\n"
+                  "constraints:\n"
+                  "  - distance: {a: 'pair:0', b: 'pair:1', rest: 2}\n");
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
+  ck_assert_ptr_nonnull(strstr(e.message, "frame 1"));
+  ck_assert_ptr_nonnull(strstr(e.message, "body 'pair', index 1"));
+  ck_assert_ptr_nonnull(strstr(e.message, "runs away"));
+  ck_assert_ptr_nonnull(strstr(e.message, "distance constraint 0"));
+  sim_free(&r);
+  /* 0 turns the bound off: the same scene steps on */
+  r = sim_new("time: {dt: 0.01, frames: 5}\n"
+              "solver: {runaway_speed: 0}\n"
+              "world: {gravity: [0, 0, 0]}\n"
+              "bodies:\n"
+              "  - particles: {name: pair, positions: [[0, 0, 0], [0.01, 0, 0]], pin: [0]}\n"
+              "constraints:\n"
+              "  - distance: {a: 'pair:0', b: 'pair:1', rest: 2}\n");
+  step_ok(&r);
+  sim_free(&r);
+}
+END_TEST
+
 START_TEST(sphere_and_box_and_bounds_hold_particles) {
   sim r = sim_new("time: {dt: 0.01, frames: 200, substeps: 2}\n"
                   "world:\n"
@@ -506,6 +536,7 @@ static Suite *suite(void) {
   tcase_add_test(t, jacobi_converges_like_gauss_seidel);
   tcase_add_test(t, non_finite_state_is_reported);
   tcase_add_test(t, sphere_and_box_and_bounds_hold_particles);
+  tcase_add_test(t, runaway_is_reported_with_the_constraint_that_moved_it);
   suite_add_tcase(s, t);
   return s;
 }

@@ -71,6 +71,9 @@ typedef struct vs_model {
   vs_relaxation relaxation;
   double omega;
   double damping;
+  double runaway_speed;   /* m/s; a faster particle fails the run; 0 = no bound */
+  int sqrt_approximation; /* Jakobsen's first-order square root in the stick update */
+  int swept;              /* continuous collider test along each step's path */
   double gravity[3];
   vs_output_desc output;
 
