@@ -56,12 +56,12 @@ int cmd_info(int argc, char **argv) {
   vs_status st = vs_h5_describe(path, json, &text, &err);
   if (st != VS_OK) {
     cli_report(&err, path);
-    free(text);
+    vs_free_buffer(text);
     return cli_exit_code(st, CLI_PHASE_INPUT);
   }
   size_t n = text ? strlen(text) : 0;
   if (n) fputs(text, stdout);
   if (!n || text[n - 1] != '\n') putchar('\n');
-  free(text);
+  vs_free_buffer(text);
   return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

@@ -232,7 +232,7 @@ static vs_status load_scene(const run_args *a, const char *scene_name, const vs_
     vs_status st = vs_h5_read_parameter(a->resume, "resolved", &text, err);
     if (st == VS_OK)
       st = vs_scene_load_string(text, strlen(text), scene_name, sets, n_sets, scene, err);
-    free(text);
+    vs_free_buffer(text);
     return st;
   }
   if (!a->scene) {
@@ -467,7 +467,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     }
   }
 
-  free(yaml);
+  vs_free_buffer(yaml);
   vs_state_free(state);
   vs_model_free(model);
   vs_scene_free(scene);

@@ -37,3 +37,5 @@ char *vs_strdup(const char *s) {
   if (p) memcpy(p, s, n);
   return p;
 }
+
+void vs_free_buffer(void *p) { vs_free(p); }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "h5util.h"
 #include "vsim/compare.h"
 #include "vsim/vsim.h"
@@ -35,7 +36,7 @@ static void list_add(path_list *l, const char *prefix, const char *name) {
   if (l->oom) return;
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 64;
-    char **v = realloc(l->v, cap * sizeof *v);
+    char **v = vs_realloc(l->v, cap * sizeof *v);
     if (!v) {
       l->oom = 1;
       return;
@@ -44,7 +45,7 @@ static void list_add(path_list *l, const char *prefix, const char *name) {
     l->cap = cap;
   }
   size_t len = strlen(prefix) + 1 + strlen(name) + 1;
-  char *p = malloc(len);
+  char *p = vs_malloc(len);
   if (!p) {
     l->oom = 1;
     return;
@@ -57,8 +58,8 @@ static void list_add(path_list *l, const char *prefix, const char *name) {
 }
 
 static void list_free(path_list *l) {
-  for (size_t i = 0; i < l->n; i++) free(l->v[i]);
-  free(l->v);
+  for (size_t i = 0; i < l->n; i++) vs_free(l->v[i]);
+  vs_free(l->v);
   memset(l, 0, sizeof *l);
 }
 
@@ -118,7 +119,7 @@ typedef struct diff_list {
 static vs_compare_diff *diff_add(diff_list *d, const char *path, vs_diff_kind kind) {
   if (d->n == d->cap) {
     size_t cap = d->cap ? 2 * d->cap : 16;
-    vs_compare_diff *v = realloc(d->v, cap * sizeof *v);
+    vs_compare_diff *v = vs_realloc(d->v, cap * sizeof *v);
     if (!v) return NULL;
     d->v = v;
     d->cap = cap;
@@ -295,7 +296,7 @@ static int stream_compare(const ds_info *a, const ds_info *b, hid_t mtype, size_
   hsize_t cols_per = split ? (BLOCK_ELEMS / inner > 0 ? BLOCK_ELEMS / inner : 1) : 0;
   size_t max_n = split ? (size_t)(cols_per * inner) : (size_t)(rows_per * row);
   if (max_n > total) max_n = (size_t)total;
-  unsigned char *ba = malloc(max_n * esize), *bb = malloc(max_n * esize);
+  unsigned char *ba = vs_malloc(max_n * esize), *bb = vs_malloc(max_n * esize);
   int rc = 0;
   if (!ba || !bb) {
     *bad_side = 2;
@@ -340,8 +341,8 @@ static int stream_compare(const ds_info *a, const ds_info *b, hid_t mtype, size_
     }
   }
 done:
-  free(ba);
-  free(bb);
+  vs_free(ba);
+  vs_free(bb);
   return rc;
 }
 
@@ -441,7 +442,7 @@ done:
 /* "/a/b/" -> "/a/b"; "a" -> "/a".  *out is malloc'd. */
 static char *normalize_path(const char *p) {
   size_t n = strlen(p);
-  char *s = malloc(n + 2);
+  char *s = vs_malloc(n + 2);
   if (!s) return NULL;
   snprintf(s, n + 2, "%s%s", p[0] == '/' ? "" : "/", p);
   n = strlen(s);
@@ -481,8 +482,8 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
       (st = collect_all(fb, b, compared_roots, n_roots, &lb, err)) != VS_OK)
     goto done;
   if (n_only > 0) {
-    only = calloc(n_only, sizeof *only);
-    only_hit = calloc(n_only, 1);
+    only = vs_calloc(n_only, sizeof *only);
+    only_hit = vs_calloc(n_only, 1);
     if (!only || !only_hit) goto oom;
     for (size_t k = 0; k < n_only; k++)
       if (!o->only[k] || !(only[k] = normalize_path(o->only[k]))) goto oom;
@@ -548,10 +549,10 @@ oom:
   st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
 done:
   if (st != VS_OK) out->n_compared = 0;
-  free(diffs.v);
-  for (size_t k = 0; only && k < n_only; k++) free(only[k]);
-  free(only);
-  free(only_hit);
+  vs_free(diffs.v);
+  for (size_t k = 0; only && k < n_only; k++) vs_free(only[k]);
+  vs_free(only);
+  vs_free(only_hit);
   list_free(&la);
   list_free(&lb);
   if (fa >= 0) H5Fclose(fa);
@@ -561,7 +562,7 @@ done:
 
 void vs_compare_result_free(vs_compare_result *r) {
   if (!r) return;
-  free(r->diffs);
+  vs_free(r->diffs);
   memset(r, 0, sizeof *r);
 }
 
@@ -592,7 +593,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
     }
     size_t cap = b->cap ? b->cap : 1024;
     while (cap <= b->n + (size_t)k) cap *= 2;
-    char *p = realloc(b->p, cap);
+    char *p = vs_realloc(b->p, cap);
     if (!p) {
       b->oom = 1;
       return;
@@ -773,14 +774,14 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   }
   if (json) sb_printf(&b, "]}\n");
 
-  free(status);
-  free(version);
-  free(name);
-  free(command);
+  vs_free(status);
+  vs_free(version);
+  vs_free(name);
+  vs_free(command);
   list_free(&l);
   H5Fclose(f);
   if (b.oom || !b.p) {
-    free(b.p);
+    vs_free(b.p);
     return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
   *out = b.p;

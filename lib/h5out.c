@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "h5util.h"
 #include "vsim/h5.h"
 #include "vsim/step.h"
@@ -310,9 +311,9 @@ static int series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
   s->cap = chunk_rows(s->row_elems * H5Tget_size(ftype));
   s->used = 0;
   /* + 1: malloc(0) may return NULL; a zero-width frame still needs a buffer */
-  s->buf = malloc(s->cap * s->row_elems * s->esize + 1);
-  s->steps = malloc(s->cap * sizeof *s->steps);
-  s->times = malloc(s->cap * sizeof *s->times);
+  s->buf = vs_malloc(s->cap * s->row_elems * s->esize + 1);
+  s->steps = vs_malloc(s->cap * sizeof *s->steps);
+  s->times = vs_malloc(s->cap * sizeof *s->times);
   if (!s->buf || !s->steps || !s->times) {
     snprintf(w->msg, sizeof w->msg, "out of memory for the %s buffer", name);
     return -1;
@@ -549,7 +550,7 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   size_t nc = (size_t)(m->n_constraints > 0 ? m->n_constraints : 0);
   size_t na = (size_t)(m->n_angle > 0 ? m->n_angle : 0);
   size_t ntmp = 3 * (nc > na ? nc : na);
-  tmp = malloc(ntmp * sizeof *tmp + 1);
+  tmp = vs_malloc(ntmp * sizeof *tmp + 1);
   if (!tmp) {
     snprintf(w->msg, sizeof w->msg, "out of memory for the topology");
     goto done;
@@ -586,7 +587,7 @@ done:
   if (color >= 0) H5Dclose(color);
   if (solver >= 0) H5Gclose(solver);
   if (conn >= 0) H5Gclose(conn);
-  free(tmp);
+  vs_free(tmp);
   return rc;
 }
 
@@ -632,15 +633,15 @@ static void close_objects(vs_h5_writer *w) {
 static void writer_free(vs_h5_writer *w) {
   if (!w) return;
   for (int i = 0; i < S_COUNT; i++) {
-    free(w->s[i].buf);
-    free(w->s[i].steps);
-    free(w->s[i].times);
+    vs_free(w->s[i].buf);
+    vs_free(w->s[i].steps);
+    vs_free(w->s[i].times);
   }
   vs_state_free(w->ck);
-  free(w->vel);
-  free(w->path);
-  free(w->tmp);
-  free(w);
+  vs_free(w->vel);
+  vs_free(w->path);
+  vs_free(w->tmp);
+  vs_free(w);
 }
 
 /* Close everything and delete the temporary file. */
@@ -653,10 +654,10 @@ static void discard(vs_h5_writer *w) {
 
 static char *dir_of(const char *path) {
   const char *slash = strrchr(path, '/');
-  if (!slash) return strdup(".");
-  if (slash == path) return strdup("/");
+  if (!slash) return vs_strdup(".");
+  if (slash == path) return vs_strdup("/");
   size_t n = (size_t)(slash - path);
-  char *d = malloc(n + 1);
+  char *d = vs_malloc(n + 1);
   if (d) {
     memcpy(d, path, n);
     d[n] = '\0';
@@ -673,12 +674,12 @@ static char *temp_name(const char *path, const char *dir) {
   for (int tries = 0; tries < 1000; tries++) {
     unsigned n = atomic_fetch_add(&counter, 1u);
     size_t len = strlen(dir) + strlen(base) + 64;
-    char *t = malloc(len);
+    char *t = vs_malloc(len);
     if (!t) return NULL;
     snprintf(t, len, "%s/.%s.tmp-%ld-%u", dir, base, (long)getpid(), n);
     struct stat st;
     if (lstat(t, &st) != 0 && errno == ENOENT) return t;
-    free(t);
+    vs_free(t);
   }
   return NULL;
 }
@@ -692,12 +693,12 @@ static vs_status check_dir(const char *path, char **dir_out, vs_error *err) {
   if (!dir) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
     vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' does not exist", dir);
-    free(dir);
+    vs_free(dir);
     return VS_ERR_IO;
   }
   if (access(dir, W_OK | X_OK) != 0) {
     vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' is not writable", dir);
-    free(dir);
+    vs_free(dir);
     return VS_ERR_IO;
   }
   *dir_out = dir;
@@ -714,7 +715,7 @@ static vs_status writer_new(const char *path, const char *dir, const vs_model *m
   if (model->output.compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
     return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
                         "this HDF5 library has no gzip filter (output.compression)");
-  vs_h5_writer *w = calloc(1, sizeof *w);
+  vs_h5_writer *w = vs_calloc(1, sizeof *w);
   if (!w) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
   for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
@@ -723,11 +724,11 @@ static vs_status writer_new(const char *path, const char *dir, const vs_model *m
   w->n_particles = model->n_particles;
   w->n_constraints = model->n_constraints;
   w->last_frame = -1;
-  w->path = strdup(path);
+  w->path = vs_strdup(path);
   w->tmp = temp_name(path, dir);
   int ok = w->path && w->tmp;
   if (ok && (model->output.fields & VS_FIELD_VELOCITY) && model->output.float32) {
-    w->vel = malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
+    w->vel = vs_malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
                         sizeof *w->vel + 1);
     ok = w->vel != NULL;
   }
@@ -780,7 +781,7 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   if (rc != VS_OK) return rc;
   vs_h5_writer *w;
   rc = writer_new(path, dir, model, &w, err);
-  free(dir);
+  vs_free(dir);
   if (rc != VS_OK) return rc;
 
   unsigned fields = model->output.fields;
@@ -1103,7 +1104,7 @@ static int copy_bytes(const char *src, const char *dst, char *why, size_t why_si
     return -1;
   }
   static const size_t bufsize = (size_t)1 << 20;
-  char *buf = malloc(bufsize);
+  char *buf = vs_malloc(bufsize);
   int rc = buf ? 0 : -1;
   if (!buf) snprintf(why, why_size, "out of memory");
   while (rc == 0) {
@@ -1125,7 +1126,7 @@ static int copy_bytes(const char *src, const char *dst, char *why, size_t why_si
       }
     }
   }
-  free(buf);
+  vs_free(buf);
   close(in);
   if (close(out) != 0 && rc == 0) {
     snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
@@ -1197,7 +1198,7 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
   if ((rc = check_dir(path, &dir, err)) != VS_OK) return rc;
   vs_h5_writer *w;
   rc = writer_new(path, dir, model, &w, err);
-  free(dir);
+  vs_free(dir);
   if (rc != VS_OK) return rc;
 
   vs_status code = VS_ERR_IO;

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
+
 void vs_h5_quiet(void) {
   /* HDF5 closes open files at exit.  A file whose close already failed
    * (a full disk) stays registered half torn down, and closing it again at
@@ -66,7 +68,7 @@ void vs_h5_error_text(char *buf, size_t size) {
 int vs_h5_path_exists(hid_t file, const char *path) {
   if (!path || path[0] != '/') return 0;
   size_t n = strlen(path);
-  char *p = malloc(n + 1);
+  char *p = vs_malloc(n + 1);
   if (!p) return 0;
   memcpy(p, path, n + 1);
   int ok = 1;
@@ -81,7 +83,7 @@ int vs_h5_path_exists(hid_t file, const char *path) {
     }
   }
   if (ok && n > 1 && H5Oexists_by_name(file, path, H5P_DEFAULT) <= 0) ok = 0;
-  free(p);
+  vs_free(p);
   return ok;
 }
 
@@ -105,19 +107,19 @@ char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name) {
   if (H5Tis_variable_str(ftype) > 0) {
     char *s = NULL;
     if (H5Tset_size(mtype, H5T_VARIABLE) >= 0 && H5Aread(a, mtype, &s) >= 0 && s) {
-      out = strdup(s);
+      out = vs_strdup(s);
       H5free_memory(s);
     }
   } else {
     size_t sz = H5Tget_size(ftype);
-    char *s = calloc(sz + 1, 1);
+    char *s = vs_calloc(sz + 1, 1);
     /* NUL-terminated copy of whatever padding the file used */
     if (s && H5Tset_size(mtype, sz + 1) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
         H5Aread(a, mtype, s) >= 0) {
       out = s;
       s = NULL;
     }
-    free(s);
+    vs_free(s);
   }
   H5Tclose(mtype);
 done:

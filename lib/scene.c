@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "scene_internal.h"
 
 #define TRY(x)                            \
@@ -576,7 +577,7 @@ static vs_status load_world(vctx *c, const sn_node *v, vs_scene *s) {
                   "expected at most %d colliders (the documented limit), got %zu", VS_MAX_COLLIDERS,
                   cl->n);
     if (cl->n) {
-      s->colliders = calloc(cl->n, sizeof *s->colliders);
+      s->colliders = vs_calloc(cl->n, sizeof *s->colliders);
       if (!s->colliders) return nomem(c);
     }
     for (size_t i = 0; i < cl->n; i++) {
@@ -651,7 +652,7 @@ static vs_status alloc_pins(vctx *c, vs_body_desc *b, size_t n, int arity) {
   b->pin_arity = arity;
   b->n_pins = 0;
   if (!n) return VS_OK;
-  b->pins = calloc(n * (size_t)arity, sizeof *b->pins);
+  b->pins = vs_calloc(n * (size_t)arity, sizeof *b->pins);
   if (!b->pins) return nomem(c);
   return VS_OK;
 }
@@ -807,7 +808,7 @@ static vs_status load_particles(vctx *c, const sn_node *m, const sn_node *at, vs
     return fail(c, VS_ERR_LIMIT, pos, "expected at most %d particles, got %zu", VS_MAX_PARTICLES,
                 pos->n);
   b->count = pos->n;
-  b->positions = malloc(b->count * 3 * sizeof *b->positions);
+  b->positions = vs_malloc(b->count * 3 * sizeof *b->positions);
   if (!b->positions) return nomem(c);
   for (size_t i = 0; i < b->count; i++) {
     size_t mk2 = push_index(c, i);
@@ -823,7 +824,7 @@ static vs_status load_particles(vctx *c, const sn_node *m, const sn_node *at, vs
       return fail(c, VS_ERR_SCENE, vel,
                   "expected a list of %zu [x, y, z] (one per position), got %s", b->count,
                   got_list(vel, g, sizeof g));
-    b->velocities = malloc(b->count * 3 * sizeof *b->velocities);
+    b->velocities = vs_malloc(b->count * 3 * sizeof *b->velocities);
     if (!b->velocities) return nomem(c);
     for (size_t i = 0; i < b->count; i++) {
       size_t mk2 = push_index(c, i);
@@ -841,7 +842,7 @@ static vs_status load_particles(vctx *c, const sn_node *m, const sn_node *at, vs
     if (ms->kind != SN_SEQ || ms->n != b->count)
       return fail(c, VS_ERR_SCENE, ms, "expected a list of %zu masses (one per position), got %s",
                   b->count, got_list(ms, g, sizeof g));
-    b->masses = malloc(b->count * sizeof *b->masses);
+    b->masses = vs_malloc(b->count * sizeof *b->masses);
     if (!b->masses) return nomem(c);
     for (size_t i = 0; i < b->count; i++) {
       size_t mk2 = push_index(c, i);
@@ -1016,9 +1017,9 @@ static vs_status load_bodies(vctx *c, const sn_node *v, vs_scene *s) {
     pop(c, mk);
     return VS_OK;
   }
-  s->bodies = calloc(v->n, sizeof *s->bodies);
-  const sn_node **names = calloc(v->n, sizeof *names);
-  name_ix *ix = calloc(v->n, sizeof *ix);
+  s->bodies = vs_calloc(v->n, sizeof *s->bodies);
+  const sn_node **names = vs_calloc(v->n, sizeof *names);
+  name_ix *ix = vs_calloc(v->n, sizeof *ix);
   vs_status st = VS_OK;
   if (!s->bodies || !names || !ix) {
     st = nomem(c);
@@ -1062,8 +1063,8 @@ static vs_status load_bodies(vctx *c, const sn_node *v, vs_scene *s) {
   }
   pop(c, mk);
 out:
-  free(names);
-  free(ix);
+  vs_free(names);
+  vs_free(ix);
   return st;
 }
 
@@ -1088,7 +1089,7 @@ static vs_status load_keys(vctx *c, const sn_node *v, vs_constraint_desc *d) {
   if (v->n > VS_MAX_KEYS)
     return fail(c, VS_ERR_LIMIT, v, "expected at most %d keys (the documented limit), got %zu",
                 VS_MAX_KEYS, v->n);
-  d->keys = malloc(v->n * 4 * sizeof *d->keys);
+  d->keys = vs_malloc(v->n * 4 * sizeof *d->keys);
   if (!d->keys) return nomem(c);
   d->n_keys = v->n;
   for (size_t i = 0; i < v->n; i++) {
@@ -1212,7 +1213,7 @@ static vs_status load_constraints(vctx *c, const sn_node *v, vs_scene *s) {
                 "expected at most %d constraints (the documented limit), got %zu", VS_MAX_EXPLICIT,
                 v->n);
   if (v->n) {
-    s->constraints = calloc(v->n, sizeof *s->constraints);
+    s->constraints = vs_calloc(v->n, sizeof *s->constraints);
     if (!s->constraints) return nomem(c);
   }
   for (size_t i = 0; i < v->n; i++) {
@@ -1378,10 +1379,10 @@ vs_status vs_scene_load_string(const char *text, size_t len, const char *file,
     if (st) goto done;
   }
 
-  s = calloc(1, sizeof *s);
+  s = vs_calloc(1, sizeof *s);
   if (!s) goto nomem;
-  s->file = strdup(c.src.file);
-  s->text = malloc(len + 1);
+  s->file = vs_strdup(c.src.file);
+  s->text = vs_malloc(len + 1);
   if (!s->file || !s->text) goto nomem;
   if (len) memcpy(s->text, text, len);
   s->text[len] = '\0';
@@ -1424,7 +1425,7 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n
   /* Read at most one byte past the limit, so that a pipe or a file that grew
    * since stat() is still caught. */
   size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536, n = 0;
-  char *buf = malloc(cap + 1);
+  char *buf = vs_malloc(cap + 1);
   if (!buf) {
     fclose(f);
     return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory reading '%s'", path);
@@ -1433,9 +1434,9 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n
     if (n == cap) {
       if (cap > VS_MAX_SCENE_BYTES) break;
       size_t nc = cap * 2;
-      char *nb = realloc(buf, nc + 1);
+      char *nb = vs_realloc(buf, nc + 1);
       if (!nb) {
-        free(buf);
+        vs_free(buf);
         fclose(f);
         return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory reading '%s'", path);
       }
@@ -1449,33 +1450,33 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n
   int bad = ferror(f);
   fclose(f);
   if (bad) {
-    free(buf);
+    vs_free(buf);
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read scene file '%s'", path);
   }
   if (n > VS_MAX_SCENE_BYTES) {
-    free(buf);
+    vs_free(buf);
     return vs_error_set(err, VS_ERR_LIMIT, path, 0, 0,
                         "scene file '%s' is over the limit of %u bytes", path, VS_MAX_SCENE_BYTES);
   }
   buf[n] = '\0';
   vs_status st = vs_scene_load_string(buf, n, path, sets, n_sets, out, err);
-  free(buf);
+  vs_free(buf);
   return st;
 }
 
 void vs_scene_free(vs_scene *s) {
   if (!s) return;
   for (size_t i = 0; i < s->n_bodies; i++) {
-    free(s->bodies[i].masses);
-    free(s->bodies[i].positions);
-    free(s->bodies[i].velocities);
-    free(s->bodies[i].pins);
+    vs_free(s->bodies[i].masses);
+    vs_free(s->bodies[i].positions);
+    vs_free(s->bodies[i].velocities);
+    vs_free(s->bodies[i].pins);
   }
-  for (size_t i = 0; i < s->n_constraints; i++) free(s->constraints[i].keys);
-  free(s->bodies);
-  free(s->colliders);
-  free(s->constraints);
-  free(s->file);
-  free(s->text);
-  free(s);
+  for (size_t i = 0; i < s->n_constraints; i++) vs_free(s->constraints[i].keys);
+  vs_free(s->bodies);
+  vs_free(s->colliders);
+  vs_free(s->constraints);
+  vs_free(s->file);
+  vs_free(s->text);
+  vs_free(s);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "scene_internal.h"
 
 typedef struct sbuf {
@@ -34,7 +35,7 @@ static void put(sbuf *b, const char *fmt, ...) {
       return;
     }
     size_t cap = b->cap * 2 + (size_t)k + 1;
-    char *np = realloc(b->p, cap);
+    char *np = vs_realloc(b->p, cap);
     if (!np) {
       b->oom = 1;
       return;
@@ -289,7 +290,7 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_scene_to_yaml: bad arguments");
   sbuf b = {NULL, 0, 0, 0};
   b.cap = 4096;
-  b.p = malloc(b.cap);
+  b.p = vs_malloc(b.cap);
   if (!b.p) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
   b.p[0] = '\0';
 
@@ -354,7 +355,7 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
   put(&b, "]\n  precision: %s\n  compression: %d\n", s->output.float32 ? "float32" : "float64",
       s->output.compression);
   if (b.oom) {
-    free(b.p);
+    vs_free(b.p);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
   }
   *out = b.p;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "scene_internal.h"
 
 /* Digits only, no sign, at most 9 of them: a list index. */
@@ -69,7 +70,7 @@ vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_err
   if (eq == text) return usage(src, err, k, "empty key before '='");
 
   size_t klen = (size_t)(eq - text);
-  char *key = malloc(klen + 1);
+  char *key = vs_malloc(klen + 1);
   if (!key) return vs_sn_fail(src, err, VS_ERR_NOMEM, 0, 0, 0, "out of memory");
   memcpy(key, text, klen);
   key[klen] = '\0';
@@ -77,9 +78,9 @@ vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_err
   /* Split in place into components. */
   size_t ncomp = 1;
   for (size_t i = 0; i < klen; i++) ncomp += key[i] == '.';
-  char **comp = malloc(ncomp * sizeof *comp);
+  char **comp = vs_malloc(ncomp * sizeof *comp);
   if (!comp) {
-    free(key);
+    vs_free(key);
     return vs_sn_fail(src, err, VS_ERR_NOMEM, 0, 0, 0, "out of memory");
   }
   vs_status st = VS_OK;
@@ -211,7 +212,7 @@ nomem:
   st = vs_sn_fail(src, err, VS_ERR_NOMEM, 0, 0, 0, "out of memory");
 done:
   vs_sn_free(val);
-  free(comp);
-  free(key);
+  vs_free(comp);
+  vs_free(key);
   return st;
 }

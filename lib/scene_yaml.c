@@ -15,10 +15,11 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "alloc.h"
 #include "scene_internal.h"
 
 sn_node *vs_sn_new(int kind, int line, int col, int origin) {
-  sn_node *n = calloc(1, sizeof *n);
+  sn_node *n = vs_calloc(1, sizeof *n);
   if (!n) return NULL;
   n->kind = kind;
   n->line = line;
@@ -33,9 +34,9 @@ sn_node *vs_sn_new(int kind, int line, int col, int origin) {
 sn_node *vs_sn_scalar(const char *text, size_t len, int quoted, int line, int col, int origin) {
   sn_node *n = vs_sn_new(SN_SCALAR, line, col, origin);
   if (!n) return NULL;
-  n->text = malloc(len + 1);
+  n->text = vs_malloc(len + 1);
   if (!n->text) {
-    free(n);
+    vs_free(n);
     return NULL;
   }
   if (len) memcpy(n->text, text, len);
@@ -48,7 +49,7 @@ sn_node *vs_sn_scalar(const char *text, size_t len, int quoted, int line, int co
 int vs_sn_append(sn_node *p, sn_node *kid) {
   if (p->n == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 4;
-    sn_node **k = realloc(p->kids, cap * sizeof *k);
+    sn_node **k = vs_realloc(p->kids, cap * sizeof *k);
     if (!k) return -1;
     p->kids = k;
     p->cap = cap;
@@ -60,9 +61,9 @@ int vs_sn_append(sn_node *p, sn_node *kid) {
 void vs_sn_free(sn_node *n) {
   if (!n || --n->refs > 0) return;
   for (size_t i = 0; i < n->n; i++) vs_sn_free(n->kids[i]);
-  free(n->kids);
-  free(n->text);
-  free(n);
+  vs_free(n->kids);
+  vs_free(n->text);
+  vs_free(n);
 }
 
 /* Copy one level: the copy owns new references to the same children, so
@@ -76,7 +77,7 @@ int vs_sn_unshare(sn_node **slot) {
                                       : vs_sn_new(old->kind, old->line, old->col, old->origin);
   if (!c) return -1;
   if (old->n) {
-    c->kids = malloc(old->n * sizeof *c->kids);
+    c->kids = vs_malloc(old->n * sizeof *c->kids);
     if (!c->kids) {
       vs_sn_free(c);
       return -1;
@@ -174,12 +175,12 @@ static vs_status add_anchor(pstate *s, const yaml_char_t *name, sn_node *n) {
   if (!name) return VS_OK;
   if (s->n_anchors == s->cap_anchors) {
     size_t cap = s->cap_anchors ? s->cap_anchors * 2 : 8;
-    anchor *a = realloc(s->anchors, cap * sizeof *a);
+    anchor *a = vs_realloc(s->anchors, cap * sizeof *a);
     if (!a) return VS_ERR_NOMEM;
     s->anchors = a;
     s->cap_anchors = cap;
   }
-  char *dup = strdup((const char *)name);
+  char *dup = vs_strdup((const char *)name);
   if (!dup) return VS_ERR_NOMEM;
   s->anchors[s->n_anchors].name = dup;
   s->anchors[s->n_anchors].node = n;
@@ -359,8 +360,8 @@ vs_status vs_sn_parse(const vs_sn_src *src, const char *text, size_t len, int or
       st = vs_sn_fail(src, err, VS_ERR_NOMEM, origin, 0, 0, "out of memory");
     if (st) break;
   }
-  for (size_t i = 0; i < s.n_anchors; i++) free(s.anchors[i].name);
-  free(s.anchors);
+  for (size_t i = 0; i < s.n_anchors; i++) vs_free(s.anchors[i].name);
+  vs_free(s.anchors);
   yaml_parser_delete(&p);
   if (st) {
     vs_sn_free(s.root); /* every node is attached to the root when created */

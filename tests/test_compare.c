@@ -514,7 +514,7 @@ START_TEST(describe_text_and_json) {
   ck_assert_ptr_nonnull(strstr(out, "[6, 5, 3] float64"));
   ck_assert_ptr_nonnull(strstr(out, "0 .. 0.05 s"));
   ck_assert_ptr_nonnull(strstr(out, "checkpoint:      frame 5"));
-  free(out);
+  vs_free_buffer(out);
   ck_assert_int_eq(vs_h5_describe(path, 1, &out, &e), VS_OK);
   ck_assert(out[0] == '{');
   ck_assert_ptr_nonnull(strstr(out, "\"status\": \"complete\""));
@@ -534,7 +534,7 @@ START_TEST(describe_text_and_json) {
     ck_assert_int_eq(system(cmd), 0);
     free(js);
   }
-  free(out);
+  vs_free_buffer(out);
   tu_rmtree(dir);
   free(path);
   free(dir);

@@ -843,7 +843,7 @@ static void run_until(const char *path, const char *yaml, int64_t stop, const ch
     ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
   }
   ck_assert_int_eq(vs_h5_finish(w, status, 1.0, &e), VS_OK);
-  free(resolved);
+  vs_free_buffer(resolved);
   vs_state_free(st);
   vs_model_free(m);
   vs_scene_free(s);
@@ -868,7 +868,7 @@ static void resume(const char *path) {
     ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
   }
   ck_assert_int_eq(vs_h5_finish(w, "complete", 2.0, &e), VS_OK);
-  free(yaml);
+  vs_free_buffer(yaml);
   vs_state_free(st);
   vs_model_free(m);
   vs_scene_free(s);
@@ -934,7 +934,7 @@ START_TEST(resume_is_bitwise_identical) {
       char *status = NULL;
       ck_assert_int_eq(vs_h5_read_parameter(part, "status", &status, &e), VS_OK);
       ck_assert_str_eq(status, "complete");
-      free(status);
+      vs_free_buffer(status);
       ck_assert_int_eq(count_entries(dir), 2);
     }
   }

@@ -145,8 +145,8 @@ static void round_trip(const vs_scene *s) {
   assert_scene_eq(s, r);
   ck_assert_int_eq(vs_scene_to_yaml(r, &y2, &e), VS_OK);
   ck_assert_str_eq(y1, y2);
-  free(y1);
-  free(y2);
+  vs_free_buffer(y1);
+  vs_free_buffer(y2);
   vs_scene_free(r);
 }
 

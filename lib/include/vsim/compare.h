@@ -52,7 +52,8 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
 void vs_compare_result_free(vs_compare_result *r);
 
 /* A human summary (or one JSON object when json) of what a result file holds:
- * status, frames, particles, constraints, datasets.  *out is malloc'd. */
+ * status, frames, particles, constraints, datasets.  Free *out with
+ * vs_free_buffer(). */
 vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err);
 
 #ifdef __cplusplus

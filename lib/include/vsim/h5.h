@@ -60,7 +60,8 @@ const char *vs_h5_library_version(void);
  * one uninterrupted run. */
 
 /* A string attribute of /parameters/vsim ("scene", "resolved", "status",
- * "command", ...), malloc'd into *out.  VS_ERR_FORMAT when absent. */
+ * "command", ...) into *out, freed with vs_free_buffer().  VS_ERR_FORMAT
+ * when absent. */
 vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, vs_error *err);
 
 /* Restore the state from the file's /checkpoint.  The state must have been
