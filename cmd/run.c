@@ -183,7 +183,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
 
 static volatile sig_atomic_t g_stop;
 static char g_temp_path[4096];
-static struct sigaction g_old_int, g_old_term;
+static struct sigaction g_old_int, g_old_term, g_old_xfsz;
 
 static void on_signal(int sig) {
   if (g_stop) {
@@ -204,6 +204,11 @@ static void install_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  /* Over a file-size limit (ulimit -f) the default action kills us and
+   * leaves the temporary file; ignored, the write fails with EFBIG and the
+   * run ends like any failed write: a message, exit 1, nothing left. */
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &sa, &g_old_xfsz);
 }
 
 /* Tell the handler which file to remove; signals are held meanwhile so that
@@ -221,6 +226,7 @@ static void set_signal_temp_path(const char *path) {
 static void restore_signals(void) {
   sigaction(SIGINT, &g_old_int, NULL);
   sigaction(SIGTERM, &g_old_term, NULL);
+  sigaction(SIGXFSZ, &g_old_xfsz, NULL);
   g_temp_path[0] = '\0';
 }
 
@@ -355,6 +361,9 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   int code = CLI_EXIT_OK;
   if (fst != VS_OK) {
     cli_report(&ferr, a->output);
+    fprintf(stderr, "vsim: run failed after %lld of %lld frames; %s could not be written (%s)\n",
+            (long long)done, (long long)model->frames, a->output,
+            a->resume ? "it is as it was before --resume" : "no file was left there");
     if (!message[0]) vs_error_format(&ferr, message, sizeof message);
     status = "failed";
     code = CLI_EXIT_FAIL;
@@ -461,7 +470,9 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       restore_signals();
       cli_report(&err, a.output);
       if (st == VS_ERR_EXISTS) fprintf(stderr, "vsim: use -f/--force to overwrite it\n");
-      code = cli_exit_code(st, CLI_PHASE_INPUT);
+      /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
+       * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
+      code = cli_exit_code(st, CLI_PHASE_WRITING);
     } else {
       code = simulate(&a, scene_name, model, state, w);
     }

@@ -672,10 +672,11 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
     return st;
   }
   const char *pv = "/parameters/vsim";
-  char *status = vs_h5_attr_string(f, pv, "status");
-  char *version = vs_h5_attr_string(f, pv, "version");
-  char *name = vs_h5_attr_string(f, pv, "name");
-  char *command = vs_h5_attr_string(f, pv, "command");
+  int oom[4];
+  char *status = vs_h5_attr_string(f, pv, "status", &oom[0]);
+  char *version = vs_h5_attr_string(f, pv, "version", &oom[1]);
+  char *name = vs_h5_attr_string(f, pv, "name", &oom[2]);
+  char *command = vs_h5_attr_string(f, pv, "command", &oom[3]);
   int64_t format = -1, frames = -1, colors = -1;
   double wall = NAN, t0 = NAN, t1 = NAN;
   int has_format = vs_h5_attr_int64(f, pv, "format_version", &format) == 0;
@@ -693,6 +694,8 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
                vs_h5_attr_int64(f, "/checkpoint", "frame", &ck_frame) == 0;
 
   sbuf b = {0};
+  /* a summary that says "(unknown)" for want of memory would be wrong */
+  b.oom = oom[0] || oom[1] || oom[2] || oom[3];
   if (json) {
     sb_printf(&b, "{\"file\": ");
     sb_json_str(&b, path);

@@ -87,6 +87,7 @@ struct vs_h5_writer {
   int64_t frames;      /* frames recorded (buffered or written) */
   int64_t last_frame;  /* the last recorded frame, -1 before the first */
   int failed;          /* a write failed: the file can no longer be trusted */
+  int nomem;           /* what failed was an allocation: VS_ERR_NOMEM, not VS_ERR_IO */
   series s[S_COUNT];
   double *vel;         /* (n_particles x 3) scratch for float32 velocity */
   vs_state *ck;        /* copy of the state at the last recorded frame */
@@ -316,6 +317,7 @@ static int series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
   s->times = vs_malloc(s->cap * sizeof *s->times);
   if (!s->buf || !s->steps || !s->times) {
     snprintf(w->msg, sizeof w->msg, "out of memory for the %s buffer", name);
+    w->nomem = 1;
     return -1;
   }
   return 0;
@@ -553,6 +555,7 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   tmp = vs_malloc(ntmp * sizeof *tmp + 1);
   if (!tmp) {
     snprintf(w->msg, sizeof w->msg, "out of memory for the topology");
+    w->nomem = 1;
     goto done;
   }
   if (na > 0) {
@@ -684,22 +687,39 @@ static char *temp_name(const char *path, const char *dir) {
   return NULL;
 }
 
+/* Why a file could not be created: a full disk or a quota is a failure
+ * while writing (VS_ERR_IO, exit 1); anything else (no permission, a
+ * read-only or missing directory) means the output path cannot be used
+ * (VS_ERR_USAGE, exit 2, like a bad -o). */
+static vs_status create_failure(int e) {
+  switch (e) {
+  case ENOSPC:
+  case EDQUOT:
+  case EFBIG:
+  case EIO:
+    return VS_ERR_IO;
+  default:
+    return VS_ERR_USAGE;
+  }
+}
+
 /* The directory that will hold the output and its temporary file must
- * exist and be writable; *dir_out is malloc'd. */
+ * exist and be writable (else VS_ERR_USAGE: a bad output path); *dir_out
+ * is from vs_malloc. */
 static vs_status check_dir(const char *path, char **dir_out, vs_error *err) {
   struct stat st;
   char *dir = dir_of(path);
   *dir_out = NULL;
   if (!dir) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' does not exist", dir);
+    vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' does not exist", dir);
     vs_free(dir);
-    return VS_ERR_IO;
+    return VS_ERR_USAGE;
   }
   if (access(dir, W_OK | X_OK) != 0) {
-    vs_error_set(err, VS_ERR_IO, path, 0, 0, "directory '%s' is not writable", dir);
+    vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' is not writable", dir);
     vs_free(dir);
-    return VS_ERR_IO;
+    return VS_ERR_USAGE;
   }
   *dir_out = dir;
   return VS_OK;
@@ -770,11 +790,11 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
 
   struct stat st;
   if (stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return vs_error_set(err, VS_ERR_IO, path, 0, 0, "is a directory");
+    if (S_ISDIR(st.st_mode)) return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "is a directory");
     if (!info || !info->force)
       return vs_error_set(err, VS_ERR_EXISTS, path, 0, 0, "exists (use --force to overwrite)");
   } else if (errno != ENOENT) {
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "%s", strerror(errno));
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "%s", strerror(errno));
   }
   char *dir;
   vs_status rc = check_dir(path, &dir, err);
@@ -784,10 +804,22 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   vs_free(dir);
   if (rc != VS_OK) return rc;
 
+  /* Create the file ourselves first: errno then tells a path that cannot
+   * be used (exit 2) from a disk that is full (exit 1), which HDF5's error
+   * stack does not. */
+  int fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) {
+    int e = errno;
+    vs_status code = create_failure(e);
+    vs_error_set(err, code, path, 0, 0, "cannot create '%s': %s", w->tmp, strerror(e));
+    writer_free(w);
+    return code;
+  }
+  close(fd);
   unsigned fields = model->output.fields;
   int ok = 0;
   if (make_plists(w) == 0) {
-    w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, w->fapl);
+    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
     if (w->file < 0) {
       char what[1024];
       snprintf(what, sizeof what, "cannot create '%s'", w->tmp);
@@ -799,10 +831,11 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
     }
   }
   if (!ok) {
-    vs_error_set(err, VS_ERR_IO, path, 0, 0, "%s", w->msg[0] ? w->msg : "cannot create file");
+    vs_status code = w->nomem ? VS_ERR_NOMEM : VS_ERR_IO;
+    vs_error_set(err, code, path, 0, 0, "%s", w->msg[0] ? w->msg : "cannot create file");
     discard(w);
     writer_free(w);
-    return VS_ERR_IO;
+    return code;
   }
   *out = w;
   return VS_OK;
@@ -1010,8 +1043,10 @@ vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, v
   hid_t f;
   vs_status rc = vs_h5_open_result(path, &f, err);
   if (rc != VS_OK) return rc;
-  *out = vs_h5_attr_string(f, "/parameters/vsim", name);
+  int nomem = 0;
+  *out = vs_h5_attr_string(f, "/parameters/vsim", name, &nomem);
   H5Fclose(f);
+  if (nomem) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   if (!*out)
     return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "no parameter '%s' in /parameters/vsim",
                         name);
@@ -1087,40 +1122,42 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
   return rc;
 }
 
-/* Copy src to a new file dst byte for byte (dst must not exist). */
-static int copy_bytes(const char *src, const char *dst, char *why, size_t why_size) {
+/* Copy src to a new file dst byte for byte (dst must not exist).  Returns
+ * 0, or the status to report (why says what failed). */
+static vs_status copy_bytes(const char *src, const char *dst, char *why, size_t why_size) {
   int in = open(src, O_RDONLY);
   struct stat st;
   if (in < 0 || fstat(in, &st) != 0) {
     snprintf(why, why_size, "cannot read '%s': %s", src, strerror(errno));
     if (in >= 0) close(in);
-    return -1;
+    return VS_ERR_IO;
   }
   /* the resumed file keeps the original's permissions */
   int out = open(dst, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 0777);
   if (out < 0) {
-    snprintf(why, why_size, "cannot create '%s': %s", dst, strerror(errno));
+    int e = errno;
+    snprintf(why, why_size, "cannot create '%s': %s", dst, strerror(e));
     close(in);
-    return -1;
+    return create_failure(e);
   }
   static const size_t bufsize = (size_t)1 << 20;
   char *buf = vs_malloc(bufsize);
-  int rc = buf ? 0 : -1;
+  vs_status rc = buf ? VS_OK : VS_ERR_NOMEM;
   if (!buf) snprintf(why, why_size, "out of memory");
-  while (rc == 0) {
+  while (rc == VS_OK) {
     ssize_t n = read(in, buf, bufsize);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       snprintf(why, why_size, "reading '%s': %s", src, strerror(errno));
-      rc = -1;
+      rc = VS_ERR_IO;
     }
     if (n <= 0) break;
-    for (ssize_t done = 0; rc == 0 && done < n;) {
+    for (ssize_t done = 0; rc == VS_OK && done < n;) {
       ssize_t k = write(out, buf + done, (size_t)(n - done));
       if (k < 0 && errno == EINTR) continue;
       if (k < 0) {
         snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
-        rc = -1;
+        rc = VS_ERR_IO;
       } else {
         done += k;
       }
@@ -1128,9 +1165,9 @@ static int copy_bytes(const char *src, const char *dst, char *why, size_t why_si
   }
   vs_free(buf);
   close(in);
-  if (close(out) != 0 && rc == 0) {
+  if (close(out) != 0 && rc == VS_OK) {
     snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
-    rc = -1;
+    rc = VS_ERR_IO;
   }
   return rc;
 }
@@ -1201,9 +1238,11 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
   vs_free(dir);
   if (rc != VS_OK) return rc;
 
-  vs_status code = VS_ERR_IO;
+  vs_status copied = copy_bytes(path, w->tmp, w->msg, sizeof w->msg);
+  /* what a failure is, unless it finds out otherwise below */
+  vs_status code = copied == VS_OK ? VS_ERR_IO : copied;
   int ok = 0;
-  if (copy_bytes(path, w->tmp, w->msg, sizeof w->msg) == 0 && make_plists(w) == 0) {
+  if (copied == VS_OK && make_plists(w) == 0) {
     w->file = H5Fopen(w->tmp, H5F_ACC_RDWR, w->fapl);
     if (w->file < 0) fail(w, "reopening a copy");
   }
@@ -1222,7 +1261,7 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
       } else if (has) {
         int r = open_series(w, model, i);
         if (r != 0) {
-          code = r > 0 ? VS_ERR_FORMAT : VS_ERR_IO;
+          code = r > 0 ? VS_ERR_FORMAT : w->nomem ? VS_ERR_NOMEM : VS_ERR_IO;
           ok = 0;
         }
       }

@@ -66,10 +66,11 @@ void vs_h5_error_text(char *buf, size_t size) {
 }
 
 int vs_h5_path_exists(hid_t file, const char *path) {
-  if (!path || path[0] != '/') return 0;
-  size_t n = strlen(path);
-  char *p = vs_malloc(n + 1);
-  if (!p) return 0;
+  /* A stack copy, not an allocation: an answer of "absent" must never
+   * really mean "out of memory" (a file would be called foreign). */
+  char p[1024];
+  size_t n = path ? strlen(path) : 0;
+  if (!path || path[0] != '/' || n >= sizeof p) return 0;
   memcpy(p, path, n + 1);
   int ok = 1;
   /* H5Lexists fails (rather than saying 0) when an intermediate component
@@ -83,7 +84,6 @@ int vs_h5_path_exists(hid_t file, const char *path) {
     }
   }
   if (ok && n > 1 && H5Oexists_by_name(file, path, H5P_DEFAULT) <= 0) ok = 0;
-  vs_free(p);
   return ok;
 }
 
@@ -92,7 +92,8 @@ static hid_t open_attr(hid_t loc, const char *obj, const char *name) {
   return H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
 }
 
-char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name) {
+char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name, int *nomem) {
+  if (nomem) *nomem = 0;
   hid_t a = open_attr(loc, obj, name);
   if (a < 0) return NULL;
   char *out = NULL;
@@ -108,11 +109,13 @@ char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name) {
     char *s = NULL;
     if (H5Tset_size(mtype, H5T_VARIABLE) >= 0 && H5Aread(a, mtype, &s) >= 0 && s) {
       out = vs_strdup(s);
+      if (!out && nomem) *nomem = 1;
       H5free_memory(s);
     }
   } else {
     size_t sz = H5Tget_size(ftype);
     char *s = vs_calloc(sz + 1, 1);
+    if (!s && nomem) *nomem = 1;
     /* NUL-terminated copy of whatever padding the file used */
     if (s && H5Tset_size(mtype, sz + 1) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
         H5Aread(a, mtype, s) >= 0) {

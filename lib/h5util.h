@@ -29,12 +29,15 @@ void vs_h5_error_text(char *buf, size_t size);
 vs_status vs_h5_open_result(const char *path, hid_t *out, vs_error *err);
 
 /* 1 when every component of the absolute path exists as a link (and the
- * last one resolves to an object), 0 otherwise.  Never fails noisily. */
+ * last one resolves to an object), 0 otherwise (also for paths of 1024
+ * bytes or more, which vsim never writes).  Allocates nothing. */
 int vs_h5_path_exists(hid_t file, const char *path);
 
-/* Attribute `name` on object `obj` (a path relative to loc) as a malloc'd
- * string, fixed-length or variable-length; NULL when absent or unreadable. */
-char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name);
+/* Attribute `name` on object `obj` (a path relative to loc) as a string
+ * from vs_malloc, fixed-length or variable-length; NULL when absent or
+ * unreadable, and then *nomem (when given) says whether the reason was a
+ * failed allocation, so that callers do not call a file foreign for it. */
+char *vs_h5_attr_string(hid_t loc, const char *obj, const char *name, int *nomem);
 
 /* Numeric attribute as int64 / double; returns 0 on success, -1 when absent
  * or not a numeric scalar. */

@@ -601,6 +601,8 @@ START_TEST(existing_output_needs_force) {
 }
 END_TEST
 
+/* A path that cannot be used is the caller's mistake (VS_ERR_USAGE, exit 2),
+ * not a failed write. */
 START_TEST(bad_directories) {
   char *dir = tu_tmpdir();
   vs_scene *s = tu_scene(rope_scene);
@@ -608,25 +610,25 @@ START_TEST(bad_directories) {
   vs_h5_writer *w = NULL;
   vs_error e;
   char *missing = join(dir, "no/such/dir/out.h5");
-  ck_assert_int_eq(vs_h5_open(missing, s, m, NULL, &w, &e), VS_ERR_IO);
+  ck_assert_int_eq(vs_h5_open(missing, s, m, NULL, &w, &e), VS_ERR_USAGE);
   ck_assert_str_eq(e.file, missing);
   ck_assert_ptr_nonnull(strstr(e.message, "does not exist"));
   /* a regular file where the directory should be */
   char *file = join(dir, "plain");
   write_text(file, "x");
   char *under_file = join(file, "out.h5");
-  ck_assert_int_eq(vs_h5_open(under_file, s, m, NULL, &w, &e), VS_ERR_IO);
+  ck_assert_int_eq(vs_h5_open(under_file, s, m, NULL, &w, &e), VS_ERR_USAGE);
   /* the output is a directory */
-  ck_assert_int_eq(vs_h5_open(dir, s, m, NULL, &w, &e), VS_ERR_IO);
+  ck_assert_int_eq(vs_h5_open(dir, s, m, NULL, &w, &e), VS_ERR_USAGE);
   /* not writable: /proc refuses even root */
-  ck_assert_int_eq(vs_h5_open("/proc/vsim-test-out.h5", s, m, NULL, &w, &e), VS_ERR_IO);
+  ck_assert_int_eq(vs_h5_open("/proc/vsim-test-out.h5", s, m, NULL, &w, &e), VS_ERR_USAGE);
   ck_assert_ptr_null(w);
   ck_assert_str_eq(e.file, "/proc/vsim-test-out.h5");
   if (geteuid() != 0) {
     char *ro = join(dir, "ro");
     ck_assert_int_eq(mkdir(ro, 0555), 0);
     char *inside = join(ro, "out.h5");
-    ck_assert_int_eq(vs_h5_open(inside, s, m, NULL, &w, &e), VS_ERR_IO);
+    ck_assert_int_eq(vs_h5_open(inside, s, m, NULL, &w, &e), VS_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(e.message, "not writable"));
     chmod(ro, 0755);
     free(inside);

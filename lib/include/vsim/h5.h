@@ -25,9 +25,13 @@ typedef struct vs_h5_run_info {
   int force;                 /* overwrite an existing output */
 } vs_h5_run_info;
 
-/* Check the output path (exists without force -> VS_ERR_EXISTS; directory
- * not writable -> VS_ERR_IO), create the temporary file beside it and write
- * everything that does not change with time. */
+/* Check the output path, create the temporary file beside it and write
+ * everything that does not change with time.  Errors: the output exists
+ * without force -> VS_ERR_EXISTS; a path that cannot be used (a directory,
+ * a missing or unwritable directory, no permission) -> VS_ERR_USAGE, which
+ * is the caller's to fix (exit 2); writing failed once the file exists (a
+ * full disk, a file-size limit) -> VS_ERR_IO, a failed run (exit 1); an
+ * allocation failed -> VS_ERR_NOMEM.  Nothing is left behind on error. */
 vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
                      const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err);
 
@@ -72,7 +76,8 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
 
 /* Reopen an existing result file for appending: works on a temporary copy
  * beside it, which vs_h5_finish renames over it (vs_h5_abort leaves the
- * original untouched).  The model must write the same datasets (output
+ * original untouched).  Error codes as for vs_h5_open, plus VS_ERR_FORMAT
+ * when the file does not hold what the model writes.  The model must write the same datasets (output
  * fields, precision, counts) as the file holds.  Frames at or before the
  * last recorded one are ignored by vs_h5_record. */
 vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_info *info,
