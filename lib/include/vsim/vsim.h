@@ -12,6 +12,7 @@
 #include "vsim/scene.h"
 #include "vsim/state.h"
 #include "vsim/step.h"
+#include "vsim/sweep.h"
 
 #define VSIM_VERSION "0.1.0"
 #define VSIM_FORMAT_VERSION 1
