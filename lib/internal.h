@@ -73,6 +73,14 @@ VS_PRIVATE double vs_distance_error(const vs_model *m, const double *x, int32_t 
 VS_PRIVATE void vs_angle_project(const vs_solve_ctx *c, int32_t i);
 VS_PRIVATE double vs_angle_error(const vs_model *m, const double *x, int32_t i);
 
+/* ---- particle-particle contacts (collide_particles.c) ---- */
+#define VS_CONTACTS_PER_PARTICLE 16 /* contact list capacity per particle with a radius */
+VS_PRIVATE vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err);
+VS_PRIVATE void vs_contacts_color(const vs_model *m, vs_state *s);
+VS_PRIVATE void vs_contacts_sweep_start(const vs_model *m, vs_state *s);
+VS_PRIVATE void vs_contact_project(const vs_model *m, vs_state *s, int32_t k);
+VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
+
 /* ---- colliders (collide.c) ---- */
 /* Project particle i out of every collider; records contact in contact[4i..]. */
 VS_PRIVATE void vs_collide_particle(const vs_model *m, double *x, double *contact,

@@ -61,6 +61,8 @@ void vs_model_free(vs_model *m) {
   vs_free(m->jd_two_sided);
   vs_free(m->jo_ids);
   vs_free(m->jo_start);
+  vs_free(m->adj_start);
+  vs_free(m->adj);
   vs_free(m);
 }
 
@@ -246,6 +248,38 @@ static void order_push(vs_model *m, vs_kind kind, int32_t index) {
     m->blocks[m->n_blocks++] = (vs_block){kind, index, 1};
 }
 
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Linked neighbours of every particle (CSR, ascending), so that particle
+ * collisions can skip pairs joined by a link. */
+static vs_status build_adjacency(vs_model *m, vs_error *err) {
+  m->adj_start = vs_calloc((size_t)m->n_particles + 1, sizeof(int32_t));
+  m->adj = vs_calloc(2 * (size_t)m->n_dist + 1, sizeof(int32_t));
+  int32_t *fill = vs_calloc((size_t)m->n_particles + 1, sizeof(int32_t));
+  if (!m->adj_start || !m->adj || !fill) {
+    vs_free(fill);
+    return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory building link adjacency");
+  }
+  for (int32_t i = 0; i < m->n_dist; i++) {
+    m->adj_start[m->dist_ab[2 * i] + 1]++;
+    m->adj_start[m->dist_ab[2 * i + 1] + 1]++;
+  }
+  for (int32_t p = 0; p < m->n_particles; p++) m->adj_start[p + 1] += m->adj_start[p];
+  memcpy(fill, m->adj_start, (size_t)m->n_particles * sizeof(int32_t));
+  for (int32_t i = 0; i < m->n_dist; i++) {
+    const int32_t a = m->dist_ab[2 * i], b = m->dist_ab[2 * i + 1];
+    m->adj[fill[a]++] = b;
+    m->adj[fill[b]++] = a;
+  }
+  for (int32_t p = 0; p < m->n_particles; p++)
+    qsort(m->adj + m->adj_start[p], (size_t)(m->adj_start[p + 1] - m->adj_start[p]), sizeof(int32_t), cmp_i32);
+  vs_free(fill);
+  return VS_OK;
+}
+
 vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   *out = NULL;
   const char *file = s->file ? s->file : "<scene>";
@@ -265,6 +299,8 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->runaway_speed = s->runaway_speed;
   m->sqrt_approximation = s->sqrt_approximation;
   m->swept = s->swept;
+  m->shock_propagation = s->shock_propagation;
+  m->particle_friction = s->particle_friction;
   memcpy(m->gravity, s->gravity, sizeof m->gravity);
   m->output = s->output;
   m->particle_collisions = s->particle_collisions;
@@ -443,6 +479,11 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_colliders = (int32_t)s->n_colliders;
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
 
+  for (int32_t i = 0; i < m->n_particles; i++) {
+    if (m->radius[i] > m->radius_max) m->radius_max = m->radius[i];
+    m->n_colliding += m->radius[i] > 0.0;
+  }
+  if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
   if ((st = vs_color_model(m, err)) != VS_OK || (st = vs_color_layout(m, err)) != VS_OK) goto fail;
   *out = m;
   return VS_OK;

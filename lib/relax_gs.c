@@ -23,6 +23,8 @@ void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c
       else if (blk->kind == VS_KIND_ANGLE)
         for (int32_t i = blk->start; i < blk->start + blk->count; i++) vs_angle_project(c, i);
     }
+    vs_contacts_sweep_start(m, s);
+    for (int32_t k = 0; k < s->pc_n; k++) vs_contact_project(m, s, k);
     if (m->n_colliders > 0)
       for (int32_t i = 0; i < m->n_particles; i++)
         vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);

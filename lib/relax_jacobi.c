@@ -115,6 +115,19 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
           }
         }
       }
+      /* this step's particle contacts, coloured per step */
+#pragma omp single
+      vs_contacts_sweep_start(m, s);
+      for (int32_t col = 0; col < s->pc_ncolors && s->pc_n > 0; col++) {
+        const int32_t lo = s->pc_start[col], hi = s->pc_start[col + 1];
+        if (parallel && col < 64 && hi - lo >= VS_PAR_BLOCKS * VS_JBLOCK) {
+#pragma omp for schedule(static)
+          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, s->pc_order[j]);
+        } else {
+#pragma omp single
+          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, s->pc_order[j]);
+        }
+      }
       if (m->n_colliders > 0) {
         if (parallel) {
 #pragma omp for schedule(static)

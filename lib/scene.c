@@ -557,7 +557,7 @@ static vs_status load_collider(vctx *c, const sn_node *item, vs_collider_desc *d
 }
 
 static vs_status load_world(vctx *c, const sn_node *v, vs_scene *s) {
-  static const char *const keys[] = {"gravity", "colliders", "particle_collisions", "swept", NULL};
+  static const char *const keys[] = {"gravity", "colliders", "particle_collisions", "swept", "shock_propagation", "particle_friction", NULL};
   const sn_node *m;
   size_t mk = push(c, "world");
   TRY(as_map(c, v, &m));
@@ -565,6 +565,8 @@ static vs_status load_world(vctx *c, const sn_node *v, vs_scene *s) {
   TRY(vec_key(c, m, m, "gravity", 3, R_ANY, 0, s->gravity));
   TRY(bool_key(c, m, "particle_collisions", &s->particle_collisions));
   TRY(bool_key(c, m, "swept", &s->swept));
+  TRY(bool_key(c, m, "shock_propagation", &s->shock_propagation));
+  TRY(num_key(c, m, "particle_friction", R_NONNEG, &s->particle_friction));
   const sn_node *cl = get(m, "colliders");
   if (cl && !vs_sn_is_null(cl)) {
     size_t mk2 = push(c, "colliders");

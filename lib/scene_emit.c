@@ -310,6 +310,8 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
   kv_vec(&b, "  ", "gravity", s->gravity, 3);
   put(&b, "  particle_collisions: %s\n", s->particle_collisions ? "true" : "false");
   put(&b, "  swept: %s\n", s->swept ? "true" : "false");
+  put(&b, "  shock_propagation: %s\n", s->shock_propagation ? "true" : "false");
+  kv_num(&b, "  ", "particle_friction", s->particle_friction);
   put(&b, "  colliders:%s\n", s->n_colliders ? "" : " []");
   for (size_t i = 0; i < s->n_colliders; i++) {
     const vs_collider_desc *c = &s->colliders[i];

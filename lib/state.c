@@ -13,6 +13,17 @@ void vs_state_free(vs_state *s) {
   vs_free(s->contact);
   vs_free(s->contact_collider);
   vs_free(s->vpre);
+  vs_free(s->pc_pairs);
+  vs_free(s->pc_color);
+  vs_free(s->pc_order);
+  vs_free(s->pc_key);
+  vs_free(s->supported);
+  vs_free(s->pc_tmp);
+  vs_free(s->pc_mask);
+  vs_free(s->hash_start);
+  vs_free(s->hash_fill);
+  vs_free(s->hash_items);
+  vs_free(s->pcell);
   vs_free(s);
 }
 
@@ -29,6 +40,24 @@ vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
   ok &= (s->contact = vs_calloc(4 * n + 1, sizeof(double))) != NULL;
   ok &= (s->contact_collider = vs_calloc(n + 1, sizeof(int32_t))) != NULL;
   ok &= (s->vpre = vs_calloc(3 * n + 1, sizeof(double))) != NULL;
+  if (m->particle_collisions && m->n_colliding > 0) {
+    const size_t cap = (size_t)VS_CONTACTS_PER_PARTICLE * (size_t)m->n_colliding;
+    s->pc_cap = cap > INT32_MAX ? INT32_MAX : (int32_t)cap;
+    int32_t hs = 64;
+    while (hs < 2 * m->n_colliding && hs < (1 << 30)) hs *= 2;
+    s->hash_size = hs;
+    ok &= (s->pc_pairs = vs_calloc(2 * (size_t)s->pc_cap, sizeof(int32_t))) != NULL;
+    ok &= (s->pc_color = vs_calloc((size_t)s->pc_cap, sizeof(int32_t))) != NULL;
+    ok &= (s->pc_order = vs_calloc((size_t)s->pc_cap, sizeof(int32_t))) != NULL;
+    ok &= (s->pc_key = vs_calloc((size_t)s->pc_cap, sizeof(double))) != NULL;
+    ok &= (s->supported = vs_calloc(n + 1, sizeof(uint8_t))) != NULL;
+    ok &= (s->pc_tmp = vs_calloc(2 * (size_t)s->pc_cap, sizeof(int32_t))) != NULL;
+    ok &= (s->pc_mask = vs_calloc(n + 1, sizeof(uint64_t))) != NULL;
+    ok &= (s->hash_start = vs_calloc((size_t)hs + 1, sizeof(int32_t))) != NULL;
+    ok &= (s->hash_fill = vs_calloc((size_t)hs, sizeof(int32_t))) != NULL;
+    ok &= (s->hash_items = vs_calloc(n + 1, sizeof(int32_t))) != NULL;
+    ok &= (s->pcell = vs_calloc(3 * n + 1, sizeof(int32_t))) != NULL;
+  }
   if (!ok) {
     vs_state_free(s);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,

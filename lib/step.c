@@ -206,6 +206,10 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
                                                 : t0 + (double)(sub + 1) * h;
     predict(m, s);
     if (has_pins) place_kinematic_pins(m, s, t_end);
+    if (m->particle_collisions) {
+      vs_status st = vs_contacts_find(m, s, err);
+      if (st != VS_OK) return st;
+    }
     for (int32_t i = 0; i < m->n_particles; i++)
       for (int k = 0; k < 3; k++)
         s->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;

@@ -74,6 +74,8 @@ typedef struct vs_model {
   double runaway_speed;   /* m/s; a faster particle fails the run; 0 = no bound */
   int sqrt_approximation; /* Jakobsen's first-order square root in the stick update */
   int swept;              /* continuous collider test along each step's path */
+  int shock_propagation;  /* contacts: supported particles are immovable to those above */
+  double particle_friction; /* Coulomb coefficient of particle-particle contacts */
   double gravity[3];
   vs_output_desc output;
 
@@ -155,6 +157,10 @@ typedef struct vs_model {
   int32_t *jo_start;      /* (n_colors + 1) */
 
   int particle_collisions;
+  double radius_max;      /* largest particle radius */
+  int32_t n_colliding;    /* particles with radius > 0 */
+  int32_t *adj_start;     /* (n_particles + 1) linked neighbours, CSR (particle collisions) */
+  int32_t *adj;           /* (2 n_dist) neighbour indices, ascending per particle */
 } vs_model;
 
 /* Compile a scene.  On failure *out stays NULL and err points at the scene

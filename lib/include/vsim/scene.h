@@ -213,6 +213,8 @@ typedef struct vs_scene {
   double gravity[3];    /* [0, -9.81, 0] */
   int particle_collisions; /* [0] */
   int swept;            /* [false] continuous test against colliders along each step's path */
+  int shock_propagation; /* [false] stacking: a particle resting on a collider is immovable to contacts above it */
+  double particle_friction; /* >= 0 [0] Coulomb coefficient between colliding particles */
   vs_collider_desc *colliders;
   size_t n_colliders;
 
