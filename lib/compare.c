@@ -668,6 +668,7 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   path_list l = {0};
   const char *const root[] = {"/"};
   if ((st = collect_all(f, path, root, 1, &l, err)) != VS_OK) {
+    list_free(&l); /* what was listed before the failure */
     H5Fclose(f);
     return st;
   }
