@@ -46,5 +46,6 @@ int cmd_run(int argc, char **argv, const char *command_line);
 int cmd_validate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const subcommand commands[] = {
     {"validate", "check a scene and print what it builds; simulate nothing"},
     {"compare", "compare two result files (the second is the reference)"},
     {"info", "describe a result file"},
+    {"sweep", "run a scene over a grid or list of parameter values"},
     {"help", "help on a command: vsim help run"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -42,6 +43,7 @@ static void usage(FILE *f) {
           "  vsim validate SCENE.yaml [--set KEY=VALUE]...\n"
           "  vsim compare A.h5 B.h5 [--atol X] [--rtol Y] [--ulps N] [--only PATH]... [--json]\n"
           "  vsim info OUT.h5 [--json]\n"
+          "  vsim sweep SWEEP.yaml [-o DIR] [-j N] [--list | --point K | --collect]\n"
           "\n"
           "Options:\n"
           "  -h, --help     show this help (vsim COMMAND --help: that command's options)\n"
@@ -83,17 +85,13 @@ static int dispatch(int argc, char **argv, const char *command_line) {
   if (strcmp(cmd, "validate") == 0) return cmd_validate(argc, argv);
   if (strcmp(cmd, "compare") == 0) return cmd_compare(argc, argv);
   if (strcmp(cmd, "info") == 0) return cmd_info(argc, argv);
-  if (strcmp(cmd, "sweep") == 0) {
-    fprintf(stderr, "vsim: sweep: not available yet in this version\n");
-    return CLI_EXIT_USAGE;
-  }
+  if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc, argv);
   if (strcmp(cmd, "help") == 0) {
     if (argc < 2) {
       usage(stdout);
       return CLI_EXIT_OK;
     }
-    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "sweep") == 0)
-      return dispatch(1, argv + 1, command_line);
+    if (strcmp(argv[1], "help") == 0) return dispatch(1, argv + 1, command_line);
     char *sub[3] = {argv[1], "--help", NULL};
     return dispatch(2, sub, command_line);
   }

@@ -47,7 +47,9 @@ static void tb_add(tbuf *b, const char *s, size_t len) {
   b->p[b->n] = '\0';
 }
 
-static void tb_str(tbuf *b, const char *s) { tb_add(b, s, strlen(s)); }
+static void tb_str(tbuf *b, const char *s) {
+  tb_add(b, s, strlen(s));
+}
 
 /* ---- values back to flow YAML ------------------------------------------- */
 
@@ -57,8 +59,7 @@ static void tb_str(tbuf *b, const char *s) { tb_add(b, s, strlen(s)); }
 static int flow_safe_plain(const sn_node *n) {
   if (n->len == 0 || strlen(n->text) != n->len) return 0;
   const char *t = n->text;
-  if (strchr("-?:,[]{}#&*!|>'\"%@`", t[0]) && !(t[0] == '-' && t[1] && t[1] != ' '))
-    return 0;
+  if (strchr("-?:,[]{}#&*!|>'\"%@`", t[0]) && !(t[0] == '-' && t[1] && t[1] != ' ')) return 0;
   if (t[0] == ' ' || t[n->len - 1] == ' ' || t[n->len - 1] == ':') return 0;
   for (const char *c = t; *c; c++) {
     if (strchr(",[]{}\n\t", *c)) return 0;
@@ -175,8 +176,8 @@ static vs_status load_frames(lctx *c, const sn_node *v, vs_sweep *s) {
     x = x * 10 + (v->text[i] - '0');
   }
   if (!ok || x > VS_MAX_FRAMES)
-    return fail(c, VS_ERR_SCENE, v, "frames: expected an integer in [0, %d], got %s",
-                VS_MAX_FRAMES, got(v, g, sizeof g));
+    return fail(c, VS_ERR_SCENE, v, "frames: expected an integer in [0, %d], got %s", VS_MAX_FRAMES,
+                got(v, g, sizeof g));
   s->frames = x;
   return VS_OK;
 }
@@ -190,8 +191,10 @@ static vs_status load_mode(lctx *c, const sn_node *v, vs_sweep *s) {
   } else {
     const char *near = NULL;
     if (v && v->kind == SN_SCALAR) {
-      if (vs_sn_edit_distance(v->text, "grid") <= 2) near = "grid";
-      else if (vs_sn_edit_distance(v->text, "zip") <= 1) near = "zip";
+      if (vs_sn_edit_distance(v->text, "grid") <= 2)
+        near = "grid";
+      else if (vs_sn_edit_distance(v->text, "zip") <= 1)
+        near = "zip";
     }
     if (near)
       return fail(c, VS_ERR_SCENE, v, "mode: expected grid or zip, got %s (did you mean '%s'?)",
@@ -206,8 +209,8 @@ static vs_status load_mode(lctx *c, const sn_node *v, vs_sweep *s) {
 static vs_status check_key(lctx *c, const sn_node *k) {
   char g[96];
   const char *t = k->text;
-  int ok = k->len > 0 && strlen(t) == k->len && t[0] != '.' && t[k->len - 1] != '.' &&
-           !strstr(t, "..");
+  int ok =
+      k->len > 0 && strlen(t) == k->len && t[0] != '.' && t[k->len - 1] != '.' && !strstr(t, "..");
   for (const char *p = t; ok && *p; p++) ok = *p != '=' && *p != ' ' && *p != '\t';
   if (!ok)
     return fail(c, VS_ERR_SCENE, k,
@@ -327,10 +330,14 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
   for (size_t i = 0; i + 1 < root->n; i += 2) {
     const sn_node *k = root->kids[i], *v = root->kids[i + 1];
     const sn_node **slot = NULL;
-    if (!strcmp(k->text, "scene")) slot = &scene;
-    else if (!strcmp(k->text, "frames")) slot = &frames;
-    else if (!strcmp(k->text, "mode")) slot = &mode;
-    else if (!strcmp(k->text, "parameters")) slot = &params;
+    if (!strcmp(k->text, "scene"))
+      slot = &scene;
+    else if (!strcmp(k->text, "frames"))
+      slot = &frames;
+    else if (!strcmp(k->text, "mode"))
+      slot = &mode;
+    else if (!strcmp(k->text, "parameters"))
+      slot = &params;
     for (size_t j = 0; slot && j < i; j += 2)
       if (!strcmp(root->kids[j]->text, k->text))
         return fail(c, VS_ERR_SCENE, k, "duplicate key '%s' (first at line %d)", k->text,

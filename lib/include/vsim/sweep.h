@@ -46,14 +46,14 @@ typedef struct vs_sweep_param {
 } vs_sweep_param;
 
 typedef struct vs_sweep {
-  char *file;         /* the sweep file as given ("<string>" names in-memory text) */
-  char *scene;        /* scene path: absolute as written, else joined to the sweep file's directory */
+  char *file;  /* the sweep file as given ("<string>" names in-memory text) */
+  char *scene; /* scene path: absolute as written, else joined to the sweep file's directory */
   vs_loc scene_loc;
-  int64_t frames;     /* >= 0, or -1 = the scene's time.frames */
+  int64_t frames; /* >= 0, or -1 = the scene's time.frames */
   vs_sweep_mode mode;
-  size_t n_params;    /* >= 1 */
+  size_t n_params;        /* >= 1 */
   vs_sweep_param *params; /* (n_params) in file order */
-  size_t n_points;    /* >= 1, <= VS_MAX_SWEEP_POINTS */
+  size_t n_points;        /* >= 1, <= VS_MAX_SWEEP_POINTS */
 } vs_sweep;
 
 /* Load a sweep from memory; `file` names it in messages and is the base for

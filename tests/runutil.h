@@ -1,0 +1,231 @@
+/* runutil.h: running programs from the sweep, compare and golden end-to-end
+ * tests (header-only; every name starts with cu_).
+ *
+ * cu_run() starts a program in a directory with fork/exec, captures its
+ * stdout and stderr through temporary files and returns them with the exit
+ * status; cu_vsim() does that for the built vsim ($VSIM_BIN, set by
+ * `make test`).  Also: reading and writing small files, directory listings,
+ * and EXPECT_* checks that print what the program said when they fail. */
+#ifndef VSIM_RUNUTIL_H
+#define VSIM_RUNUTIL_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+typedef struct cu_proc {
+  int code;  /* exit status; 128 + signal when killed */
+  char *out; /* captured stdout */
+  char *err; /* captured stderr */
+} cu_proc;
+
+static inline const char *cu_vsim_bin(void) {
+  const char *b = getenv("VSIM_BIN");
+  return b && *b ? b : "build/vsim";
+}
+
+/* printf into a new string. */
+static inline char *cu_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *cu_strf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  ck_assert_int_ge(n, 0);
+  char *s = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(s);
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* Absolute path of a file in the repository ($VSIM_ROOT). */
+static inline char *cu_repo_path(const char *rel) {
+  const char *root = getenv("VSIM_ROOT");
+  return cu_strf("%s/%s", root && *root ? root : ".", rel);
+}
+
+/* The whole file, NUL-terminated, or NULL when it cannot be read. */
+static inline char *cu_slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0, got;
+  char *buf = malloc(cap);
+  ck_assert_ptr_nonnull(buf);
+  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 >= cap) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      ck_assert_ptr_nonnull(buf);
+    }
+  }
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+static inline void cu_write(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  ck_assert_int_ge(fputs(text, f), 0);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static inline void cu_capture_file(char *path) {
+  strcpy(path, "/tmp/vsim-cu-cap-XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+}
+
+/* A started program and the files its output goes to. */
+typedef struct cu_child {
+  pid_t pid;
+  char out_path[64];
+  char err_path[64];
+} cu_child;
+
+/* Start argv[0] (searched in PATH when it has no '/') in cwd, stdin from
+ * /dev/null. */
+static inline cu_child cu_start(const char *cwd, const char *const *argv) {
+  cu_child c;
+  cu_capture_file(c.out_path);
+  cu_capture_file(c.err_path);
+  fflush(NULL);
+  c.pid = fork();
+  ck_assert_int_ge(c.pid, 0);
+  if (c.pid == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(c.out_path, O_WRONLY | O_TRUNC);
+    int err = open(c.err_path, O_WRONLY | O_TRUNC);
+    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
+        chdir(cwd) != 0)
+      _exit(127);
+    execvp(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  return c;
+}
+
+static inline cu_proc cu_wait(cu_child *c) {
+  int status = 0;
+  pid_t r;
+  do r = waitpid(c->pid, &status, 0);
+  while (r < 0 && errno == EINTR);
+  ck_assert_int_eq(r, c->pid);
+  cu_proc p;
+  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  p.out = cu_slurp(c->out_path);
+  p.err = cu_slurp(c->err_path);
+  ck_assert_ptr_nonnull(p.out);
+  ck_assert_ptr_nonnull(p.err);
+  unlink(c->out_path);
+  unlink(c->err_path);
+  return p;
+}
+
+static inline cu_proc cu_run(const char *cwd, const char *const *argv) {
+  cu_child c = cu_start(cwd, argv);
+  return cu_wait(&c);
+}
+
+/* The arguments of a cu_vsim() call: the vsim binary first, NULL last. */
+#define CU_MAX_ARGS 64
+
+static inline void cu_vargs(const char **args, const char *first, va_list ap) {
+  size_t n = 0;
+  args[n++] = cu_vsim_bin();
+  for (const char *a = first; a; a = va_arg(ap, const char *)) {
+    ck_assert_uint_lt(n, CU_MAX_ARGS - 1);
+    args[n++] = a;
+  }
+  args[n] = NULL;
+}
+
+/* cu_vsim(cwd, "run", "--frames", "5", NULL) */
+static inline cu_proc cu_vsim(const char *cwd, const char *first, ...) {
+  const char *args[CU_MAX_ARGS];
+  va_list ap;
+  va_start(ap, first);
+  cu_vargs(args, first, ap);
+  va_end(ap);
+  return cu_run(cwd, args);
+}
+
+static inline cu_child cu_vsim_start(const char *cwd, const char *first, ...) {
+  const char *args[CU_MAX_ARGS];
+  va_list ap;
+  va_start(ap, first);
+  cu_vargs(args, first, ap);
+  va_end(ap);
+  return cu_start(cwd, args);
+}
+
+static inline void cu_free(cu_proc *p) {
+  free(p->out);
+  free(p->err);
+}
+
+/* Exit code check that shows what the program said when it is wrong. */
+#define CU_EXPECT_CODE(p, want)                                                                 \
+  ck_assert_msg((p).code == (want), "exit %d, expected %d\nstdout:\n%s\nstderr:\n%s", (p).code, \
+                (want), (p).out, (p).err)
+
+#define CU_EXPECT_IN(hay, needle) \
+  ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not found in:\n%s", (needle), (hay))
+
+#define CU_EXPECT_NOT_IN(hay, needle) \
+  ck_assert_msg(strstr((hay), (needle)) == NULL, "'%s' unexpected in:\n%s", (needle), (hay))
+
+static inline int cu_cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Entries of dir (hidden ones too), sorted, joined by single spaces; "" when
+ * empty, "(none)" when dir does not exist. */
+static inline char *cu_listing(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return strdup("(none)");
+  char *names[1024];
+  size_t n = 0, len = 1;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    ck_assert_uint_lt(n, 1024);
+    names[n] = strdup(e->d_name);
+    len += strlen(names[n++]) + 1;
+  }
+  closedir(d);
+  qsort(names, n, sizeof names[0], cu_cmp_str);
+  char *s = calloc(len, 1);
+  ck_assert_ptr_nonnull(s);
+  for (size_t i = 0; i < n; i++) {
+    if (i) strcat(s, " ");
+    strcat(s, names[i]);
+    free(names[i]);
+  }
+  return s;
+}
+
+#define CU_EXPECT_LISTING(dir, want)                                                             \
+  do {                                                                                           \
+    char *ls_ = cu_listing(dir);                                                                 \
+    ck_assert_msg(strcmp(ls_, (want)) == 0, "%s holds '%s', expected '%s'", (dir), ls_, (want)); \
+    free(ls_);                                                                                   \
+  } while (0)
+
+/* `vsim compare A B` (paths relative to cwd) must say equal. */
+static inline void cu_expect_same(const char *cwd, const char *a, const char *b) {
+  cu_proc p = cu_vsim(cwd, "compare", a, b, NULL);
+  ck_assert_msg(p.code == 0, "vsim compare %s %s: exit %d\n%s%s", a, b, p.code, p.out, p.err);
+  cu_free(&p);
+}
+
+#endif
