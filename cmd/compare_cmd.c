@@ -33,11 +33,28 @@ static void compare_help(void) {
       "\n"
       "Options:\n");
   cli_print_options(stdout, compare_opts, N_COMPARE_OPTS);
-  printf("\nExit status: 0 equal; 1 different; 2 a file is unreadable or not a vsim result.\n");
+  printf(
+      "\n"
+      "--json prints {\"equal\": bool, \"compared\": n, \"differences\": [{\"path\", \"kind\",\n"
+      "\"max_abs\", \"max_rel\", \"first_index\", \"first_frame\", \"first_particle\",\n"
+      "\"detail\"}, ...]} with kind one of values, shape, missing_a (only in B),\n"
+      "missing_b (only in A), format (different vsim format versions); -1 where a\n"
+      "frame or particle does not apply.\n"
+      "\n"
+      "Exit status: 0 equal; 1 different; 2 a file is unreadable or not a vsim result.\n");
 }
 
-static const char *kind_name(vs_diff_kind k) {
-  switch (k) {
+/* The library reports different format versions as a shape difference of
+ * /parameters/vsim; say what it is. */
+static int format_versions(const vs_compare_diff *d, long long *va, long long *vb) {
+  return d->kind == VS_DIFF_SHAPE && strcmp(d->path, "/parameters/vsim") == 0 &&
+         sscanf(d->detail, "format version %lld vs %lld", va, vb) == 2;
+}
+
+static const char *kind_name(const vs_compare_diff *d) {
+  long long va, vb;
+  if (format_versions(d, &va, &vb)) return "format";
+  switch (d->kind) {
     case VS_DIFF_VALUES:
       return "values";
     case VS_DIFF_SHAPE:
@@ -64,9 +81,16 @@ static void print_text(const char *a, const char *b, const vs_compare_result *r,
         if (d->first_frame < 0 && d->first_particle < 0 && d->first_index >= 0)
           printf(", first at element %" PRId64, d->first_index);
         break;
-      case VS_DIFF_SHAPE:
+      case VS_DIFF_SHAPE: {
+        long long va, vb;
+        if (format_versions(d, &va, &vb)) {
+          printf("%s: different vsim format versions: %lld in %s, %lld in %s\n", d->path, va, a,
+                 vb, b);
+          continue;
+        }
         printf("%s: shape differs", d->path);
         break;
+      }
       case VS_DIFF_MISSING_A:
       case VS_DIFF_MISSING_B:
         /* the library's detail says which side (or that --only matched nothing) */
@@ -97,7 +121,7 @@ static void print_json(const vs_compare_result *r) {
     fputs("{\"path\":", stdout);
     cli_json_string(stdout, d->path);
     fputs(",\"kind\":", stdout);
-    cli_json_string(stdout, kind_name(d->kind));
+    cli_json_string(stdout, kind_name(d));
     fputs(",\"max_abs\":", stdout);
     cli_json_number(stdout, d->max_abs);
     fputs(",\"max_rel\":", stdout);
