@@ -1356,6 +1356,7 @@ vs_status vs_scene_load_string(const char *text, size_t len, const char *file,
                         VS_MAX_SCENE_BYTES);
   vctx c;
   memset(&c, 0, sizeof c);
+  vs_sn_budget budget = {0, 0};
   c.src.file = file ? file : "<string>";
   c.file_arg = file;
   c.src.sets = sets;
@@ -1364,7 +1365,7 @@ vs_status vs_scene_load_string(const char *text, size_t len, const char *file,
 
   sn_node *root = NULL;
   vs_scene *s = NULL;
-  vs_status st = vs_sn_parse(&c.src, text, len, 0, VS_ERR_SCENE, &root, err);
+  vs_status st = vs_sn_parse_budget(&c.src, text, len, 0, VS_ERR_SCENE, &budget, &root, err);
   if (st) return st;
   if (root && vs_sn_is_null(root)) {
     vs_sn_free(root);
@@ -1377,7 +1378,7 @@ vs_status vs_scene_load_string(const char *text, size_t len, const char *file,
     goto done;
   }
   for (size_t k = 0; k < n_sets; k++) {
-    st = vs_sn_apply_set(&c.src, &root, k, err);
+    st = vs_sn_apply_set(&c.src, &root, k, &budget, err);
     if (st) goto done;
   }
 

@@ -38,6 +38,14 @@ struct sn_node {
   size_t n, cap;
 };
 
+/* What one scene may use in all: the scene text and every --set value
+ * count against the same node and alias limits, so that overrides are no
+ * way around them. */
+typedef struct vs_sn_budget {
+  size_t nodes;   /* expanded nodes parsed so far */
+  size_t aliases; /* alias uses so far */
+} vs_sn_budget;
+
 /* Where the tree came from, for messages: errors in nodes with origin k >= 1
  * are reported against file "--set" with the override's text. */
 typedef struct vs_sn_src {
@@ -63,8 +71,16 @@ vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int or
 vs_status vs_sn_parse(const vs_sn_src *src, const char *text, size_t len, int origin,
                       vs_status syntax_code, sn_node **root, vs_error *err);
 
-/* Apply src->sets[k] to the tree (creating *root if needed). */
-vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_error *err);
+/* vs_sn_parse counting against a budget shared with other parses (NULL:
+ * a budget of its own). */
+vs_status vs_sn_parse_budget(const vs_sn_src *src, const char *text, size_t len, int origin,
+                             vs_status syntax_code, vs_sn_budget *budget, sn_node **root,
+                             vs_error *err);
+
+/* Apply src->sets[k] to the tree (creating *root if needed); its value
+ * counts against the scene's budget. */
+vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_sn_budget *budget,
+                          vs_error *err);
 
 /* Damerau-Levenshtein (optimal string alignment) distance, capped at 3. */
 int vs_sn_edit_distance(const char *a, const char *b);

@@ -61,13 +61,21 @@ static void body_name(const sn_node *item, size_t index, char *buf, size_t size)
   snprintf(buf, size, "%s%zu", kind->text, index);
 }
 
-vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_error *err) {
+vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_sn_budget *budget,
+                          vs_error *err) {
   const char *text = src->sets[k].text;
   int origin = (int)k + 1;
   if (!text) return vs_sn_fail(src, err, VS_ERR_USAGE, 0, 0, 0, "--set: missing KEY=VALUE");
   const char *eq = strchr(text, '=');
   if (!eq) return usage(src, err, k, "expected KEY=VALUE");
   if (eq == text) return usage(src, err, k, "empty key before '='");
+  /* The limits of a scene file hold for an override too (its nodes and
+   * aliases count with the scene's, in vs_sn_parse). */
+  size_t tlen = strlen(text);
+  if (tlen > VS_MAX_SCENE_BYTES)
+    return vs_sn_fail(src, err, VS_ERR_LIMIT, 0, 0, 0,
+                      "--set: the override is %zu bytes, over the limit of %u bytes", tlen,
+                      VS_MAX_SCENE_BYTES);
 
   size_t klen = (size_t)(eq - text);
   char *key = vs_malloc(klen + 1);
@@ -78,6 +86,12 @@ vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_err
   /* Split in place into components. */
   size_t ncomp = 1;
   for (size_t i = 0; i < klen; i++) ncomp += key[i] == '.';
+  if (ncomp > VS_MAX_YAML_DEPTH) {
+    vs_free(key);
+    return vs_sn_fail(src, err, VS_ERR_LIMIT, origin, 0, 0,
+                      "the key has %zu components, nesting deeper than %d levels", ncomp,
+                      VS_MAX_YAML_DEPTH);
+  }
   char **comp = vs_malloc(ncomp * sizeof *comp);
   if (!comp) {
     vs_free(key);
@@ -106,7 +120,7 @@ vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_err
 
   {
     const char *v = eq + 1;
-    st = vs_sn_parse(src, v, strlen(v), origin, VS_ERR_USAGE, &val, err);
+    st = vs_sn_parse_budget(src, v, strlen(v), origin, VS_ERR_USAGE, budget, &val, err);
     if (st) goto done;
     if (!val) {
       /* An empty value: YAML null. */

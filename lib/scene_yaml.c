@@ -115,7 +115,10 @@ vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int or
     const char *t = "";
     if (src && src->sets && (size_t)origin <= src->n_sets && src->sets[origin - 1].text)
       t = src->sets[origin - 1].text;
-    return vs_error_set(err, code, "--set", 0, 0, "--set %s: %s", t, msg);
+    /* A long override is shortened so that the reason still fits. */
+    size_t n = strlen(t);
+    return vs_error_set(err, code, "--set", 0, 0, "--set %.*s%s: %s", n > 100 ? 96 : (int)n, t,
+                        n > 100 ? "..." : "", msg);
   }
   return vs_error_set(err, code, src && src->file ? src->file : "", line, col, "%s", msg);
 }
@@ -336,6 +339,12 @@ static vs_status on_event(pstate *s, const yaml_event_t *ev, int *docs, int *don
 
 vs_status vs_sn_parse(const vs_sn_src *src, const char *text, size_t len, int origin,
                       vs_status syntax_code, sn_node **root, vs_error *err) {
+  return vs_sn_parse_budget(src, text, len, origin, syntax_code, NULL, root, err);
+}
+
+vs_status vs_sn_parse_budget(const vs_sn_src *src, const char *text, size_t len, int origin,
+                             vs_status syntax_code, vs_sn_budget *budget, sn_node **root,
+                             vs_error *err) {
   *root = NULL;
   yaml_parser_t p;
   if (!yaml_parser_initialize(&p))
@@ -346,6 +355,10 @@ vs_status vs_sn_parse(const vs_sn_src *src, const char *text, size_t len, int or
   s.src = src;
   s.err = err;
   s.origin = origin;
+  if (budget) {
+    s.nodes = budget->nodes;
+    s.aliases = budget->aliases;
+  }
   int docs = 0, done = 0;
   vs_status st = VS_OK;
   while (!done) {
@@ -363,6 +376,10 @@ vs_status vs_sn_parse(const vs_sn_src *src, const char *text, size_t len, int or
   for (size_t i = 0; i < s.n_anchors; i++) vs_free(s.anchors[i].name);
   vs_free(s.anchors);
   yaml_parser_delete(&p);
+  if (budget) {
+    budget->nodes = s.nodes;
+    budget->aliases = s.aliases;
+  }
   if (st) {
     vs_sn_free(s.root); /* every node is attached to the root when created */
     return st;

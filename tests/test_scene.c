@@ -1054,6 +1054,123 @@ START_TEST(test_err_deep_nesting) {
 }
 END_TEST
 
+/* "KEY: [ITEM, ITEM, ...]" with n items, malloc'd. */
+static char *flow_list(const char *key, const char *item, size_t n) {
+  size_t il = strlen(item), cap = strlen(key) + 8 + n * (il + 2);
+  char *y = malloc(cap);
+  ck_assert_ptr_nonnull(y);
+  char *p = y + sprintf(y, "%s: [", key);
+  for (size_t i = 0; i < n; i++) {
+    if (i) *p++ = ',';
+    memcpy(p, item, il);
+    p += il;
+  }
+  strcpy(p, "]\n");
+  return y;
+}
+
+/* The count limits the first tests do not reach: each is checked on the
+ * list's length, before its items are looked at or anything is
+ * allocated for them. */
+START_TEST(test_err_count_limits) {
+  char *y = flow_list("bodies", "0", VS_MAX_BODIES + 1);
+  expect_fail(y, VS_ERR_LIMIT, 1, 9, "expected at most 100000 bodies (the documented limit)");
+  free(y);
+  char *c = flow_list("  colliders", "0", VS_MAX_COLLIDERS + 1);
+  y = malloc(strlen(c) + 16);
+  sprintf(y, "world:\n%s", c);
+  expect_fail(y, VS_ERR_LIMIT, 2, 14, "expected at most 10000 colliders (the documented limit)");
+  free(y);
+  free(c);
+  expect_fail("time: {substeps: 100001}\n", VS_ERR_LIMIT, 1, 18,
+              "time.substeps: expected an integer <= 100000 (the documented limit)");
+  expect_fail("time: {frames: 100000001}\n", VS_ERR_LIMIT, 1, 16,
+              "time.frames: expected an integer <= 100000000");
+  /* the last allowed values load */
+  vs_scene *s = tu_scene("time: {frames: 100000000, substeps: 100000}\n"
+                         "solver: {iterations: 100000}\n");
+  vs_scene_free(s);
+  /* Explicit constraints (VS_MAX_EXPLICIT) and pin keys (VS_MAX_KEYS) take
+   * more than VS_MAX_YAML_NODES nodes to write out, so the node limit is
+   * what stops them: 10 million items of even the shortest kind. */
+  static const char *const many =
+      "a: &a [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n"
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+      "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+      "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
+  char big[2048];
+  snprintf(big, sizeof big, "%sconstraints: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n", many);
+  expect_fail(big, VS_ERR_LIMIT, 7, 23, "more than 4000000 YAML nodes");
+}
+END_TEST
+
+/* --set values obey the scene's limits: their nodes and aliases count with
+ * the scene's, their text and key depth are bounded. */
+START_TEST(test_err_set_limits) {
+  static const char *const lol =
+      "a: &a [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n"
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+      "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+      "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
+  /* ~3.4 million nodes in the scene, 1.2 million more in one override:
+   * each under the limit, together over it */
+  char scene[2048];
+  snprintf(scene, sizeof scene, "%sg: [*f, *f]\n", lol);
+  char set[2048] = "h=";
+  const char *p = lol;
+  while (*p) {
+    /* the same document in flow style: "{a: &a [...], b: ..., f: ...}" */
+    const char *nl = strchr(p, '\n');
+    strcat(set, p == lol ? "{" : ", ");
+    strncat(set, p, (size_t)(nl - p));
+    p = nl + 1;
+  }
+  strcat(set, "}");
+  const char *sets[] = {set};
+  /* each alone is fine until validation (unknown keys) */
+  expect_fail_sets(scene, NULL, 0, VS_ERR_SCENE, -1, 0, "unknown key");
+  expect_fail_sets("{}", sets, 1, VS_ERR_SCENE, -1, 0, "unknown key");
+  expect_fail_sets(scene, sets, 1, VS_ERR_LIMIT, -1, 0, "more than 4000000 YAML nodes");
+  /* alias uses too: 600 in the scene and 600 in an override */
+  size_t n = 600;
+  char *y = malloc(16 + 4 * n), *sv = malloc(32 + 4 * n);
+  strcpy(y, "a: &a 1\nb: [");
+  strcpy(sv, "c={x: &x 1, y: [");
+  for (size_t i = 0; i < n; i++) {
+    strcat(y, i ? ",*a" : "*a");
+    strcat(sv, i ? ",*x" : "*x");
+  }
+  strcat(y, "]\n");
+  strcat(sv, "]}");
+  const char *asets[] = {sv};
+  expect_fail_sets(y, NULL, 0, VS_ERR_SCENE, -1, 0, "unknown key");
+  vs_error e = expect_fail_sets(y, asets, 1, VS_ERR_LIMIT, -1, 0, "more than 1000 alias uses");
+  ck_assert_str_eq(e.file, "--set");
+  free(y);
+  free(sv);
+  /* a key deeper than the nesting limit, refused before it is built */
+  char key[256] = "";
+  for (int i = 0; i <= VS_MAX_YAML_DEPTH; i++) strcat(key, i ? ".a" : "a");
+  strcat(key, "=1");
+  const char *dsets[] = {key};
+  expect_fail_sets("", dsets, 1, VS_ERR_LIMIT, -1, 0, "nesting deeper than 64 levels");
+  /* an override longer than a scene file may be */
+  size_t big = (size_t)VS_MAX_SCENE_BYTES + 16;
+  char *huge = malloc(big + 1);
+  ck_assert_ptr_nonnull(huge);
+  memset(huge, ' ', big);
+  memcpy(huge, "name=x", 6);
+  huge[big] = '\0';
+  const char *hsets[] = {huge};
+  expect_fail_sets("", hsets, 1, VS_ERR_LIMIT, -1, 0, "over the limit of 67108864 bytes");
+  free(huge);
+}
+END_TEST
+
 START_TEST(test_files) {
   char *dir = tu_tmpdir();
   char path[512];
@@ -1140,6 +1257,8 @@ static Suite *scene_suite(void) {
   tcase_add_test(tc, test_err_limits);
   tcase_add_test(tc, test_err_aliases);
   tcase_add_test(tc, test_err_deep_nesting);
+  tcase_add_test(tc, test_err_count_limits);
+  tcase_add_test(tc, test_err_set_limits);
   tcase_add_test(tc, test_files);
   tcase_add_test(tc, test_reader_error_position);
   suite_add_tcase(s, tc);
