@@ -6,6 +6,7 @@
 #   make sanitize           the tests under ASan + UBSan
 #   make valgrind           the tests under valgrind memcheck
 #   make bench              benchmarks (table on stdout, JSON under build/bench/)
+#   make MPI=1              the program built with mpicc: build/mpi/vsim (mpirun sweeps)
 VARIANT ?= release
 ifeq ($(filter $(VARIANT),release debug san),)
 $(error VARIANT must be one of: release debug san (got '$(VARIANT)'))
@@ -21,6 +22,15 @@ else
 BUILD := build/san
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SANLD := -fsanitize=address,undefined
+endif
+
+# MPI=1: the same variant built with mpicc under $(BUILD)/mpi, so that
+# `mpirun -np R build/mpi/vsim sweep ...` spreads a sweep's points over the
+# ranks (Debian: openmpi-bin libopenmpi-dev).  Nothing else depends on MPI.
+ifeq ($(MPI),1)
+BUILD := $(BUILD)/mpi
+CC := mpicc
+OPT += -DVS_WITH_MPI
 endif
 
 CC ?= cc
