@@ -92,3 +92,85 @@ double vs_collide_penetration(const vs_model *m, const double *p, double r) {
   }
   return worst;
 }
+
+/* Earliest entry of the path a -> b of a particle of radius r into collider
+ * c: *t in (0, 1] and the outward normal at the entry.  Only a path that
+ * starts outside can enter; `bounds` keeps particles inside by clamping and
+ * needs no sweep. */
+static int entry(const vs_collider_desc *c, const double *a, const double *b, double r, double *t,
+                 double n[3]) {
+  const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  switch (c->kind) {
+    case VS_COLLIDER_PLANE: {
+      const double da = (a[0] - c->a[0]) * c->b[0] + (a[1] - c->a[1]) * c->b[1] +
+                        (a[2] - c->a[2]) * c->b[2] - r;
+      const double db = da + dot3(d, c->b);
+      if (!(da >= 0.0 && db < 0.0)) return 0;
+      *t = da / (da - db);
+      n[0] = c->b[0], n[1] = c->b[1], n[2] = c->b[2];
+      return 1;
+    }
+    case VS_COLLIDER_SPHERE: {
+      const double R = c->radius + r, f[3] = {a[0] - c->a[0], a[1] - c->a[1], a[2] - c->a[2]};
+      const double A = dot3(d, d), B = 2.0 * dot3(f, d), C = dot3(f, f) - R * R;
+      const double disc = B * B - 4.0 * A * C;
+      if (C <= 0.0 || A == 0.0 || disc < 0.0) return 0;
+      const double tt = (-B - sqrt(disc)) / (2.0 * A);
+      if (!(tt > 0.0 && tt <= 1.0)) return 0;
+      for (int k = 0; k < 3; k++) n[k] = (f[k] + tt * d[k]) / R;
+      *t = tt;
+      return 1;
+    }
+    case VS_COLLIDER_BOX: {
+      /* slabs of the box grown by r (Kay & Kajiya) */
+      double t0 = 0.0, t1 = 1.0;
+      int axis = -1;
+      for (int k = 0; k < 3; k++) {
+        const double lo = c->a[k] - r, hi = c->b[k] + r;
+        if (d[k] == 0.0) {
+          if (a[k] <= lo || a[k] >= hi) return 0;
+          continue;
+        }
+        double ta = (lo - a[k]) / d[k], tb = (hi - a[k]) / d[k];
+        if (ta > tb) {
+          double tmp = ta;
+          ta = tb, tb = tmp;
+        }
+        if (ta > t0) t0 = ta, axis = k;
+        if (tb < t1) t1 = tb;
+        if (t0 > t1) return 0;
+      }
+      if (axis < 0) return 0; /* starts inside: the projection handles it */
+      n[0] = n[1] = n[2] = 0.0;
+      n[axis] = d[axis] > 0.0 ? -1.0 : 1.0;
+      *t = t0;
+      return 1;
+    }
+    case VS_COLLIDER_BOUNDS: return 0;
+  }
+  return 0;
+}
+
+void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
+                      int32_t *contact_collider, int32_t i) {
+  double *p = x + 4 * (size_t)i;
+  if (p[3] == 0.0) return;
+  const double *a = xprev + 4 * (size_t)i;
+  double best = 2.0, bn[3] = {0, 0, 0};
+  int32_t hit = -1;
+  for (int32_t c = 0; c < m->n_colliders; c++) {
+    double t, n[3];
+    if (entry(&m->colliders[c], a, p, m->radius[i], &t, n) && t < best)
+      best = t, hit = c, bn[0] = n[0], bn[1] = n[1], bn[2] = n[2];
+  }
+  if (hit < 0) return;
+  /* Stop at the entry point, then slide the rest of the way along the
+   * surface: the normal part of the remaining path is the push. */
+  const double d[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  const double rem = 1.0 - best, dn = dot3(d, bn);
+  for (int k = 0; k < 3; k++) p[k] = a[k] + best * d[k] + rem * (d[k] - dn * bn[k]);
+  double *ct = contact + 4 * (size_t)i;
+  ct[0] = bn[0], ct[1] = bn[1], ct[2] = bn[2];
+  ct[3] += rem * -dn;
+  contact_collider[i] = hit;
+}

@@ -15,9 +15,18 @@ static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i) 
   const double wa = pa[3], wb = pb[3], wsum = wa + wb;
   if (wsum == 0.0) return;
   const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
-  const double len = sqrt(dx * dx + dy * dy + dz * dz);
+  const double rest = m->dist_rest[i], d2 = dx * dx + dy * dy + dz * dz;
+  double len, C;
+  if (m->sqrt_approximation && rest > 0.0) {
+    /* Jakobsen §3: sqrt(d.d) ~ (d.d + r^2) / 2r, first order about the rest
+     * length; no square root, exact at rest, and the relaxation converges to
+     * the exact lengths. */
+    len = (d2 + rest * rest) / (2.0 * rest);
+  } else {
+    len = sqrt(d2);
+  }
   if (len == 0.0) return; /* direction undefined: leave it to the neighbours */
-  const double C = len - m->dist_rest[i];
+  C = len - rest;
   const uint8_t side = m->dist_side[i];
   if ((side == VS_SIDE_MIN && C >= 0.0) || (side == VS_SIDE_MAX && C <= 0.0)) return;
   double s; /* correction along d / len, per unit inverse mass, divided by len */

@@ -85,6 +85,10 @@ VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
 /* Project particle i out of every collider; records contact in contact[4i..]. */
 VS_PRIVATE void vs_collide_particle(const vs_model *m, double *x, double *contact,
                                     int32_t *contact_collider, int32_t i);
+/* Swept test (world.swept): stop particle i where its path from xprev first
+ * enters a collider, then slide the rest along the surface. */
+VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
+                                 int32_t *contact_collider, int32_t i);
 /* Deepest penetration of particle position p (radius r) into any collider. */
 VS_PRIVATE double vs_collide_penetration(const vs_model *m, const double *p, double r);
 

@@ -375,6 +375,8 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     snprintf(bi->name, sizeof bi->name, "%s", bd->name);
     bi->kind = bd->kind;
     bi->first = bld.np;
+    bi->damping_rigid = bd->damping_rigid;
+    m->n_rigid_damped += bd->damping_rigid > 0.0;
     int32_t d0 = bld.nd;
     if ((st = vs_body_generate(&bld, bd, (int32_t)b, err)) != VS_OK) goto fail;
     bi->count = bld.np - bi->first;

@@ -34,7 +34,24 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
   else
     for (int32_t k = 0; k < n; k++) al[k] = 1.0;
   const double *rest = m->jd_rest + j0;
-  if (!c->xpbd) {
+  if (m->sqrt_approximation) {
+    /* Jakobsen's first-order square root (see con_distance.c), one link at a time */
+    for (int32_t k = 0; k < n; k++) {
+      const double d2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k], r = rest[k];
+      const double len = r > 0.0 ? (d2 + r * r) / (2.0 * r) : sqrt(d2);
+      const double C = len - r;
+      double sk = 0.0;
+      if (len > 0.0 && !c->xpbd) {
+        sk = -C * m->jd_kw[j0 + k] / len;
+      } else if (len > 0.0 && m->jd_wsum[j0 + k] > 0.0) {
+        const double at = m->jd_compl[j0 + k] * c->inv_h2;
+        const double dl = m->omega * (-C - at * c->lambda[j0 + k]) / (m->jd_wsum[j0 + k] + at);
+        c->lambda[j0 + k] += dl * al[k];
+        sk = dl / len;
+      }
+      s[k] = sk * al[k];
+    }
+  } else if (!c->xpbd) {
     const double *kw = m->jd_kw + j0;
 #pragma omp simd
     for (int32_t k = 0; k < n; k++) {

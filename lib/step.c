@@ -17,6 +17,63 @@
 
 #include "internal.h"
 
+/* PBD's dampVelocities (Müller et al. 2007, §3.5): pull each particle's
+ * velocity towards the rigid motion of its body (centre-of-mass velocity
+ * plus the angular velocity w = I^-1 L), by the fraction k per step.  Linear
+ * and angular momentum are kept; only deformation is damped.  vel is
+ * (n x stride) velocities or displacements.  A body whose movable particles
+ * are collinear has no unique rotation and is left alone. */
+static void damp_rigid(const vs_model *m, const vs_state *s, double *vel, int stride) {
+  for (int32_t b = 0; b < m->n_bodies; b++) {
+    const vs_body_info *bi = &m->bodies[b];
+    const double k = bi->damping_rigid;
+    if (k <= 0.0) continue;
+    double M = 0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
+    for (int32_t i = bi->first; i < bi->first + bi->count; i++) {
+      const double *x = s->x + 4 * (size_t)i, *v = vel + stride * (size_t)i;
+      if (x[3] == 0.0) continue;
+      const double mi = m->mass[i];
+      M += mi;
+      for (int d = 0; d < 3; d++) xc[d] += mi * x[d], vc[d] += mi * v[d];
+    }
+    if (M <= 0.0) continue;
+    for (int d = 0; d < 3; d++) xc[d] /= M, vc[d] /= M;
+    double L[3] = {0, 0, 0}, I[3][3] = {{0}};
+    for (int32_t i = bi->first; i < bi->first + bi->count; i++) {
+      const double *x = s->x + 4 * (size_t)i, *v = vel + stride * (size_t)i;
+      if (x[3] == 0.0) continue;
+      const double mi = m->mass[i], r[3] = {x[0] - xc[0], x[1] - xc[1], x[2] - xc[2]};
+      L[0] += mi * (r[1] * v[2] - r[2] * v[1]);
+      L[1] += mi * (r[2] * v[0] - r[0] * v[2]);
+      L[2] += mi * (r[0] * v[1] - r[1] * v[0]);
+      const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+      for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 3; q++) I[p][q] += mi * ((p == q ? r2 : 0.0) - r[p] * r[q]);
+    }
+    /* w = I^-1 L by cofactors */
+    const double c00 = I[1][1] * I[2][2] - I[1][2] * I[2][1], c01 = I[1][2] * I[2][0] - I[1][0] * I[2][2],
+                 c02 = I[1][0] * I[2][1] - I[1][1] * I[2][0];
+    const double det = I[0][0] * c00 + I[0][1] * c01 + I[0][2] * c02;
+    const double tr = I[0][0] + I[1][1] + I[2][2];
+    if (!(fabs(det) > 1e-12 * tr * tr * tr)) continue;
+    const double inv[3][3] = {
+        {c00 / det, (I[0][2] * I[2][1] - I[0][1] * I[2][2]) / det, (I[0][1] * I[1][2] - I[0][2] * I[1][1]) / det},
+        {c01 / det, (I[0][0] * I[2][2] - I[0][2] * I[2][0]) / det, (I[0][2] * I[1][0] - I[0][0] * I[1][2]) / det},
+        {c02 / det, (I[0][1] * I[2][0] - I[0][0] * I[2][1]) / det, (I[0][0] * I[1][1] - I[0][1] * I[1][0]) / det}};
+    double w[3];
+    for (int p = 0; p < 3; p++) w[p] = inv[p][0] * L[0] + inv[p][1] * L[1] + inv[p][2] * L[2];
+    for (int32_t i = bi->first; i < bi->first + bi->count; i++) {
+      const double *x = s->x + 4 * (size_t)i;
+      double *v = vel + stride * (size_t)i;
+      if (x[3] == 0.0) continue;
+      const double r[3] = {x[0] - xc[0], x[1] - xc[1], x[2] - xc[2]};
+      const double rigid[3] = {vc[0] + w[1] * r[2] - w[2] * r[1], vc[1] + w[2] * r[0] - w[0] * r[2],
+                               vc[2] + w[0] * r[1] - w[1] * r[0]};
+      for (int d = 0; d < 3; d++) v[d] += k * (rigid[d] - v[d]);
+    }
+  }
+}
+
 static void predict(const vs_model *m, vs_state *s) {
   const int32_t n = m->n_particles;
   const double h = m->h, damp = 1.0 - m->damping * h;
@@ -24,6 +81,16 @@ static void predict(const vs_model *m, vs_state *s) {
   const double gh2[3] = {g[0] * h * h, g[1] * h * h, g[2] * h * h};
   double *x = s->x, *xp = s->xprev, *v = s->v;
   if (m->integrator == VS_INTEGRATOR_VERLET) {
+    if (m->n_rigid_damped > 0) {
+      /* damp the displacement x - x_prev (Verlet's velocity times h) */
+      double *d = s->vpre; /* scratch here: rewritten after the prediction */
+      for (int32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) d[3 * (size_t)i + k] = x[4 * (size_t)i + k] - xp[4 * (size_t)i + k];
+      damp_rigid(m, s, d, 3);
+      for (int32_t i = 0; i < n; i++)
+        if (x[4 * (size_t)i + 3] != 0.0)
+          for (int k = 0; k < 3; k++) xp[4 * (size_t)i + k] = x[4 * (size_t)i + k] - d[3 * (size_t)i + k];
+    }
     for (int32_t i = 0; i < n; i++) {
       double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i;
       if (xi[3] == 0.0) {
@@ -38,14 +105,19 @@ static void predict(const vs_model *m, vs_state *s) {
     }
   } else {
     for (int32_t i = 0; i < n; i++) {
-      double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
-      pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
+      double *xi = x + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
       if (xi[3] == 0.0) continue;
       for (int k = 0; k < 3; k++) {
         vi[k] += g[k] * h;
         vi[k] *= damp;
-        xi[k] = xi[k] + h * vi[k];
       }
+    }
+    if (m->n_rigid_damped > 0) damp_rigid(m, s, v, 3);
+    for (int32_t i = 0; i < n; i++) {
+      double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
+      pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
+      if (xi[3] == 0.0) continue;
+      for (int k = 0; k < 3; k++) xi[k] = xi[k] + h * vi[k];
     }
   }
 }
@@ -216,6 +288,9 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     if (m->n_colliders > 0) {
       memset(s->contact, 0, 4 * (size_t)m->n_particles * sizeof(double));
       for (int32_t i = 0; i < m->n_particles; i++) s->contact_collider[i] = -1;
+      if (m->swept)
+        for (int32_t i = 0; i < m->n_particles; i++)
+          vs_collide_swept(m, s->xprev, s->x, s->contact, s->contact_collider, i);
     }
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);

@@ -166,13 +166,26 @@ START_TEST(tetra_and_lattice) {
 }
 END_TEST
 
-START_TEST(ragdoll_is_refused_clearly) {
+START_TEST(ragdoll_builds_a_figure) {
   vs_model *m;
   vs_error e;
-  ck_assert_int_eq(build("bodies:\n  - ragdoll: {name: bob, origin: [0, 0, 0], height: 1.8}\n", &m, &e),
-                   VS_ERR_UNSUPPORTED);
-  ck_assert_int_eq(e.line, 2);
-  ck_assert_ptr_nonnull(strstr(e.message, "ragdoll"));
+  ck_assert_int_eq(build("bodies:\n  - ragdoll: {name: bob, origin: [0, 0, 0], height: 2, mass: 80, pin: [0]}\n", &m, &e),
+                   VS_OK);
+  ck_assert_int_eq(m->n_particles, 19);
+  double total = 0, top = 0;
+  int limits = 0;
+  for (int i = 0; i < m->n_particles; i++) {
+    if (isfinite(m->mass[i])) total += m->mass[i];
+    if (m->x0[4 * i + 1] > top) top = m->x0[4 * i + 1];
+  }
+  ck_assert_double_eq_tol(total + 80 * 0.08, 80, 1e-9); /* the head (pinned) holds 8% */
+  ck_assert_double_le(top, 2.0);
+  ck_assert_double_gt(top, 1.8);
+  for (int i = 0; i < m->n_dist; i++) limits += m->dist_side[i] == VS_SIDE_MIN;
+  ck_assert_int_eq(limits, 6);
+  vs_model_free(m);
+  ck_assert_int_eq(build("bodies:\n  - ragdoll: {origin: [0, 0, 0], height: 2, pin: [19]}\n", &m, &e), VS_ERR_SCENE);
+  ck_assert_ptr_nonnull(strstr(e.message, "pin"));
 }
 END_TEST
 
@@ -184,7 +197,7 @@ static Suite *suite(void) {
   tcase_add_test(t, rope_and_particles_and_explicit_constraints);
   tcase_add_test(t, references_resolve_and_fail_with_positions);
   tcase_add_test(t, tetra_and_lattice);
-  tcase_add_test(t, ragdoll_is_refused_clearly);
+  tcase_add_test(t, ragdoll_builds_a_figure);
   suite_add_tcase(s, t);
   return s;
 }

@@ -51,6 +51,7 @@ typedef struct vs_body_info {
   int32_t first;   /* global index of its particle 0 */
   int32_t count;   /* particles */
   int32_t nu, nv, nw; /* grid resolution (cloth: nu, nv; lattice: all three); else 0 */
+  double damping_rigid; /* [0, 1] per step: velocities pulled towards the body's rigid motion */
 } vs_body_info;
 
 /* A run of constraints of one kind, consecutive in build order. */
@@ -89,6 +90,7 @@ typedef struct vs_model {
 
   int32_t n_bodies;
   vs_body_info *bodies;   /* (n_bodies) */
+  int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
 
   /* distance links, in build order */
   int32_t n_dist;
