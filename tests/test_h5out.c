@@ -811,11 +811,11 @@ END_TEST
 
 /* ---- /checkpoint and resuming ---- */
 
-/* printf format: integrator, every */
+/* printf format: integrator, relaxation, every */
 #define RESUME_SCENE \
   "vsim: 1\n" \
   "time: {dt: 0.01, frames: 12, substeps: 2}\n" \
-  "solver: {integrator: %s, iterations: 3}\n" \
+  "solver: {integrator: %s, relaxation: %s, iterations: 3}\n" \
   "world:\n" \
   "  colliders:\n" \
   "    - sphere: {center: [0.5, 0.76, 0], radius: 0.25, friction: 0.2}\n" \
@@ -913,24 +913,27 @@ END_TEST
 
 START_TEST(resume_is_bitwise_identical) {
   static const char *integrators[] = {"pbd", "xpbd", "verlet"};
+  static const char *relaxations[] = {"gauss-seidel", "jacobi"};
   static const struct {
     int every;
     int64_t stop;
   } cases[] = {{1, 5}, {3, 7}, {1, 12}, {5, 0}};
   char *dir = tu_tmpdir();
   char *whole = join(dir, "whole.h5"), *part = join(dir, "part.h5");
-  for (int i = 0; i < 3; i++) {
+  for (int k = 0; k < 6; k++) {
+    int i = k / 2, rx = k % 2;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
       char yaml[2048];
-      snprintf(yaml, sizeof yaml, RESUME_SCENE, integrators[i], cases[c].every);
+      snprintf(yaml, sizeof yaml, RESUME_SCENE, integrators[i], relaxations[rx], cases[c].every);
       run_until(whole, yaml, -1, "complete");
       run_until(part, yaml, cases[c].stop, "interrupted");
       resume(part);
       vs_compare_result r;
       vs_error e;
       ck_assert_int_eq(vs_compare_files(part, whole, NULL, &r, &e), VS_OK);
-      ck_assert_msg(r.n_diffs == 0, "%s every %d stop %lld: %zu diffs, first %s (%s)",
-                    integrators[i], cases[c].every, (long long)cases[c].stop, r.n_diffs,
+      ck_assert_msg(r.n_diffs == 0, "%s %s every %d stop %lld: %zu diffs, first %s (%s)",
+                    integrators[i], relaxations[rx], cases[c].every, (long long)cases[c].stop,
+                    r.n_diffs,
                     r.n_diffs ? r.diffs[0].path : "", r.n_diffs ? r.diffs[0].detail : "");
       vs_compare_result_free(&r);
       char *status = NULL;
@@ -951,7 +954,7 @@ START_TEST(resume_refuses_another_scene) {
   char *dir = tu_tmpdir();
   char *out = join(dir, "out.h5");
   char yaml[2048];
-  snprintf(yaml, sizeof yaml, RESUME_SCENE, "pbd", 1);
+  snprintf(yaml, sizeof yaml, RESUME_SCENE, "pbd", "gauss-seidel", 1);
   run_until(out, yaml, 4, "interrupted");
   char before[4096];
   FILE *fp = fopen(out, "rb");
