@@ -4,7 +4,7 @@
 static const char default_scene[] =
     "# vsim default scene: a square cloth, held flat above a sphere, falls onto it\n"
     "# and drapes down towards the ground.  Copy it to start a scene of your own:\n"
-    "# every key is documented in SPEC.md section 2.\n"
+    "# every key is documented in docs/scene-format.md.\n"
     "vsim: 1                      # format version\n"
     "# name: [file name without extension; \"default\" for this embedded scene]\n"
     "time:\n"
