@@ -108,6 +108,40 @@ sanitize:
 valgrind:
 	$(MAKE) VARIANT=debug test TEST_WRAP="valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 
+# Fuzzing: make fuzz SECONDS=N (default 60) runs libFuzzer with ASan + UBSan
+# on the scene loader and --set (tests/fuzz/fuzz_scene.c), built with clang
+# (Debian: clang, libclang-rt-14-dev) under build/fuzz/.  The corpus starts
+# from the example scenes, the tests' scenes and tests/fuzz/seeds/, and grows
+# in build/fuzz/corpus/; a crashing input is written to build/fuzz/crash-*
+# (keep it in tests/data/fuzz/: make test replays that directory).  The
+# library is built without OpenMP here: the loader is serial, and clang's
+# OpenMP runtime would be one more package to install.
+FUZZ_CC ?= clang
+SECONDS ?= 60
+FUZZ_DIR := build/fuzz
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
+               -fsanitize=address,undefined -fno-sanitize-recover=all -ffp-contract=off \
+               $(WARN) -Wno-unknown-pragmas -Ilib/include -Ilib $(DEPS_CFLAGS)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+
+$(FUZZ_DIR)/obj/lib/%.o: lib/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_scene: tests/fuzz/fuzz_scene.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+
+.PHONY: fuzz
+fuzz: $(FUZZ_DIR)/fuzz_scene
+	@mkdir -p $(FUZZ_DIR)/corpus
+	@for f in configs/*.yaml tests/data/*/* tests/fuzz/seeds/*; do \
+	  cp "$$f" "$(FUZZ_DIR)/corpus/seed-$$(echo "$$f" | tr / _)"; done
+	$(FUZZ_DIR)/fuzz_scene -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+	  -max_total_time=$(SECONDS) -print_final_stats=1 -dict=tests/fuzz/scene.dict \
+	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus
+
+-include $(FUZZ_OBJ:.o=.d)
+
 install-deps:
 	sh scripts/install-deps.sh
 
