@@ -341,9 +341,15 @@ static const char *const seg_names[] = {"scene to file", "resume", "compare and 
 static void segment(int seg, const fixture *f, outcome *o) {
   memset(o, 0, sizeof *o);
   switch (seg) {
-  case SEG_WRITE: first_half(f->out, o); break;
-  case SEG_RESUME: resume(f->out, o); break;
-  default: read_back(f->ref, f->ref, o); break;
+    case SEG_WRITE:
+      first_half(f->out, o);
+      break;
+    case SEG_RESUME:
+      resume(f->out, o);
+      break;
+    default:
+      read_back(f->ref, f->ref, o);
+      break;
   }
 }
 
@@ -395,9 +401,10 @@ START_TEST(every_allocation_failure_is_nomem) {
     long n = fail_each(seg, &f, stride);
     /* each segment allocates: the scene tree, the writer's buffers, lists */
     ck_assert_int_gt(n, 50 / stride);
-    printf("test_alloc: %s: %ld allocation requests failed in turn (stride %ld), each one "
-           "VS_ERR_NOMEM without a leak\n",
-           seg_names[seg], n, stride);
+    printf(
+        "test_alloc: %s: %ld allocation requests failed in turn (stride %ld), each one "
+        "VS_ERR_NOMEM without a leak\n",
+        seg_names[seg], n, stride);
   }
   fixture_free(&f);
 }
@@ -448,4 +455,6 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) { return tu_run(suite()); }
+int main(void) {
+  return tu_run(suite());
+}

@@ -92,4 +92,6 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) { return tu_run(suite()); }
+int main(void) {
+  return tu_run(suite());
+}

@@ -40,11 +40,21 @@ static int64_t scene_particles(const vs_scene *s) {
   for (size_t i = 0; i < s->n_bodies; i++) {
     const vs_body_desc *b = &s->bodies[i];
     switch (b->kind) {
-      case VS_BODY_PARTICLES: n += (int64_t)b->count; break;
-      case VS_BODY_ROPE: n += b->segments + 1; break;
-      case VS_BODY_CLOTH: n += b->resolution[0] * b->resolution[1]; break;
-      case VS_BODY_LATTICE: n += b->resolution[0] * b->resolution[1] * b->resolution[2]; break;
-      default: n += 32; break;
+      case VS_BODY_PARTICLES:
+        n += (int64_t)b->count;
+        break;
+      case VS_BODY_ROPE:
+        n += b->segments + 1;
+        break;
+      case VS_BODY_CLOTH:
+        n += b->resolution[0] * b->resolution[1];
+        break;
+      case VS_BODY_LATTICE:
+        n += b->resolution[0] * b->resolution[1] * b->resolution[2];
+        break;
+      default:
+        n += 32;
+        break;
     }
     if (n > INT32_MAX) return INT32_MAX;
   }
@@ -62,9 +72,9 @@ static void compile_and_step(const vs_scene *s) {
   if (vs_model_build(s, &m, &e) != VS_OK) return;
   if (vs_state_create(m, &st, &e) == VS_OK) {
     /* a lattice has 13 links a particle; colliders act on every particle */
-    double work = (double)s->substeps * (double)s->iterations *
-                  ((double)m->n_particles * (14.0 + (double)s->n_colliders) +
-                   (double)m->n_constraints);
+    double work =
+        (double)s->substeps * (double)s->iterations *
+        ((double)m->n_particles * (14.0 + (double)s->n_colliders) + (double)m->n_constraints);
     if (work < 2e6) vs_step(m, st, &e);
     vs_state_free(st);
   }
