@@ -7,6 +7,8 @@
 #   make valgrind           the tests under valgrind memcheck
 #   make bench              benchmarks (table on stdout, JSON under build/bench/)
 #   make MPI=1              the program built with mpicc: build/mpi/vsim (mpirun sweeps)
+#   make golden-check       rerun the example scenes against tests/golden/ (part of make test)
+#   make golden-update      regenerate tests/golden/ and say what changed
 VARIANT ?= release
 ifeq ($(filter $(VARIANT),release debug san),)
 $(error VARIANT must be one of: release debug san (got '$(VARIANT)'))
@@ -100,7 +102,19 @@ test check: $(VSIM) $(TEST_BIN)
 	  echo "== $$t"; \
 	  VSIM_BIN=$(abspath $(VSIM)) VSIM_ROOT=$(CURDIR) $(TEST_WRAP) $$t || fail=1; \
 	done; \
+	echo "== golden-check"; \
+	VSIM=$(VSIM) sh scripts/golden.sh check || fail=1; \
 	if [ $$fail -ne 0 ]; then echo "SOME TESTS FAILED"; exit 1; fi; echo "ALL TESTS PASSED"
+
+# The golden suite (tests/golden/README.md): every example scene rerun and
+# compared with its file in tests/golden/; update regenerates the files and
+# prints which changed, in which datasets, from which frame, by how much.
+.PHONY: golden-check golden-update
+golden-check: $(VSIM)
+	VSIM=$(VSIM) sh scripts/golden.sh check
+
+golden-update: $(VSIM)
+	VSIM=$(VSIM) sh scripts/golden.sh update
 
 sanitize:
 	$(MAKE) VARIANT=san test

@@ -1,0 +1,203 @@
+#!/bin/sh
+# golden.sh: the golden suite: a small result file for every scene in
+# configs/, kept in tests/golden/, that later builds must reproduce.
+#
+#   sh scripts/golden.sh check  [SCENE...]   rerun each scene and compare with its golden file
+#   sh scripts/golden.sh update [SCENE...]   regenerate, and say what changed and by how much
+#
+# (`make golden-check`, `make golden-update`; `make test` runs the check.)
+# SCENE is a name such as torn_cloth; none means every configs/*.yaml.
+#
+# Each scene runs as `vsim run configs/SCENE.yaml --frames 20
+# --set output.compression=9 [OPTIONS]`, OPTIONS from the line of
+# $GOLDEN_DIR/options that starts with the scene's name (more frames or
+# fewer recorded ones, so that the file is small and still shows what the
+# scene is about).  The comparison is `vsim compare --json`, bitwise unless
+# the scene's line in $GOLDEN_DIR/tolerances gives options such as
+# --rtol 1e-12 (with the reason in a comment).
+#
+# check prints, for every scene that differs, each differing dataset with
+# its first frame (and particle) and the largest differences, and exits 1.
+# update compares the new files with the old ones before replacing them, so
+# that a reviewer sees which physics changed; unchanged files are left
+# untouched (byte for byte, for git).  A scene that cannot run fails both
+# (exit 1); bad usage is exit 2.
+#
+# Environment: VSIM (the program, default build/vsim), GOLDEN_DIR
+# (tests/golden), CONFIGS (configs), GOLDEN_EXTRA (options added to every
+# run; the tests use it to imitate a changed solver).
+set -eu
+
+VSIM=${VSIM:-build/vsim}
+GOLDEN_DIR=${GOLDEN_DIR:-tests/golden}
+CONFIGS=${CONFIGS:-configs}
+GOLDEN_EXTRA=${GOLDEN_EXTRA:-}
+COMMON="--frames 20 --set output.compression=9"
+
+usage() {
+  echo "usage: sh scripts/golden.sh check|update [SCENE...]" >&2
+  exit 2
+}
+[ $# -ge 1 ] || usage
+mode=$1
+shift
+case $mode in check | update) ;; *) usage ;; esac
+[ -x "$VSIM" ] || { echo "golden: no program at $VSIM (run make first)" >&2; exit 2; }
+[ -d "$CONFIGS" ] || { echo "golden: no scene directory $CONFIGS" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vsim-golden-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# The rest of the scene's line in a table file (comments and blanks dropped).
+table() {
+  [ -f "$1" ] || return 0
+  sed -e 's/#.*//' "$1" | awk -v s="$2" '$1 == s { $1 = ""; sub(/^ +/, ""); print; exit }'
+}
+
+# `vsim compare --json` output -> one line per differing dataset:
+#   PATH: first at frame F, particle P: max abs A, max rel R
+# (shape, missing and format differences print their detail instead).
+describe() {
+  awk '
+    function field(obj, key,    i, rest, out, c, j) {
+      i = index(obj, "\"" key "\":")
+      if (!i) return ""
+      rest = substr(obj, i + length(key) + 3)
+      if (substr(rest, 1, 1) != "\"") {
+        j = match(rest, /[,}]/)
+        return j ? substr(rest, 1, j - 1) : rest
+      }
+      out = ""
+      for (j = 2; j <= length(rest); j++) {
+        c = substr(rest, j, 1)
+        if (c == "\\") { j++; out = out substr(rest, j, 1); continue }
+        if (c == "\"") break
+        out = out c
+      }
+      return out
+    }
+    {
+      n = split($0, objs, /\{"path":/)
+      for (k = 2; k <= n; k++) {
+        o = "\"path\":" objs[k]
+        path = field(o, "path"); kind = field(o, "kind")
+        if (kind == "values") {
+          where = ""
+          if (field(o, "first_frame") >= 0) where = "first at frame " field(o, "first_frame")
+          if (field(o, "first_particle") >= 0)
+            where = where (where == "" ? "first at " : ", ") "particle " field(o, "first_particle")
+          if (where == "") where = "first at element " field(o, "first_index")
+          printf "  %s: %s: max abs %s, max rel %s\n", path, where, field(o, "max_abs"), field(o, "max_rel")
+        } else {
+          printf "  %s: %s: %s\n", path, kind, field(o, "detail")
+        }
+      }
+    }'
+}
+
+# Run one scene into $tmp/NAME.h5; 0 when the file is there and complete.
+run_scene() {
+  name=$1
+  opts=$(table "$GOLDEN_DIR/options" "$name")
+  # word splitting of the option strings is intended: they hold no blanks
+  # inside values (see tests/golden/options)
+  # shellcheck disable=SC2086
+  "$VSIM" run "$CONFIGS/$name.yaml" $COMMON $opts $GOLDEN_EXTRA -o "$tmp/$name.h5" \
+    --force --quiet > "$tmp/$name.out" 2> "$tmp/$name.err"
+}
+
+scenes=$*
+if [ -z "$scenes" ]; then
+  for f in "$CONFIGS"/*.yaml; do
+    [ -e "$f" ] || continue
+    n=$(basename "$f" .yaml)
+    scenes="$scenes $n"
+  done
+fi
+
+failed=0
+changed=0
+count=0
+for name in $scenes; do
+  count=$((count + 1))
+  if [ ! -f "$CONFIGS/$name.yaml" ]; then
+    echo "golden: $name: no scene $CONFIGS/$name.yaml" >&2
+    failed=1
+    continue
+  fi
+  golden="$GOLDEN_DIR/$name.h5"
+  rc=0
+  run_scene "$name" || rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "golden: $name: FAILED to run (exit $rc):" >&2
+    sed 's/^/  /' "$tmp/$name.err" >&2
+    failed=1
+    continue
+  fi
+  if [ "$mode" = check ]; then
+    if [ ! -f "$golden" ]; then
+      echo "golden: $name: no golden file $golden (make golden-update creates it)"
+      failed=1
+      continue
+    fi
+    tol=$(table "$GOLDEN_DIR/tolerances" "$name")
+    rc=0
+    # shellcheck disable=SC2086
+    "$VSIM" compare "$tmp/$name.h5" "$golden" --json $tol > "$tmp/$name.json" 2> "$tmp/$name.err" || rc=$?
+    case $rc in
+      0) echo "golden: $name: ok${tol:+ ($tol)}" ;;
+      1)
+        echo "golden: $name: DIFFERENT from $golden${tol:+ (beyond $tol)}"
+        describe < "$tmp/$name.json"
+        failed=1
+        ;;
+      *)
+        echo "golden: $name: cannot compare (exit $rc):" >&2
+        sed 's/^/  /' "$tmp/$name.err" >&2
+        failed=1
+        ;;
+    esac
+  else
+    if [ ! -f "$golden" ]; then
+      mkdir -p "$GOLDEN_DIR"
+      cp "$tmp/$name.h5" "$golden"
+      echo "golden: $name: new ($(wc -c < "$golden" | tr -d ' ') bytes)"
+      changed=$((changed + 1))
+      continue
+    fi
+    rc=0
+    "$VSIM" compare "$tmp/$name.h5" "$golden" --json > "$tmp/$name.json" 2> "$tmp/$name.err" || rc=$?
+    if [ $rc -eq 0 ]; then
+      echo "golden: $name: unchanged"
+      continue
+    fi
+    echo "golden: $name: CHANGED (new vs old):"
+    if [ $rc -eq 1 ]; then describe < "$tmp/$name.json"; else sed 's/^/  /' "$tmp/$name.err"; fi
+    cp "$tmp/$name.h5" "$golden"
+    changed=$((changed + 1))
+  fi
+done
+
+if [ "$mode" = update ] && [ $# -eq 0 ]; then
+  # golden files whose scene is gone
+  for g in "$GOLDEN_DIR"/*.h5; do
+    [ -e "$g" ] || continue
+    n=$(basename "$g" .h5)
+    if [ ! -f "$CONFIGS/$n.yaml" ]; then
+      rm -f "$g"
+      echo "golden: $n: removed (no $CONFIGS/$n.yaml)"
+      changed=$((changed + 1))
+    fi
+  done
+fi
+
+if [ "$mode" = check ]; then
+  if [ $failed -ne 0 ]; then
+    echo "golden: check FAILED; if the change is intended, run make golden-update and commit tests/golden/"
+    exit 1
+  fi
+  echo "golden: $count scenes equal to $GOLDEN_DIR"
+else
+  echo "golden: $changed of $count files new, changed or removed in $GOLDEN_DIR"
+  [ $failed -eq 0 ] || exit 1
+fi
