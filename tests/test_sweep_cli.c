@@ -118,7 +118,7 @@ START_TEST(every_way_same_files) {
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   for (int k = 0; k < 8; k++) {
-    char kk[8];
+    char kk[16];
     snprintf(kk, sizeof kk, "%d", k);
     p = cu_vsim(d, "sweep", "sweeps/s.yaml", "-o", "pt", "--point", kk, "-q", NULL);
     CU_EXPECT_CODE(p, 0);
