@@ -869,7 +869,17 @@ static int collect(sweep_run *r, point_result *results) {
   }
   char path[PATH_MAX];
   summary_path(path, sizeof path, r->dir);
-  int code = write_csv(path, s, all, s->n_points, results) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+  int code;
+  if (missing == s->n_points) {
+    /* nothing to collect: keep whatever summary.csv is there (a -j run's) */
+    fprintf(stderr,
+            "vsim sweep: %s holds no point-NNNN.csv of this sweep; --collect merges the rows "
+            "that --point runs write\n",
+            r->dir);
+    code = CLI_EXIT_USAGE;
+  } else {
+    code = write_csv(path, s, all, s->n_points, results) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+  }
   if (code == CLI_EXIT_OK) {
     if (!r->a->quiet || missing || not_complete)
       fprintf(stderr, "vsim sweep: %s: %zu points, %zu complete, %zu not complete, %zu missing\n",

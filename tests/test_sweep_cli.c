@@ -198,6 +198,12 @@ START_TEST(every_way_same_files) {
   CU_EXPECT_IN(p.err, "8 complete");
   cu_free(&p);
   expect_summary_rows_equal(d, "j1/summary.csv", "pt/summary.csv");
+  /* nothing to collect in a -j run's directory: its summary stays */
+  p = cu_vsim(d, "sweep", "sweeps/s.yaml", "-o", "j1", "--collect", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "j1 holds no point-NNNN.csv of this sweep");
+  cu_free(&p);
+  expect_summary_rows_equal(d, "j1/summary.csv", "j2/summary.csv");
   tu_rmtree(d);
   free(d);
 }
