@@ -58,6 +58,7 @@ enum {
   S_PER,
   S_KIN,
   S_POT,
+  S_OVL,
   S_ERR0, /* then (kind k, stat j) at S_ERR0 + 3 k + j; k = VS_KIND_COUNT is "all" */
   S_COUNT = S_ERR0 + 3 * (VS_KIND_COUNT + 1)
 };
@@ -365,7 +366,7 @@ static const char *series_path(int i, char *buf, size_t size) {
   static const char *const fixed[S_ERR0] = {
       "/particles/all/position", "/particles/all/velocity", "/observables/penetration/max",
       "/observables/constraints_alive", "/observables/per_constraint_error",
-      "/observables/energy/kinetic", "/observables/energy/potential"};
+      "/observables/energy/kinetic", "/observables/energy/potential", "/observables/overlap/max"};
   if (i < S_ERR0) {
     snprintf(buf, size, "%s", fixed[i]);
   } else {
@@ -393,6 +394,7 @@ static int series_wanted(const vs_model *m, int i) {
   case S_ALIVE:
   case S_KIN:
   case S_POT: return 1;
+  case S_OVL: return m->particle_collisions != 0;
   case S_PER: return (f & VS_FIELD_PER_CONSTRAINT_ERROR) != 0;
   default: break;
   }
@@ -521,6 +523,13 @@ static int write_observables(vs_h5_writer *w, const vs_model *m, unsigned fields
       make_series(w, &w->s[S_KIN], energy, "kinetic", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0 ||
       make_series(w, &w->s[S_POT], energy, "potential", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0)
     goto done;
+  if (series_wanted(m, S_OVL)) {
+    hid_t ovl = make_group(w, obs, "overlap");
+    int bad = ovl < 0 ||
+              make_series(w, &w->s[S_OVL], ovl, "max", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0;
+    if (ovl >= 0) H5Gclose(ovl);
+    if (bad) goto done;
+  }
   if (fields & VS_FIELD_PER_CONSTRAINT_ERROR) {
     hsize_t inner[1] = {(hsize_t)m->n_constraints};
     if (make_series(w, &w->s[S_PER], obs, "per_constraint_error", 2, inner, H5T_IEEE_F64LE,
@@ -916,6 +925,7 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
   push_double(w, S_PEN, obs.penetration_max, state, &rc);
   push_double(w, S_KIN, obs.kinetic, state, &rc);
   push_double(w, S_POT, obs.potential, state, &rc);
+  push_double(w, S_OVL, obs.overlap_max, state, &rc);
   series *alive = &w->s[S_ALIVE];
   if (alive->value >= 0) {
     int64_t a = obs.alive;

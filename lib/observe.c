@@ -87,6 +87,7 @@ void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, doubl
     ke += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     pe -= mass * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
   }
+  obs->overlap_max = m->particle_collisions ? vs_contacts_overlap(m, s) : 0.0;
   obs->kinetic = ke;
   obs->potential = pe;
 }

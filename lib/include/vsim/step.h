@@ -34,6 +34,7 @@ typedef struct vs_observables {
   double penetration_max; /* deepest collider penetration (>= 0), m */
   double kinetic;         /* sum of m |v|^2 / 2 over movable particles, J */
   double potential;       /* sum of -m g . x over movable particles (zero at the origin), J */
+  double overlap_max;     /* deepest overlap of two colliding particles found in the last step, m */
   int64_t alive;          /* constraints not torn */
 } vs_observables;
 
