@@ -56,9 +56,10 @@ table() {
 
 # `vsim compare --json` output -> one line per differing dataset:
 #   PATH: first at frame F, particle P: max abs A, max rel R
-# (shape, missing and format differences print their detail instead).
+# (shape, missing and format differences say so).  $1 and $2 name the two
+# sides ("this run" and "the golden file").
 describe() {
-  awk '
+  awk -v a="$1" -v b="$2" '
     function field(obj, key,    i, rest, out, c, j) {
       i = index(obj, "\"" key "\":")
       if (!i) return ""
@@ -88,6 +89,12 @@ describe() {
             where = where (where == "" ? "first at " : ", ") "particle " field(o, "first_particle")
           if (where == "") where = "first at element " field(o, "first_index")
           printf "  %s: %s: max abs %s, max rel %s\n", path, where, field(o, "max_abs"), field(o, "max_rel")
+        } else if (kind == "missing_b") {
+          printf "  %s: only in %s\n", path, a
+        } else if (kind == "missing_a") {
+          printf "  %s: only in %s\n", path, b
+        } else if (kind == "shape") {
+          printf "  %s: shape %s (%s vs %s)\n", path, field(o, "detail"), a, b
         } else {
           printf "  %s: %s: %s\n", path, kind, field(o, "detail")
         }
@@ -148,7 +155,7 @@ for name in $scenes; do
       0) echo "golden: $name: ok${tol:+ ($tol)}" ;;
       1)
         echo "golden: $name: DIFFERENT from $golden${tol:+ (beyond $tol)}"
-        describe < "$tmp/$name.json"
+        describe "this run" "the golden file" < "$tmp/$name.json"
         failed=1
         ;;
       *)
@@ -172,7 +179,11 @@ for name in $scenes; do
       continue
     fi
     echo "golden: $name: CHANGED (new vs old):"
-    if [ $rc -eq 1 ]; then describe < "$tmp/$name.json"; else sed 's/^/  /' "$tmp/$name.err"; fi
+    if [ $rc -eq 1 ]; then
+      describe "the new file" "the old file" < "$tmp/$name.json"
+    else
+      sed 's/^/  /' "$tmp/$name.err"
+    fi
     cp "$tmp/$name.h5" "$golden"
     changed=$((changed + 1))
   fi

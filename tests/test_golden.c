@@ -99,6 +99,34 @@ START_TEST(changed_solver_is_caught) {
 }
 END_TEST
 
+/* Datasets on one side only and other shapes say which side. */
+START_TEST(missing_datasets_and_shapes_named) {
+  gdir g = setup();
+  setenv("GOLDEN_EXTRA", "--set output.fields=[position] --frames 10", 1);
+  cu_proc p = golden(&g, "update");
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  unsetenv("GOLDEN_EXTRA");
+  p = golden(&g, "check");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "  /observables/constraint_error/all/max/value: only in this run\n");
+  CU_EXPECT_IN(p.out,
+               "  /particles/all/position/value: shape [21, 36, 3] float64 vs [11, 36, 3] float64 "
+               "(this run vs the golden file)\n");
+  cu_free(&p);
+  p = golden(&g, "update");
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "  /observables/constraint_error/all/max/value: only in the new file\n");
+  cu_free(&p);
+  setenv("GOLDEN_EXTRA", "--set output.fields=[position]", 1);
+  p = golden(&g, "check");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "  /observables/constraint_error/all/max/value: only in the golden file\n");
+  cu_free(&p);
+  teardown(&g);
+}
+END_TEST
+
 START_TEST(update_leaves_unchanged_files) {
   gdir g = setup();
   cu_proc p = golden(&g, "update");
@@ -167,6 +195,7 @@ static Suite *golden_suite(void) {
   TCase *tc = tcase_create("golden");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, changed_solver_is_caught);
+  tcase_add_test(tc, missing_datasets_and_shapes_named);
   tcase_add_test(tc, update_leaves_unchanged_files);
   tcase_add_test(tc, missing_and_broken_scenes);
   suite_add_tcase(s, tc);
