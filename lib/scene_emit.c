@@ -71,16 +71,49 @@ static void vec(sbuf *b, const double *v, size_t n) {
   put(b, "]");
 }
 
-/* A YAML double-quoted string: always a string, whatever it looks like. */
+/* The code point of the UTF-8 sequence at p (its length in *n), or -1 for
+ * a byte that starts no valid sequence. */
+static long utf8_next(const unsigned char *p, int *n) {
+  int len = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
+                                                      : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+  *n = 1;
+  if (len == 0) return -1;
+  long cp = len == 1 ? p[0] : p[0] & (0x7f >> len);
+  for (int i = 1; i < len; i++) {
+    if ((p[i] & 0xc0) != 0x80) return -1; /* also stops at the NUL */
+    cp = (cp << 6) | (p[i] & 0x3f);
+  }
+  static const long min[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return -1;
+  *n = len;
+  return cp;
+}
+
+/* Characters YAML will not read back as themselves inside double quotes:
+ * the non-printable ones (its reader rejects them) and the line breaks
+ * NEL, LS and PS (they fold like a newline). */
+static int needs_escape(long cp) {
+  if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) return 1;
+  return cp == 0x2028 || cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff;
+}
+
+/* A YAML double-quoted string: always a string, whatever it looks like, and
+ * read back byte for byte (the resolved scene in a result file must load
+ * for --resume). */
 static void str(sbuf *b, const char *s) {
   put(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      put(b, "\\%c", *p);
-    else if (*p < 0x20 || *p == 0x7f)
-      put(b, "\\x%02x", *p);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n;
+    long cp = utf8_next(p, &n);
+    if (cp == '"' || cp == '\\')
+      put(b, "\\%c", (int)cp);
+    else if (cp < 0)
+      put(b, "\\x%02x", *p); /* not UTF-8: the loader never gives such text */
+    else if (needs_escape(cp))
+      put(b, cp < 0x100 ? "\\x%02lx" : "\\u%04lx", cp);
     else
-      put(b, "%c", *p);
+      put(b, "%.*s", n, (const char *)p);
+    p += n;
   }
   put(b, "\"");
 }

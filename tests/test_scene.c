@@ -805,6 +805,19 @@ START_TEST(test_round_trip_full) {
   ck_assert_str_eq(s->name, "a \"quoted\" name: with, {flow} chars\t");
   round_trip(s);
   vs_scene_free(s);
+  /* characters YAML cannot take raw inside quotes (C1 controls, NEL, the
+   * line and paragraph separators, BOM, non-characters) are escaped;
+   * other Unicode is written as it is */
+  static const char *const names[] = {"\"a\\x80b\"", "\"\\x85\"", "\"\\u2028\\u2029\"",
+                                      "\"\\ufeff\\ufffe\\uffff\"", "\"\\x7f\\x01\"",
+                                      "\"caf\\u00e9 \\U0001F600\""};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char y[256];
+    snprintf(y, sizeof y, "name: %s\nconstraints: [{pin: {particle: %s}}]\n", names[i], names[i]);
+    s = tu_scene(y);
+    round_trip(s);
+    vs_scene_free(s);
+  }
 }
 END_TEST
 
