@@ -160,7 +160,25 @@ typedef struct pstate {
   size_t nodes;   /* expanded node count so far */
   size_t aliases; /* alias uses so far */
   sn_node *root;
+  const char *text; /* what is parsed, for positions at its end */
+  size_t len;
 } pstate;
+
+/* libyaml puts the end of a text that lacks its last newline on the line
+ * after it, which no editor shows: point just past the last character. */
+static yaml_mark_t clamp_mark(const pstate *s, yaml_mark_t m) {
+  size_t lines = 0, last = 0; /* newlines; offset just after the last one */
+  for (size_t i = 0; i < s->len; i++)
+    if (s->text[i] == '\n') {
+      lines++;
+      last = i + 1;
+    }
+  if (m.line > lines) {
+    m.line = lines;
+    m.column = s->len - last;
+  }
+  return m;
+}
 
 static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -170,8 +188,10 @@ static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const ch
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return vs_sn_fail(s->src, s->err, code, s->origin, m ? (int)m->line + 1 : 0,
-                    m ? (int)m->column + 1 : 0, "%s", msg);
+  yaml_mark_t at = {0, 0, 0};
+  if (m) at = clamp_mark(s, *m);
+  return vs_sn_fail(s->src, s->err, code, s->origin, m ? (int)at.line + 1 : 0,
+                    m ? (int)at.column + 1 : 0, "%s", msg);
 }
 
 static vs_status add_anchor(pstate *s, const yaml_char_t *name, sn_node *n) {
@@ -355,6 +375,8 @@ vs_status vs_sn_parse_budget(const vs_sn_src *src, const char *text, size_t len,
   s.src = src;
   s.err = err;
   s.origin = origin;
+  s.text = text;
+  s.len = len;
   if (budget) {
     s.nodes = budget->nodes;
     s.aliases = budget->aliases;

@@ -838,6 +838,9 @@ START_TEST(test_err_syntax) {
   vs_error e = expect_fail("time:\n  dt: 0.1\n frames: 3\n", VS_ERR_SCENE, 3, 2, "invalid YAML");
   (void)e;
   expect_fail("a: [1, 2\n", VS_ERR_SCENE, 2, 1, "did not find expected ',' or ']'");
+  /* without the last newline the end is on the last line, not after it */
+  expect_fail("a: [1, 2", VS_ERR_SCENE, 1, 9, "did not find expected ',' or ']'");
+  expect_fail("[4,.", VS_ERR_SCENE, 1, 5, "did not find expected ',' or ']'");
   expect_fail("time: {dt: 1\n", VS_ERR_SCENE, -1, 0, "invalid YAML");
   expect_fail("a: 1\n---\nb: 2\n", VS_ERR_SCENE, 2, 1, "a single YAML document");
   expect_fail("- 1\n- 2\n", VS_ERR_SCENE, 1, 1, "expected a mapping of scene keys");

@@ -133,6 +133,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (e.code != st || !e.message[0] || !memchr(e.message, '\0', sizeof e.message) ||
         !memchr(e.file, '\0', sizeof e.file))
       fuzz_fail("a failed load left the error record unfilled", NULL);
+    /* a position in the scene text points inside it */
+    if (strcmp(e.file, "fuzz.yaml") == 0) {
+      long lines = 1;
+      for (size_t i = 0; i < scene_len; i++) lines += data[i] == '\n';
+      if (e.line < 0 || e.line > lines || e.column < 0 || (e.line == 0) != (e.column == 0))
+        fuzz_fail("an error position outside the scene text", e.message);
+    }
     char buf[2048];
     vs_error_format(&e, buf, sizeof buf);
   } else {
