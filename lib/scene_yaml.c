@@ -164,20 +164,39 @@ typedef struct pstate {
   size_t len;
 } pstate;
 
-/* libyaml puts the end of a text that lacks its last newline on the line
- * after it, which no editor shows: point just past the last character. */
-static yaml_mark_t clamp_mark(const pstate *s, yaml_mark_t m) {
-  size_t lines = 0, last = 0; /* newlines; offset just after the last one */
-  for (size_t i = 0; i < s->len; i++)
-    if (s->text[i] == '\n') {
-      lines++;
-      last = i + 1;
+/* The 0-based line and column of byte offset `off`, counted as libyaml
+ * counts them: a line ends at LF, CR, CR LF, NEL, LS or PS; a column is a
+ * character (UTF-8 continuation bytes do not count). */
+static yaml_mark_t mark_at(const char *text, size_t off) {
+  yaml_mark_t m = {0, 0, 0};
+  const unsigned char *t = (const unsigned char *)text;
+  for (size_t i = 0; i < off; i++) {
+    size_t brk = 0; /* bytes of a line break starting at i */
+    if (t[i] == '\n')
+      brk = 1;
+    else if (t[i] == '\r')
+      brk = i + 1 < off && t[i + 1] == '\n' ? 2 : 1;
+    else if (t[i] == 0xc2 && i + 1 < off && t[i + 1] == 0x85)
+      brk = 2;
+    else if (t[i] == 0xe2 && i + 2 < off && t[i + 1] == 0x80 && (t[i + 2] | 1) == 0xa9)
+      brk = 3;
+    if (brk) {
+      m.line++;
+      m.column = 0;
+      i += brk - 1;
+    } else if ((t[i] & 0xc0) != 0x80) {
+      m.column++;
     }
-  if (m.line > lines) {
-    m.line = lines;
-    m.column = s->len - last;
   }
+  m.index = off;
   return m;
+}
+
+/* libyaml puts the end of a text that lacks its last line break on the
+ * line after it, which no editor shows: point just past the last character. */
+static yaml_mark_t clamp_mark(const pstate *s, yaml_mark_t m) {
+  yaml_mark_t end = mark_at(s->text, s->len);
+  return m.line > end.line ? end : m;
 }
 
 static vs_status pfail(pstate *s, vs_status code, const yaml_mark_t *m, const char *fmt, ...)
@@ -263,22 +282,14 @@ static vs_status syntax_error(pstate *s, yaml_parser_t *p, vs_status code, const
   yaml_mark_t m = p->problem_mark;
   if (p->error == YAML_READER_ERROR) {
     /* Reader errors carry a byte offset, not a mark. */
-    size_t off = p->problem_offset < len ? p->problem_offset : len;
-    m.line = 0;
-    m.column = 0;
-    for (size_t i = 0; i < off; i++) {
-      if (text[i] == '\n') {
-        m.line++;
-        m.column = 0;
-      } else {
-        m.column++;
-      }
-    }
+    m = mark_at(text, p->problem_offset < len ? p->problem_offset : len);
     return pfail(s, code, &m, "invalid YAML: %s", problem);
   }
-  if (p->context)
+  if (p->context) {
+    yaml_mark_t c = clamp_mark(s, p->context_mark);
     return pfail(s, code, &m, "invalid YAML: %s (%s at line %d, column %d)", problem, p->context,
-                 (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+                 (int)c.line + 1, (int)c.column + 1);
+  }
   return pfail(s, code, &m, "invalid YAML: %s", problem);
 }
 

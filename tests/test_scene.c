@@ -841,6 +841,13 @@ START_TEST(test_err_syntax) {
   /* without the last newline the end is on the last line, not after it */
   expect_fail("a: [1, 2", VS_ERR_SCENE, 1, 9, "did not find expected ',' or ']'");
   expect_fail("[4,.", VS_ERR_SCENE, 1, 5, "did not find expected ',' or ']'");
+  /* lines end where YAML says: CR, CR LF, NEL, LS and PS too */
+  static const char *const breaks[] = {"\r", "\r\n", "\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"};
+  for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+    char y[64];
+    snprintf(y, sizeof y, "a: 1%sb: [", breaks[i]);
+    expect_fail(y, VS_ERR_SCENE, 2, 5, "(while parsing a flow node at line 2, column 5)");
+  }
   expect_fail("time: {dt: 1\n", VS_ERR_SCENE, -1, 0, "invalid YAML");
   expect_fail("a: 1\n---\nb: 2\n", VS_ERR_SCENE, 2, 1, "a single YAML document");
   expect_fail("- 1\n- 2\n", VS_ERR_SCENE, 1, 1, "expected a mapping of scene keys");

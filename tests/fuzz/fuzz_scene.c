@@ -133,10 +133,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (e.code != st || !e.message[0] || !memchr(e.message, '\0', sizeof e.message) ||
         !memchr(e.file, '\0', sizeof e.file))
       fuzz_fail("a failed load left the error record unfilled", NULL);
-    /* a position in the scene text points inside it */
+    /* a position in the scene text points inside it; lines end as YAML
+     * says: LF, CR, CR LF, NEL, LS, PS */
     if (strcmp(e.file, "fuzz.yaml") == 0) {
       long lines = 1;
-      for (size_t i = 0; i < scene_len; i++) lines += data[i] == '\n';
+      for (size_t i = 0; i < scene_len; i++) {
+        if (data[i] == '\n' || (data[i] == '\r' && (i + 1 == scene_len || data[i + 1] != '\n')))
+          lines++;
+        else if (i + 1 < scene_len && data[i] == 0xc2 && data[i + 1] == 0x85)
+          lines++;
+        else if (i + 2 < scene_len && data[i] == 0xe2 && data[i + 1] == 0x80 &&
+                 (data[i + 2] | 1) == 0xa9)
+          lines++;
+      }
       if (e.line < 0 || e.line > lines || e.column < 0 || (e.line == 0) != (e.column == 0))
         fuzz_fail("an error position outside the scene text", e.message);
     }
