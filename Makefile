@@ -126,13 +126,16 @@ valgrind:
 # vsim they start runs through tests/valgrind-vsim.sh, and a memory error or a
 # definite/indirect leak makes it exit 99, which the tests report.  VSIM_SLOW
 # relaxes the tests' timing bounds (and shrinks their largest scenes).
+# With -j2 the test programs run side by side.
 VALGRIND_E2E ?= test_robust test_cli
-.PHONY: valgrind-e2e
-valgrind-e2e:
+.PHONY: valgrind-e2e valgrind-e2e-build $(VALGRIND_E2E:%=valgrind-e2e-%)
+valgrind-e2e: $(VALGRIND_E2E:%=valgrind-e2e-%)
+valgrind-e2e-build:
 	$(MAKE) VARIANT=debug build/debug/vsim $(VALGRIND_E2E:%=build/debug/tests/%)
-	@fail=0; for t in $(VALGRIND_E2E); do echo "== $$t (vsim under valgrind)"; \
-	  VSIM_SLOW=1 VSIM_REAL_BIN=$(abspath build/debug/vsim) VSIM_BIN=$(CURDIR)/tests/valgrind-vsim.sh \
-	  VSIM_ROOT=$(CURDIR) build/debug/tests/$$t || fail=1; done; exit $$fail
+$(VALGRIND_E2E:%=valgrind-e2e-%): valgrind-e2e-%: valgrind-e2e-build
+	@echo "== $* (vsim under valgrind)"
+	VSIM_SLOW=1 VSIM_REAL_BIN=$(abspath build/debug/vsim) VSIM_BIN=$(CURDIR)/tests/valgrind-vsim.sh \
+	  VSIM_ROOT=$(CURDIR) build/debug/tests/$*
 
 # Fuzzing: make fuzz SECONDS=N (default 60) runs libFuzzer with ASan + UBSan
 # on the scene loader and --set (tests/fuzz/fuzz_scene.c), built with clang
