@@ -304,14 +304,17 @@ END_TEST
 
 /* ---- resume ---- */
 
-/* A rope hung from a kinematic pin over a sphere, and a cloth pinned at
- * two corners whose links tear: every kind of state a checkpoint holds
- * (positions, previous positions, velocities, lambdas, alive flags, the
- * pin's clock). */
+/* A rope hung from a kinematic pin over a sphere, a cloth pinned at two
+ * corners whose links tear, and a stack of balls colliding with each other
+ * on the floor: every kind of state a checkpoint holds (positions, previous
+ * positions, velocities, lambdas, alive flags, the pin's clock) and the
+ * particle contacts found anew each step. */
 static const char resume_scene[] =
     "time: {dt: 0.01, frames: 30, substeps: 2}\n"
     "solver: {iterations: 4}\n"
     "world:\n"
+    "  particle_collisions: true\n"
+    "  particle_friction: 0.2\n"
     "  colliders:\n"
     "    - sphere: {center: [0.5, 0.7, 0], radius: 0.25, friction: 0.3}\n"
     "    - plane: {point: [0, 0, 0], normal: [0, 1, 0], restitution: 0.5}\n"
@@ -321,6 +324,9 @@ static const char resume_scene[] =
     "  - cloth: {name: c, origin: [0, 1.2, 0], size: [1, 1], resolution: [6, 6], plane: xz,\n"
     "            shear: {stiffness: 0.8}, pin: top-corners, tear: 1.005}\n"
     "  - particles: {name: w, positions: [[0.5, 1.5, 0.5]], mass: 20}\n"
+    "  - particles: {name: balls, radius: 0.05, mass: 0.1,\n"
+    "                positions: [[2, 0.05, 0], [2.09, 0.05, 0], [2.045, 0.14, 0], [2.04, 0.3, 0.01],\n"
+    "                            [2.05, 0.5, -0.01]]}\n"
     "constraints:\n"
     "  - pin: {particle: 'r:0', keys: [[0, 0, 1, 0], [0.2, 0.3, 1.2, 0], [0.4, 0, 1, 0]]}\n"
     "  - distance: {a: 'w:0', b: 'c:2,2', rest: auto}\n"
@@ -370,6 +376,15 @@ START_TEST(resume_matrix) {
   int64_t alive[11];
   ck_assert_int_ge(H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, alive), 0);
   ck_assert_msg(alive[10] < alive[0], "no link tore: %lld alive at the end", (long long)alive[10]);
+  H5Dclose(ds);
+  /* and balls do touch: some step found overlapping pairs to push apart */
+  ds = H5Dopen2(f, "/observables/overlap/max/value", H5P_DEFAULT);
+  ck_assert_int_ge(ds, 0);
+  double overlap[11], deepest = 0;
+  ck_assert_int_ge(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, overlap), 0);
+  for (int i = 0; i < 11; i++)
+    if (overlap[i] > deepest) deepest = overlap[i];
+  ck_assert_msg(deepest > 0, "no two balls ever touched");
   H5Dclose(ds);
   H5Fclose(f);
   free(whole);
