@@ -247,7 +247,7 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets,
                              size_t n_sets, vs_scene **out, vs_error *err);
 
 /* The scene after defaults and overrides, as YAML text that loads back to an
- * equal scene.  *out is malloc'd; the caller frees it. */
+ * equal scene.  The caller releases *out with vs_free_buffer() (vsim/alloc.h). */
 vs_status vs_scene_to_yaml(const vs_scene *scene, char **out, vs_error *err);
 
 void vs_scene_free(vs_scene *scene);
