@@ -282,10 +282,11 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
       vs_status st = vs_contacts_find(m, s, err);
       if (st != VS_OK) return st;
     }
-    for (int32_t i = 0; i < m->n_particles; i++)
-      for (int k = 0; k < 3; k++)
-        s->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;
     if (m->n_colliders > 0) {
+      /* the approach velocity, for restitution in the collider velocity pass */
+      for (int32_t i = 0; i < m->n_particles; i++)
+        for (int k = 0; k < 3; k++)
+          s->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;
       memset(s->contact, 0, 4 * (size_t)m->n_particles * sizeof(double));
       for (int32_t i = 0; i < m->n_particles; i++) s->contact_collider[i] = -1;
       if (m->swept)
