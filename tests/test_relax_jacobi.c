@@ -3,7 +3,7 @@
  * by colour (issue 3: SIMD and scalar must agree to the last bit). */
 #include <math.h>
 
-#include "internal.h"
+#include "solve/internal.h"
 #include "testutil.h"
 
 /* Scalar reference: the kernel's arithmetic, link by link, in the same order

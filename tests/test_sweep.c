@@ -1,4 +1,4 @@
-/* test_sweep.c: sweep files (lib/sweep.c): parsing, the order of points,
+/* test_sweep.c: sweep files (lib/scene/sweep.c): parsing, the order of points,
  * values written back as YAML, the scene path, and every error with its
  * file:line:col. */
 #include <sys/stat.h>

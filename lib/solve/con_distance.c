@@ -1,0 +1,63 @@
+/* con_distance.c: the distance constraint C = |xa - xb| - rest (SPEC §3).
+ *
+ * PBD (Müller et al. 2007, eq. 9-10): dx_a = -w_a / (w_a + w_b) C n, scaled by
+ * stiffness.  XPBD (Macklin et al. 2016, eq. 18): dlambda = (-C - at lambda) /
+ * (w_a + w_b + at), at = compliance / h^2, dx_a = w_a dlambda n.  omega scales
+ * every correction.  One-sided links act only when violated. */
+#include <math.h>
+
+#include "solve/internal.h"
+
+static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i) {
+  if (!c->alive[i]) return;
+  double *pa = c->x + 4 * (size_t)m->dist_ab[2 * i];
+  double *pb = c->x + 4 * (size_t)m->dist_ab[2 * i + 1];
+  const double wa = pa[3], wb = pb[3], wsum = wa + wb;
+  if (wsum == 0.0) return;
+  const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
+  const double rest = m->dist_rest[i], d2 = dx * dx + dy * dy + dz * dz;
+  double len, C;
+  if (m->sqrt_approximation && rest > 0.0) {
+    /* Jakobsen §3: sqrt(d.d) ~ (d.d + r^2) / 2r, first order about the rest
+     * length; no square root, exact at rest, and the relaxation converges to
+     * the exact lengths. */
+    len = (d2 + rest * rest) / (2.0 * rest);
+  } else {
+    len = sqrt(d2);
+  }
+  if (len == 0.0) return; /* direction undefined: leave it to the neighbours */
+  C = len - rest;
+  const uint8_t side = m->dist_side[i];
+  if ((side == VS_SIDE_MIN && C >= 0.0) || (side == VS_SIDE_MAX && C <= 0.0)) return;
+  double s; /* correction along d / len, per unit inverse mass, divided by len */
+  if (c->xpbd) {
+    const double at = m->dist_compl[i] * c->inv_h2;
+    double *lam = &c->lambda[i];
+    const double dl = m->omega * (-C - at * *lam) / (wsum + at);
+    *lam += dl;
+    s = dl / len;
+  } else {
+    s = -C * m->dist_kw[i] / len; /* kw = stiffness * omega / (w_a + w_b) */
+  }
+  pa[0] += wa * s * dx, pa[1] += wa * s * dy, pa[2] += wa * s * dz;
+  pb[0] -= wb * s * dx, pb[1] -= wb * s * dy, pb[2] -= wb * s * dz;
+}
+
+void vs_distance_project(const vs_solve_ctx *c, int32_t i) { project(c, c->m, i); }
+
+void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count) {
+  const vs_model *m = c->m;
+  for (int32_t i = start; i < start + count; i++) project(c, m, i);
+}
+
+double vs_distance_error(const vs_model *m, const double *x, int32_t i) {
+  const double *pa = x + 4 * (size_t)m->dist_ab[2 * i];
+  const double *pb = x + 4 * (size_t)m->dist_ab[2 * i + 1];
+  const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
+  const double C = sqrt(dx * dx + dy * dy + dz * dz) - m->dist_rest[i];
+  switch (m->dist_side[i]) {
+    case VS_SIDE_MIN: return C < 0.0 ? -C : 0.0;
+    case VS_SIDE_MAX: return C > 0.0 ? C : 0.0;
+    default: return fabs(C);
+  }
+}

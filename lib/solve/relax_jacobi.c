@@ -1,0 +1,161 @@
+/* relax_jacobi.c: graph-coloured Jacobi relaxation (SPEC §3; Fratarcangeli &
+ * Pellacini 2014).  The constraints of one colour share no movable particle,
+ * so each reads positions that no other constraint of its colour writes: they
+ * are all projected "from the same positions", in any order, on any number of
+ * threads, with bit-identical results.  Colours run in order, then the
+ * collider contacts (one particle each: a colour group of their own).
+ *
+ * The two-sided distance links of a colour, the common case, go through a
+ * block kernel: gather a block of links into SoA temporaries, compute every
+ * correction in a loop the compiler vectorises (`omp simd`: sqrt and divide
+ * are exact IEEE operations, so vector and scalar lanes give the same bits),
+ * scatter the corrections.  One parallel region spans the whole relaxation of
+ * a step; each colour's blocks are split statically over the threads. */
+#include <math.h>
+
+#include "solve/internal.h"
+
+#define VS_JBLOCK 64      /* links per block: the temporaries stay in L1 */
+#define VS_PAR_BLOCKS 16  /* a colour with fewer blocks runs on one thread */
+
+static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
+  double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], al[VS_JBLOCK];
+  double *restrict x = c->x;
+  const int32_t *ab = m->jd_ab + 2 * (size_t)j0;
+  for (int32_t k = 0; k < n; k++) {
+    const double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+    dx[k] = pa[0] - pb[0];
+    dy[k] = pa[1] - pb[1];
+    dz[k] = pa[2] - pb[2];
+  }
+  /* Only a model with tearing links can have dead ones. */
+  if (m->n_tearable > 0)
+    for (int32_t k = 0; k < n; k++) al[k] = c->alive[m->jd_id[j0 + k]] ? 1.0 : 0.0;
+  else
+    for (int32_t k = 0; k < n; k++) al[k] = 1.0;
+  const double *rest = m->jd_rest + j0;
+  if (m->sqrt_approximation) {
+    /* Jakobsen's first-order square root (see con_distance.c), one link at a time */
+    for (int32_t k = 0; k < n; k++) {
+      const double d2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k], r = rest[k];
+      const double len = r > 0.0 ? (d2 + r * r) / (2.0 * r) : sqrt(d2);
+      const double C = len - r;
+      double sk = 0.0;
+      if (len > 0.0 && !c->xpbd) {
+        sk = -C * m->jd_kw[j0 + k] / len;
+      } else if (len > 0.0 && m->jd_wsum[j0 + k] > 0.0) {
+        const double at = m->jd_compl[j0 + k] * c->inv_h2;
+        const double dl = m->omega * (-C - at * c->lambda[j0 + k]) / (m->jd_wsum[j0 + k] + at);
+        c->lambda[j0 + k] += dl * al[k];
+        sk = dl / len;
+      }
+      s[k] = sk * al[k];
+    }
+  } else if (!c->xpbd) {
+    const double *kw = m->jd_kw + j0;
+#pragma omp simd
+    for (int32_t k = 0; k < n; k++) {
+      const double len = sqrt(dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k]);
+      /* selects, not branches: a zero-length link gets no correction */
+      const double safe = len > 0.0 ? len : 1.0, live = len > 0.0 ? al[k] : 0.0;
+      const double C = len - rest[k];
+      s[k] = -C * kw[k] / safe * live;
+    }
+  } else {
+    const double *compl = m->jd_compl + j0, *wsum = m->jd_wsum + j0;
+    double *lam = c->lambda + j0;
+    const double inv_h2 = c->inv_h2, omega = m->omega;
+#pragma omp simd
+    for (int32_t k = 0; k < n; k++) {
+      const double len = sqrt(dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k]);
+      const double C = len - rest[k];
+      const double at = compl[k] * inv_h2;
+      /* selects, not branches: a zero-length or immovable link does nothing */
+      const int ok = (len > 0.0) & (wsum[k] + at > 0.0);
+      const double safe = ok ? len : 1.0, den = ok ? wsum[k] + at : 1.0, live = ok ? al[k] : 0.0;
+      const double dl = omega * (-C - at * lam[k]) / den * live;
+      lam[k] += dl;
+      s[k] = dl / safe;
+    }
+  }
+  for (int32_t k = 0; k < n; k++) {
+    double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+    const double sa = pa[3] * s[k], sb = pb[3] * s[k];
+    pa[0] += sa * dx[k], pa[1] += sa * dy[k], pa[2] += sa * dz[k];
+    pb[0] -= sb * dx[k], pb[1] -= sb * dy[k], pb[2] -= sb * dz[k];
+  }
+}
+
+/* The two-sided links [lo, hi) of a colour, blocks split over the team. */
+static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, int32_t hi,
+                          int parallel) {
+  const int32_t nblk = (hi - lo + VS_JBLOCK - 1) / VS_JBLOCK;
+  if (parallel && nblk >= VS_PAR_BLOCKS) {
+#pragma omp for schedule(static)
+    for (int32_t b = 0; b < nblk; b++) {
+      const int32_t j0 = lo + b * VS_JBLOCK;
+      block_two_sided(m, c, j0, hi - j0 < VS_JBLOCK ? hi - j0 : VS_JBLOCK);
+    }
+  } else {
+#pragma omp single
+    for (int32_t b = 0; b < nblk; b++) {
+      const int32_t j0 = lo + b * VS_JBLOCK;
+      block_two_sided(m, c, j0, hi - j0 < VS_JBLOCK ? hi - j0 : VS_JBLOCK);
+    }
+  }
+}
+
+void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
+  const int threads = s->threads > 0 ? s->threads : 1;
+  const int parallel = threads > 1 && (m->n_dist >= VS_PAR_BLOCKS * VS_JBLOCK ||
+                                       m->n_particles >= VS_PAR_BLOCKS * VS_JBLOCK);
+#pragma omp parallel num_threads(threads) if (parallel)
+  {
+    for (int64_t it = 0; it < m->iterations; it++) {
+      for (int32_t col = 0; col < m->n_colors; col++) {
+        if (col == m->color_overflow) {
+          /* may share particles: build order, one thread */
+#pragma omp single
+          for (int32_t j = m->color_start[col]; j < m->color_start[col + 1]; j++)
+            vs_project_constraint(c, m->color_order[j]);
+          continue;
+        }
+        const int32_t lo = m->jd_start[col], mid = lo + m->jd_two_sided[col];
+        colour_blocks(m, c, lo, mid, parallel);
+        if (mid < m->jd_start[col + 1] || m->jo_start[col] < m->jo_start[col + 1]) {
+          /* one-sided links and other kinds: rare, one thread */
+#pragma omp single
+          {
+            for (int32_t j = mid; j < m->jd_start[col + 1]; j++) vs_distance_project(c, m->jd_id[j]);
+            for (int32_t j = m->jo_start[col]; j < m->jo_start[col + 1]; j++)
+              vs_project_constraint(c, m->jo_ids[j]);
+          }
+        }
+      }
+      /* this step's particle contacts, coloured per step */
+#pragma omp single
+      vs_contacts_sweep_start(m, s);
+      for (int32_t col = 0; col < s->pc_ncolors && s->pc_n > 0; col++) {
+        const int32_t lo = s->pc_start[col], hi = s->pc_start[col + 1];
+        if (parallel && col < 64 && hi - lo >= VS_PAR_BLOCKS * VS_JBLOCK) {
+#pragma omp for schedule(static)
+          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, s->pc_order[j]);
+        } else {
+#pragma omp single
+          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, s->pc_order[j]);
+        }
+      }
+      if (m->n_colliders > 0) {
+        if (parallel) {
+#pragma omp for schedule(static)
+          for (int32_t i = 0; i < m->n_particles; i++)
+            vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+        } else {
+#pragma omp single
+          for (int32_t i = 0; i < m->n_particles; i++)
+            vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+        }
+      }
+    }
+  }
+}
