@@ -88,8 +88,20 @@ $(BUILD)/bench/bench: bench/bench.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
-bench: $(VSIM) $(BUILD)/bench/bench
-	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_ARGS)
+# Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
+# same cloths run in its soft-body solver and the table shows both.
+# BENCH_ARGS=--quick (seconds) or --full (adds 512^2, ~3 minutes on 2 cores).
+HAVE_BULLET := $(shell $(PKG_CONFIG) --exists bullet 2>/dev/null && echo 1)
+ifeq ($(HAVE_BULLET),1)
+BULLET_CLOTH := $(BUILD)/bench/bullet_cloth
+BENCH_PEER := --bullet $(BULLET_CLOTH)
+endif
+$(BUILD)/bench/bullet_cloth: bench/bullet_cloth.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet) -o $@
+
+bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH)
+	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) $(BENCH_ARGS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBA)
 	@mkdir -p $(dir $@)

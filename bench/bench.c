@@ -1,12 +1,17 @@
 /* bench.c: `make bench` — how fast vsim relaxes cloth, and what writing costs.
  *
- * Cloths of 64^2 .. 512^2 particles, structural links only, top edge pinned,
+ * Cloths of 64^2 .. 256^2 particles (512^2 with --full), structural links only, top edge pinned,
  * 10 iterations, 100 frames, for Gauss-Seidel and coloured Jacobi at 1 and 2
  * threads, integrators pbd and xpbd.  Each configuration runs in a child
  * process so that its peak resident memory is its own.  Prints a table and
  * writes the same as JSON (build/bench/bench.json by default).
  *
- *   bench [--quick] [--out FILE] [--vsim PATH]
+ *   bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH]
+ *
+ * --bullet names bench/bullet_cloth (built by make when Bullet is installed):
+ * the same cloths in Bullet's soft-body solver, run in the same session, so
+ * that the table shows both solvers' ns per link projection and accuracy
+ * (final max |C| / rest) side by side.
  *
  * ns/projection = wall time of the stepping / (frames * substeps * iterations
  * * links): it includes prediction, velocity update and tearing checks, so it
@@ -182,20 +187,42 @@ static double startup_ms(const char *vsim) {
   return ms;
 }
 
+typedef struct bullet_result {
+  int n;
+  long long links;
+  double ms_per_frame, ns_per_proj, max_rel;
+} bullet_result;
+
+/* One Bullet cloth: the peer program prints "links ms ns max_rel". */
+static int run_bullet(const char *prog, int n, int frames, bullet_result *b) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "%s %d %d 10", prog, n, frames);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  b->n = n;
+  int got = fscanf(p, "%lld %lf %lf %lf", &b->links, &b->ms_per_frame, &b->ns_per_proj, &b->max_rel);
+  int rc = pclose(p);
+  return (got == 4 && rc == 0) ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
-  const char *out = "build/bench/bench.json", *vsim = "build/vsim";
-  int quick = 0;
+  const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
+  int quick = 0, full = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--full")) full = 1;
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--vsim") && i + 1 < argc) vsim = argv[++i];
+    else if (!strcmp(argv[i], "--bullet") && i + 1 < argc) bullet = argv[++i];
     else {
-      fprintf(stderr, "usage: bench [--quick] [--out FILE] [--vsim PATH]\n");
+      fprintf(stderr, "usage: bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH]\n");
       return 2;
     }
   }
   const int sizes[] = {64, 128, 256, 512};
-  const int nsizes = quick ? 2 : 4, frames = quick ? 20 : 100;
+  /* --quick: 64^2 and 128^2, 20 frames (seconds); default: up to 256^2
+   * (about a minute on 2 cores); --full adds 512^2 (about 3 minutes). */
+  const int nsizes = quick ? 2 : full ? 4 : 3, frames = quick ? 20 : 100;
   const char *integs[] = {"pbd", "xpbd"};
   struct { const char *relax; int threads; } modes[] = {{"gauss-seidel", 1}, {"jacobi", 1}, {"jacobi", 2}};
   result res[64];
@@ -222,6 +249,34 @@ int main(int argc, char **argv) {
         nres++;
       }
     }
+  /* The peer, side by side: Bullet's soft-body cloth against vsim's pbd rows
+   * of the same size (Gauss-Seidel and Jacobi on one thread). */
+  bullet_result bres[8];
+  int nb = 0;
+  if (bullet) {
+    printf("\n%-6s %9s %12s %11s | %14s %7s %14s %7s %11s\n", "cloth", "Bullet ms", "ns/project",
+           "max_rel", "vsim GS ns/pr", "ratio", "vsim Jac ns/pr", "ratio", "vsim max_rel");
+    for (int si = 0; si < nsizes; si++) {
+      bullet_result *b = &bres[nb];
+      if (run_bullet(bullet, sizes[si], frames, b)) {
+        fprintf(stderr, "bench: %s failed\n", bullet);
+        break;
+      }
+      const result *gs = NULL, *jac = NULL;
+      for (int i = 0; i < nres; i++)
+        if (res[i].n == sizes[si] && !strcmp(res[i].integ, "pbd") && res[i].threads == 1) {
+          if (!strcmp(res[i].relax, "gauss-seidel")) gs = &res[i];
+          else jac = &res[i];
+        }
+      if (!gs || !jac) break;
+      printf("%4d^2 %9.3f %12.2f %11.3e | %14.2f %6.2fx %14.2f %6.2fx %11.3e\n", b->n, b->ms_per_frame,
+             b->ns_per_proj, b->max_rel, gs->ns_per_proj, b->ns_per_proj / gs->ns_per_proj,
+             jac->ns_per_proj, b->ns_per_proj / jac->ns_per_proj, gs->max_rel);
+      fflush(stdout);
+      nb++;
+    }
+  }
+
   double share = NAN, with_s = NAN, without_s = NAN;
   if (writer_share(&share, &with_s, &without_s)) fprintf(stderr, "bench: writer measurement failed\n");
   double start = startup_ms(vsim);
@@ -251,6 +306,13 @@ int main(int argc, char **argv) {
             r->n, r->links, r->relax, r->integ, r->threads, r->colors, r->ms_per_frame, r->ns_per_proj,
             r->max_rel, r->peak_mib, i + 1 < nres ? "," : "");
   }
+  fprintf(f, "  ],\n  \"bullet\": [\n");
+  for (int i = 0; i < nb; i++)
+    fprintf(f,
+            "    {\"cloth\": %d, \"links\": %lld, \"ms_per_frame\": %.6f, \"ns_per_projection\": %.4f, "
+            "\"max_relative_error\": %.6e}%s\n",
+            bres[i].n, bres[i].links, bres[i].ms_per_frame, bres[i].ns_per_proj, bres[i].max_rel,
+            i + 1 < nb ? "," : "");
   fprintf(f, "  ],\n  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f\n}\n", share, start);
   fclose(f);
   printf("wrote %s\n", out);
