@@ -193,3 +193,103 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_BIN:=.d)
+
+# ---- parallel by default ----------------------------------------------------
+# `make` alone uses every core (nproc); an explicit -jN (or -j) on the command
+# line or in MAKEFLAGS wins, and sub-makes inherit the parent's job server.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
+# ---- install ----------------------------------------------------------------
+#   make install [PREFIX=/usr/local] [DESTDIR=/staging]   program, static and
+#       shared library, headers, libvsim.pc, man page, bash and zsh completion
+#   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those
+#   make install-check      installs into a temporary prefix and builds
+#                           examples/ against it (tests/install-check.sh)
+# The shared library is built from a second object set compiled with -fPIC
+# under $(BUILD)/pic/, so build/libvsim.a and build/vsim are unchanged; it
+# exports only the functions the public headers declare (a version script
+# generated from them), the rest stays local as in the static build.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+DOCDIR ?= $(PREFIX)/share/doc/vsim
+INSTALL ?= install
+OPENMP_LIBS ?= -fopenmp
+
+VSIM_VERSION_STR := $(shell sed -n 's/^\#define VSIM_VERSION "\(.*\)"/\1/p' lib/include/vsim/vsim.h)
+SO_MAJOR := $(firstword $(subst ., ,$(VSIM_VERSION_STR)))
+PIC_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/obj/%.o)
+LIBSO := $(BUILD)/libvsim.so.$(VSIM_VERSION_STR)
+LIBSO_MAP := $(BUILD)/pic/libvsim.map
+PUBLIC_H := $(sort $(wildcard lib/include/vsim/*.h))
+DOCS_MD := $(sort $(wildcard docs/*.md))
+MANPAGE := $(BUILD)/vsim.1
+
+$(BUILD)/pic/obj/lib/%.o: lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -fPIC -MMD -MP -c $< -o $@
+
+$(LIBSO_MAP): $(PUBLIC_H)
+	@mkdir -p $(dir $@)
+	{ echo '{'; echo '  global:'; \
+	  grep -ohE '\bvs_[a-z0-9_]+\(' $(PUBLIC_H) | tr -d '(' | sort -u | sed 's/.*/    &;/'; \
+	  echo '  local: *;'; echo '};'; } > $@
+
+$(LIBSO): $(PIC_OBJ) $(LIBSO_MAP)
+	$(CC) -shared -Wl,-soname,libvsim.so.$(SO_MAJOR) -Wl,--version-script=$(LIBSO_MAP) \
+	  $(OPT) $(PIC_OBJ) $(DEPS_LIBS) -lm $(OPENMP_LIBS) $(SANLD) -o $@
+
+$(MANPAGE): $(VSIM) scripts/gen-man.sh
+	sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
+
+.PHONY: shared man install uninstall install-check
+shared: $(LIBSO)
+man: $(MANPAGE)
+
+install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 755 $(VSIM) $(DESTDIR)$(BINDIR)/vsim
+	$(INSTALL) -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libvsim.a
+	$(INSTALL) -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR)
+	ln -sf libvsim.so.$(VSIM_VERSION_STR) $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR)
+	ln -sf libvsim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libvsim.so
+	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vsim/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VSIM_VERSION_STR)|g' \
+	  -e 's|@OPENMP_LIBS@|$(OPENMP_LIBS)|g' dist/libvsim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
+	$(INSTALL) -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/vsim.1
+	$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
+	$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
+	$(INSTALL) -m 644 $(DOCS_MD) $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/vsim $(DESTDIR)$(LIBDIR)/libvsim.a \
+	  $(DESTDIR)$(LIBDIR)/libvsim.so $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR) \
+	  $(addprefix $(DESTDIR)$(INCLUDEDIR)/vsim/,$(notdir $(PUBLIC_H))) \
+	  $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc $(DESTDIR)$(MANDIR)/man1/vsim.1 \
+	  $(DESTDIR)$(BASHCOMPDIR)/vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim \
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# Part of `make test` in the release build (the example links against the
+# installed library with nothing but pkg-config; the sanitizer builds would
+# need their runtime flags too).
+install-check: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
+	VSIM_ROOT=$(CURDIR) BUILD=$(BUILD) MAKE="$(MAKE)" sh tests/install-check.sh
+ifeq ($(VARIANT)$(MPI),release)
+test check: install-check
+endif
+
+-include $(PIC_OBJ:.o=.d)
