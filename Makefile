@@ -181,3 +181,13 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_BIN:=.d)
+
+# Meshes (issue 11): the BVH build benchmark (1M triangles in under 1 s):
+#   make bench-bvh [BVH_ARGS="TRIANGLES REPEATS"]
+$(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+.PHONY: bench-bvh
+bench-bvh: $(BUILD)/bench/bvh_build
+	$(BUILD)/bench/bvh_build $(BVH_ARGS)
