@@ -241,12 +241,10 @@ vs_status vs_obj_parse(const char *text, size_t len, const char *name, const vs_
   int64_t nv, nt;
   vs_status st = count(text, len, name, &lim, &nv, &nt, err);
   if (st != VS_OK) return st;
-  if (nt == 0)
-    return vs_error_set(err, VS_ERR_SCENE, name, 0, 0, "no faces ('f' lines with 3 or more corners)");
   /* the limits (<= 2^22) keep every size below in range */
   out->vertices = vs_malloc((size_t)(nv > 0 ? nv : 1) * 3 * sizeof(double));
-  out->triangles = vs_malloc((size_t)nt * 3 * sizeof(int32_t));
-  out->tri_line = vs_malloc((size_t)nt * sizeof(int32_t));
+  out->triangles = vs_malloc((size_t)(nt > 0 ? nt : 1) * 3 * sizeof(int32_t));
+  out->tri_line = vs_malloc((size_t)(nt > 0 ? nt : 1) * sizeof(int32_t));
   if (!out->vertices || !out->triangles || !out->tri_line) {
     vs_obj_free(out);
     return vs_error_set(err, VS_ERR_NOMEM, name, 0, 0,
@@ -320,6 +318,10 @@ vs_status vs_obj_parse(const char *text, size_t len, const char *name, const vs_
                         "a face needs at least 3 corners, this one has %lld", (long long)k);
       goto fail;
     }
+  }
+  if (out->n_triangles == 0 && out->n_skipped == 0) {
+    st = vs_error_set(err, VS_ERR_SCENE, name, 0, 0, "no faces ('f' lines with 3 or more corners)");
+    goto fail;
   }
   if (out->n_triangles == 0) {
     st = vs_error_set(err, VS_ERR_SCENE, name, out->skipped_line, out->skipped_column,
