@@ -1,0 +1,438 @@
+/* bvh.c: the bounding volume hierarchy over static triangles (model/bvh.h).
+ *
+ * Build: per-triangle centroid sums once, then a recursive median split.
+ * The median is found by quickselect (median-of-three pivot) under the total
+ * order (centroid on the axis, triangle number): the two halves are
+ * fixed sets, and the order inside them is fixed by the algorithm, so the
+ * tree is a function of the input values alone.  O(n log n); 1M triangles in
+ * well under a second (bench/bvh_build.c).
+ *
+ * Queries: an explicit stack (depth <= ~log2(n) + 2), no allocation. */
+#include "model/bvh.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+#define STACK 96 /* > the depth of any tree of <= 2^26 triangles, leaves of >= 2 */
+
+/* One triangle during the build: its centroid (times 3) travels with it, so
+ * that the split loops read memory in order, never through the ids. */
+typedef struct item_t {
+  double c[3]; /* a + b + c */
+  int32_t id;  /* triangle number: breaks ties */
+  int32_t pad;
+} item_t;
+
+typedef struct build_t {
+  vs_bvh *b;
+  item_t *item; /* n, permuted in place by the splits */
+  int32_t next; /* nodes used */
+} build_t;
+
+/* (c[k], id) < (c'[k], id') */
+static inline int before(const item_t *a, const item_t *b, int k) {
+  return a->c[k] < b->c[k] || (a->c[k] == b->c[k] && a->id < b->id);
+}
+
+static inline void swap_item(item_t *a, item_t *b) {
+  item_t t = *a;
+  *a = *b, *b = t;
+}
+
+/* Rearrange o[0..n) so that o[m] is the m-th smallest on axis k and
+ * everything before (after) it is smaller (larger): quickselect with a
+ * median-of-three pivot and a branch-free Lomuto partition. */
+static void select_kth(item_t *o, int32_t n, int32_t m, int k) {
+  int32_t lo = 0, hi = n - 1;
+  while (hi > lo) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (before(&o[mid], &o[lo], k)) swap_item(&o[mid], &o[lo]);
+    if (before(&o[hi], &o[lo], k)) swap_item(&o[hi], &o[lo]);
+    if (before(&o[mid], &o[hi], k)) swap_item(&o[mid], &o[hi]); /* median to o[hi] */
+    const item_t pivot = o[hi];
+    int32_t s = lo;
+    for (int32_t i = lo; i < hi; i++) {
+      const item_t x = o[i];
+      const int lt = before(&x, &pivot, k);
+      o[i] = o[s];
+      o[s] = x;
+      s += lt;
+    }
+    swap_item(&o[s], &o[hi]);
+    if (s == m) return;
+    if (s < m) lo = s + 1;
+    else hi = s - 1;
+  }
+}
+
+static inline const double *corner(const vs_bvh *b, int32_t t, int k) {
+  return b->v + 3 * (size_t)b->tri[3 * (size_t)t + k];
+}
+
+static void tri_box(const vs_bvh *b, int32_t t, double lo[3], double hi[3]) {
+  const double *p0 = corner(b, t, 0), *p1 = corner(b, t, 1), *p2 = corner(b, t, 2);
+  for (int k = 0; k < 3; k++) {
+    lo[k] = p0[k], hi[k] = p0[k];
+    if (p1[k] < lo[k]) lo[k] = p1[k];
+    if (p1[k] > hi[k]) hi[k] = p1[k];
+    if (p2[k] < lo[k]) lo[k] = p2[k];
+    if (p2[k] > hi[k]) hi[k] = p2[k];
+  }
+}
+
+/* Build the subtree over item[first, first + n); returns its node. */
+static int32_t build(build_t *B, int32_t first, int32_t n, int32_t level) {
+  vs_bvh *b = B->b;
+  const int32_t id = B->next++;
+  vs_bvh_node *nd = &b->nodes[id];
+  item_t *o = B->item + first;
+  if (level > b->depth) b->depth = level;
+  if (n <= VS_BVH_LEAF) {
+    for (int k = 0; k < 3; k++) nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
+    for (int32_t i = 0; i < n; i++) {
+      double lo[3], hi[3];
+      tri_box(b, o[i].id, lo, hi);
+      b->order[first + i] = o[i].id;
+      for (int k = 0; k < 3; k++) {
+        if (lo[k] < nd->lo[k]) nd->lo[k] = lo[k];
+        if (hi[k] > nd->hi[k]) nd->hi[k] = hi[k];
+      }
+    }
+    nd->start = first, nd->count = n;
+    return id;
+  }
+  double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int32_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      if (o[i].c[k] < clo[k]) clo[k] = o[i].c[k];
+      if (o[i].c[k] > chi[k]) chi[k] = o[i].c[k];
+    }
+  int axis = 0;
+  for (int k = 1; k < 3; k++)
+    if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
+  const int32_t half = n / 2;
+  select_kth(o, n, half, axis);
+  build(B, first, half, level + 1);
+  const int32_t right = build(B, first + half, n - half, level + 1);
+  const vs_bvh_node *l = &b->nodes[id + 1], *r = &b->nodes[right];
+  for (int k = 0; k < 3; k++) {
+    nd->lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
+    nd->hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
+  }
+  nd->start = right, nd->count = 0;
+  return id;
+}
+
+vs_status vs_bvh_build(vs_bvh *b, const double *v, int32_t nv, const int32_t *tri, int32_t nt,
+                       vs_error *err) {
+  if (!b) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_bvh_build: no BVH");
+  memset(b, 0, sizeof *b);
+  if (!v || !tri || nv < 1 || nt < 1)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_bvh_build: no triangles");
+  if ((int64_t)nt > VS_BVH_MAX_TRIANGLES)
+    return vs_error_set(err, VS_ERR_LIMIT, NULL, 0, 0, "%d triangles, over the limit of %lld",
+                        nt, (long long)VS_BVH_MAX_TRIANGLES);
+  for (int64_t i = 0; i < 3 * (int64_t)nt; i++)
+    if (tri[i] < 0 || tri[i] >= nv)
+      return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
+                          "vs_bvh_build: triangle %lld names vertex %d of %d", (long long)(i / 3),
+                          tri[i], nv);
+  /* Leaves hold >= 2 triangles when nt >= 2, so there are < nt nodes. */
+  build_t B = {.b = b};
+  b->nodes = vs_malloc((size_t)nt * sizeof *b->nodes);
+  b->order = vs_malloc((size_t)nt * sizeof *b->order);
+  B.item = vs_malloc((size_t)nt * sizeof *B.item);
+  if (!b->nodes || !b->order || !B.item) {
+    vs_free(B.item);
+    vs_bvh_free(b);
+    return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory for a BVH of %d triangles",
+                        nt);
+  }
+  b->v = v, b->tri = tri, b->n_tri = nt;
+  for (int32_t t = 0; t < nt; t++) {
+    const double *p0 = corner(b, t, 0), *p1 = corner(b, t, 1), *p2 = corner(b, t, 2);
+    for (int k = 0; k < 3; k++) B.item[t].c[k] = p0[k] + p1[k] + p2[k];
+    B.item[t].id = t, B.item[t].pad = 0;
+  }
+  build(&B, 0, nt, 1);
+  b->n_nodes = B.next;
+  vs_free(B.item);
+  return VS_OK;
+}
+
+void vs_bvh_free(vs_bvh *b) {
+  if (!b) return;
+  vs_free(b->nodes);
+  vs_free(b->order);
+  memset(b, 0, sizeof *b);
+}
+
+/* ---- per-triangle tests ---- */
+
+static inline double dot(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline void sub(const double *a, const double *b, double *o) {
+  o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2];
+}
+static inline void cross(const double *a, const double *b, double *o) {
+  o[0] = a[1] * b[2] - a[2] * b[1];
+  o[1] = a[2] * b[0] - a[0] * b[2];
+  o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+void vs_tri_normal(const double *a, const double *b, const double *c, double n[3]) {
+  double u[3], w[3];
+  sub(b, a, u), sub(c, a, w), cross(u, w, n);
+  const double l = sqrt(dot(n, n));
+  if (l > 0.0) n[0] /= l, n[1] /= l, n[2] /= l;
+}
+
+/* Closest point q of triangle abc to p (Ericson, Real-Time Collision
+ * Detection §5.1.5); returns |p - q|^2.  A zero-area triangle falls back to
+ * its edges' regions through the same tests. */
+double vs_tri_closest(const double *a, const double *b, const double *c, const double p[3],
+                      double q[3]) {
+  double ab[3], ac[3], ap[3], bp[3], cp[3], d[3];
+  sub(b, a, ab), sub(c, a, ac), sub(p, a, ap);
+  const double d1 = dot(ab, ap), d2 = dot(ac, ap);
+  if (d1 <= 0.0 && d2 <= 0.0) {
+    memcpy(q, a, 3 * sizeof(double));
+    goto done;
+  }
+  sub(p, b, bp);
+  const double d3 = dot(ab, bp), d4 = dot(ac, bp);
+  if (d3 >= 0.0 && d4 <= d3) {
+    memcpy(q, b, 3 * sizeof(double));
+    goto done;
+  }
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0) {
+    const double v = d1 / (d1 - d3);
+    for (int k = 0; k < 3; k++) q[k] = a[k] + v * ab[k];
+    goto done;
+  }
+  sub(p, c, cp);
+  const double d5 = dot(ab, cp), d6 = dot(ac, cp);
+  if (d6 >= 0.0 && d5 <= d6) {
+    memcpy(q, c, 3 * sizeof(double));
+    goto done;
+  }
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0) {
+    const double w = d2 / (d2 - d6);
+    for (int k = 0; k < 3; k++) q[k] = a[k] + w * ac[k];
+    goto done;
+  }
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0) {
+    const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    for (int k = 0; k < 3; k++) q[k] = b[k] + w * (c[k] - b[k]);
+    goto done;
+  }
+  const double den = va + vb + vc;
+  if (den > 0.0) {
+    const double v = vb / den, w = vc / den;
+    for (int k = 0; k < 3; k++) q[k] = a[k] + ab[k] * v + ac[k] * w;
+  } else {
+    memcpy(q, a, 3 * sizeof(double)); /* zero area, all corners equal */
+  }
+done:
+  sub(p, q, d);
+  return dot(d, d);
+}
+
+/* Möller-Trumbore: segment p0 + t d, t in [0, 1], against abc; edges count. */
+int vs_tri_segment(const double *a, const double *b, const double *c, const double p0[3],
+                   const double d[3], double *t) {
+  const double tol = 1e-10;
+  double e1[3], e2[3], pv[3], tv[3], qv[3];
+  sub(b, a, e1), sub(c, a, e2), cross(d, e2, pv);
+  const double det = dot(e1, pv);
+  if (det == 0.0) return 0;
+  const double inv = 1.0 / det;
+  sub(p0, a, tv);
+  const double u = dot(tv, pv) * inv;
+  if (u < -tol || u > 1.0 + tol) return 0;
+  cross(tv, e1, qv);
+  const double v = dot(d, qv) * inv;
+  if (v < -tol || u + v > 1.0 + tol) return 0;
+  const double tt = dot(e2, qv) * inv;
+  if (!(tt >= 0.0 && tt <= 1.0)) return 0;
+  *t = tt;
+  return 1;
+}
+
+/* ---- queries ---- */
+
+static inline int box_overlap(const double *lo, const double *hi, const double *qlo,
+                              const double *qhi) {
+  return lo[0] <= qhi[0] && hi[0] >= qlo[0] && lo[1] <= qhi[1] && hi[1] >= qlo[1] &&
+         lo[2] <= qhi[2] && hi[2] >= qlo[2];
+}
+
+/* squared distance from p to the box (0 inside) */
+static inline double box_dist2(const double *lo, const double *hi, const double *p) {
+  double s = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double e = 0.0;
+    if (p[k] < lo[k]) e = lo[k] - p[k];
+    else if (p[k] > hi[k]) e = p[k] - hi[k];
+    s += e * e;
+  }
+  return s;
+}
+
+/* mode 0: box [q0, q1]; mode 1: ball (q0, r) */
+static int64_t query_overlap(const vs_bvh *b, int mode, const double *q0, const double *q1,
+                             double r, int32_t *out, int64_t cap) {
+  if (!b || !b->nodes) return 0;
+  int32_t stack[STACK];
+  int sp = 0;
+  int64_t found = 0;
+  const double r2 = r * r;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const vs_bvh_node *nd = &b->nodes[stack[--sp]];
+    if (mode == 0 ? !box_overlap(nd->lo, nd->hi, q0, q1) : !(box_dist2(nd->lo, nd->hi, q0) <= r2))
+      continue;
+    if (nd->count == 0) {
+      stack[sp++] = nd->start;               /* right, visited second */
+      stack[sp++] = (int32_t)(nd - b->nodes) + 1; /* left, first */
+      continue;
+    }
+    for (int32_t i = 0; i < nd->count; i++) {
+      const int32_t t = b->order[nd->start + i];
+      double lo[3], hi[3];
+      tri_box(b, t, lo, hi);
+      if (mode == 0 ? box_overlap(lo, hi, q0, q1) : box_dist2(lo, hi, q0) <= r2) {
+        if (found < cap) out[found] = t;
+        found++;
+      }
+    }
+  }
+  return found;
+}
+
+int64_t vs_bvh_query_box(const vs_bvh *b, const double lo[3], const double hi[3], int32_t *out,
+                         int64_t cap) {
+  return query_overlap(b, 0, lo, hi, 0.0, out, cap);
+}
+
+int64_t vs_bvh_query_sphere(const vs_bvh *b, const double c[3], double r, int32_t *out,
+                            int64_t cap) {
+  return query_overlap(b, 1, c, NULL, r, out, cap);
+}
+
+/* A node is skipped only when its box is farther than the best distance by
+ * more than rounding could explain, so that ties and near-ties are decided
+ * as brute force decides them. */
+#define SLACK (1.0 + 1e-9)
+
+int vs_bvh_closest(const vs_bvh *b, const double p[3], double maxd, vs_bvh_hit *hit) {
+  if (!b || !b->nodes || !(maxd >= 0.0)) return 0;
+  const double max2 = maxd * maxd;
+  double best2 = INFINITY, bq[3] = {0, 0, 0};
+  int32_t best = -1;
+  int32_t stack[STACK];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const int32_t ni = stack[--sp];
+    const vs_bvh_node *nd = &b->nodes[ni];
+    const double lim = (best >= 0 ? best2 : max2) * SLACK;
+    if (box_dist2(nd->lo, nd->hi, p) > lim) continue;
+    if (nd->count == 0) {
+      const int32_t l = ni + 1, r = nd->start;
+      const double dl = box_dist2(b->nodes[l].lo, b->nodes[l].hi, p);
+      const double dr = box_dist2(b->nodes[r].lo, b->nodes[r].hi, p);
+      if (dl <= dr) stack[sp++] = r, stack[sp++] = l; /* nearer first */
+      else stack[sp++] = l, stack[sp++] = r;
+      continue;
+    }
+    for (int32_t i = 0; i < nd->count; i++) {
+      const int32_t t = b->order[nd->start + i];
+      double q[3];
+      const double d2 = vs_tri_closest(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p, q);
+      if (d2 > max2) continue;
+      if (best < 0 || d2 < best2 || (d2 == best2 && t < best)) {
+        best = t, best2 = d2;
+        memcpy(bq, q, sizeof bq);
+      }
+    }
+  }
+  if (best < 0) return 0;
+  if (hit) {
+    hit->tri = best;
+    hit->t = 0.0;
+    hit->dist = sqrt(best2);
+    memcpy(hit->point, bq, sizeof bq);
+    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
+  }
+  return 1;
+}
+
+/* Entry parameter of p0 + t d into the box grown by rounding slack; 0 if
+ * the segment misses it. */
+static int seg_box(const double *lo, const double *hi, const double *p0, const double *d,
+                   double *tin) {
+  double t0 = 0.0, t1 = 1.0;
+  for (int k = 0; k < 3; k++) {
+    const double pad = 1e-9 * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k])) + 1e-300;
+    const double l = lo[k] - pad, h = hi[k] + pad;
+    if (d[k] == 0.0) {
+      if (p0[k] < l || p0[k] > h) return 0;
+      continue;
+    }
+    double ta = (l - p0[k]) / d[k], tb = (h - p0[k]) / d[k];
+    if (ta > tb) {
+      const double s = ta;
+      ta = tb, tb = s;
+    }
+    if (ta > t0) t0 = ta;
+    if (tb < t1) t1 = tb;
+    if (t0 > t1) return 0;
+  }
+  *tin = t0;
+  return 1;
+}
+
+int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_bvh_hit *hit) {
+  if (!b || !b->nodes) return 0;
+  const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  double best_t = INFINITY;
+  int32_t best = -1;
+  int32_t stack[STACK];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const int32_t ni = stack[--sp];
+    const vs_bvh_node *nd = &b->nodes[ni];
+    double tin;
+    if (!seg_box(nd->lo, nd->hi, p0, d, &tin)) continue;
+    if (best >= 0 && tin > best_t + 1e-9) continue;
+    if (nd->count == 0) {
+      stack[sp++] = nd->start;
+      stack[sp++] = ni + 1;
+      continue;
+    }
+    for (int32_t i = 0; i < nd->count; i++) {
+      const int32_t t = b->order[nd->start + i];
+      double tt;
+      if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt))
+        continue;
+      if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
+    }
+  }
+  if (best < 0) return 0;
+  if (hit) {
+    hit->tri = best;
+    hit->t = best_t;
+    hit->dist = 0.0;
+    for (int k = 0; k < 3; k++) hit->point[k] = p0[k] + best_t * d[k];
+    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
+  }
+  return 1;
+}

@@ -1,0 +1,81 @@
+/* bvh.h (private): a bounding volume hierarchy over a static triangle mesh.
+ *
+ * Built once: axis-aligned boxes, a median split on the longest axis of the
+ * node's triangle centroids (ties between axes: x, then y, then z), the
+ * triangles ordered by (centroid on that axis, triangle number), so that the
+ * tree depends only on the input values, never on addresses; leaves hold at
+ * most VS_BVH_LEAF triangles.  The nodes are one flat array in depth-first
+ * order: an inner node's left child follows it, its right child is `right`.
+ *
+ * Queries allocate nothing and may run on many threads at once.  Every query
+ * gives the same answer as testing every triangle in number order (ties go to
+ * the lowest triangle number); tests/test_bvh.c checks that against brute
+ * force.  The vertices and triangles are borrowed: they must outlive the BVH
+ * and stay unchanged.  Coordinates must be finite. */
+#ifndef VSIM_BVH_H
+#define VSIM_BVH_H
+
+#include <stdint.h>
+
+#include "vsim/error.h"
+
+#define VS_BVH_LEAF 4
+#define VS_BVH_MAX_TRIANGLES (1LL << 26) /* 67M: keeps node and stack counts small */
+
+typedef struct vs_bvh_node {
+  double lo[3], hi[3]; /* the box of every triangle below */
+  int32_t start;       /* leaf: first entry in order[]; inner: the right child */
+  int32_t count;       /* leaf: triangles (> 0); inner: 0 */
+} vs_bvh_node;
+
+typedef struct vs_bvh {
+  const double *v;     /* borrowed: vertices, 3 per vertex */
+  const int32_t *tri;  /* borrowed: triangles, 3 vertex numbers each */
+  int32_t n_tri;
+  int32_t n_nodes;
+  int32_t depth;       /* nodes on the longest root-to-leaf path */
+  vs_bvh_node *nodes;  /* n_nodes, root first */
+  int32_t *order;      /* n_tri: triangle numbers, leaf by leaf */
+} vs_bvh;
+
+/* Build over nt triangles (nt >= 1) of nv vertices; every vertex number must
+ * be in [0, nv).  VS_ERR_USAGE for a bad argument, VS_ERR_LIMIT over
+ * VS_BVH_MAX_TRIANGLES, VS_ERR_NOMEM.  *b is empty on failure. */
+vs_status vs_bvh_build(vs_bvh *b, const double *v, int32_t nv, const int32_t *tri, int32_t nt,
+                       vs_error *err);
+void vs_bvh_free(vs_bvh *b);
+
+/* (a) Triangles whose box overlaps the box [lo, hi] (closed) or the ball
+ * (c, r): the first `cap` numbers go to out (tree order), the return value is
+ * how many there are in all. */
+int64_t vs_bvh_query_box(const vs_bvh *b, const double lo[3], const double hi[3], int32_t *out,
+                         int64_t cap);
+int64_t vs_bvh_query_sphere(const vs_bvh *b, const double c[3], double r, int32_t *out,
+                            int64_t cap);
+
+typedef struct vs_bvh_hit {
+  int32_t tri;       /* triangle number */
+  double t;          /* segment: the hit parameter in [0, 1] */
+  double dist;       /* closest: the distance from the point */
+  double point[3];   /* the point on the triangle */
+  double normal[3];  /* the triangle's unit normal, (b - a) x (c - a) / |...| */
+} vs_bvh_hit;
+
+/* (b) The closest point of the mesh to p at a distance <= maxd: 1 and *hit,
+ * or 0 when none is that close. */
+int vs_bvh_closest(const vs_bvh *b, const double p[3], double maxd, vs_bvh_hit *hit);
+
+/* (c) The first triangle the segment p0 -> p1 meets (smallest t, then the
+ * lowest number; edges and corners count as inside, to 1e-10 of the
+ * barycentric coordinates, so that a segment through a shared edge hits):
+ * 1 and *hit, or 0.  A segment lying in a triangle's plane does not hit it. */
+int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_bvh_hit *hit);
+
+/* The per-triangle tests the queries use (exposed for the brute-force tests). */
+double vs_tri_closest(const double *a, const double *bb, const double *c, const double p[3],
+                      double q[3]);
+int vs_tri_segment(const double *a, const double *bb, const double *c, const double p0[3],
+                   const double d[3], double *t);
+void vs_tri_normal(const double *a, const double *bb, const double *c, double n[3]);
+
+#endif

@@ -1,0 +1,264 @@
+/* test_bvh.c: the BVH (lib/model/bvh.c) against brute force: the same
+ * triangles overlap a box or a ball, the same closest point and distance
+ * (bitwise), the same first hit of a segment; the tree is the same on every
+ * build and does not depend on where the input sits in memory. */
+#include <math.h>
+#include <stdint.h>
+
+#include "testutil.h"
+
+#include "model/bvh.h"
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void) { /* xorshift64*, [0, 1) */
+  rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+  return (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+typedef struct soup {
+  int32_t nv, nt;
+  double *v;
+  int32_t *t;
+} soup;
+
+/* A bumpy closed-ish surface (a sphere of quads with noise) plus random
+ * free triangles of mixed sizes, some sharing exact coordinates. */
+static soup make_soup(int32_t n_free) {
+  const int g = 24;
+  soup s;
+  s.nv = g * g + 3 * n_free;
+  s.nt = 2 * (g - 1) * (g - 1) + n_free;
+  s.v = malloc(3 * sizeof(double) * (size_t)s.nv);
+  s.t = malloc(3 * sizeof(int32_t) * (size_t)s.nt);
+  int32_t k = 0;
+  for (int j = 0; j < g; j++)
+    for (int i = 0; i < g; i++) {
+      double th = M_PI * (j + 0.5) / g, ph = 2 * M_PI * i / (g - 1);
+      double r = 1.0 + 0.05 * urand();
+      double *p = s.v + 3 * (size_t)(j * g + i);
+      p[0] = r * sin(th) * cos(ph), p[1] = r * cos(th), p[2] = r * sin(th) * sin(ph);
+    }
+  for (int j = 0; j + 1 < g; j++)
+    for (int i = 0; i + 1 < g; i++) {
+      int32_t a = j * g + i, b = a + 1, c = a + g + 1, d = a + g;
+      int32_t *t = s.t + 3 * (size_t)k;
+      t[0] = a, t[1] = b, t[2] = c, t[3] = a, t[4] = c, t[5] = d;
+      k += 2;
+    }
+  for (int32_t f = 0; f < n_free; f++) {
+    double c[3] = {4 * urand() - 2, 4 * urand() - 2, 4 * urand() - 2};
+    double sz = f % 10 == 0 ? 0.8 : 0.1;
+    for (int q = 0; q < 3; q++) {
+      double *p = s.v + 3 * (size_t)(g * g + 3 * f + q);
+      for (int a = 0; a < 3; a++) p[a] = c[a] + sz * (urand() - 0.5);
+      if (f % 7 == 0) p[0] = 0.25; /* many equal centroid coordinates: ties */
+    }
+    int32_t *t = s.t + 3 * (size_t)k++;
+    t[0] = g * g + 3 * f, t[1] = t[0] + 1, t[2] = t[0] + 2;
+  }
+  return s;
+}
+
+static const double *C(const soup *s, int32_t t, int k) { return s->v + 3 * (size_t)s->t[3 * (size_t)t + k]; }
+
+static int cmp_i32(const void *a, const void *b) {
+  return (*(const int32_t *)a > *(const int32_t *)b) - (*(const int32_t *)a < *(const int32_t *)b);
+}
+
+static void tri_box(const soup *s, int32_t t, double lo[3], double hi[3]) {
+  for (int a = 0; a < 3; a++) {
+    lo[a] = fmin(C(s, t, 0)[a], fmin(C(s, t, 1)[a], C(s, t, 2)[a]));
+    hi[a] = fmax(C(s, t, 0)[a], fmax(C(s, t, 1)[a], C(s, t, 2)[a]));
+  }
+}
+
+START_TEST(overlap_queries_match_brute_force) {
+  soup s = make_soup(3000);
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  int32_t *got = malloc(sizeof(int32_t) * (size_t)s.nt), *want = malloc(sizeof(int32_t) * (size_t)s.nt);
+  int64_t total = 0;
+  for (int q = 0; q < 3000; q++) {
+    double c[3] = {5 * urand() - 2.5, 5 * urand() - 2.5, 5 * urand() - 2.5};
+    double r = 0.5 * urand() * urand(), lo[3], hi[3];
+    for (int a = 0; a < 3; a++) lo[a] = c[a] - r * urand(), hi[a] = c[a] + r * urand();
+    for (int mode = 0; mode < 2; mode++) {
+      int64_t n = mode ? vs_bvh_query_sphere(&b, c, r, got, s.nt) : vs_bvh_query_box(&b, lo, hi, got, s.nt);
+      int64_t m = 0;
+      for (int32_t t = 0; t < s.nt; t++) {
+        double tl[3], th[3], d2 = 0.0;
+        tri_box(&s, t, tl, th);
+        int in = 1;
+        for (int a = 0; a < 3; a++) {
+          if (mode == 0 && (tl[a] > hi[a] || th[a] < lo[a])) in = 0;
+          double ex = c[a] < tl[a] ? tl[a] - c[a] : c[a] > th[a] ? c[a] - th[a] : 0.0;
+          d2 += ex * ex;
+        }
+        if (mode == 1 && !(d2 <= r * r)) in = 0;
+        if (in) want[m++] = t;
+      }
+      ck_assert_int_eq(n, m);
+      qsort(got, (size_t)n, sizeof *got, cmp_i32);
+      for (int64_t i = 0; i < n; i++) ck_assert_int_eq(got[i], want[i]);
+      total += n;
+    }
+    /* a short buffer: the count is still the whole count */
+    int32_t few[2];
+    ck_assert_int_eq(vs_bvh_query_sphere(&b, c, r, few, 2), vs_bvh_query_sphere(&b, c, r, NULL, 0));
+  }
+  ck_assert_int_gt(total, 10000); /* the queries did find things */
+  free(got);
+  free(want);
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
+START_TEST(closest_point_matches_brute_force_bitwise) {
+  soup s = make_soup(2000);
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  int found = 0;
+  for (int q = 0; q < 4000; q++) {
+    double p[3] = {5 * urand() - 2.5, 5 * urand() - 2.5, 5 * urand() - 2.5};
+    if (q % 5 == 0) memcpy(p, C(&s, q % s.nt, q % 3), sizeof p); /* on a corner: distance 0 */
+    double maxd = q % 2 ? INFINITY : 0.3 * urand();
+    double best = INFINITY, bq[3] = {0};
+    int32_t bt = -1;
+    for (int32_t t = 0; t < s.nt; t++) {
+      double qq[3];
+      double d2 = vs_tri_closest(C(&s, t, 0), C(&s, t, 1), C(&s, t, 2), p, qq);
+      if (d2 <= maxd * maxd && (bt < 0 || d2 < best)) best = d2, bt = t, memcpy(bq, qq, sizeof bq);
+    }
+    vs_bvh_hit h;
+    int hit = vs_bvh_closest(&b, p, maxd, &h);
+    ck_assert_int_eq(hit, bt >= 0);
+    if (!hit) continue;
+    found++;
+    ck_assert_int_eq(h.tri, bt);
+    ck_assert(h.dist == sqrt(best));
+    for (int a = 0; a < 3; a++) ck_assert(h.point[a] == bq[a]);
+    double n[3];
+    vs_tri_normal(C(&s, bt, 0), C(&s, bt, 1), C(&s, bt, 2), n);
+    ck_assert_double_eq_tol(n[0] * n[0] + n[1] * n[1] + n[2] * n[2], 1.0, 1e-12);
+    for (int a = 0; a < 3; a++) ck_assert(h.normal[a] == n[a]);
+  }
+  ck_assert_int_gt(found, 2500);
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
+START_TEST(segment_first_hit_matches_brute_force) {
+  soup s = make_soup(2000);
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  int hits = 0;
+  for (int q = 0; q < 4000; q++) {
+    double p0[3], p1[3], d[3];
+    for (int a = 0; a < 3; a++) p0[a] = 5 * urand() - 2.5;
+    double len = q % 3 == 0 ? 4.0 : 0.3;
+    for (int a = 0; a < 3; a++) p1[a] = p0[a] + len * (urand() - 0.5), d[a] = p1[a] - p0[a];
+    double bt = INFINITY;
+    int32_t best = -1;
+    for (int32_t t = 0; t < s.nt; t++) {
+      double tt;
+      if (vs_tri_segment(C(&s, t, 0), C(&s, t, 1), C(&s, t, 2), p0, d, &tt) && (best < 0 || tt < bt))
+        bt = tt, best = t;
+    }
+    vs_bvh_hit h;
+    int hit = vs_bvh_segment(&b, p0, p1, &h);
+    ck_assert_int_eq(hit, best >= 0);
+    if (!hit) continue;
+    hits++;
+    ck_assert_int_eq(h.tri, best);
+    ck_assert(h.t == bt);
+  }
+  ck_assert_int_gt(hits, 200);
+  /* a segment through a shared edge and through a shared corner hits */
+  double v[] = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1};
+  int32_t t[] = {0, 1, 2, 0, 2, 3};
+  vs_bvh e2;
+  ck_assert_int_eq(vs_bvh_build(&e2, v, 4, t, 2, &e), VS_OK);
+  vs_bvh_hit h;
+  ck_assert(vs_bvh_segment(&e2, (double[]){0.5, 1, 0.5}, (double[]){0.5, -1, 0.5}, &h));
+  ck_assert_double_eq_tol(h.t, 0.5, 1e-15);
+  ck_assert_int_eq(h.tri, 0); /* both: the lower number */
+  ck_assert(vs_bvh_segment(&e2, (double[]){1, 1, 1}, (double[]){1, -1, 1}, &h));
+  ck_assert(!vs_bvh_segment(&e2, (double[]){1.01, 1, 1}, (double[]){1.01, -1, 1}, &h));
+  ck_assert(!vs_bvh_segment(&e2, (double[]){0.5, 1, 0.5}, (double[]){0.5, 0.01, 0.5}, &h));
+  vs_bvh_free(&e2);
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
+START_TEST(build_is_deterministic_and_address_free) {
+  soup s = make_soup(5000);
+  vs_bvh a, b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&a, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  /* the same values at other addresses */
+  double *v2 = malloc(3 * sizeof(double) * (size_t)s.nv + 64);
+  int32_t *t2 = malloc(3 * sizeof(int32_t) * (size_t)s.nt + 64);
+  memcpy(v2 + 3, s.v, 3 * sizeof(double) * (size_t)s.nv);
+  memcpy(t2 + 5, s.t, 3 * sizeof(int32_t) * (size_t)s.nt);
+  ck_assert_int_eq(vs_bvh_build(&b, v2 + 3, s.nv, t2 + 5, s.nt, &e), VS_OK);
+  ck_assert_int_eq(a.n_nodes, b.n_nodes);
+  ck_assert_int_eq(a.depth, b.depth);
+  ck_assert_mem_eq(a.order, b.order, sizeof(int32_t) * (size_t)s.nt);
+  ck_assert_mem_eq(a.nodes, b.nodes, sizeof(vs_bvh_node) * (size_t)a.n_nodes);
+  /* shape: median splits give a balanced tree, leaves of 2..4 */
+  ck_assert_int_le(a.depth, (int)ceil(log2((double)s.nt / 2.0)) + 2);
+  int64_t in_leaves = 0;
+  for (int32_t i = 0; i < a.n_nodes; i++)
+    if (a.nodes[i].count) {
+      ck_assert_int_ge(a.nodes[i].count, 2);
+      ck_assert_int_le(a.nodes[i].count, VS_BVH_LEAF);
+      in_leaves += a.nodes[i].count;
+    }
+  ck_assert_int_eq(in_leaves, s.nt);
+  int32_t *seen = calloc((size_t)s.nt, sizeof *seen);
+  for (int32_t i = 0; i < s.nt; i++) seen[a.order[i]]++;
+  for (int32_t i = 0; i < s.nt; i++) ck_assert_int_eq(seen[i], 1);
+  free(seen);
+  vs_bvh_free(&a);
+  vs_bvh_free(&b);
+  /* bad input */
+  int32_t bad[3] = {0, 1, (int32_t)s.nv};
+  ck_assert_int_eq(vs_bvh_build(&a, s.v, s.nv, bad, 1, &e), VS_ERR_USAGE);
+  char want[128];
+  snprintf(want, sizeof want, "vs_bvh_build: triangle 0 names vertex %d of %d", s.nv, s.nv);
+  ck_assert_str_eq(e.message, want);
+  ck_assert_ptr_null(a.nodes);
+  ck_assert_int_eq(vs_bvh_build(&a, s.v, s.nv, s.t, 0, &e), VS_ERR_USAGE);
+  /* one triangle: one leaf */
+  ck_assert_int_eq(vs_bvh_build(&a, s.v, s.nv, s.t, 1, &e), VS_OK);
+  ck_assert_int_eq(a.n_nodes, 1);
+  vs_bvh_free(&a);
+  free(v2);
+  free(t2);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("bvh");
+  TCase *t = tcase_create("bvh");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, overlap_queries_match_brute_force);
+  tcase_add_test(t, closest_point_matches_brute_force_bitwise);
+  tcase_add_test(t, segment_first_hit_matches_brute_force);
+  tcase_add_test(t, build_is_deterministic_and_address_free);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return tu_run(suite()); }

@@ -1,0 +1,202 @@
+/* test_collide_mesh.c: particles against a static triangle mesh
+ * (lib/solve/collide_mesh.c), stepped by a small PBD loop here (the solver
+ * wiring comes with the mesh collider kind): a 100 m/s particle does not
+ * pass a single triangle, a particle resting on a mesh floor stays at
+ * radius + thickness, the side a particle came from is kept, and the
+ * contact record follows collide.c's conventions. */
+#include <math.h>
+#include <stdint.h>
+
+#include "testutil.h"
+
+#include "model/bvh.h"
+#include "scene/obj.h"
+#include "solve/collide_mesh.h"
+
+/* One PBD step of particle i (x, xprev: n x 4; v: n x 3) with gravity g:
+ * predict, swept test, `iters` projections, velocity from the positions. */
+static void step(const vs_mesh_collider *mc, double *x, double *xprev, double *v, double r,
+                 const double g[3], double h, int iters, double *contact, int32_t *cc, int32_t i) {
+  double *p = x + 4 * i, *q = xprev + 4 * i, *vi = v + 3 * i;
+  for (int k = 0; k < 3; k++) q[k] = p[k], vi[k] += g[k] * h, p[k] += h * vi[k];
+  memset(contact + 4 * i, 0, 4 * sizeof(double));
+  cc[i] = -1;
+  vs_collide_mesh_swept(mc, 7, xprev, x, r, contact, cc, i);
+  for (int it = 0; it < iters; it++) vs_collide_mesh_particle(mc, 7, xprev, x, r, contact, cc, i);
+  for (int k = 0; k < 3; k++) vi[k] = (p[k] - q[k]) / h;
+}
+
+/* One big triangle in the plane y = 0, normal +y. */
+static const double tri_v[] = {-1, 0, 1, 1, 0, 1, 0, 0, -1.5};
+static const int32_t tri_t[] = {0, 1, 2};
+
+START_TEST(fast_particle_does_not_pass_a_single_triangle) {
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, tri_v, 3, tri_t, 1, &e), VS_OK);
+  const vs_mesh_collider mc = {.bvh = &b, .thickness = 0.005};
+  const double r = 0.01, R = r + mc.thickness, g[3] = {0, -9.81, 0}, h = 1.0 / 60.0;
+  for (int from = 0; from < 2; from++) { /* from above, then from below */
+    const double s = from ? -1.0 : 1.0;
+    double x[4] = {0.1, s * 0.5, 0.05, 1}, xp[4], v[3] = {0.3, -s * 100.0, -0.1}, ct[4];
+    int32_t cc;
+    int over = 0;
+    for (int n = 0; n < 60; n++) {
+      step(&mc, x, xp, v, r, from ? (double[3]){0, 0, 0} : g, h, 4, ct, &cc, 0);
+      if (n == 0) { /* 1.67 m in one step, through the plane: stopped on the near side */
+        ck_assert_int_eq(cc, 7);
+        ck_assert_double_eq_tol(s * ct[1], 1.0, 1e-15);
+        ck_assert_double_eq_tol(x[1], s * R, 1e-12);
+        ck_assert_double_gt(ct[3], 1.0); /* the push, for friction */
+      }
+      /* over the triangle (away from its edges): at R on the side it came from */
+      if (fabs(x[0]) < (x[2] + 1.5) / 2.5 - 0.05 && x[2] < 0.95)
+        ck_assert_double_ge(s * x[1], R - 1e-12);
+      else
+        ck_assert(!vs_bvh_segment(&b, xp, x, NULL)); /* off the edge: still never through */
+      over += fabs(x[0]) < (x[2] + 1.5) / 2.5 - 0.05 && x[2] < 0.95;
+    }
+    ck_assert_int_eq(over, 60);
+  }
+  /* without the collider the same path does cross */
+  double p0[3] = {0.1, 0.5, 0.05}, p1[3] = {0.105, -1.17, 0.048};
+  vs_bvh_hit hit;
+  ck_assert(vs_bvh_segment(&b, p0, p1, &hit));
+  vs_bvh_free(&b);
+}
+END_TEST
+
+static vs_obj_mesh load(const char *name) {
+  const char *root = getenv("VSIM_ROOT") ? getenv("VSIM_ROOT") : ".";
+  char path[1024];
+  snprintf(path, sizeof path, "%s/configs/meshes/%s", root, name);
+  vs_obj_mesh m;
+  vs_error e;
+  vs_obj_options o = {.skip_degenerate = 1};
+  ck_assert_msg(vs_obj_read(path, NULL, &o, &m, &e) == VS_OK, "%s", e.message);
+  return m;
+}
+
+/* 1000 particles shot at the icosphere at 100 m/s from every direction: none
+ * ever crosses the surface, none ends nearer than R to it. */
+START_TEST(fast_particles_stay_outside_a_closed_mesh) {
+  vs_obj_mesh m = load("icosphere.obj");
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, m.vertices, m.n_vertices, m.triangles, m.n_triangles, &e), VS_OK);
+  const vs_mesh_collider mc = {.bvh = &b, .thickness = 0.002};
+  const double r = 0.005, R = r + mc.thickness, h = 0.01, g0[3] = {0, 0, 0};
+  uint64_t s = 1;
+  int contacts = 0;
+  for (int n = 0; n < 1000; n++) {
+    double d[3], len = 0;
+    for (int k = 0; k < 3; k++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      d[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+      len += d[k] * d[k];
+    }
+    len = sqrt(len);
+    double x[4] = {0, 0, 0, 1}, xp[4], v[3], ct[4];
+    int32_t cc;
+    for (int k = 0; k < 3; k++) x[k] = 1.2 * d[k] / len, v[k] = -100.0 * d[k] / len + 7.0 * (k - 1);
+    for (int it = 0; it < 5; it++) {
+      step(&mc, x, xp, v, r, g0, h, 3, ct, &cc, 0);
+      contacts += cc == 7;
+      ck_assert_msg(!vs_bvh_segment(&b, xp, x, NULL), "particle %d crossed in step %d", n, it);
+      ck_assert_double_le(vs_mesh_penetration(&mc, x, r), 1e-9);
+      ck_assert_double_gt(sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), 0.45 + R);
+    }
+  }
+  ck_assert_int_gt(contacts, 900);
+  vs_bvh_free(&b);
+  vs_obj_free(&m);
+}
+END_TEST
+
+START_TEST(particle_rests_on_a_mesh_floor_at_radius_plus_thickness) {
+  vs_obj_mesh m = load("floor.obj");
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, m.vertices, m.n_vertices, m.triangles, m.n_triangles, &e), VS_OK);
+  const vs_mesh_collider mc = {.bvh = &b, .thickness = 0.005};
+  const double r = 0.01, R = r + mc.thickness, g[3] = {0, -9.81, 0}, h = 1.0 / 240.0;
+  /* on a vertex, on an edge, inside a triangle */
+  const double at[3][2] = {{0.0, 0.0}, {1.0 / 3.0, 0.1}, {0.123, -0.456}};
+  for (int c = 0; c < 3; c++) {
+    double x[4] = {at[c][0], 0.3, at[c][1], 1}, xp[4], v[3] = {0, 0, 0}, ct[4];
+    int32_t cc;
+    for (int n = 0; n < 480; n++) step(&mc, x, xp, v, r, g, h, 4, ct, &cc, 0);
+    ck_assert_double_eq_tol(x[1], R, 1e-12);
+    ck_assert_double_eq_tol(x[0], at[c][0], 1e-12);
+    ck_assert_double_eq_tol(x[2], at[c][1], 1e-12);
+    ck_assert_int_eq(cc, 7);
+    ck_assert_double_eq_tol(ct[1], 1.0, 1e-12);
+    ck_assert_double_eq_tol(ct[3], 9.81 * h * h, 1e-9); /* gravity's push, each step */
+  }
+  vs_bvh_free(&b);
+  vs_obj_free(&m);
+}
+END_TEST
+
+START_TEST(side_is_kept) {
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, tri_v, 3, tri_t, 1, &e), VS_OK);
+  const vs_mesh_collider mc = {.bvh = &b, .thickness = 0.0};
+  const double r = 0.02;
+  /* under the floor with gravity up: rests at -r */
+  double x[4] = {0, -0.3, 0, 1}, xp[4], v[3] = {0, 0, 0}, ct[4];
+  int32_t cc;
+  for (int n = 0; n < 300; n++) step(&mc, x, xp, v, r, (double[3]){0, 9.81, 0}, 0.005, 4, ct, &cc, 0);
+  ck_assert_double_eq_tol(x[1], -r, 1e-12);
+  ck_assert_double_eq_tol(ct[1], -1.0, 1e-12);
+  /* pulled through by a constraint during the relaxation: back on prev's side */
+  double prev[3] = {0.2, 0.001, 0.1}, p[3] = {0.25, -0.4, 0.1}, n[3], depth;
+  ck_assert(vs_mesh_project(&mc, prev, p, r, n, &depth));
+  ck_assert_double_eq_tol(p[1], r, 1e-15);
+  ck_assert_double_eq_tol(depth, 0.4 + r, 1e-12);
+  ck_assert_double_eq(n[1], 1.0);
+  /* the same point coming from below goes below */
+  double prev2[3] = {0.2, -0.5, 0.1}, p2[3] = {0.25, -0.01, 0.1};
+  ck_assert(vs_mesh_project(&mc, prev2, p2, r, n, &depth));
+  ck_assert_double_eq_tol(p2[1], -r, 1e-15);
+  /* beyond the triangle's edge: the ball around the edge, not the plane */
+  double prev3[3] = {1.0, 0.5, 1.01}, p3[3] = {1.0, 0.0, 1.01};
+  ck_assert(vs_mesh_project(&mc, prev3, p3, r, n, &depth));
+  ck_assert_double_eq_tol(hypot(p3[1], p3[2] - 1.0), r, 1e-12);
+  /* a pinned particle (w = 0) is never moved */
+  double xs[4] = {0, 0.001, 0, 0}, xps[4] = {0, 0.5, 0, 0}, cts[4] = {0};
+  int32_t ccs = -1;
+  vs_collide_mesh_particle(&mc, 3, xps, xs, r, cts, &ccs, 0);
+  vs_collide_mesh_swept(&mc, 3, xps, xs, r, cts, &ccs, 0);
+  ck_assert_double_eq(xs[1], 0.001);
+  ck_assert_int_eq(ccs, -1);
+  /* an open tube: a particle inside, flung outward, stays inside */
+  vs_obj_mesh m = load("tube.obj");
+  vs_bvh tb;
+  ck_assert_int_eq(vs_bvh_build(&tb, m.vertices, m.n_vertices, m.triangles, m.n_triangles, &e), VS_OK);
+  const vs_mesh_collider tc = {.bvh = &tb, .thickness = 0.001};
+  double y[4] = {0, 0.3, 0, 1}, yp[4], w[3] = {60, 0, 35}, ctt[4];
+  for (int k = 0; k < 100; k++) {
+    step(&tc, y, yp, w, 0.01, (double[3]){0, 0, 0}, 0.01, 3, ctt, &cc, 0);
+    ck_assert_double_le(hypot(y[0], y[2]), 0.25);
+  }
+  vs_bvh_free(&tb);
+  vs_obj_free(&m);
+  vs_bvh_free(&b);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("collide_mesh");
+  TCase *t = tcase_create("collide_mesh");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, fast_particle_does_not_pass_a_single_triangle);
+  tcase_add_test(t, fast_particles_stay_outside_a_closed_mesh);
+  tcase_add_test(t, particle_rests_on_a_mesh_floor_at_radius_plus_thickness);
+  tcase_add_test(t, side_is_kept);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return tu_run(suite()); }
