@@ -5,7 +5,7 @@
  * document tree, fills defaults, checks every key, type and range, and keeps
  * the 1-based line:column of every item so that the model compiler can still
  * point into the source (e.g. a particle reference to a missing body).
- * Nothing here knows physics beyond the ranges in SPEC.md §2. */
+ * Nothing here knows physics beyond the ranges in docs/scene-format.md. */
 #ifndef VSIM_SCENE_H
 #define VSIM_SCENE_H
 
@@ -198,6 +198,8 @@ typedef struct vs_scene {
   int version;          /* vsim: 1 */
   char name[256];       /* [file name without extension] */
 
+  /* Every key below is one row of the key table, lib/scene/scene_keys.c,
+   * which holds its range, default and documentation. */
   double dt;            /* time.dt > 0 [1/60] */
   int64_t frames;       /* time.frames >= 0 [100] */
   int64_t substeps;     /* time.substeps >= 1 [1] */
@@ -226,6 +228,23 @@ typedef struct vs_scene {
 
   vs_output_desc output;
 } vs_scene;
+
+/* The words of each enum of the scene format, as the loader reads them and
+ * the emitter writes them (one table per enum, in lib/scene/scene_keys.c). */
+typedef enum vs_scene_names {
+  VS_NAMES_INTEGRATOR = 0, /* vs_integrator */
+  VS_NAMES_RELAXATION,     /* vs_relaxation */
+  VS_NAMES_PLANE,          /* vs_plane_axes */
+  VS_NAMES_BODY,           /* vs_body_kind */
+  VS_NAMES_COLLIDER,       /* vs_collider_kind */
+  VS_NAMES_CONSTRAINT,     /* vs_constraint_kind */
+  VS_NAMES_PRECISION,      /* output.float32: 0 float64, 1 float32 */
+  VS_NAMES_FIELD,          /* bit i of output.fields */
+  VS_NAMES_PIN             /* vs_pin_mode */
+} vs_scene_names;
+
+/* The word for value in that enum ("xpbd"), or NULL when out of range. */
+const char *vs_scene_name(vs_scene_names which, int value);
 
 /* One `--set KEY=VALUE` override: key a dotted path, value parsed as YAML. */
 typedef struct vs_override {
