@@ -151,6 +151,9 @@ const sk_row vs_sk_rows[] = {
      .def = "float64", .doc = "of positions and velocities"},
     {"output.compression", SC(output.compression), .type = SK_I32, .irange = {0, 1, 9, 0},
      .def = "0", .doc = "gzip level"},
+    {"output.author", SC(output.author), .type = SK_STR, .n = VS_MAX_NAME + 1,
+     .what = "an author name", .def = "unknown",
+     .doc = "H5MD author name recorded in /h5md/author"},
 
     /* ---- bodies: `- KIND: {...}` ---- */
     {"name", BO(ALLB, name), .type = SK_STR, .n = VS_MAX_NAME + 1, .what = "a body name",

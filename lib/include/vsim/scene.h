@@ -188,6 +188,7 @@ typedef struct vs_output_desc {
   unsigned fields;   /* [position | constraint_error] */
   int float32;       /* precision: float32 [0 = float64] */
   int compression;   /* gzip 0-9 [0] */
+  char author[VS_MAX_NAME + 1]; /* output.author */
 } vs_output_desc;
 
 typedef struct vs_scene {
