@@ -170,8 +170,8 @@ static void check_round_trip(const vs_scene *s, const sk_row *r, const char *wha
   vs_status st = vs_scene_load_string(y1, strlen(y1), "resolved.yaml", NULL, 0, &t, &e);
   ck_assert_msg(st == VS_OK, "%s: reload failed: %s\n%s", what,
                 vs_error_format(&e, buf, sizeof buf), y1);
-  ck_assert_msg(field_eq(r, field_of(s, r), field_of(t, r)), "%s: lost or changed by the emitter:\n%s",
-                what, y1);
+  ck_assert_msg(field_eq(r, field_of(s, r), field_of(t, r)),
+                "%s: lost or changed by the emitter:\n%s", what, y1);
   ck_assert_int_eq(vs_scene_to_yaml(t, &y2, &e), VS_OK);
   ck_assert_str_eq(y1, y2);
   vs_free_buffer(y1);
@@ -197,7 +197,8 @@ START_TEST(test_every_key_round_trips) {
         snprintf(base, sizeof base, "{}");
       else
         snprintf(base, sizeof base, "%s: [%s]\n", list, items[kind]);
-      if (r->scope == SKS_COLLIDER) snprintf(base, sizeof base, "world: {colliders: [%s]}\n", items[kind]);
+      if (r->scope == SKS_COLLIDER)
+        snprintf(base, sizeof base, "world: {colliders: [%s]}\n", items[kind]);
       vs_scene *d = load_set(base, NULL);
       if (!other_value(r, field_of(d, r), val, sizeof val)) {
         vs_scene_free(d);
@@ -350,7 +351,11 @@ static void type_text(mbuf *b, const sk_row *r) {
     case SK_FLAGS:
       mput(b, "%s", r->type == SK_FLAGS ? "list of " : "");
       for (int k = 0; r->names[k]; k++)
-        mput(b, "%s`%s`", k == 0 ? "" : r->names[k + 1] ? ", " : r->type == SK_FLAGS ? ", " : " or ",
+        mput(b, "%s`%s`",
+             k == 0                ? ""
+             : r->names[k + 1]     ? ", "
+             : r->type == SK_FLAGS ? ", "
+                                   : " or ",
              r->names[k]);
       break;
     case SK_VEC:
@@ -434,7 +439,8 @@ static int groups(char names[][40], int max) {
     snprintf(sec, sizeof sec, "%.*s", (int)(dot - r->path), r->path);
     if (strcmp(names[n - 1], sec)) snprintf(names[n++], 40, "%s", sec);
   }
-  for (int k = 0; vs_sk_body_kinds[k]; k++) snprintf(names[n++], 40, "body.%s", vs_sk_body_kinds[k]);
+  for (int k = 0; vs_sk_body_kinds[k]; k++)
+    snprintf(names[n++], 40, "body.%s", vs_sk_body_kinds[k]);
   snprintf(names[n++], 40, "link");
   for (int k = 0; vs_sk_collider_kinds[k]; k++)
     snprintf(names[n++], 40, "collider.%s", vs_sk_collider_kinds[k]);
@@ -482,8 +488,7 @@ START_TEST(test_docs_tables_follow_the_table) {
   }
   mput(&out, "%s", p);
   for (int i = 0; i < ng; i++)
-    ck_assert_msg(!names[i][0], "docs/scene-format.md has no table for the keys of '%s'",
-                  names[i]);
+    ck_assert_msg(!names[i][0], "docs/scene-format.md has no table for the keys of '%s'", names[i]);
   ck_assert_int_eq(seen, ng);
   if (update) {
     const char *root = getenv("VSIM_ROOT");
@@ -516,8 +521,7 @@ START_TEST(test_time_fractions) {
   s = load_set("time: {dt: 9007199254740992/3}\n", NULL);
   ck_assert(s->dt == 9007199254740992.0 / 3.0);
   vs_scene_free(s);
-  s = load_set("constraints: [{pin: {particle: 0, keys: [[0, 0, 0, 0], [1/3, 1, 0, 0]]}}]\n",
-               NULL);
+  s = load_set("constraints: [{pin: {particle: 0, keys: [[0, 0, 0, 0], [1/3, 1, 0, 0]]}}]\n", NULL);
   ck_assert(s->constraints[0].keys[4] == 1.0 / 3.0);
   vs_scene_free(s);
 
@@ -536,11 +540,10 @@ START_TEST(test_time_fractions) {
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     vs_scene *t = NULL;
     vs_error e;
-    ck_assert_int_eq(vs_scene_load_string(bad[i].yaml, strlen(bad[i].yaml), "f.yaml", NULL, 0,
-                                          &t, &e),
-                     VS_ERR_SCENE);
-    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "'%s' lacks '%s'", e.message,
-                  bad[i].msg);
+    ck_assert_int_eq(
+        vs_scene_load_string(bad[i].yaml, strlen(bad[i].yaml), "f.yaml", NULL, 0, &t, &e),
+        VS_ERR_SCENE);
+    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "'%s' lacks '%s'", e.message, bad[i].msg);
     ck_assert_int_eq(e.line, 1);
   }
 }

@@ -19,8 +19,8 @@ static vs_status triples(vctx *c, const sn_node *v, size_t *count, double **out)
       return sk_fail(c, VS_ERR_SCENE, v, "expected a non-empty list of [x, y, z], got %s",
                      v->kind == SN_SEQ ? "an empty list" : sk_got(v, g, sizeof g));
     if (v->n > VS_MAX_PARTICLES)
-      return sk_fail(c, VS_ERR_LIMIT, v, "expected at most %d particles, got %zu",
-                     VS_MAX_PARTICLES, v->n);
+      return sk_fail(c, VS_ERR_LIMIT, v, "expected at most %d particles, got %zu", VS_MAX_PARTICLES,
+                     v->n);
     *count = v->n;
   } else if (v->kind != SN_SEQ || v->n != *count) {
     return sk_fail(c, VS_ERR_SCENE, v,
@@ -121,16 +121,15 @@ int sk_has_masses(const void *base) {
 
 /* ---- checks --------------------------------------------------------------- */
 
-vs_status sk_check_grid(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
-                        void *base) {
+vs_status sk_check_grid(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base) {
   const vs_body_desc *b = base;
   int64_t total = 1;
   for (int i = 0; i < r->n; i++) total *= b->resolution[i]; /* <= 16384^3: no overflow */
   if (total > VS_MAX_PARTICLES) {
     size_t mk = sk_push(c, "resolution");
-    vs_status st = sk_fail(c, VS_ERR_LIMIT, sk_get(m, "resolution"),
-                           "expected at most %d particles, got %lld", VS_MAX_PARTICLES,
-                           (long long)total);
+    vs_status st =
+        sk_fail(c, VS_ERR_LIMIT, sk_get(m, "resolution"), "expected at most %d particles, got %lld",
+                VS_MAX_PARTICLES, (long long)total);
     sk_pop(c, mk);
     return st;
   }
@@ -240,10 +239,13 @@ static vs_status pin_indices(vctx *c, const sn_node *v, vs_body_desc *b, int64_t
   const char *expect = rope ? "first, last, both, none, or a list of particle indices"
                             : "none or a list of particle indices";
   if (v->kind == SN_SCALAR && !v->quoted) {
-    if (sk_is_word(v, "none")) return b->pin_mode = VS_PIN_NONE, VS_OK;
-    if (rope && sk_is_word(v, "first")) return b->pin_mode = VS_PIN_FIRST, VS_OK;
-    if (rope && sk_is_word(v, "last")) return b->pin_mode = VS_PIN_LAST, VS_OK;
-    if (rope && sk_is_word(v, "both")) return b->pin_mode = VS_PIN_BOTH, VS_OK;
+    if (sk_is_word(v, vs_sk_pin_words[VS_PIN_NONE])) return b->pin_mode = VS_PIN_NONE, VS_OK;
+    if (rope && sk_is_word(v, vs_sk_pin_words[VS_PIN_FIRST]))
+      return b->pin_mode = VS_PIN_FIRST, VS_OK;
+    if (rope && sk_is_word(v, vs_sk_pin_words[VS_PIN_LAST]))
+      return b->pin_mode = VS_PIN_LAST, VS_OK;
+    if (rope && sk_is_word(v, vs_sk_pin_words[VS_PIN_BOTH]))
+      return b->pin_mode = VS_PIN_BOTH, VS_OK;
   }
   if (v->kind != SN_SEQ)
     return sk_fail(c, VS_ERR_SCENE, v, "expected %s, got %s", expect, sk_got(v, g, sizeof g));
@@ -252,9 +254,9 @@ static vs_status pin_indices(vctx *c, const sn_node *v, vs_body_desc *b, int64_t
   if (rope) {
     int first = 0, last = 0, words = 1;
     for (size_t i = 0; i < v->n && words; i++) {
-      if (sk_is_word(v->kids[i], "first"))
+      if (sk_is_word(v->kids[i], vs_sk_pin_words[VS_PIN_FIRST]))
         first = 1;
-      else if (sk_is_word(v->kids[i], "last"))
+      else if (sk_is_word(v->kids[i], vs_sk_pin_words[VS_PIN_LAST]))
         last = 1;
       else
         words = 0;
@@ -269,9 +271,9 @@ static vs_status pin_indices(vctx *c, const sn_node *v, vs_body_desc *b, int64_t
   for (size_t i = 0; i < v->n; i++) {
     const sn_node *p = v->kids[i];
     size_t mk = sk_push_index(c, i);
-    if (rope && sk_is_word(p, "first"))
+    if (rope && sk_is_word(p, vs_sk_pin_words[VS_PIN_FIRST]))
       b->pins[i] = 0;
-    else if (rope && sk_is_word(p, "last"))
+    else if (rope && sk_is_word(p, vs_sk_pin_words[VS_PIN_LAST]))
       b->pins[i] = n - 1;
     else
       TRY(index_val(c, p, n, rope ? "a particle index, first or last" : "a particle index",
@@ -283,10 +285,13 @@ static vs_status pin_indices(vctx *c, const sn_node *v, vs_body_desc *b, int64_t
 }
 
 vs_status sk_load_pin(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base) {
-  static const char *const cloth_words[] = {"none", "top-edge", "top-corners", NULL};
+  /* The words of the pin modes each grid takes (vs_sk_pin_words). */
   static const vs_pin_mode cloth_modes[] = {VS_PIN_NONE, VS_PIN_TOP_EDGE, VS_PIN_TOP_CORNERS};
-  static const char *const lattice_words[] = {"none", "top-edge", NULL};
   static const vs_pin_mode lattice_modes[] = {VS_PIN_NONE, VS_PIN_TOP_EDGE};
+  const char *const cloth_words[] = {vs_sk_pin_words[VS_PIN_NONE], vs_sk_pin_words[VS_PIN_TOP_EDGE],
+                                     vs_sk_pin_words[VS_PIN_TOP_CORNERS], NULL};
+  const char *const lattice_words[] = {vs_sk_pin_words[VS_PIN_NONE],
+                                       vs_sk_pin_words[VS_PIN_TOP_EDGE], NULL};
   vs_body_desc *b = base;
   b->pin_mode = VS_PIN_NONE;
   b->pin_arity = b->kind == VS_BODY_CLOTH ? 2 : b->kind == VS_BODY_LATTICE ? 3 : 1;

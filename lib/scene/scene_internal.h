@@ -89,7 +89,6 @@ vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_sn_
 /* Damerau-Levenshtein (optimal string alignment) distance, capped at 3. */
 int vs_sn_edit_distance(const char *a, const char *b);
 
-
 /* ---- one value: scene_value.c ------------------------------------------ */
 
 #define TRY(x)                            \
@@ -217,22 +216,22 @@ typedef void (*sk_emit_fn)(sbuf *b, const sk_row *r, const void *base);
 struct sk_row {
   const char *path; /* SKS_SCENE: "time.dt" (one section level at most); items: "mass" */
   int scope;
-  unsigned kinds;   /* items: bit (1u << kind) per kind that takes the key */
+  unsigned kinds; /* items: bit (1u << kind) per kind that takes the key */
   sk_type type;
-  size_t off;       /* of the field in the scope's struct */
-  int n;            /* SK_VEC/SK_IVEC: length; SK_STR: capacity */
+  size_t off;               /* of the field in the scope's struct */
+  int n;                    /* SK_VEC/SK_IVEC: length; SK_STR: capacity */
   const char *const *names; /* SK_ENUM/SK_FLAGS */
   nrange range;
   irange irange;
   unsigned flags;
-  size_t has_off;   /* SKF_HAS */
-  const char *what; /* SK_STR/SK_REF/SK_INT: the value in messages */
-  const char *def;  /* the default as YAML text, or NULL (zero, or computed) */
-  const char *doc;  /* for docs/scene-format.md */
-  sk_load_fn load;  /* SK_HOOK: reads its key (absent too) from the mapping */
-  sk_emit_fn emit;  /* SK_HOOK: writes the value */
-  int (*omit)(const void *base);  /* not written when true */
-  sk_load_fn check; /* after the value (given or not), e.g. max > min */
+  size_t has_off;                /* SKF_HAS */
+  const char *what;              /* SK_STR/SK_REF/SK_INT: the value in messages */
+  const char *def;               /* the default as YAML text, or NULL (zero, or computed) */
+  const char *doc;               /* for docs/scene-format.md */
+  sk_load_fn load;               /* SK_HOOK: reads its key (absent too) from the mapping */
+  sk_emit_fn emit;               /* SK_HOOK: writes the value */
+  int (*omit)(const void *base); /* not written when true */
+  sk_load_fn check;              /* after the value (given or not), e.g. max > min */
 };
 
 extern const sk_row vs_sk_rows[];
@@ -277,8 +276,7 @@ vs_status sk_load_velocities(vctx *c, const sk_row *r, const sn_node *m, const s
                              void *base);
 void sk_emit_velocities(sbuf *b, const sk_row *r, const void *base);
 int sk_no_velocities(const void *base);
-vs_status sk_load_masses(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
-                         void *base);
+vs_status sk_load_masses(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
 void sk_emit_masses(sbuf *b, const sk_row *r, const void *base);
 int sk_no_masses(const void *base);
 int sk_has_masses(const void *base);
@@ -291,7 +289,8 @@ void sk_emit_pin(sbuf *b, const sk_row *r, const void *base);
 vs_status sk_load_colliders(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                             void *base);
 void sk_emit_colliders(sbuf *b, const sk_row *r, const void *base);
-vs_status sk_check_normal(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
+vs_status sk_check_normal(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                          void *base);
 vs_status sk_check_box(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
 vs_status sk_load_constraints(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                               void *base);

@@ -49,9 +49,9 @@ vs_status sk_load_colliders(vctx *c, const sk_row *r, const sn_node *m, const sn
   if (!v || vs_sn_is_null(v)) return VS_OK;
   size_t mk = sk_push(c, "colliders");
   void *items = NULL;
-  vs_status st = load_list(c, v, "collider", "colliders", VS_MAX_COLLIDERS, vs_sk_collider_kinds,
-                           SKS_COLLIDER, &items, sizeof *s->colliders, &s->n_colliders,
-                           offsetof(vs_collider_desc, loc));
+  vs_status st =
+      load_list(c, v, "collider", "colliders", VS_MAX_COLLIDERS, vs_sk_collider_kinds, SKS_COLLIDER,
+                &items, sizeof *s->colliders, &s->n_colliders, offsetof(vs_collider_desc, loc));
   s->colliders = items;
   if (st) return st;
   sk_pop(c, mk);

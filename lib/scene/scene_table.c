@@ -34,8 +34,8 @@ static void set_kind(int scope, int kind, void *base) {
   if (scope == SKS_CONSTRAINT) ((vs_constraint_desc *)base)->kind = (vs_constraint_kind)kind;
 }
 
-static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
-                          void *base, int checks);
+static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base,
+                          int checks);
 
 /* The rows' defaults into base (zero first). */
 static vs_status fill_defaults(vctx *c, int scope, int kind, void *base) {
@@ -162,8 +162,8 @@ static vs_status value(vctx *c, const sk_row *r, const sn_node *v, void *base) {
   return VS_OK;
 }
 
-static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
-                          void *base, int checks) {
+static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base,
+                          int checks) {
   if (r->type == SK_HOOK) {
     TRY(r->load(c, r, m, at, base));
   } else {
@@ -245,10 +245,11 @@ vs_status sk_load_scene(vctx *c, const sn_node *root, vs_scene *s) {
 
   char *file = s->file, *text = s->text;
   size_t text_len = s->text_len;
-  TRY(sk_defaults(c, SKS_SCENE, 0, s));
-  s->file = file;
+  vs_status st = sk_defaults(c, SKS_SCENE, 0, s);
+  s->file = file; /* the defaults start from zero: keep what the caller owns */
   s->text = text;
   s->text_len = text_len;
+  if (st) return st;
   default_name(c->file_arg, s->name, sizeof s->name);
   TRY(sk_check_keys(c, root, top));
 
@@ -321,7 +322,8 @@ static void emit_value(sbuf *b, const sk_row *r, const void *base) {
       break;
     case SK_IVEC:
       sk_put(b, "[");
-      for (int i = 0; i < r->n; i++) sk_put(b, "%s%lld", i ? ", " : "", (long long)((const int64_t *)p)[i]);
+      for (int i = 0; i < r->n; i++)
+        sk_put(b, "%s%lld", i ? ", " : "", (long long)((const int64_t *)p)[i]);
       sk_put(b, "]");
       break;
     case SK_STR:
