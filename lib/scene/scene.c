@@ -1,9 +1,6 @@
 /* scene.c: the public entry points: load a scene from text or a file
  * (YAML tree, then --set, then the key table: scene_table.c), free it. */
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
