@@ -31,34 +31,10 @@ static void validate_help(void) {
   printf("\nExit status: 0 the scene is valid; 2 it is not (the message says where).\n");
 }
 
-static const char *integrator_name(vs_integrator i) {
-  switch (i) {
-    case VS_INTEGRATOR_VERLET:
-      return "verlet";
-    case VS_INTEGRATOR_PBD:
-      return "pbd";
-    case VS_INTEGRATOR_XPBD:
-      return "xpbd";
-  }
-  return "?";
-}
-
-static const char *body_kind_name(vs_body_kind k) {
-  switch (k) {
-    case VS_BODY_PARTICLES:
-      return "particles";
-    case VS_BODY_ROPE:
-      return "rope";
-    case VS_BODY_CLOTH:
-      return "cloth";
-    case VS_BODY_TETRA:
-      return "tetra";
-    case VS_BODY_LATTICE:
-      return "lattice";
-    case VS_BODY_RAGDOLL:
-      return "ragdoll";
-  }
-  return "?";
+/* Enum words from the scene format's own tables (vs_scene_name). */
+static const char *name_of(vs_scene_names which, int value) {
+  const char *n = vs_scene_name(which, value);
+  return n ? n : "?";
 }
 
 static void print_model(const vs_scene *s, const vs_model *m) {
@@ -72,7 +48,7 @@ static void print_model(const vs_scene *s, const vs_model *m) {
   printf("bodies       %d\n", m->n_bodies);
   for (int32_t b = 0; b < m->n_bodies; b++) {
     const vs_body_info *bi = &m->bodies[b];
-    printf("  %-10s %-9s %d particle%s", bi->name, body_kind_name(bi->kind), bi->count,
+    printf("  %-10s %-9s %d particle%s", bi->name, name_of(VS_NAMES_BODY, (int)bi->kind), bi->count,
            bi->count == 1 ? "" : "s");
     if (bi->nw > 0)
       printf(", grid %dx%dx%d", bi->nu, bi->nv, bi->nw);
@@ -104,13 +80,15 @@ static void print_model(const vs_scene *s, const vs_model *m) {
   int64_t ck[4] = {0};
   for (int32_t i = 0; i < m->n_colliders; i++)
     if ((unsigned)m->colliders[i].kind < 4) ck[m->colliders[i].kind]++;
-  printf("colliders    %d (plane %lld, sphere %lld, box %lld, bounds %lld)\n", m->n_colliders,
-         (long long)ck[0], (long long)ck[1], (long long)ck[2], (long long)ck[3]);
+  printf("colliders    %d (%s %lld, %s %lld, %s %lld, %s %lld)\n", m->n_colliders,
+         name_of(VS_NAMES_COLLIDER, 0), (long long)ck[0], name_of(VS_NAMES_COLLIDER, 1),
+         (long long)ck[1], name_of(VS_NAMES_COLLIDER, 2), (long long)ck[2],
+         name_of(VS_NAMES_COLLIDER, 3), (long long)ck[3]);
   printf("particle collisions  %s\n", m->particle_collisions ? "on" : "off");
   printf("colors       %d\n", m->n_colors);
-  printf("integrator   %s\n", integrator_name(m->integrator));
-  printf("relaxation   %s (omega %g)\n",
-         m->relaxation == VS_RELAX_JACOBI ? "jacobi" : "gauss-seidel", m->omega);
+  printf("integrator   %s\n", name_of(VS_NAMES_INTEGRATOR, (int)m->integrator));
+  printf("relaxation   %s (omega %g)\n", name_of(VS_NAMES_RELAXATION, (int)m->relaxation),
+         m->omega);
   printf("iterations   %lld per substep\n", (long long)m->iterations);
   printf("time         dt %g s, %lld frames (%g s), substeps %lld (h = %g s)\n", m->dt,
          (long long)m->frames, m->dt * (double)m->frames, (long long)m->substeps, m->h);
@@ -119,16 +97,15 @@ static void print_model(const vs_scene *s, const vs_model *m) {
 
   const vs_output_desc *o = &m->output;
   printf("output       every %lld frame%s, ", (long long)o->every, o->every == 1 ? "" : "s");
-  const char *names[] = {"position", "velocity", "constraint_error", "per_constraint_error"};
   int first = 1;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; vs_scene_name(VS_NAMES_FIELD, i); i++) {
     if (o->fields & (1u << i)) {
-      printf("%s%s", first ? "" : "+", names[i]);
+      printf("%s%s", first ? "" : "+", name_of(VS_NAMES_FIELD, i));
       first = 0;
     }
   }
   if (first) printf("no fields");
-  printf(", %s, gzip %d\n", o->float32 ? "float32" : "float64", o->compression);
+  printf(", %s, gzip %d\n", name_of(VS_NAMES_PRECISION, o->float32), o->compression);
 }
 
 int cmd_validate(int argc, char **argv) {

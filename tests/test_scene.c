@@ -72,8 +72,13 @@ static void assert_scene_eq(const vs_scene *a, const vs_scene *b) {
   ck_assert_int_eq(a->iterations, b->iterations);
   ck_assert_int_eq(a->relaxation, b->relaxation);
   ck_assert(a->omega == b->omega && a->damping == b->damping);
+  ck_assert_int_eq(a->sqrt_approximation, b->sqrt_approximation);
+  ck_assert(a->runaway_speed == b->runaway_speed);
   ck_assert(arr_eq(a->gravity, b->gravity, 3));
   ck_assert_int_eq(a->particle_collisions, b->particle_collisions);
+  ck_assert_int_eq(a->swept, b->swept);
+  ck_assert_int_eq(a->shock_propagation, b->shock_propagation);
+  ck_assert(a->particle_friction == b->particle_friction);
   ck_assert_uint_eq(a->n_colliders, b->n_colliders);
   for (size_t i = 0; i < a->n_colliders; i++) {
     const vs_collider_desc *x = &a->colliders[i], *y = &b->colliders[i];
@@ -88,6 +93,7 @@ static void assert_scene_eq(const vs_scene *a, const vs_scene *b) {
     ck_assert_int_eq(x->kind, y->kind);
     ck_assert_str_eq(x->name, y->name);
     ck_assert(x->mass == y->mass && x->radius == y->radius && x->tear == y->tear);
+    ck_assert(x->damping_rigid == y->damping_rigid);
     ck_assert_uint_eq(x->count, y->count);
     ck_assert(arr_eq(x->masses, y->masses, x->count));
     ck_assert(arr_eq(x->positions, y->positions, 3 * x->count));
@@ -131,6 +137,7 @@ static void assert_scene_eq(const vs_scene *a, const vs_scene *b) {
   ck_assert_uint_eq(a->output.fields, b->output.fields);
   ck_assert_int_eq(a->output.float32, b->output.float32);
   ck_assert_int_eq(a->output.compression, b->output.compression);
+  ck_assert_str_eq(a->output.author, b->output.author);
 }
 
 /* Emit, reload, compare; and the second emission equals the first. */
@@ -164,9 +171,14 @@ static const char *const FULL =
     "  relaxation: jacobi\n"
     "  omega: 1.5\n"
     "  damping: 0.25\n"
+    "  sqrt_approximation: true\n"
+    "  runaway_speed: 250\n"
     "world:\n"
     "  gravity: [0, -1.62, 0.5]\n"
     "  particle_collisions: true\n"
+    "  swept: true\n"
+    "  shock_propagation: true\n"
+    "  particle_friction: 0.4\n"
     "  colliders:\n"
     "    - plane:  {point: [0, 0.1, 0], normal: [0, 2, 0], friction: 0.3, restitution: 0.1}\n"
     "    - sphere: {center: [0, 0.5, 0], radius: 0.25}\n"
@@ -186,6 +198,7 @@ static const char *const FULL =
     "      bend:    {stiffness: 0.5, compliance: 0.1}\n"
     "      pin: [[0, 15], [31, 15]]\n"
     "      tear: 1.5\n"
+    "      damping_rigid: 0.125\n"
     "  - rope:\n"
     "      name: line\n"
     "      from: [0, 2, 0]\n"
@@ -250,7 +263,8 @@ static const char *const FULL =
     "  every: 2\n"
     "  fields: [position, velocity, per_constraint_error]\n"
     "  precision: float32\n"
-    "  compression: 6\n";
+    "  compression: 6\n"
+    "  author: Ada Lovelace\n";
 
 /* ---- defaults --------------------------------------------------------------- */
 
@@ -347,13 +361,16 @@ START_TEST(test_full_scene) {
   ck_assert(s->omega == 1.5 && s->damping == 0.25);
   ck_assert(s->gravity[1] == -1.62 && s->gravity[2] == 0.5);
   ck_assert_int_eq(s->particle_collisions, 1);
+  ck_assert(s->sqrt_approximation == 1 && s->runaway_speed == 250);
+  ck_assert(s->swept == 1 && s->shock_propagation == 1 && s->particle_friction == 0.4);
+  ck_assert_str_eq(s->output.author, "Ada Lovelace");
 
   ck_assert_uint_eq(s->n_colliders, 4);
   const vs_collider_desc *c = s->colliders;
   ck_assert_int_eq(c[0].kind, VS_COLLIDER_PLANE);
   ck_assert(c[0].a[1] == 0.1 && c[0].b[0] == 0 && c[0].b[1] == 1 && c[0].b[2] == 0);
   ck_assert(c[0].friction == 0.3 && c[0].restitution == 0.1);
-  ck_assert_int_eq(c[0].loc.line, 17);
+  ck_assert_int_eq(c[0].loc.line, 22);
   ck_assert_int_eq(c[0].loc.column, 7);
   ck_assert_int_eq(c[1].kind, VS_COLLIDER_SPHERE);
   ck_assert(c[1].a[1] == 0.5 && c[1].radius == 0.25 && c[1].friction == 0);
@@ -366,12 +383,12 @@ START_TEST(test_full_scene) {
   const vs_body_desc *b = &s->bodies[0];
   ck_assert_int_eq(b->kind, VS_BODY_CLOTH);
   ck_assert_str_eq(b->name, "curtain");
-  ck_assert_int_eq(b->loc.line, 22);
+  ck_assert_int_eq(b->loc.line, 27);
   ck_assert(b->origin[0] == -1 && b->origin[1] == 2 && b->size[0] == 2 && b->size[1] == 3);
   ck_assert_int_eq(b->resolution[0], 32);
   ck_assert_int_eq(b->resolution[1], 16);
   ck_assert_int_eq(b->plane, VS_PLANE_YZ);
-  ck_assert(b->mass == 2.5 && b->radius == 0.02 && b->tear == 1.5);
+  ck_assert(b->mass == 2.5 && b->radius == 0.02 && b->tear == 1.5 && b->damping_rigid == 0.125);
   ck_assert(b->stretch.enabled && b->stretch.stiffness == 0.9 && b->stretch.compliance == 0.001);
   ck_assert(b->shear.enabled && b->shear.stiffness == 0.8 && b->shear.compliance == 0);
   ck_assert(b->bend.enabled && b->bend.stiffness == 0.5 && b->bend.compliance == 0.1);
@@ -380,7 +397,7 @@ START_TEST(test_full_scene) {
   ck_assert_uint_eq(b->n_pins, 2);
   ck_assert_int_eq(b->pins[2], 31);
   ck_assert_int_eq(b->pins[3], 15);
-  ck_assert_int_eq(b->pin_loc.line, 33);
+  ck_assert_int_eq(b->pin_loc.line, 38);
   ck_assert_int_eq(b->pin_loc.column, 12);
 
   b = &s->bodies[1];
@@ -443,7 +460,7 @@ START_TEST(test_full_scene) {
   ck_assert_int_eq(k[0].kind, VS_CONSTRAINT_DISTANCE);
   ck_assert_str_eq(k[0].a.text, "line:20");
   ck_assert_str_eq(k[0].b.text, "curtain:0,15");
-  ck_assert_int_eq(k[0].a.loc.line, 86);
+  ck_assert_int_eq(k[0].a.loc.line, 92);
   ck_assert_int_eq(k[0].a.loc.column, 19);
   ck_assert(k[0].rest_auto && k[0].stiffness == 0.5 && k[0].compliance == 0);
   ck_assert(!k[1].rest_auto && k[1].has_min && !k[1].has_max && k[1].min == 0.05);

@@ -435,7 +435,7 @@ static int flush_all(vs_h5_writer *w) {
 
 /* ---- the static part of the file ---------------------------------------- */
 
-static int write_h5md(vs_h5_writer *w) {
+static int write_h5md(vs_h5_writer *w, const char *author_name) {
   int rc = -1;
   hid_t h5md = make_group(w, w->file, "h5md");
   if (h5md < 0) return -1;
@@ -446,10 +446,10 @@ static int write_h5md(vs_h5_writer *w) {
   if (space < 0 ||
       set_attr(w, h5md, "version", H5T_STD_I32LE, H5T_NATIVE_INT32, space, version) < 0)
     goto done;
-  /* The author is fixed rather than $USER: files from identical runs should
-   * not depend on who ran them. */
+  /* The author is the scene's output.author rather than $USER: files from
+   * identical runs should not depend on who ran them. */
   author = make_group(w, h5md, "author");
-  if (author < 0 || attr_str(w, author, "name", "unknown") < 0) goto done;
+  if (author < 0 || attr_str(w, author, "name", author_name) < 0) goto done;
   creator = make_group(w, h5md, "creator");
   if (creator < 0 || attr_str(w, creator, "name", "vsim") < 0 ||
       attr_str(w, creator, "version", VSIM_VERSION) < 0)
@@ -833,7 +833,7 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
       char what[1024];
       snprintf(what, sizeof what, "cannot create '%s'", w->tmp);
       fail(w, what);
-    } else if (write_h5md(w) == 0 && write_particles(w, model, fields, model->output.float32) == 0 &&
+    } else if (write_h5md(w, model->output.author) == 0 && write_particles(w, model, fields, model->output.float32) == 0 &&
                write_observables(w, model, fields) == 0 && write_topology(w, model) == 0 &&
                write_parameters(w, scene, model, info) == 0) {
       ok = 1;

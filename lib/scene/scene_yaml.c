@@ -285,6 +285,11 @@ static vs_status syntax_error(pstate *s, yaml_parser_t *p, vs_status code, const
     m = mark_at(text, p->problem_offset < len ? p->problem_offset : len);
     return pfail(s, code, &m, "invalid YAML: %s", problem);
   }
+  /* libyaml says "found character that cannot start any token" for a TAB
+   * used as indentation (YAML forbids it); say what is wrong instead. */
+  if (p->error == YAML_SCANNER_ERROR && m.index < len && text[m.index] == '\t')
+    return pfail(s, code, &m, "invalid YAML: tabs are not allowed for indentation in YAML; "
+                 "use spaces");
   if (p->context) {
     yaml_mark_t c = clamp_mark(s, p->context_mark);
     return pfail(s, code, &m, "invalid YAML: %s (%s at line %d, column %d)", problem, p->context,

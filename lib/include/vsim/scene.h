@@ -5,7 +5,7 @@
  * document tree, fills defaults, checks every key, type and range, and keeps
  * the 1-based line:column of every item so that the model compiler can still
  * point into the source (e.g. a particle reference to a missing body).
- * Nothing here knows physics beyond the ranges in SPEC.md §2. */
+ * Nothing here knows physics beyond the ranges in docs/scene-format.md. */
 #ifndef VSIM_SCENE_H
 #define VSIM_SCENE_H
 
@@ -55,8 +55,8 @@ typedef enum vs_relaxation {
 /* A link family (stretch, shear, bend, ...): absent when !enabled. */
 typedef struct vs_link_desc {
   int enabled;
-  double stiffness;  /* (0, 1], pbd/verlet scale [1] */
-  double compliance; /* >= 0, m/N, xpbd [0] */
+  double stiffness;  /* pbd/verlet scale */
+  double compliance; /* m/N, xpbd */
 } vs_link_desc;
 
 typedef enum vs_collider_kind {
@@ -71,8 +71,8 @@ typedef struct vs_collider_desc {
   double a[3];
   double b[3];        /* plane normal is normalised by the loader */
   double radius;      /* sphere only, > 0 */
-  double friction;    /* >= 0 [0] Coulomb coefficient */
-  double restitution; /* [0, 1] [0] */
+  double friction;    /* Coulomb coefficient */
+  double restitution;
   vs_loc loc;
 } vs_collider_desc;
 
@@ -136,7 +136,7 @@ typedef struct vs_body_desc {
   vs_link_desc shear;         /* cloth, lattice */
   vs_link_desc bend;          /* cloth, rope */
   double tear;                /* >= 0, 0 = never; factor of rest length */
-  double damping_rigid;       /* [0, 1] per step: PBD's dampVelocities towards the body's rigid motion */
+  double damping_rigid;       /* per step: PBD's dampVelocities towards the body's rigid motion */
 
   /* pins */
   vs_pin_mode pin_mode;
@@ -167,8 +167,8 @@ typedef struct vs_constraint_desc {
   double rest;             /* distance: two-sided rest length, >= 0 */
   int has_min, has_max;    /* distance: one-sided; angle: limits */
   double min, max;         /* distance: lengths; angle: degrees in [0, 180] */
-  double stiffness;        /* (0, 1] [1] */
-  double compliance;       /* >= 0 [0] */
+  double stiffness;
+  double compliance;
   int has_at;              /* pin: at given (else initial position) */
   double at[3];
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
@@ -184,10 +184,11 @@ enum {
 };
 
 typedef struct vs_output_desc {
-  int64_t every;     /* >= 1 [1] */
-  unsigned fields;   /* [position | constraint_error] */
-  int float32;       /* precision: float32 [0 = float64] */
-  int compression;   /* gzip 0-9 [0] */
+  int64_t every;
+  unsigned fields;   /* VS_FIELD_* bits */
+  int float32;       /* output.precision: 1 = float32, 0 = float64 */
+  int compression;   /* gzip level */
+  char author[VS_MAX_NAME + 1]; /* output.author */
 } vs_output_desc;
 
 typedef struct vs_scene {
@@ -196,25 +197,28 @@ typedef struct vs_scene {
   size_t text_len;
 
   int version;          /* vsim: 1 */
-  char name[256];       /* [file name without extension] */
+  char name[256];       /* default: the file name without extension */
 
-  double dt;            /* time.dt > 0 [1/60] */
-  int64_t frames;       /* time.frames >= 0 [100] */
-  int64_t substeps;     /* time.substeps >= 1 [1] */
+  /* Every key below is one row of the key table, lib/scene/scene_keys.c,
+   * which holds its range, default and documentation (none are repeated
+   * here). */
+  double dt;            /* time.dt */
+  int64_t frames;       /* time.frames */
+  int64_t substeps;     /* time.substeps */
 
-  vs_integrator integrator; /* [pbd] */
-  int64_t iterations;   /* >= 1 [10] */
-  vs_relaxation relaxation; /* [gauss-seidel] */
-  double omega;         /* (0, 2) [1] */
-  double damping;       /* >= 0 [0], 1/s */
-  int sqrt_approximation; /* [false] Jakobsen's first-order Taylor stick update */
-  double runaway_speed; /* > 0 m/s, or 0 = off [10000]: a faster particle fails the run */
+  vs_integrator integrator; /* solver.* */
+  int64_t iterations;
+  vs_relaxation relaxation;
+  double omega;
+  double damping;       /* 1/s */
+  int sqrt_approximation; /* Jakobsen's first-order Taylor stick update */
+  double runaway_speed; /* m/s, 0 = off: a faster particle fails the run */
 
-  double gravity[3];    /* [0, -9.81, 0] */
-  int particle_collisions; /* [0] */
-  int swept;            /* [false] continuous test against colliders along each step's path */
-  int shock_propagation; /* [false] stacking: a particle resting on a collider is immovable to contacts above it */
-  double particle_friction; /* >= 0 [0] Coulomb coefficient between colliding particles */
+  double gravity[3];    /* world.* */
+  int particle_collisions;
+  int swept;            /* continuous test against colliders along each step's path */
+  int shock_propagation; /* stacking: a particle resting on a collider is immovable to contacts above it */
+  double particle_friction; /* Coulomb coefficient between colliding particles */
   vs_collider_desc *colliders;
   size_t n_colliders;
 
@@ -226,6 +230,23 @@ typedef struct vs_scene {
 
   vs_output_desc output;
 } vs_scene;
+
+/* The words of each enum of the scene format, as the loader reads them and
+ * the emitter writes them (one table per enum, in lib/scene/scene_keys.c). */
+typedef enum vs_scene_names {
+  VS_NAMES_INTEGRATOR = 0, /* vs_integrator */
+  VS_NAMES_RELAXATION,     /* vs_relaxation */
+  VS_NAMES_PLANE,          /* vs_plane_axes */
+  VS_NAMES_BODY,           /* vs_body_kind */
+  VS_NAMES_COLLIDER,       /* vs_collider_kind */
+  VS_NAMES_CONSTRAINT,     /* vs_constraint_kind */
+  VS_NAMES_PRECISION,      /* output.float32: 0 float64, 1 float32 */
+  VS_NAMES_FIELD,          /* bit i of output.fields */
+  VS_NAMES_PIN             /* vs_pin_mode */
+} vs_scene_names;
+
+/* The word for value in that enum ("xpbd"), or NULL when out of range. */
+const char *vs_scene_name(vs_scene_names which, int value);
 
 /* One `--set KEY=VALUE` override: key a dotted path, value parsed as YAML. */
 typedef struct vs_override {

@@ -1,0 +1,297 @@
+/* scene_keys.c: THE table of scene keys, and the name table of every enum.
+ *
+ * One row per key (MuJoCo's mjcf schema is the model): its dotted path, its
+ * type, range and default, the field it fills, and its documentation.  The
+ * loader, the defaults, `--set` (which edits the YAML tree that the loader
+ * then reads), the emitter (the resolved scene that `--resume` reloads), the
+ * key tables of docs/scene-format.md and the fuzz dictionary all follow from
+ * these rows; tests/test_scene.c checks the last two against it.  Adding a
+ * key is one struct field and one row.  Keys whose syntax is irregular (pin
+ * forms, rest|min|max, at|keys, per-particle lists) are SK_HOOK rows whose
+ * functions live in scene_body.c and scene_items.c.
+ *
+ * Defaults are YAML text, read by the same code as the scene, so a default
+ * is written exactly once: here. */
+#include <stddef.h>
+
+#include "scene/scene_internal.h"
+
+const char *const vs_sk_integrators[] = {"verlet", "pbd", "xpbd", NULL};
+const char *const vs_sk_relaxations[] = {"gauss-seidel", "jacobi", NULL};
+const char *const vs_sk_planes[] = {"xy", "xz", "yz", NULL};
+const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra",
+                                        "lattice",   "ragdoll", NULL};
+const char *const vs_sk_collider_kinds[] = {"plane", "sphere", "box", "bounds", NULL};
+const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", NULL};
+const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
+const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
+                                    "per_constraint_error", NULL};
+const char *const vs_sk_pin_words[] = {"none",  "list", "top-edge", "top-corners",
+                                       "first", "last", "both",     NULL};
+
+_Static_assert(sizeof(vs_integrator) == sizeof(int) && sizeof(vs_relaxation) == sizeof(int) &&
+                   sizeof(vs_plane_axes) == sizeof(int),
+               "SK_ENUM fields are int-sized");
+
+const char *vs_scene_name(vs_scene_names which, int value) {
+  static const char *const *const tables[] = {
+      [VS_NAMES_INTEGRATOR] = vs_sk_integrators,   [VS_NAMES_RELAXATION] = vs_sk_relaxations,
+      [VS_NAMES_PLANE] = vs_sk_planes,             [VS_NAMES_BODY] = vs_sk_body_kinds,
+      [VS_NAMES_COLLIDER] = vs_sk_collider_kinds,  [VS_NAMES_CONSTRAINT] = vs_sk_constraint_kinds,
+      [VS_NAMES_PRECISION] = vs_sk_precisions,     [VS_NAMES_FIELD] = vs_sk_fields,
+      [VS_NAMES_PIN] = vs_sk_pin_words};
+  if ((unsigned)which >= sizeof tables / sizeof *tables || value < 0) return NULL;
+  const char *const *t = tables[which];
+  for (int i = 0; t[i]; i++)
+    if (i == value) return t[i];
+  return NULL;
+}
+
+/* Ranges, as constant initialisers. */
+#define ANY {SK_NONE, 0, SK_NONE, 0}
+#define POS {SK_OPEN, 0, SK_NONE, 0}
+#define NONNEG {SK_CLOSED, 0, SK_NONE, 0}
+#define STIFF {SK_OPEN, 0, SK_CLOSED, 1}
+#define UNIT {SK_CLOSED, 0, SK_CLOSED, 1}
+#define OMEGA {SK_OPEN, 0, SK_OPEN, 2}
+#define DEG {SK_CLOSED, 0, SK_CLOSED, 180}
+
+/* Kinds. */
+#define PA (1u << VS_BODY_PARTICLES)
+#define RO (1u << VS_BODY_ROPE)
+#define CL (1u << VS_BODY_CLOTH)
+#define TE (1u << VS_BODY_TETRA)
+#define LA (1u << VS_BODY_LATTICE)
+#define RD (1u << VS_BODY_RAGDOLL)
+#define ALLB (PA | RO | CL | TE | LA | RD)
+#define PL (1u << VS_COLLIDER_PLANE)
+#define SP (1u << VS_COLLIDER_SPHERE)
+#define BX (1u << VS_COLLIDER_BOX)
+#define BD (1u << VS_COLLIDER_BOUNDS)
+#define ALLC (PL | SP | BX | BD)
+#define DI (1u << VS_CONSTRAINT_DISTANCE)
+#define PN (1u << VS_CONSTRAINT_PIN)
+#define AN (1u << VS_CONSTRAINT_ANGLE)
+
+#define SC(f) .scope = SKS_SCENE, .off = offsetof(vs_scene, f)
+#define BO(k, f) .scope = SKS_BODY, .kinds = (k), .off = offsetof(vs_body_desc, f)
+#define CO(k, f) .scope = SKS_COLLIDER, .kinds = (k), .off = offsetof(vs_collider_desc, f)
+#define CN(k, f) .scope = SKS_CONSTRAINT, .kinds = (k), .off = offsetof(vs_constraint_desc, f)
+#define LI(f) .scope = SKS_LINK, .kinds = 1u, .off = offsetof(vs_link_desc, f)
+#define HOOK(l, e) .type = SK_HOOK, .load = (l), .emit = (e)
+
+#define REF_WHAT "a particle reference (\"NAME:INDEX\", \"NAME:I,J\" or a global index)"
+
+const sk_row vs_sk_rows[] = {
+    /* ---- the scene ---- */
+    {"vsim", SC(version), .type = SK_I32, .irange = {1, 1, 1, 0},
+     .what = "1 (the only format version)", .def = "1", .doc = "format version; only `1`"},
+    {"name", SC(name), .type = SK_STR, .n = sizeof ((vs_scene *)0)->name, .what = "a scene name",
+     .doc = "scene name, recorded in the result file [the file name without extension; "
+            "`default` for the embedded scene]"},
+    {"time.dt", SC(dt), .type = SK_NUM, .range = POS, .flags = SKF_TIME, .def = "1/60",
+     .doc = "frame step in seconds; a fraction `A/B` such as `1/60` is read as the double "
+            "nearest A/B"},
+    {"time.frames", SC(frames), .type = SK_INT, .irange = {0, 0, 0, VS_MAX_FRAMES}, .def = "100",
+     .doc = "frames to simulate; `vsim run --frames N` overrides it"},
+    {"time.substeps", SC(substeps), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_SUBSTEPS},
+     .def = "1", .doc = "each frame is `substeps` steps of h = dt / substeps"},
+    {"solver.integrator", SC(integrator), .type = SK_ENUM, .names = vs_sk_integrators,
+     .def = "pbd",
+     .doc = "`verlet` (Jakobsen's position Verlet), `pbd` (Müller et al. 2007) or `xpbd` "
+            "(Macklin et al. 2016, compliance-based)"},
+    {"solver.iterations", SC(iterations), .type = SK_INT,
+     .irange = {1, 0, 0, VS_MAX_ITERATIONS}, .def = "10", .doc = "relaxation sweeps per substep"},
+    {"solver.relaxation", SC(relaxation), .type = SK_ENUM, .names = vs_sk_relaxations,
+     .def = "gauss-seidel",
+     .doc = "`gauss-seidel` (constraints one after another in build order) or `jacobi` "
+            "(graph-coloured: each colour projected in parallel from the same positions, on "
+            "`--threads` threads)"},
+    {"solver.omega", SC(omega), .type = SK_NUM, .range = OMEGA, .def = "1",
+     .doc = "scale of every correction (successive over-relaxation)"},
+    {"solver.damping", SC(damping), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "linear velocity damping in 1/s"},
+    {"solver.sqrt_approximation", SC(sqrt_approximation), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: Jakobsen's stick update with the first-order square root, sqrt(d.d) ~ "
+            "(d.d + r²) / 2r about the rest length r: no square root per link, exact at rest, so "
+            "the relaxation converges to the exact lengths (links of rest 0 keep the exact root)"},
+    {"solver.runaway_speed", SC(runaway_speed), .type = SK_NUM, .range = NONNEG, .def = "10000",
+     .doc = "m/s: a particle faster than this fails the run (status \"failed\", exit 1) naming "
+            "the frame, the particle and the constraint that moved it last; 0 turns the check "
+            "off"},
+    {"world.gravity", SC(gravity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, -9.81, 0]",
+     .doc = "m/s²"},
+    {"world.particle_collisions", SC(particle_collisions), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: particles with radius > 0 do not overlap (also within a body, but not two "
+            "particles joined by a link)"},
+    {"world.swept", SC(swept), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: each step, a particle's path from its previous position is tested against "
+            "the colliders, so a fast particle stops at the first surface it meets instead of "
+            "tunnelling through a thin obstacle"},
+    {"world.shock_propagation", SC(shock_propagation), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: for stacking, a particle resting on a collider does not move when a "
+            "particle above it is pushed out of it, so one sweep carries the support up a whole "
+            "pile (Guendelman et al. 2003); it makes impacts on resting particles one-sided, "
+            "hence off by default"},
+    {"world.particle_friction", SC(particle_friction), .type = SK_NUM, .range = NONNEG,
+     .def = "0",
+     .doc = "Coulomb coefficient between colliding particles (position-based friction, Macklin "
+            "et al. 2014 §6.1)"},
+    {"world.colliders", SC(colliders), HOOK(sk_load_colliders, sk_emit_colliders),
+     .flags = SKF_BLOCK, .doc = "list of static obstacles, each one key naming its kind"},
+    {"bodies", SC(bodies), HOOK(sk_load_bodies, sk_emit_bodies), .flags = SKF_BLOCK,
+     .doc = "list of bodies; each item has one key naming its kind"},
+    {"constraints", SC(constraints), HOOK(sk_load_constraints, sk_emit_constraints),
+     .flags = SKF_BLOCK, .doc = "list of extra constraints; each item has one key naming its kind"},
+    {"output.every", SC(output.every), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_FRAMES},
+     .def = "1", .doc = "record every k-th frame; frame 0 is always recorded"},
+    {"output.fields", SC(output.fields), .type = SK_FLAGS, .names = vs_sk_fields,
+     .def = "[position, constraint_error]", .doc = "what to record, a list of field names"},
+    {"output.precision", SC(output.float32), .type = SK_ENUM, .names = vs_sk_precisions,
+     .def = "float64", .doc = "of positions and velocities"},
+    {"output.compression", SC(output.compression), .type = SK_I32, .irange = {0, 1, 9, 0},
+     .def = "0", .doc = "gzip level"},
+    {"output.author", SC(output.author), .type = SK_STR, .n = VS_MAX_NAME + 1,
+     .what = "an author name", .def = "unknown",
+     .doc = "H5MD author name recorded in /h5md/author"},
+
+    /* ---- bodies: `- KIND: {...}` ---- */
+    {"name", BO(ALLB, name), .type = SK_STR, .n = VS_MAX_NAME + 1, .what = "a body name",
+     .check = sk_check_body_name,
+     .doc = "letters, digits, `_` and `-`, not only digits, unique [the kind and its index, "
+            "e.g. `cloth0`]"},
+    {"positions", BO(PA, positions), HOOK(sk_load_positions, sk_emit_positions),
+     .flags = SKF_REQUIRED, .doc = "non-empty list of [x, y, z]"},
+    {"velocities", BO(PA, velocities), HOOK(sk_load_velocities, sk_emit_velocities),
+     .omit = sk_no_velocities, .doc = "list of [x, y, z], one per particle [all zero]"},
+    {"masses", BO(PA, masses), HOOK(sk_load_masses, sk_emit_masses), .omit = sk_no_masses,
+     .doc = "one mass per particle, instead of `mass`"},
+    {"from", BO(RO, from), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "first end point"},
+    {"to", BO(RO, to), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "last end point"},
+    {"segments", BO(RO, segments), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_SEGMENTS},
+     .flags = SKF_REQUIRED, .doc = "links in the chain of segments + 1 particles"},
+    {"origin", BO(CL | LA | RD, origin), .type = SK_VEC, .n = 3, .range = ANY,
+     .flags = SKF_REQUIRED,
+     .doc = "grids: the position of particle (0, 0[, 0]); ragdoll: the point between its feet"},
+    {"size", BO(CL, size), .type = SK_VEC, .n = 2, .range = POS, .flags = SKF_REQUIRED,
+     .doc = "[extent along u, extent along v]"},
+    {"size", BO(LA, size), .type = SK_VEC, .n = 3, .range = POS, .flags = SKF_REQUIRED,
+     .doc = "extents along x, y, z"},
+    {"resolution", BO(CL, resolution), .type = SK_IVEC, .n = 2,
+     .irange = {2, 0, 0, VS_MAX_RESOLUTION}, .flags = SKF_REQUIRED, .check = sk_check_grid,
+     .doc = "[nu, nv] particles"},
+    {"resolution", BO(LA, resolution), .type = SK_IVEC, .n = 3,
+     .irange = {2, 0, 0, VS_MAX_RESOLUTION}, .flags = SKF_REQUIRED, .check = sk_check_grid,
+     .doc = "[nx, ny, nz] particles"},
+    {"plane", BO(CL, plane), .type = SK_ENUM, .names = vs_sk_planes, .def = "xy",
+     .doc = "u is the first letter's axis, v the second's"},
+    {"center", BO(TE, center), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "centre of the tetrahedron"},
+    {"edge", BO(TE, edge), .type = SK_NUM, .range = POS, .flags = SKF_REQUIRED,
+     .doc = "edge length"},
+    {"velocity", BO(TE, velocity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
+     .doc = "initial velocity, m/s"},
+    {"angular_velocity", BO(TE, angular_velocity), .type = SK_VEC, .n = 3, .range = ANY,
+     .def = "[0, 0, 0]", .doc = "initial angular velocity, rad/s"},
+    {"height", BO(RD, height), .type = SK_NUM, .range = POS, .flags = SKF_REQUIRED,
+     .doc = "the ragdoll's height"},
+    {"mass", BO(ALLB, mass), .type = SK_NUM, .range = POS, .def = "1", .omit = sk_has_masses,
+     .doc = "kg: of each particle (particles), else the body's total, spread over its "
+            "particles"},
+    {"radius", BO(ALLB, radius), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "collision radius of each particle, m"},
+    {"stretch", BO(RO | CL | LA, stretch), .type = SK_LINK, .def = "{}",
+     .doc = "links along the chain (rope) or the grid axes"},
+    {"shear", BO(CL, shear), .type = SK_LINK, .def = "none", .doc = "links to diagonal neighbours"},
+    {"shear", BO(LA, shear), .type = SK_LINK, .def = "{}", .doc = "links to diagonal neighbours"},
+    {"bend", BO(RO | CL, bend), .type = SK_LINK, .def = "none",
+     .doc = "links to the neighbour's neighbour"},
+    {"stiffness", BO(TE | RD, stretch.stiffness), .type = SK_NUM, .range = STIFF, .def = "1",
+     .doc = "of the body's links (the 6 edges, the bones)"},
+    {"compliance", BO(TE | RD, stretch.compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "of the body's links, m/N"},
+    {"pin", BO(PA | RO | CL | LA | RD, pin_mode), HOOK(sk_load_pin, sk_emit_pin), .def = "none",
+     .doc = "particles held fixed: `none`, a list of particle indices (grids: of `[i, j]` or "
+            "`[i, j, k]`); rope also `first`, `last`, `both`; cloth also `top-edge`, "
+            "`top-corners`; lattice also `top-edge`"},
+    {"tear", BO(RO | CL | LA, tear), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "a link breaks for good when its length exceeds `tear` times its rest length; 0 "
+            "never"},
+    {"damping_rigid", BO(ALLB, damping_rigid), .type = SK_NUM, .range = UNIT, .def = "0",
+     .doc = "per step, pulls the velocities that fraction of the way towards the body's rigid "
+            "motion (Müller et al. 2007, §3.5)"},
+
+    /* ---- a link family: `{stiffness, compliance}` or `none` ---- */
+    {"stiffness", LI(stiffness), .type = SK_NUM, .range = STIFF, .def = "1",
+     .doc = "used by verlet and pbd"},
+    {"compliance", LI(compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "m/N, used by xpbd"},
+
+    /* ---- colliders: `- KIND: {...}` ---- */
+    {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
+     .doc = "a point of the plane"},
+    {"normal", CO(PL, b), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 1, 0]",
+     .check = sk_check_normal,
+     .doc = "any length but not zero; the solid side is behind the plane"},
+    {"center", CO(SP, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
+     .doc = "of the ball"},
+    {"radius", CO(SP, radius), .type = SK_NUM, .range = POS, .flags = SKF_REQUIRED,
+     .doc = "of the ball"},
+    {"min", CO(BX | BD, a), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "lowest corner"},
+    {"max", CO(BX | BD, b), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .check = sk_check_box, .doc = "highest corner, > min on every axis"},
+    {"friction", CO(ALLC, friction), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "Coulomb coefficient"},
+    {"restitution", CO(ALLC, restitution), .type = SK_NUM, .range = UNIT, .def = "0",
+     .doc = "fraction of the normal speed kept in a bounce"},
+
+    /* ---- constraints: `- KIND: {...}` ---- */
+    {"a", CN(DI | AN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
+     .doc = "first particle"},
+    {"b", CN(DI | AN, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
+     .doc = "second particle (angle: the vertex)"},
+    {"c", CN(AN, c), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
+     .doc = "third particle"},
+    {"particle", CN(PN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
+     .doc = "the particle held"},
+    {"rest", CN(DI, rest), HOOK(sk_load_rest, sk_emit_rest), .omit = sk_rest_omitted,
+     .def = "auto",
+     .doc = "two-sided rest length >= 0, or `auto` (the initial distance); at most one of "
+            "`rest`, `min`, `max`"},
+    {"min", CN(DI, min), .type = SK_NUM, .range = NONNEG, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_min),
+     .doc = "one-sided: only pushes apart below this length"},
+    {"max", CN(DI, max), .type = SK_NUM, .range = NONNEG, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_max),
+     .doc = "one-sided: only pulls together above this length"},
+    {"min", CN(AN, min), .type = SK_NUM, .range = DEG, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_min), .doc = "smallest angle at b, degrees"},
+    {"max", CN(AN, max), .type = SK_NUM, .range = DEG, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_max), .check = sk_check_angle,
+     .doc = "largest angle at b, degrees (min and/or max)"},
+    {"keys", CN(PN, keys), HOOK(sk_load_keys, sk_emit_keys), .omit = sk_no_keys,
+     .doc = "kinematic keys `[[t, x, y, z], ...]`, t strictly increasing (a time: `A/B` "
+            "works); linear in between; held after the last key"},
+    {"at", CN(PN, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_at),
+     .doc = "where to hold it (not with `keys`) [its initial position]"},
+    {"stiffness", CN(DI | AN, stiffness), .type = SK_NUM, .range = STIFF, .def = "1",
+     .doc = "used by verlet and pbd"},
+    {"compliance", CN(DI | AN, compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "m/N, used by xpbd"},
+};
+const size_t vs_sk_n_rows = sizeof vs_sk_rows / sizeof *vs_sk_rows;
+
+const char *sk_key(const sk_row *r) {
+  const char *dot = r->path;
+  for (const char *p = r->path; *p; p++)
+    if (*p == '.') dot = p + 1;
+  return dot;
+}
+
+int sk_applies(const sk_row *r, int scope, int kind) {
+  return r->scope == scope && (scope == SKS_SCENE || (r->kinds >> kind) & 1u);
+}

@@ -1,0 +1,609 @@
+/* test_scene_keys.c: the scene-key table (lib/scene/scene_keys.c) against
+ * everything that follows from it: every key of every kind survives load ->
+ * emit -> load with a value that is not its default; every key and enum
+ * word is in the fuzz dictionary; the key tables of docs/scene-format.md are
+ * the table's (VSIM_UPDATE_DOCS=1 rewrites them); times read A/B exactly;
+ * a TAB is named in the message. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "testutil.h"
+#include "scene/scene_internal.h"
+
+static vs_scene *load_set(const char *yaml, const char *set) {
+  vs_override ov = {set};
+  vs_scene *s = NULL;
+  vs_error e;
+  vs_status st = vs_scene_load_string(yaml, strlen(yaml), "t.yaml", &ov, set ? 1 : 0, &s, &e);
+  char buf[2048];
+  ck_assert_msg(st == VS_OK, "%s with --set %s: %s", yaml, set ? set : "-",
+                vs_error_format(&e, buf, sizeof buf));
+  return s;
+}
+
+/* A minimal item of each kind, with its required keys. */
+static const char *const BODY_ITEM[] = {
+    [VS_BODY_PARTICLES] = "{particles: {positions: [[0, 1, 0], [1, 1, 0]]}}",
+    [VS_BODY_ROPE] = "{rope: {from: [0, 0, 0], to: [1, 0, 0], segments: 3}}",
+    [VS_BODY_CLOTH] = "{cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [3, 3]}}",
+    [VS_BODY_TETRA] = "{tetra: {center: [0, 0, 0], edge: 1}}",
+    [VS_BODY_LATTICE] = "{lattice: {origin: [0, 0, 0], size: [1, 1, 1], resolution: [2, 2, 2]}}",
+    [VS_BODY_RAGDOLL] = "{ragdoll: {origin: [0, 0, 0], height: 1.5}}"};
+static const char *const COLLIDER_ITEM[] = {
+    [VS_COLLIDER_PLANE] = "{plane: {}}",
+    [VS_COLLIDER_SPHERE] = "{sphere: {radius: 1}}",
+    [VS_COLLIDER_BOX] = "{box: {min: [0, 0, 0], max: [1, 1, 1]}}",
+    [VS_COLLIDER_BOUNDS] = "{bounds: {min: [0, 0, 0], max: [1, 1, 1]}}"};
+static const char *const CONSTRAINT_ITEM[] = {
+    [VS_CONSTRAINT_DISTANCE] = "{distance: {a: 0, b: 1}}",
+    [VS_CONSTRAINT_PIN] = "{pin: {particle: 0}}",
+    [VS_CONSTRAINT_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}"};
+
+/* The field of row r in scene s (item 0 of its list). */
+static const char *field_of(const vs_scene *s, const sk_row *r) {
+  switch (r->scope) {
+    case SKS_BODY:
+      return (const char *)&s->bodies[0] + r->off;
+    case SKS_COLLIDER:
+      return (const char *)&s->colliders[0] + r->off;
+    case SKS_CONSTRAINT:
+      return (const char *)&s->constraints[0] + r->off;
+    default:
+      return (const char *)s + r->off;
+  }
+}
+
+static int field_eq(const sk_row *r, const char *a, const char *b) {
+  switch (r->type) {
+    case SK_NUM:
+      return memcmp(a, b, sizeof(double)) == 0;
+    case SK_INT:
+      return memcmp(a, b, sizeof(int64_t)) == 0;
+    case SK_I32:
+    case SK_BOOL:
+    case SK_ENUM:
+    case SK_FLAGS:
+      return memcmp(a, b, sizeof(int)) == 0;
+    case SK_VEC:
+      return memcmp(a, b, (size_t)r->n * sizeof(double)) == 0;
+    case SK_IVEC:
+      return memcmp(a, b, (size_t)r->n * sizeof(int64_t)) == 0;
+    case SK_STR:
+      return strcmp(a, b) == 0;
+    case SK_REF:
+      return strcmp(((const vs_ref *)a)->text, ((const vs_ref *)b)->text) == 0;
+    case SK_LINK: {
+      const vs_link_desc *x = (const vs_link_desc *)a, *y = (const vs_link_desc *)b;
+      return x->enabled == y->enabled && x->stiffness == y->stiffness &&
+             x->compliance == y->compliance;
+    }
+    case SK_HOOK:
+      break;
+  }
+  return 1;
+}
+
+static int in_nrange(double v, nrange g) {
+  if (g.lo == SK_OPEN && !(v > g.lov)) return 0;
+  if (g.lo == SK_CLOSED && !(v >= g.lov)) return 0;
+  if (g.hi == SK_OPEN && !(v < g.hiv)) return 0;
+  if (g.hi == SK_CLOSED && !(v <= g.hiv)) return 0;
+  return 1;
+}
+
+static double other_num(const sk_row *r, double def) {
+  static const double cand[] = {0.375, 0.75, 1.5, 7.25, 150.5};
+  for (size_t i = 0; i < sizeof cand / sizeof *cand; i++)
+    if (cand[i] != def && in_nrange(cand[i], r->range)) return cand[i];
+  ck_abort_msg("no value for %s", r->path);
+  return 0;
+}
+
+/* YAML text for a value of row r that differs from def (the field as
+ * loaded without it); 0 for hooks (FULL in test_scene.c covers them). */
+static int other_value(const sk_row *r, const char *def, char *buf, size_t size) {
+  int n = 0;
+  switch (r->type) {
+    case SK_NUM:
+      snprintf(buf, size, "%.17g", other_num(r, *(const double *)def));
+      return 1;
+    case SK_INT:
+    case SK_I32: {
+      int64_t d = r->type == SK_INT ? *(const int64_t *)def : *(const int *)def;
+      snprintf(buf, size, "%lld", (long long)(d > r->irange.lo ? r->irange.lo : r->irange.lo + 1));
+      if (r->irange.has_hi && r->irange.lo == r->irange.hi) return 0; /* vsim: 1 only */
+      return 1;
+    }
+    case SK_BOOL:
+      snprintf(buf, size, "%s", *(const int *)def ? "false" : "true");
+      return 1;
+    case SK_ENUM:
+      while (r->names[n]) n++;
+      snprintf(buf, size, "%s", r->names[(*(const int *)def + 1) % n]);
+      return 1;
+    case SK_FLAGS:
+      snprintf(buf, size, "[%s]", r->names[(*(const unsigned *)def & 2u) ? 0 : 1]);
+      return 1;
+    case SK_VEC: {
+      const double *d = (const double *)def;
+      size_t k = (size_t)snprintf(buf, size, "[");
+      for (int i = 0; i < r->n; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%.17g", i ? ", " : "",
+                              in_nrange(d[i] + 0.25, r->range) ? d[i] + 0.25 : 0.5);
+      snprintf(buf + k, size - k, "]");
+      return 1;
+    }
+    case SK_IVEC: {
+      size_t k = (size_t)snprintf(buf, size, "[");
+      for (int i = 0; i < r->n; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? ", " : "",
+                              (long long)((const int64_t *)def)[i] + 1);
+      snprintf(buf + k, size - k, "]");
+      return 1;
+    }
+    case SK_STR:
+      snprintf(buf, size, "%s", strcmp(def, "zq-7") ? "zq-7" : "zq-8");
+      return 1;
+    case SK_REF:
+      snprintf(buf, size, "\"b0:%d\"", strcmp(((const vs_ref *)def)->text, "b0:1") ? 1 : 2);
+      return 1;
+    case SK_LINK:
+      snprintf(buf, size, "%s",
+               ((const vs_link_desc *)def)->enabled ? "{stiffness: 0.625, compliance: 0.125}"
+                                                    : "{stiffness: 0.5}");
+      return 1;
+    case SK_HOOK:
+      return 0;
+  }
+  return 0;
+}
+
+/* Load -> emit -> load; the reloaded field equals the loaded one, and the
+ * second emission equals the first. */
+static void check_round_trip(const vs_scene *s, const sk_row *r, const char *what) {
+  char *y1 = NULL, *y2 = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_scene_to_yaml(s, &y1, &e), VS_OK);
+  vs_scene *t = NULL;
+  char buf[2048];
+  vs_status st = vs_scene_load_string(y1, strlen(y1), "resolved.yaml", NULL, 0, &t, &e);
+  ck_assert_msg(st == VS_OK, "%s: reload failed: %s\n%s", what,
+                vs_error_format(&e, buf, sizeof buf), y1);
+  ck_assert_msg(field_eq(r, field_of(s, r), field_of(t, r)),
+                "%s: lost or changed by the emitter:\n%s", what, y1);
+  ck_assert_int_eq(vs_scene_to_yaml(t, &y2, &e), VS_OK);
+  ck_assert_str_eq(y1, y2);
+  vs_free_buffer(y1);
+  vs_free_buffer(y2);
+  vs_scene_free(t);
+}
+
+START_TEST(test_every_key_round_trips) {
+  int tested = 0;
+  for (size_t i = 0; i < vs_sk_n_rows; i++) {
+    const sk_row *r = &vs_sk_rows[i];
+    const char *list = r->scope == SKS_BODY       ? "bodies"
+                       : r->scope == SKS_COLLIDER ? "world.colliders"
+                                                  : "constraints";
+    const char *const *items = r->scope == SKS_BODY       ? BODY_ITEM
+                               : r->scope == SKS_COLLIDER ? COLLIDER_ITEM
+                                                          : CONSTRAINT_ITEM;
+    if (r->scope == SKS_LINK) continue; /* inside each SK_LINK row's value */
+    for (int kind = 0; kind < 8; kind++) {
+      if (r->scope != SKS_SCENE && !sk_applies(r, r->scope, kind)) continue;
+      char base[512], set[600], val[256], what[512];
+      if (r->scope == SKS_SCENE)
+        snprintf(base, sizeof base, "{}");
+      else
+        snprintf(base, sizeof base, "%s: [%s]\n", list, items[kind]);
+      if (r->scope == SKS_COLLIDER)
+        snprintf(base, sizeof base, "world: {colliders: [%s]}\n", items[kind]);
+      vs_scene *d = load_set(base, NULL);
+      if (!other_value(r, field_of(d, r), val, sizeof val)) {
+        vs_scene_free(d);
+        if (r->scope == SKS_SCENE) break;
+        continue;
+      }
+      if (r->scope == SKS_SCENE)
+        snprintf(set, sizeof set, "%s=%s", r->path, val);
+      else
+        snprintf(set, sizeof set, "%s.0.%s=%s", list, sk_key(r), val);
+      snprintf(what, sizeof what, "%s (kind %d) = %s", r->path, kind, val);
+      vs_scene *s = load_set(base, set);
+      ck_assert_msg(!field_eq(r, field_of(d, r), field_of(s, r)), "%s: the value is the default",
+                    what);
+      check_round_trip(s, r, what);
+      tested++;
+      vs_scene_free(s);
+      vs_scene_free(d);
+      if (r->scope == SKS_SCENE) break;
+    }
+  }
+  ck_assert_int_ge(tested, 60);
+}
+END_TEST
+
+/* Every kind of body, collider and constraint, with its defaults. */
+START_TEST(test_every_kind_round_trips) {
+  char y[1024];
+  for (int k = 0; k < 6; k++) {
+    snprintf(y, sizeof y, "bodies: [%s]\n", BODY_ITEM[k]);
+    vs_scene *s = load_set(y, NULL);
+    for (size_t i = 0; i < vs_sk_n_rows; i++)
+      if (sk_applies(&vs_sk_rows[i], SKS_BODY, k)) check_round_trip(s, &vs_sk_rows[i], y);
+    vs_scene_free(s);
+  }
+  for (int k = 0; k < 4; k++) {
+    snprintf(y, sizeof y, "world: {colliders: [%s]}\n", COLLIDER_ITEM[k]);
+    vs_scene *s = load_set(y, NULL);
+    for (size_t i = 0; i < vs_sk_n_rows; i++)
+      if (sk_applies(&vs_sk_rows[i], SKS_COLLIDER, k)) check_round_trip(s, &vs_sk_rows[i], y);
+    vs_scene_free(s);
+  }
+  for (int k = 0; k < 3; k++) {
+    snprintf(y, sizeof y, "constraints: [%s]\n", CONSTRAINT_ITEM[k]);
+    vs_scene *s = load_set(y, NULL);
+    for (size_t i = 0; i < vs_sk_n_rows; i++)
+      if (sk_applies(&vs_sk_rows[i], SKS_CONSTRAINT, k)) check_round_trip(s, &vs_sk_rows[i], y);
+    vs_scene_free(s);
+  }
+  /* The kind lists name every enum value (no kind without a minimal item). */
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 6));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_COLLIDER, 4));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, 3));
+  ck_assert_str_eq(vs_scene_name(VS_NAMES_INTEGRATOR, VS_INTEGRATOR_XPBD), "xpbd");
+  ck_assert_str_eq(vs_scene_name(VS_NAMES_PRECISION, 1), "float32");
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_RELAXATION, -1));
+}
+END_TEST
+
+/* ---- files that follow from the table --------------------------------------- */
+
+static char *read_root_file(const char *rel) {
+  const char *root = getenv("VSIM_ROOT");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root ? root : ".", rel);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s (set VSIM_ROOT)", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *t = malloc((size_t)n + 1);
+  ck_assert_uint_eq(fread(t, 1, (size_t)n, f), (size_t)n);
+  t[n] = '\0';
+  fclose(f);
+  return t;
+}
+
+static void expect_dict_word(const char *dict, const char *w) {
+  char q[128];
+  snprintf(q, sizeof q, "\n\"%s\"\n", w);
+  ck_assert_msg(strstr(dict, q) != NULL, "tests/fuzz/scene.dict lacks \"%s\"", w);
+}
+
+START_TEST(test_fuzz_dict_has_every_key) {
+  char *dict = read_root_file("tests/fuzz/scene.dict");
+  for (size_t i = 0; i < vs_sk_n_rows; i++) {
+    const sk_row *r = &vs_sk_rows[i];
+    expect_dict_word(dict, sk_key(r));
+    if (r->scope == SKS_SCENE && strchr(r->path, '.')) {
+      char sec[32];
+      snprintf(sec, sizeof sec, "%.*s", (int)(strchr(r->path, '.') - r->path), r->path);
+      expect_dict_word(dict, sec);
+    }
+    for (int k = 0; r->names && r->names[k]; k++) expect_dict_word(dict, r->names[k]);
+  }
+  for (int w = VS_NAMES_INTEGRATOR; w <= VS_NAMES_FIELD; w++)
+    for (int k = 0; vs_scene_name((vs_scene_names)w, k); k++)
+      expect_dict_word(dict, vs_scene_name((vs_scene_names)w, k));
+  for (int k = 0; vs_sk_pin_words[k]; k++)
+    if (k != VS_PIN_LIST) expect_dict_word(dict, vs_sk_pin_words[k]);
+  free(dict);
+}
+END_TEST
+
+/* The markdown table of one group of rows: "top" (top-level keys), a
+ * section ("time"), "link", or "body.cloth", "collider.plane", ... */
+typedef struct mbuf {
+  char *p;
+  size_t n, cap;
+} mbuf;
+
+static void mput(mbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void mput(mbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (b->n + (size_t)k + 1 > b->cap) {
+    b->cap = (b->n + (size_t)k + 1) * 2;
+    b->p = realloc(b->p, b->cap);
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)k;
+}
+
+static void type_text(mbuf *b, const sk_row *r) {
+  char d[96];
+  switch (r->type) {
+    case SK_NUM:
+      sk_describe_num(r->range, d, sizeof d);
+      mput(b, "%s%s", r->flags & SKF_TIME ? "time" : "number", d + strlen("a finite number"));
+      if (r->flags & SKF_TIME) mput(b, ", or a fraction `A/B`");
+      break;
+    case SK_INT:
+    case SK_I32:
+      if (r->irange.has_hi && r->irange.lo == r->irange.hi)
+        mput(b, "`%lld`", (long long)r->irange.lo);
+      else if (r->irange.has_hi)
+        mput(b, "integer in [%lld, %lld]", (long long)r->irange.lo, (long long)r->irange.hi);
+      else
+        mput(b, "integer >= %lld", (long long)r->irange.lo);
+      if (r->irange.limit) mput(b, ", at most %lld", (long long)r->irange.limit);
+      break;
+    case SK_BOOL:
+      mput(b, "`true` or `false`");
+      break;
+    case SK_ENUM:
+    case SK_FLAGS:
+      mput(b, "%s", r->type == SK_FLAGS ? "list of " : "");
+      for (int k = 0; r->names[k]; k++)
+        mput(b, "%s`%s`",
+             k == 0                ? ""
+             : r->names[k + 1]     ? ", "
+             : r->type == SK_FLAGS ? ", "
+                                   : " or ",
+             r->names[k]);
+      break;
+    case SK_VEC:
+      sk_describe_num(r->range, d, sizeof d);
+      mput(b, "[%d numbers%s]", r->n, d + strlen("a finite number"));
+      break;
+    case SK_IVEC:
+      mput(b, "[%d integers >= %lld, at most %lld]", r->n, (long long)r->irange.lo,
+           (long long)r->irange.limit);
+      break;
+    case SK_STR:
+      mput(b, "string of at most %d characters", r->n - 1);
+      break;
+    case SK_REF:
+      mput(b, "particle reference");
+      break;
+    case SK_LINK:
+      mput(b, "link family: `{stiffness, compliance}` (below) or `none`");
+      break;
+    case SK_HOOK:
+      mput(b, "%s", r->flags & SKF_BLOCK ? "list" : "see meaning");
+      break;
+  }
+}
+
+static int in_group(const sk_row *r, const char *g) {
+  if (!strcmp(g, "top")) return r->scope == SKS_SCENE && !strchr(r->path, '.');
+  if (!strcmp(g, "link")) return r->scope == SKS_LINK;
+  static const struct {
+    const char *prefix;
+    int scope;
+    const char *const *kinds;
+  } items[] = {{"body.", SKS_BODY, vs_sk_body_kinds},
+               {"collider.", SKS_COLLIDER, vs_sk_collider_kinds},
+               {"constraint.", SKS_CONSTRAINT, vs_sk_constraint_kinds}};
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = strlen(items[i].prefix);
+    if (strncmp(g, items[i].prefix, n)) continue;
+    for (int k = 0; items[i].kinds[k]; k++)
+      if (!strcmp(g + n, items[i].kinds[k])) return sk_applies(r, items[i].scope, k);
+    return 0;
+  }
+  size_t n = strlen(g);
+  return r->scope == SKS_SCENE && !strncmp(r->path, g, n) && r->path[n] == '.';
+}
+
+static char *group_table(const char *g) {
+  mbuf b = {NULL, 0, 0};
+  mput(&b, "| key | value | default | meaning |\n| --- | --- | --- | --- |\n");
+  int rows = 0;
+  for (size_t i = 0; i < vs_sk_n_rows; i++) {
+    const sk_row *r = &vs_sk_rows[i];
+    if (!in_group(r, g)) continue;
+    rows++;
+    mput(&b, "| `%s` | ", sk_key(r));
+    type_text(&b, r);
+    if (r->flags & SKF_REQUIRED)
+      mput(&b, " | **required** | ");
+    else if (r->def)
+      mput(&b, " | `%s` | ", r->def);
+    else
+      mput(&b, " | | ");
+    mput(&b, "%s |\n", r->doc);
+  }
+  if (!rows) {
+    free(b.p);
+    return NULL;
+  }
+  return b.p;
+}
+
+/* Every group, in order. */
+static int groups(char names[][40], int max) {
+  int n = 0;
+  snprintf(names[n++], 40, "top");
+  for (size_t i = 0; i < vs_sk_n_rows && n < max; i++) {
+    const sk_row *r = &vs_sk_rows[i];
+    const char *dot = strchr(r->path, '.');
+    if (r->scope != SKS_SCENE || !dot) continue;
+    char sec[40];
+    snprintf(sec, sizeof sec, "%.*s", (int)(dot - r->path), r->path);
+    if (strcmp(names[n - 1], sec)) snprintf(names[n++], 40, "%s", sec);
+  }
+  for (int k = 0; vs_sk_body_kinds[k]; k++)
+    snprintf(names[n++], 40, "body.%s", vs_sk_body_kinds[k]);
+  snprintf(names[n++], 40, "link");
+  for (int k = 0; vs_sk_collider_kinds[k]; k++)
+    snprintf(names[n++], 40, "collider.%s", vs_sk_collider_kinds[k]);
+  for (int k = 0; vs_sk_constraint_kinds[k]; k++)
+    snprintf(names[n++], 40, "constraint.%s", vs_sk_constraint_kinds[k]);
+  return n;
+}
+
+/* docs/scene-format.md holds each group's table between
+ * `<!-- keys: GROUP -->` and `<!-- /keys -->`, exactly as generated here.
+ * VSIM_UPDATE_DOCS=1 rewrites them in place. */
+START_TEST(test_docs_tables_follow_the_table) {
+  char *doc = read_root_file("docs/scene-format.md");
+  char names[40][40];
+  int ng = groups(names, 40);
+  int update = getenv("VSIM_UPDATE_DOCS") != NULL;
+  mbuf out = {NULL, 0, 0};
+  const char *p = doc;
+  int seen = 0;
+  for (;;) {
+    const char *open = strstr(p, "<!-- keys: ");
+    if (!open) break;
+    const char *name = open + strlen("<!-- keys: ");
+    const char *name_end = strstr(name, " -->");
+    const char *close = strstr(name, "<!-- /keys -->");
+    ck_assert_msg(name_end && close && name_end < close, "docs/scene-format.md: bad keys marker");
+    char g[40];
+    snprintf(g, sizeof g, "%.*s", (int)(name_end - name), name);
+    char *table = group_table(g);
+    ck_assert_msg(table != NULL, "docs/scene-format.md: no keys in group '%s'", g);
+    const char *body = name_end + strlen(" -->\n");
+    mput(&out, "%.*s%s", (int)(body - p), p, table);
+    if (!update)
+      ck_assert_msg(strlen(table) == (size_t)(close - body) && !memcmp(table, body, strlen(table)),
+                    "docs/scene-format.md: the table of '%s' differs from lib/scene/scene_keys.c "
+                    "(VSIM_UPDATE_DOCS=1 build/tests/test_scene_keys rewrites it):\n%s",
+                    g, table);
+    free(table);
+    for (int i = 0; i < ng; i++)
+      if (!strcmp(names[i], g)) {
+        names[i][0] = '\0';
+        seen++;
+      }
+    p = close;
+  }
+  mput(&out, "%s", p);
+  for (int i = 0; i < ng; i++)
+    ck_assert_msg(!names[i][0], "docs/scene-format.md has no table for the keys of '%s'", names[i]);
+  ck_assert_int_eq(seen, ng);
+  if (update) {
+    const char *root = getenv("VSIM_ROOT");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/scene-format.md", root ? root : ".");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fwrite(out.p, 1, out.n, f);
+    fclose(f);
+  }
+  free(out.p);
+  free(doc);
+}
+END_TEST
+
+/* ---- times as fractions; tabs ------------------------------------------------ */
+
+START_TEST(test_time_fractions) {
+  vs_scene *s = load_set("time: {dt: 1/60}\n", NULL);
+  ck_assert(s->dt == 1.0 / 60.0);
+  vs_scene_free(s);
+  s = load_set("{}", "time.dt=7/3");
+  ck_assert(s->dt == 7.0 / 3.0);
+  vs_scene_free(s);
+  /* The default is the fraction 1/60 too. */
+  s = load_set("{}", NULL);
+  ck_assert(s->dt == (double)1 / (double)60);
+  vs_scene_free(s);
+  /* Exact to the nearest double, also for big terms (2^53). */
+  s = load_set("time: {dt: 9007199254740992/3}\n", NULL);
+  ck_assert(s->dt == 9007199254740992.0 / 3.0);
+  vs_scene_free(s);
+  s = load_set("constraints: [{pin: {particle: 0, keys: [[0, 0, 0, 0], [1/3, 1, 0, 0]]}}]\n", NULL);
+  ck_assert(s->constraints[0].keys[4] == 1.0 / 3.0);
+  vs_scene_free(s);
+
+  static const struct {
+    const char *yaml, *msg;
+  } bad[] = {
+      {"time: {dt: 1/0}\n", "time.dt: expected a finite number > 0, got 1/0"},
+      {"time: {dt: -1/60}\n", "time.dt: expected a finite number > 0, got -1/60"},
+      {"time: {dt: 1.5/2}\n", "got 1.5/2"},
+      {"time: {dt: 1/60/2}\n", "got 1/60/2"},
+      {"time: {dt: /60}\n", "got /60"},
+      {"time: {dt: 9007199254740993/3}\n", "got 9007199254740993/3"},
+      {"time: {dt: \"1/60\"}\n", "got \"1/60\""},
+      {"solver: {omega: 1/2}\n", "solver.omega: expected a finite number in (0, 2), got 1/2"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    vs_scene *t = NULL;
+    vs_error e;
+    ck_assert_int_eq(
+        vs_scene_load_string(bad[i].yaml, strlen(bad[i].yaml), "f.yaml", NULL, 0, &t, &e),
+        VS_ERR_SCENE);
+    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "'%s' lacks '%s'", e.message, bad[i].msg);
+    ck_assert_int_eq(e.line, 1);
+  }
+}
+END_TEST
+
+START_TEST(test_tab_is_named) {
+  static const struct {
+    const char *yaml;
+    int line, col;
+  } cases[] = {{"time:\n\tdt: 0.1\n", 2, 1}, {"time:\n  dt: 0.1\n\t\n", 3, 1}};
+  for (size_t i = 0; i < 2; i++) {
+    vs_scene *s = NULL;
+    vs_error e;
+    ck_assert_int_eq(
+        vs_scene_load_string(cases[i].yaml, strlen(cases[i].yaml), "tab.yaml", NULL, 0, &s, &e),
+        VS_ERR_SCENE);
+    ck_assert_str_eq(e.file, "tab.yaml");
+    ck_assert_int_eq(e.line, cases[i].line);
+    ck_assert_int_eq(e.column, cases[i].col);
+    ck_assert_str_eq(e.message,
+                     "invalid YAML: tabs are not allowed for indentation in YAML; use spaces");
+  }
+  /* A tab inside a flow mapping is only white space. */
+  vs_scene *s = load_set("time: {dt:\t0.5}\n", NULL);
+  ck_assert(s->dt == 0.5);
+  vs_scene_free(s);
+}
+END_TEST
+
+START_TEST(test_author) {
+  vs_scene *s = load_set("{}", NULL);
+  ck_assert_str_eq(s->output.author, "unknown");
+  vs_scene_free(s);
+  s = load_set("output: {author: Ada}\n", "output.author=Grace Hopper");
+  ck_assert_str_eq(s->output.author, "Grace Hopper");
+  vs_scene_free(s);
+  char y[200];
+  snprintf(y, sizeof y, "output: {author: %064d}\n", 0);
+  vs_error e;
+  ck_assert_int_eq(vs_scene_load_string(y, strlen(y), "a.yaml", NULL, 0, &s, &e), VS_ERR_SCENE);
+  ck_assert_str_eq(e.message,
+                   "output.author: expected an author name of at most 63 characters, got 64");
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("scene_keys");
+  TCase *tc = tcase_create("keys");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_every_key_round_trips);
+  tcase_add_test(tc, test_every_kind_round_trips);
+  tcase_add_test(tc, test_fuzz_dict_has_every_key);
+  tcase_add_test(tc, test_docs_tables_follow_the_table);
+  tcase_add_test(tc, test_time_fractions);
+  tcase_add_test(tc, test_tab_is_named);
+  tcase_add_test(tc, test_author);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return tu_run(suite());
+}
