@@ -37,8 +37,8 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 hdf5 2>/dev/null)
-DEPS_LIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 hdf5 2>/dev/null)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 hdf5 cairo 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 hdf5 cairo 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -181,3 +181,13 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_BIN:=.d)
+
+# make render-bench: how long lib/view takes to draw a 256x256 cloth frame
+# (bench/render_bench.c); RENDER_BENCH_ARGS="--out DIR" also writes pictures.
+.PHONY: render-bench
+$(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+render-bench: $(BUILD)/bench/render_bench
+	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
