@@ -322,6 +322,32 @@ START_TEST(rigid_shapes_and_colliders) {
 }
 END_TEST
 
+/* A mesh collider is drawn as shaded triangles; a dead cloth triangle is not. */
+START_TEST(mesh_collider_and_dead_triangles) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double v[9] = {-0.5, -0.5, 0, 0.5, -0.5, 0, 0, 0.5, 0};
+  int32_t t[3] = {0, 1, 2};
+  vs_view_collider mesh = {.kind = VS_VIEW_COLL_MESH, .n_vertices = 3, .vertices = v,
+                           .n_tris = 1, .tris = t};
+  vs_view_frame f = {.n_colliders = 1, .colliders = &mesh};
+  img m = render(&o, &f, NULL, "mesh.png");
+  int c[3];
+  px(&m, 100, 90, c);
+  ck_assert(c[0] < 250 && c[0] > c[2]); /* the colliders' warm grey, shaded */
+  ck_assert(is_white(&m, 100, 30));
+  cairo_surface_destroy(m.s);
+  uint8_t alive = 1;
+  vs_view_frame cl = {.n_particles = 3, .pos = v, .n_tris = 1, .tris = t, .tri_alive = &alive};
+  m = render(&o, &cl, NULL, "cl.png");
+  ck_assert(!is_white(&m, 100, 90));
+  cairo_surface_destroy(m.s);
+  alive = 0; /* torn: its vertices come back as (1 px) discs, the face is gone */
+  m = render(&o, &cl, NULL, "cl2.png");
+  ck_assert(is_white(&m, 100, 90));
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
 START_TEST(render_errors) {
   vs_view_options o = opts(VS_VIEW_FRONT);
   double p[6] = {0};
@@ -469,6 +495,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, strain_of_links);
   tcase_add_test(tc, surface_parts_and_dead_links);
   tcase_add_test(tc, rigid_shapes_and_colliders);
+  tcase_add_test(tc, mesh_collider_and_dead_triangles);
   tcase_add_test(tc, render_errors);
   suite_add_tcase(s, tc);
   TCase *tp = tcase_create("plot");
