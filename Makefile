@@ -37,8 +37,8 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 hdf5 2>/dev/null)
-DEPS_LIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 hdf5 2>/dev/null)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 hdf5 cairo 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 hdf5 cairo 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -318,3 +318,12 @@ fuzz-obj: $(FUZZ_DIR)/fuzz_obj
 	  -max_total_time=$(SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/obj- $(FUZZ_DIR)/corpus-obj
 fuzz: fuzz-obj
+# make render-bench: how long lib/view takes to draw a 256x256 cloth frame
+# (bench/render_bench.c); RENDER_BENCH_ARGS="--out DIR" also writes pictures.
+.PHONY: render-bench
+$(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+render-bench: $(BUILD)/bench/render_bench
+	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)

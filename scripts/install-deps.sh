@@ -3,7 +3,7 @@
 # Safe to re-run; does nothing when everything is present.
 set -eu
 PKGS="build-essential pkg-config libyaml-dev libhdf5-dev hdf5-tools check \
-      python3-h5py python3-numpy python3-matplotlib valgrind"
+      python3-h5py python3-numpy python3-matplotlib valgrind libcairo2-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

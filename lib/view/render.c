@@ -1,0 +1,622 @@
+/* render.c: one frame drawn with cairo, painter's algorithm (see view/view.h).
+ *
+ * Every visible piece becomes a primitive in screen space with a depth key:
+ * triangles, box faces, particle discs, shaded balls (rigid and collider
+ * spheres), capsules, link lines, wireframe segments.  They are sorted back
+ * to front (depth, then creation order, so the picture is deterministic) and
+ * filled.  Plane colliders are drawn first, under everything: they are floors
+ * and walls, and a large grid cell keyed by its centre would otherwise cover
+ * what stands on it.  Adjacent triangles are each grown by a fraction of a
+ * pixel about their centre so that antialiasing leaves no seams between them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "view/internal.h"
+
+typedef struct key {
+  float depth;
+  uint32_t idx;
+} key;
+
+typedef struct cam {
+  double r[3], u[3], f[3]; /* screen right, screen up, towards the viewer */
+  double c[3];             /* world point at the image centre */
+  double s;                /* px per world unit */
+  double cx, cy;
+  double light[3];         /* in camera coordinates (r, u, f) */
+} cam;
+
+typedef struct scene_buf {
+  vs_view_prim *p;
+  key *k;
+  size_t n, cap;
+  int oom;
+} scene_buf;
+
+/* ---- camera -------------------------------------------------------------- */
+
+static void normalize(double v[3]) {
+  double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (l > 0)
+    for (int c = 0; c < 3; c++) v[c] /= l;
+}
+static double dot(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static void cross(const double a[3], const double b[3], double o[3]) {
+  o[0] = a[1] * b[2] - a[2] * b[1];
+  o[1] = a[2] * b[0] - a[0] * b[2];
+  o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void cam_basis(vs_view_dir v, cam *k) {
+  static const double y[3] = {0, 1, 0};
+  switch (v) {
+    case VS_VIEW_FRONT:
+      memcpy(k->r, (double[3]){1, 0, 0}, sizeof k->r);
+      memcpy(k->u, y, sizeof k->u);
+      memcpy(k->f, (double[3]){0, 0, 1}, sizeof k->f);
+      break;
+    case VS_VIEW_SIDE:
+      memcpy(k->r, (double[3]){0, 0, -1}, sizeof k->r);
+      memcpy(k->u, y, sizeof k->u);
+      memcpy(k->f, (double[3]){1, 0, 0}, sizeof k->f);
+      break;
+    case VS_VIEW_TOP:
+      memcpy(k->r, (double[3]){1, 0, 0}, sizeof k->r);
+      memcpy(k->u, (double[3]){0, 0, -1}, sizeof k->u);
+      memcpy(k->f, y, sizeof k->f);
+      break;
+    default: { /* iso */
+      double f[3] = {1, 1, 1};
+      normalize(f);
+      memcpy(k->f, f, sizeof f);
+      cross(y, f, k->r);
+      normalize(k->r);
+      cross(f, k->r, k->u);
+      normalize(k->u);
+    }
+  }
+}
+
+static void cam_fit(const vs_view_options *o, cam *k) {
+  cam_basis(o->view, k);
+  double lo[3], hi[3];
+  for (int c = 0; c < 3; c++) {
+    lo[c] = isfinite(o->lo[c]) ? o->lo[c] : -1;
+    hi[c] = isfinite(o->hi[c]) ? o->hi[c] : 1;
+    if (hi[c] < lo[c]) lo[c] = hi[c] = 0.5 * (lo[c] + hi[c]);
+    k->c[c] = 0.5 * (lo[c] + hi[c]);
+  }
+  /* extents of the 8 corners on screen (symmetric about the centre) */
+  double ex = 0, ey = 0;
+  for (int i = 0; i < 8; i++) {
+    double p[3] = {(i & 1 ? hi[0] : lo[0]) - k->c[0], (i & 2 ? hi[1] : lo[1]) - k->c[1],
+                   (i & 4 ? hi[2] : lo[2]) - k->c[2]};
+    ex = fmax(ex, fabs(dot(p, k->r)));
+    ey = fmax(ey, fabs(dot(p, k->u)));
+  }
+  double m = o->margin < 0 ? 0.05 : o->margin;
+  if (m > 0.45) m = 0.45;
+  double aw = o->width * (1 - 2 * m) * 0.5, ah = o->height * (1 - 2 * m) * 0.5;
+  double sx = ex > 0 ? aw / ex : INFINITY, sy = ey > 0 ? ah / ey : INFINITY;
+  k->s = fmin(sx, sy);
+  if (!isfinite(k->s)) k->s = fmin(aw, ah); /* a single point: 1 unit = half the image */
+  k->cx = 0.5 * o->width;
+  k->cy = 0.5 * o->height;
+  double l[3] = {-0.45, 0.75, 0.5}; /* upper left, in front */
+  normalize(l);
+  memcpy(k->light, l, sizeof l);
+}
+
+static void proj(const cam *k, const double p[3], double *x, double *y, double *d) {
+  double q[3] = {p[0] - k->c[0], p[1] - k->c[1], p[2] - k->c[2]};
+  *x = k->cx + k->s * dot(q, k->r);
+  *y = k->cy - k->s * dot(q, k->u);
+  *d = dot(q, k->f);
+}
+
+void vs_view_options_init(vs_view_options *o) {
+  memset(o, 0, sizeof *o);
+  o->width = 800;
+  o->height = 600;
+  o->view = VS_VIEW_ISO;
+  o->color = VS_VIEW_COLOR_BODY;
+  o->margin = 0.05;
+  o->time_label = 1;
+  for (int c = 0; c < 3; c++) {
+    o->lo[c] = -1;
+    o->hi[c] = 1;
+  }
+}
+
+void vs_view_project(const vs_view_options *o, const double p[3], double *sx, double *sy,
+                     double *depth) {
+  cam k;
+  cam_fit(o, &k);
+  proj(&k, p, sx, sy, depth);
+}
+
+double vs_view_scale(const vs_view_options *o) {
+  cam k;
+  cam_fit(o, &k);
+  return k.s;
+}
+
+/* ---- primitives ---------------------------------------------------------- */
+
+static vs_view_prim *push(scene_buf *b, double depth) {
+  if (b->oom) return NULL;
+  if (b->n == b->cap) {
+    size_t nc = b->cap ? 2 * b->cap : 1024;
+    vs_view_prim *np = vs_realloc(b->p, nc * sizeof *np);
+    if (!np) {
+      b->oom = 1;
+      return NULL;
+    }
+    b->p = np;
+    key *nk = vs_realloc(b->k, nc * sizeof *nk);
+    if (!nk) {
+      b->oom = 1;
+      return NULL;
+    }
+    b->k = nk;
+    b->cap = nc;
+  }
+  b->k[b->n].depth = (float)depth;
+  b->k[b->n].idx = (uint32_t)b->n;
+  vs_view_prim *p = &b->p[b->n++];
+  memset(p, 0, sizeof *p);
+  return p;
+}
+
+static void set_rgb(vs_view_prim *p, const double c[3], double shade) {
+  for (int i = 0; i < 3; i++) {
+    double v = c[i] * shade;
+    p->rgb[i] = (float)(v > 1 ? 1 : v);
+  }
+}
+
+/* Flat shade of a face with world normal n (either side). */
+static double face_shade(const cam *k, const double n[3]) {
+  double nn[3] = {dot(n, k->r), dot(n, k->u), dot(n, k->f)};
+  normalize(nn);
+  return 0.42 + 0.58 * fabs(dot(nn, k->light));
+}
+
+static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
+/* A filled polygon of 3 or 4 world points; grow > 0 pushes the corners out
+ * from the centre by that many px (seam hiding). */
+static void add_poly(scene_buf *b, const cam *k, const double *const *w, int np,
+                     const double base[3], double grow) {
+  double x[4], y[4], d[4], cx = 0, cy = 0, cd = 0;
+  for (int i = 0; i < np; i++) {
+    if (!finite3(w[i])) return;
+    proj(k, w[i], &x[i], &y[i], &d[i]);
+    cx += x[i];
+    cy += y[i];
+    cd += d[i];
+  }
+  cx /= np;
+  cy /= np;
+  double e1[3] = {w[1][0] - w[0][0], w[1][1] - w[0][1], w[1][2] - w[0][2]};
+  double e2[3] = {w[2][0] - w[0][0], w[2][1] - w[0][1], w[2][2] - w[0][2]}, n[3];
+  cross(e1, e2, n);
+  vs_view_prim *p = push(b, cd / np);
+  if (!p) return;
+  p->kind = P_POLY;
+  p->np = (uint8_t)np;
+  for (int i = 0; i < np; i++) {
+    double dx = x[i] - cx, dy = y[i] - cy, l = sqrt(dx * dx + dy * dy);
+    double g = (grow > 0 && l > 0) ? grow / l : 0;
+    p->x[i] = (float)(x[i] + dx * g);
+    p->y[i] = (float)(y[i] + dy * g);
+  }
+  set_rgb(p, base, face_shade(k, n));
+}
+
+static void add_line(scene_buf *b, const cam *k, const double a[3], const double c[3],
+                     double width, const double rgb[3]) {
+  if (!finite3(a) || !finite3(c)) return;
+  double xa, ya, da, xc, yc, dc;
+  proj(k, a, &xa, &ya, &da);
+  proj(k, c, &xc, &yc, &dc);
+  vs_view_prim *p = push(b, 0.5 * (da + dc));
+  if (!p) return;
+  p->kind = P_LINE;
+  p->np = 2;
+  p->x[0] = (float)xa, p->y[0] = (float)ya, p->x[1] = (float)xc, p->y[1] = (float)yc;
+  p->r = (float)width;
+  set_rgb(p, rgb, 1);
+}
+
+/* A straight wireframe edge cut into pieces, each sorted on its own. */
+static void add_wire(scene_buf *b, const cam *k, const double a[3], const double c[3],
+                     int pieces, const double rgb[3]) {
+  for (int i = 0; i < pieces; i++) {
+    double t0 = (double)i / pieces, t1 = (double)(i + 1) / pieces, p0[3], p1[3];
+    for (int j = 0; j < 3; j++) {
+      p0[j] = a[j] + (c[j] - a[j]) * t0;
+      p1[j] = a[j] + (c[j] - a[j]) * t1;
+    }
+    add_line(b, k, p0, p1, 1.0, rgb);
+  }
+}
+
+static void add_round(scene_buf *b, const cam *k, int kind, const double c[3], double r,
+                      const double rgb[3]) {
+  if (!finite3(c)) return;
+  double x, y, d;
+  proj(k, c, &x, &y, &d);
+  vs_view_prim *p = push(b, d);
+  if (!p) return;
+  p->kind = (uint8_t)kind;
+  p->np = 1;
+  p->x[0] = (float)x, p->y[0] = (float)y;
+  double rp = r * k->s;
+  p->r = (float)(rp > 0.5 ? rp : 0.5); /* at least 1 px across */
+  set_rgb(p, rgb, 1);
+}
+
+/* q = [w, x, y, z] applied to v; all-zero quaternion = identity. */
+static void qrot(const double q[4], const double v[3], double o[3]) {
+  double w = q[0], x = q[1], y = q[2], z = q[3], n = w * w + x * x + y * y + z * z;
+  if (!(n > 0)) {
+    memcpy(o, v, 3 * sizeof *v);
+    return;
+  }
+  double s = 2 / n;
+  double m[3][3] = {{1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)},
+                    {s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x)},
+                    {s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)}};
+  for (int i = 0; i < 3; i++) o[i] = m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2];
+}
+
+/* A box: its faces turned to the viewer (the others are hidden behind them). */
+static void add_box(scene_buf *b, const cam *k, const double c[3], const double q[4],
+                    const double h[3], const double rgb[3]) {
+  static const int faces[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1},
+                                  {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
+  static const double fn[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0},
+                                  {0, 1, 0},  {0, 0, -1}, {0, 0, 1}};
+  double v[8][3];
+  for (int i = 0; i < 8; i++) {
+    double l[3] = {i & 1 ? h[0] : -h[0], i & 2 ? h[1] : -h[1], i & 4 ? h[2] : -h[2]}, w[3];
+    qrot(q, l, w);
+    for (int j = 0; j < 3; j++) v[i][j] = c[j] + w[j];
+  }
+  for (int f = 0; f < 6; f++) {
+    double n[3];
+    qrot(q, fn[f], n);
+    if (dot(n, k->f) <= 0) continue;
+    const double *w[4] = {v[faces[f][0]], v[faces[f][1]], v[faces[f][2]], v[faces[f][3]]};
+    add_poly(b, k, w, 4, rgb, 0);
+  }
+}
+
+static void add_capsule(scene_buf *b, const cam *k, const vs_view_shape *s, const double rgb[3]) {
+  double ax[3], l[3] = {0, s->half_length, 0};
+  qrot(s->quat, l, ax);
+  double a[3], c[3], xa, ya, da, xc, yc, dc;
+  for (int j = 0; j < 3; j++) {
+    a[j] = s->center[j] + ax[j];
+    c[j] = s->center[j] - ax[j];
+  }
+  if (!finite3(a) || !finite3(c)) return;
+  proj(k, a, &xa, &ya, &da);
+  proj(k, c, &xc, &yc, &dc);
+  vs_view_prim *p = push(b, 0.5 * (da + dc));
+  if (!p) return;
+  p->kind = P_CAPSULE;
+  p->np = 2;
+  p->x[0] = (float)xa, p->y[0] = (float)ya, p->x[1] = (float)xc, p->y[1] = (float)yc;
+  p->r = (float)fmax(s->radius * k->s, 0.5);
+  set_rgb(p, rgb, 1);
+}
+
+/* A plane as a finite grid of 12 x 12 cells centred on the point of the plane
+ * nearest the scene centre, 1.5 times the scene's largest extent across. */
+static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
+                      const vs_view_collider *pl) {
+  double n[3] = {pl->normal[0], pl->normal[1], pl->normal[2]};
+  normalize(n);
+  if (!finite3(n) || dot(n, n) == 0 || !finite3(pl->point)) return;
+  double a[3] = {1, 0, 0}, t1[3], t2[3];
+  if (fabs(n[0]) > 0.9) a[0] = 0, a[1] = 1;
+  cross(n, a, t1);
+  normalize(t1);
+  cross(n, t1, t2);
+  double q[3] = {k->c[0] - pl->point[0], k->c[1] - pl->point[1], k->c[2] - pl->point[2]};
+  double dn = dot(q, n), o0[3];
+  for (int j = 0; j < 3; j++) o0[j] = k->c[j] - dn * n[j];
+  double ext = 0;
+  for (int c = 0; c < 3; c++) ext = fmax(ext, fabs(o->hi[c] - o->lo[c]));
+  if (!(ext > 0) || !isfinite(ext)) ext = 2;
+  double half = 0.75 * ext, cell = 2 * half / 12;
+  static const double fill[3] = {0.86, 0.88, 0.91};
+  for (int i = 0; i < 12; i++)
+    for (int j = 0; j < 12; j++) {
+      double w[4][3];
+      for (int v = 0; v < 4; v++) {
+        double u0 = -half + (i + (v == 1 || v == 2)) * cell;
+        double v0 = -half + (j + (v >= 2)) * cell;
+        for (int c = 0; c < 3; c++) w[v][c] = o0[c] + u0 * t1[c] + v0 * t2[c];
+      }
+      const double *wp[4] = {w[0], w[1], w[2], w[3]};
+      size_t before = b->n;
+      add_poly(b, k, wp, 4, fill, 0);
+      if (b->n > before) { /* unshaded: a floor looks the same from every view */
+        b->p[before].kind = P_GRID;
+        set_rgb(&b->p[before], fill, 1);
+      }
+    }
+}
+
+/* planes: the plane colliders only, else all the others */
+static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
+                          const vs_view_frame *f, int planes) {
+  static const double solid[3] = {0.70, 0.68, 0.64}, wire[3] = {0.35, 0.35, 0.40};
+  static const double ident[4] = {1, 0, 0, 0};
+  for (size_t i = 0; i < f->n_colliders; i++) {
+    const vs_view_collider *c = &f->colliders[i];
+    if ((c->kind == VS_VIEW_COLL_PLANE) != (planes != 0)) continue;
+    switch (c->kind) {
+      case VS_VIEW_COLL_PLANE: add_plane(b, k, o, c); break;
+      case VS_VIEW_COLL_SPHERE: add_round(b, k, P_BALL, c->center, c->radius, solid); break;
+      case VS_VIEW_COLL_BOX: {
+        double ctr[3], h[3];
+        for (int j = 0; j < 3; j++) {
+          ctr[j] = 0.5 * (c->lo[j] + c->hi[j]);
+          h[j] = 0.5 * (c->hi[j] - c->lo[j]);
+        }
+        add_box(b, k, ctr, ident, h, solid);
+        break;
+      }
+      case VS_VIEW_COLL_BOUNDS:
+        for (int e = 0; e < 12; e++) { /* edge e: along axis e/4 from corner bits */
+          int ax = e / 4, o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
+          double p0[3], p1[3];
+          p0[ax] = c->lo[ax], p1[ax] = c->hi[ax];
+          p0[o1] = p1[o1] = (e & 1) ? c->hi[o1] : c->lo[o1];
+          p0[o2] = p1[o2] = (e & 2) ? c->hi[o2] : c->lo[o2];
+          add_wire(b, k, p0, p1, 8, wire);
+        }
+        break;
+      case VS_VIEW_COLL_MESH:
+        for (size_t t = 0; t < c->n_tris; t++) {
+          const int32_t *tr = c->tris + 3 * t;
+          if (tr[0] < 0 || tr[1] < 0 || tr[2] < 0 || (size_t)tr[0] >= c->n_vertices ||
+              (size_t)tr[1] >= c->n_vertices || (size_t)tr[2] >= c->n_vertices)
+            continue;
+          const double *w[3] = {c->vertices + 3 * tr[0], c->vertices + 3 * tr[1],
+                                c->vertices + 3 * tr[2]};
+          add_poly(b, k, w, 3, solid, 0.35);
+        }
+        break;
+    }
+  }
+}
+
+/* ---- a frame's geometry -------------------------------------------------- */
+
+typedef struct painter {
+  const vs_view_options *o;
+  const vs_view_frame *f;
+  double lo, hi; /* scalar range */
+  int grey;
+} painter;
+
+static void colour_of(const painter *pt, int32_t body, double scalar, double rgb[3]) {
+  if (pt->grey)
+    memcpy(rgb, vs_view_grey, sizeof vs_view_grey);
+  else if (pt->o->color == VS_VIEW_COLOR_SCALAR)
+    vs_view_colormap((scalar - pt->lo) / (pt->hi - pt->lo), rgb);
+  else
+    vs_view_palette(body, rgb);
+}
+
+static void particle_colour(const painter *pt, int32_t i, double rgb[3]) {
+  const vs_view_frame *f = pt->f;
+  colour_of(pt, f->body ? f->body[i] : 0, f->scalar ? f->scalar[i] : 0, rgb);
+}
+
+static double radius_of(const vs_view_frame *f, int32_t i) {
+  double r = f->radius ? f->radius[i] : f->radius_default;
+  return isfinite(r) && r > 0 ? r : 0;
+}
+
+static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
+  const vs_view_frame *f = pt->f;
+  uint8_t *in_tri = NULL;
+  if (f->n_tris && !pt->o->show_surface_parts) {
+    in_tri = vs_calloc(f->n_particles ? f->n_particles : 1, 1);
+    if (!in_tri) return -1;
+    for (size_t t = 0; t < f->n_tris; t++)
+      if (!f->tri_alive || f->tri_alive[t])
+        for (int j = 0; j < 3; j++) in_tri[f->tris[3 * t + j]] = 1;
+  }
+  double rgb[3];
+  for (size_t t = 0; t < f->n_tris; t++) {
+    if (f->tri_alive && !f->tri_alive[t]) continue;
+    const int32_t *tr = f->tris + 3 * t;
+    if (pt->o->color == VS_VIEW_COLOR_SCALAR && f->scalar && !pt->grey)
+      colour_of(pt, 0, (f->scalar[tr[0]] + f->scalar[tr[1]] + f->scalar[tr[2]]) / 3, rgb);
+    else
+      particle_colour(pt, tr[0], rgb);
+    const double *w[3] = {f->pos + 3 * tr[0], f->pos + 3 * tr[1], f->pos + 3 * tr[2]};
+    add_poly(b, k, w, 3, rgb, 0.35);
+  }
+  for (size_t l = 0; l < f->n_links; l++) {
+    int32_t a = f->links[2 * l], c = f->links[2 * l + 1];
+    if ((f->link_alive && !f->link_alive[l]) || (in_tri && in_tri[a] && in_tri[c])) continue;
+    if (pt->o->color == VS_VIEW_COLOR_SCALAR && !pt->grey) {
+      double v = f->link_scalar ? f->link_scalar[l]
+                 : f->scalar    ? 0.5 * (f->scalar[a] + f->scalar[c])
+                                : 0;
+      colour_of(pt, 0, v, rgb);
+    } else {
+      particle_colour(pt, a, rgb);
+      for (int j = 0; j < 3; j++) rgb[j] *= 0.75;
+    }
+    double w = fmax(1.25, fmin(radius_of(f, a), radius_of(f, c)) * k->s);
+    add_line(b, k, f->pos + 3 * a, f->pos + 3 * c, w, rgb);
+  }
+  for (size_t i = 0; i < f->n_particles; i++) {
+    if (in_tri && in_tri[i]) continue;
+    particle_colour(pt, (int32_t)i, rgb);
+    add_round(b, k, P_DISC, f->pos + 3 * i, radius_of(f, (int32_t)i), rgb);
+  }
+  for (size_t i = 0; i < f->n_shapes; i++) {
+    const vs_view_shape *s = &f->shapes[i];
+    colour_of(pt, s->body, s->scalar, rgb);
+    if (s->kind == VS_VIEW_BOX)
+      add_box(b, k, s->center, s->quat, s->half, rgb);
+    else if (s->kind == VS_VIEW_SPHERE)
+      add_round(b, k, P_BALL, s->center, s->radius, rgb);
+    else
+      add_capsule(b, k, s, rgb);
+  }
+  vs_free(in_tri);
+  return b->oom ? -1 : 0;
+}
+
+/* ---- drawing ------------------------------------------------------------- */
+
+static int key_cmp(const void *x, const void *y) {
+  const key *a = x, *b = y;
+  if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static void draw_buf(cairo_t *cr, scene_buf *b) {
+  qsort(b->k, b->n, sizeof *b->k, key_cmp);
+  for (size_t i = 0; i < b->n; i++) vs_view_draw_prim(cr, &b->p[b->k[i].idx]);
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static vs_status check_frame(const vs_view_frame *f, const char *what, vs_error *err) {
+  if (f->n_particles && !f->pos)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "%s: particles without positions", what);
+  for (size_t i = 0; i < 2 * f->n_links; i++)
+    if (f->links[i] < 0 || (size_t)f->links[i] >= f->n_particles)
+      return vs_error_set(err, VS_ERR_FORMAT, NULL, 0, 0,
+                          "%s: link %zu names particle %d of %zu", what, i / 2,
+                          (int)f->links[i], f->n_particles);
+  for (size_t i = 0; i < 3 * f->n_tris; i++)
+    if (f->tris[i] < 0 || (size_t)f->tris[i] >= f->n_particles)
+      return vs_error_set(err, VS_ERR_FORMAT, NULL, 0, 0,
+                          "%s: triangle %zu names particle %d of %zu", what, i / 3,
+                          (int)f->tris[i], f->n_particles);
+  return VS_OK;
+}
+
+static void scalar_range(const vs_view_options *o, const vs_view_frame *f, double *lo,
+                         double *hi) {
+  *lo = o->scalar_min;
+  *hi = o->scalar_max;
+  if (*lo < *hi && isfinite(*lo) && isfinite(*hi)) return;
+  double a = INFINITY, b = -INFINITY;
+  for (size_t i = 0; f->scalar && i < f->n_particles; i++)
+    if (isfinite(f->scalar[i])) a = fmin(a, f->scalar[i]), b = fmax(b, f->scalar[i]);
+  for (size_t i = 0; f->link_scalar && i < f->n_links; i++)
+    if (isfinite(f->link_scalar[i]))
+      a = fmin(a, f->link_scalar[i]), b = fmax(b, f->link_scalar[i]);
+  for (size_t i = 0; i < f->n_shapes; i++)
+    if (isfinite(f->shapes[i].scalar))
+      a = fmin(a, f->shapes[i].scalar), b = fmax(b, f->shapes[i].scalar);
+  if (!(a <= b)) a = 0, b = 1;
+  if (!(a < b)) b = a + 1;
+  *lo = a;
+  *hi = b;
+}
+
+static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
+                        const vs_view_frame *golden, cairo_surface_t **out, vs_error *err) {
+  *out = NULL;
+  if (!o || !frame)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "render: no options or no frame");
+  if (o->width < 1 || o->height < 1 || o->width > 16384 || o->height > 16384)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
+                        "image size %dx%d out of range (1 to 16384 pixels each way)", o->width,
+                        o->height);
+  vs_status st = check_frame(frame, "frame", err);
+  if (st == VS_OK && golden) st = check_frame(golden, "golden frame", err);
+  if (st != VS_OK) return st;
+
+  cam k;
+  cam_fit(o, &k);
+  painter pt = {.o = o, .f = frame};
+  scalar_range(o, frame, &pt.lo, &pt.hi);
+  painter pg = {.o = o, .f = golden, .lo = 0, .hi = 1, .grey = 1};
+  scene_buf bufs[3] = {{0}};
+  add_colliders(&bufs[0], &k, o, frame, 1);
+  int bad = golden ? add_frame(&bufs[1], &k, &pg) : 0;
+  if (!bad) bad = add_frame(&bufs[2], &k, &pt);
+  add_colliders(&bufs[2], &k, o, frame, 0);
+  if (!bad)
+    for (int i = 0; i < 3; i++) bad |= bufs[i].oom;
+  if (bad) {
+    st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "render: out of memory");
+    goto done;
+  }
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
+  cairo_t *cr = cairo_create(s);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  for (int i = 0; i < 3; i++) draw_buf(cr, &bufs[i]);
+  vs_view_draw_labels(cr, o, pt.lo, pt.hi, frame);
+  cairo_status_t cs = cairo_status(cr);
+  cairo_destroy(cr);
+  if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  if (cs != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(s);
+    st = vs_view_cairo_error(cs, "render", err);
+    goto done;
+  }
+  cairo_surface_flush(s);
+  *out = s;
+done:
+  for (int i = 0; i < 3; i++) {
+    vs_free(bufs[i].p);
+    vs_free(bufs[i].k);
+  }
+  return st;
+}
+
+vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
+                             const vs_view_frame *golden, const char *path, vs_error *err) {
+  cairo_surface_t *s;
+  vs_status st = render(o, frame, golden, &s, err);
+  if (st != VS_OK) return st;
+  st = vs_view_write_png(s, path, err);
+  cairo_surface_destroy(s);
+  return st;
+}
+
+vs_status vs_view_render_rgb(const vs_view_options *o, const vs_view_frame *frame,
+                             const vs_view_frame *golden, uint8_t *rgb, vs_error *err) {
+  if (!rgb) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "render: no output buffer");
+  cairo_surface_t *s;
+  vs_status st = render(o, frame, golden, &s, err);
+  if (st != VS_OK) return st;
+  const unsigned char *data = cairo_image_surface_get_data(s);
+  int stride = cairo_image_surface_get_stride(s);
+  for (int y = 0; y < o->height; y++) {
+    const uint32_t *row = (const uint32_t *)(const void *)(data + (size_t)y * stride);
+    uint8_t *d = rgb + (size_t)y * o->width * 3;
+    for (int x = 0; x < o->width; x++) {
+      d[3 * x] = (uint8_t)(row[x] >> 16);
+      d[3 * x + 1] = (uint8_t)(row[x] >> 8);
+      d[3 * x + 2] = (uint8_t)row[x];
+    }
+  }
+  cairo_surface_destroy(s);
+  return VS_OK;
+}

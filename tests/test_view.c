@@ -1,0 +1,521 @@
+/* test_view.c: lib/view (render and plot) checked by the pixels of its PNGs. */
+#include <cairo.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+#include "view/view.h"
+
+typedef struct img {
+  cairo_surface_t *s;
+  int w, h;
+} img;
+
+static img load(const char *path) {
+  img m;
+  m.s = cairo_image_surface_create_from_png(path);
+  ck_assert_int_eq(cairo_surface_status(m.s), CAIRO_STATUS_SUCCESS);
+  m.w = cairo_image_surface_get_width(m.s);
+  m.h = cairo_image_surface_get_height(m.s);
+  return m;
+}
+
+static void px(const img *m, int x, int y, int rgb[3]) {
+  ck_assert(x >= 0 && y >= 0 && x < m->w && y < m->h);
+  cairo_surface_flush(m->s);
+  const unsigned char *d = cairo_image_surface_get_data(m->s);
+  uint32_t v = *(const uint32_t *)(const void *)(d + (size_t)y * cairo_image_surface_get_stride(m->s) + 4 * x);
+  rgb[0] = (v >> 16) & 255, rgb[1] = (v >> 8) & 255, rgb[2] = v & 255;
+}
+
+/* pixel (x, y) within tol of colour c (components in [0, 1]) */
+static int near_colour(const img *m, int x, int y, const double c[3], int tol) {
+  int p[3];
+  px(m, x, y, p);
+  for (int i = 0; i < 3; i++)
+    if (abs(p[i] - (int)lround(c[i] * 255)) > tol) return 0;
+  return 1;
+}
+static int is_white(const img *m, int x, int y) {
+  static const double w[3] = {1, 1, 1};
+  return near_colour(m, x, y, w, 0);
+}
+static int is_grey(const img *m, int x, int y) {
+  int p[3];
+  px(m, x, y, p);
+  return p[0] == p[1] && p[1] == p[2] && p[0] > 40 && p[0] < 240;
+}
+
+static char *dir;
+static char path[1024];
+static void setup(void) { dir = tu_tmpdir(); }
+static void teardown(void) {
+  tu_rmtree(dir);
+  free(dir);
+}
+static const char *out(const char *name) {
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return path;
+}
+
+/* 200x160, bounds [-1,1]^3, margin 0.05: 72 px per unit (the height binds). */
+static vs_view_options opts(vs_view_dir v) {
+  vs_view_options o;
+  vs_view_options_init(&o);
+  o.width = 200, o.height = 160, o.view = v, o.time_label = 0;
+  return o;
+}
+
+static img render(const vs_view_options *o, const vs_view_frame *f, const vs_view_frame *g,
+                  const char *name) {
+  vs_error e;
+  vs_error_clear(&e);
+  vs_status st = vs_view_render_png(o, f, g, out(name), &e);
+  ck_assert_msg(st == VS_OK, "%s", e.message);
+  return load(path);
+}
+
+START_TEST(particle_where_the_camera_puts_it) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  ck_assert_double_eq_tol(vs_view_scale(&o), 72.0, 1e-12);
+  double p[6] = {0, 0, 0, 0.5, 0.5, 0}, r[2] = {0.25, 0.05};
+  vs_view_frame f = {.n_particles = 2, .pos = p, .radius = r};
+  double sx, sy, d;
+  vs_view_project(&o, p + 3, &sx, &sy, &d);
+  ck_assert_double_eq_tol(sx, 136, 1e-9);
+  ck_assert_double_eq_tol(sy, 44, 1e-9);
+  img m = render(&o, &f, NULL, "one.png");
+  double c0[3];
+  vs_view_palette(0, c0);
+  /* the centre of the bounds lands at the image centre; radius 0.25 -> 18 px */
+  ck_assert(near_colour(&m, 99, 79, c0, 2));
+  ck_assert(near_colour(&m, 100, 80, c0, 2));
+  ck_assert(near_colour(&m, 100 + 15, 80, c0, 2));
+  ck_assert(near_colour(&m, 100, 80 - 15, c0, 2));
+  ck_assert(!is_white(&m, 100 + 17, 80));
+  ck_assert(is_white(&m, 100 + 20, 80));
+  ck_assert(is_white(&m, 100, 80 + 20));
+  ck_assert(is_white(&m, 100 - 20, 80));
+  /* the small one at (0.5, 0.5): 3.6 px radius around (136, 44) */
+  ck_assert(near_colour(&m, 135, 43, c0, 2) || near_colour(&m, 136, 44, c0, 2));
+  ck_assert(is_white(&m, 136 + 6, 44));
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+START_TEST(views_side_top_iso) {
+  double q[3] = {0.5, 0.25, 0.5};
+  double sx, sy, d;
+  vs_view_options o = opts(VS_VIEW_SIDE); /* right = -z, up = y */
+  vs_view_project(&o, q, &sx, &sy, &d);
+  ck_assert_double_eq_tol(sx, 100 - 36, 1e-9);
+  ck_assert_double_eq_tol(sy, 80 - 18, 1e-9);
+  ck_assert_double_eq_tol(d, 0.5, 1e-12);
+  o = opts(VS_VIEW_TOP); /* right = x, up = -z, depth = y */
+  vs_view_project(&o, q, &sx, &sy, &d);
+  ck_assert_double_eq_tol(sx, 100 + 36, 1e-9);
+  ck_assert_double_eq_tol(sy, 80 + 36, 1e-9);
+  ck_assert_double_eq_tol(d, 0.25, 1e-12);
+  o = opts(VS_VIEW_ISO); /* the cube fits: its silhouette is 2 sqrt(2) wide, 4/sqrt(6) tall */
+  double s = vs_view_scale(&o), c[3] = {0, 0, 0}, top[3] = {-1, 1, -1};
+  vs_view_project(&o, c, &sx, &sy, &d);
+  ck_assert_double_eq_tol(sx, 100, 1e-9);
+  ck_assert_double_eq_tol(sy, 80, 1e-9);
+  vs_view_project(&o, top, &sx, &sy, &d); /* the far top corner is the highest point */
+  ck_assert_double_eq_tol(sy, 80 - 72, 1e-9);
+  ck_assert_double_eq_tol(s, 72 / (2 * sqrt(2.0 / 3.0)), 1e-9);
+}
+END_TEST
+
+START_TEST(sizes_honoured_png_and_rgb) {
+  vs_view_options o = opts(VS_VIEW_ISO);
+  o.width = 37, o.height = 23;
+  double p[3] = {0.2, 0.1, 0};
+  vs_view_frame f = {.n_particles = 1, .pos = p, .radius_default = 0.3};
+  img m = render(&o, &f, NULL, "size.png");
+  ck_assert_int_eq(m.w, 37);
+  ck_assert_int_eq(m.h, 23);
+  uint8_t *rgb = malloc(37 * 23 * 3);
+  vs_error e;
+  ck_assert_int_eq(vs_view_render_rgb(&o, &f, NULL, rgb, &e), VS_OK);
+  int diff = 0, coloured = 0;
+  for (int y = 0; y < 23; y++)
+    for (int x = 0; x < 37; x++) {
+      int q[3];
+      px(&m, x, y, q);
+      for (int c = 0; c < 3; c++) diff |= q[c] != rgb[3 * (y * 37 + x) + c];
+      coloured += !is_white(&m, x, y);
+    }
+  ck_assert_int_eq(diff, 0);
+  ck_assert_int_gt(coloured, 20);
+  free(rgb);
+  cairo_surface_destroy(m.s);
+  o.width = 1;
+  o.height = 1;
+  m = render(&o, &f, NULL, "tiny.png");
+  ck_assert_int_eq(m.w * m.h, 1);
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+START_TEST(golden_overlay_in_grey_under_the_frame) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double p[6] = {-0.5, 0, 0, 0, 0, 0}, g[6] = {0.5, 0, 0, 0, 0, 0};
+  vs_view_frame f = {.n_particles = 2, .pos = p, .radius_default = 0.1};
+  vs_view_frame gf = f;
+  gf.pos = g;
+  img m = render(&o, &f, &gf, "gold.png");
+  double c0[3];
+  vs_view_palette(0, c0);
+  ck_assert(is_grey(&m, 136, 80));           /* only the golden run is there */
+  ck_assert(near_colour(&m, 64, 80, c0, 2)); /* only the frame */
+  ck_assert(near_colour(&m, 100, 80, c0, 2)); /* both: the frame on top */
+  cairo_surface_destroy(m.s);
+  m = render(&o, &f, NULL, "nogold.png");
+  ck_assert(is_white(&m, 136, 80));
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+/* two overlapping triangles at z = -0.5 (body 0, blue) and z = +0.5 (body 3, red) */
+START_TEST(triangles_back_to_front) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double p[18] = {-0.8, -0.8, -0.5, 0.8, -0.8, -0.5, 0, 0.8, -0.5,
+                  -0.8, 0.8, 0.5,   0.8, 0.8, 0.5,   0, -0.8, 0.5};
+  int32_t body[6] = {0, 0, 0, 3, 3, 3};
+  for (int order = 0; order < 2; order++) {
+    int32_t t[6] = {0, 1, 2, 3, 4, 5};
+    if (order) t[0] = 3, t[1] = 4, t[2] = 5, t[3] = 0, t[4] = 1, t[5] = 2;
+    vs_view_frame f = {.n_particles = 6, .pos = p, .body = body, .n_tris = 2, .tris = t};
+    img m = render(&o, &f, NULL, "tri.png");
+    int c[3];
+    px(&m, 100, 80, c); /* both cover the centre: the near (red) one shows */
+    ck_assert_msg(c[0] > 150 && c[2] < 80, "order %d: %d %d %d", order, c[0], c[1], c[2]);
+    px(&m, 60, 120, c); /* only the far (blue) one */
+    ck_assert_msg(c[2] > c[0] + 50, "order %d: %d %d %d", order, c[0], c[1], c[2]);
+    cairo_surface_destroy(m.s);
+  }
+}
+END_TEST
+
+START_TEST(colour_map_ends_and_scalar_colouring) {
+  double a[3], b[3];
+  vs_view_colormap(0, a);
+  ck_assert_double_eq_tol(a[0], 0.267004, 1e-6);
+  ck_assert_double_eq_tol(a[2], 0.329415, 1e-6);
+  vs_view_colormap(1, b);
+  ck_assert_double_eq_tol(b[0], 0.993248, 1e-6);
+  ck_assert_double_eq_tol(b[1], 0.906157, 1e-6);
+  double c[3];
+  vs_view_colormap(-3, c);
+  ck_assert_mem_eq(c, a, sizeof a);
+  vs_view_colormap(NAN, c);
+  ck_assert_mem_eq(c, a, sizeof a);
+  vs_view_colormap(7, c);
+  ck_assert_mem_eq(c, b, sizeof b);
+  for (int i = 0; i < 10; i++) { /* no palette colour can pass for the golden grey */
+    vs_view_palette(i, c);
+    ck_assert(fmax(c[0], fmax(c[1], c[2])) - fmin(c[0], fmin(c[1], c[2])) > 0.2);
+  }
+  /* speed colouring: the range taken from the frame puts its ends at the map's ends */
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  o.color = VS_VIEW_COLOR_SCALAR;
+  double p[9] = {-0.5, 0, 0, 0.5, 0, 0, 0, 0.5, 0}, vel[9] = {0, 0, 0, 3, 4, 0, 1, 0, 0};
+  double speed[3];
+  vs_view_speed(3, vel, speed);
+  ck_assert_double_eq(speed[1], 5);
+  vs_view_frame f = {.n_particles = 3, .pos = p, .radius_default = 0.1, .scalar = speed};
+  img m = render(&o, &f, NULL, "speed.png");
+  ck_assert(near_colour(&m, 64, 80, a, 2));
+  ck_assert(near_colour(&m, 136, 80, b, 2));
+  cairo_surface_destroy(m.s);
+  o.scalar_min = 0, o.scalar_max = 2; /* given range: 1 -> the middle, 5 -> clamped */
+  m = render(&o, &f, NULL, "speed2.png");
+  vs_view_colormap(0.5, c);
+  ck_assert(near_colour(&m, 100, 44, c, 2));
+  ck_assert(near_colour(&m, 136, 80, b, 2));
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+START_TEST(strain_of_links) {
+  double p[9] = {0, 0, 0, 1.5, 0, 0, 1.5, 1, 0}, rest[2] = {1, 1}, ls[2], ps[3];
+  int32_t l[4] = {0, 1, 1, 2};
+  uint8_t alive[2] = {1, 0};
+  vs_view_strain(3, p, 2, l, rest, alive, ls, ps);
+  ck_assert_double_eq_tol(ls[0], 0.5, 1e-15);
+  ck_assert_double_eq_tol(ls[1], 0.0, 1e-15);
+  ck_assert_double_eq_tol(ps[0], 0.5, 1e-15);
+  ck_assert_double_eq_tol(ps[1], 0.5, 1e-15);
+  ck_assert_double_eq(ps[2], 0); /* its only link is torn */
+}
+END_TEST
+
+/* A triangle's vertices are not drawn as discs (and its edges not as links)
+ * unless asked; dead links are never drawn. */
+START_TEST(surface_parts_and_dead_links) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double p[15] = {-0.5, -0.5, 0, 0.5, -0.5, 0, 0, 0.5, 0, -0.9, 0.9, 0, 0.9, 0.9, 0};
+  int32_t t[3] = {0, 1, 2}, l[4] = {0, 1, 3, 4};
+  uint8_t alive[2] = {1, 1};
+  vs_view_frame f = {.n_particles = 5, .pos = p, .radius_default = 0.15, .n_tris = 1,
+                     .tris = t, .n_links = 2, .links = l, .link_alive = alive};
+  img m = render(&o, &f, NULL, "surf.png");
+  /* left of vertex 0, inside its disc, outside the triangle */
+  ck_assert(is_white(&m, 100 - 36 - 8, 80 + 36));
+  ck_assert(!is_white(&m, 100, 80 - 65)); /* the free link 3-4 at y = 0.9 */
+  cairo_surface_destroy(m.s);
+  o.show_surface_parts = 1;
+  m = render(&o, &f, NULL, "surf2.png");
+  ck_assert(!is_white(&m, 100 - 36 - 8, 80 + 36));
+  cairo_surface_destroy(m.s);
+  o.show_surface_parts = 0;
+  alive[1] = 0;
+  m = render(&o, &f, NULL, "surf3.png");
+  ck_assert(is_white(&m, 100, 80 - 65));
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+START_TEST(rigid_shapes_and_colliders) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double h = sqrt(0.5);
+  vs_view_shape s[3] = {
+      {.kind = VS_VIEW_BOX, .center = {-0.6, 0, 0}, .quat = {1, 0, 0, 0},
+       .half = {0.2, 0.3, 0.2}, .body = 1},
+      {.kind = VS_VIEW_SPHERE, .center = {0, 0, 0}, .radius = 0.2, .body = 2},
+      {.kind = VS_VIEW_CAPSULE, .center = {0.6, 0, 0}, .quat = {h, 0, 0, h}, /* axis -> -x */
+       .radius = 0.1, .half_length = 0.2, .body = 3},
+  };
+  vs_view_frame f = {.n_shapes = 3, .shapes = s};
+  img m = render(&o, &f, NULL, "shapes.png");
+  int c[3];
+  px(&m, 100 - 43, 80 + 18, c); /* box: 0.4 x 0.6 -> 29 x 43 px around (56.8, 80) */
+  ck_assert(c[0] > c[1] && c[1] > c[2]); /* palette 1 is orange: r > g > b */
+  ck_assert(!is_white(&m, 57 + 12, 80 + 20));
+  ck_assert(is_white(&m, 57 + 17, 80));
+  ck_assert(is_white(&m, 57, 80 + 24));
+  ck_assert(!is_white(&m, 100, 80 + 12)); /* sphere: 14.4 px */
+  ck_assert(is_white(&m, 100, 80 + 17));
+  /* capsule along x: from 0.4-0.1 to 0.8+0.1 -> x 122..165, 7 px thick */
+  ck_assert(!is_white(&m, 143 - 19, 80));
+  ck_assert(!is_white(&m, 143 + 19, 80));
+  ck_assert(!is_white(&m, 143, 80 + 5));
+  ck_assert(is_white(&m, 143, 80 + 10));
+  ck_assert(is_white(&m, 143 + 26, 80));
+  cairo_surface_destroy(m.s);
+  /* colliders: a floor under everything seen from the top, a bounds wireframe */
+  vs_view_collider col[2] = {
+      {.kind = VS_VIEW_COLL_PLANE, .point = {0, -1, 0}, .normal = {0, 1, 0}},
+      {.kind = VS_VIEW_COLL_BOUNDS, .lo = {-0.9, -0.9, -0.9}, .hi = {0.9, 0.9, 0.9}},
+  };
+  vs_view_frame g = {.n_colliders = 2, .colliders = col};
+  o = opts(VS_VIEW_TOP);
+  m = render(&o, &g, NULL, "floor.png");
+  static const double fill[3] = {0.86, 0.88, 0.91};
+  ck_assert(near_colour(&m, 100 + 9, 80 + 9, fill, 2)); /* 0.25 m cells: 18 px */
+  ck_assert(near_colour(&m, 100 + 100 - 5, 80 + 9, fill, 2)); /* beyond the bounds too */
+  ck_assert(!near_colour(&m, 100, 80, fill, 10));        /* a grid line */
+  ck_assert(!near_colour(&m, 164, 80 + 9, fill, 10)); /* the bounds' edge x = 0.9 */
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+/* A mesh collider is drawn as shaded triangles; a dead cloth triangle is not. */
+START_TEST(mesh_collider_and_dead_triangles) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double v[9] = {-0.5, -0.5, 0, 0.5, -0.5, 0, 0, 0.5, 0};
+  int32_t t[3] = {0, 1, 2};
+  vs_view_collider mesh = {.kind = VS_VIEW_COLL_MESH, .n_vertices = 3, .vertices = v,
+                           .n_tris = 1, .tris = t};
+  vs_view_frame f = {.n_colliders = 1, .colliders = &mesh};
+  img m = render(&o, &f, NULL, "mesh.png");
+  int c[3];
+  px(&m, 100, 90, c);
+  ck_assert(c[0] < 250 && c[0] > c[2]); /* the colliders' warm grey, shaded */
+  ck_assert(is_white(&m, 100, 30));
+  cairo_surface_destroy(m.s);
+  uint8_t alive = 1;
+  vs_view_frame cl = {.n_particles = 3, .pos = v, .n_tris = 1, .tris = t, .tri_alive = &alive};
+  m = render(&o, &cl, NULL, "cl.png");
+  ck_assert(!is_white(&m, 100, 90));
+  cairo_surface_destroy(m.s);
+  alive = 0; /* torn: its vertices come back as (1 px) discs, the face is gone */
+  m = render(&o, &cl, NULL, "cl2.png");
+  ck_assert(is_white(&m, 100, 90));
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+START_TEST(render_errors) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  double p[6] = {0};
+  int32_t l[2] = {0, 5};
+  vs_view_frame f = {.n_particles = 2, .pos = p};
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_int_eq(vs_view_render_png(&o, &f, NULL, "/nonexistent-dir-vsim/x.png", &e),
+                   VS_ERR_IO);
+  ck_assert_str_eq(e.message, "cannot write '/nonexistent-dir-vsim/x.png': No such file or directory");
+  ck_assert_str_eq(e.file, "/nonexistent-dir-vsim/x.png");
+  /* a directory is no PNG either, and nothing is left behind */
+  ck_assert_int_eq(vs_view_render_png(&o, &f, NULL, dir, &e), VS_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(e.message, "Is a directory"));
+  o.width = 0;
+  ck_assert_int_eq(vs_view_render_png(&o, &f, NULL, out("bad.png"), &e), VS_ERR_USAGE);
+  ck_assert_str_eq(e.message, "image size 0x160 out of range (1 to 16384 pixels each way)");
+  o = opts(VS_VIEW_FRONT);
+  f.n_links = 1;
+  f.links = l;
+  ck_assert_int_eq(vs_view_render_png(&o, &f, NULL, out("bad.png"), &e), VS_ERR_FORMAT);
+  ck_assert_str_eq(e.message, "frame: link 0 names particle 5 of 2");
+  struct stat sb;
+  ck_assert_int_ne(stat(out("bad.png"), &sb), 0);
+}
+END_TEST
+
+/* ---- plot ---------------------------------------------------------------- */
+
+START_TEST(nice_ticks) {
+  double t[16], step;
+  int n = vs_plot_ticks(0, 3.3, 5, t, 16, &step);
+  ck_assert_int_eq(n, 7);
+  ck_assert_double_eq_tol(step, 0.5, 1e-15);
+  ck_assert_double_eq_tol(t[6], 3.0, 1e-12);
+  n = vs_plot_ticks(-1, 1, 4, t, 16, &step);
+  ck_assert_int_eq(n, 5);
+  ck_assert_double_eq(t[2], 0);
+  n = vs_plot_ticks(0.0013, 0.0071, 3, t, 16, &step);
+  ck_assert_int_eq(n, 3);
+  ck_assert_double_eq_tol(step, 0.002, 1e-15);
+  ck_assert_double_eq_tol(t[0], 0.002, 1e-15);
+  n = vs_plot_ticks(0, 100, 5, t, 16, &step); /* 20: a 2 step */
+  ck_assert_double_eq_tol(step, 20, 1e-12);
+  ck_assert_int_eq(n, 6);
+}
+END_TEST
+
+START_TEST(log_scale_choice) {
+  double x[5] = {0, 1, 2, 3, 4}, y[5] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+  double z[5] = {1, 2, 0, 500, 900}, ng[5] = {1e-5, -1, 1, 1, 1};
+  vs_plot_series s = {"err", 5, x, y, -1}, s2 = {"b", 5, x, z, -1}, s3 = {"n", 5, x, ng, -1};
+  ck_assert_int_eq(vs_plot_wants_log(&s, 1), 1);
+  ck_assert_int_eq(vs_plot_wants_log(&s2, 1), 0); /* 900: under 3 decades */
+  ck_assert_int_eq(vs_plot_wants_log(&s3, 1), 0); /* a negative value */
+  vs_plot_series both[2] = {s, s2};
+  ck_assert_int_eq(vs_plot_wants_log(both, 2), 1);
+}
+END_TEST
+
+/* A series 1e-1 .. 1e-5, straight on a log axis: its middle point (1e-3) is
+ * at the middle of the frame; on a linear axis it is near the bottom. */
+START_TEST(plot_axes_log_legend) {
+  double x[5] = {0, 1, 2, 3, 4}, y[5] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+  double y2[5] = {1e-2, 1e-2, 1e-2, 1e-2, 1e-2};
+  vs_plot_series s[2] = {{"max error", 5, x, y, -1}, {"flat", 5, x, y2, -1}};
+  vs_plot_options o;
+  vs_plot_options_init(&o);
+  o.width = 600, o.height = 400, o.title = "constraint error", o.ylabel = "error [m]";
+  double fr[4], lg[4], row, pad, sample;
+  vs_plot_layout(&o, s, 2, fr, lg, &row, &pad, &sample);
+  vs_error e;
+  for (int forced = 0; forced < 2; forced++) {
+    o.yscale = forced ? VS_PLOT_LINEAR : VS_PLOT_AUTO;
+    ck_assert_int_eq(vs_plot_png(&o, s, 2, out("plot.png"), &e), VS_OK);
+    img m = load(path);
+    ck_assert_int_eq(m.w, 600);
+    ck_assert_int_eq(m.h, 400);
+    int c[3];
+    /* the frame: black lines on its four sides */
+    int l = (int)floor(fr[0]), t = (int)floor(fr[1]), r = (int)floor(fr[2]),
+        b = (int)floor(fr[3]), mx = (l + r) / 2, my = (t + b) / 2;
+    px(&m, l, my, c);
+    ck_assert_int_lt(c[0] + c[1] + c[2], 60);
+    px(&m, r, my, c);
+    ck_assert_int_lt(c[0] + c[1] + c[2], 60);
+    px(&m, mx, b, c);
+    ck_assert_int_lt(c[0] + c[1] + c[2], 60);
+    px(&m, mx, t, c);
+    ck_assert_int_lt(c[0] + c[1] + c[2], 60);
+    /* the series through the middle on the log axis only */
+    double c0[3];
+    vs_view_palette(0, c0);
+    int hit = 0;
+    for (int dy = -3; dy <= 3; dy++) hit |= near_colour(&m, mx, my + dy, c0, 40);
+    ck_assert_int_eq(hit, !forced);
+    /* the legend: a sample line of each series' colour on its row */
+    for (int i = 0; i < 2; i++) {
+      double ci[3];
+      vs_view_palette(i, ci);
+      ck_assert_msg(near_colour(&m, (int)(lg[0] + pad + sample / 2),
+                                (int)(lg[1] + pad + (i + 0.5) * row), ci, 2),
+                    "legend row %d", i);
+    }
+    /* text drawn: the title above the frame, tick labels left of it */
+    int dark = 0;
+    for (int yy = 0; yy < t - 2; yy++)
+      for (int xx = l; xx < r; xx++) {
+        px(&m, xx, yy, c);
+        dark += c[0] < 100;
+      }
+    ck_assert_int_gt(dark, 20);
+    cairo_surface_destroy(m.s);
+  }
+}
+END_TEST
+
+START_TEST(plot_errors) {
+  vs_plot_options o;
+  vs_plot_options_init(&o);
+  double x[1] = {0}, y[1] = {1};
+  vs_plot_series s = {"a", 1, x, y, -1};
+  vs_error e;
+  ck_assert_int_eq(vs_plot_png(&o, &s, 1, "/nonexistent-dir-vsim/p.png", &e), VS_ERR_IO);
+  ck_assert_str_eq(e.message, "cannot write '/nonexistent-dir-vsim/p.png': No such file or directory");
+  o.height = 10;
+  ck_assert_int_eq(vs_plot_png(&o, &s, 1, out("p.png"), &e), VS_ERR_USAGE);
+  ck_assert_str_eq(e.message, "plot size 800x10 out of range (64 to 16384 pixels each way)");
+  /* no data at all still gives axes */
+  vs_plot_options_init(&o);
+  ck_assert_int_eq(vs_plot_png(&o, NULL, 0, out("empty.png"), &e), VS_OK);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("view");
+  TCase *tc = tcase_create("render");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, particle_where_the_camera_puts_it);
+  tcase_add_test(tc, views_side_top_iso);
+  tcase_add_test(tc, sizes_honoured_png_and_rgb);
+  tcase_add_test(tc, golden_overlay_in_grey_under_the_frame);
+  tcase_add_test(tc, triangles_back_to_front);
+  tcase_add_test(tc, colour_map_ends_and_scalar_colouring);
+  tcase_add_test(tc, strain_of_links);
+  tcase_add_test(tc, surface_parts_and_dead_links);
+  tcase_add_test(tc, rigid_shapes_and_colliders);
+  tcase_add_test(tc, mesh_collider_and_dead_triangles);
+  tcase_add_test(tc, render_errors);
+  suite_add_tcase(s, tc);
+  TCase *tp = tcase_create("plot");
+  tcase_add_checked_fixture(tp, setup, teardown);
+  tcase_add_test(tp, nice_ticks);
+  tcase_add_test(tp, log_scale_choice);
+  tcase_add_test(tp, plot_axes_log_legend);
+  tcase_add_test(tp, plot_errors);
+  suite_add_tcase(s, tp);
+  return s;
+}
+
+int main(void) {
+  int rc = tu_run(suite());
+  /* cairo keeps its font faces (fontconfig patterns) in static caches:
+   * give them back so that `make valgrind` sees no loss of ours */
+  cairo_debug_reset_static_data();
+  /* and fontconfig its parsed configuration (FcFini, found at run time: the
+   * tests link cairo, which loads fontconfig, but not fontconfig itself) */
+  void (*fc_fini)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "FcFini");
+  if (fc_fini) fc_fini();
+  return rc;
+}
