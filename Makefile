@@ -37,8 +37,10 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 hdf5 cairo 2>/dev/null)
-DEPS_LIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 hdf5 cairo 2>/dev/null)
+# The library's dependencies, by pkg-config name (also libvsim.pc's Requires.private).
+VS_PKGS := yaml-0.1 hdf5 cairo
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(VS_PKGS) 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(VS_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -264,7 +266,7 @@ install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
 	ln -sf libvsim.so.$(VSIM_VERSION_STR) $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR)
 	ln -sf libvsim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libvsim.so
 	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vsim/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@REQUIRES@|$(VS_PKGS)|g' \
 	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VSIM_VERSION_STR)|g' \
 	  -e 's|@OPENMP_LIBS@|$(OPENMP_LIBS)|g' dist/libvsim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
