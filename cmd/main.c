@@ -63,9 +63,9 @@ static int version(void) {
 
 static int unknown_command(const char *name) {
   const char *best = NULL;
-  size_t best_d = 3;
+  int best_d = 3;
   for (size_t i = 0; i < N_COMMANDS; i++) {
-    size_t d = cli_edit_distance(name, commands[i].name);
+    int d = vs_edit_distance(name, commands[i].name, 2);
     if (d < best_d) {
       best_d = d;
       best = commands[i].name;

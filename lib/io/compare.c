@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/text.h"
 #include "io/h5util.h"
 #include "vsim/compare.h"
 #include "vsim/vsim.h"
@@ -568,69 +569,12 @@ void vs_compare_result_free(vs_compare_result *r) {
 
 /* ---- describe ---------------------------------------------------------- */
 
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->oom = 1;
-      return;
-    }
-    if (b->p && b->n + (size_t)k < b->cap) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap <= b->n + (size_t)k) cap *= 2;
-    char *p = vs_realloc(b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-}
-
-/* A JSON string literal: quotes, backslashes and control characters escaped. */
-static void sb_json_str(sbuf *b, const char *s) {
-  if (!s) {
-    sb_printf(b, "null");
-    return;
-  }
-  sb_printf(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      sb_printf(b, "\\%c", *p);
-    else if (*p == '\n')
-      sb_printf(b, "\\n");
-    else if (*p == '\t')
-      sb_printf(b, "\\t");
-    else if (*p < 0x20 || *p == 0x7f)
-      sb_printf(b, "\\u%04x", *p);
-    else
-      sb_printf(b, "%c", *p);
-  }
-  sb_printf(b, "\"");
-}
-
 /* JSON has no NaN or infinity: those become null. */
-static void sb_json_num(sbuf *b, double v) {
+static void sb_json_num(vs_sbuf *b, double v) {
   if (isfinite(v))
-    sb_printf(b, "%.17g", v);
+    vs_sbuf_printf(b, "%.17g", v);
   else
-    sb_printf(b, "null");
+    vs_sbuf_printf(b, "null");
 }
 
 /* First and last element of a 1-D float dataset (time axis). */
@@ -694,66 +638,66 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   int has_ck = vs_h5_path_exists(f, "/checkpoint") &&
                vs_h5_attr_int64(f, "/checkpoint", "frame", &ck_frame) == 0;
 
-  sbuf b = {0};
+  vs_sbuf b = {0};
   /* a summary that says "(unknown)" for want of memory would be wrong */
-  b.oom = oom[0] || oom[1] || oom[2] || oom[3];
+  b.bad = oom[0] || oom[1] || oom[2] || oom[3];
   if (json) {
-    sb_printf(&b, "{\"file\": ");
-    sb_json_str(&b, path);
-    sb_printf(&b, ", \"status\": ");
-    sb_json_str(&b, status);
-    sb_printf(&b, ", \"vsim_version\": ");
-    sb_json_str(&b, version);
-    sb_printf(&b, ", \"format_version\": ");
+    vs_sbuf_printf(&b, "{\"file\": ");
+    vs_sbuf_json(&b, path);
+    vs_sbuf_printf(&b, ", \"status\": ");
+    vs_sbuf_json(&b, status);
+    vs_sbuf_printf(&b, ", \"vsim_version\": ");
+    vs_sbuf_json(&b, version);
+    vs_sbuf_printf(&b, ", \"format_version\": ");
     if (has_format)
-      sb_printf(&b, "%lld", (long long)format);
+      vs_sbuf_printf(&b, "%lld", (long long)format);
     else
-      sb_printf(&b, "null");
-    sb_printf(&b, ", \"scene\": ");
-    sb_json_str(&b, name);
-    sb_printf(&b, ", \"command\": ");
-    sb_json_str(&b, command);
-    sb_printf(&b, ", \"frames_recorded\": %lld, \"particles\": %lld, \"constraints\": %lld",
+      vs_sbuf_printf(&b, "null");
+    vs_sbuf_printf(&b, ", \"scene\": ");
+    vs_sbuf_json(&b, name);
+    vs_sbuf_printf(&b, ", \"command\": ");
+    vs_sbuf_json(&b, command);
+    vs_sbuf_printf(&b, ", \"frames_recorded\": %lld, \"particles\": %lld, \"constraints\": %lld",
               (long long)frames, (long long)particles, (long long)constraints);
-    sb_printf(&b, ", \"colors\": ");
+    vs_sbuf_printf(&b, ", \"colors\": ");
     if (has_colors)
-      sb_printf(&b, "%lld", (long long)colors);
+      vs_sbuf_printf(&b, "%lld", (long long)colors);
     else
-      sb_printf(&b, "null");
-    sb_printf(&b, ", \"time\": ");
+      vs_sbuf_printf(&b, "null");
+    vs_sbuf_printf(&b, ", \"time\": ");
     if (has_time) {
-      sb_printf(&b, "[");
+      vs_sbuf_printf(&b, "[");
       sb_json_num(&b, t0);
-      sb_printf(&b, ", ");
+      vs_sbuf_printf(&b, ", ");
       sb_json_num(&b, t1);
-      sb_printf(&b, "]");
+      vs_sbuf_printf(&b, "]");
     } else {
-      sb_printf(&b, "null");
+      vs_sbuf_printf(&b, "null");
     }
-    sb_printf(&b, ", \"wall_seconds\": ");
+    vs_sbuf_printf(&b, ", \"wall_seconds\": ");
     sb_json_num(&b, wall);
-    sb_printf(&b, ", \"checkpoint_frame\": ");
+    vs_sbuf_printf(&b, ", \"checkpoint_frame\": ");
     if (has_ck)
-      sb_printf(&b, "%lld", (long long)ck_frame);
+      vs_sbuf_printf(&b, "%lld", (long long)ck_frame);
     else
-      sb_printf(&b, "null");
-    sb_printf(&b, ", \"datasets\": [");
+      vs_sbuf_printf(&b, "null");
+    vs_sbuf_printf(&b, ", \"datasets\": [");
   } else {
-    sb_printf(&b, "file:            %s\n", path);
-    sb_printf(&b, "status:          %s\n", status ? status : "(unknown)");
-    sb_printf(&b, "vsim version:    %s", version ? version : "(unknown)");
-    if (has_format) sb_printf(&b, " (format %lld)", (long long)format);
-    sb_printf(&b, "\n");
-    if (name && name[0]) sb_printf(&b, "scene:           %s\n", name);
-    if (command && command[0]) sb_printf(&b, "command:         %s\n", command);
-    sb_printf(&b, "frames recorded: %lld\n", (long long)frames);
-    sb_printf(&b, "particles:       %lld\n", (long long)particles);
-    sb_printf(&b, "constraints:     %lld\n", (long long)constraints);
-    if (has_colors) sb_printf(&b, "colors:          %lld\n", (long long)colors);
-    if (has_time) sb_printf(&b, "time:            %.9g .. %.9g s\n", t0, t1);
-    if (isfinite(wall)) sb_printf(&b, "wall seconds:    %.3f\n", wall);
-    if (has_ck) sb_printf(&b, "checkpoint:      frame %lld\n", (long long)ck_frame);
-    sb_printf(&b, "datasets:\n");
+    vs_sbuf_printf(&b, "file:            %s\n", path);
+    vs_sbuf_printf(&b, "status:          %s\n", status ? status : "(unknown)");
+    vs_sbuf_printf(&b, "vsim version:    %s", version ? version : "(unknown)");
+    if (has_format) vs_sbuf_printf(&b, " (format %lld)", (long long)format);
+    vs_sbuf_printf(&b, "\n");
+    if (name && name[0]) vs_sbuf_printf(&b, "scene:           %s\n", name);
+    if (command && command[0]) vs_sbuf_printf(&b, "command:         %s\n", command);
+    vs_sbuf_printf(&b, "frames recorded: %lld\n", (long long)frames);
+    vs_sbuf_printf(&b, "particles:       %lld\n", (long long)particles);
+    vs_sbuf_printf(&b, "constraints:     %lld\n", (long long)constraints);
+    if (has_colors) vs_sbuf_printf(&b, "colors:          %lld\n", (long long)colors);
+    if (has_time) vs_sbuf_printf(&b, "time:            %.9g .. %.9g s\n", t0, t1);
+    if (isfinite(wall)) vs_sbuf_printf(&b, "wall seconds:    %.3f\n", wall);
+    if (has_ck) vs_sbuf_printf(&b, "checkpoint:      frame %lld\n", (long long)ck_frame);
+    vs_sbuf_printf(&b, "datasets:\n");
   }
   size_t width = 0;
   for (size_t i = 0; i < l.n; i++)
@@ -766,17 +710,17 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
       snprintf(tname, sizeof tname, "%s", x.tname);
     }
     if (json) {
-      sb_printf(&b, "%s{\"path\": ", i ? ", " : "");
-      sb_json_str(&b, l.v[i]);
-      sb_printf(&b, ", \"shape\": %s, \"type\": ", shape);
-      sb_json_str(&b, tname);
-      sb_printf(&b, "}");
+      vs_sbuf_printf(&b, "%s{\"path\": ", i ? ", " : "");
+      vs_sbuf_json(&b, l.v[i]);
+      vs_sbuf_printf(&b, ", \"shape\": %s, \"type\": ", shape);
+      vs_sbuf_json(&b, tname);
+      vs_sbuf_printf(&b, "}");
     } else {
-      sb_printf(&b, "  %-*s  %s %s\n", (int)width, l.v[i], shape, tname);
+      vs_sbuf_printf(&b, "  %-*s  %s %s\n", (int)width, l.v[i], shape, tname);
     }
     ds_close(&x);
   }
-  if (json) sb_printf(&b, "]}\n");
+  if (json) vs_sbuf_printf(&b, "]}\n");
 
   vs_free(status);
   vs_free(version);
@@ -784,7 +728,7 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   vs_free(command);
   list_free(&l);
   H5Fclose(f);
-  if (b.oom || !b.p) {
+  if (b.bad || !b.p) {
     vs_free(b.p);
     return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   }

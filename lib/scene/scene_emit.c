@@ -10,40 +10,11 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/text.h"
 #include "scene/scene_internal.h"
 
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  int oom;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->oom = 1;
-      return;
-    }
-    if ((size_t)k < b->cap - b->n) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t cap = b->cap * 2 + (size_t)k + 1;
-    char *np = vs_realloc(b->p, cap);
-    if (!np) {
-      b->oom = 1;
-      return;
-    }
-    b->p = np;
-    b->cap = cap;
-  }
-}
+typedef vs_sbuf sbuf;
+#define put vs_sbuf_printf
 
 static void num(sbuf *b, double v) {
   char t[40];
@@ -321,7 +292,7 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
   if (out) *out = NULL;
   if (!s || !out)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_scene_to_yaml: bad arguments");
-  sbuf b = {NULL, 0, 0, 0};
+  sbuf b = {0};
   b.cap = 4096;
   b.p = vs_malloc(b.cap);
   if (!b.p) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
@@ -389,7 +360,7 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
   }
   put(&b, "]\n  precision: %s\n  compression: %d\n", s->output.float32 ? "float32" : "float64",
       s->output.compression);
-  if (b.oom) {
+  if (b.bad) {
     vs_free(b.p);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
   }

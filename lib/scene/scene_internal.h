@@ -82,7 +82,4 @@ vs_status vs_sn_parse_budget(const vs_sn_src *src, const char *text, size_t len,
 vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_sn_budget *budget,
                           vs_error *err);
 
-/* Damerau-Levenshtein (optimal string alignment) distance, capped at 3. */
-int vs_sn_edit_distance(const char *a, const char *b);
-
 #endif
