@@ -68,7 +68,7 @@ static const cli_opt sweep_opts[] = {
 };
 #define N_SWEEP_OPTS (sizeof sweep_opts / sizeof sweep_opts[0])
 
-static void sweep_help(void) {
+void cmd_sweep_help(void) {
   printf(
       "Usage: vsim sweep SWEEP.yaml [-o DIR] [-j N] [options]\n"
       "\n"
@@ -164,7 +164,7 @@ static int parse_sweep_args(int argc, char **argv, sweep_args *a) {
         a->quiet = 1;
         break;
       case OPT_HELP:
-        sweep_help();
+        cmd_sweep_help();
         return CLI_EXIT_OK;
       default:
         return CLI_EXIT_USAGE;
@@ -924,7 +924,7 @@ static int prepare(sweep_run *r, const size_t *points, size_t n) {
   return code == CLI_EXIT_OK ? -1 : code;
 }
 
-int cmd_sweep(int argc, char **argv) {
+int cmd_sweep(int argc, char **argv, const char *command_line) {
   sweep_args a;
   int code = parse_sweep_args(argc, argv, &a);
   if (code >= 0) return code;

@@ -25,6 +25,9 @@ extern "C" {
 /* "0.1.0" */
 const char *vs_version(void);
 
+/* The version of libyaml the library was built with ("0.2.5"). */
+const char *vs_yaml_library_version(void);
+
 #ifdef __cplusplus
 }
 #endif
