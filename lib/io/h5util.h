@@ -1,5 +1,6 @@
-/* h5util.h: private HDF5 helpers shared by the writer (h5out.c) and the
- * reader side (compare.c).  Not part of the public API. */
+/* h5util.h: private HDF5 helpers shared by the writer (h5write.c,
+ * h5objects.c, h5resume.c) and the reader side (compare.c).
+ * Not part of the public API. */
 #ifndef VSIM_H5UTIL_H
 #define VSIM_H5UTIL_H
 
