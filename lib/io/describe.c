@@ -1,12 +1,14 @@
 /* describe.c: vs_h5_describe, what `vsim info` prints: the run's
  * parameters, counts, time range, checkpoint and every dataset with its
- * shape and type, as text or JSON. */
+ * shape and type (and, for the value of a series of H5W_SERIES, its unit),
+ * as text or JSON. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "util/text.h"
+#include "io/h5series.h"
 #include "io/h5util.h"
 #include "vsim/vsim.h"
 
@@ -71,10 +73,23 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   vs_h5_attr_double(f, pv, "wall_seconds", &wall);
   int64_t particles = dim0(f, "/particles/all/mass");
   int64_t constraints = dim0(f, "/solver/constraints");
-  /* penetration is always written; position may be switched off */
-  int has_time = time_range(f, "/particles/all/position/time", &t0, &t1) == 0 ||
-                 time_range(f, "/observables/penetration/max/time", &t0, &t1) == 0;
-  if (!has_frames) frames = dim0(f, "/observables/penetration/max/step");
+  /* every series holds the same frames: the first one in the file says
+   * (penetration is always written; position may be switched off) */
+  int has_time = 0;
+  for (int i = 0; !has_time && i < S_COUNT; i++) {
+    h5w_series_desc d;
+    char p[192];
+    h5w_series_describe(i, NULL, &d);
+    snprintf(p, sizeof p, "%s/time", d.group);
+    has_time = time_range(f, p, &t0, &t1) == 0;
+  }
+  if (!has_frames) {
+    h5w_series_desc d;
+    char p[192];
+    h5w_series_describe(S_PEN, NULL, &d);
+    snprintf(p, sizeof p, "%s/step", d.group);
+    frames = dim0(f, p);
+  }
   int64_t ck_frame = -1;
   int has_ck = vs_h5_path_exists(f, "/checkpoint") &&
                vs_h5_attr_int64(f, "/checkpoint", "frame", &ck_frame) == 0;
@@ -150,14 +165,23 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
       snprintf(shape, sizeof shape, "%s", x.shape);
       snprintf(tname, sizeof tname, "%s", x.tname);
     }
+    int slot = h5w_series_of_value(l.v[i]);
+    h5w_series_desc d;
+    if (slot >= 0) h5w_series_describe(slot, NULL, &d);
+    const char *unit = slot >= 0 ? d.unit : NULL;
     if (json) {
       vs_sbuf_printf(&b, "%s{\"path\": ", i ? ", " : "");
       vs_sbuf_json(&b, l.v[i]);
       vs_sbuf_printf(&b, ", \"shape\": %s, \"type\": ", shape);
       vs_sbuf_json(&b, tname);
+      if (unit) {
+        vs_sbuf_printf(&b, ", \"unit\": ");
+        vs_sbuf_json(&b, unit);
+      }
       vs_sbuf_printf(&b, "}");
     } else {
-      vs_sbuf_printf(&b, "  %-*s  %s %s\n", (int)width, l.v[i], shape, tname);
+      vs_sbuf_printf(&b, "  %-*s  %s %s%s%s\n", (int)width, l.v[i], shape, tname, unit ? " " : "",
+                     unit ? unit : "");
     }
     vs_h5_ds_close(&x);
   }

@@ -13,8 +13,6 @@
 
 #include "io/h5write.h"
 
-const char *const h5w_stat_names[3] = {"max", "rms", "max_relative"};
-
 /* ---- failure bookkeeping ------------------------------------------------ */
 
 /* Remember the first failure with HDF5's own explanation; returns -1 so
@@ -257,6 +255,49 @@ int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int
   return s->time >= 0 ? 0 : -1;
 }
 
+/* Open group `name` under loc, creating it when missing; -1 on failure. */
+static hid_t open_or_make_group(vs_h5_writer *w, hid_t loc, const char *name) {
+  htri_t e = H5Lexists(loc, name, H5P_DEFAULT);
+  if (e > 0) {
+    hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
+    if (g < 0) fail_obj(w, "opening group", loc, name);
+    return g;
+  }
+  if (e < 0) return fail_obj(w, "looking up", loc, name);
+  return h5w_make_group(w, loc, name);
+}
+
+/* Create every series of m (the rows of H5W_SERIES it writes) whose group
+ * is under `under` ("/particles/", "/observables/"), in h5w_create_order,
+ * with the groups between. */
+int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under) {
+  size_t ulen = strlen(under);
+  for (int o = 0; o < H5W_ROWS; o++) {
+    for (int i = 0; i < S_COUNT; i++) {
+      h5w_series_desc d;
+      h5w_series_describe(i, m, &d);
+      if (d.row != h5w_create_order[o] || !d.wanted || strncmp(d.group, under, ulen) != 0)
+        continue;
+      /* walk "/a/b/leaf": open or create a, then b, then the series leaf */
+      hid_t cur = w->file;
+      char *name = d.group + 1;
+      char *slash;
+      while ((slash = strchr(name, '/')) != NULL) {
+        *slash = '\0';
+        hid_t next = open_or_make_group(w, cur, name);
+        if (cur != w->file) H5Gclose(cur);
+        if (next < 0) return -1;
+        cur = next;
+        name = slash + 1;
+      }
+      int rc = h5w_make_series(w, &w->s[i], cur, name, d.rank, d.inner, d.ftype, d.mtype);
+      if (cur != w->file) H5Gclose(cur);
+      if (rc < 0) return -1;
+    }
+  }
+  return 0;
+}
+
 /* ---- appending ---------------------------------------------------------- */
 
 /* Extend d to newdims and write `count` (starting at `start`) from buf. */
@@ -277,48 +318,6 @@ static int append_block(vs_h5_writer *w, hid_t d, int rank, const hsize_t *newdi
   if (ms >= 0) H5Sclose(ms);
   if (fs >= 0) H5Sclose(fs);
   return rc;
-}
-
-/* The group of series i: "/particles/all/position", ... */
-const char *h5w_series_path(int i, char *buf, size_t size) {
-  static const char *const fixed[S_ERR0] = {
-      "/particles/all/position", "/particles/all/velocity", "/observables/penetration/max",
-      "/observables/constraints_alive", "/observables/per_constraint_error",
-      "/observables/energy/kinetic", "/observables/energy/potential", "/observables/overlap/max"};
-  if (i < S_ERR0) {
-    snprintf(buf, size, "%s", fixed[i]);
-  } else {
-    int k = (i - S_ERR0) / 3, j = (i - S_ERR0) % 3;
-    snprintf(buf, size, "/observables/constraint_error/%s/%s",
-             k < VS_KIND_COUNT ? vs_kind_name((vs_kind)k) : "all", h5w_stat_names[j]);
-  }
-  return buf;
-}
-
-int32_t h5w_kind_count(const vs_model *m, int k) {
-  _Static_assert(VS_KIND_COUNT == 3, "one count per kind below");
-  return k == VS_KIND_DISTANCE ? m->n_dist : k == VS_KIND_PIN ? m->n_pin : m->n_angle;
-}
-
-/* Whether the model's output writes series i (SPEC §4: velocity, the error
- * statistics and the per-constraint errors on request, a kind's statistics
- * only when the model has constraints of that kind). */
-int h5w_series_wanted(const vs_model *m, int i) {
-  unsigned f = m->output.fields;
-  switch (i) {
-  case S_POS: return (f & VS_FIELD_POSITION) != 0;
-  case S_VEL: return (f & VS_FIELD_VELOCITY) != 0;
-  case S_PEN:
-  case S_ALIVE:
-  case S_KIN:
-  case S_POT: return 1;
-  case S_OVL: return m->particle_collisions != 0;
-  case S_PER: return (f & VS_FIELD_PER_CONSTRAINT_ERROR) != 0;
-  default: break;
-  }
-  int k = (i - S_ERR0) / 3;
-  if (!(f & VS_FIELD_CONSTRAINT_ERROR)) return 0;
-  return k == VS_KIND_COUNT || h5w_kind_count(m, k) > 0;
 }
 
 /* Write the buffered frames.  On failure nothing is forgotten: the buffer

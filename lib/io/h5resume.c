@@ -153,20 +153,13 @@ static vs_status copy_bytes(const char *src, const char *dst, char *why, size_t 
 
 /* Open series i of a reopened file, checking that it is what the model
  * would write; 1 = layout mismatch (message in w->msg), -1 = HDF5 error. */
-static int open_series(vs_h5_writer *w, const vs_model *m, int i) {
-  char group[160], p[192];
+static int open_series(vs_h5_writer *w, const h5w_series_desc *d, int i) {
+  char p[192];
   series *s = &w->s[i];
-  h5w_series_path(i, group, sizeof group);
-  int f32 = (i == S_POS || i == S_VEL) && m->output.float32;
-  hid_t ftype = f32 ? H5T_IEEE_F32LE : i == S_ALIVE ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-  hid_t mtype = f32 ? H5T_NATIVE_FLOAT : i == S_ALIVE ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
-  hsize_t inner[2] = {(hsize_t)m->n_particles, 3};
-  int rank = 1;
-  if (i == S_POS || i == S_VEL) rank = 3;
-  if (i == S_PER) {
-    rank = 2;
-    inner[0] = (hsize_t)m->n_constraints;
-  }
+  const char *group = d->group;
+  const int rank = d->rank;
+  const hsize_t *inner = d->inner;
+  hid_t ftype = d->ftype, mtype = d->mtype;
   snprintf(p, sizeof p, "%s/value", group);
   s->value = H5Dopen2(w->file, p, H5P_DEFAULT);
   snprintf(p, sizeof p, "%s/step", group);
@@ -228,17 +221,18 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
   if (w->file >= 0) {
     ok = 1;
     for (int i = 0; ok && i < S_COUNT; i++) {
-      char group[160], p[192];
-      h5w_series_path(i, group, sizeof group);
-      snprintf(p, sizeof p, "%s/value", group);
+      char p[192];
+      h5w_series_desc d;
+      h5w_series_describe(i, model, &d);
+      snprintf(p, sizeof p, "%s/value", d.group);
       int has = vs_h5_path_exists(w->file, p);
-      if (has != h5w_series_wanted(model, i)) {
-        snprintf(w->msg, sizeof w->msg, "%s %s in the file but %s by the scene", group,
+      if (has != d.wanted) {
+        snprintf(w->msg, sizeof w->msg, "%s %s in the file but %s by the scene", d.group,
                  has ? "is" : "is not", has ? "not written" : "written");
         code = VS_ERR_FORMAT;
         ok = 0;
       } else if (has) {
-        int r = open_series(w, model, i);
+        int r = open_series(w, &d, i);
         if (r != 0) {
           code = r > 0 ? VS_ERR_FORMAT : w->nomem ? VS_ERR_NOMEM : VS_ERR_IO;
           ok = 0;
@@ -251,10 +245,11 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
     series *pen = &w->s[S_PEN];
     for (int i = 0; ok && i < S_COUNT; i++)
       if (w->s[i].value >= 0 && w->s[i].dims[0] != pen->dims[0]) {
-        char group[160];
-        snprintf(w->msg, sizeof w->msg, "%s has %llu frames, /observables/penetration/max %llu",
-                 h5w_series_path(i, group, sizeof group), (unsigned long long)w->s[i].dims[0],
-                 (unsigned long long)pen->dims[0]);
+        h5w_series_desc d, dp;
+        h5w_series_describe(i, NULL, &d);
+        h5w_series_describe(S_PEN, NULL, &dp);
+        snprintf(w->msg, sizeof w->msg, "%s has %llu frames, %s %llu", d.group,
+                 (unsigned long long)w->s[i].dims[0], dp.group, (unsigned long long)pen->dims[0]);
         code = VS_ERR_FORMAT;
         ok = 0;
       }

@@ -55,21 +55,14 @@ done:
   return rc;
 }
 
-static int write_particles(vs_h5_writer *w, const vs_model *m, unsigned fields, int float32) {
+/* /particles/all: the box, the particle series of H5W_SERIES, mass, body. */
+static int write_particles(vs_h5_writer *w, const vs_model *m) {
   int rc = -1;
   hid_t parts = h5w_make_group(w, w->file, "particles");
   hid_t all = parts >= 0 ? h5w_make_group(w, parts, "all") : H5I_INVALID_HID;
   hid_t box = all >= 0 ? h5w_make_group(w, all, "box") : H5I_INVALID_HID;
   if (box < 0 || h5w_attr_i32(w, box, "dimension", 3) < 0 || h5w_attr_boundary(w, box) < 0) goto done;
-  hsize_t inner[2] = {(hsize_t)m->n_particles, 3};
-  hid_t ftype = float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  hid_t mtype = float32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  if ((fields & VS_FIELD_POSITION) &&
-      h5w_make_series(w, &w->s[S_POS], all, "position", 3, inner, ftype, mtype) < 0)
-    goto done;
-  if ((fields & VS_FIELD_VELOCITY) &&
-      h5w_make_series(w, &w->s[S_VEL], all, "velocity", 3, inner, ftype, mtype) < 0)
-    goto done;
+  if (h5w_create_series(w, m, "/particles/") < 0) goto done;
   hsize_t n = (hsize_t)m->n_particles;
   if (h5w_make_fixed(w, all, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->mass, NULL) < 0 ||
       h5w_make_fixed(w, all, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->body, NULL) < 0)
@@ -82,59 +75,12 @@ done:
   return rc;
 }
 
-static int write_observables(vs_h5_writer *w, const vs_model *m, unsigned fields) {
-  int rc = -1;
+/* /observables: the observable series of H5W_SERIES. */
+static int write_observables(vs_h5_writer *w, const vs_model *m) {
   hid_t obs = h5w_make_group(w, w->file, "observables");
-  hid_t err = H5I_INVALID_HID, pen = H5I_INVALID_HID, energy = H5I_INVALID_HID;
   if (obs < 0) return -1;
-  if (fields & VS_FIELD_CONSTRAINT_ERROR) {
-    err = h5w_make_group(w, obs, "constraint_error");
-    if (err < 0) goto done;
-    for (int k = 0; k <= VS_KIND_COUNT; k++) {
-      if (k < VS_KIND_COUNT && h5w_kind_count(m, k) <= 0) continue;
-      hid_t kg = h5w_make_group(w, err, k < VS_KIND_COUNT ? vs_kind_name((vs_kind)k) : "all");
-      if (kg < 0) goto done;
-      for (int j = 0; j < 3; j++) {
-        if (h5w_make_series(w, &w->s[S_ERR0 + 3 * k + j], kg, h5w_stat_names[j], 1, NULL,
-                        H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0) {
-          H5Gclose(kg);
-          goto done;
-        }
-      }
-      H5Gclose(kg);
-    }
-  }
-  pen = h5w_make_group(w, obs, "penetration");
-  if (pen < 0 ||
-      h5w_make_series(w, &w->s[S_PEN], pen, "max", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0 ||
-      h5w_make_series(w, &w->s[S_ALIVE], obs, "constraints_alive", 1, NULL, H5T_STD_I64LE,
-                  H5T_NATIVE_INT64) < 0)
-    goto done;
-  energy = h5w_make_group(w, obs, "energy");
-  if (energy < 0 ||
-      h5w_make_series(w, &w->s[S_KIN], energy, "kinetic", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0 ||
-      h5w_make_series(w, &w->s[S_POT], energy, "potential", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0)
-    goto done;
-  if (h5w_series_wanted(m, S_OVL)) {
-    hid_t ovl = h5w_make_group(w, obs, "overlap");
-    int bad = ovl < 0 ||
-              h5w_make_series(w, &w->s[S_OVL], ovl, "max", 1, NULL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0;
-    if (ovl >= 0) H5Gclose(ovl);
-    if (bad) goto done;
-  }
-  if (fields & VS_FIELD_PER_CONSTRAINT_ERROR) {
-    hsize_t inner[1] = {(hsize_t)m->n_constraints};
-    if (h5w_make_series(w, &w->s[S_PER], obs, "per_constraint_error", 2, inner, H5T_IEEE_F64LE,
-                    H5T_NATIVE_DOUBLE) < 0)
-      goto done;
-  }
-  rc = 0;
-done:
-  if (pen >= 0) H5Gclose(pen);
-  if (energy >= 0) H5Gclose(energy);
-  if (err >= 0) H5Gclose(err);
   H5Gclose(obs);
-  return rc;
+  return h5w_create_series(w, m, "/observables/");
 }
 
 static int write_topology(vs_h5_writer *w, const vs_model *m) {
@@ -417,7 +363,6 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
     return code;
   }
   close(fd);
-  unsigned fields = model->output.fields;
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
@@ -425,8 +370,8 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
       char what[1024];
       snprintf(what, sizeof what, "cannot create '%s'", w->tmp);
       h5w_fail(w, what);
-    } else if (write_h5md(w) == 0 && write_particles(w, model, fields, model->output.float32) == 0 &&
-               write_observables(w, model, fields) == 0 && write_topology(w, model) == 0 &&
+    } else if (write_h5md(w) == 0 && write_particles(w, model) == 0 &&
+               write_observables(w, model) == 0 && write_topology(w, model) == 0 &&
                write_parameters(w, scene, model, info) == 0) {
       ok = 1;
     }
@@ -454,11 +399,72 @@ static int push_row(vs_h5_writer *w, int index, const vs_state *state) {
   return 0;
 }
 
-static void push_double(vs_h5_writer *w, int index, double v, const vs_state *state, int *rc) {
-  series *s = &w->s[index];
-  if (s->value < 0) return;
-  memcpy(row_of(s), &v, sizeof v);
-  if (push_row(w, index, state) < 0) *rc = -1;
+/* The hooks of the `from` column of H5W_SERIES. */
+static void from_position(const vs_state *state, size_t n, series *s) {
+  const double *x = state->x;
+  if (s->esize == sizeof(float)) {
+    float *r = (float *)(void *)row_of(s);
+    for (size_t i = 0; i < n; i++)
+      for (int c = 0; c < 3; c++) r[3 * i + c] = (float)x[4 * i + c];
+  } else {
+    double *r = (double *)(void *)row_of(s);
+    for (size_t i = 0; i < n; i++)
+      for (int c = 0; c < 3; c++) r[3 * i + c] = x[4 * i + c];
+  }
+}
+
+static void from_velocity(vs_h5_writer *w, const vs_model *model, const vs_state *state,
+                          size_t n, series *s) {
+  if (s->esize == sizeof(float)) {
+    vs_state_velocity(model, state, w->vel);
+    float *r = (float *)(void *)row_of(s);
+    for (size_t i = 0; i < 3 * n; i++) r[i] = (float)w->vel[i];
+  } else {
+    vs_state_velocity(model, state, (double *)(void *)row_of(s));
+  }
+}
+
+static void store_f64(series *s, double v) { memcpy(row_of(s), &v, sizeof v); }
+static void store_i64(series *s, int64_t v) { memcpy(row_of(s), &v, sizeof v); }
+
+/* statistic j of a constraint-error group */
+static double stat_of(const vs_error_stats *es, int j) {
+  switch (j) {
+#define STAT_CASE(name, unit) \
+  case H5W_STAT_##name: return es->name;
+    H5W_ERROR_STATS(STAT_CASE)
+#undef STAT_CASE
+  default: break;
+  }
+  return 0;
+}
+
+/* Fill the row of slot i (of row r) for this frame. */
+static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const vs_state *state,
+                     const vs_observables *obs, size_t n) {
+  series *s = &w->s[i];
+#define H5W_OBS(member) \
+  _Generic(obs->member, int64_t: store_i64, default: store_f64)(s, obs->member)
+#define H5W_FROM_POSITION from_position(state, n, s)
+#define H5W_FROM_VELOCITY from_velocity(w, model, state, n, s)
+#define H5W_FROM_OBSERVE (void)0 /* vs_observe wrote it */
+#define H5W_FROM_ERROR_STATS                                                             \
+  do {                                                                                   \
+    int k = (i - S_ERR0) / H5W_STATS;                                                           \
+    store_f64(s, stat_of(k < VS_KIND_COUNT ? &obs->kind[k] : &obs->all, (i - S_ERR0) % H5W_STATS));\
+  } while (0)
+#define FILL(id, slots, group, elem, shape, written, unit, from) \
+  case H5W_ROW_##id: from; break;
+  switch (r) {
+    H5W_SERIES(FILL)
+  default: break;
+  }
+#undef FILL
+#undef H5W_OBS
+#undef H5W_FROM_POSITION
+#undef H5W_FROM_VELOCITY
+#undef H5W_FROM_OBSERVE
+#undef H5W_FROM_ERROR_STATS
 }
 
 vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
@@ -482,47 +488,13 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
   vs_observe(model, state, &obs, per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
 
   int rc = 0;
-  series *pos = &w->s[S_POS];
-  if (pos->value >= 0) {
-    const double *x = state->x;
-    if (pos->esize == sizeof(float)) {
-      float *r = (float *)(void *)row_of(pos);
-      for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++) r[3 * i + c] = (float)x[4 * i + c];
-    } else {
-      double *r = (double *)(void *)row_of(pos);
-      for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++) r[3 * i + c] = x[4 * i + c];
+  for (int o = 0; o < H5W_ROWS; o++) {
+    int r = h5w_record_order[o];
+    for (int i = h5w_row_first[r]; i < h5w_row_first[r] + h5w_row_slots[r]; i++) {
+      if (w->s[i].value < 0) continue;
+      fill_row(w, r, i, model, state, &obs, n);
+      if (push_row(w, i, state) < 0) rc = -1;
     }
-    if (push_row(w, S_POS, state) < 0) rc = -1;
-  }
-  series *vel = &w->s[S_VEL];
-  if (vel->value >= 0) {
-    if (vel->esize == sizeof(float)) {
-      vs_state_velocity(model, state, w->vel);
-      float *r = (float *)(void *)row_of(vel);
-      for (size_t i = 0; i < 3 * n; i++) r[i] = (float)w->vel[i];
-    } else {
-      vs_state_velocity(model, state, (double *)(void *)row_of(vel));
-    }
-    if (push_row(w, S_VEL, state) < 0) rc = -1;
-  }
-  if (per->value >= 0 && push_row(w, S_PER, state) < 0) rc = -1;
-  for (int k = 0; k <= VS_KIND_COUNT; k++) {
-    const vs_error_stats *es = k < VS_KIND_COUNT ? &obs.kind[k] : &obs.all;
-    push_double(w, S_ERR0 + 3 * k + 0, es->max, state, &rc);
-    push_double(w, S_ERR0 + 3 * k + 1, es->rms, state, &rc);
-    push_double(w, S_ERR0 + 3 * k + 2, es->max_relative, state, &rc);
-  }
-  push_double(w, S_PEN, obs.penetration_max, state, &rc);
-  push_double(w, S_KIN, obs.kinetic, state, &rc);
-  push_double(w, S_POT, obs.potential, state, &rc);
-  push_double(w, S_OVL, obs.overlap_max, state, &rc);
-  series *alive = &w->s[S_ALIVE];
-  if (alive->value >= 0) {
-    int64_t a = obs.alive;
-    memcpy(row_of(alive), &a, sizeof a);
-    if (push_row(w, S_ALIVE, state) < 0) rc = -1;
   }
   w->frames++;
   w->last_frame = state->frame;

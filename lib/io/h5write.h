@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "io/h5series.h"
 #include "io/h5util.h"
 #include "vsim/h5.h"
 #include "vsim/step.h"
@@ -41,22 +42,6 @@ typedef struct series {
   int64_t *steps;          /* (cap) */
   double *times;           /* (cap) */
 } series;
-
-enum {
-  S_POS = 0,
-  S_VEL,
-  S_PEN,
-  S_ALIVE,
-  S_PER,
-  S_KIN,
-  S_POT,
-  S_OVL,
-  S_ERR0, /* then (kind k, stat j) at S_ERR0 + 3 k + j; k = VS_KIND_COUNT is "all" */
-  S_COUNT = S_ERR0 + 3 * (VS_KIND_COUNT + 1)
-};
-
-/* "max", "rms", "max_relative": the statistics of each error group */
-extern const char *const h5w_stat_names[3];
 
 /* /checkpoint holds every persistent state array (VS_STATE_FIELDS), so a
  * field added to the state is checkpointed without touching this file. */
@@ -108,9 +93,7 @@ H5W_FN int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int ra
                             const hsize_t *inner, hid_t ftype, hid_t mtype);
 H5W_FN int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
                            const hsize_t *inner, hid_t ftype, hid_t mtype);
-H5W_FN const char *h5w_series_path(int i, char *buf, size_t size);
-H5W_FN int32_t h5w_kind_count(const vs_model *m, int k);
-H5W_FN int h5w_series_wanted(const vs_model *m, int i);
+H5W_FN int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under);
 H5W_FN int h5w_flush_series(vs_h5_writer *w, int index);
 H5W_FN int h5w_flush_all(vs_h5_writer *w);
 H5W_FN void h5w_writer_free(vs_h5_writer *w);
