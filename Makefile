@@ -53,7 +53,7 @@ WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
         -Wmissing-prototypes -Wformat=2 -Wundef -Wvla -Wno-unused-parameter
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
                -ffp-contract=off -fno-fast-math -fno-math-errno -fopenmp $(WARN) \
-               -Ilib/include -Ilib $(DEPS_CFLAGS)
+               -Ilib/include $(DEPS_CFLAGS)
 LDLIBS := $(DEPS_LIBS) -lm -fopenmp $(SANLD)
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
@@ -72,7 +72,7 @@ all: $(VSIM) $(LIBA)
 
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c
 	@mkdir -p $(dir $@)
@@ -105,9 +105,17 @@ $(BUILD)/bench/bullet_cloth: bench/bullet_cloth.cpp
 bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH)
 	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) $(BENCH_ARGS)
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBA)
+# The program and the end-to-end tests see only the public headers
+# (lib/include/vsim/); the library and its unit tests also see the private
+# ones under lib/ (util/alloc.h, io/h5util.h, ...).
+E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden
+$(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # Every test binary runs even when an earlier one fails; the target fails if any did.
 # CK_FORK=no under the sanitizers/valgrind keeps leak reports attached to the test process.
@@ -237,7 +245,7 @@ MANPAGE := $(BUILD)/vsim.1
 
 $(BUILD)/pic/obj/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib -fPIC -MMD -MP -c $< -o $@
 
 $(LIBSO_MAP): $(PUBLIC_H)
 	@mkdir -p $(dir $@)
@@ -299,7 +307,7 @@ endif
 #   make bench-bvh [BVH_ARGS="TRIANGLES REPEATS"]
 $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 .PHONY: bench-bvh
 bench-bvh: $(BUILD)/bench/bvh_build
@@ -325,7 +333,7 @@ fuzz: fuzz-obj
 .PHONY: render-bench
 $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)

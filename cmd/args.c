@@ -31,26 +31,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
-size_t cli_edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 64 || lb > 64) return (size_t)-1;
-  size_t row[65];
-  for (size_t j = 0; j <= lb; j++) row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] == b[j - 1] ? 0 : 1);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 /* The long option closest to `name` (a typo or an abbreviation), or NULL. */
 static const char *suggest(const cli_parser *p, const char *name, size_t len) {
   char buf[65];
@@ -58,17 +38,17 @@ static const char *suggest(const cli_parser *p, const char *name, size_t len) {
   memcpy(buf, name, len);
   buf[len] = '\0';
   const char *best = NULL;
-  size_t best_d = (size_t)-1;
+  int best_d = 3;
   for (size_t i = 0; i < p->n_opts; i++) {
     const char *cand = p->opts[i].name;
     if (len >= 2 && strncmp(cand, buf, len) == 0) return cand; /* a prefix */
-    size_t d = cli_edit_distance(buf, cand);
+    int d = vs_edit_distance(buf, cand, 2);
     if (d < best_d) {
       best_d = d;
       best = cand;
     }
   }
-  size_t limit = len <= 4 ? 1 : 2;
+  int limit = len <= 4 ? 1 : 2;
   return best_d <= limit ? best : NULL;
 }
 

@@ -63,7 +63,4 @@ int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo,
 /* Parse a finite number >= lo; reports and returns -1 on failure. */
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double *out);
 
-/* Edit distance, for "did you mean" suggestions (small strings only). */
-size_t cli_edit_distance(const char *a, const char *b);
-
 #endif

@@ -41,11 +41,19 @@ char *cli_join_argv(int argc, char **argv);
  * VS_MAX_SCENE_BYTES; NULL with err filled on failure. */
 char *cli_read_stdin(size_t *len, vs_error *err);
 
-/* Subcommands: argv[0] is the subcommand's name. */
+/* Subcommands (the table in main.c): cmd_X runs `vsim X`, argv[0] being
+ * the subcommand's name and command_line the whole command line as the user
+ * typed it (recorded in result files); cmd_X_help prints its --help. */
+typedef int (*cli_run_fn)(int argc, char **argv, const char *command_line);
 int cmd_run(int argc, char **argv, const char *command_line);
-int cmd_validate(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
+int cmd_validate(int argc, char **argv, const char *command_line);
+int cmd_info(int argc, char **argv, const char *command_line);
+int cmd_compare(int argc, char **argv, const char *command_line);
+int cmd_sweep(int argc, char **argv, const char *command_line);
+void cmd_run_help(void);
+void cmd_validate_help(void);
+void cmd_info_help(void);
+void cmd_compare_help(void);
+void cmd_sweep_help(void);
 
 #endif

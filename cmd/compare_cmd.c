@@ -20,7 +20,7 @@ static const cli_opt compare_opts[] = {
 };
 #define N_COMPARE_OPTS (sizeof compare_opts / sizeof compare_opts[0])
 
-static void compare_help(void) {
+void cmd_compare_help(void) {
   printf(
       "Usage: vsim compare A.h5 B.h5 [options]\n"
       "\n"
@@ -135,7 +135,7 @@ static void print_json(const vs_compare_result *r) {
   printf("]}\n");
 }
 
-int cmd_compare(int argc, char **argv) {
+int cmd_compare(int argc, char **argv, const char *command_line) {
   const char *files[2] = {NULL, NULL};
   int n_files = 0, json = 0;
   vs_compare_opts o;
@@ -180,7 +180,7 @@ int cmd_compare(int argc, char **argv) {
         json = 1;
         break;
       case OPT_HELP:
-        compare_help();
+        cmd_compare_help();
         code = CLI_EXIT_OK;
         break;
       default:

@@ -13,7 +13,7 @@ static const cli_opt info_opts[] = {
 };
 #define N_INFO_OPTS (sizeof info_opts / sizeof info_opts[0])
 
-static void info_help(void) {
+void cmd_info_help(void) {
   printf(
       "Usage: vsim info OUT.h5 [--json]\n"
       "\n"
@@ -25,7 +25,7 @@ static void info_help(void) {
   printf("\nExit status: 0 done; 2 the file is unreadable or not a vsim result.\n");
 }
 
-int cmd_info(int argc, char **argv) {
+int cmd_info(int argc, char **argv, const char *command_line) {
   const char *path = NULL;
   int json = 0;
   cli_parser p;
@@ -42,7 +42,7 @@ int cmd_info(int argc, char **argv) {
         json = 1;
         break;
       case OPT_HELP:
-        info_help();
+        cmd_info_help();
         return CLI_EXIT_OK;
       default:
         return CLI_EXIT_USAGE;

@@ -6,23 +6,31 @@
  * bad input). */
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "args.h"
 #include "cli.h"
 
+/* The subcommands: a new one is a file with its run and help functions and
+ * one row here. */
 typedef struct subcommand {
   const char *name;
-  const char *summary;
+  const char *summary;  /* one line in `vsim --help` */
+  cli_run_fn run;       /* argv[0] is the name */
+  void (*help)(void);   /* `vsim NAME --help`, `vsim help NAME` */
 } subcommand;
 
+static int cmd_help(int argc, char **argv, const char *command_line);
+static void cmd_help_help(void);
+
 static const subcommand commands[] = {
-    {"run", "simulate a scene and write the result file"},
-    {"validate", "check a scene and print what it builds; simulate nothing"},
-    {"compare", "compare two result files (the second is the reference)"},
-    {"info", "describe a result file"},
-    {"sweep", "run a scene over a grid or list of parameter values"},
-    {"help", "help on a command: vsim help run"},
+    {"run", "simulate a scene and write the result file", cmd_run, cmd_run_help},
+    {"validate", "check a scene and print what it builds; simulate nothing", cmd_validate,
+     cmd_validate_help},
+    {"compare", "compare two result files (the second is the reference)", cmd_compare,
+     cmd_compare_help},
+    {"info", "describe a result file", cmd_info, cmd_info_help},
+    {"sweep", "run a scene over a grid or list of parameter values", cmd_sweep, cmd_sweep_help},
+    {"help", "help on a command: vsim help run", cmd_help, cmd_help_help},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -56,16 +64,16 @@ static void usage(FILE *f) {
 static int version(void) {
   printf("vsim %s\n", vs_version());
   printf("result format %d (H5MD 1.1 layout)\n", VSIM_FORMAT_VERSION);
-  printf("libyaml %s\n", yaml_get_version_string());
+  printf("libyaml %s\n", vs_yaml_library_version());
   printf("%s\n", vs_h5_library_version());
   return CLI_EXIT_OK;
 }
 
 static int unknown_command(const char *name) {
   const char *best = NULL;
-  size_t best_d = 3;
+  int best_d = 3;
   for (size_t i = 0; i < N_COMMANDS; i++) {
-    size_t d = cli_edit_distance(name, commands[i].name);
+    int d = vs_edit_distance(name, commands[i].name, 2);
     if (d < best_d) {
       best_d = d;
       best = commands[i].name;
@@ -79,23 +87,32 @@ static int unknown_command(const char *name) {
   return CLI_EXIT_USAGE;
 }
 
-static int dispatch(int argc, char **argv, const char *command_line) {
-  const char *cmd = argv[0];
-  if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv, command_line);
-  if (strcmp(cmd, "validate") == 0) return cmd_validate(argc, argv);
-  if (strcmp(cmd, "compare") == 0) return cmd_compare(argc, argv);
-  if (strcmp(cmd, "info") == 0) return cmd_info(argc, argv);
-  if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc, argv);
-  if (strcmp(cmd, "help") == 0) {
-    if (argc < 2) {
-      usage(stdout);
-      return CLI_EXIT_OK;
-    }
-    if (strcmp(argv[1], "help") == 0) return dispatch(1, argv + 1, command_line);
-    char *sub[3] = {argv[1], "--help", NULL};
-    return dispatch(2, sub, command_line);
+static const subcommand *find_command(const char *name) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (strcmp(name, commands[i].name) == 0) return &commands[i];
+  return NULL;
+}
+
+static void cmd_help_help(void) {
+  usage(stdout);
+}
+
+/* `vsim help` is `vsim --help`; `vsim help NAME` is `vsim NAME --help`. */
+static int cmd_help(int argc, char **argv, const char *command_line) {
+  if (argc < 2) {
+    usage(stdout);
+    return CLI_EXIT_OK;
   }
-  return unknown_command(cmd);
+  const subcommand *c = find_command(argv[1]);
+  if (!c) return unknown_command(argv[1]);
+  c->help();
+  return CLI_EXIT_OK;
+}
+
+static int dispatch(int argc, char **argv, const char *command_line) {
+  const subcommand *c = find_command(argv[0]);
+  if (!c) return unknown_command(argv[0]);
+  return c->run(argc, argv, command_line);
 }
 
 int main(int argc, char **argv) {

@@ -48,7 +48,7 @@ static const cli_opt run_opts[] = {
 };
 #define N_RUN_OPTS (sizeof run_opts / sizeof run_opts[0])
 
-static void run_help(void) {
+void cmd_run_help(void) {
   printf(
       "Usage: vsim run [SCENE.yaml] [-o OUT.h5] [options]\n"
       "\n"
@@ -153,7 +153,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         a->resume = v;
         break;
       case OPT_HELP:
-        run_help();
+        cmd_run_help();
         return CLI_EXIT_OK;
       default:
         return CLI_EXIT_USAGE;

@@ -44,32 +44,20 @@ void cli_report(const vs_error *err, const char *file) {
 }
 
 void cli_json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-    switch (*c) {
-      case '"':
-        fputs("\\\"", f);
-        break;
-      case '\\':
-        fputs("\\\\", f);
-        break;
-      case '\n':
-        fputs("\\n", f);
-        break;
-      case '\r':
-        fputs("\\r", f);
-        break;
-      case '\t':
-        fputs("\\t", f);
-        break;
-      default:
-        if (*c < 0x20)
-          fprintf(f, "\\u%04x", *c);
-        else
-          fputc(*c, f);
-    }
+  char small[256];
+  size_t n = vs_json_escape(small, sizeof small, s);
+  if (n < sizeof small) {
+    fputs(small, f);
+    return;
   }
-  fputc('"', f);
+  char *big = malloc(n + 1);
+  if (!big) {
+    fputs("null", f);
+    return;
+  }
+  vs_json_escape(big, n + 1, s);
+  fputs(big, f);
+  free(big);
 }
 
 void cli_json_number(FILE *f, double v) {

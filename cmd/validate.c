@@ -17,7 +17,7 @@ static const cli_opt validate_opts[] = {
 };
 #define N_VALIDATE_OPTS (sizeof validate_opts / sizeof validate_opts[0])
 
-static void validate_help(void) {
+void cmd_validate_help(void) {
   printf(
       "Usage: vsim validate SCENE.yaml [--set KEY=VALUE]...\n"
       "\n"
@@ -108,7 +108,7 @@ static void print_model(const vs_scene *s, const vs_model *m) {
   printf(", %s, gzip %d\n", name_of(VS_NAMES_PRECISION, o->float32), o->compression);
 }
 
-int cmd_validate(int argc, char **argv) {
+int cmd_validate(int argc, char **argv, const char *command_line) {
   const char *path = NULL;
   vs_override *sets = calloc((size_t)argc + 1, sizeof *sets);
   size_t n_sets = 0;
@@ -141,7 +141,7 @@ int cmd_validate(int argc, char **argv) {
           code = CLI_EXIT_USAGE;
         break;
       case OPT_HELP:
-        validate_help();
+        cmd_validate_help();
         code = CLI_EXIT_OK;
         break;
       default:

@@ -1,11 +1,14 @@
-/* runutil.h: running programs from the sweep, compare and golden end-to-end
- * tests (header-only; every name starts with cu_).
+/* runutil.h: running programs from the end-to-end tests (test_cli,
+ * test_robust, test_compare_cli, test_sweep_cli, test_golden), header-only;
+ * every name starts with cu_ or CU_.  It uses only the public headers.
  *
  * cu_run() starts a program in a directory with fork/exec, captures its
  * stdout and stderr through temporary files and returns them with the exit
  * status; cu_vsim() does that for the built vsim ($VSIM_BIN, set by
- * `make test`).  Also: reading and writing small files, directory listings,
- * and EXPECT_* checks that print what the program said when they fail. */
+ * `make test`), cu_vsim_argv() with a standard input and an argument list,
+ * cu_vsim_spawn*() without waiting.  Also: reading and writing small files,
+ * directory listings, and EXPECT_* checks that print what the program said
+ * when they fail. */
 #ifndef VSIM_RUNUTIL_H
 #define VSIM_RUNUTIL_H
 
@@ -15,6 +18,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "testutil.h"
 
@@ -92,9 +96,11 @@ typedef struct cu_child {
   char err_path[64];
 } cu_child;
 
-/* Start argv[0] (searched in PATH when it has no '/') in cwd, stdin from
- * /dev/null. */
-static inline cu_child cu_start(const char *cwd, const char *const *argv) {
+/* Start argv[0] (searched in PATH when it has no '/') in cwd with stdin
+ * from stdin_path (NULL: /dev/null); setup (may be NULL) runs in the child
+ * just before exec, to set limits. */
+static inline cu_child cu_start_setup(const char *cwd, const char *stdin_path,
+                                      const char *const *argv, void (*setup)(void *), void *arg) {
   cu_child c;
   cu_capture_file(c.out_path);
   cu_capture_file(c.err_path);
@@ -102,16 +108,21 @@ static inline cu_child cu_start(const char *cwd, const char *const *argv) {
   c.pid = fork();
   ck_assert_int_ge(c.pid, 0);
   if (c.pid == 0) {
-    int in = open("/dev/null", O_RDONLY);
+    int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
     int out = open(c.out_path, O_WRONLY | O_TRUNC);
     int err = open(c.err_path, O_WRONLY | O_TRUNC);
     if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
         chdir(cwd) != 0)
       _exit(127);
+    if (setup) setup(arg);
     execvp(argv[0], (char *const *)argv);
     _exit(127);
   }
   return c;
+}
+
+static inline cu_child cu_start(const char *cwd, const char *const *argv) {
+  return cu_start_setup(cwd, NULL, argv, NULL, NULL);
 }
 
 static inline cu_proc cu_wait(cu_child *c) {
@@ -166,6 +177,33 @@ static inline cu_child cu_vsim_start(const char *cwd, const char *first, ...) {
   cu_vargs(args, first, ap);
   va_end(ap);
   return cu_start(cwd, args);
+}
+
+/* Start `vsim ARGS...` (args without the program, NULL last) in cwd with
+ * stdin from stdin_path (NULL: /dev/null); setup as for cu_start_setup. */
+static inline cu_child cu_vsim_spawn_setup(const char *cwd, const char *stdin_path,
+                                           const char *const *args, void (*setup)(void *),
+                                           void *arg) {
+  const char *argv[CU_MAX_ARGS];
+  size_t n = 0;
+  argv[n++] = cu_vsim_bin();
+  for (; args[n - 1]; n++) {
+    ck_assert_uint_lt(n, CU_MAX_ARGS - 1);
+    argv[n] = args[n - 1];
+  }
+  argv[n] = NULL;
+  return cu_start_setup(cwd, stdin_path, argv, setup, arg);
+}
+
+static inline cu_child cu_vsim_spawn(const char *cwd, const char *stdin_path,
+                                     const char *const *args) {
+  return cu_vsim_spawn_setup(cwd, stdin_path, args, NULL, NULL);
+}
+
+static inline cu_proc cu_vsim_argv(const char *cwd, const char *stdin_path,
+                                   const char *const *args) {
+  cu_child c = cu_vsim_spawn(cwd, stdin_path, args);
+  return cu_wait(&c);
 }
 
 static inline void cu_free(cu_proc *p) {
@@ -225,6 +263,40 @@ static inline char *cu_listing(const char *dir) {
 static inline void cu_expect_same(const char *cwd, const char *a, const char *b) {
   cu_proc p = cu_vsim(cwd, "compare", a, b, NULL);
   ck_assert_msg(p.code == 0, "vsim compare %s %s: exit %d\n%s%s", a, b, p.code, p.out, p.err);
+  cu_free(&p);
+}
+
+/* True when msg holds "NAME:LINE:COL:" for the file's base name. */
+static inline int cu_has_location(const char *msg, const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t bl = strlen(base);
+  for (const char *p = strstr(msg, base); p; p = strstr(p + 1, base)) {
+    const char *q = p + bl;
+    if (*q++ != ':') continue;
+    if (*q < '0' || *q > '9') continue;
+    while (*q >= '0' && *q <= '9') q++;
+    if (*q++ != ':') continue;
+    if (*q < '0' || *q > '9') continue;
+    while (*q >= '0' && *q <= '9') q++;
+    if (*q == ':') return 1;
+  }
+  return 0;
+}
+
+static inline void cu_sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* `vsim info --json FILE` and check the status it reports. */
+static inline void cu_expect_status(const char *dir, const char *file, const char *status) {
+  cu_proc p = cu_vsim(dir, "info", "--json", file, NULL);
+  CU_EXPECT_CODE(p, 0);
+  char want[64];
+  snprintf(want, sizeof want, "\"%s\"", status);
+  CU_EXPECT_IN(p.out, want);
   cu_free(&p);
 }
 

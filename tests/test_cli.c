@@ -4,46 +4,46 @@
  * temporary directory with fork/exec, captures stdout, stderr and the exit
  * status, and checks them and the files left behind: every exit-2 path must
  * leave the directory as it was, and no path may leave a temporary file. */
-#include "cliutil.h"
+#include "runutil.h"
 
 /* ---- tests ---- */
 
 START_TEST(version_and_help) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "--version", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "vsim " VSIM_VERSION);
-  EXPECT_IN(p.out, "libyaml");
-  EXPECT_IN(p.out, "HDF5");
-  proc_free(&p);
+  cu_proc p = cu_vsim(d, "--version", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "vsim " VSIM_VERSION);
+  CU_EXPECT_IN(p.out, "libyaml");
+  CU_EXPECT_IN(p.out, "HDF5");
+  cu_free(&p);
 
-  p = vsim(d, "--help", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "Usage: vsim");
-  EXPECT_IN(p.out, "validate");
-  EXPECT_IN(p.out, "compare");
-  proc_free(&p);
+  p = cu_vsim(d, "--help", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "Usage: vsim");
+  CU_EXPECT_IN(p.out, "validate");
+  CU_EXPECT_IN(p.out, "compare");
+  cu_free(&p);
 
   static const char *const cmds[][2] = {
       {"run", "--summary"}, {"validate", "--set"}, {"compare", "--atol"}, {"info", "--json"}};
   for (size_t i = 0; i < 4; i++) {
-    p = vsim(d, cmds[i][0], "--help", NULL);
-    EXPECT_CODE(p, 0);
-    EXPECT_IN(p.out, "Usage: vsim");
-    EXPECT_IN(p.out, cmds[i][1]);
-    proc_free(&p);
-    p = vsim(d, "help", cmds[i][0], NULL);
-    EXPECT_CODE(p, 0);
-    EXPECT_IN(p.out, cmds[i][1]);
-    proc_free(&p);
+    p = cu_vsim(d, cmds[i][0], "--help", NULL);
+    CU_EXPECT_CODE(p, 0);
+    CU_EXPECT_IN(p.out, "Usage: vsim");
+    CU_EXPECT_IN(p.out, cmds[i][1]);
+    cu_free(&p);
+    p = cu_vsim(d, "help", cmds[i][0], NULL);
+    CU_EXPECT_CODE(p, 0);
+    CU_EXPECT_IN(p.out, cmds[i][1]);
+    cu_free(&p);
   }
-  p = vsim(d, "run", "-h", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "--output");
-  EXPECT_IN(p.out, "--threads");
-  EXPECT_IN(p.out, "--no-progress");
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  p = cu_vsim(d, "run", "-h", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "--output");
+  CU_EXPECT_IN(p.out, "--threads");
+  CU_EXPECT_IN(p.out, "--no-progress");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -76,13 +76,13 @@ START_TEST(bad_usage) {
       {{"sweep", "s.yaml", NULL}, "cannot read sweep file 's.yaml'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    proc p = run_argv(d, NULL, cases[i].args);
-    EXPECT_CODE(p, 2);
-    EXPECT_IN(p.err, cases[i].says);
+    cu_proc p = cu_vsim_argv(d, NULL, cases[i].args);
+    CU_EXPECT_CODE(p, 2);
+    CU_EXPECT_IN(p.err, cases[i].says);
     ck_assert_str_eq(p.out, "");
-    proc_free(&p);
+    cu_free(&p);
   }
-  EXPECT_LISTING(d, "");
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -90,31 +90,31 @@ END_TEST
 
 START_TEST(default_scene_run) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "--frames", "5", NULL);
-  EXPECT_CODE(p, 0);
+  cu_proc p = cu_vsim(d, "run", "--frames", "5", NULL);
+  CU_EXPECT_CODE(p, 0);
   ck_assert_str_eq(p.out, "");
-  EXPECT_IN(p.err, "out.h5"); /* the closing line names the file */
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
-  expect_status(d, "out.h5", "complete");
+  CU_EXPECT_IN(p.err, "out.h5"); /* the closing line names the file */
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
+  cu_expect_status(d, "out.h5", "complete");
 
-  p = vsim(d, "info", "out.h5", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "complete");
-  proc_free(&p);
-  p = vsim(d, "info", "--json", "out.h5", NULL);
-  EXPECT_CODE(p, 0);
+  p = cu_vsim(d, "info", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "complete");
+  cu_free(&p);
+  p = cu_vsim(d, "info", "--json", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
   ck_assert_int_eq(p.out[0], '{');
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
   tu_rmtree(d);
   free(d);
 }
 END_TEST
 
 START_TEST(default_yaml_is_embedded_scene) {
-  char *path = repo_path("configs/default.yaml");
-  char *text = slurp(path);
+  char *path = cu_repo_path("configs/default.yaml");
+  char *text = cu_slurp(path);
   ck_assert_msg(text != NULL, "cannot read %s", path);
   ck_assert_msg(strcmp(text, vs_scene_default_text()) == 0,
                 "configs/default.yaml differs from vs_scene_default_text()");
@@ -126,7 +126,7 @@ END_TEST
 /* Every example scene validates and runs (a few frames: the sanitizer build
  * runs these too). */
 START_TEST(configs_run) {
-  char *dir = repo_path("configs");
+  char *dir = cu_repo_path("configs");
   DIR *cd = opendir(dir);
   ck_assert_ptr_nonnull(cd);
   struct dirent *e;
@@ -134,19 +134,19 @@ START_TEST(configs_run) {
   while ((e = readdir(cd)) != NULL) {
     size_t len = strlen(e->d_name);
     if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
-    char *scene = strf("%s/%s", dir, e->d_name);
+    char *scene = cu_strf("%s/%s", dir, e->d_name);
     char *d = tu_tmpdir();
-    proc p = vsim(d, "validate", scene, NULL);
-    EXPECT_CODE(p, 0);
-    EXPECT_IN(p.out, "particles");
-    proc_free(&p);
+    cu_proc p = cu_vsim(d, "validate", scene, NULL);
+    CU_EXPECT_CODE(p, 0);
+    CU_EXPECT_IN(p.out, "particles");
+    cu_free(&p);
     /* under valgrind (VSIM_SLOW) a few frames show the same code paths */
-    p = vsim(d, "run", scene, "--frames", getenv("VSIM_SLOW") ? "3" : "20", "-o", "r.h5", "--quiet", NULL);
-    EXPECT_CODE(p, 0);
+    p = cu_vsim(d, "run", scene, "--frames", getenv("VSIM_SLOW") ? "3" : "20", "-o", "r.h5", "--quiet", NULL);
+    CU_EXPECT_CODE(p, 0);
     ck_assert_msg(p.err[0] == '\0', "%s: --quiet printed: %s", e->d_name, p.err);
-    proc_free(&p);
-    EXPECT_LISTING(d, "r.h5");
-    expect_status(d, "r.h5", "complete");
+    cu_free(&p);
+    CU_EXPECT_LISTING(d, "r.h5");
+    cu_expect_status(d, "r.h5", "complete");
     tu_rmtree(d);
     free(d);
     free(scene);
@@ -160,30 +160,30 @@ END_TEST
 
 START_TEST(validate_summary) {
   char *d = tu_tmpdir();
-  char *scene = repo_path("configs/rope_pendulum.yaml");
-  proc p = vsim(d, "validate", scene, NULL);
-  EXPECT_CODE(p, 0);
+  char *scene = cu_repo_path("configs/rope_pendulum.yaml");
+  cu_proc p = cu_vsim(d, "validate", scene, NULL);
+  CU_EXPECT_CODE(p, 0);
   const char *words[] = {"name",      "particles", "constraints", "distance",
                          "colliders", "colors",    "integrator",  "relaxation",
                          "frames",    "dt",        "substeps",    "iterations"};
-  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) EXPECT_IN(p.out, words[i]);
-  EXPECT_IN(p.out, "xpbd");
-  proc_free(&p);
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) CU_EXPECT_IN(p.out, words[i]);
+  CU_EXPECT_IN(p.out, "xpbd");
+  cu_free(&p);
 
   /* --set reaches the model; options may come before the scene */
-  p = vsim(d, "validate", "--set", "solver.iterations=17", "--set=solver.relaxation=jacobi", scene,
+  p = cu_vsim(d, "validate", "--set", "solver.iterations=17", "--set=solver.relaxation=jacobi", scene,
            NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "17");
-  EXPECT_IN(p.out, "jacobi");
-  proc_free(&p);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "17");
+  CU_EXPECT_IN(p.out, "jacobi");
+  cu_free(&p);
 
   /* a scene through standard input */
-  p = run_argv(d, scene, (const char *const[]){"validate", "-", NULL});
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "<stdin>");
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  p = cu_vsim_argv(d, scene, (const char *const[]){"validate", "-", NULL});
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "<stdin>");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -192,46 +192,46 @@ END_TEST
 
 START_TEST(compare_runs) {
   char *d = tu_tmpdir();
-  char *scene = repo_path("configs/cloth_sphere.yaml");
-  proc p = vsim(d, "run", scene, "--frames", "8", "-o", "a.h5", "--quiet", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
+  char *scene = cu_repo_path("configs/cloth_sphere.yaml");
+  cu_proc p = cu_vsim(d, "run", scene, "--frames", "8", "-o", "a.h5", "--quiet", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
   /* the other option forms, and the scene after the options */
-  p = vsim(d, "run", "--frames=8", "-ob.h5", "-q", scene, NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "run", scene, "--frames", "8", "--output=c.h5", "--quiet", "--set",
+  p = cu_vsim(d, "run", "--frames=8", "-ob.h5", "-q", scene, NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "run", scene, "--frames", "8", "--output=c.h5", "--quiet", "--set",
            "world.gravity=[0,-9.8,0]", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
 
-  p = vsim(d, "compare", "a.h5", "b.h5", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "equal");
-  proc_free(&p);
-  p = vsim(d, "compare", "a.h5", "b.h5", "--json", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "\"equal\":true");
-  proc_free(&p);
+  p = cu_vsim(d, "compare", "a.h5", "b.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "equal");
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "a.h5", "b.h5", "--json", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "\"equal\":true");
+  cu_free(&p);
 
-  p = vsim(d, "compare", "c.h5", "a.h5", NULL);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.out, "/particles/all/position/value");
-  EXPECT_IN(p.out, "max abs");
-  EXPECT_IN(p.out, "frame");
-  proc_free(&p);
-  p = vsim(d, "compare", "--json", "c.h5", "a.h5", NULL);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.out, "\"equal\":false");
-  EXPECT_IN(p.out, "\"differences\":[");
-  EXPECT_IN(p.out, "\"first_frame\":");
-  proc_free(&p);
+  p = cu_vsim(d, "compare", "c.h5", "a.h5", NULL);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "/particles/all/position/value");
+  CU_EXPECT_IN(p.out, "max abs");
+  CU_EXPECT_IN(p.out, "frame");
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "--json", "c.h5", "a.h5", NULL);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "\"equal\":false");
+  CU_EXPECT_IN(p.out, "\"differences\":[");
+  CU_EXPECT_IN(p.out, "\"first_frame\":");
+  cu_free(&p);
   /* a loose enough tolerance accepts the perturbation */
-  p = vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
+  p = cu_vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -241,25 +241,25 @@ END_TEST
 /* Results never depend on the thread count (SPEC §3), through the program. */
 START_TEST(threads_do_not_change_results) {
   char *d = tu_tmpdir();
-  char *scene = repo_path("configs/torn_cloth.yaml");
-  proc p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads",
+  char *scene = cu_repo_path("configs/torn_cloth.yaml");
+  cu_proc p = cu_vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads",
                 "1", "-o", "t1.h5", "-q", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "4",
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "4",
            "-o", "t4.h5", "-q", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "0",
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "0",
            "-o", "t0.h5", "-q", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "compare", "t4.h5", "t1.h5", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "compare", "t0.h5", "t1.h5", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "t4.h5", "t1.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "t0.h5", "t1.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -268,36 +268,36 @@ END_TEST
 
 START_TEST(summary_json) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "--frames", "3", "--summary", "json", "--quiet", NULL);
-  EXPECT_CODE(p, 0);
+  cu_proc p = cu_vsim(d, "run", "--frames", "3", "--summary", "json", "--quiet", NULL);
+  CU_EXPECT_CODE(p, 0);
   ck_assert_int_eq(p.out[0], '{');
   ck_assert_msg(p.out[strlen(p.out) - 2] == '}', "not one object: %s", p.out);
-  EXPECT_IN(p.out, "\"status\":\"complete\"");
-  EXPECT_IN(p.out, "\"frames\":3");
-  EXPECT_IN(p.out, "\"particles\":");
-  EXPECT_IN(p.out, "\"constraints\":");
-  EXPECT_IN(p.out, "\"colors\":");
-  EXPECT_IN(p.out, "\"final_constraint_error\":");
-  EXPECT_IN(p.out, "\"max_constraint_error\":");
-  EXPECT_IN(p.out, "\"wall_seconds\":");
-  EXPECT_IN(p.out, "\"output\":\"out.h5\"");
+  CU_EXPECT_IN(p.out, "\"status\":\"complete\"");
+  CU_EXPECT_IN(p.out, "\"frames\":3");
+  CU_EXPECT_IN(p.out, "\"particles\":");
+  CU_EXPECT_IN(p.out, "\"constraints\":");
+  CU_EXPECT_IN(p.out, "\"colors\":");
+  CU_EXPECT_IN(p.out, "\"final_constraint_error\":");
+  CU_EXPECT_IN(p.out, "\"max_constraint_error\":");
+  CU_EXPECT_IN(p.out, "\"wall_seconds\":");
+  CU_EXPECT_IN(p.out, "\"output\":\"out.h5\"");
   ck_assert_str_eq(p.err, "");
-  proc_free(&p);
+  cu_free(&p);
 
   /* --progress forces the bar even without a terminal; --quiet wins over it */
-  p = vsim(d, "run", "--frames", "3", "-f", "--progress", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.err, "3/3");
-  proc_free(&p);
-  p = vsim(d, "run", "--frames", "3", "-f", "--progress", "--quiet", NULL);
-  EXPECT_CODE(p, 0);
+  p = cu_vsim(d, "run", "--frames", "3", "-f", "--progress", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.err, "3/3");
+  cu_free(&p);
+  p = cu_vsim(d, "run", "--frames", "3", "-f", "--progress", "--quiet", NULL);
+  CU_EXPECT_CODE(p, 0);
   ck_assert_str_eq(p.err, "");
-  proc_free(&p);
-  p = vsim(d, "run", "--frames", "3", "-f", NULL); /* stderr is a file: no bar */
-  EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "run", "--frames", "3", "-f", NULL); /* stderr is a file: no bar */
+  CU_EXPECT_CODE(p, 0);
   ck_assert_ptr_null(strchr(p.err, '\r'));
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
   tu_rmtree(d);
   free(d);
 }
@@ -305,23 +305,23 @@ END_TEST
 
 START_TEST(existing_output) {
   char *d = tu_tmpdir();
-  char *out = strf("%s/out.h5", d);
-  write_file(out, "precious\n");
-  proc p = vsim(d, "run", "--frames", "2", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "out.h5");
-  EXPECT_IN(p.err, "--force");
-  proc_free(&p);
-  char *text = slurp(out);
+  char *out = cu_strf("%s/out.h5", d);
+  cu_write(out, "precious\n");
+  cu_proc p = cu_vsim(d, "run", "--frames", "2", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "out.h5");
+  CU_EXPECT_IN(p.err, "--force");
+  cu_free(&p);
+  char *text = cu_slurp(out);
   ck_assert_str_eq(text, "precious\n");
   free(text);
-  EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5");
 
-  p = vsim(d, "run", "--frames", "2", "--force", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
-  expect_status(d, "out.h5", "complete");
+  p = cu_vsim(d, "run", "--frames", "2", "--force", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
+  cu_expect_status(d, "out.h5", "complete");
   free(out);
   tu_rmtree(d);
   free(d);
@@ -330,32 +330,32 @@ END_TEST
 
 START_TEST(unwritable_output) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "--frames", "2", "-o", "/nonexistent/dir/out.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "/nonexistent/dir/out.h5");
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  cu_proc p = cu_vsim(d, "run", "--frames", "2", "-o", "/nonexistent/dir/out.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "/nonexistent/dir/out.h5");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   /* a directory where the file should go */
-  char *sub = strf("%s/sub", d);
+  char *sub = cu_strf("%s/sub", d);
   ck_assert_int_eq(mkdir(sub, 0755), 0);
   free(sub);
-  p = vsim(d, "run", "--frames", "2", "-o", "sub", "--force", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "sub");
-  proc_free(&p);
-  EXPECT_LISTING(d, "sub");
+  p = cu_vsim(d, "run", "--frames", "2", "-o", "sub", "--force", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "sub");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "sub");
   /* the scene itself as the output */
-  char *scene = strf("%s/s.yaml", d);
-  write_file(scene, "time: {frames: 2}\n");
-  p = vsim(d, "run", "s.yaml", "-o", "s.yaml", "--force", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "overwrite the scene");
-  proc_free(&p);
-  char *text = slurp(scene);
+  char *scene = cu_strf("%s/s.yaml", d);
+  cu_write(scene, "time: {frames: 2}\n");
+  p = cu_vsim(d, "run", "s.yaml", "-o", "s.yaml", "--force", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "overwrite the scene");
+  cu_free(&p);
+  char *text = cu_slurp(scene);
   ck_assert_str_eq(text, "time: {frames: 2}\n");
   free(text);
   free(scene);
-  EXPECT_LISTING(d, "s.yaml sub");
+  CU_EXPECT_LISTING(d, "s.yaml sub");
   tu_rmtree(d);
   free(d);
 }
@@ -363,41 +363,41 @@ END_TEST
 
 START_TEST(missing_and_foreign_files) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "nosuch.yaml", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "nosuch.yaml");
-  proc_free(&p);
-  p = vsim(d, "validate", "nosuch.yaml", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "nosuch.yaml");
-  proc_free(&p);
+  cu_proc p = cu_vsim(d, "run", "nosuch.yaml", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "nosuch.yaml");
+  cu_free(&p);
+  p = cu_vsim(d, "validate", "nosuch.yaml", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "nosuch.yaml");
+  cu_free(&p);
 
-  char *junk = strf("%s/junk.h5", d);
-  write_file(junk, "this is not HDF5\n");
-  p = vsim(d, "info", "junk.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "junk.h5");
-  proc_free(&p);
-  p = vsim(d, "info", "nosuch.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "nosuch.h5");
-  proc_free(&p);
+  char *junk = cu_strf("%s/junk.h5", d);
+  cu_write(junk, "this is not HDF5\n");
+  p = cu_vsim(d, "info", "junk.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "junk.h5");
+  cu_free(&p);
+  p = cu_vsim(d, "info", "nosuch.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "nosuch.h5");
+  cu_free(&p);
 
-  p = vsim(d, "run", "--frames", "2", "-o", "good.h5", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "compare", "good.h5", "junk.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "junk.h5");
-  proc_free(&p);
-  p = vsim(d, "compare", "junk.h5", "good.h5", NULL);
-  EXPECT_CODE(p, 2);
-  proc_free(&p);
-  p = vsim(d, "compare", "good.h5", "nosuch.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "nosuch.h5");
-  proc_free(&p);
-  EXPECT_LISTING(d, "good.h5 junk.h5");
+  p = cu_vsim(d, "run", "--frames", "2", "-o", "good.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "good.h5", "junk.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "junk.h5");
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "junk.h5", "good.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "good.h5", "nosuch.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "nosuch.h5");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "good.h5 junk.h5");
   free(junk);
   tu_rmtree(d);
   free(d);
@@ -408,7 +408,7 @@ END_TEST
  * file:line:col, and nothing written.  Line 1 says what is wrong; an optional
  * "# expect: TEXT" line gives a phrase the message must contain. */
 START_TEST(bad_scenes) {
-  char *dir = repo_path("tests/data/bad");
+  char *dir = cu_repo_path("tests/data/bad");
   DIR *bd = opendir(dir);
   ck_assert_ptr_nonnull(bd);
   struct dirent *e;
@@ -417,8 +417,8 @@ START_TEST(bad_scenes) {
   while ((e = readdir(bd)) != NULL) {
     size_t len = strlen(e->d_name);
     if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
-    char *scene = strf("%s/%s", dir, e->d_name);
-    char *text = slurp(scene);
+    char *scene = cu_strf("%s/%s", dir, e->d_name);
+    char *text = cu_slurp(scene);
     ck_assert_ptr_nonnull(text);
     ck_assert_msg(text[0] == '#', "%s: the first line must be a comment", e->d_name);
     char expect[256] = "";
@@ -432,10 +432,10 @@ START_TEST(bad_scenes) {
     }
     const char *cmds[2] = {"run", "validate"};
     for (int c = 0; c < 2; c++) {
-      proc p = vsim(d, cmds[c], scene, NULL);
+      cu_proc p = cu_vsim(d, cmds[c], scene, NULL);
       ck_assert_msg(p.code == 2, "%s %s: exit %d, expected 2\nstderr: %s", cmds[c], e->d_name,
                     p.code, p.err);
-      ck_assert_msg(has_location(p.err, scene), "%s: no file:line:col in: %s", e->d_name, p.err);
+      ck_assert_msg(cu_has_location(p.err, scene), "%s: no file:line:col in: %s", e->d_name, p.err);
       ck_assert_msg(strncmp(p.err, "vsim: ", 6) == 0, "%s: message: %s", e->d_name, p.err);
       /* the phrase must be in the message, not in the file name */
       const char *msg = strstr(p.err, e->d_name);
@@ -443,8 +443,8 @@ START_TEST(bad_scenes) {
       if (expect[0])
         ck_assert_msg(strstr(msg, expect) != NULL, "%s: '%s' not in: %s", e->d_name, expect, p.err);
       ck_assert_str_eq(p.out, "");
-      proc_free(&p);
-      EXPECT_LISTING(d, "");
+      cu_free(&p);
+      CU_EXPECT_LISTING(d, "");
     }
     free(text);
     free(scene);
@@ -461,19 +461,19 @@ END_TEST
 /* Errors in --set values name the override instead of a file. */
 START_TEST(bad_overrides) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "--set", "solver.iteratons=3", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "iteratons");
-  EXPECT_IN(p.err, "did you mean");
-  proc_free(&p);
-  p = vsim(d, "run", "--set", "solver.iterations=-3", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "iterations");
-  proc_free(&p);
-  p = vsim(d, "run", "--set", "time.dt=.nan", NULL);
-  EXPECT_CODE(p, 2);
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  cu_proc p = cu_vsim(d, "run", "--set", "solver.iteratons=3", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "iteratons");
+  CU_EXPECT_IN(p.err, "did you mean");
+  cu_free(&p);
+  p = cu_vsim(d, "run", "--set", "solver.iterations=-3", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "iterations");
+  cu_free(&p);
+  p = cu_vsim(d, "run", "--set", "time.dt=.nan", NULL);
+  CU_EXPECT_CODE(p, 2);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -481,11 +481,11 @@ END_TEST
 
 START_TEST(scene_from_stdin) {
   char *d = tu_tmpdir();
-  char *scene = repo_path("configs/bouncing.yaml");
-  proc p = run_argv(d, scene, (const char *const[]){"run", "-", "--frames", "3", "-q", NULL});
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
+  char *scene = cu_repo_path("configs/bouncing.yaml");
+  cu_proc p = cu_vsim_argv(d, scene, (const char *const[]){"run", "-", "--frames", "3", "-q", NULL});
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -496,14 +496,14 @@ END_TEST
  * keeps the frames before it with status "failed". */
 START_TEST(numeric_failure) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "--set", "world.colliders=[]", "--set", "world.gravity=[0,-1e307,0]",
+  cu_proc p = cu_vsim(d, "run", "--set", "world.colliders=[]", "--set", "world.gravity=[0,-1e307,0]",
                 "--frames", "400", "--summary", "json", NULL);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.out, "\"status\":\"failed\"");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "\"status\":\"failed\"");
   ck_assert_msg(strstr(p.err, "frame") != NULL, "no frame in: %s", p.err);
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
-  expect_status(d, "out.h5", "failed");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
+  cu_expect_status(d, "out.h5", "failed");
   tu_rmtree(d);
   free(d);
 }
@@ -513,25 +513,25 @@ END_TEST
  * frame, exit 1 and leave a readable file that says "interrupted". */
 static void interrupt_with(int sig) {
   char *d = tu_tmpdir();
-  child c = spawn_vsim(
+  cu_child c = cu_vsim_spawn(
       d, NULL,
       (const char *const[]){"run", "--frames", "10000000", "--set", "output.every=50", NULL});
   int started = 0;
   for (int i = 0; i < 600 && !started; i++) {
-    char *ls = listing(d);
+    char *ls = cu_listing(d);
     started = ls[0] != '\0';
     free(ls);
-    if (!started) sleep_ms(20);
+    if (!started) cu_sleep_ms(20);
   }
   ck_assert_msg(started, "the run did not start writing");
-  sleep_ms(300);
+  cu_sleep_ms(300);
   ck_assert_int_eq(kill(c.pid, sig), 0);
-  proc p = wait_vsim(&c);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "interrupted");
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
-  expect_status(d, "out.h5", "interrupted");
+  cu_proc p = cu_wait(&c);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "interrupted");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
+  cu_expect_status(d, "out.h5", "interrupted");
   tu_rmtree(d);
   free(d);
 }
@@ -551,25 +551,25 @@ END_TEST
  * come once the bar shows that frame 0 is written. */
 START_TEST(second_signal_kills) {
   char *d = tu_tmpdir();
-  child c = spawn_vsim(d, NULL,
+  cu_child c = cu_vsim_spawn(d, NULL,
                        (const char *const[]){"run", "--frames", "1000", "--progress", "--set",
                                              "bodies.cloth.resolution=[500,500]", NULL});
   int started = 0;
   for (int i = 0; i < 3000 && !started; i++) {
-    char *err = slurp(c.err_path);
+    char *err = cu_slurp(c.err_path);
     started = err && strstr(err, "] 0/1000") != NULL;
     free(err);
-    if (!started) sleep_ms(20);
+    if (!started) cu_sleep_ms(20);
   }
   ck_assert_msg(started, "the run did not start");
-  sleep_ms(100);
+  cu_sleep_ms(100);
   ck_assert_int_eq(kill(c.pid, SIGINT), 0);
-  sleep_ms(100);
+  cu_sleep_ms(100);
   ck_assert_int_eq(kill(c.pid, SIGINT), 0);
-  proc p = wait_vsim(&c);
-  EXPECT_CODE(p, 128 + SIGINT);
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  cu_proc p = cu_wait(&c);
+  CU_EXPECT_CODE(p, 128 + SIGINT);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -579,49 +579,49 @@ END_TEST
  * uninterrupted run (SPEC §4). */
 START_TEST(interrupt_then_resume) {
   char *d = tu_tmpdir();
-  child c = spawn_vsim(
+  cu_child c = cu_vsim_spawn(
       d, NULL,
       (const char *const[]){"run", "--frames", "800", "--set", "bodies.cloth.resolution=[16,16]",
                             "--set", "output.every=7", "--progress", "-o", "part.h5", NULL});
   int started = 0;
   for (int i = 0; i < 3000 && !started; i++) {
-    char *err = slurp(c.err_path);
+    char *err = cu_slurp(c.err_path);
     started = err && strstr(err, "/800") != NULL;
     free(err);
-    if (!started) sleep_ms(5);
+    if (!started) cu_sleep_ms(5);
   }
   ck_assert_msg(started, "the run did not start");
   ck_assert_int_eq(kill(c.pid, SIGINT), 0);
-  proc p = wait_vsim(&c);
-  EXPECT_CODE(p, 1);
-  proc_free(&p);
-  expect_status(d, "part.h5", "interrupted");
+  cu_proc p = cu_wait(&c);
+  CU_EXPECT_CODE(p, 1);
+  cu_free(&p);
+  cu_expect_status(d, "part.h5", "interrupted");
 
-  p = vsim(d, "run", "--resume", "part.h5", "--summary", "json", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "\"frames\":800");
-  EXPECT_IN(p.err, "resumed part.h5");
-  proc_free(&p);
-  expect_status(d, "part.h5", "complete");
-  p = vsim(d, "run", "--frames", "800", "--set", "bodies.cloth.resolution=[16,16]", "--set",
+  p = cu_vsim(d, "run", "--resume", "part.h5", "--summary", "json", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "\"frames\":800");
+  CU_EXPECT_IN(p.err, "resumed part.h5");
+  cu_free(&p);
+  cu_expect_status(d, "part.h5", "complete");
+  p = cu_vsim(d, "run", "--frames", "800", "--set", "bodies.cloth.resolution=[16,16]", "--set",
            "output.every=7", "-o", "whole.h5", "-q", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "part.h5", "whole.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
 
   /* and longer: a finished run continues to a new --frames */
-  p = vsim(d, "run", "--resume", "part.h5", "--frames", "810", "-q", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "run", "--frames", "810", "--set", "bodies.cloth.resolution=[16,16]", "--set",
+  p = cu_vsim(d, "run", "--resume", "part.h5", "--frames", "810", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "run", "--frames", "810", "--set", "bodies.cloth.resolution=[16,16]", "--set",
            "output.every=7", "-o", "whole.h5", "-q", "-f", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
-  p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "compare", "part.h5", "whole.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
 
   /* what --resume refuses */
   const char *const bad[][6] = {
@@ -632,14 +632,14 @@ START_TEST(interrupt_then_resume) {
       {"run", "--resume", "nosuch.h5", NULL},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    p = run_argv(d, NULL, bad[i]);
-    EXPECT_CODE(p, 2);
-    proc_free(&p);
+    p = cu_vsim_argv(d, NULL, bad[i]);
+    CU_EXPECT_CODE(p, 2);
+    cu_free(&p);
   }
-  EXPECT_LISTING(d, "part.h5 whole.h5");
-  p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
+  CU_EXPECT_LISTING(d, "part.h5 whole.h5");
+  p = cu_vsim(d, "compare", "part.h5", "whole.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
   tu_rmtree(d);
   free(d);
 }

@@ -511,7 +511,8 @@ START_TEST(describe_text_and_json) {
   ck_assert_ptr_nonnull(strstr(out, "frames recorded: 6"));
   ck_assert_ptr_nonnull(strstr(out, "particles:       5"));
   ck_assert_ptr_nonnull(strstr(out, "/particles/all/position/value"));
-  ck_assert_ptr_nonnull(strstr(out, "[6, 5, 3] float64"));
+  ck_assert_ptr_nonnull(strstr(out, "[6, 5, 3] float64 m\n")); /* the unit of H5W_SERIES */
+  ck_assert_ptr_nonnull(strstr(out, "[6] float64 J\n"));       /* energy */
   ck_assert_ptr_nonnull(strstr(out, "0 .. 0.05 s"));
   ck_assert_ptr_nonnull(strstr(out, "checkpoint:      frame 5"));
   vs_free_buffer(out);
@@ -520,7 +521,11 @@ START_TEST(describe_text_and_json) {
   ck_assert_ptr_nonnull(strstr(out, "\"status\": \"complete\""));
   ck_assert_ptr_nonnull(strstr(out, "\"command\": \"vsim run \\\"quoted\\\"\""));
   ck_assert_ptr_nonnull(strstr(out, "\"particles\": 5"));
-  ck_assert_ptr_nonnull(strstr(out, "\"shape\": [6, 5, 3]"));
+  ck_assert_ptr_nonnull(strstr(out, "\"shape\": [6, 5, 3], \"type\": \"float64\", \"unit\": \"m\""));
+  ck_assert_ptr_nonnull(
+      strstr(out, "\"path\": \"/observables/constraint_error/all/max_relative/value\", \"shape\": "
+                  "[6], \"type\": \"float64\", \"unit\": \"1\"}"));
+  ck_assert_ptr_nonnull(strstr(out, "\"path\": \"/particles/all/mass\", \"shape\": [5], \"type\": \"float64\"}"));
   ck_assert_ptr_nonnull(strstr(out, "\"checkpoint_frame\": 5"));
   /* valid JSON, when python is at hand */
   if (access("/usr/bin/python3", X_OK) == 0) {

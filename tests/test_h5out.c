@@ -12,6 +12,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "io/h5series.h"
 #include "testutil.h"
 
 /* A scene with every kind of constraint: cloth (triangles), rope, an
@@ -306,6 +307,82 @@ START_TEST(layout_is_spec_section_4) {
   tu_rmtree(dir);
   free(out);
   free(dir);
+}
+END_TEST
+
+/* Every "value" dataset of a time series in the file, for the check below. */
+static herr_t count_values(hid_t loc, const char *name, const H5L_info_t *info, void *data) {
+  (void)loc;
+  (void)info;
+  size_t n = strlen(name);
+  if (n >= 6 && strcmp(name + n - 6, "/value") == 0) {
+    char full[512];
+    snprintf(full, sizeof full, "/%s", name);
+    ck_assert_msg(h5w_series_of_value(full) >= 0, "%s is a series outside H5W_SERIES", full);
+    (*(int *)data)++;
+  }
+  return 0;
+}
+
+/* The series table (lib/io/h5series.h) is the file: a slot is in the file
+ * exactly when the table says the model writes it, with the table's shape
+ * and type; no series in the file is outside the table; the creation and
+ * recording orders name every row once. */
+START_TEST(series_table_is_the_file) {
+  int seen_c[H5W_ROWS] = {0}, seen_r[H5W_ROWS] = {0};
+  for (int o = 0; o < H5W_ROWS; o++) {
+    seen_c[h5w_create_order[o]]++;
+    seen_r[h5w_record_order[o]]++;
+  }
+  for (int r = 0; r < H5W_ROWS; r++) {
+    ck_assert_int_eq(seen_c[r], 1);
+    ck_assert_int_eq(seen_r[r], 1);
+  }
+  const char *scenes[3] = {full_scene, rope_scene, NULL};
+  char *f32 = malloc(strlen(full_scene) + 64);
+  ck_assert_ptr_nonnull(f32);
+  sprintf(f32, "%s  precision: float32\n", full_scene);
+  scenes[2] = f32;
+  for (int sc = 0; sc < 3; sc++) {
+    char *dir = tu_tmpdir();
+    char *out = join(dir, "out.h5");
+    simulate(out, scenes[sc], 0, "complete");
+    vs_scene *s = tu_scene(scenes[sc]);
+    vs_model *m = tu_model(s);
+    hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    ck_assert(f >= 0);
+    int wanted = 0;
+    for (int i = 0; i < S_COUNT; i++) {
+      h5w_series_desc d;
+      h5w_series_describe(i, m, &d);
+      ck_assert_msg(exists(f, d.group) == d.wanted, "scene %d: %s", sc, d.group);
+      ck_assert_ptr_nonnull(d.unit);
+      ck_assert(d.unit[0] != '\0');
+      if (!d.wanted) continue;
+      wanted++;
+      hsize_t dims[3] = {(hsize_t)m->frames + 1, d.inner[0], d.inner[1]};
+      char p[256];
+      snprintf(p, sizeof p, "%s/value", d.group);
+      ck_assert_int_eq(h5w_series_of_value(p), i);
+      hid_t v = expect_ds(f, p, H5Tget_class(d.ftype), H5Tget_size(d.ftype), d.rank, dims);
+      hid_t t = H5Dget_type(v);
+      ck_assert_msg(H5Tequal(t, d.ftype) > 0, "%s: type", p);
+      H5Tclose(t);
+      H5Dclose(v);
+    }
+    int values = 0;
+    ck_assert(H5Lvisit(f, H5_INDEX_NAME, H5_ITER_NATIVE, count_values, &values) >= 0);
+    ck_assert_int_eq(values, wanted);
+    /* the full scene writes every row (each kind, every field) */
+    if (sc != 1) ck_assert_int_eq(wanted, S_COUNT - (m->particle_collisions ? 0 : 1));
+    H5Fclose(f);
+    vs_model_free(m);
+    vs_scene_free(s);
+    tu_rmtree(dir);
+    free(out);
+    free(dir);
+  }
+  free(f32);
 }
 END_TEST
 
@@ -1018,6 +1095,7 @@ static Suite *suite(void) {
   TCase *t = tcase_create("h5out");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, layout_is_spec_section_4);
+  tcase_add_test(t, series_table_is_the_file);
   tcase_add_test(t, default_fields_and_absent_kinds);
   tcase_add_test(t, observables_only_without_position);
   tcase_add_test(t, every_kth_frame_and_frame_zero);

@@ -26,7 +26,7 @@
 
 #include <hdf5.h>
 
-#include "cliutil.h"
+#include "runutil.h"
 
 static int slow(void) {
   const char *s = getenv("VSIM_SLOW");
@@ -51,9 +51,9 @@ static void limit_file_size(void *arg) {
   signal(SIGXFSZ, SIG_DFL);
 }
 
-static proc run_limited(const char *dir, rlim_t bytes, const char *const *args) {
-  child c = spawn_vsim_setup(dir, NULL, args, limit_file_size, &bytes);
-  return wait_vsim(&c);
+static cu_proc run_limited(const char *dir, rlim_t bytes, const char *const *args) {
+  cu_child c = cu_vsim_spawn_setup(dir, NULL, args, limit_file_size, &bytes);
+  return cu_wait(&c);
 }
 
 /* A cloth of 64 x 64: about 100 KB a frame, 200 KB of topology. */
@@ -61,15 +61,15 @@ static proc run_limited(const char *dir, rlim_t bytes, const char *const *args) 
 
 START_TEST(file_size_limit_mid_run) {
   char *d = tu_tmpdir();
-  proc p = run_limited(
+  cu_proc p = run_limited(
       d, 2u << 20,
       (const char *const[]){"run", "--frames", "200", "--set", BIG_CLOTH, "-o", "out.h5", NULL});
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "out.h5");
-  EXPECT_IN(p.err, "File too large");
-  EXPECT_IN(p.err, "could not be written");
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "out.h5");
+  CU_EXPECT_IN(p.err, "File too large");
+  CU_EXPECT_IN(p.err, "could not be written");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -79,14 +79,14 @@ END_TEST
  * failed write (exit 1), not a bad output path (exit 2). */
 START_TEST(file_size_limit_at_open) {
   char *d = tu_tmpdir();
-  proc p = run_limited(
+  cu_proc p = run_limited(
       d, 16u << 10,
       (const char *const[]){"run", "--frames", "20", "--set", BIG_CLOTH, "-o", "out.h5", NULL});
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "out.h5");
-  EXPECT_IN(p.err, "File too large");
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "out.h5");
+  CU_EXPECT_IN(p.err, "File too large");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -96,40 +96,40 @@ END_TEST
  * fails, the file that was there is still there, unchanged. */
 START_TEST(file_size_limit_keeps_what_was_there) {
   char *d = tu_tmpdir();
-  char *out = strf("%s/out.h5", d);
-  write_file(out, "precious\n");
-  proc p = run_limited(d, 1u << 20,
+  char *out = cu_strf("%s/out.h5", d);
+  cu_write(out, "precious\n");
+  cu_proc p = run_limited(d, 1u << 20,
                        (const char *const[]){"run", "--frames", "200", "--set", BIG_CLOTH, "-o",
                                              "out.h5", "--force", NULL});
-  EXPECT_CODE(p, 1);
-  proc_free(&p);
-  char *text = slurp(out);
+  CU_EXPECT_CODE(p, 1);
+  cu_free(&p);
+  char *text = cu_slurp(out);
   ck_assert_str_eq(text, "precious\n");
   free(text);
-  EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5");
 
   /* a finished run of 5 frames, resumed under a limit below its size */
-  p = vsim(d, "run", "--frames", "5", "--set", BIG_CLOTH, "-o", "out.h5", "-f", "-q", NULL);
-  EXPECT_CODE(p, 0);
-  proc_free(&p);
+  p = cu_vsim(d, "run", "--frames", "5", "--set", BIG_CLOTH, "-o", "out.h5", "-f", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
   struct stat before;
   ck_assert_int_eq(stat(out, &before), 0);
   p = run_limited(d, (rlim_t)before.st_size / 2,
                   (const char *const[]){"run", "--resume", "out.h5", "--frames", "50", NULL});
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "out.h5");
-  EXPECT_IN(p.err, "File too large");
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "out.h5");
+  CU_EXPECT_IN(p.err, "File too large");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
   struct stat after;
   ck_assert_int_eq(stat(out, &after), 0);
   ck_assert_int_eq(after.st_size, before.st_size);
   ck_assert(after.st_mtime == before.st_mtime);
-  p = vsim(d, "info", "--json", "out.h5", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "\"status\": \"complete\"");
-  EXPECT_IN(p.out, "\"frames_recorded\": 6");
-  proc_free(&p);
+  p = cu_vsim(d, "info", "--json", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "\"status\": \"complete\"");
+  CU_EXPECT_IN(p.out, "\"frames_recorded\": 6");
+  cu_free(&p);
   free(out);
   tu_rmtree(d);
   free(d);
@@ -169,20 +169,20 @@ START_TEST(full_disk) {
   } cases[] = {{"2m", "200"}, {"16k", "20"}};
   char why[256];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char *mnt = strf("%s/disk%zu", d, i);
+    char *mnt = cu_strf("%s/disk%zu", d, i);
     ck_assert_int_eq(mkdir(mnt, 0755), 0);
     if (private_tmpfs(mnt, cases[i].size, why, sizeof why) != 0) {
       printf("test_robust: full_disk skipped: %s\n", why);
       free(mnt);
       break;
     }
-    proc p =
-        vsim(mnt, "run", "--frames", cases[i].frames, "--set", BIG_CLOTH, "-o", "out.h5", NULL);
-    EXPECT_CODE(p, 1);
-    EXPECT_IN(p.err, "out.h5");
-    EXPECT_IN(p.err, "No space left on device");
-    proc_free(&p);
-    EXPECT_LISTING(mnt, "");
+    cu_proc p =
+        cu_vsim(mnt, "run", "--frames", cases[i].frames, "--set", BIG_CLOTH, "-o", "out.h5", NULL);
+    CU_EXPECT_CODE(p, 1);
+    CU_EXPECT_IN(p.err, "out.h5");
+    CU_EXPECT_IN(p.err, "No space left on device");
+    cu_free(&p);
+    CU_EXPECT_LISTING(mnt, "");
     ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
     free(mnt);
   }
@@ -206,15 +206,15 @@ static long shown_frame(const char *err_text) {
 
 /* Wait until the run has recorded at least `frame` frames; fails the test
  * after `seconds`. */
-static void wait_for_frame(child *c, long frame, double seconds) {
+static void wait_for_frame(cu_child *c, long frame, double seconds) {
   double t0 = now();
   for (;;) {
-    char *err = slurp(c->err_path);
+    char *err = cu_slurp(c->err_path);
     long f = err ? shown_frame(err) : -1;
     free(err);
     if (f >= frame) return;
     ck_assert_msg(now() - t0 < seconds, "the run did not reach frame %ld in %g s", frame, seconds);
-    sleep_ms(10);
+    cu_sleep_ms(10);
   }
 }
 
@@ -227,36 +227,36 @@ static void interrupt_big_cloth(int sig) {
   char *d = tu_tmpdir();
   const char *res =
       slow() ? "bodies.cloth.resolution=[64,64]" : "bodies.cloth.resolution=[256,256]";
-  child c = spawn_vsim(d, NULL,
+  cu_child c = cu_vsim_spawn(d, NULL,
                        (const char *const[]){"run", "--frames", "100000", "--set", res,
                                              "--progress", "-o", "out.h5", NULL});
   wait_for_frame(&c, 3, slow() ? 1200 : 120);
   double t0 = now();
   ck_assert_int_eq(kill(c.pid, sig), 0);
-  proc p = wait_vsim(&c);
+  cu_proc p = cu_wait(&c);
   double latency = now() - t0;
   printf("test_robust: %s on a %s cloth: exit after %.3f s\n", strsignal(sig),
          slow() ? "64x64 (valgrind)" : "256x256", latency);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "interrupted after ");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "interrupted after ");
   /* "interrupted after N of 100000 frames": frames 0..N are in the file */
   const char *at = strstr(p.err, "interrupted after ");
   long done = strtol(at + strlen("interrupted after "), NULL, 10);
   ck_assert_int_ge(done, 3);
-  proc_free(&p);
+  cu_free(&p);
   if (!slow())
     ck_assert_msg(latency < 3.0, "%s took %.3f s to end the run", strsignal(sig), latency);
-  EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5");
 
-  proc q = vsim(d, "info", "--json", "out.h5", NULL);
-  EXPECT_CODE(q, 0);
-  EXPECT_IN(q.out, "\"status\": \"interrupted\"");
+  cu_proc q = cu_vsim(d, "info", "--json", "out.h5", NULL);
+  CU_EXPECT_CODE(q, 0);
+  CU_EXPECT_IN(q.out, "\"status\": \"interrupted\"");
   char want[64];
   snprintf(want, sizeof want, "\"frames_recorded\": %ld", done + 1);
-  EXPECT_IN(q.out, want);
-  proc_free(&q);
+  CU_EXPECT_IN(q.out, want);
+  cu_free(&q);
   /* every dataset reads back whole: compared with itself, it is equal */
-  char *out = strf("%s/out.h5", d);
+  char *out = cu_strf("%s/out.h5", d);
   vs_compare_result r;
   vs_error e;
   ck_assert_int_eq(vs_compare_files(out, out, NULL, &r, &e), VS_OK);
@@ -286,17 +286,17 @@ START_TEST(second_sigterm_kills) {
   char *d = tu_tmpdir();
   const char *res =
       slow() ? "bodies.cloth.resolution=[128,128]" : "bodies.cloth.resolution=[500,500]";
-  child c = spawn_vsim(
+  cu_child c = cu_vsim_spawn(
       d, NULL, (const char *const[]){"run", "--frames", "1000", "--progress", "--set", res, NULL});
   wait_for_frame(&c, 0, slow() ? 1200 : 120);
-  sleep_ms(100);
+  cu_sleep_ms(100);
   ck_assert_int_eq(kill(c.pid, SIGTERM), 0);
-  sleep_ms(50);
+  cu_sleep_ms(50);
   ck_assert_int_eq(kill(c.pid, SIGTERM), 0);
-  proc p = wait_vsim(&c);
-  EXPECT_CODE(p, 128 + SIGTERM);
-  proc_free(&p);
-  EXPECT_LISTING(d, "");
+  cu_proc p = cu_wait(&c);
+  CU_EXPECT_CODE(p, 128 + SIGTERM);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
   tu_rmtree(d);
   free(d);
 }
@@ -336,39 +336,39 @@ START_TEST(resume_matrix) {
   static const char *const integrators[] = {"pbd", "xpbd", "verlet"};
   static const char *const relaxations[] = {"gauss-seidel", "jacobi"};
   char *d = tu_tmpdir();
-  char *scene = strf("%s/s.yaml", d);
-  write_file(scene, resume_scene);
+  char *scene = cu_strf("%s/s.yaml", d);
+  cu_write(scene, resume_scene);
   for (int i = 0; i < 3; i++) {
     for (int r = 0; r < 2; r++) {
-      char *si = strf("solver.integrator=%s", integrators[i]);
-      char *sr = strf("solver.relaxation=%s", relaxations[r]);
-      proc p = vsim(d, "run", "s.yaml", "--set", si, "--set", sr, "-o", "whole.h5", "-f", "-q",
+      char *si = cu_strf("solver.integrator=%s", integrators[i]);
+      char *sr = cu_strf("solver.relaxation=%s", relaxations[r]);
+      cu_proc p = cu_vsim(d, "run", "s.yaml", "--set", si, "--set", sr, "-o", "whole.h5", "-f", "-q",
                     "--threads", "2", NULL);
-      EXPECT_CODE(p, 0);
-      proc_free(&p);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
       /* stop at 7 (between recorded frames 6 and 9), then go on */
-      p = vsim(d, "run", "s.yaml", "--set", si, "--set", sr, "--frames", "7", "-o", "part.h5", "-f",
+      p = cu_vsim(d, "run", "s.yaml", "--set", si, "--set", sr, "--frames", "7", "-o", "part.h5", "-f",
                "-q", NULL);
-      EXPECT_CODE(p, 0);
-      proc_free(&p);
-      p = vsim(d, "run", "--resume", "part.h5", "--frames", "30", "-q", NULL);
-      EXPECT_CODE(p, 0);
-      proc_free(&p);
-      p = vsim(d, "compare", "part.h5", "whole.h5", NULL);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
+      p = cu_vsim(d, "run", "--resume", "part.h5", "--frames", "30", "-q", NULL);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
+      p = cu_vsim(d, "compare", "part.h5", "whole.h5", NULL);
       ck_assert_msg(p.code == 0, "%s + %s: the resumed run differs:\n%s%s", integrators[i],
                     relaxations[r], p.out, p.err);
-      proc_free(&p);
+      cu_free(&p);
       /* the scene tears links before frame 30: alive flags were resumed */
-      p = vsim(d, "compare", "part.h5", "whole.h5", "--only", "/observables/constraints_alive",
+      p = cu_vsim(d, "compare", "part.h5", "whole.h5", "--only", "/observables/constraints_alive",
                NULL);
-      EXPECT_CODE(p, 0);
-      proc_free(&p);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
       free(si);
       free(sr);
     }
   }
   /* the scene does tear (else the test would prove less than it says) */
-  char *whole = strf("%s/whole.h5", d);
+  char *whole = cu_strf("%s/whole.h5", d);
   hid_t f = H5Fopen(whole, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
   hid_t ds = H5Dopen2(f, "/observables/constraints_alive/value", H5P_DEFAULT);
@@ -401,8 +401,8 @@ END_TEST
  * index) and the constraint that moved it last, and frames 0..5 stay. */
 START_TEST(runaway_fails_the_run) {
   char *d = tu_tmpdir();
-  char *scene = strf("%s/s.yaml", d);
-  write_file(scene,
+  char *scene = cu_strf("%s/s.yaml", d);
+  cu_write(scene,
              "time: {dt: 0.1, frames: 50}\n"
              "solver: {runaway_speed: 5000}\n"
              "world: {gravity: [0, -9810, 0]}\n"
@@ -411,21 +411,21 @@ START_TEST(runaway_fails_the_run) {
              "  - particles: {name: pair, positions: [[0, 0, 0], [1, 0, 0]]}\n"
              "constraints:\n"
              "  - distance: {a: 'pair:0', b: 'pair:1'}\n");
-  proc p = vsim(d, "run", "s.yaml", "-o", "out.h5", "--summary", "json", NULL);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "frame 6");
-  EXPECT_IN(p.err, "particle 1 (body 'pair', index 0)");
-  EXPECT_IN(p.err, "runs away");
-  EXPECT_IN(p.err, "distance constraint 0");
-  EXPECT_IN(p.out, "\"status\":\"failed\"");
-  EXPECT_IN(p.out, "\"frames\":5");
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5 s.yaml");
-  p = vsim(d, "info", "--json", "out.h5", NULL);
-  EXPECT_CODE(p, 0);
-  EXPECT_IN(p.out, "\"status\": \"failed\"");
-  EXPECT_IN(p.out, "\"frames_recorded\": 6");
-  proc_free(&p);
+  cu_proc p = cu_vsim(d, "run", "s.yaml", "-o", "out.h5", "--summary", "json", NULL);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "frame 6");
+  CU_EXPECT_IN(p.err, "particle 1 (body 'pair', index 0)");
+  CU_EXPECT_IN(p.err, "runs away");
+  CU_EXPECT_IN(p.err, "distance constraint 0");
+  CU_EXPECT_IN(p.out, "\"status\":\"failed\"");
+  CU_EXPECT_IN(p.out, "\"frames\":5");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5 s.yaml");
+  p = cu_vsim(d, "info", "--json", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "\"status\": \"failed\"");
+  CU_EXPECT_IN(p.out, "\"frames_recorded\": 6");
+  cu_free(&p);
   free(scene);
   tu_rmtree(d);
   free(d);
@@ -435,16 +435,16 @@ END_TEST
 /* With the bound off, a position that overflows is caught as non-finite. */
 START_TEST(non_finite_fails_the_run) {
   char *d = tu_tmpdir();
-  proc p = vsim(d, "run", "--set", "solver.runaway_speed=0", "--set", "world.colliders=[]", "--set",
+  cu_proc p = cu_vsim(d, "run", "--set", "solver.runaway_speed=0", "--set", "world.colliders=[]", "--set",
                 "world.gravity=[0,-1e307,0]", "--set", "time.dt=1", "--set", "time.substeps=1",
                 "--frames", "50", NULL);
-  EXPECT_CODE(p, 1);
-  EXPECT_IN(p.err, "is not finite");
-  EXPECT_IN(p.err, "body 'cloth', index ");
-  EXPECT_IN(p.err, "last moved by ");
-  proc_free(&p);
-  EXPECT_LISTING(d, "out.h5");
-  expect_status(d, "out.h5", "failed");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "is not finite");
+  CU_EXPECT_IN(p.err, "body 'cloth', index ");
+  CU_EXPECT_IN(p.err, "last moved by ");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "out.h5");
+  cu_expect_status(d, "out.h5", "failed");
   tu_rmtree(d);
   free(d);
 }
@@ -481,22 +481,22 @@ static const char laughs[] =
  * is written. */
 START_TEST(hostile_scenes) {
   char *d = tu_tmpdir();
-  char *scene = strf("%s/s.yaml", d);
+  char *scene = cu_strf("%s/s.yaml", d);
   char deep[256] = "a: ";
   for (int i = 0; i < 100; i++) strcat(deep, "[");
   char *aliases = flow_list("b", "*a", VS_MAX_YAML_ALIASES + 1);
-  char *alias_text = strf("a: &a 1\n%s", aliases);
+  char *alias_text = cu_strf("a: &a 1\n%s", aliases);
   char *bodies = flow_list("bodies", "0", VS_MAX_BODIES + 1);
   char *colliders = flow_list("  colliders", "0", VS_MAX_COLLIDERS + 1);
-  char *collider_text = strf("world:\n%s", colliders);
-  char *explicit_text = strf("%sconstraints: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n", laughs);
+  char *collider_text = cu_strf("world:\n%s", colliders);
+  char *explicit_text = cu_strf("%sconstraints: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n", laughs);
   char *keys_text =
-      strf("%sconstraints:\n  - pin: {particle: 0, keys: [*f, *f, *f, *f, *f, *f]}\n", laughs);
-  char *bomb = strf("%sg: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n", laughs);
+      cu_strf("%sconstraints:\n  - pin: {particle: 0, keys: [*f, *f, *f, *f, *f, *f]}\n", laughs);
+  char *bomb = cu_strf("%sg: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n", laughs);
   static const char cloth[] = "bodies:\n  - cloth: {origin: [0,0,0], size: [1,1], ";
-  char *res = strf("%sresolution: [100000, 100000]}\n", cloth);
-  char *particles = strf("%sresolution: [16384, 16384]}\n", cloth);
-  char *total = strf(
+  char *res = cu_strf("%sresolution: [100000, 100000]}\n", cloth);
+  char *particles = cu_strf("%sresolution: [16384, 16384]}\n", cloth);
+  char *total = cu_strf(
       "%sresolution: [6000, 6000]}\n  - cloth: {origin: [0,0,0], size: [1,1], "
       "resolution: [6000, 6000]}\n",
       cloth);
@@ -528,41 +528,41 @@ START_TEST(hostile_scenes) {
       {"iterations", "solver: {iterations: 100001}\n", "expected an integer <= 100000"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    write_file(scene, cases[i].text);
+    cu_write(scene, cases[i].text);
     double t0 = now();
-    proc p = vsim(d, "run", "s.yaml", "-o", "out.h5", NULL);
+    cu_proc p = cu_vsim(d, "run", "s.yaml", "-o", "out.h5", NULL);
     double secs = now() - t0;
     ck_assert_msg(p.code == 2, "%s: exit %d, expected 2: %s", cases[i].limit, p.code, p.err);
     ck_assert_msg(strstr(p.err, cases[i].says) != NULL, "%s: '%s' not in: %s", cases[i].limit,
                   cases[i].says, p.err);
     ck_assert_msg(strncmp(p.err, "vsim: ", 6) == 0 && strstr(p.err, "s.yaml") != NULL,
                   "%s: message does not name the scene: %s", cases[i].limit, p.err);
-    proc_free(&p);
-    EXPECT_LISTING(d, "s.yaml");
+    cu_free(&p);
+    CU_EXPECT_LISTING(d, "s.yaml");
     /* a limit is arithmetic on what was read: no time to allocate anything */
     if (!slow()) ck_assert_msg(secs < 2.0, "%s: refused after %.3f s", cases[i].limit, secs);
   }
 
   /* file size: a sparse file over 64 MiB, refused before it is read */
   ck_assert_int_eq(truncate(scene, (off_t)VS_MAX_SCENE_BYTES + 1), 0);
-  proc p = vsim(d, "run", "s.yaml", "-o", "out.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "over the limit of 67108864 bytes");
-  proc_free(&p);
+  cu_proc p = cu_vsim(d, "run", "s.yaml", "-o", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "over the limit of 67108864 bytes");
+  cu_free(&p);
   /* the same through standard input, which has no size to look at first */
-  p = run_argv(d, scene, (const char *const[]){"run", "-", "-o", "out.h5", NULL});
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "larger than the limit of 67108864 bytes");
-  proc_free(&p);
+  p = cu_vsim_argv(d, scene, (const char *const[]){"run", "-", "-o", "out.h5", NULL});
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "larger than the limit of 67108864 bytes");
+  cu_free(&p);
   /* a --set key deeper than the nesting limit */
   char key[256] = "";
   for (int i = 0; i <= VS_MAX_YAML_DEPTH; i++) strcat(key, i ? ".a" : "a");
   strcat(key, "=1");
-  p = vsim(d, "run", "--set", key, "-o", "out.h5", NULL);
-  EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "nesting deeper than 64 levels");
-  proc_free(&p);
-  EXPECT_LISTING(d, "s.yaml");
+  p = cu_vsim(d, "run", "--set", key, "-o", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "nesting deeper than 64 levels");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "s.yaml");
 
   free(res);
   free(particles);

@@ -1,5 +1,5 @@
-/* compare.c: golden comparison of two result files (SPEC.md §5) and the
- * summary behind `vsim info` (vs_h5_describe).
+/* compare.c: golden comparison of two result files (SPEC.md §5); the
+ * summary behind `vsim info` is describe.c.
  *
  * Unlike h5diff, a dataset on one side only or of another shape is a
  * difference.  Values are streamed in blocks of about a million elements
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/text.h"
 #include "io/h5util.h"
 #include "vsim/compare.h"
 #include "vsim/vsim.h"
@@ -23,91 +24,6 @@
  * lines and timings and is deliberately left out. */
 static const char *const compared_roots[] = {"/connectivity", "/observables", "/particles",
                                              "/solver"};
-
-/* ---- a sorted list of dataset paths -------------------------------------- */
-
-typedef struct path_list {
-  char **v;
-  size_t n, cap;
-  int oom;
-} path_list;
-
-static void list_add(path_list *l, const char *prefix, const char *name) {
-  if (l->oom) return;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    char **v = vs_realloc(l->v, cap * sizeof *v);
-    if (!v) {
-      l->oom = 1;
-      return;
-    }
-    l->v = v;
-    l->cap = cap;
-  }
-  size_t len = strlen(prefix) + 1 + strlen(name) + 1;
-  char *p = vs_malloc(len);
-  if (!p) {
-    l->oom = 1;
-    return;
-  }
-  if (strcmp(prefix, "/") == 0)
-    snprintf(p, len, "/%s", name);
-  else
-    snprintf(p, len, "%s/%s", prefix, name);
-  l->v[l->n++] = p;
-}
-
-static void list_free(path_list *l) {
-  for (size_t i = 0; i < l->n; i++) vs_free(l->v[i]);
-  vs_free(l->v);
-  memset(l, 0, sizeof *l);
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-typedef struct visit_ctx {
-  path_list *list;
-  const char *prefix;
-} visit_ctx;
-
-/* Soft and external links are skipped: they are not data of this file. */
-static herr_t visit_cb(hid_t group, const char *name, const H5L_info_t *info, void *data) {
-  visit_ctx *c = data;
-  if (info->type != H5L_TYPE_HARD) return 0;
-  hid_t o = H5Oopen(group, name, H5P_DEFAULT);
-  if (o < 0) return 0;
-  if (H5Iget_type(o) == H5I_DATASET) list_add(c->list, c->prefix, name);
-  H5Oclose(o);
-  return c->list->oom ? -1 : 0;
-}
-
-/* Every dataset under `root` (an absolute group path), appended to l. */
-static int collect(hid_t file, const char *root, path_list *l) {
-  if (strcmp(root, "/") != 0 && !vs_h5_path_exists(file, root)) return 0;
-  hid_t g = H5Gopen2(file, root, H5P_DEFAULT);
-  if (g < 0) return 0; /* a dataset named like a root: nothing to walk */
-  visit_ctx c = {l, root};
-  herr_t rc = H5Lvisit(g, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &c);
-  H5Gclose(g);
-  return rc < 0 || l->oom ? -1 : 0;
-}
-
-/* ---- opening ------------------------------------------------------------- */
-
-static vs_status collect_all(hid_t f, const char *name, const char *const *roots, size_t n_roots,
-                             path_list *l, vs_error *err) {
-  for (size_t i = 0; i < n_roots; i++) {
-    if (collect(f, roots[i], l) < 0) {
-      if (l->oom) return vs_error_set(err, VS_ERR_NOMEM, name, 0, 0, "out of memory");
-      return vs_error_set(err, VS_ERR_IO, name, 0, 0, "cannot list the datasets under %s",
-                          roots[i]);
-    }
-  }
-  if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_str);
-  return VS_OK;
-}
 
 /* ---- diff records ---------------------------------------------------------- */
 
@@ -215,36 +131,6 @@ static int is_numeric(H5T_class_t c) { return c == H5T_INTEGER || c == H5T_FLOAT
 
 /* ---- one dataset pair ----------------------------------------------------- */
 
-typedef struct ds_info {
-  hid_t d, type, space;
-  int rank;
-  hsize_t dims[H5S_MAX_RANK];
-  H5T_class_t cls;
-  char shape[128], tname[32];
-} ds_info;
-
-static int ds_open(hid_t f, const char *path, ds_info *x) {
-  memset(x, 0, sizeof *x);
-  x->type = x->space = H5I_INVALID_HID;
-  x->d = H5Dopen2(f, path, H5P_DEFAULT);
-  if (x->d < 0) return -1;
-  x->type = H5Dget_type(x->d);
-  x->space = H5Dget_space(x->d);
-  if (x->type < 0 || x->space < 0) return -1;
-  x->rank = H5Sget_simple_extent_dims(x->space, x->dims, NULL);
-  if (x->rank < 0) return -1;
-  x->cls = H5Tget_class(x->type);
-  vs_h5_shape_text(x->space, x->shape, sizeof x->shape);
-  vs_h5_type_name(x->type, x->tname, sizeof x->tname);
-  return 0;
-}
-
-static void ds_close(ds_info *x) {
-  if (x->space > 0) H5Sclose(x->space);
-  if (x->type > 0) H5Tclose(x->type);
-  if (x->d > 0) H5Dclose(x->d);
-}
-
 /* A dataset of an H5MD time series group (value, step, time side by side). */
 static int in_time_series(hid_t f, const char *path) {
   const char *slash = strrchr(path, '/');
@@ -259,27 +145,10 @@ static int in_time_series(hid_t f, const char *path) {
   return has_step && H5Lexists(f, buf, H5P_DEFAULT) > 0;
 }
 
-/* Read the hyperslab (start, count) of both datasets as mtype. */
-static int read_slab(const ds_info *x, const hsize_t *start, const hsize_t *count, hid_t mtype,
-                     void *buf) {
-  hid_t fs = H5Scopy(x->space);
-  hid_t ms = H5Screate_simple(x->rank > 0 ? x->rank : 1, x->rank > 0 ? count : (hsize_t[]){1},
-                              NULL);
-  int rc = -1;
-  if (fs >= 0 && ms >= 0 &&
-      (x->rank == 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) &&
-      H5Dread(x->d, mtype, x->rank > 0 ? ms : H5S_ALL, x->rank > 0 ? fs : H5S_ALL, H5P_DEFAULT,
-              buf) >= 0)
-    rc = 0;
-  if (ms >= 0) H5Sclose(ms);
-  if (fs >= 0) H5Sclose(fs);
-  return rc;
-}
-
 /* Stream both datasets in flat-contiguous blocks and feed the accumulator.
  * Returns 0, or -1 naming the side that failed in *bad_side (0 = a, 1 = b,
  * 2 = memory). */
-static int stream_compare(const ds_info *a, const ds_info *b, hid_t mtype, size_t esize,
+static int stream_compare(const vs_h5_ds *a, const vs_h5_ds *b, hid_t mtype, size_t esize,
                           int numeric, cmp_acc *acc, int *bad_side) {
   int rank = a->rank;
   hsize_t total = 1, row = 1, inner = 1;
@@ -327,10 +196,10 @@ static int stream_compare(const ds_info *a, const ds_info *b, hid_t mtype, size_
         n = (size_t)(nr * row);
         base = (int64_t)(r0 * row);
       }
-      if (read_slab(a, start, count, mtype, ba) < 0) {
+      if (vs_h5_read_slab(a, start, count, mtype, ba) < 0) {
         *bad_side = 0;
         rc = -1;
-      } else if (read_slab(b, start, count, mtype, bb) < 0) {
+      } else if (vs_h5_read_slab(b, start, count, mtype, bb) < 0) {
         *bad_side = 1;
         rc = -1;
       } else if (numeric) {
@@ -347,7 +216,7 @@ done:
 }
 
 /* "[3, 2, 1]": the multi-index of a flat index. */
-static void index_text(const ds_info *x, int64_t flat, char *buf, size_t size) {
+static void index_text(const vs_h5_ds *x, int64_t flat, char *buf, size_t size) {
   hsize_t idx[H5S_MAX_RANK];
   uint64_t f = (uint64_t)flat;
   for (int i = x->rank - 1; i >= 0; i--) {
@@ -365,10 +234,10 @@ static void index_text(const ds_info *x, int64_t flat, char *buf, size_t size) {
 static vs_status compare_pair(hid_t fa, hid_t fb, const char *na, const char *nb,
                               const char *path, const vs_compare_opts *o, diff_list *out,
                               vs_error *err) {
-  ds_info a, b;
+  vs_h5_ds a, b;
   vs_status st = VS_OK;
   vs_compare_diff *d = NULL;
-  int oa = ds_open(fa, path, &a), ob = ds_open(fb, path, &b);
+  int oa = vs_h5_ds_open(fa, path, &a), ob = vs_h5_ds_open(fb, path, &b);
   if (oa < 0 || ob < 0) {
     st = vs_error_set(err, VS_ERR_IO, oa < 0 ? na : nb, 0, 0, "cannot read dataset %s", path);
     goto done;
@@ -432,8 +301,8 @@ static vs_status compare_pair(hid_t fa, hid_t fb, const char *na, const char *nb
 oom:
   st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
 done:
-  ds_close(&a);
-  ds_close(&b);
+  vs_h5_ds_close(&a);
+  vs_h5_ds_close(&b);
   return st;
 }
 
@@ -469,7 +338,7 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
                         (long long)o->ulps);
 
   hid_t fa = H5I_INVALID_HID, fb = H5I_INVALID_HID;
-  path_list la = {0}, lb = {0};
+  vs_h5_path_list la = {0}, lb = {0};
   diff_list diffs = {0};
   char **only = NULL;
   unsigned char *only_hit = NULL;
@@ -478,8 +347,8 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
   if (st == VS_OK) st = vs_h5_open_result(b, &fb, err);
   if (st != VS_OK) goto done;
   size_t n_roots = sizeof compared_roots / sizeof compared_roots[0];
-  if ((st = collect_all(fa, a, compared_roots, n_roots, &la, err)) != VS_OK ||
-      (st = collect_all(fb, b, compared_roots, n_roots, &lb, err)) != VS_OK)
+  if ((st = vs_h5_list_datasets(fa, a, compared_roots, n_roots, &la, err)) != VS_OK ||
+      (st = vs_h5_list_datasets(fb, b, compared_roots, n_roots, &lb, err)) != VS_OK)
     goto done;
   if (n_only > 0) {
     only = vs_calloc(n_only, sizeof *only);
@@ -553,8 +422,8 @@ done:
   for (size_t k = 0; only && k < n_only; k++) vs_free(only[k]);
   vs_free(only);
   vs_free(only_hit);
-  list_free(&la);
-  list_free(&lb);
+  vs_h5_list_free(&la);
+  vs_h5_list_free(&lb);
   if (fa >= 0) H5Fclose(fa);
   if (fb >= 0) H5Fclose(fb);
   return st;
@@ -566,228 +435,3 @@ void vs_compare_result_free(vs_compare_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* ---- describe ---------------------------------------------------------- */
-
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->oom = 1;
-      return;
-    }
-    if (b->p && b->n + (size_t)k < b->cap) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap <= b->n + (size_t)k) cap *= 2;
-    char *p = vs_realloc(b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-}
-
-/* A JSON string literal: quotes, backslashes and control characters escaped. */
-static void sb_json_str(sbuf *b, const char *s) {
-  if (!s) {
-    sb_printf(b, "null");
-    return;
-  }
-  sb_printf(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      sb_printf(b, "\\%c", *p);
-    else if (*p == '\n')
-      sb_printf(b, "\\n");
-    else if (*p == '\t')
-      sb_printf(b, "\\t");
-    else if (*p < 0x20 || *p == 0x7f)
-      sb_printf(b, "\\u%04x", *p);
-    else
-      sb_printf(b, "%c", *p);
-  }
-  sb_printf(b, "\"");
-}
-
-/* JSON has no NaN or infinity: those become null. */
-static void sb_json_num(sbuf *b, double v) {
-  if (isfinite(v))
-    sb_printf(b, "%.17g", v);
-  else
-    sb_printf(b, "null");
-}
-
-/* First and last element of a 1-D float dataset (time axis). */
-static int time_range(hid_t f, const char *path, double *t0, double *t1) {
-  if (!vs_h5_path_exists(f, path)) return -1;
-  ds_info x;
-  int rc = -1;
-  if (ds_open(f, path, &x) == 0 && x.rank == 1 && x.dims[0] > 0) {
-    hsize_t start = 0, count = 1;
-    if (read_slab(&x, &start, &count, H5T_NATIVE_DOUBLE, t0) == 0) {
-      start = x.dims[0] - 1;
-      if (read_slab(&x, &start, &count, H5T_NATIVE_DOUBLE, t1) == 0) rc = 0;
-    }
-  }
-  ds_close(&x);
-  return rc;
-}
-
-static int64_t dim0(hid_t f, const char *path) {
-  if (!vs_h5_path_exists(f, path)) return -1;
-  ds_info x;
-  int64_t n = -1;
-  if (ds_open(f, path, &x) == 0 && x.rank >= 1) n = (int64_t)x.dims[0];
-  ds_close(&x);
-  return n;
-}
-
-vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) {
-  if (!path || !out)
-    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_describe: missing argument");
-  *out = NULL;
-  hid_t f;
-  vs_status st = vs_h5_open_result(path, &f, err);
-  if (st != VS_OK) return st;
-  path_list l = {0};
-  const char *const root[] = {"/"};
-  if ((st = collect_all(f, path, root, 1, &l, err)) != VS_OK) {
-    list_free(&l); /* what was listed before the failure */
-    H5Fclose(f);
-    return st;
-  }
-  const char *pv = "/parameters/vsim";
-  int oom[4];
-  char *status = vs_h5_attr_string(f, pv, "status", &oom[0]);
-  char *version = vs_h5_attr_string(f, pv, "version", &oom[1]);
-  char *name = vs_h5_attr_string(f, pv, "name", &oom[2]);
-  char *command = vs_h5_attr_string(f, pv, "command", &oom[3]);
-  int64_t format = -1, frames = -1, colors = -1;
-  double wall = NAN, t0 = NAN, t1 = NAN;
-  int has_format = vs_h5_attr_int64(f, pv, "format_version", &format) == 0;
-  int has_frames = vs_h5_attr_int64(f, pv, "frames_recorded", &frames) == 0;
-  int has_colors = vs_h5_attr_int64(f, pv, "colors", &colors) == 0;
-  vs_h5_attr_double(f, pv, "wall_seconds", &wall);
-  int64_t particles = dim0(f, "/particles/all/mass");
-  int64_t constraints = dim0(f, "/solver/constraints");
-  /* penetration is always written; position may be switched off */
-  int has_time = time_range(f, "/particles/all/position/time", &t0, &t1) == 0 ||
-                 time_range(f, "/observables/penetration/max/time", &t0, &t1) == 0;
-  if (!has_frames) frames = dim0(f, "/observables/penetration/max/step");
-  int64_t ck_frame = -1;
-  int has_ck = vs_h5_path_exists(f, "/checkpoint") &&
-               vs_h5_attr_int64(f, "/checkpoint", "frame", &ck_frame) == 0;
-
-  sbuf b = {0};
-  /* a summary that says "(unknown)" for want of memory would be wrong */
-  b.oom = oom[0] || oom[1] || oom[2] || oom[3];
-  if (json) {
-    sb_printf(&b, "{\"file\": ");
-    sb_json_str(&b, path);
-    sb_printf(&b, ", \"status\": ");
-    sb_json_str(&b, status);
-    sb_printf(&b, ", \"vsim_version\": ");
-    sb_json_str(&b, version);
-    sb_printf(&b, ", \"format_version\": ");
-    if (has_format)
-      sb_printf(&b, "%lld", (long long)format);
-    else
-      sb_printf(&b, "null");
-    sb_printf(&b, ", \"scene\": ");
-    sb_json_str(&b, name);
-    sb_printf(&b, ", \"command\": ");
-    sb_json_str(&b, command);
-    sb_printf(&b, ", \"frames_recorded\": %lld, \"particles\": %lld, \"constraints\": %lld",
-              (long long)frames, (long long)particles, (long long)constraints);
-    sb_printf(&b, ", \"colors\": ");
-    if (has_colors)
-      sb_printf(&b, "%lld", (long long)colors);
-    else
-      sb_printf(&b, "null");
-    sb_printf(&b, ", \"time\": ");
-    if (has_time) {
-      sb_printf(&b, "[");
-      sb_json_num(&b, t0);
-      sb_printf(&b, ", ");
-      sb_json_num(&b, t1);
-      sb_printf(&b, "]");
-    } else {
-      sb_printf(&b, "null");
-    }
-    sb_printf(&b, ", \"wall_seconds\": ");
-    sb_json_num(&b, wall);
-    sb_printf(&b, ", \"checkpoint_frame\": ");
-    if (has_ck)
-      sb_printf(&b, "%lld", (long long)ck_frame);
-    else
-      sb_printf(&b, "null");
-    sb_printf(&b, ", \"datasets\": [");
-  } else {
-    sb_printf(&b, "file:            %s\n", path);
-    sb_printf(&b, "status:          %s\n", status ? status : "(unknown)");
-    sb_printf(&b, "vsim version:    %s", version ? version : "(unknown)");
-    if (has_format) sb_printf(&b, " (format %lld)", (long long)format);
-    sb_printf(&b, "\n");
-    if (name && name[0]) sb_printf(&b, "scene:           %s\n", name);
-    if (command && command[0]) sb_printf(&b, "command:         %s\n", command);
-    sb_printf(&b, "frames recorded: %lld\n", (long long)frames);
-    sb_printf(&b, "particles:       %lld\n", (long long)particles);
-    sb_printf(&b, "constraints:     %lld\n", (long long)constraints);
-    if (has_colors) sb_printf(&b, "colors:          %lld\n", (long long)colors);
-    if (has_time) sb_printf(&b, "time:            %.9g .. %.9g s\n", t0, t1);
-    if (isfinite(wall)) sb_printf(&b, "wall seconds:    %.3f\n", wall);
-    if (has_ck) sb_printf(&b, "checkpoint:      frame %lld\n", (long long)ck_frame);
-    sb_printf(&b, "datasets:\n");
-  }
-  size_t width = 0;
-  for (size_t i = 0; i < l.n; i++)
-    if (strlen(l.v[i]) > width) width = strlen(l.v[i]);
-  for (size_t i = 0; i < l.n; i++) {
-    ds_info x;
-    char shape[128] = "null", tname[32] = "unknown";
-    if (ds_open(f, l.v[i], &x) == 0) {
-      snprintf(shape, sizeof shape, "%s", x.shape);
-      snprintf(tname, sizeof tname, "%s", x.tname);
-    }
-    if (json) {
-      sb_printf(&b, "%s{\"path\": ", i ? ", " : "");
-      sb_json_str(&b, l.v[i]);
-      sb_printf(&b, ", \"shape\": %s, \"type\": ", shape);
-      sb_json_str(&b, tname);
-      sb_printf(&b, "}");
-    } else {
-      sb_printf(&b, "  %-*s  %s %s\n", (int)width, l.v[i], shape, tname);
-    }
-    ds_close(&x);
-  }
-  if (json) sb_printf(&b, "]}\n");
-
-  vs_free(status);
-  vs_free(version);
-  vs_free(name);
-  vs_free(command);
-  list_free(&l);
-  H5Fclose(f);
-  if (b.oom || !b.p) {
-    vs_free(b.p);
-    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  }
-  *out = b.p;
-  return VS_OK;
-}

@@ -223,3 +223,123 @@ vs_status vs_h5_open_result(const char *path, hid_t *out, vs_error *err) {
   *out = f;
   return VS_OK;
 }
+
+/* ---- a sorted list of dataset paths -------------------------------------- */
+
+
+static void list_add(vs_h5_path_list *l, const char *prefix, const char *name) {
+  if (l->oom) return;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    char **v = vs_realloc(l->v, cap * sizeof *v);
+    if (!v) {
+      l->oom = 1;
+      return;
+    }
+    l->v = v;
+    l->cap = cap;
+  }
+  size_t len = strlen(prefix) + 1 + strlen(name) + 1;
+  char *p = vs_malloc(len);
+  if (!p) {
+    l->oom = 1;
+    return;
+  }
+  if (strcmp(prefix, "/") == 0)
+    snprintf(p, len, "/%s", name);
+  else
+    snprintf(p, len, "%s/%s", prefix, name);
+  l->v[l->n++] = p;
+}
+
+void vs_h5_list_free(vs_h5_path_list *l) {
+  for (size_t i = 0; i < l->n; i++) vs_free(l->v[i]);
+  vs_free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct visit_ctx {
+  vs_h5_path_list *list;
+  const char *prefix;
+} visit_ctx;
+
+/* Soft and external links are skipped: they are not data of this file. */
+static herr_t visit_cb(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+  visit_ctx *c = data;
+  if (info->type != H5L_TYPE_HARD) return 0;
+  hid_t o = H5Oopen(group, name, H5P_DEFAULT);
+  if (o < 0) return 0;
+  if (H5Iget_type(o) == H5I_DATASET) list_add(c->list, c->prefix, name);
+  H5Oclose(o);
+  return c->list->oom ? -1 : 0;
+}
+
+/* Every dataset under `root` (an absolute group path), appended to l. */
+static int collect(hid_t file, const char *root, vs_h5_path_list *l) {
+  if (strcmp(root, "/") != 0 && !vs_h5_path_exists(file, root)) return 0;
+  hid_t g = H5Gopen2(file, root, H5P_DEFAULT);
+  if (g < 0) return 0; /* a dataset named like a root: nothing to walk */
+  visit_ctx c = {l, root};
+  herr_t rc = H5Lvisit(g, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &c);
+  H5Gclose(g);
+  return rc < 0 || l->oom ? -1 : 0;
+}
+
+
+vs_status vs_h5_list_datasets(hid_t f, const char *name, const char *const *roots, size_t n_roots,
+                             vs_h5_path_list *l, vs_error *err) {
+  for (size_t i = 0; i < n_roots; i++) {
+    if (collect(f, roots[i], l) < 0) {
+      if (l->oom) return vs_error_set(err, VS_ERR_NOMEM, name, 0, 0, "out of memory");
+      return vs_error_set(err, VS_ERR_IO, name, 0, 0, "cannot list the datasets under %s",
+                          roots[i]);
+    }
+  }
+  if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_str);
+  return VS_OK;
+}
+
+/* ---- one dataset ---------------------------------------------------------- */
+
+int vs_h5_ds_open(hid_t f, const char *path, vs_h5_ds *x) {
+  memset(x, 0, sizeof *x);
+  x->type = x->space = H5I_INVALID_HID;
+  x->d = H5Dopen2(f, path, H5P_DEFAULT);
+  if (x->d < 0) return -1;
+  x->type = H5Dget_type(x->d);
+  x->space = H5Dget_space(x->d);
+  if (x->type < 0 || x->space < 0) return -1;
+  x->rank = H5Sget_simple_extent_dims(x->space, x->dims, NULL);
+  if (x->rank < 0) return -1;
+  x->cls = H5Tget_class(x->type);
+  vs_h5_shape_text(x->space, x->shape, sizeof x->shape);
+  vs_h5_type_name(x->type, x->tname, sizeof x->tname);
+  return 0;
+}
+
+void vs_h5_ds_close(vs_h5_ds *x) {
+  if (x->space > 0) H5Sclose(x->space);
+  if (x->type > 0) H5Tclose(x->type);
+  if (x->d > 0) H5Dclose(x->d);
+}
+
+/* Read the hyperslab (start, count) of both datasets as mtype. */
+int vs_h5_read_slab(const vs_h5_ds *x, const hsize_t *start, const hsize_t *count, hid_t mtype,
+                     void *buf) {
+  hid_t fs = H5Scopy(x->space);
+  hid_t ms = H5Screate_simple(x->rank > 0 ? x->rank : 1, x->rank > 0 ? count : (hsize_t[]){1},
+                              NULL);
+  int rc = -1;
+  if (fs >= 0 && ms >= 0 &&
+      (x->rank == 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) &&
+      H5Dread(x->d, mtype, x->rank > 0 ? ms : H5S_ALL, x->rank > 0 ? fs : H5S_ALL, H5P_DEFAULT,
+              buf) >= 0)
+    rc = 0;
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  return rc;
+}

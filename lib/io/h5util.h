@@ -1,5 +1,6 @@
-/* h5util.h: private HDF5 helpers shared by the writer (h5out.c) and the
- * reader side (compare.c).  Not part of the public API. */
+/* h5util.h: private HDF5 helpers shared by the writer (h5write.c,
+ * h5objects.c, h5resume.c) and the reader side (compare.c).
+ * Not part of the public API. */
 #ifndef VSIM_H5UTIL_H
 #define VSIM_H5UTIL_H
 
@@ -50,5 +51,32 @@ const char *vs_h5_type_name(hid_t type, char *buf, size_t size);
 
 /* "[5, 32, 3]" for a dataspace (scalar: "[]"). */
 const char *vs_h5_shape_text(hid_t space, char *buf, size_t size);
+
+/* The paths of the datasets under each of roots (soft and external links
+ * skipped), sorted; on failure the error names `name` (the file).  Free
+ * the list with vs_h5_list_free, also after a failure. */
+typedef struct vs_h5_path_list {
+  char **v;
+  size_t n, cap;
+  int oom;
+} vs_h5_path_list;
+vs_status vs_h5_list_datasets(hid_t f, const char *name, const char *const *roots,
+                              size_t n_roots, vs_h5_path_list *l, vs_error *err);
+void vs_h5_list_free(vs_h5_path_list *l);
+
+/* An open dataset with its type, space, shape and type name. */
+typedef struct vs_h5_ds {
+  hid_t d, type, space;
+  int rank;
+  hsize_t dims[H5S_MAX_RANK];
+  H5T_class_t cls;
+  char shape[128], tname[32];
+} vs_h5_ds;
+/* 0, or -1 (close it all the same). */
+int vs_h5_ds_open(hid_t f, const char *path, vs_h5_ds *x);
+void vs_h5_ds_close(vs_h5_ds *x);
+/* Read the hyperslab (start, count) of x as mtype into buf; 0 or -1. */
+int vs_h5_read_slab(const vs_h5_ds *x, const hsize_t *start, const hsize_t *count, hid_t mtype,
+                    void *buf);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "util/alloc.h"
+#include "util/file.h"
 #include "scene/scene_internal.h"
 
 static vs_status fail_top(vctx *c, const sn_node *root) {
@@ -83,58 +84,10 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n
   if (out) *out = NULL;
   if (!path || !out)
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_scene_load_file: bad arguments");
-  struct stat sb;
-  if (stat(path, &sb) != 0)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read scene file '%s': %s", path,
-                        strerror(errno));
-  if (S_ISDIR(sb.st_mode))
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0,
-                        "cannot read scene file '%s': it is a directory", path);
-  if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > VS_MAX_SCENE_BYTES)
-    return vs_error_set(err, VS_ERR_LIMIT, path, 0, 0,
-                        "scene file '%s' is %jd bytes, over the limit of %u bytes", path,
-                        (intmax_t)sb.st_size, VS_MAX_SCENE_BYTES);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read scene file '%s': %s", path,
-                        strerror(errno));
-  /* Read at most one byte past the limit, so that a pipe or a file that grew
-   * since stat() is still caught. */
-  size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536, n = 0;
-  char *buf = vs_malloc(cap + 1);
-  if (!buf) {
-    fclose(f);
-    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory reading '%s'", path);
-  }
-  for (;;) {
-    if (n == cap) {
-      if (cap > VS_MAX_SCENE_BYTES) break;
-      size_t nc = cap * 2;
-      char *nb = vs_realloc(buf, nc + 1);
-      if (!nb) {
-        vs_free(buf);
-        fclose(f);
-        return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory reading '%s'", path);
-      }
-      buf = nb;
-      cap = nc;
-    }
-    size_t got_n = fread(buf + n, 1, cap - n, f);
-    n += got_n;
-    if (got_n == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    vs_free(buf);
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read scene file '%s'", path);
-  }
-  if (n > VS_MAX_SCENE_BYTES) {
-    vs_free(buf);
-    return vs_error_set(err, VS_ERR_LIMIT, path, 0, 0,
-                        "scene file '%s' is over the limit of %u bytes", path, VS_MAX_SCENE_BYTES);
-  }
-  buf[n] = '\0';
+  char *buf;
+  size_t n;
+  vs_status rd = vs_read_file(path, "scene file", VS_MAX_SCENE_BYTES, &buf, &n, err);
+  if (rd != VS_OK) return rd;
   vs_status st = vs_scene_load_string(buf, n, path, sets, n_sets, out, err);
   vs_free(buf);
   return st;

@@ -15,29 +15,30 @@
 #include "scene/scene_internal.h"
 
 void sk_put(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->oom = 1;
-      return;
-    }
-    if ((size_t)k < b->cap - b->n) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t cap = b->cap * 2 + (size_t)k + 1;
-    char *np = vs_realloc(b->p, cap);
-    if (!np) {
-      b->oom = 1;
-      return;
-    }
-    b->p = np;
-    b->cap = cap;
+  if (b->bad) return;
+  char small[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (k < 0) {
+    b->bad = VS_SBUF_NOMEM;
+    return;
   }
+  if ((size_t)k < sizeof small) {
+    vs_sbuf_add(b, small, (size_t)k);
+    return;
+  }
+  char *big = vs_malloc((size_t)k + 1);
+  if (!big) {
+    b->bad = VS_SBUF_NOMEM;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  vs_sbuf_add(b, big, (size_t)k);
+  vs_free(big);
 }
 
 void sk_put_num(sbuf *b, double v) {
@@ -117,15 +118,11 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
   if (out) *out = NULL;
   if (!s || !out)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_scene_to_yaml: bad arguments");
-  sbuf b = {NULL, 0, 0, 0};
-  b.cap = 4096;
-  b.p = vs_malloc(b.cap);
-  if (!b.p) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
-  b.p[0] = '\0';
+  sbuf b = {0};
   sk_put(&b, "# vsim scene, resolved: every default filled in and every --set applied\n");
   sk_emit_scene(&b, s);
-  if (b.oom) {
-    vs_free(b.p);
+  if (b.bad || !b.p) {
+    vs_sbuf_free(&b);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
   }
   *out = b.p;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "vsim/error.h"
+#include "util/text.h"
 #include "vsim/scene.h"
 
 enum { SN_SCALAR = 0, SN_SEQ = 1, SN_MAP = 2 };
@@ -85,9 +86,6 @@ vs_status vs_sn_parse_budget(const vs_sn_src *src, const char *text, size_t len,
  * counts against the scene's budget. */
 vs_status vs_sn_apply_set(const vs_sn_src *src, sn_node **root, size_t k, vs_sn_budget *budget,
                           vs_error *err);
-
-/* Damerau-Levenshtein (optimal string alignment) distance, capped at 3. */
-int vs_sn_edit_distance(const char *a, const char *b);
 
 /* ---- one value: scene_value.c ------------------------------------------ */
 
@@ -171,11 +169,8 @@ vs_status sk_kind_item(vctx *c, const sn_node *item, const char *what, const cha
 
 /* ---- YAML output: scene_emit.c ------------------------------------------ */
 
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  int oom;
-} sbuf;
+/* The emitter writes into the one growable text buffer (util/text.h). */
+typedef vs_sbuf sbuf;
 void sk_put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sk_put_num(sbuf *b, double v); /* shortest text that reads back to the same bits */
 void sk_put_vec(sbuf *b, const double *v, size_t n);

@@ -117,7 +117,7 @@ const char *sk_suggest(const char *word, const char *const *names) {
   const char *best = NULL;
   int bd = 3;
   for (size_t i = 0; names[i]; i++) {
-    int d = vs_sn_edit_distance(word, names[i]);
+    int d = vs_edit_distance(word, names[i], 3);
     if (d < bd) {
       bd = d;
       best = names[i];

@@ -123,27 +123,6 @@ vs_status vs_sn_fail(const vs_sn_src *src, vs_error *err, vs_status code, int or
   return vs_error_set(err, code, src && src->file ? src->file : "", line, col, "%s", msg);
 }
 
-int vs_sn_edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 64 || lb > 64) return 3;
-  if (la > lb ? la - lb > 2 : lb - la > 2) return 3;
-  int d[65][65];
-  for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
-  for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
-  for (size_t i = 1; i <= la; i++) {
-    for (size_t j = 1; j <= lb; j++) {
-      int cost = a[i - 1] != b[j - 1];
-      int v = d[i - 1][j] + 1;
-      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
-      if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-        v = d[i - 2][j - 2] + 1;
-      d[i][j] = v;
-    }
-  }
-  return d[la][lb] > 3 ? 3 : d[la][lb];
-}
-
 typedef struct anchor {
   char *name;
   sn_node *node;

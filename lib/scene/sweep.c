@@ -6,50 +6,16 @@
  * one line of flow YAML: that text is what `--set KEY=VALUE` reads, so a
  * point run by the sweep and the same `vsim run --set ...` load the very same
  * scene tree. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "util/alloc.h"
+#include "util/file.h"
+#include "util/text.h"
 #include "scene/scene_internal.h"
 #include "vsim/sweep.h"
-
-/* ---- a growing text buffer ---------------------------------------------- */
-
-typedef struct tbuf {
-  char *p;
-  size_t n, cap;
-  int bad; /* out of memory, or over VS_MAX_SWEEP_VALUE */
-} tbuf;
-
-static void tb_add(tbuf *b, const char *s, size_t len) {
-  if (b->bad) return;
-  if (b->n + len >= VS_MAX_SWEEP_VALUE) {
-    b->bad = 2;
-    return;
-  }
-  if (b->n + len + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->n + len + 1) cap *= 2;
-    char *p = vs_realloc(b->p, cap);
-    if (!p) {
-      b->bad = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, len);
-  b->n += len;
-  b->p[b->n] = '\0';
-}
-
-static void tb_str(tbuf *b, const char *s) {
-  tb_add(b, s, strlen(s));
-}
 
 /* ---- values back to flow YAML ------------------------------------------- */
 
@@ -69,47 +35,47 @@ static int flow_safe_plain(const sn_node *n) {
 }
 
 /* A double-quoted scalar: always read back as the same string. */
-static void emit_quoted(tbuf *b, const sn_node *n) {
-  tb_str(b, "\"");
+static void emit_quoted(vs_sbuf *b, const sn_node *n) {
+  vs_sbuf_puts(b, "\"");
   for (size_t i = 0; i < n->len; i++) {
     unsigned char c = (unsigned char)n->text[i];
     char esc[8];
     if (c == '"' || c == '\\') {
       esc[0] = '\\';
       esc[1] = (char)c;
-      tb_add(b, esc, 2);
+      vs_sbuf_add(b, esc, 2);
     } else if (c == '\n') {
-      tb_str(b, "\\n");
+      vs_sbuf_puts(b, "\\n");
     } else if (c == '\t') {
-      tb_str(b, "\\t");
+      vs_sbuf_puts(b, "\\t");
     } else if (c < 0x20 || c == 0x7f) {
       snprintf(esc, sizeof esc, "\\x%02x", c);
-      tb_str(b, esc);
+      vs_sbuf_puts(b, esc);
     } else {
-      tb_add(b, (const char *)&c, 1);
+      vs_sbuf_add(b, (const char *)&c, 1);
     }
   }
-  tb_str(b, "\"");
+  vs_sbuf_puts(b, "\"");
 }
 
-static void emit_flow(tbuf *b, const sn_node *n) {
+static void emit_flow(vs_sbuf *b, const sn_node *n) {
   if (n->kind == SN_SCALAR) {
     if (vs_sn_is_null(n))
-      tb_str(b, "~");
+      vs_sbuf_puts(b, "~");
     else if (!n->quoted && flow_safe_plain(n))
-      tb_add(b, n->text, n->len);
+      vs_sbuf_add(b, n->text, n->len);
     else
       emit_quoted(b, n);
     return;
   }
   int map = n->kind == SN_MAP;
-  tb_str(b, map ? "{" : "[");
+  vs_sbuf_puts(b, map ? "{" : "[");
   for (size_t i = 0; i < n->n; i++) {
     /* no spaces in sequences: "[0,-1.62,0]" is one shell word */
-    if (i) tb_str(b, map && i % 2 == 1 ? ": " : map ? ", " : ",");
+    if (i) vs_sbuf_puts(b, map && i % 2 == 1 ? ": " : map ? ", " : ",");
     emit_flow(b, n->kids[i]);
   }
-  tb_str(b, map ? "}" : "]");
+  vs_sbuf_puts(b, map ? "}" : "]");
 }
 
 /* ---- loading -------------------------------------------------------------- */
@@ -191,9 +157,9 @@ static vs_status load_mode(lctx *c, const sn_node *v, vs_sweep *s) {
   } else {
     const char *near = NULL;
     if (v && v->kind == SN_SCALAR) {
-      if (vs_sn_edit_distance(v->text, "grid") <= 2)
+      if (vs_edit_distance(v->text, "grid", 2) <= 2)
         near = "grid";
-      else if (vs_sn_edit_distance(v->text, "zip") <= 1)
+      else if (vs_edit_distance(v->text, "zip", 2) <= 1)
         near = "zip";
     }
     if (near)
@@ -240,9 +206,10 @@ static vs_status load_param(lctx *c, const sn_node *k, const sn_node *v, vs_swee
   p->n_values = v->n;
   for (size_t i = 0; i < v->n; i++) {
     const sn_node *item = v->kids[i];
-    tbuf b = {0};
+    vs_sbuf b = {0};
+    b.limit = VS_MAX_SWEEP_VALUE;
     emit_flow(&b, item);
-    if (b.bad == 2) {
+    if (b.bad == VS_SBUF_LIMIT) {
       vs_free(b.p);
       return fail(c, VS_ERR_LIMIT, item, "%s: a value longer than %d bytes as YAML", k->text,
                   VS_MAX_SWEEP_VALUE);
@@ -345,7 +312,7 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
     if (!slot) {
       const char *near = NULL;
       for (size_t j = 0; top_keys[j] && !near; j++)
-        if (vs_sn_edit_distance(k->text, top_keys[j]) <= 2 && k->len > 2) near = top_keys[j];
+        if (vs_edit_distance(k->text, top_keys[j], 2) <= 2 && k->len > 2) near = top_keys[j];
       if (near)
         return fail(c, VS_ERR_SCENE, k, "unknown key '%s', did you mean '%s'?", k->text, near);
       return fail(c, VS_ERR_SCENE, k,
@@ -403,47 +370,10 @@ vs_status vs_sweep_load_file(const char *path, vs_sweep **out, vs_error *err) {
   if (out) *out = NULL;
   if (!path || !out)
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_sweep_load_file: bad arguments");
-  struct stat sb;
-  if (stat(path, &sb) != 0)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read sweep file '%s': %s", path,
-                        strerror(errno));
-  if (S_ISDIR(sb.st_mode))
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0,
-                        "cannot read sweep file '%s': it is a directory", path);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read sweep file '%s': %s", path,
-                        strerror(errno));
-  /* One byte past the limit tells a too-large file (or pipe) apart. */
-  size_t cap = 4096, n = 0;
-  char *buf = vs_malloc(cap);
-  int bad = 0;
-  while (buf) {
-    if (n + 1 == cap) {
-      if (cap > VS_MAX_SCENE_BYTES) break;
-      char *nb = vs_realloc(buf, cap * 2);
-      if (!nb) {
-        vs_free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got_n = fread(buf + n, 1, cap - 1 - n, f);
-    n += got_n;
-    if (got_n == 0) break;
-  }
-  bad = ferror(f);
-  fclose(f);
-  if (!buf) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory reading '%s'", path);
-  if (bad || n > VS_MAX_SCENE_BYTES) {
-    vs_free(buf);
-    if (bad) return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read sweep file '%s'", path);
-    return vs_error_set(err, VS_ERR_LIMIT, path, 0, 0,
-                        "sweep file '%s' is over the limit of %u bytes", path, VS_MAX_SCENE_BYTES);
-  }
-  buf[n] = '\0';
+  char *buf;
+  size_t n;
+  vs_status rd = vs_read_file(path, "sweep file", VS_MAX_SCENE_BYTES, &buf, &n, err);
+  if (rd != VS_OK) return rd;
   vs_status st = vs_sweep_load_string(buf, n, path, out, err);
   vs_free(buf);
   return st;

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <yaml.h>
 
 #include "vsim/error.h"
 #include "vsim/vsim.h"
@@ -26,6 +27,8 @@ const char *vs_strerror(vs_status code) {
 }
 
 const char *vs_version(void) { return VSIM_VERSION; }
+
+const char *vs_yaml_library_version(void) { return yaml_get_version_string(); }
 
 void vs_error_clear(vs_error *err) {
   if (!err) return;

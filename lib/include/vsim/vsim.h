@@ -13,6 +13,7 @@
 #include "vsim/state.h"
 #include "vsim/step.h"
 #include "vsim/sweep.h"
+#include "vsim/text.h"
 
 #define VSIM_VERSION "0.1.0"
 #define VSIM_FORMAT_VERSION 1
@@ -23,6 +24,9 @@ extern "C" {
 
 /* "0.1.0" */
 const char *vs_version(void);
+
+/* The version of libyaml the library was built with ("0.2.5"). */
+const char *vs_yaml_library_version(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,105 @@
+/* sweep.h: what the parts of `vsim sweep` share (cmd/sweep*.c):
+ *   sweep.c        arguments, planning (point 0 valid, outputs free) and the
+ *                  command itself
+ *   sweep_world.c  the ranks: one process, or an MPI world
+ *   sweep_local.c  running points as child processes, signals, the outcome
+ *                  of one point
+ *   sweep_paths.c  the names of the point files, summary.csv, DIR
+ *   sweep_csv.c    summary.csv and point-NNNN.csv, --collect */
+#ifndef VSIM_CMD_SWEEP_H
+#define VSIM_CMD_SWEEP_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli.h"
+
+/* DIR is at most MAX_DIR bytes (checked when parsing -o), so that every
+ * name made from it fits in PATH_MAX. */
+#define MAX_DIR (PATH_MAX - 64)
+
+typedef struct sweep_args {
+  const char *file;
+  const char *dir; /* NULL = default */
+  int64_t jobs;
+  int force;
+  int list;
+  int64_t point; /* -1 = all */
+  int collect;
+  int64_t threads;
+  int quiet;
+} sweep_args;
+
+/* ---- the outcome of one point ---- */
+
+/* Fixed size and plain data: MPI ranks send it to rank 0 as bytes. */
+typedef struct point_result {
+  int32_t ran;        /* 0: never started (the sweep was interrupted first) */
+  int32_t exit_code;  /* of `vsim run`; 128 + signal when it was killed */
+  int32_t has_file;   /* DIR/point-NNNN.h5 was written by this run */
+  char status[16];    /* complete | failed | interrupted | skipped */
+  double final_error; /* max |C| at the last frame; NaN when unknown */
+  double wall;        /* s, as the run reports it (else as measured here) */
+} point_result;
+
+/* ---- the ranks (sweep_world.c) ---- */
+
+typedef struct world {
+  int rank, size;
+  int mpi; /* MPI_Init was called */
+} world;
+
+void world_init(world *w);
+/* Every rank returns rank 0's code, so that all of them exit alike. */
+int world_agree(const world *w, int code);
+/* Rank 0 gathers every other rank's results (point k ran on rank k % size);
+ * returns whether any rank was interrupted or failed to run its points
+ * (`failed`), else `interrupted` unchanged.  Without MPI: `interrupted`. */
+int world_gather(const world *w, point_result *results, size_t n_points, int failed,
+                 int interrupted);
+void world_end(world *w);
+
+/* ---- running points (sweep_local.c) ---- */
+
+
+void result_skipped(point_result *r);
+
+/* the sweep as a whole */
+typedef struct sweep_run {
+  const sweep_args *a;
+  const vs_sweep *s;
+  const char *dir;
+  char self[PATH_MAX]; /* this program, to run `vsim run` */
+  size_t done, failed; /* points finished here so far, and how many not complete */
+} sweep_run;
+
+/* Signals seen while points run: how many, and the last one. */
+extern volatile sig_atomic_t g_signals, g_last_signal;
+void install_signals(struct sigaction *old_int, struct sigaction *old_term);
+void restore_signals(const struct sigaction *old_int, const struct sigaction *old_term);
+/* Run points[0..n) with at most `jobs` children at a time; results[k] for each. */
+int run_points(sweep_run *r, const size_t *points, size_t n, size_t jobs, point_result *results);
+
+/* ---- paths (sweep_paths.c) ---- */
+
+void point_path(char *buf, size_t size, const char *dir, size_t k, const char *ext);
+void summary_path(char *buf, size_t size, const char *dir);
+int exists(const char *path);
+int make_dirs(const char *dir);
+void default_dir(const char *file, char *buf, size_t size);
+void remove_temp_files(const char *dir, size_t k, pid_t pid);
+
+/* ---- planning (sweep.c) ---- */
+
+void point_label(const vs_sweep *s, size_t k, char *buf, size_t size);
+
+/* ---- CSV (sweep_csv.c) ---- */
+
+int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t n,
+              const point_result *results);
+int collect(sweep_run *r, point_result *results);
+
+#endif

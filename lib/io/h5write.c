@@ -1,0 +1,609 @@
+/* h5write.c: the result file writer (SPEC.md §4, H5MD 1.1 layout).
+ *
+ * The file is created under a temporary name beside the output and renamed
+ * into place by vs_h5_finish once it is complete and closed, so a reader
+ * never sees a half-written result under the real name.
+ *
+ * Every time series (a group with value/step/time) keeps its datasets open
+ * and buffers recorded frames in memory, one chunk's worth at a time; a full
+ * buffer is appended with one H5Dset_extent + hyperslab write.  Writing
+ * whole chunks means each chunk is compressed once, and the ~50 small
+ * observable datasets cost a memcpy per frame instead of an HDF5 call.
+ * All buffers are allocated at open: recording a frame never allocates.
+ *
+ * Object time stamps are off on every group and dataset (and HDF5 stores no
+ * file name), so identical runs give identical datasets. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/h5write.h"
+
+/* ---- the static part of the file ---------------------------------------- */
+
+static int write_h5md(vs_h5_writer *w, const char *author_name) {
+  int rc = -1;
+  hid_t h5md = h5w_make_group(w, w->file, "h5md");
+  if (h5md < 0) return -1;
+  int32_t version[2] = {1, 1};
+  hsize_t two = 2;
+  hid_t space = H5Screate_simple(1, &two, NULL);
+  hid_t author = H5I_INVALID_HID, creator = H5I_INVALID_HID;
+  if (space < 0 ||
+      h5w_set_attr(w, h5md, "version", H5T_STD_I32LE, H5T_NATIVE_INT32, space, version) < 0)
+    goto done;
+  /* The author is the scene's output.author rather than $USER: files from
+   * identical runs should not depend on who ran them. */
+  author = h5w_make_group(w, h5md, "author");
+  if (author < 0 || h5w_attr_str(w, author, "name", author_name) < 0) goto done;
+  creator = h5w_make_group(w, h5md, "creator");
+  if (creator < 0 || h5w_attr_str(w, creator, "name", "vsim") < 0 ||
+      h5w_attr_str(w, creator, "version", VSIM_VERSION) < 0)
+    goto done;
+  rc = 0;
+done:
+  if (creator >= 0) H5Gclose(creator);
+  if (author >= 0) H5Gclose(author);
+  if (space >= 0) H5Sclose(space);
+  H5Gclose(h5md);
+  return rc;
+}
+
+/* /particles/all: the box, the particle series of H5W_SERIES, mass, body. */
+static int write_particles(vs_h5_writer *w, const vs_model *m) {
+  int rc = -1;
+  hid_t parts = h5w_make_group(w, w->file, "particles");
+  hid_t all = parts >= 0 ? h5w_make_group(w, parts, "all") : H5I_INVALID_HID;
+  hid_t box = all >= 0 ? h5w_make_group(w, all, "box") : H5I_INVALID_HID;
+  if (box < 0 || h5w_attr_i32(w, box, "dimension", 3) < 0 || h5w_attr_boundary(w, box) < 0) goto done;
+  if (h5w_create_series(w, m, "/particles/") < 0) goto done;
+  hsize_t n = (hsize_t)m->n_particles;
+  if (h5w_make_fixed(w, all, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->mass, NULL) < 0 ||
+      h5w_make_fixed(w, all, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->body, NULL) < 0)
+    goto done;
+  rc = 0;
+done:
+  if (box >= 0) H5Gclose(box);
+  if (all >= 0) H5Gclose(all);
+  if (parts >= 0) H5Gclose(parts);
+  return rc;
+}
+
+/* /observables: the observable series of H5W_SERIES. */
+static int write_observables(vs_h5_writer *w, const vs_model *m) {
+  hid_t obs = h5w_make_group(w, w->file, "observables");
+  if (obs < 0) return -1;
+  H5Gclose(obs);
+  return h5w_create_series(w, m, "/observables/");
+}
+
+static int write_topology(vs_h5_writer *w, const vs_model *m) {
+  int rc = -1;
+  int32_t *tmp = NULL;
+  hid_t color = H5I_INVALID_HID;
+  hid_t conn = h5w_make_group(w, w->file, "connectivity");
+  hid_t solver = conn >= 0 ? h5w_make_group(w, w->file, "solver") : H5I_INVALID_HID;
+  if (solver < 0) goto done;
+  if (m->n_dist > 0) {
+    hsize_t d[2] = {(hsize_t)m->n_dist, 2};
+    if (h5w_make_fixed(w, conn, "distance", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, d, m->dist_ab,
+                   NULL) < 0)
+      goto done;
+  }
+  size_t nc = (size_t)(m->n_constraints > 0 ? m->n_constraints : 0);
+  size_t na = (size_t)(m->n_angle > 0 ? m->n_angle : 0);
+  size_t ntmp = 3 * (nc > na ? nc : na);
+  tmp = vs_malloc(ntmp * sizeof *tmp + 1);
+  if (!tmp) {
+    snprintf(w->msg, sizeof w->msg, "out of memory for the topology");
+    w->nomem = 1;
+    goto done;
+  }
+  if (na > 0) {
+    /* the a-c link of each angle limit: what actually acts (law of cosines) */
+    for (size_t i = 0; i < na; i++) {
+      tmp[2 * i] = m->angle_abc[3 * i];
+      tmp[2 * i + 1] = m->angle_abc[3 * i + 2];
+    }
+    hsize_t d[2] = {na, 2};
+    if (h5w_make_fixed(w, conn, "angle", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, d, tmp, NULL) < 0)
+      goto done;
+  }
+  if (m->n_triangles > 0) {
+    hsize_t d[2] = {(hsize_t)m->n_triangles, 3};
+    if (h5w_make_fixed(w, conn, "triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, d, m->triangles,
+                   NULL) < 0)
+      goto done;
+  }
+  for (size_t i = 0; i < nc; i++) vs_model_constraint_particles(m, (int32_t)i, tmp + 3 * i);
+  hsize_t dc[2] = {nc, 3};
+  if (h5w_make_fixed(w, solver, "constraints", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dc, tmp, NULL) < 0)
+    goto done;
+  if (m->color) {
+    hsize_t d1 = nc;
+    if (h5w_make_fixed(w, solver, "color", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, m->color,
+                   &color) < 0 ||
+        h5w_attr_i32(w, color, "count", m->n_colors) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  if (color >= 0) H5Dclose(color);
+  if (solver >= 0) H5Gclose(solver);
+  if (conn >= 0) H5Gclose(conn);
+  vs_free(tmp);
+  return rc;
+}
+
+static int write_parameters(vs_h5_writer *w, const vs_scene *scene, const vs_model *m,
+                            const vs_h5_run_info *info) {
+  hid_t params = h5w_make_group(w, w->file, "parameters");
+  if (params < 0) return -1;
+  w->params = h5w_make_group(w, params, "vsim");
+  H5Gclose(params);
+  if (w->params < 0) return -1;
+  hid_t p = w->params;
+  /* status says "running" until vs_h5_finish replaces it; only the
+   * temporary file can ever show it. */
+  if (h5w_attr_str(w, p, "scene", scene && scene->text ? scene->text : "") < 0 ||
+      h5w_attr_str(w, p, "name", scene ? scene->name : "") < 0 ||
+      h5w_attr_str(w, p, "resolved", info ? info->resolved_yaml : "") < 0 ||
+      h5w_attr_str(w, p, "command", info ? info->command : "") < 0 ||
+      h5w_attr_str(w, p, "version", VSIM_VERSION) < 0 ||
+      h5w_attr_i32(w, p, "format_version", VSIM_FORMAT_VERSION) < 0 ||
+      h5w_attr_i32(w, p, "colors", m->n_colors) < 0 || h5w_attr_f64(w, p, "wall_seconds", 0.0) < 0 ||
+      h5w_attr_i64(w, p, "frames_recorded", 0) < 0 || h5w_attr_str(w, p, "status", "running") < 0)
+    return -1;
+  return 0;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static void series_init(series *s) {
+  memset(s, 0, sizeof *s);
+  s->value = s->step = s->time = H5I_INVALID_HID;
+}
+
+static void close_objects(vs_h5_writer *w) {
+  for (int i = 0; i < S_COUNT; i++) {
+    h5w_close_id(&w->s[i].value);
+    h5w_close_id(&w->s[i].step);
+    h5w_close_id(&w->s[i].time);
+  }
+  h5w_close_id(&w->params);
+  h5w_close_id(&w->gcpl);
+}
+
+void h5w_writer_free(vs_h5_writer *w) {
+  if (!w) return;
+  for (int i = 0; i < S_COUNT; i++) {
+    vs_free(w->s[i].buf);
+    vs_free(w->s[i].steps);
+    vs_free(w->s[i].times);
+  }
+  vs_state_free(w->ck);
+  vs_free(w->vel);
+  vs_free(w->path);
+  vs_free(w->tmp);
+  vs_free(w);
+}
+
+/* Close everything and delete the temporary file. */
+void h5w_discard(vs_h5_writer *w) {
+  close_objects(w);
+  h5w_close_id(&w->file);
+  h5w_close_id(&w->fapl);
+  if (w->tmp) unlink(w->tmp);
+}
+
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return vs_strdup(".");
+  if (slash == path) return vs_strdup("/");
+  size_t n = (size_t)(slash - path);
+  char *d = vs_malloc(n + 1);
+  if (d) {
+    memcpy(d, path, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+/* ".out.h5.tmp-<pid>-<n>" beside the output: same directory so that the
+ * final rename() is atomic, hidden so that globs for *.h5 skip it. */
+static char *temp_name(const char *path, const char *dir) {
+  static atomic_uint counter;
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  for (int tries = 0; tries < 1000; tries++) {
+    unsigned n = atomic_fetch_add(&counter, 1u);
+    size_t len = strlen(dir) + strlen(base) + 64;
+    char *t = vs_malloc(len);
+    if (!t) return NULL;
+    snprintf(t, len, "%s/.%s.tmp-%ld-%u", dir, base, (long)getpid(), n);
+    struct stat st;
+    if (lstat(t, &st) != 0 && errno == ENOENT) return t;
+    vs_free(t);
+  }
+  return NULL;
+}
+
+/* Why a file could not be created: a full disk or a quota is a failure
+ * while writing (VS_ERR_IO, exit 1); anything else (no permission, a
+ * read-only or missing directory) means the output path cannot be used
+ * (VS_ERR_USAGE, exit 2, like a bad -o). */
+vs_status h5w_create_failure(int e) {
+  switch (e) {
+  case ENOSPC:
+  case EDQUOT:
+  case EFBIG:
+  case EIO:
+    return VS_ERR_IO;
+  default:
+    return VS_ERR_USAGE;
+  }
+}
+
+/* The directory that will hold the output and its temporary file must
+ * exist and be writable (else VS_ERR_USAGE: a bad output path); *dir_out
+ * is from vs_malloc. */
+vs_status h5w_check_dir(const char *path, char **dir_out, vs_error *err) {
+  struct stat st;
+  char *dir = dir_of(path);
+  *dir_out = NULL;
+  if (!dir) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' does not exist", dir);
+    vs_free(dir);
+    return VS_ERR_USAGE;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' is not writable", dir);
+    vs_free(dir);
+    return VS_ERR_USAGE;
+  }
+  *dir_out = dir;
+  return VS_OK;
+}
+
+/* The writer without any HDF5 object: settings, temporary name, scratch. */
+vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *model,
+                            vs_h5_writer **out, vs_error *err) {
+  *out = NULL;
+  if (model->output.compression < 0 || model->output.compression > 9)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "compression must be 0-9, got %d",
+                        model->output.compression);
+  if (model->output.compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+    return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
+                        "this HDF5 library has no gzip filter (output.compression)");
+  vs_h5_writer *w = vs_calloc(1, sizeof *w);
+  if (!w) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
+  for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
+  w->every = model->output.every > 0 ? model->output.every : 1;
+  w->compression = model->output.compression;
+  w->n_particles = model->n_particles;
+  w->n_constraints = model->n_constraints;
+  w->last_frame = -1;
+  w->path = vs_strdup(path);
+  w->tmp = temp_name(path, dir);
+  int ok = w->path && w->tmp;
+  if (ok && (model->output.fields & VS_FIELD_VELOCITY) && model->output.float32) {
+    w->vel = vs_malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
+                        sizeof *w->vel + 1);
+    ok = w->vel != NULL;
+  }
+  if (ok) {
+    vs_error e;
+    ok = vs_state_create(model, &w->ck, &e) == VS_OK;
+  }
+  if (!ok) {
+    h5w_writer_free(w);
+    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  }
+  const vs_model *m = model; /* the table's count expressions name it m */
+#define CK_ROWS(name, type, width, count) w->ck_rows[CK_##name] = (hsize_t)(count);
+  VS_STATE_FIELDS(CK_ROWS)
+#undef CK_ROWS
+  (void)m;
+  *out = w;
+  return VS_OK;
+}
+
+/* Property lists shared by everything the writer creates. */
+int h5w_make_plists(vs_h5_writer *w) {
+  w->fapl = vs_h5_file_access();
+  w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  /* STRONG: closing the file closes anything still open in it, so an
+   * error path can always release and delete the temporary file. */
+  if (w->fapl < 0 || w->gcpl < 0 || H5Pset_fclose_degree(w->fapl, H5F_CLOSE_STRONG) < 0 ||
+      H5Pset_obj_track_times(w->gcpl, 0) < 0)
+    return h5w_fail(w, "creating property lists");
+  return 0;
+}
+
+vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
+                     const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err) {
+  if (out) *out = NULL;
+  if (!path || !path[0] || !model || !out)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_open: missing argument");
+  vs_h5_quiet();
+
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "is a directory");
+    if (!info || !info->force)
+      return vs_error_set(err, VS_ERR_EXISTS, path, 0, 0, "exists (use --force to overwrite)");
+  } else if (errno != ENOENT) {
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "%s", strerror(errno));
+  }
+  char *dir;
+  vs_status rc = h5w_check_dir(path, &dir, err);
+  if (rc != VS_OK) return rc;
+  vs_h5_writer *w;
+  rc = h5w_writer_new(path, dir, model, &w, err);
+  vs_free(dir);
+  if (rc != VS_OK) return rc;
+
+  /* Create the file ourselves first: errno then tells a path that cannot
+   * be used (exit 2) from a disk that is full (exit 1), which HDF5's error
+   * stack does not. */
+  int fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) {
+    int e = errno;
+    vs_status code = h5w_create_failure(e);
+    vs_error_set(err, code, path, 0, 0, "cannot create '%s': %s", w->tmp, strerror(e));
+    h5w_writer_free(w);
+    return code;
+  }
+  close(fd);
+  int ok = 0;
+  if (h5w_make_plists(w) == 0) {
+    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
+    if (w->file < 0) {
+      char what[1024];
+      snprintf(what, sizeof what, "cannot create '%s'", w->tmp);
+      h5w_fail(w, what);
+    } else if (write_h5md(w, model->output.author) == 0 && write_particles(w, model) == 0 &&
+               write_observables(w, model) == 0 && write_topology(w, model) == 0 &&
+               write_parameters(w, scene, model, info) == 0) {
+      ok = 1;
+    }
+  }
+  if (!ok) {
+    vs_status code = w->nomem ? VS_ERR_NOMEM : VS_ERR_IO;
+    vs_error_set(err, code, path, 0, 0, "%s", w->msg[0] ? w->msg : "cannot create file");
+    h5w_discard(w);
+    h5w_writer_free(w);
+    return code;
+  }
+  *out = w;
+  return VS_OK;
+}
+
+/* Append one frame's row to a series and write the buffer when full. */
+static unsigned char *row_of(series *s) { return s->buf + s->used * s->row_elems * s->esize; }
+
+static int push_row(vs_h5_writer *w, int index, const vs_state *state) {
+  series *s = &w->s[index];
+  s->steps[s->used] = state->frame;
+  s->times[s->used] = state->time;
+  s->used++;
+  if (s->used == s->cap) return h5w_flush_series(w, index);
+  return 0;
+}
+
+/* The hooks of the `from` column of H5W_SERIES. */
+static void from_position(const vs_state *state, size_t n, series *s) {
+  const double *x = state->x;
+  if (s->esize == sizeof(float)) {
+    float *r = (float *)(void *)row_of(s);
+    for (size_t i = 0; i < n; i++)
+      for (int c = 0; c < 3; c++) r[3 * i + c] = (float)x[4 * i + c];
+  } else {
+    double *r = (double *)(void *)row_of(s);
+    for (size_t i = 0; i < n; i++)
+      for (int c = 0; c < 3; c++) r[3 * i + c] = x[4 * i + c];
+  }
+}
+
+static void from_velocity(vs_h5_writer *w, const vs_model *model, const vs_state *state,
+                          size_t n, series *s) {
+  if (s->esize == sizeof(float)) {
+    vs_state_velocity(model, state, w->vel);
+    float *r = (float *)(void *)row_of(s);
+    for (size_t i = 0; i < 3 * n; i++) r[i] = (float)w->vel[i];
+  } else {
+    vs_state_velocity(model, state, (double *)(void *)row_of(s));
+  }
+}
+
+static void store_f64(series *s, double v) { memcpy(row_of(s), &v, sizeof v); }
+static void store_i64(series *s, int64_t v) { memcpy(row_of(s), &v, sizeof v); }
+
+/* statistic j of a constraint-error group */
+static double stat_of(const vs_error_stats *es, int j) {
+  switch (j) {
+#define STAT_CASE(name, unit) \
+  case H5W_STAT_##name: return es->name;
+    H5W_ERROR_STATS(STAT_CASE)
+#undef STAT_CASE
+  default: break;
+  }
+  return 0;
+}
+
+/* Fill the row of slot i (of row r) for this frame. */
+static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const vs_state *state,
+                     const vs_observables *obs, size_t n) {
+  series *s = &w->s[i];
+#define H5W_OBS(member) \
+  _Generic(obs->member, int64_t: store_i64, default: store_f64)(s, obs->member)
+#define H5W_FROM_POSITION from_position(state, n, s)
+#define H5W_FROM_VELOCITY from_velocity(w, model, state, n, s)
+#define H5W_FROM_OBSERVE (void)0 /* vs_observe wrote it */
+#define H5W_FROM_ERROR_STATS                                                             \
+  do {                                                                                   \
+    int k = (i - S_ERR0) / H5W_STATS;                                                           \
+    store_f64(s, stat_of(k < VS_KIND_COUNT ? &obs->kind[k] : &obs->all, (i - S_ERR0) % H5W_STATS));\
+  } while (0)
+#define FILL(id, slots, group, elem, shape, written, unit, from) \
+  case H5W_ROW_##id: from; break;
+  switch (r) {
+    H5W_SERIES(FILL)
+  default: break;
+  }
+#undef FILL
+#undef H5W_OBS
+#undef H5W_FROM_POSITION
+#undef H5W_FROM_VELOCITY
+#undef H5W_FROM_OBSERVE
+#undef H5W_FROM_ERROR_STATS
+}
+
+vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
+                       vs_error *err) {
+  if (!w || !model || !state)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_record: missing argument");
+  if (model->n_particles != w->n_particles || model->n_constraints != w->n_constraints)
+    return vs_error_set(err, VS_ERR_USAGE, w->path, 0, 0,
+                        "vs_h5_record: model differs from the one the file was opened for");
+  if (w->failed)
+    return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "an earlier write failed: %s", w->msg);
+  if (state->frame != 0 && state->frame % w->every != 0) return VS_OK;
+  /* A frame is recorded once: after a resume the checkpoint's frame is
+   * already in the file, and recording it again would duplicate a row. */
+  if (state->frame <= w->last_frame) return VS_OK;
+
+  size_t n = (size_t)(w->n_particles > 0 ? w->n_particles : 0);
+  series *per = &w->s[S_PER];
+  vs_observables obs;
+  /* per-constraint |C| lands straight in its buffer row */
+  vs_observe(model, state, &obs, per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
+
+  int rc = 0;
+  for (int o = 0; o < H5W_ROWS; o++) {
+    int r = h5w_record_order[o];
+    for (int i = h5w_row_first[r]; i < h5w_row_first[r] + h5w_row_slots[r]; i++) {
+      if (w->s[i].value < 0) continue;
+      fill_row(w, r, i, model, state, &obs, n);
+      if (push_row(w, i, state) < 0) rc = -1;
+    }
+  }
+  w->frames++;
+  w->last_frame = state->frame;
+  /* the checkpoint is the state of the last recorded frame, whatever
+   * happens to the state afterwards (a failing step, an interrupt) */
+  vs_state_copy(model, w->ck, state);
+  w->has_ck = 1;
+  if (rc < 0) {
+    w->failed = 1;
+    return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "frame %lld: %s", (long long)state->frame,
+                        w->msg);
+  }
+  return VS_OK;
+}
+
+/* /checkpoint: one dataset per VS_STATE_FIELDS array, [count, width] (or
+ * [count] for width 1), plus the counters as attributes.  Replaced whole on
+ * every finish, so a resumed file holds only the newest. */
+static int write_checkpoint(vs_h5_writer *w) {
+  if (H5Lexists(w->file, "checkpoint", H5P_DEFAULT) > 0 &&
+      H5Ldelete(w->file, "checkpoint", H5P_DEFAULT) < 0)
+    return h5w_fail(w, "replacing /checkpoint");
+  hid_t g = h5w_make_group(w, w->file, "checkpoint");
+  if (g < 0) return -1;
+  const vs_state *c = w->ck;
+  int rc = 0;
+#define CK_WRITE(name, type, width, count)                                                   \
+  if (rc == 0) {                                                                             \
+    hsize_t d[2] = {w->ck_rows[CK_##name], (hsize_t)(width)};                                \
+    rc = h5w_make_fixed(w, g, #name, CK_FTYPE(c->name), CK_MTYPE(c->name), (width) > 1 ? 2 : 1, d, \
+                    c->name, NULL);                                                          \
+  }
+  VS_STATE_FIELDS(CK_WRITE)
+#undef CK_WRITE
+  if (rc == 0)
+    rc = h5w_attr_i64(w, g, "frame", c->frame) < 0 || h5w_attr_i64(w, g, "step", c->step) < 0 ||
+                 h5w_attr_f64(w, g, "time", c->time) < 0 || h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0
+             ? -1
+             : 0;
+  H5Gclose(g);
+  return rc;
+}
+
+static int sync_file(const char *path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  close(fd);
+  return rc;
+}
+
+vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds, vs_error *err) {
+  if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_finish: no writer");
+  vs_h5_quiet();
+  /* A failed frame write left its frames in the buffers; try once more so
+   * that a transient failure still gives a complete file. */
+  w->msg[0] = '\0';
+  int ok = h5w_flush_all(w) == 0;
+  ok = ok && h5w_attr_str(w, w->params, "status", status ? status : "complete") == 0 &&
+       h5w_attr_f64(w, w->params, "wall_seconds", wall_seconds) == 0 &&
+       h5w_attr_i64(w, w->params, "frames_recorded", w->frames) == 0;
+  ok = ok && (!w->has_ck || write_checkpoint(w) == 0);
+  close_objects(w);
+  if (ok) {
+    ssize_t left = H5Fget_obj_count(w->file, H5F_OBJ_ALL);
+    if (left != 1) {
+      snprintf(w->msg, sizeof w->msg, "internal error: %zd HDF5 objects left open", left - 1);
+      ok = 0;
+    }
+  }
+  if (ok && H5Fclose(w->file) < 0) {
+    h5w_fail(w, "closing the file");
+    ok = 0;
+  }
+  w->file = H5I_INVALID_HID;
+  if (ok && sync_file(w->tmp) != 0) {
+    snprintf(w->msg, sizeof w->msg, "syncing '%s': %s", w->tmp, strerror(errno));
+    ok = 0;
+  }
+  if (ok && rename(w->tmp, w->path) != 0) {
+    snprintf(w->msg, sizeof w->msg, "renaming '%s' into place: %s", w->tmp, strerror(errno));
+    ok = 0;
+  }
+  vs_status rc = VS_OK;
+  if (!ok) {
+    rc = vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "%s", w->msg);
+    h5w_discard(w);
+  } else {
+    h5w_close_id(&w->fapl);
+  }
+  h5w_writer_free(w);
+  return rc;
+}
+
+void vs_h5_abort(vs_h5_writer *w) {
+  if (!w) return;
+  h5w_discard(w);
+  h5w_writer_free(w);
+}
+
+const char *vs_h5_temp_path(const vs_h5_writer *w) { return w ? w->tmp : NULL; }
+
+const char *vs_h5_library_version(void) {
+  static char text[64];
+  if (!text[0]) {
+    vs_h5_quiet();
+    unsigned maj = 0, min = 0, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+    snprintf(text, sizeof text, "HDF5 %u.%u.%u", maj, min, rel);
+  }
+  return text;
+}

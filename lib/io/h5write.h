@@ -1,0 +1,107 @@
+/* h5write.h (private): the result-file writer's types, shared by
+ * h5write.c (create, record, finish), h5objects.c (HDF5 objects, series,
+ * failures) and h5resume.c (checkpoint, reopen).  The layout is in
+ * docs/ (result file); the series are the rows of h5series.h. */
+#ifndef VSIM_IO_H5WRITE_H
+#define VSIM_IO_H5WRITE_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "io/h5series.h"
+#include "io/h5util.h"
+#include "vsim/h5.h"
+#include "vsim/step.h"
+#include "vsim/vsim.h"
+
+/* Chunks hold whole frames and about 1 MiB, at most 1024 frames: big enough
+ * for gzip and for few B-tree entries, small enough for HDF5's default 1 MiB
+ * per-dataset chunk cache. */
+#define CHUNK_BYTES ((size_t)1 << 20)
+#define CHUNK_ROWS_MAX 1024
+
+/* One H5MD time series: value [F, ...], step [F] int64, time [F] float64. */
+typedef struct series {
+  hid_t value, step, time; /* H5I_INVALID_HID when the series is not written */
+  hid_t mtype;             /* memory type of buf */
+  int rank;                /* of value, axis 0 included (1..3) */
+  hsize_t dims[3];         /* value's extent in the file; dims[0] = frames written */
+  size_t row_elems;        /* elements per frame */
+  size_t esize;            /* bytes per element of buf */
+  size_t cap;              /* frames buf holds (the value's chunk rows) */
+  size_t used;             /* frames buffered, not yet in the file */
+  unsigned char *buf;      /* (cap x row_elems) elements */
+  int64_t *steps;          /* (cap) */
+  double *times;           /* (cap) */
+} series;
+
+/* /checkpoint holds every persistent state array (VS_STATE_FIELDS), so a
+ * field added to the state is checkpointed without touching this file. */
+#define CK_ENUM(name, type, width, count) CK_##name,
+enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
+#undef CK_ENUM
+#define CK_MTYPE(p) \
+  _Generic((p), double *: H5T_NATIVE_DOUBLE, uint8_t *: H5T_NATIVE_UINT8,              \
+           int32_t *: H5T_NATIVE_INT32, int64_t *: H5T_NATIVE_INT64)
+#define CK_FTYPE(p) \
+  _Generic((p), double *: H5T_IEEE_F64LE, uint8_t *: H5T_STD_U8LE,                     \
+           int32_t *: H5T_STD_I32LE, int64_t *: H5T_STD_I64LE)
+
+struct vs_h5_writer {
+  char *path; /* the output as given */
+  char *tmp;  /* the temporary file beside it */
+  hid_t file, fapl, gcpl, params;
+  int compression;
+  int64_t every;
+  int32_t n_particles;
+  int32_t n_constraints;
+  int64_t frames;     /* frames recorded (buffered or written) */
+  int64_t last_frame; /* the last recorded frame, -1 before the first */
+  int failed;         /* a write failed: the file can no longer be trusted */
+  int nomem;          /* what failed was an allocation: VS_ERR_NOMEM, not VS_ERR_IO */
+  series s[S_COUNT];
+  double *vel;               /* (n_particles x 3) scratch for float32 velocity */
+  vs_state *ck;              /* copy of the state at the last recorded frame */
+  int has_ck;                /* ck holds a recorded frame not yet checkpointed */
+  hsize_t ck_rows[CK_COUNT]; /* rows of each checkpoint array (the count column of the table) */
+  char msg[1536];            /* what failed, for the caller's vs_error */
+};
+
+#define H5W_FN __attribute__((visibility("hidden")))
+
+H5W_FN int h5w_fail(vs_h5_writer *w, const char *what);
+H5W_FN void h5w_close_id(hid_t *id);
+H5W_FN hid_t h5w_make_group(vs_h5_writer *w, hid_t loc, const char *name);
+H5W_FN int h5w_set_attr(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                        hid_t space, const void *data);
+H5W_FN int h5w_attr_i32(vs_h5_writer *w, hid_t loc, const char *name, int32_t v);
+H5W_FN int h5w_attr_i64(vs_h5_writer *w, hid_t loc, const char *name, int64_t v);
+H5W_FN int h5w_attr_f64(vs_h5_writer *w, hid_t loc, const char *name, double v);
+H5W_FN int h5w_attr_str(vs_h5_writer *w, hid_t loc, const char *name, const char *value);
+H5W_FN int h5w_attr_boundary(vs_h5_writer *w, hid_t loc);
+H5W_FN int h5w_make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                          int rank, const hsize_t *dims, const void *data, hid_t *keep);
+H5W_FN int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
+                            const hsize_t *inner, hid_t ftype, hid_t mtype);
+H5W_FN int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
+                           const hsize_t *inner, hid_t ftype, hid_t mtype);
+H5W_FN int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under);
+H5W_FN int h5w_flush_series(vs_h5_writer *w, int index);
+H5W_FN int h5w_flush_all(vs_h5_writer *w);
+H5W_FN void h5w_writer_free(vs_h5_writer *w);
+H5W_FN void h5w_discard(vs_h5_writer *w);
+H5W_FN vs_status h5w_create_failure(int e);
+H5W_FN vs_status h5w_check_dir(const char *path, char **dir_out, vs_error *err);
+H5W_FN vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *model,
+                                vs_h5_writer **out, vs_error *err);
+H5W_FN int h5w_make_plists(vs_h5_writer *w);
+
+#endif
