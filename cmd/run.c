@@ -16,6 +16,7 @@
 #include "args.h"
 #include "cli.h"
 #include "progress.h"
+#include "tune.h"
 
 enum {
   OPT_OUTPUT = 1,
@@ -37,7 +38,9 @@ static const cli_opt run_opts[] = {
     {OPT_FRAMES, "frames", 0, "N", "override time.frames"},
     {OPT_SET, "set", 0, "KEY=VALUE",
      "override a scene value by dotted path, VALUE read as YAML (repeatable)"},
-    {OPT_THREADS, "threads", 0, "N", "solver threads [1]; 0 = all cores; never changes results"},
+    {OPT_THREADS, "threads", 0, "N",
+     "at most N solver threads [1]; 0 = all cores; fewer where that is faster "
+     "(busy cores, see above); never changes results"},
     {OPT_QUIET, "quiet", 'q', NULL, "nothing on stderr but errors"},
     {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
     {OPT_NO_PROGRESS, "no-progress", 0, NULL, "no progress bar"},
@@ -58,6 +61,13 @@ static void run_help(void) {
       "temporary name beside OUT and renamed when complete; a failed or interrupted\n"
       "run still leaves a readable file whose status attribute says why, and\n"
       "--resume continues it: the result is bitwise the same as one uninterrupted run.\n"
+      "\n"
+      "--threads N on a busy machine: threads wait for each other many times a\n"
+      "frame, so a core taken by another process can make N threads several times\n"
+      "slower than one.  The run starts on the cores that are free, times its\n"
+      "frames, now and then tries half or twice the threads, and keeps the faster\n"
+      "(at most N; the summary's \"threads_last\" says what it ended on).  The\n"
+      "result is the same bits on any number of threads.\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, run_opts, N_RUN_OPTS);
@@ -275,7 +285,7 @@ static void observe(const vs_model *m, const vs_state *s, run_stats *rs) {
 
 static void print_summary(const run_args *a, const vs_model *m, const vs_state *s, int64_t done,
                           const char *status, const run_stats *rs, double wall,
-                          const char *message) {
+                          const thread_tuner *tuner, const char *message) {
   FILE *f = stdout;
   fputs("{\"status\":", f);
   cli_json_string(f, status);
@@ -292,6 +302,10 @@ static void print_summary(const run_args *a, const vs_model *m, const vs_state *
   fprintf(f, ",\"constraints_alive\":%lld", (long long)s->n_alive);
   fputs(",\"wall_seconds\":", f);
   cli_json_number(f, wall);
+  /* --threads (resolved), what the last frame ran on, and how often the
+   * count changed between frames (see tune.h) */
+  fprintf(f, ",\"threads\":%d,\"threads_last\":%d,\"thread_changes\":%ld", tuner->max,
+          tuner->cur, tuner->changes);
   fputs(",\"output\":", f);
   cli_json_string(f, a->output);
   if (message) {
@@ -323,9 +337,14 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   int64_t done = start; /* frames stepped, recorded and finite */
   observe(model, state, &rs);
   progress_update(&bar, done);
+  thread_tuner tuner;
+  tuner_init(&tuner, state->threads, state->threads > 1 ? tuner_free_cores() : 1);
   while (st == VS_OK && state->frame < model->frames) {
     if (g_stop) break;
+    state->threads = tuner_threads(&tuner);
+    const double ts = cli_now();
     st = vs_step(model, state, &err);
+    tuner_frame(&tuner, cli_now() - ts);
     if (st != VS_OK) {
       step_failed = 1;
       break;
@@ -391,7 +410,7 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     fputc('\n', stderr);
   }
   if (a->summary)
-    print_summary(a, model, state, done, status, &rs, wall, message[0] ? message : NULL);
+    print_summary(a, model, state, done, status, &rs, wall, &tuner, message[0] ? message : NULL);
   return code;
 }
 
