@@ -316,6 +316,26 @@ static void print_summary(const run_args *a, const vs_model *m, const vs_state *
   fflush(f);
 }
 
+/* "vsim run --resume PATH", PATH quoted for a POSIX shell when it needs it. */
+static void resume_command(const char *path, char *buf, size_t size) {
+  const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+,:=@%";
+  if (path[0] && path[strspn(path, safe)] == '\0') {
+    snprintf(buf, size, "vsim run --resume %s", path);
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, size, "vsim run --resume '");
+  for (const char *p = path; *p && n + 6 < size; p++) {
+    if (*p == '\'') {
+      memcpy(buf + n, "'\\''", 4); /* close, escaped quote, reopen */
+      n += 4;
+    } else {
+      buf[n++] = *p;
+    }
+  }
+  buf[n++] = '\'';
+  buf[n] = '\0';
+}
+
 /* Everything from the open writer to the finished file.  Returns the exit code. */
 static int simulate(const run_args *a, const char *scene_name, const vs_model *model,
                     vs_state *state, vs_h5_writer *w) {
@@ -387,16 +407,27 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     status = "failed";
     code = CLI_EXIT_FAIL;
   } else if (st != VS_OK) {
+    /* The file ends at its last good frame with a checkpoint.  A write
+     * error (a full disk) can be resumed once fixed; a step that failed
+     * would fail again from the same checkpoint, bit for bit. */
+    char resume[4200];
+    resume_command(a->output, resume, sizeof resume);
     fprintf(stderr,
-            "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\")\n",
-            (long long)done, (long long)model->frames, a->output);
+            "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\"); %s%s\n",
+            (long long)done, (long long)model->frames, a->output,
+            write_failed ? "once writing works again, continue with: "
+                         : "resuming would fail the same way: change the scene and run it again",
+            write_failed ? resume : "");
     code = CLI_EXIT_FAIL;
   } else if (interrupted) {
     snprintf(message, sizeof message, "interrupted by signal %d after frame %lld", (int)g_stop,
              (long long)done);
+    char resume[4200];
+    resume_command(a->output, resume, sizeof resume);
     fprintf(stderr,
-            "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\")\n",
-            (long long)done, (long long)model->frames, a->output);
+            "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\"); "
+            "continue with: %s\n",
+            (long long)done, (long long)model->frames, a->output, resume);
     code = CLI_EXIT_FAIL;
   } else if (!a->quiet) {
     if (a->resume)
@@ -487,8 +518,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
-      cli_report(&err, a.output);
-      if (st == VS_ERR_EXISTS) fprintf(stderr, "vsim: use -f/--force to overwrite it\n");
+      if (st == VS_ERR_EXISTS) /* one line, the way out in it (as vsim sweep says it) */
+        fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", a.output);
+      else
+        cli_report(&err, a.output);
       /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
        * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
       code = cli_exit_code(st, CLI_PHASE_WRITING);

@@ -219,7 +219,7 @@ START_TEST(compare_runs) {
   EXPECT_CODE(p, 1);
   EXPECT_IN(p.out, "/particles/all/position/value");
   EXPECT_IN(p.out, "max abs");
-  EXPECT_IN(p.out, "frame");
+  EXPECT_IN(p.out, "first at step ");
   proc_free(&p);
   p = vsim(d, "compare", "--json", "c.h5", "a.h5", NULL);
   EXPECT_CODE(p, 1);
@@ -309,8 +309,8 @@ START_TEST(existing_output) {
   write_file(out, "precious\n");
   proc p = vsim(d, "run", "--frames", "2", NULL);
   EXPECT_CODE(p, 2);
-  EXPECT_IN(p.err, "out.h5");
-  EXPECT_IN(p.err, "--force");
+  /* one line, with the way out in it */
+  ck_assert_str_eq(p.err, "vsim: out.h5: exists; use -f/--force to overwrite it\n");
   proc_free(&p);
   char *text = slurp(out);
   ck_assert_str_eq(text, "precious\n");
