@@ -247,8 +247,10 @@ START_TEST(threads_do_not_change_results) {
   EXPECT_CODE(p, 0);
   proc_free(&p);
   p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "4",
-           "-o", "t4.h5", "-q", NULL);
+           "-o", "t4.h5", "-q", "--summary", "json", NULL);
   EXPECT_CODE(p, 0);
+  /* an upper bound: the run may settle on fewer (cmd/tune.c, test_tune.c) */
+  EXPECT_IN(p.out, "\"threads\":4,\"threads_last\":");
   proc_free(&p);
   p = vsim(d, "run", scene, "--frames", "10", "--set", "solver.relaxation=jacobi", "--threads", "0",
            "-o", "t0.h5", "-q", NULL);
@@ -298,6 +300,41 @@ START_TEST(summary_json) {
   ck_assert_ptr_null(strchr(p.err, '\r'));
   proc_free(&p);
   EXPECT_LISTING(d, "out.h5");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* A missing scene whose name is close to a .yaml/.yml beside it gets a
+ * "did you mean", with the path written the way it was given. */
+START_TEST(scene_typo_did_you_mean) {
+  char *d = tu_tmpdir();
+  char *scene = strf("%s/cloth.yaml", d);
+  write_file(scene, "time: {frames: 1}\n");
+  char *notes = strf("%s/cloth.txt", d);
+  write_file(notes, "not a scene\n");
+  proc p = vsim(d, "run", "cloth.ymal", NULL);
+  EXPECT_CODE(p, 2);
+  ck_assert_str_eq(p.err,
+                   "vsim: cloth.ymal: cannot read scene file 'cloth.ymal': No such file or "
+                   "directory (did you mean 'cloth.yaml'?)\n");
+  proc_free(&p);
+  p = vsim(d, "validate", "./clth.yml", NULL);
+  EXPECT_CODE(p, 2);
+  EXPECT_IN(p.err, "No such file or directory (did you mean './cloth.yaml'?)\n");
+  proc_free(&p);
+  /* nothing close: no guess (and cloth.txt is not a scene) */
+  p = vsim(d, "run", "rope.yaml", NULL);
+  EXPECT_CODE(p, 2);
+  ck_assert_ptr_null(strstr(p.err, "did you mean"));
+  proc_free(&p);
+  p = vsim(d, "run", "cloth.tx", NULL);
+  EXPECT_CODE(p, 2);
+  ck_assert_ptr_null(strstr(p.err, "did you mean"));
+  proc_free(&p);
+  EXPECT_LISTING(d, "cloth.txt cloth.yaml");
+  free(scene);
+  free(notes);
   tu_rmtree(d);
   free(d);
 }
@@ -657,6 +694,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, validate_summary);
   tcase_add_test(tc, compare_runs);
   tcase_add_test(tc, threads_do_not_change_results);
+  tcase_add_test(tc, scene_typo_did_you_mean);
   tcase_add_test(tc, summary_json);
   tcase_add_test(tc, existing_output);
   tcase_add_test(tc, unwritable_output);
