@@ -340,6 +340,39 @@ START_TEST(scene_typo_did_you_mean) {
 }
 END_TEST
 
+/* The README's example of an error, word for word: iterations -3 on line 12
+ * of a copy of configs/default.yaml is reported at the value, column 15. */
+START_TEST(readme_error_example) {
+  char *d = tu_tmpdir();
+  char *src = repo_path("configs/default.yaml");
+  char *text = slurp(src);
+  char *at = strstr(text, "\n  iterations: 10 ");
+  ck_assert_ptr_nonnull(at);
+  memcpy(at + strlen("\n  iterations: "), "-3", 2);
+  int line = 2;
+  for (const char *c = text; c < at; c++) line += *c == '\n';
+  ck_assert_int_eq(line, 12);
+  char *scene = strf("%s/cloth.yaml", d);
+  write_file(scene, text);
+  proc p = vsim(d, "run", "cloth.yaml", NULL);
+  EXPECT_CODE(p, 2);
+  ck_assert_str_eq(p.err,
+                   "vsim: cloth.yaml:12:15: solver.iterations: expected an integer >= 1, got -3\n");
+  proc_free(&p);
+  char *readme_path = repo_path("README.md");
+  char *readme = slurp(readme_path);
+  EXPECT_IN(readme, "`vsim: cloth.yaml:12:15: solver.iterations: expected an integer >= 1, got -3`");
+  free(readme);
+  free(readme_path);
+  EXPECT_LISTING(d, "cloth.yaml");
+  free(scene);
+  free(text);
+  free(src);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 START_TEST(existing_output) {
   char *d = tu_tmpdir();
   char *out = strf("%s/out.h5", d);
@@ -695,6 +728,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, compare_runs);
   tcase_add_test(tc, threads_do_not_change_results);
   tcase_add_test(tc, scene_typo_did_you_mean);
+  tcase_add_test(tc, readme_error_example);
   tcase_add_test(tc, summary_json);
   tcase_add_test(tc, existing_output);
   tcase_add_test(tc, unwritable_output);
