@@ -28,18 +28,19 @@ void cmd_compare_help(void) {
       "/observables, /connectivity and /solver.  A dataset on one side only, or of\n"
       "another shape, is a difference; values are equal when\n"
       "|a - b| <= atol + rtol * |b| (defaults 0: bitwise).  For each differing dataset\n"
-      "it prints the largest absolute and relative difference and the first frame and\n"
-      "particle where the tolerance is broken.\n"
+      "it prints the largest absolute and relative difference and where the tolerance\n"
+      "is first broken: the recorded step (frame number) and time, the row of the\n"
+      "dataset (with output.every: k, row r is step r k), and the particle.\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, compare_opts, N_COMPARE_OPTS);
   printf(
       "\n"
       "--json prints {\"equal\": bool, \"compared\": n, \"differences\": [{\"path\", \"kind\",\n"
-      "\"max_abs\", \"max_rel\", \"first_index\", \"first_frame\", \"first_particle\",\n"
-      "\"detail\"}, ...]} with kind one of values, shape, missing_a (only in B),\n"
-      "missing_b (only in A), format (different vsim format versions); -1 where a\n"
-      "frame or particle does not apply.\n"
+      "\"max_abs\", \"max_rel\", \"first_index\", \"first_frame\" (the row), \"first_particle\",\n"
+      "\"detail\", \"step\", \"time\"}, ...]} with kind one of values, shape, missing_a\n"
+      "(only in B), missing_b (only in A), format (different vsim format versions);\n"
+      "-1 (time: null) where a row, step or particle does not apply.\n"
       "\n"
       "Exit status: 0 equal; 1 different; 2 a file is unreadable or not a vsim result.\n");
 }
@@ -74,7 +75,13 @@ static void print_text(const char *a, const char *b, const vs_compare_result *r,
     switch (d->kind) {
       case VS_DIFF_VALUES:
         printf("%s: values differ: max abs %.6g, max rel %.6g", d->path, d->max_abs, d->max_rel);
-        if (d->first_frame >= 0) printf(", first at frame %" PRId64, d->first_frame);
+        if (d->first_step >= 0 && d->first_time == d->first_time)
+          printf(", first at step %" PRId64 " (t = %.6g s, row %" PRId64 ")", d->first_step,
+                 d->first_time, d->first_frame);
+        else if (d->first_step >= 0)
+          printf(", first at step %" PRId64 " (row %" PRId64 ")", d->first_step, d->first_frame);
+        else if (d->first_frame >= 0)
+          printf(", first at row %" PRId64, d->first_frame);
         if (d->first_particle >= 0)
           printf("%s particle %" PRId64, d->first_frame >= 0 ? "," : ", first at",
                  d->first_particle);
@@ -130,6 +137,8 @@ static void print_json(const vs_compare_result *r) {
            d->first_index, d->first_frame, d->first_particle);
     fputs(",\"detail\":", stdout);
     cli_json_string(stdout, d->detail);
+    printf(",\"step\":%" PRId64 ",\"time\":", d->first_step);
+    cli_json_number(stdout, d->first_time);
     putchar('}');
   }
   printf("]}\n");

@@ -16,6 +16,7 @@
 #include "args.h"
 #include "cli.h"
 #include "progress.h"
+#include "tune.h"
 
 enum {
   OPT_OUTPUT = 1,
@@ -37,7 +38,9 @@ static const cli_opt run_opts[] = {
     {OPT_FRAMES, "frames", 0, "N", "override time.frames"},
     {OPT_SET, "set", 0, "KEY=VALUE",
      "override a scene value by dotted path, VALUE read as YAML (repeatable)"},
-    {OPT_THREADS, "threads", 0, "N", "solver threads [1]; 0 = all cores; never changes results"},
+    {OPT_THREADS, "threads", 0, "N",
+     "at most N solver threads [1]; 0 = all cores; fewer where that is faster "
+     "(busy cores, see above); never changes results"},
     {OPT_QUIET, "quiet", 'q', NULL, "nothing on stderr but errors"},
     {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
     {OPT_NO_PROGRESS, "no-progress", 0, NULL, "no progress bar"},
@@ -58,6 +61,13 @@ void cmd_run_help(void) {
       "temporary name beside OUT and renamed when complete; a failed or interrupted\n"
       "run still leaves a readable file whose status attribute says why, and\n"
       "--resume continues it: the result is bitwise the same as one uninterrupted run.\n"
+      "\n"
+      "--threads N on a busy machine: threads wait for each other many times a\n"
+      "frame, so a core taken by another process can make N threads several times\n"
+      "slower than one.  The run starts on the cores that are free, times its\n"
+      "frames, now and then tries half or twice the threads, and keeps the faster\n"
+      "(at most N; the summary's \"threads_last\" says what it ended on).  The\n"
+      "result is the same bits on any number of threads.\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, run_opts, N_RUN_OPTS);
@@ -275,7 +285,7 @@ static void observe(const vs_model *m, const vs_state *s, run_stats *rs) {
 
 static void print_summary(const run_args *a, const vs_model *m, const vs_state *s, int64_t done,
                           const char *status, const run_stats *rs, double wall,
-                          const char *message) {
+                          const thread_tuner *tuner, const char *message) {
   FILE *f = stdout;
   fputs("{\"status\":", f);
   cli_json_string(f, status);
@@ -292,6 +302,10 @@ static void print_summary(const run_args *a, const vs_model *m, const vs_state *
   fprintf(f, ",\"constraints_alive\":%lld", (long long)s->n_alive);
   fputs(",\"wall_seconds\":", f);
   cli_json_number(f, wall);
+  /* --threads (resolved), what the last frame ran on, and how often the
+   * count changed between frames (see tune.h) */
+  fprintf(f, ",\"threads\":%d,\"threads_last\":%d,\"thread_changes\":%ld", tuner->max,
+          tuner->cur, tuner->changes);
   fputs(",\"output\":", f);
   cli_json_string(f, a->output);
   if (message) {
@@ -300,6 +314,26 @@ static void print_summary(const run_args *a, const vs_model *m, const vs_state *
   }
   fputs("}\n", f);
   fflush(f);
+}
+
+/* "vsim run --resume PATH", PATH quoted for a POSIX shell when it needs it. */
+static void resume_command(const char *path, char *buf, size_t size) {
+  const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+,:=@%";
+  if (path[0] && path[strspn(path, safe)] == '\0') {
+    snprintf(buf, size, "vsim run --resume %s", path);
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, size, "vsim run --resume '");
+  for (const char *p = path; *p && n + 6 < size; p++) {
+    if (*p == '\'') {
+      memcpy(buf + n, "'\\''", 4); /* close, escaped quote, reopen */
+      n += 4;
+    } else {
+      buf[n++] = *p;
+    }
+  }
+  buf[n++] = '\'';
+  buf[n] = '\0';
 }
 
 /* Everything from the open writer to the finished file.  Returns the exit code. */
@@ -323,9 +357,14 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   int64_t done = start; /* frames stepped, recorded and finite */
   observe(model, state, &rs);
   progress_update(&bar, done);
+  thread_tuner tuner;
+  tuner_init(&tuner, state->threads, state->threads > 1 ? tuner_free_cores() : 1);
   while (st == VS_OK && state->frame < model->frames) {
     if (g_stop) break;
+    state->threads = tuner_threads(&tuner);
+    const double ts = cli_now();
     st = vs_step(model, state, &err);
+    tuner_frame(&tuner, cli_now() - ts);
     if (st != VS_OK) {
       step_failed = 1;
       break;
@@ -368,16 +407,27 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     status = "failed";
     code = CLI_EXIT_FAIL;
   } else if (st != VS_OK) {
+    /* The file ends at its last good frame with a checkpoint.  A write
+     * error (a full disk) can be resumed once fixed; a step that failed
+     * would fail again from the same checkpoint, bit for bit. */
+    char resume[4200];
+    resume_command(a->output, resume, sizeof resume);
     fprintf(stderr,
-            "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\")\n",
-            (long long)done, (long long)model->frames, a->output);
+            "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\"); %s%s\n",
+            (long long)done, (long long)model->frames, a->output,
+            write_failed ? "once writing works again, continue with: "
+                         : "resuming would fail the same way: change the scene and run it again",
+            write_failed ? resume : "");
     code = CLI_EXIT_FAIL;
   } else if (interrupted) {
     snprintf(message, sizeof message, "interrupted by signal %d after frame %lld", (int)g_stop,
              (long long)done);
+    char resume[4200];
+    resume_command(a->output, resume, sizeof resume);
     fprintf(stderr,
-            "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\")\n",
-            (long long)done, (long long)model->frames, a->output);
+            "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\"); "
+            "continue with: %s\n",
+            (long long)done, (long long)model->frames, a->output, resume);
     code = CLI_EXIT_FAIL;
   } else if (!a->quiet) {
     if (a->resume)
@@ -391,7 +441,7 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     fputc('\n', stderr);
   }
   if (a->summary)
-    print_summary(a, model, state, done, status, &rs, wall, message[0] ? message : NULL);
+    print_summary(a, model, state, done, status, &rs, wall, &tuner, message[0] ? message : NULL);
   return code;
 }
 
@@ -468,8 +518,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
-      cli_report(&err, a.output);
-      if (st == VS_ERR_EXISTS) fprintf(stderr, "vsim: use -f/--force to overwrite it\n");
+      if (st == VS_ERR_EXISTS) /* one line, the way out in it (as vsim sweep says it) */
+        fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", a.output);
+      else
+        cli_report(&err, a.output);
       /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
        * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
       code = cli_exit_code(st, CLI_PHASE_WRITING);

@@ -55,7 +55,8 @@ START_TEST(json_names_frame_and_particle) {
   CU_EXPECT_IN(r.out,
                "{\"equal\":false,\"compared\":3,\"differences\":[{\"path\":\"/particles/all/"
                "position/value\",\"kind\":\"values\",\"max_abs\":1,\"max_rel\":");
-  CU_EXPECT_IN(r.out, "\"first_index\":4,\"first_frame\":0,\"first_particle\":1,");
+  CU_EXPECT_IN(r.out, "\"first_index\":4,\"first_frame\":0,\"first_particle\":1,\"detail\":");
+  CU_EXPECT_IN(r.out, "\"step\":0,\"time\":0}");
   ck_assert_int_eq(r.out[strlen(r.out) - 1], '\n');
   ck_assert_uint_eq(strchr(r.out, '\n') - r.out, strlen(r.out) - 1); /* one line */
   ck_assert_str_eq(r.err, "");
@@ -66,8 +67,26 @@ START_TEST(json_names_frame_and_particle) {
   r = cu_vsim(d, "compare", "moon.h5", "ref.h5", NULL);
   CU_EXPECT_CODE(r, 1);
   CU_EXPECT_IN(r.out, "/particles/all/position/value: values differ: max abs ");
-  CU_EXPECT_IN(r.out, "first at frame 1, particle 0");
+  CU_EXPECT_IN(r.out, "first at step 1 (t = 0.01 s, row 1), particle 0");
   CU_EXPECT_IN(r.out, "/particles/all/velocity/value: values differ");
+  cu_free(&r);
+
+  /* every second frame recorded: row 1 is step 2 at t = 0.02 s, which is
+   * what a person needs to look for, in text and in JSON */
+  run_with(d, "ref2.h5", "--set", "output.every=2");
+  r = cu_vsim(d, "run", "p.yaml", "-o", "moon2.h5", "-q", "-f", "--set", "output.every=2", "--set",
+              "world.gravity=[0,-1.62,0]", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  r = cu_vsim(d, "compare", "moon2.h5", "ref2.h5", "--only", "/particles/all/position", NULL);
+  CU_EXPECT_CODE(r, 1);
+  CU_EXPECT_IN(r.out, "first at step 2 (t = 0.02 s, row 1), particle 0");
+  cu_free(&r);
+  r = cu_vsim(d, "compare", "moon2.h5", "ref2.h5", "--json", "--only", "/particles/all/position",
+              NULL);
+  CU_EXPECT_CODE(r, 1);
+  CU_EXPECT_IN(r.out, "\"first_frame\":1,\"first_particle\":0,");
+  CU_EXPECT_IN(r.out, "\"step\":2,\"time\":0.02}");
   cu_free(&r);
   tu_rmtree(d);
   free(d);
@@ -167,7 +186,7 @@ START_TEST(shapes_and_missing_datasets) {
   CU_EXPECT_IN(r.out,
                "{\"path\":\"/particles/all/velocity/value\",\"kind\":\"missing_b\",\"max_abs\":0,"
                "\"max_rel\":0,\"first_index\":-1,\"first_frame\":-1,\"first_particle\":-1,"
-               "\"detail\":\"only in ref.h5\"}");
+               "\"detail\":\"only in ref.h5\",\"step\":-1,\"time\":null}");
   cu_free(&r);
   r = cu_vsim(d, "compare", "nov.h5", "ref.h5", "--json", NULL);
   CU_EXPECT_IN(r.out, "\"kind\":\"missing_a\"");

@@ -243,6 +243,8 @@ static void interrupt_big_cloth(int sig) {
   const char *at = strstr(p.err, "interrupted after ");
   long done = strtol(at + strlen("interrupted after "), NULL, 10);
   ck_assert_int_ge(done, 3);
+  /* and says how to go on, on the same line */
+  CU_EXPECT_IN(p.err, "holds them (status \"interrupted\"); continue with: vsim run --resume out.h5\n");
   cu_free(&p);
   if (!slow())
     ck_assert_msg(latency < 3.0, "%s took %.3f s to end the run", strsignal(sig), latency);
@@ -417,6 +419,10 @@ START_TEST(runaway_fails_the_run) {
   CU_EXPECT_IN(p.err, "particle 1 (body 'pair', index 0)");
   CU_EXPECT_IN(p.err, "runs away");
   CU_EXPECT_IN(p.err, "distance constraint 0");
+  /* resuming would run into the same frame 6: it says so, not "--resume" */
+  CU_EXPECT_IN(p.err, "vsim: run failed after 5 of 50 frames; out.h5 holds them (status \"failed\"); "
+                   "resuming would fail the same way: change the scene and run it again\n");
+  ck_assert_ptr_null(strstr(p.err, "--resume"));
   CU_EXPECT_IN(p.out, "\"status\":\"failed\"");
   CU_EXPECT_IN(p.out, "\"frames\":5");
   cu_free(&p);

@@ -44,7 +44,8 @@ static vs_compare_diff *diff_add(diff_list *d, const char *path, vs_diff_kind ki
   memset(x, 0, sizeof *x);
   snprintf(x->path, sizeof x->path, "%s", path);
   x->kind = kind;
-  x->first_index = x->first_frame = x->first_particle = -1;
+  x->first_index = x->first_frame = x->first_particle = x->first_step = -1;
+  x->first_time = NAN;
   return x;
 }
 
@@ -143,6 +144,29 @@ static int in_time_series(hid_t f, const char *path) {
   int has_step = H5Lexists(f, buf, H5P_DEFAULT) > 0;
   snprintf(buf, sizeof buf, "%.*s/value", n, path);
   return has_step && H5Lexists(f, buf, H5P_DEFAULT) > 0;
+}
+
+/* Element `row` of the series dataset `name` (step or time) beside `path`,
+ * as mtype; 0 when it could be read. */
+static int series_at(hid_t f, const char *path, const char *name, int64_t row, hid_t mtype,
+                     void *out) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%.*s/%s", (int)(strrchr(path, '/') - path), path, name);
+  hid_t d = H5Dopen2(f, buf, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, (hsize_t[]){1}, NULL);
+  hsize_t n = 0;
+  int rc = -1;
+  if (fs >= 0 && ms >= 0 && H5Sget_simple_extent_ndims(fs) == 1 &&
+      H5Sget_simple_extent_dims(fs, &n, NULL) == 1 && (hsize_t)row < n &&
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, (hsize_t[]){(hsize_t)row}, NULL, (hsize_t[]){1},
+                          NULL) >= 0 &&
+      H5Dread(d, mtype, ms, fs, H5P_DEFAULT, out) >= 0)
+    rc = 0;
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  H5Dclose(d);
+  return rc;
 }
 
 /* Stream both datasets in flat-contiguous blocks and feed the accumulator.
@@ -282,7 +306,14 @@ static vs_status compare_pair(hid_t fa, hid_t fb, const char *na, const char *nb
   for (int i = 2; i < a.rank; i++) inner *= a.dims[i];
   int series = in_time_series(fa, path);
   int particles = strncmp(path, "/particles/", 11) == 0;
-  if (series) d->first_frame = acc.first / (int64_t)row;
+  if (series) {
+    /* the row's own step and time (with output.every > 1, row != step) */
+    d->first_frame = acc.first / (int64_t)row;
+    if (series_at(fa, path, "step", d->first_frame, H5T_NATIVE_INT64, &d->first_step))
+      d->first_step = -1;
+    if (series_at(fa, path, "time", d->first_frame, H5T_NATIVE_DOUBLE, &d->first_time))
+      d->first_time = NAN;
+  }
   /* [F, N, 3] trajectories: axis 1; [N] or [N, k] particle data: axis 0 */
   if (particles && series && a.rank >= 3)
     d->first_particle = (acc.first % (int64_t)row) / (int64_t)inner;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "util/alloc.h"
@@ -78,12 +79,54 @@ done:
   return st;
 }
 
+static int is_yaml_name(const char *name) {
+  size_t n = strlen(name);
+  return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0);
+}
+
+/* For a scene path that does not exist: the .yaml/.yml file in the same
+ * directory whose name is closest to it (edit distance at most 2, the
+ * alphabetically first of equals), written as the path would be, in out;
+ * "" when there is none. */
+static void closest_scene(const char *path, char *out, size_t size) {
+  out[0] = '\0';
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  int dlen = slash ? (int)(slash - path) : 0;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (dlen ? dlen : 1) : 1, slash ? path : ".");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  int best = 3;
+  char name[256] = "";
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!is_yaml_name(e->d_name) || strcmp(e->d_name, base) == 0) continue;
+    int k = vs_edit_distance(base, e->d_name, 3);
+    if (k < best || (k == best && k <= 2 && strcmp(e->d_name, name) < 0)) {
+      best = k;
+      snprintf(name, sizeof name, "%s", e->d_name);
+    }
+  }
+  closedir(d);
+  if (best <= 2) snprintf(out, size, "%.*s%s%s", dlen, path, slash ? "/" : "", name);
+}
+
 vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n_sets,
                              vs_scene **out, vs_error *err) {
   vs_error_clear(err);
   if (out) *out = NULL;
   if (!path || !out)
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_scene_load_file: bad arguments");
+  struct stat sb;
+  if (stat(path, &sb) != 0 && errno == ENOENT) {
+    char near[4400] = "";
+    closest_scene(path, near, sizeof near);
+    if (near[0])
+      return vs_error_set(err, VS_ERR_IO, path, 0, 0,
+                          "cannot read scene file '%s': %s (did you mean '%s'?)", path,
+                          strerror(ENOENT), near);
+  }
   char *buf;
   size_t n;
   vs_status rd = vs_read_file(path, "scene file", VS_MAX_SCENE_BYTES, &buf, &n, err);

@@ -34,9 +34,12 @@ typedef struct vs_compare_diff {
   double max_abs;         /* largest |a - b| */
   double max_rel;         /* largest |a - b| / |b| */
   int64_t first_index;    /* flat index of the first element out of tolerance, -1 */
-  int64_t first_frame;    /* its frame (axis 0 of time series), -1 when not one */
+  int64_t first_frame;    /* its row (axis 0 of time series), -1 when not one */
   int64_t first_particle; /* its particle (axis 1 of [F, N, ...]; axis 0 of [N]), -1 */
   char detail[512];       /* shapes for VS_DIFF_SHAPE, etc. */
+  int64_t first_step;     /* that row's step (the frame number; with output.every = k,
+                             row r is step r k), -1 when not a time series */
+  double first_time;      /* that row's time, s; NaN when not a time series */
 } vs_compare_diff;
 
 typedef struct vs_compare_result {
