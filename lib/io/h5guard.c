@@ -529,12 +529,18 @@ vs_status vs_h5g_dset_open(const vs_h5g_file *f, const char *path, const vs_h5g_
   vs_h5g__oh_scan scan;
   memset(&scan, 0, sizeof scan);
   scan.f = f;
+  scan.space_rank = -1;
+  scan.zero_axis = UINT64_MAX;
   if (vs_h5g__oh_check(&scan, addr) == 1)
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0, "%s: corrupt object header", d->path);
   if (scan.bad == 2 && scan.zero_axis == UINT64_MAX)
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,
                         "%s has a chunked layout of dimensionality %u (at least 2)", d->path,
                         scan.ndims);
+  if (scan.bad == 3)
+    return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,
+                        "%s has a chunked layout of dimensionality %u for a dataset of rank %d",
+                        d->path, scan.ndims, scan.space_rank);
   if (scan.bad == 2)
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,
                         "%s has chunk dimension 0 along axis %llu", d->path,

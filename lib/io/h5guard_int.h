@@ -13,7 +13,9 @@ typedef struct vs_h5g__oh_scan {
   int n_blocks;
   int bad;            /* 1: corrupt header, 2: bad chunked layout */
   unsigned ndims;     /* of a bad layout */
-  uint64_t zero_axis; /* of a bad layout */
+  uint64_t zero_axis; /* of a bad layout (UINT64_MAX: its dimensionality) */
+  unsigned chunk_nd;  /* dimensionality of the chunked layout, 0 when none */
+  int space_rank;     /* rank in the dataspace message, -1 when none seen */
 } vs_h5g__oh_scan;
 
 /* vs_error_set with HDF5's innermost explanation after what; reads the
@@ -26,7 +28,8 @@ int vs_h5g__obj_info(const vs_h5g_file *f, hid_t loc, const char *name, H5O_type
                      uint64_t *addr);
 /* Read the object header at addr (h5guard_oh.c): 0 when readable with no
  * bad chunked layout, else s->bad (1 corrupt, 2 bad layout: s->ndims,
- * s->zero_axis (UINT64_MAX: the dimensionality is wrong)). */
+ * s->zero_axis (UINT64_MAX: the dimensionality is wrong), 3 a layout
+ * dimensionality that is not the dataspace's rank + 1). */
 int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr);
 
 #endif

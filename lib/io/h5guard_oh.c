@@ -61,6 +61,7 @@ static void oh_layout(vs_h5g__oh_scan *s, const unsigned char *b, uint64_t n) {
     goto corrupt;
   }
   if (cls != 2) return;
+  s->chunk_nd = nd;
   if (nd < 2) {
     s->bad = 2;
     s->ndims = nd;
@@ -69,12 +70,11 @@ static void oh_layout(vs_h5g__oh_scan *s, const unsigned char *b, uint64_t n) {
   }
   /* the element-size dimension is last (v1-v3) or absent (v4: nd - 1 axes + it) */
   if ((uint64_t)(dims - b) + (uint64_t)nd * w > n) goto corrupt;
-  for (unsigned i = 0; i + 1 < nd; i++)
+  /* the element size included: HDF5 checks all; reported after the rank */
+  for (unsigned i = 0; i < nd; i++)
     if (le(dims + (size_t)i * w, w) == 0) {
-      s->bad = 2;
-      s->ndims = nd;
       s->zero_axis = i;
-      return;
+      break;
     }
   return;
 corrupt:
@@ -93,6 +93,7 @@ static void oh_messages(vs_h5g__oh_scan *s, const unsigned char *p, uint64_t n, 
       return;
     }
     if (type == 0x08) oh_layout(s, body, size);
+    if (type == 0x01 && size >= 2) s->space_rank = body[1];
     if (type == 0x10) {
       unsigned as = s->f->addr_size, ls = s->f->len_size;
       if (size < as + ls || as > 8 || ls > 8) {
@@ -143,6 +144,14 @@ int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr) {
     else
       s->bad = 1;
     vs_free(buf);
+  }
+  /* HDF5 1.10.8 leaks while refusing this itself */
+  if (!s->bad && s->chunk_nd && s->space_rank >= 0 && s->chunk_nd != (unsigned)s->space_rank + 1) {
+    s->bad = 3;
+    s->ndims = s->chunk_nd;
+  } else if (!s->bad && s->zero_axis != UINT64_MAX) {
+    s->bad = 2;
+    s->ndims = s->chunk_nd;
   }
   return s->bad;
 }
