@@ -337,3 +337,22 @@ $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
 
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
+
+# Hostile result files (issue 14): libFuzzer on the validating HDF5 reader
+# (tests/fuzz/fuzz_h5.c: guarded open, every dataset read in slabs, the
+# attributes vsim reads), seeded from the golden files; the corpus grows in
+# build/fuzz/corpus-h5/, a crash is written to build/fuzz/h5-crash-* (keep it
+# in tests/data/fuzz-h5/: test_h5guard replays that directory).  Leak
+# detection is off: HDF5 keeps free lists for the life of the process.
+$(FUZZ_DIR)/fuzz_h5: tests/fuzz/fuzz_h5.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+
+.PHONY: fuzz-h5
+fuzz-h5: $(FUZZ_DIR)/fuzz_h5
+	@mkdir -p $(FUZZ_DIR)/corpus-h5
+	@for f in tests/golden/*.h5; do \
+	  cp "$$f" "$(FUZZ_DIR)/corpus-h5/seed-$$(echo "$$f" | tr / _)"; done
+	$(FUZZ_DIR)/fuzz_h5 -max_len=1048576 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 \
+	  -max_total_time=$(SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/h5- $(FUZZ_DIR)/corpus-h5
+fuzz: fuzz-h5

@@ -1,0 +1,35 @@
+/* h5guard_int.h (private to lib/io/h5guard*.c): what the three parts of
+ * the guard share.  Nothing else includes it. */
+#ifndef VSIM_H5GUARD_INT_H
+#define VSIM_H5GUARD_INT_H
+
+#include "io/h5guard.h"
+
+#define OH_MAX_BLOCKS 64
+
+typedef struct vs_h5g__oh_scan {
+  const vs_h5g_file *f;
+  uint64_t blk_addr[OH_MAX_BLOCKS], blk_len[OH_MAX_BLOCKS];
+  int n_blocks;
+  int bad;            /* 1: corrupt header, 2: bad chunked layout */
+  unsigned ndims;     /* of a bad layout */
+  uint64_t zero_axis; /* of a bad layout (UINT64_MAX: its dimensionality) */
+  unsigned chunk_nd;  /* dimensionality of the chunked layout, 0 when none */
+  int space_rank;     /* rank in the dataspace message, -1 when none seen */
+} vs_h5g__oh_scan;
+
+/* vs_error_set with HDF5's innermost explanation after what; reads the
+ * error stack first. */
+vs_status vs_h5g__fail(vs_error *err, vs_status code, const char *file, const char *what);
+/* The VS_H5G_* bit of a standard numeric type, else 0; name says what it is. */
+unsigned vs_h5g__classify(hid_t t, char *name, size_t size);
+/* Type and address of the object loc/name, without opening it. */
+int vs_h5g__obj_info(const vs_h5g_file *f, hid_t loc, const char *name, H5O_type_t *type,
+                     uint64_t *addr);
+/* Read the object header at addr (h5guard_oh.c): 0 when readable with no
+ * bad chunked layout, else s->bad (1 corrupt, 2 bad layout: s->ndims,
+ * s->zero_axis (UINT64_MAX: the dimensionality is wrong), 3 a layout
+ * dimensionality that is not the dataspace's rank + 1). */
+int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr);
+
+#endif

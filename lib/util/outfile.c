@@ -1,0 +1,269 @@
+/* outfile.c: creating output files safely (outfile.h). */
+#include "util/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE 1
+#endif
+
+static const char *kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+/* Why a file could not be created: a full disk is a failure while writing
+ * (VS_ERR_IO); anything else means the path cannot be used (VS_ERR_USAGE). */
+static vs_status create_failure(int e) {
+  return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO ? VS_ERR_IO : VS_ERR_USAGE;
+}
+
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return vs_strdup(".");
+  if (slash == path) return vs_strdup("/");
+  size_t n = (size_t)(slash - path);
+  char *d = vs_malloc(n + 1);
+  if (d) {
+    memcpy(d, path, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+/* Where the output goes (*target, from vs_malloc) and whether it exists;
+ * every refusal of outfile.h. */
+static vs_status resolve(const char *path, unsigned flags, char **target, int *exists,
+                         vs_error *err) {
+  struct stat ls, st;
+  *target = NULL;
+  *exists = 0;
+  if (!path || !path[0])
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "no output path given");
+  if (lstat(path, &ls) != 0) {
+    if (errno != ENOENT)
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "cannot use as output: %s",
+                          strerror(errno));
+    if (flags & VS_OUTFILE_REPLACE)
+      return vs_error_set(err, VS_ERR_IO, path, 0, 0, "does not exist");
+    *target = vs_strdup(path);
+  } else if (S_ISLNK(ls.st_mode)) {
+    if (stat(path, &st) != 0) {
+      char to[512];
+      ssize_t n = readlink(path, to, sizeof to - 1);
+      to[n > 0 ? n : 0] = '\0';
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
+                          "is a symbolic link to '%s', which does not exist: refused (remove the "
+                          "link or choose another name)",
+                          to);
+    }
+    if (!S_ISREG(st.st_mode))
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
+                          "is a symbolic link to %s, not a regular file: refused", kind_of(st.st_mode));
+    char *real = realpath(path, NULL);
+    if (!real)
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "cannot resolve: %s", strerror(errno));
+    *target = vs_strdup(real);
+    free(real);
+    *exists = 1;
+  } else if (S_ISREG(ls.st_mode)) {
+    *target = vs_strdup(path);
+    *exists = 1;
+  } else {
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "is %s, not a regular file: refused",
+                        kind_of(ls.st_mode));
+  }
+  if (!*target) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (*exists && !(flags & (VS_OUTFILE_FORCE | VS_OUTFILE_REPLACE))) {
+    vs_free(*target);
+    *target = NULL;
+    return vs_error_set(err, VS_ERR_EXISTS, path, 0, 0, "exists (use --force to overwrite)");
+  }
+  char *dir = dir_of(*target);
+  vs_status rc = VS_OK;
+  if (!dir)
+    rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    rc = vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' does not exist", dir);
+  else if (access(dir, W_OK | X_OK) != 0)
+    rc = vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' is not writable", dir);
+  vs_free(dir);
+  if (rc != VS_OK) {
+    vs_free(*target);
+    *target = NULL;
+  }
+  return rc;
+}
+
+vs_status vs_outfile_check(const char *path, unsigned flags, vs_error *err) {
+  char *target;
+  int exists;
+  vs_status rc = resolve(path, flags, &target, &exists, err);
+  vs_free(target);
+  return rc;
+}
+
+/* ".<base>.tmp-<pid>-<n>" beside target; a base too long for NAME_MAX is
+ * cut (at a character boundary) and followed by "~" and a hash of the
+ * whole base, so that different long names get different temporary names. */
+static char *temp_name(const char *target, unsigned n) {
+  const char *slash = strrchr(target, '/');
+  const char *base = slash ? slash + 1 : target;
+  size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
+  char suffix[64];
+  snprintf(suffix, sizeof suffix, ".tmp-%ld-%u", (long)getpid(), n);
+  size_t blen = strlen(base), slen = strlen(suffix);
+  char hash[24] = "";
+  if (1 + blen + slen > NAME_MAX) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)base; *p; p++)
+      h = (h ^ *p) * 1099511628211ull;
+    snprintf(hash, sizeof hash, "~%016llx", (unsigned long long)h);
+    blen = NAME_MAX - 1 - slen - strlen(hash);
+    while (blen > 0 && ((unsigned char)base[blen] & 0xC0) == 0x80) blen--;
+  }
+  size_t len = dlen + 1 + blen + strlen(hash) + slen + 1;
+  char *t = vs_malloc(len);
+  if (t) snprintf(t, len, "%.*s.%.*s%s%s", (int)dlen, target, (int)blen, base, hash, suffix);
+  return t;
+}
+
+static void release(vs_outfile *o) {
+  if (o->fd >= 0) close(o->fd);
+  o->fd = -1;
+  vs_free(o->path);
+  vs_free(o->tmp);
+  o->path = o->tmp = NULL;
+}
+
+void vs_outfile_discard(vs_outfile *o) {
+  if (!o) return;
+  if (o->tmp) unlink(o->tmp);
+  release(o);
+}
+
+vs_status vs_outfile_create(const char *path, unsigned flags, vs_outfile *o, vs_error *err) {
+  memset(o, 0, sizeof *o);
+  o->fd = -1;
+  o->flags = flags;
+  int exists;
+  vs_status rc = resolve(path, flags, &o->path, &exists, err);
+  if (rc != VS_OK) return rc;
+  struct stat old;
+  int keep_mode = (flags & VS_OUTFILE_REPLACE) && stat(o->path, &old) == 0;
+  static unsigned counter;
+  for (int tries = 0; tries < 100; tries++) {
+    vs_free(o->tmp);
+    o->tmp = temp_name(o->path, __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
+    if (!o->tmp) {
+      release(o);
+      return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+    }
+    o->fd = open(o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (o->fd >= 0 || errno != EEXIST) break;
+  }
+  if (o->fd < 0) {
+    int e = errno;
+    rc = vs_error_set(err, create_failure(e), path, 0, 0, "cannot create '%s': %s", o->tmp,
+                      strerror(e));
+    release(o);
+    return rc;
+  }
+  struct stat st;
+  if (fstat(o->fd, &st) != 0 || (keep_mode && fchmod(o->fd, old.st_mode & 0777) != 0)) {
+    int e = errno;
+    rc = vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot set up '%s': %s", o->tmp, strerror(e));
+    vs_outfile_discard(o);
+    return rc;
+  }
+  o->dev = st.st_dev;
+  o->ino = st.st_ino;
+  return VS_OK;
+}
+
+int vs_outfile_same(const vs_outfile *o, int fd) {
+  struct stat st;
+  return o && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+}
+
+/* Make tmp appear as path without replacing anything: 0, or -1 and errno
+ * (EEXIST when path exists). */
+static int publish_noreplace(const char *tmp, const char *path) {
+#ifdef SYS_renameat2
+  if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != ENOSYS && errno != EINVAL && errno != ENOTSUP) return -1;
+#endif
+  if (link(tmp, path) == 0) {
+    unlink(tmp);
+    return 0;
+  }
+  if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP) return -1;
+  /* A file system without hard links or renameat2 (vfat, some FUSE): the
+   * check and the rename are two steps there. */
+  struct stat st;
+  if (lstat(path, &st) == 0) {
+    errno = EEXIST;
+    return -1;
+  }
+  return rename(tmp, path);
+}
+
+vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
+  if (!o || !o->tmp || o->fd < 0)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_outfile_publish: nothing to publish");
+  vs_status rc = VS_OK;
+  struct stat st;
+  int replace = (o->flags & (VS_OUTFILE_FORCE | VS_OUTFILE_REPLACE)) != 0;
+  if (fsync(o->fd) != 0) {
+    rc = vs_error_set(err, VS_ERR_IO, o->path, 0, 0, "syncing '%s': %s", o->tmp, strerror(errno));
+  } else if (lstat(o->tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != o->dev ||
+             st.st_ino != o->ino) {
+    /* removing it would remove someone else's file */
+    vs_free(o->tmp);
+    o->tmp = NULL;
+    rc = vs_error_set(err, VS_ERR_IO, o->path, 0, 0,
+                      "the temporary file was replaced by another while writing");
+  } else if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    rc = vs_error_set(err, VS_ERR_USAGE, o->path, 0, 0,
+                      "became %s while writing, not a regular file: refused", kind_of(st.st_mode));
+  } else if (replace ? rename(o->tmp, o->path) != 0 : publish_noreplace(o->tmp, o->path) != 0) {
+    int e = errno;
+    if (e == EEXIST)
+      rc = vs_error_set(err, VS_ERR_EXISTS, o->path, 0, 0,
+                        "exists: created by another process while this one was writing (use "
+                        "--force to overwrite)");
+    else
+      rc = vs_error_set(err, create_failure(e), o->path, 0, 0, "cannot move '%s' into place: %s",
+                        o->tmp, strerror(e));
+  } else {
+    vs_free(o->tmp); /* published: nothing to remove */
+    o->tmp = NULL;
+    char *dir = dir_of(o->path);
+    int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (dfd >= 0) {
+      fsync(dfd); /* durability of the name; some file systems refuse: not an error */
+      close(dfd);
+    }
+    vs_free(dir);
+  }
+  vs_outfile_discard(o);
+  return rc;
+}

@@ -1,0 +1,70 @@
+/* outfile.h (private): creating output files safely (issues 14 and 15).
+ *
+ * An output is written to a temporary file beside it and published under
+ * its name when complete.  The rules:
+ *  - the output path must be a new name or a regular file; a directory,
+ *    device, FIFO or socket is refused even with force (VS_ERR_USAGE), so
+ *    `-o /dev/null --force` never replaces /dev/null;
+ *  - a symbolic link is followed when it points to a regular file: the
+ *    output replaces the target (with force) and the link stays a link;
+ *    a link to anything else is refused like that thing, and a dangling
+ *    link is refused with or without force (following it would create a
+ *    file wherever the link points; replacing it would lose the link);
+ *  - the temporary file is created with O_CREAT|O_EXCL|O_NOFOLLOW (a
+ *    planted symlink or file is never followed or reused), mode 0666 less
+ *    the umask, named ".<base>.tmp-<pid>-<n>" beside the output, the base
+ *    shortened and hashed when the name would exceed NAME_MAX;
+ *  - publishing without force makes the name appear without replacing
+ *    anything (renameat2(RENAME_NOREPLACE), else link()+unlink()): of two
+ *    runs racing to the same new name exactly one succeeds, the other gets
+ *    VS_ERR_EXISTS and its temporary file is removed; with force, rename();
+ *  - just before publishing, the output path is checked again (still
+ *    absent or a regular file) and the temporary path is checked to still
+ *    be the file created (same device and inode).
+ * Everything returns vs_status and fills vs_error; nothing prints. */
+#ifndef VSIM_OUTFILE_H
+#define VSIM_OUTFILE_H
+
+#include <sys/types.h>
+
+#include "vsim/error.h"
+
+enum {
+  VS_OUTFILE_FORCE = 1u << 0,   /* an existing regular file may be replaced */
+  VS_OUTFILE_REPLACE = 1u << 1, /* the output must exist (resume): replaced in place,
+                                   the temporary file gets its permission bits */
+};
+
+typedef struct vs_outfile {
+  char *path;      /* where the output goes: the path given, or a symlink's target */
+  char *tmp;       /* the temporary file beside it */
+  int fd;          /* open on tmp (O_RDWR) until publish/discard; -1 after */
+  unsigned flags;
+  dev_t dev;       /* of tmp, to check it before publishing */
+  ino_t ino;
+} vs_outfile;
+
+/* Check path as an output without creating anything: VS_OK when it may be
+ * used (a new name; an existing regular file with FORCE or REPLACE),
+ * VS_ERR_EXISTS when it exists without them, VS_ERR_USAGE when it is not
+ * a regular file, a dangling symlink, or its directory is missing or not
+ * writable.  Call it before any long work. */
+vs_status vs_outfile_check(const char *path, unsigned flags, vs_error *err);
+
+/* vs_outfile_check, then create the temporary file.  On success o->tmp is
+ * the path to write (HDF5: H5Fcreate(o->tmp, H5F_ACC_TRUNC, ...), then
+ * vs_outfile_same() on its descriptor) and o->fd is open on it. */
+vs_status vs_outfile_create(const char *path, unsigned flags, vs_outfile *o, vs_error *err);
+
+/* 1 when fd is the temporary file created (same device and inode). */
+int vs_outfile_same(const vs_outfile *o, int fd);
+
+/* fsync the temporary file, then make it the output (see above) and sync
+ * the directory.  On failure the temporary file is removed.  Either way o
+ * is released (vs_outfile_discard is then a no-op). */
+vs_status vs_outfile_publish(vs_outfile *o, vs_error *err);
+
+/* Remove the temporary file and release o.  Safe on a zeroed or released o. */
+void vs_outfile_discard(vs_outfile *o);
+
+#endif

@@ -1,0 +1,286 @@
+/* test_outfile.c: safe output files (lib/util/outfile.c): special files
+ * refused even with force, the symlink rules, long names, the mode, and
+ * two processes racing to publish one new name without force (exactly one
+ * wins, the file is the winner's, no temporary file is left). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+#include "util/alloc.h"
+#include "util/outfile.h"
+
+static char *dir;
+static char pbuf[4][1024];
+
+static const char *P(const char *name) {
+  static int k;
+  char *p = pbuf[k++ & 3];
+  snprintf(p, 1024, "%s/%s", dir, name);
+  return p;
+}
+
+static void setup(void) { dir = tu_tmpdir(); }
+static void teardown(void) {
+  tu_rmtree(dir);
+  free(dir);
+}
+
+/* Entries of dir whose name contains ".tmp-". */
+static int temp_files(void) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (strstr(e->d_name, ".tmp-")) n++;
+  closedir(d);
+  return n;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static char *read_text(const char *path) {
+  static char buf[256];
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot read %s", path);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* Create, write text through the descriptor and publish. */
+static vs_status produce(const char *path, unsigned flags, const char *text, vs_error *e) {
+  vs_outfile o;
+  vs_error_clear(e);
+  vs_status rc = vs_outfile_create(path, flags, &o, e);
+  if (rc != VS_OK) return rc;
+  ck_assert_int_eq(write(o.fd, text, strlen(text)), (ssize_t)strlen(text));
+  return vs_outfile_publish(&o, e);
+}
+
+static void expect(vs_status got, vs_status want, const vs_error *e, const char *msg) {
+  ck_assert_msg(got == want && strstr(e->message, msg), "got %d '%s', want %d '%s'", got,
+                e->message, want, msg);
+}
+
+START_TEST(new_and_existing) {
+  vs_error e;
+  ck_assert_int_eq(produce(P("out.h5"), 0, "one", &e), VS_OK);
+  ck_assert_str_eq(read_text(P("out.h5")), "one");
+  expect(produce(P("out.h5"), 0, "two", &e), VS_ERR_EXISTS, &e, "exists (use --force to overwrite)");
+  ck_assert_str_eq(read_text(P("out.h5")), "one");
+  ck_assert_int_eq(produce(P("out.h5"), VS_OUTFILE_FORCE, "two", &e), VS_OK);
+  ck_assert_str_eq(read_text(P("out.h5")), "two");
+  expect(vs_outfile_check(P("nodir/out.h5"), 0, &e), VS_ERR_USAGE, &e, "does not exist");
+  expect(produce(P("new.h5"), VS_OUTFILE_REPLACE, "x", &e), VS_ERR_IO, &e, "does not exist");
+  /* discard leaves nothing */
+  vs_outfile o;
+  ck_assert_int_eq(vs_outfile_create(P("gone.h5"), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(temp_files(), 1);
+  vs_outfile_discard(&o);
+  ck_assert_int_eq(temp_files(), 0);
+  ck_assert_int_ne(access(P("gone.h5"), F_OK), 0);
+}
+END_TEST
+
+START_TEST(special_files_refused_even_with_force) {
+  vs_error e;
+  ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
+  ck_assert_int_eq(mkdir(P("sub"), 0700), 0);
+  for (unsigned flags = 0; flags <= VS_OUTFILE_FORCE; flags++) {
+    expect(produce("/dev/null", flags, "x", &e), VS_ERR_USAGE, &e,
+           "is a character device, not a regular file: refused");
+    expect(produce(P("fifo"), flags, "x", &e), VS_ERR_USAGE, &e,
+           "is a FIFO (named pipe), not a regular file: refused");
+    expect(produce(P("sub"), flags, "x", &e), VS_ERR_USAGE, &e,
+           "is a directory, not a regular file: refused");
+  }
+  struct stat st;
+  ck_assert_int_eq(stat("/dev/null", &st), 0);
+  ck_assert(S_ISCHR(st.st_mode));
+  ck_assert_int_eq(lstat(P("fifo"), &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
+START_TEST(symlink_rules) {
+  vs_error e;
+  write_text(P("target.h5"), "old");
+  ck_assert_int_eq(symlink("target.h5", P("link.h5")), 0);
+  ck_assert_int_eq(symlink("missing.h5", P("dangling.h5")), 0);
+  ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
+  ck_assert_int_eq(symlink(P("fifo"), P("link-fifo.h5")), 0);
+  ck_assert_int_eq(symlink("/dev/null", P("link-null.h5")), 0);
+  /* to a regular file: exists without force; with force the target is
+   * replaced and the link stays a link */
+  expect(produce(P("link.h5"), 0, "new", &e), VS_ERR_EXISTS, &e, "exists");
+  ck_assert_int_eq(produce(P("link.h5"), VS_OUTFILE_FORCE, "new", &e), VS_OK);
+  struct stat st;
+  ck_assert_int_eq(lstat(P("link.h5"), &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_str_eq(read_text(P("target.h5")), "new");
+  /* resume (REPLACE) through the link likewise */
+  ck_assert_int_eq(produce(P("link.h5"), VS_OUTFILE_REPLACE, "resumed", &e), VS_OK);
+  ck_assert_int_eq(lstat(P("link.h5"), &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_str_eq(read_text(P("target.h5")), "resumed");
+  /* dangling: refused with and without force, nothing created */
+  for (unsigned flags = 0; flags <= VS_OUTFILE_FORCE; flags++) {
+    expect(produce(P("dangling.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
+           "is a symbolic link to 'missing.h5', which does not exist: refused");
+    expect(produce(P("link-fifo.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
+           "is a symbolic link to a FIFO (named pipe), not a regular file: refused");
+    expect(produce(P("link-null.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
+           "is a symbolic link to a character device, not a regular file: refused");
+  }
+  ck_assert_int_ne(access(P("missing.h5"), F_OK), 0);
+  ck_assert_int_eq(lstat(P("dangling.h5"), &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
+/* A planted symlink at a temporary name is never followed: creation moves
+ * on to another name.  The temporary names are predictable (pid and a
+ * counter), so plant the first few. */
+START_TEST(planted_temp_symlink_not_followed) {
+  vs_error e;
+  write_text(P("victim"), "untouched");
+  for (unsigned n = 0; n < 50; n++) {
+    char name[128];
+    snprintf(name, sizeof name, ".out.h5.tmp-%ld-%u", (long)getpid(), n);
+    ck_assert_int_eq(symlink(P("victim"), P(name)), 0);
+  }
+  ck_assert_int_eq(produce(P("out.h5"), 0, "mine", &e), VS_OK);
+  ck_assert_str_eq(read_text(P("victim")), "untouched");
+  ck_assert_str_eq(read_text(P("out.h5")), "mine");
+}
+END_TEST
+
+START_TEST(long_names) {
+  vs_error e;
+  char name[256];
+  memset(name, 'n', 248);
+  strcpy(name + 248 - 3, ".h5");
+  ck_assert_uint_eq(strlen(name), 248);
+  vs_outfile o;
+  ck_assert_int_eq(vs_outfile_create(P(name), 0, &o, &e), VS_OK);
+  const char *base = strrchr(o.tmp, '/') + 1;
+  ck_assert_uint_le(strlen(base), NAME_MAX);
+  ck_assert_ptr_nonnull(strchr(base, '~')); /* shortened and hashed */
+  ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_OK);
+  ck_assert_int_eq(access(P(name), F_OK), 0);
+  /* two long names differing only at the end get different temp names */
+  char other[256];
+  strcpy(other, name);
+  other[240] = 'm';
+  vs_outfile a, b;
+  ck_assert_int_eq(vs_outfile_create(P(other), 0, &a, &e), VS_OK);
+  name[240] = 'k';
+  ck_assert_int_eq(vs_outfile_create(P(name), 0, &b, &e), VS_OK);
+  ck_assert_str_ne(a.tmp, b.tmp);
+  vs_outfile_discard(&a);
+  vs_outfile_discard(&b);
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
+START_TEST(mode_follows_umask) {
+  vs_error e;
+  mode_t old = umask(027);
+  ck_assert_int_eq(produce(P("m.h5"), 0, "x", &e), VS_OK);
+  umask(old);
+  struct stat st;
+  ck_assert_int_eq(stat(P("m.h5"), &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0640);
+  /* REPLACE keeps the permissions of the file it replaces */
+  ck_assert_int_eq(chmod(P("m.h5"), 0604), 0);
+  ck_assert_int_eq(produce(P("m.h5"), VS_OUTFILE_REPLACE, "y", &e), VS_OK);
+  ck_assert_int_eq(stat(P("m.h5"), &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0604);
+}
+END_TEST
+
+/* Two children create the same new name, write their pid, say they are
+ * ready (one pipe), wait for the parent's go (another) and publish
+ * together: exactly one succeeds. */
+START_TEST(race_without_force) {
+  for (int round = 0; round < 20; round++) {
+    char name[32];
+    snprintf(name, sizeof name, "race-%d.h5", round);
+    const char *path = P(name);
+    int go[2], ready[2];
+    ck_assert_int_eq(pipe(go), 0);
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+      kids[k] = fork();
+      ck_assert_int_ge(kids[k], 0);
+      if (kids[k] == 0) {
+        close(go[1]);
+        close(ready[0]);
+        vs_outfile o;
+        vs_error e;
+        if (vs_outfile_create(path, 0, &o, &e) != VS_OK) {
+          fprintf(stderr, "child: %s\n", e.message);
+          _exit(10);
+        }
+        char text[32];
+        int n = snprintf(text, sizeof text, "%ld", (long)getpid());
+        if (write(o.fd, text, (size_t)n) != n) _exit(11);
+        char c = 'r';
+        if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(12);
+        vs_status rc = vs_outfile_publish(&o, &e);
+        _exit(rc == VS_OK ? 0 : rc == VS_ERR_EXISTS && strstr(e.message, "another process") ? 3 : 13);
+      }
+    }
+    close(go[0]);
+    close(ready[1]);
+    char r[2];
+    ck_assert_int_eq(read(ready[0], r, 1), 1);
+    ck_assert_int_eq(read(ready[0], r + 1, 1), 1);
+    close(ready[0]);
+    ck_assert_int_eq(write(go[1], "gg", 2), 2);
+    close(go[1]);
+    int status[2], winner = -1, losers = 0;
+    for (int k = 0; k < 2; k++) {
+      ck_assert_int_eq(waitpid(kids[k], &status[k], 0), kids[k]);
+      ck_assert(WIFEXITED(status[k]));
+      int code = WEXITSTATUS(status[k]);
+      ck_assert_msg(code == 0 || code == 3, "child exit %d", code);
+      if (code == 0) winner = k;
+      else losers++;
+    }
+    ck_assert_int_eq(losers, 1);
+    char want[32];
+    snprintf(want, sizeof want, "%ld", (long)kids[winner]);
+    ck_assert_str_eq(read_text(path), want);
+    ck_assert_int_eq(temp_files(), 0);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("outfile");
+  TCase *tc = tcase_create("outfile");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, new_and_existing);
+  tcase_add_test(tc, special_files_refused_even_with_force);
+  tcase_add_test(tc, symlink_rules);
+  tcase_add_test(tc, planted_temp_symlink_not_followed);
+  tcase_add_test(tc, long_names);
+  tcase_add_test(tc, mode_follows_umask);
+  tcase_add_test(tc, race_without_force);
+  suite_add_tcase(s, tc);
+  return tu_run(s);
+}
