@@ -64,11 +64,12 @@ vs_status vs_color_layout(vs_model *m, vs_error *err) {
   m->jd_compl = vs_calloc((size_t)nd + 1, sizeof *m->jd_compl);
   m->jd_wsum = vs_calloc((size_t)nd + 1, sizeof *m->jd_wsum);
   m->jd_id = vs_calloc((size_t)nd + 1, sizeof *m->jd_id);
+  m->jd_slot = vs_calloc((size_t)nd + 1, sizeof *m->jd_slot);
   m->jd_start = vs_calloc((size_t)nc + 2, sizeof *m->jd_start);
   m->jd_two_sided = vs_calloc((size_t)nc + 1, sizeof *m->jd_two_sided);
   m->jo_ids = vs_calloc((size_t)nother + 1, sizeof *m->jo_ids);
   m->jo_start = vs_calloc((size_t)nc + 2, sizeof *m->jo_start);
-  if (!m->jd_ab || !m->jd_rest || !m->jd_kw || !m->jd_compl || !m->jd_wsum || !m->jd_id ||
+  if (!m->jd_ab || !m->jd_rest || !m->jd_kw || !m->jd_compl || !m->jd_wsum || !m->jd_id || !m->jd_slot ||
       !m->jd_start || !m->jd_two_sided || !m->jo_ids || !m->jo_start)
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory laying out %d links", nd);
   int32_t j = 0, o = 0;
@@ -95,6 +96,7 @@ vs_status vs_color_layout(vs_model *m, vs_error *err) {
         m->jd_compl[j] = m->dist_compl[i];
         m->jd_wsum[j] = wsum;
         m->jd_id[j] = i;
+        m->jd_slot[j] = id;
         j++;
       }
       if (pass == 0) m->jd_two_sided[c] = j - m->jd_start[c];

@@ -57,6 +57,7 @@ void vs_model_free(vs_model *m) {
   vs_free(m->jd_compl);
   vs_free(m->jd_wsum);
   vs_free(m->jd_id);
+  vs_free(m->jd_slot);
   vs_free(m->jd_start);
   vs_free(m->jd_two_sided);
   vs_free(m->jo_ids);
@@ -245,7 +246,7 @@ static void order_push(vs_model *m, vs_kind kind, int32_t index) {
   if (last && last->kind == kind && last->start + last->count == index)
     last->count++;
   else
-    m->blocks[m->n_blocks++] = (vs_block){kind, index, 1};
+    m->blocks[m->n_blocks++] = (vs_block){kind, index, 1, id};
 }
 
 static int cmp_i32(const void *a, const void *b) {

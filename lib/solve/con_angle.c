@@ -30,7 +30,7 @@ static double angle_violation(const vs_model *m, const double *x, int32_t i, dou
   return 0.0;
 }
 
-void vs_angle_project(const vs_solve_ctx *c, int32_t i) {
+void vs_angle_project(const vs_solve_ctx *c, int32_t i, int32_t id) {
   const vs_model *m = c->m;
   double bound;
   double C = angle_violation(m, c->x, i, &bound);
@@ -44,7 +44,7 @@ void vs_angle_project(const vs_solve_ctx *c, int32_t i) {
   double s;
   if (c->xpbd) {
     const double at = m->angle_compl[i] * c->inv_h2;
-    double *lam = &c->lambda[m->n_dist + m->n_pin + i];
+    double *lam = &c->lambda[id]; /* one slot per constraint: its build-order id */
     const double dl = m->omega * (-C - at * *lam) / (wsum + at);
     *lam += dl;
     s = dl / len;

@@ -61,16 +61,16 @@ VS_PRIVATE void vs_pin_target(const vs_model *m, int32_t k, double t, double out
 struct vs_solve_ctx {
   const vs_model *m;
   double *x;          /* (n x 4) positions being projected */
-  double *lambda;     /* xpbd multipliers, grouped by kind */
+  double *lambda;     /* xpbd multipliers, one per constraint, by build-order id */
   const uint8_t *alive;
   double inv_h2;      /* 1 / h^2 (xpbd) */
   int xpbd;
 };
 
-VS_PRIVATE void vs_distance_project(const vs_solve_ctx *c, int32_t i);
-VS_PRIVATE void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count);
+VS_PRIVATE void vs_distance_project(const vs_solve_ctx *c, int32_t i, int32_t id);
+VS_PRIVATE void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count, int32_t id0);
 VS_PRIVATE double vs_distance_error(const vs_model *m, const double *x, int32_t i);
-VS_PRIVATE void vs_angle_project(const vs_solve_ctx *c, int32_t i);
+VS_PRIVATE void vs_angle_project(const vs_solve_ctx *c, int32_t i, int32_t id);
 VS_PRIVATE double vs_angle_error(const vs_model *m, const double *x, int32_t i);
 
 /* ---- particle-particle contacts (collide_particles.c) ---- */

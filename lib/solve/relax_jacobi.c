@@ -45,8 +45,9 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
         sk = -C * m->jd_kw[j0 + k] / len;
       } else if (len > 0.0 && m->jd_wsum[j0 + k] > 0.0) {
         const double at = m->jd_compl[j0 + k] * c->inv_h2;
-        const double dl = m->omega * (-C - at * c->lambda[j0 + k]) / (m->jd_wsum[j0 + k] + at);
-        c->lambda[j0 + k] += dl * al[k];
+        double *lam = &c->lambda[m->jd_slot[j0 + k]];
+        const double dl = m->omega * (-C - at * *lam) / (m->jd_wsum[j0 + k] + at);
+        *lam += dl * al[k];
         sk = dl / len;
       }
       s[k] = sk * al[k];
@@ -62,8 +63,12 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
       s[k] = -C * kw[k] / safe * live;
     }
   } else {
+    /* each link's multiplier lives in its own slot (its build-order id):
+     * gathered here, scattered back after the vector loop */
     const double *compl = m->jd_compl + j0, *wsum = m->jd_wsum + j0;
-    double *lam = c->lambda + j0;
+    const int32_t *slot = m->jd_slot + j0;
+    double lam[VS_JBLOCK];
+    for (int32_t k = 0; k < n; k++) lam[k] = c->lambda[slot[k]];
     const double inv_h2 = c->inv_h2, omega = m->omega;
 #pragma omp simd
     for (int32_t k = 0; k < n; k++) {
@@ -77,6 +82,7 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
       lam[k] += dl;
       s[k] = dl / safe;
     }
+    for (int32_t k = 0; k < n; k++) c->lambda[slot[k]] = lam[k];
   }
   for (int32_t k = 0; k < n; k++) {
     double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
@@ -126,7 +132,7 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
           /* one-sided links and other kinds: rare, one thread */
 #pragma omp single
           {
-            for (int32_t j = mid; j < m->jd_start[col + 1]; j++) vs_distance_project(c, m->jd_id[j]);
+            for (int32_t j = mid; j < m->jd_start[col + 1]; j++) vs_distance_project(c, m->jd_id[j], m->jd_slot[j]);
             for (int32_t j = m->jo_start[col]; j < m->jo_start[col + 1]; j++)
               vs_project_constraint(c, m->jo_ids[j]);
           }

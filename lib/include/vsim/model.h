@@ -59,6 +59,7 @@ typedef struct vs_block {
   vs_kind kind;
   int32_t start; /* index into that kind's arrays */
   int32_t count;
+  int32_t first; /* build-order id of its first constraint */
 } vs_block;
 
 typedef struct vs_model {
@@ -152,7 +153,8 @@ typedef struct vs_model {
   double *jd_kw;          /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */
   double *jd_compl;       /* (n_dist) compliance */
   double *jd_wsum;        /* (n_dist) w_a + w_b */
-  int32_t *jd_id;         /* (n_dist) the link's index in build order */
+  int32_t *jd_id;         /* (n_dist) the link's index in the distance arrays */
+  int32_t *jd_slot;       /* (n_dist) the link's build-order id: its xpbd multiplier slot */
   int32_t *jd_start;      /* (n_colors + 1) first link of each colour */
   int32_t *jd_two_sided;  /* (n_colors) two-sided links at the start of each colour */
   int32_t *jo_ids;        /* (n_constraints - n_dist) other constraints, grouped by colour */
