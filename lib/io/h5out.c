@@ -134,7 +134,7 @@ static int fail_obj(vs_h5_writer *w, const char *what, hid_t loc, const char *na
 
 static void close_id(hid_t *id) {
   if (*id < 0) return;
-  switch (H5Iget_type(*id)) {
+  switch ((int)H5Iget_type(*id)) { /* HDF5's enum: only the kinds of id this file opens */
   case H5I_DATASET: H5Dclose(*id); break;
   case H5I_GROUP: H5Gclose(*id); break;
   case H5I_GENPROP_LST: H5Pclose(*id); break;
@@ -378,8 +378,7 @@ static const char *series_path(int i, char *buf, size_t size) {
 }
 
 static int32_t kind_count(const vs_model *m, int k) {
-  _Static_assert(VS_KIND_COUNT == 3, "one count per kind below");
-  return k == VS_KIND_DISTANCE ? m->n_dist : k == VS_KIND_PIN ? m->n_pin : m->n_angle;
+  return vs_model_kind_count(m, (vs_kind)k);
 }
 
 /* Whether the model's output writes series i (SPEC §4: velocity, the error

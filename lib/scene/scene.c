@@ -789,7 +789,8 @@ static vs_status pin_key(vctx *c, const sn_node *m, vs_body_desc *b) {
     case VS_BODY_PARTICLES:
       TRY(pin_indices(c, v, b, (int64_t)b->count, 0));
       break;
-    default: /* ragdoll: its particle count is the model's business */
+    case VS_BODY_TETRA: /* tetra, ragdoll: their particle count is the model's business */
+    case VS_BODY_RAGDOLL:
       TRY(pin_indices(c, v, b, -1, 0));
       break;
   }
@@ -894,9 +895,10 @@ static int64_t body_particles(const vs_body_desc *b) {
       return 4;
     case VS_BODY_LATTICE:
       return b->resolution[0] * b->resolution[1] * b->resolution[2];
-    default:
-      return 0; /* ragdoll: fixed and small, counted by the model */
+    case VS_BODY_RAGDOLL:
+      return 0; /* fixed and small, counted by the model */
   }
+  return 0;
 }
 
 static vs_status load_body(vctx *c, const sn_node *item, size_t index, vs_body_desc *b,

@@ -362,7 +362,8 @@ vs_status vs_scene_to_yaml(const vs_scene *s, char **out, vs_error *err) {
         put(&b, ", radius: ");
         num(&b, c->radius);
         break;
-      default:
+      case VS_COLLIDER_BOX:
+      case VS_COLLIDER_BOUNDS:
         put(&b, "min: ");
         vec(&b, c->a, 3);
         put(&b, ", max: ");

@@ -6,7 +6,7 @@
  * every correction.  One-sided links act only when violated. */
 #include <math.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i, int32_t id) {
   if (!c->alive[i]) return;
@@ -50,14 +50,17 @@ void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t cou
   for (int32_t i = 0; i < count; i++) project(c, m, start + i, id0 + i);
 }
 
-double vs_distance_error(const vs_model *m, const double *x, int32_t i) {
-  const double *pa = x + 4 * (size_t)m->dist_ab[2 * i];
-  const double *pb = x + 4 * (size_t)m->dist_ab[2 * i + 1];
+int vs_distance_error(const vs_model *m, const vs_state *s, int32_t i, double *e, double *rest) {
+  if (!s->alive[i]) return 0; /* torn */
+  const double *pa = s->x + 4 * (size_t)m->dist_ab[2 * i];
+  const double *pb = s->x + 4 * (size_t)m->dist_ab[2 * i + 1];
   const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
   const double C = sqrt(dx * dx + dy * dy + dz * dz) - m->dist_rest[i];
+  *rest = m->dist_rest[i];
   switch (m->dist_side[i]) {
-    case VS_SIDE_MIN: return C < 0.0 ? -C : 0.0;
-    case VS_SIDE_MAX: return C > 0.0 ? C : 0.0;
-    default: return fabs(C);
+    case VS_SIDE_MIN: *e = C < 0.0 ? -C : 0.0; break;
+    case VS_SIDE_MAX: *e = C > 0.0 ? C : 0.0; break;
+    default: *e = fabs(C); break;
   }
+  return 1;
 }

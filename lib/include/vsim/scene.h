@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "vsim/error.h"
+#include "vsim/kind.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,11 +153,12 @@ typedef struct vs_ref {
   vs_loc loc;
 } vs_ref;
 
-typedef enum vs_constraint_kind {
-  VS_CONSTRAINT_DISTANCE = 0,
-  VS_CONSTRAINT_PIN,
-  VS_CONSTRAINT_ANGLE
-} vs_constraint_kind;
+/* The one enum of constraint kinds is vs_kind (vsim/kind.h); these names
+ * stay until lib/scene uses VS_KIND_* directly. */
+typedef vs_kind vs_constraint_kind;
+#define VS_CONSTRAINT_DISTANCE VS_KIND_DISTANCE
+#define VS_CONSTRAINT_PIN VS_KIND_PIN
+#define VS_CONSTRAINT_ANGLE VS_KIND_ANGLE
 
 /* One item of `constraints`. */
 typedef struct vs_constraint_desc {
