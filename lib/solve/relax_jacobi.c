@@ -46,7 +46,7 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
         sk = -C * L->link_kw[j0 + k] / len;
       } else if (len > 0.0 && L->link_wsum[j0 + k] > 0.0) {
         const double at = L->link_compl[j0 + k] * c->inv_h2;
-        double *lam = &c->lambda[L->link_id[j0 + k]];
+        double *lam = &L->link_lambda[j0 + k];
         const double dl = m->omega * (-C - at * *lam) / (L->link_wsum[j0 + k] + at);
         *lam += dl * al[k];
         sk = dl / len;
@@ -64,12 +64,8 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
       s[k] = -C * kw[k] / safe * live;
     }
   } else {
-    /* each link's multiplier lives in its own slot (its build-order id):
-     * gathered here, scattered back after the vector loop */
     const double *compl = L->link_compl + j0, *wsum = L->link_wsum + j0;
-    const int32_t *slot = L->link_id + j0;
-    double lam[VS_JBLOCK];
-    for (int32_t k = 0; k < n; k++) lam[k] = c->lambda[slot[k]];
+    double *lam = L->link_lambda + j0;
     const double inv_h2 = c->inv_h2, omega = m->omega;
 #pragma omp simd
     for (int32_t k = 0; k < n; k++) {
@@ -83,7 +79,6 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
       lam[k] += dl;
       s[k] = dl / safe;
     }
-    for (int32_t k = 0; k < n; k++) c->lambda[slot[k]] = lam[k];
   }
   for (int32_t k = 0; k < n; k++) {
     double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
@@ -112,7 +107,26 @@ static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, 
   }
 }
 
+/* The kernel keeps the multipliers of the two-sided links contiguous, in
+ * layout order (link_lambda); the state keeps every constraint's multiplier
+ * in its own slot, its build-order id.  Copied in before the sweeps and out
+ * after them (once per step, not per sweep); the one-sided links, the
+ * overflow colour and the other kinds use the state's slots directly.  Each
+ * constraint has exactly one slot either way. */
+static void link_lambda_copy(const vs_model *m, const vs_solve_ctx *c, int out) {
+  const vs_jacobi_layout *L = c->jacobi;
+  for (int32_t col = 0; col < m->n_colors; col++) {
+    if (col == m->color_overflow) continue;
+    const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
+    if (out)
+      for (int32_t j = lo; j < hi; j++) c->lambda[L->link_id[j]] = L->link_lambda[j];
+    else
+      for (int32_t j = lo; j < hi; j++) L->link_lambda[j] = c->lambda[L->link_id[j]];
+  }
+}
+
 void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
+  if (c->xpbd) link_lambda_copy(m, c, 0);
   const vs_jacobi_layout *L = c->jacobi;
   vs_solver_scratch *const w = s->scratch;
   const int threads = s->threads > 0 ? s->threads : 1;
@@ -135,7 +149,8 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
           /* one-sided links and other kinds: rare, one thread */
 #pragma omp single
           {
-            for (int32_t j = mid; j < L->color_link_start[col + 1]; j++) vs_distance_project(c, L->link_index[j], L->link_id[j]);
+            for (int32_t j = mid; j < L->color_link_start[col + 1]; j++)
+              vs_distance_project(c, L->link_index[j], L->link_id[j]);
             for (int32_t j = L->color_other_start[col]; j < L->color_other_start[col + 1]; j++)
               vs_project_constraint(c, L->other_id[j]);
           }
@@ -167,4 +182,5 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
       }
     }
   }
+  if (c->xpbd) link_lambda_copy(m, c, 1);
 }

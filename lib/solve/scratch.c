@@ -29,6 +29,7 @@
   X(jacobi.link_wsum, double, jacobi ? (size_t)m->n_dist : 0)         \
   X(jacobi.link_index, int32_t, jacobi ? (size_t)m->n_dist : 0)       \
   X(jacobi.link_id, int32_t, jacobi ? (size_t)m->n_dist : 0)          \
+  X(jacobi.link_lambda, double, jacobi ? (size_t)m->n_dist : 0)       \
   X(jacobi.color_link_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0) \
   X(jacobi.color_two_sided, int32_t, jacobi ? (size_t)m->n_colors : 0) \
   X(jacobi.other_id, int32_t, jacobi ? (size_t)(m->n_constraints - m->n_dist) : 0) \

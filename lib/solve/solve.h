@@ -27,6 +27,7 @@ typedef struct vs_jacobi_layout {
   double *link_wsum;          /* (n_dist) w_a + w_b */
   int32_t *link_index;        /* (n_dist) the link's index in the distance arrays (alive) */
   int32_t *link_id;           /* (n_dist) the link's build-order id: its xpbd multiplier slot */
+  double *link_lambda;        /* (n_dist) two-sided links' multipliers while relax_jacobi runs */
   int32_t *color_link_start;  /* (n_colors + 1) first link of each colour */
   int32_t *color_two_sided;   /* (n_colors) two-sided links at the start of each colour */
   int32_t *other_id;          /* (n_constraints - n_dist) other kinds' ids, by colour */
