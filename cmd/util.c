@@ -22,6 +22,7 @@ int cli_exit_code(vs_status st, cli_phase phase) {
     case VS_ERR_NOMEM:
     case VS_ERR_NUMERIC:
     case VS_ERR_INTERRUPTED:
+    case VS_STATUS_COUNT:
     default:
       return CLI_EXIT_FAIL;
   }

@@ -457,7 +457,7 @@ START_TEST(test_full_scene) {
 
   ck_assert_uint_eq(s->n_constraints, 9);
   const vs_constraint_desc *k = s->constraints;
-  ck_assert_int_eq(k[0].kind, VS_CONSTRAINT_DISTANCE);
+  ck_assert_int_eq(k[0].kind, VS_KIND_DISTANCE);
   ck_assert_str_eq(k[0].a.text, "line:20");
   ck_assert_str_eq(k[0].b.text, "curtain:0,15");
   ck_assert_int_eq(k[0].a.loc.line, 92);
@@ -468,13 +468,13 @@ START_TEST(test_full_scene) {
   ck_assert(k[2].has_max && k[2].max == 2 && k[2].compliance == 0.01 && k[2].stiffness == 1);
   ck_assert(!k[3].rest_auto && k[3].rest == 1.25);
   ck_assert(k[4].rest_auto);
-  ck_assert_int_eq(k[5].kind, VS_CONSTRAINT_PIN);
+  ck_assert_int_eq(k[5].kind, VS_KIND_PIN);
   ck_assert_str_eq(k[5].a.text, "line:10");
   ck_assert(k[5].has_at && k[5].at[1] == 2.5 && k[5].keys == NULL);
   ck_assert_uint_eq(k[6].n_keys, 2);
   ck_assert(!k[6].has_at && k[6].keys[4] == 1.5 && k[6].keys[5] == 0.5);
   ck_assert(!k[7].has_at && k[7].n_keys == 0);
-  ck_assert_int_eq(k[8].kind, VS_CONSTRAINT_ANGLE);
+  ck_assert_int_eq(k[8].kind, VS_KIND_ANGLE);
   ck_assert_str_eq(k[8].c.text, "bob:3");
   ck_assert(k[8].has_min && k[8].has_max && k[8].min == 10 && k[8].max == 175);
   ck_assert(k[8].stiffness == 0.9);

@@ -36,9 +36,9 @@ static const char *const COLLIDER_ITEM[] = {
     [VS_COLLIDER_BOX] = "{box: {min: [0, 0, 0], max: [1, 1, 1]}}",
     [VS_COLLIDER_BOUNDS] = "{bounds: {min: [0, 0, 0], max: [1, 1, 1]}}"};
 static const char *const CONSTRAINT_ITEM[] = {
-    [VS_CONSTRAINT_DISTANCE] = "{distance: {a: 0, b: 1}}",
-    [VS_CONSTRAINT_PIN] = "{pin: {particle: 0}}",
-    [VS_CONSTRAINT_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}"};
+    [VS_KIND_DISTANCE] = "{distance: {a: 0, b: 1}}",
+    [VS_KIND_PIN] = "{pin: {particle: 0}}",
+    [VS_KIND_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}"};
 
 /* The field of row r in scene s (item 0 of its list). */
 static const char *field_of(const vs_scene *s, const sk_row *r) {

@@ -204,7 +204,7 @@ vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err) {
 /* ---- paths ------------------------------------------------------------------ */
 
 static const char *link_kind(H5L_type_t t) {
-  switch (t) {
+  switch ((int)t) { /* HDF5's enum: the link kinds named below, else "a link" */
   case H5L_TYPE_SOFT: return "a soft link";
   case H5L_TYPE_EXTERNAL: return "an external link (to another file)";
   default: return "a user-defined link";
@@ -366,7 +366,7 @@ static vs_status check_layout(const vs_h5g_file *f, const vs_h5g_dset *d, hid_t 
   H5D_layout_t layout = H5Pget_layout(dcpl);
   vs_status rc = check_filters(f, d, dcpl, err);
   if (rc != VS_OK) return rc;
-  switch (layout) {
+  switch ((int)layout) { /* HDF5's enum, including values this file refuses */
   case H5D_VIRTUAL:
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,
                         "%s is a virtual dataset (its data in other files): refused", p);

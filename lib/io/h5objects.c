@@ -50,7 +50,7 @@ static int fail_obj(vs_h5_writer *w, const char *what, hid_t loc, const char *na
 
 void h5w_close_id(hid_t *id) {
   if (*id < 0) return;
-  switch (H5Iget_type(*id)) {
+  switch ((int)H5Iget_type(*id)) { /* HDF5's enum: only the kinds of id this file opens */
   case H5I_DATASET: H5Dclose(*id); break;
   case H5I_GROUP: H5Gclose(*id); break;
   case H5I_GENPROP_LST: H5Pclose(*id); break;

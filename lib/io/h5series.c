@@ -51,10 +51,7 @@ static const struct row {
 #undef ROW
 };
 
-int32_t h5w_kind_count(const vs_model *m, int k) {
-  _Static_assert(VS_KIND_COUNT == 3, "one count per kind below");
-  return k == VS_KIND_DISTANCE ? m->n_dist : k == VS_KIND_PIN ? m->n_pin : m->n_angle;
-}
+int32_t h5w_kind_count(const vs_model *m, int k) { return vs_model_kind_count(m, (vs_kind)k); }
 
 /* The `written` column of row r for m. */
 static int row_written(int r, const vs_model *m) {

@@ -161,7 +161,7 @@ int vs_h5_attr_double(hid_t loc, const char *obj, const char *name, double *out)
 
 const char *vs_h5_type_name(hid_t type, char *buf, size_t size) {
   size_t bytes = H5Tget_size(type);
-  switch (H5Tget_class(type)) {
+  switch ((int)H5Tget_class(type)) { /* HDF5's enum: the classes named below, else generic */
   case H5T_INTEGER:
     snprintf(buf, size, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", bytes * 8);
     break;

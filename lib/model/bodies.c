@@ -1,7 +1,7 @@
 /* bodies.c: the one dispatch point from a body description to its generator.
  * Each generator (body_<kind>.c) reports exact counts first, so limits are
  * checked before the model allocates anything, then fills the arrays. */
-#include "model/bodies.h"
+#include "model/build.h"
 
 vs_status vs_body_count(const vs_body_desc *b, vs_body_counts *out, const char *file,
                         vs_error *err) {
@@ -29,11 +29,4 @@ vs_status vs_body_generate(vs_builder *bld, const vs_body_desc *b, int32_t body,
   }
   return vs_error_set(err, VS_ERR_SCENE, bld->file, b->loc.line, b->loc.column,
                       "unknown body kind");
-}
-
-vs_status vs_pin_index_error(vs_builder *bld, const vs_body_desc *b, int64_t value,
-                             int64_t limit, vs_error *err) {
-  return vs_error_set(err, VS_ERR_SCENE, bld->file, b->pin_loc.line, b->pin_loc.column,
-                      "bodies.%s.pin: index %lld out of range [0, %lld)", b->name,
-                      (long long)value, (long long)limit);
 }

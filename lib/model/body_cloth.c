@@ -3,7 +3,7 @@
  * build order (SPEC §3): stretch row by row (for each particle: its +u then
  * its +v neighbour), then shear (both diagonals of each cell), then bend (the
  * neighbour's neighbour along u, then along v). */
-#include "model/bodies.h"
+#include "model/build.h"
 
 static int64_t stretch_count(int64_t nu, int64_t nv) { return (nu - 1) * nv + nu * (nv - 1); }
 static int64_t shear_count(int64_t nu, int64_t nv) { return 2 * (nu - 1) * (nv - 1); }
@@ -58,7 +58,12 @@ vs_status vs_cloth_generate(vs_builder *bld, const vs_body_desc *b, int32_t body
         vs_builder_pin(bld, P((int32_t)i, (int32_t)j));
       }
       break;
-    default: break;
+    case VS_PIN_NONE: break;
+    case VS_PIN_FIRST: /* rope forms: the loader rejects them on a cloth */
+    case VS_PIN_LAST:
+    case VS_PIN_BOTH:
+      return vs_error_set(err, VS_ERR_SCENE, bld->file, b->pin_loc.line, b->pin_loc.column,
+                          "bodies.%s.pin: not a cloth pin form", b->name);
   }
 
   if (b->stretch.enabled)

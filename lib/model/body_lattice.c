@@ -1,7 +1,7 @@
 /* body_lattice.c: a soft block, nu x nv x nw particles with axis links
  * (stretch) and face-diagonal links (shear).  Particle (i, j, k) has body
  * index i + nu * (j + nv * k).  `top-edge` pins the layer j = nv - 1. */
-#include "model/bodies.h"
+#include "model/build.h"
 
 static int64_t axis_links(int64_t a, int64_t b, int64_t c) {
   return (a - 1) * b * c + a * (b - 1) * c + a * b * (c - 1);

@@ -1,5 +1,5 @@
 /* body_particles.c: free particles, each with its own position, velocity, mass. */
-#include "model/bodies.h"
+#include "model/build.h"
 
 vs_status vs_particles_count(const vs_body_desc *b, vs_body_counts *out, const char *file,
                              vs_error *err) {

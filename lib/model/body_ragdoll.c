@@ -16,7 +16,7 @@
  * hand).  Body indices are fixed (see the table) and `pin` takes them. */
 #include <math.h>
 
-#include "model/bodies.h"
+#include "model/build.h"
 
 enum {
   HEAD, NECK, CHEST, L_SHOULDER, R_SHOULDER, L_ELBOW, R_ELBOW, L_HAND, R_HAND,

@@ -1,6 +1,6 @@
 /* body_rope.c: a straight chain of segments + 1 particles from `from` to `to`,
  * stretch links i -> i+1 and optional bend links i -> i+2. */
-#include "model/bodies.h"
+#include "model/build.h"
 
 vs_status vs_rope_count(const vs_body_desc *b, vs_body_counts *out, const char *file,
                         vs_error *err) {
@@ -34,7 +34,11 @@ vs_status vs_rope_generate(vs_builder *bld, const vs_body_desc *b, int32_t body,
         vs_builder_pin(bld, first + (int32_t)i);
       }
       break;
-    default: break;
+    case VS_PIN_NONE: break;
+    case VS_PIN_TOP_EDGE: /* cloth forms: the loader rejects them on a rope */
+    case VS_PIN_TOP_CORNERS:
+      return vs_error_set(err, VS_ERR_SCENE, bld->file, b->pin_loc.line, b->pin_loc.column,
+                          "bodies.%s.pin: not a rope pin form", b->name);
   }
   for (int64_t i = 0; i + 1 < n; i++)
     vs_builder_link(bld, first + (int32_t)i, first + (int32_t)i + 1, &b->stretch, VS_ROLE_STRETCH,

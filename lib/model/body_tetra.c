@@ -3,7 +3,7 @@
  * Initial velocities are those of a rigid motion: v_i = v + w x (x_i - c). */
 #include <math.h>
 
-#include "model/bodies.h"
+#include "model/build.h"
 
 vs_status vs_tetra_count(const vs_body_desc *b, vs_body_counts *out, const char *file,
                          vs_error *err) {

@@ -3,110 +3,21 @@
  * Two passes: first every body reports its exact particle and link counts
  * (vs_body_count) so that the documented limits are checked before anything
  * is allocated; then the arrays are allocated once and the generators fill
- * them.  Explicit constraints follow, in file order, then the colouring. */
+ * them (every array of VS_MODEL_FIELDS, in one place).  Explicit
+ * constraints follow, in file order, then the colouring. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "solve/internal.h"
-
-static const char *const kind_names[VS_KIND_COUNT] = {"distance", "pin", "angle"};
-
-const char *vs_kind_name(vs_kind kind) {
-  return (kind >= 0 && kind < VS_KIND_COUNT) ? kind_names[kind] : "unknown";
-}
+#include "model/build.h"
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
-  vs_free(m->x0);
-  vs_free(m->v0);
-  vs_free(m->mass);
-  vs_free(m->radius);
-  vs_free(m->body);
-  vs_free(m->bodies);
-  vs_free(m->dist_ab);
-  vs_free(m->dist_rest);
-  vs_free(m->dist_stiff);
-  vs_free(m->dist_compl);
-  vs_free(m->dist_tear);
-  vs_free(m->dist_side);
-  vs_free(m->dist_role);
-  vs_free(m->dist_kw);
-  vs_free(m->pin_p);
-  vs_free(m->pin_at);
-  vs_free(m->pin_key0);
-  vs_free(m->pin_nkeys);
-  vs_free(m->pin_keys);
-  vs_free(m->angle_abc);
-  vs_free(m->angle_min);
-  vs_free(m->angle_max);
-  vs_free(m->angle_stiff);
-  vs_free(m->angle_compl);
-  vs_free(m->con_kind);
-  vs_free(m->con_index);
-  vs_free(m->blocks);
-  vs_free(m->colliders);
-  vs_free(m->triangles);
-  vs_free(m->color);
-  vs_free(m->color_start);
-  vs_free(m->color_order);
-  vs_free(m->jd_ab);
-  vs_free(m->jd_rest);
-  vs_free(m->jd_kw);
-  vs_free(m->jd_compl);
-  vs_free(m->jd_wsum);
-  vs_free(m->jd_id);
-  vs_free(m->jd_start);
-  vs_free(m->jd_two_sided);
-  vs_free(m->jo_ids);
-  vs_free(m->jo_start);
-  vs_free(m->adj_start);
-  vs_free(m->adj);
+#define VS_MODEL_FREE(name, type, count) vs_free(m->name);
+  VS_MODEL_FIELDS(VS_MODEL_FREE)
+#undef VS_MODEL_FREE
   vs_free(m);
-}
-
-/* ---- builder primitives used by the body generators ---- */
-
-int32_t vs_builder_particle(vs_builder *bld, const double x[3], const double v[3],
-                            double mass, double radius, int32_t body) {
-  vs_model *m = bld->m;
-  int32_t i = bld->np++;
-  m->x0[4 * i + 0] = x[0];
-  m->x0[4 * i + 1] = x[1];
-  m->x0[4 * i + 2] = x[2];
-  m->x0[4 * i + 3] = 1.0 / mass;
-  for (int k = 0; k < 3; k++) m->v0[3 * i + k] = v ? v[k] : 0.0;
-  m->mass[i] = mass;
-  m->radius[i] = radius;
-  m->body[i] = body;
-  return i;
-}
-
-void vs_builder_pin(vs_builder *bld, int32_t p) {
-  vs_model *m = bld->m;
-  m->x0[4 * p + 3] = 0.0;
-  m->mass[p] = INFINITY;
-  for (int k = 0; k < 3; k++) m->v0[3 * p + k] = 0.0;
-}
-
-static double dist3(const double *a, const double *b) {
-  double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-  return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
-void vs_builder_link(vs_builder *bld, int32_t a, int32_t b, const vs_link_desc *ld,
-                     vs_link_role role, double tear, uint8_t side, double rest) {
-  vs_model *m = bld->m;
-  int32_t i = bld->nd++;
-  m->dist_ab[2 * i + 0] = a;
-  m->dist_ab[2 * i + 1] = b;
-  m->dist_rest[i] = rest >= 0 ? rest : dist3(&m->x0[4 * a], &m->x0[4 * b]);
-  m->dist_stiff[i] = ld ? ld->stiffness : 1.0;
-  m->dist_compl[i] = ld ? ld->compliance : 0.0;
-  m->dist_tear[i] = tear > 0 ? tear * m->dist_rest[i] : 0.0;
-  m->dist_side[i] = side;
-  m->dist_role[i] = (uint8_t)role;
 }
 
 /* ---- particle references ---- */
@@ -198,37 +109,8 @@ vs_status vs_model_resolve_ref(const vs_model *m, const char *text, int32_t *ind
   return VS_OK;
 }
 
-void vs_model_constraint_particles(const vs_model *m, int32_t id, int32_t out[3]) {
-  out[0] = out[1] = out[2] = -1;
-  int32_t k = m->con_index[id];
-  switch ((vs_kind)m->con_kind[id]) {
-    case VS_KIND_DISTANCE:
-      out[0] = m->dist_ab[2 * k];
-      out[1] = m->dist_ab[2 * k + 1];
-      break;
-    case VS_KIND_PIN:
-      out[0] = m->pin_p[k];
-      break;
-    case VS_KIND_ANGLE:
-      for (int j = 0; j < 3; j++) out[j] = m->angle_abc[3 * k + j];
-      break;
-    default:
-      break;
-  }
-}
-
 /* ---- compile ---- */
 
-#define ALLOC(ptr, n)                                                   \
-  do {                                                                  \
-    size_t n_ = (size_t)(n);                                            \
-    (ptr) = vs_calloc(n_ ? n_ : 1, sizeof *(ptr));                         \
-    if (!(ptr)) {                                                       \
-      st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0,                  \
-                        "out of memory allocating the model (%zu items)", n_); \
-      goto fail;                                                        \
-    }                                                                   \
-  } while (0)
 
 static vs_status ref_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
                            const char *key, const char *why) {
@@ -236,16 +118,17 @@ static vs_status ref_error(vs_error *err, const char *file, const vs_ref *r, siz
                       "constraints.%zu.%s: %s", ci, key, why);
 }
 
-/* Append a constraint (kind, index) to build order, merging runs into blocks. */
-static void order_push(vs_model *m, vs_kind kind, int32_t index) {
-  int32_t id = m->n_constraints++;
+/* Append a constraint (kind, index) to build order, merging runs into blocks;
+ * *n counts the constraints pushed so far. */
+static void order_push(vs_model *m, int32_t *n, vs_kind kind, int32_t index) {
+  int32_t id = (*n)++;
   m->con_kind[id] = (uint8_t)kind;
   m->con_index[id] = index;
   vs_block *last = m->n_blocks ? &m->blocks[m->n_blocks - 1] : NULL;
   if (last && last->kind == kind && last->start + last->count == index)
     last->count++;
   else
-    m->blocks[m->n_blocks++] = (vs_block){kind, index, 1};
+    m->blocks[m->n_blocks++] = (vs_block){kind, index, 1, id};
 }
 
 static int cmp_i32(const void *a, const void *b) {
@@ -256,13 +139,8 @@ static int cmp_i32(const void *a, const void *b) {
 /* Linked neighbours of every particle (CSR, ascending), so that particle
  * collisions can skip pairs joined by a link. */
 static vs_status build_adjacency(vs_model *m, vs_error *err) {
-  m->adj_start = vs_calloc((size_t)m->n_particles + 1, sizeof(int32_t));
-  m->adj = vs_calloc(2 * (size_t)m->n_dist + 1, sizeof(int32_t));
   int32_t *fill = vs_calloc((size_t)m->n_particles + 1, sizeof(int32_t));
-  if (!m->adj_start || !m->adj || !fill) {
-    vs_free(fill);
-    return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory building link adjacency");
-  }
+  if (!fill) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory building link adjacency");
   for (int32_t i = 0; i < m->n_dist; i++) {
     m->adj_start[m->dist_ab[2 * i] + 1]++;
     m->adj_start[m->dist_ab[2 * i + 1] + 1]++;
@@ -326,9 +204,11 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
-    if (cd->kind == VS_CONSTRAINT_DISTANCE) nd++;
-    else if (cd->kind == VS_CONSTRAINT_PIN) npin++, nkeys += (int64_t)cd->n_keys;
-    else nangle++;
+    switch (cd->kind) {
+      case VS_KIND_DISTANCE: nd++; break;
+      case VS_KIND_PIN: npin++, nkeys += (int64_t)cd->n_keys; break;
+      case VS_KIND_ANGLE: nangle++; break;
+    }
   }
   if (nd + npin + nangle > VS_MAX_CONSTRAINTS) {
     vs_model_free(m);
@@ -336,39 +216,27 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
                         VS_MAX_CONSTRAINTS);
   }
 
-  /* Pass 2: allocate once. */
-  int64_t ncon = nd + npin + nangle;
-  ALLOC(m->x0, 4 * np);
-  ALLOC(m->v0, 3 * np);
-  ALLOC(m->mass, np);
-  ALLOC(m->radius, np);
-  ALLOC(m->body, np);
-  ALLOC(m->bodies, s->n_bodies);
-  ALLOC(m->dist_ab, 2 * nd);
-  ALLOC(m->dist_rest, nd);
-  ALLOC(m->dist_stiff, nd);
-  ALLOC(m->dist_compl, nd);
-  ALLOC(m->dist_tear, nd);
-  ALLOC(m->dist_side, nd);
-  ALLOC(m->dist_role, nd);
-  ALLOC(m->dist_kw, nd);
-  ALLOC(m->pin_p, npin);
-  ALLOC(m->pin_at, 3 * npin);
-  ALLOC(m->pin_key0, npin);
-  ALLOC(m->pin_nkeys, npin);
-  ALLOC(m->pin_keys, 4 * nkeys);
-  ALLOC(m->angle_abc, 3 * nangle);
-  ALLOC(m->angle_min, nangle);
-  ALLOC(m->angle_max, nangle);
-  ALLOC(m->angle_stiff, nangle);
-  ALLOC(m->angle_compl, nangle);
-  ALLOC(m->con_kind, ncon);
-  ALLOC(m->con_index, ncon);
-  ALLOC(m->blocks, ncon);
-  ALLOC(m->colliders, s->n_colliders);
-  ALLOC(m->triangles, 3 * ntri);
+  /* Pass 2: every array of VS_MODEL_FIELDS, once, to its final size. */
+  m->n_particles = (int32_t)np;
+  m->n_bodies = (int32_t)s->n_bodies;
+  m->n_dist = (int32_t)nd;
+  m->n_pin = (int32_t)npin;
+  m->n_pin_keys = (int32_t)nkeys;
+  m->n_angle = (int32_t)nangle;
+  m->n_constraints = (int32_t)(nd + npin + nangle);
+  m->n_colliders = (int32_t)s->n_colliders;
+  m->n_triangles = (int32_t)ntri;
+#define VS_MODEL_ALLOC(name, type, count)                                                   \
+  if (!(m->name = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                        \
+    st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
+                      #name ": %zu items)", (size_t)(count));                               \
+    goto fail;                                                                              \
+  }
+  VS_MODEL_FIELDS(VS_MODEL_ALLOC)
+#undef VS_MODEL_ALLOC
 
   vs_builder bld = {.m = m, .file = file};
+  int32_t ncon = 0; /* constraints in build order so far */
   for (size_t b = 0; b < s->n_bodies; b++) {
     const vs_body_desc *bd = &s->bodies[b];
     vs_body_info *bi = &m->bodies[b];
@@ -380,12 +248,8 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     int32_t d0 = bld.nd;
     if ((st = vs_body_generate(&bld, bd, (int32_t)b, err)) != VS_OK) goto fail;
     bi->count = bld.np - bi->first;
-    m->n_bodies = (int32_t)b + 1;
-    m->n_particles = bld.np;
-    for (int32_t i = d0; i < bld.nd; i++) order_push(m, VS_KIND_DISTANCE, i);
+    for (int32_t i = d0; i < bld.nd; i++) order_push(m, &ncon, VS_KIND_DISTANCE, i);
   }
-  m->n_particles = bld.np;
-  m->n_triangles = bld.ntri;
 
   /* Explicit pins first move their particles (so `rest: auto` sees the
    * initial configuration), then everything goes into build order. */
@@ -393,7 +257,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   char why[256];
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
-    if (cd->kind != VS_CONSTRAINT_PIN) continue;
+    if (cd->kind != VS_KIND_PIN) continue;
     int32_t p;
     if (vs_model_resolve_ref(m, cd->a.text, &p, why, sizeof why) != VS_OK) {
       st = ref_error(err, file, &cd->a, c, "particle", why);
@@ -410,8 +274,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
       memcpy(&m->pin_keys[4 * kkey], cd->keys, 4 * cd->n_keys * sizeof(double));
       kkey += (int32_t)cd->n_keys;
     }
-    m->n_pin = kpin + 1;
-    vs_pin_target(m, kpin, 0.0, at);
+    vs_model_pin_target(m, kpin, 0.0, at);
     memcpy(&m->x0[4 * p], at, sizeof at);
     vs_builder_pin(&bld, p);
     kpin++;
@@ -421,54 +284,53 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   int32_t kang = 0;
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
-    if (cd->kind == VS_CONSTRAINT_PIN) {
-      order_push(m, VS_KIND_PIN, kpin++);
+    const int arity = vs_kind_arity(cd->kind);
+    if (cd->kind == VS_KIND_PIN) { /* resolved above */
+      order_push(m, &ncon, VS_KIND_PIN, kpin++);
       continue;
     }
-    int32_t pa, pb, pc = -1;
-    if (vs_model_resolve_ref(m, cd->a.text, &pa, why, sizeof why) != VS_OK) {
-      st = ref_error(err, file, &cd->a, c, "a", why);
-      goto fail;
+    /* the particles a, b[, c], resolved and distinct */
+    const vs_ref *ref[VS_MAX_ARITY] = {&cd->a, &cd->b, &cd->c};
+    static const char *const key[VS_MAX_ARITY] = {"a", "b", "c"};
+    int32_t p[VS_MAX_ARITY] = {-1, -1, -1};
+    for (int j = 0; j < arity; j++) {
+      if (vs_model_resolve_ref(m, ref[j]->text, &p[j], why, sizeof why) != VS_OK) {
+        st = ref_error(err, file, ref[j], c, key[j], why);
+        goto fail;
+      }
     }
-    if (vs_model_resolve_ref(m, cd->b.text, &pb, why, sizeof why) != VS_OK) {
-      st = ref_error(err, file, &cd->b, c, "b", why);
-      goto fail;
-    }
-    if (cd->kind == VS_CONSTRAINT_ANGLE &&
-        vs_model_resolve_ref(m, cd->c.text, &pc, why, sizeof why) != VS_OK) {
-      st = ref_error(err, file, &cd->c, c, "c", why);
-      goto fail;
-    }
-    if (pa == pb || (pc >= 0 && (pc == pa || pc == pb))) {
-      st = vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
-                        "constraints.%zu: a constraint needs distinct particles", c);
-      goto fail;
-    }
-    if (cd->kind == VS_CONSTRAINT_DISTANCE) {
-      vs_link_desc ld = {1, cd->stiffness, cd->compliance};
-      uint8_t side = VS_SIDE_EQUAL;
-      double rest = -1.0; /* auto */
-      if (cd->has_min) side = VS_SIDE_MIN, rest = cd->min;
-      else if (cd->has_max) side = VS_SIDE_MAX, rest = cd->max;
-      else if (!cd->rest_auto) rest = cd->rest;
-      int32_t i = bld.nd;
-      vs_builder_link(&bld, pa, pb, &ld, VS_ROLE_EXPLICIT, 0.0, side, rest);
-      m->n_dist = bld.nd;
-      order_push(m, VS_KIND_DISTANCE, i);
-    } else {
-      m->angle_abc[3 * kang + 0] = pa;
-      m->angle_abc[3 * kang + 1] = pb;
-      m->angle_abc[3 * kang + 2] = pc;
-      m->angle_min[kang] = cd->has_min ? cd->min * (M_PI / 180.0) : -1.0;
-      m->angle_max[kang] = cd->has_max ? cd->max * (M_PI / 180.0) : -1.0;
-      m->angle_stiff[kang] = cd->stiffness;
-      m->angle_compl[kang] = cd->compliance;
-      order_push(m, VS_KIND_ANGLE, kang++);
-      m->n_angle = kang;
+    for (int j = 1; j < arity; j++)
+      for (int q = 0; q < j; q++)
+        if (p[q] == p[j]) {
+          st = vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
+                            "constraints.%zu: a constraint needs distinct particles", c);
+          goto fail;
+        }
+    switch (cd->kind) {
+      case VS_KIND_DISTANCE: {
+        vs_link_desc ld = {1, cd->stiffness, cd->compliance};
+        uint8_t side = VS_SIDE_EQUAL;
+        double rest = -1.0; /* auto */
+        if (cd->has_min) side = VS_SIDE_MIN, rest = cd->min;
+        else if (cd->has_max) side = VS_SIDE_MAX, rest = cd->max;
+        else if (!cd->rest_auto) rest = cd->rest;
+        int32_t i = bld.nd;
+        vs_builder_link(&bld, p[0], p[1], &ld, VS_ROLE_EXPLICIT, 0.0, side, rest);
+        order_push(m, &ncon, VS_KIND_DISTANCE, i);
+        break;
+      }
+      case VS_KIND_ANGLE:
+        for (int j = 0; j < 3; j++) m->angle_abc[3 * kang + j] = p[j];
+        m->angle_min[kang] = cd->has_min ? cd->min * (M_PI / 180.0) : -1.0;
+        m->angle_max[kang] = cd->has_max ? cd->max * (M_PI / 180.0) : -1.0;
+        m->angle_stiff[kang] = cd->stiffness;
+        m->angle_compl[kang] = cd->compliance;
+        order_push(m, &ncon, VS_KIND_ANGLE, kang++);
+        break;
+      case VS_KIND_PIN:
+        break; /* above */
     }
   }
-  m->n_dist = bld.nd;
-  m->n_pin = (int32_t)npin;
   /* Inverse masses are final now (pins applied): fold stiffness, omega and
    * the mass weighting into one factor per link. */
   for (int32_t i = 0; i < m->n_dist; i++) {
@@ -476,9 +338,6 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     m->dist_kw[i] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
     m->n_tearable += m->dist_tear[i] > 0.0;
   }
-  m->n_angle = kang;
-
-  m->n_colliders = (int32_t)s->n_colliders;
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
 
   for (int32_t i = 0; i < m->n_particles; i++) {
@@ -486,7 +345,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     m->n_colliding += m->radius[i] > 0.0;
   }
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
-  if ((st = vs_color_model(m, err)) != VS_OK || (st = vs_color_layout(m, err)) != VS_OK) goto fail;
+  if ((st = vs_color_model(m, err)) != VS_OK) goto fail;
   *out = m;
   return VS_OK;
 

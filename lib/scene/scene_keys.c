@@ -69,9 +69,9 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define BX (1u << VS_COLLIDER_BOX)
 #define BD (1u << VS_COLLIDER_BOUNDS)
 #define ALLC (PL | SP | BX | BD)
-#define DI (1u << VS_CONSTRAINT_DISTANCE)
-#define PN (1u << VS_CONSTRAINT_PIN)
-#define AN (1u << VS_CONSTRAINT_ANGLE)
+#define DI (1u << VS_KIND_DISTANCE)
+#define PN (1u << VS_KIND_PIN)
+#define AN (1u << VS_KIND_ANGLE)
 
 #define SC(f) .scope = SKS_SCENE, .off = offsetof(vs_scene, f)
 #define BO(k, f) .scope = SKS_BODY, .kinds = (k), .off = offsetof(vs_body_desc, f)

@@ -31,7 +31,7 @@ static size_t scope_size(int scope) {
 static void set_kind(int scope, int kind, void *base) {
   if (scope == SKS_BODY) ((vs_body_desc *)base)->kind = (vs_body_kind)kind;
   if (scope == SKS_COLLIDER) ((vs_collider_desc *)base)->kind = (vs_collider_kind)kind;
-  if (scope == SKS_CONSTRAINT) ((vs_constraint_desc *)base)->kind = (vs_constraint_kind)kind;
+  if (scope == SKS_CONSTRAINT) ((vs_constraint_desc *)base)->kind = (vs_kind)kind;
 }
 
 static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base,

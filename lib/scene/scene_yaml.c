@@ -347,9 +347,12 @@ static vs_status on_event(pstate *s, const yaml_event_t *ev, int *docs, int *don
       a->refs++;
       return attach(s, a, m);
     }
-    default:
+    case YAML_NO_EVENT:
+    case YAML_STREAM_START_EVENT:
+    case YAML_DOCUMENT_END_EVENT:
       return VS_OK;
   }
+  return VS_OK;
 }
 
 vs_status vs_sn_parse(const vs_sn_src *src, const char *text, size_t len, int origin,

@@ -5,7 +5,7 @@
  * friction and restitution act. */
 #include <math.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 static inline double dot3(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];

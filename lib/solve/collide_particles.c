@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 static inline uint32_t cell_hash(int32_t x, int32_t y, int32_t z) {
   /* Teschner et al. 2003, "Optimized spatial hashing for collision detection" */
@@ -57,18 +57,19 @@ static int before(const double *key, const int32_t *pr, int32_t a, int32_t b) {
 }
 
 static void sort_bottom_up(const vs_model *m, vs_state *s) {
-  const int32_t n = s->pc_n;
+  vs_solver_scratch *const w = s->scratch;
+  const int32_t n = w->pc_n;
   const double *g = m->gravity;
   const double glen = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
   const double up[3] = {glen > 0 ? -g[0] / glen : 0, glen > 0 ? -g[1] / glen : 1,
                         glen > 0 ? -g[2] / glen : 0};
-  int32_t *idx = s->pc_order, *tmp = s->pc_color;
+  int32_t *idx = w->pc_order, *tmp = w->pc_color;
   for (int32_t k = 0; k < n; k++) {
-    const double *a = s->x + 4 * (size_t)s->pc_pairs[2 * (size_t)k];
-    const double *b = s->x + 4 * (size_t)s->pc_pairs[2 * (size_t)k + 1];
+    const double *a = s->x + 4 * (size_t)w->pc_pairs[2 * (size_t)k];
+    const double *b = s->x + 4 * (size_t)w->pc_pairs[2 * (size_t)k + 1];
     const double ha = a[0] * up[0] + a[1] * up[1] + a[2] * up[2];
     const double hb = b[0] * up[0] + b[1] * up[1] + b[2] * up[2];
-    s->pc_key[k] = ha < hb ? ha : hb;
+    w->pc_key[k] = ha < hb ? ha : hb;
     idx[k] = k;
   }
   for (int32_t width = 1; width < n; width *= 2) {
@@ -76,7 +77,7 @@ static void sort_bottom_up(const vs_model *m, vs_state *s) {
       int32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
       int32_t i = lo, j = mid, o = lo;
       while (i < mid && j < hi)
-        tmp[o++] = before(s->pc_key, s->pc_pairs, idx[j], idx[i]) ? idx[j++] : idx[i++];
+        tmp[o++] = before(w->pc_key, w->pc_pairs, idx[j], idx[i]) ? idx[j++] : idx[i++];
       while (i < mid) tmp[o++] = idx[i++];
       while (j < hi) tmp[o++] = idx[j++];
     }
@@ -85,21 +86,22 @@ static void sort_bottom_up(const vs_model *m, vs_state *s) {
     tmp = t;
   }
   for (int32_t k = 0; k < n; k++) {
-    s->pc_tmp[2 * (size_t)k] = s->pc_pairs[2 * (size_t)idx[k]];
-    s->pc_tmp[2 * (size_t)k + 1] = s->pc_pairs[2 * (size_t)idx[k] + 1];
+    w->pc_tmp[2 * (size_t)k] = w->pc_pairs[2 * (size_t)idx[k]];
+    w->pc_tmp[2 * (size_t)k + 1] = w->pc_pairs[2 * (size_t)idx[k] + 1];
   }
-  memcpy(s->pc_pairs, s->pc_tmp, 2 * (size_t)n * sizeof(int32_t));
+  memcpy(w->pc_pairs, w->pc_tmp, 2 * (size_t)n * sizeof(int32_t));
 }
 
 vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
-  s->pc_n = 0;
+  vs_solver_scratch *const w = s->scratch;
+  w->pc_n = 0;
   if (!m->particle_collisions || m->radius_max <= 0.0) return VS_OK;
   const int32_t n = m->n_particles;
-  const uint32_t mask = (uint32_t)s->hash_size - 1;
+  const uint32_t mask = (uint32_t)w->hash_size - 1;
   const double inv = 1.0 / (3.0 * m->radius_max);
   const double *x = s->x;
-  int32_t *start = s->hash_start, *items = s->hash_items, *pc = s->pcell;
-  memset(start, 0, ((size_t)s->hash_size + 1) * sizeof *start);
+  int32_t *start = w->hash_start, *items = w->hash_items, *pc = w->pcell;
+  memset(start, 0, ((size_t)w->hash_size + 1) * sizeof *start);
   for (int32_t i = 0; i < n; i++) {
     const double *p = x + 4 * (size_t)i;
     if (m->radius[i] <= 0.0 || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
@@ -110,10 +112,10 @@ vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
     pc[3 * (size_t)i] = cx, pc[3 * (size_t)i + 1] = cy, pc[3 * (size_t)i + 2] = cz;
     start[(cell_hash(cx, cy, cz) & mask) + 1]++;
   }
-  for (int32_t h = 0; h < s->hash_size; h++) start[h + 1] += start[h];
+  for (int32_t h = 0; h < w->hash_size; h++) start[h + 1] += start[h];
   /* fill in index order: bucket contents ascending, the same every run */
-  int32_t *fill = s->hash_fill;
-  memcpy(fill, start, (size_t)s->hash_size * sizeof *fill);
+  int32_t *fill = w->hash_fill;
+  memcpy(fill, start, (size_t)w->hash_size * sizeof *fill);
   for (int32_t i = 0; i < n; i++) {
     const int32_t *c = pc + 3 * (size_t)i;
     if (c[0] == INT32_MIN) continue;
@@ -139,14 +141,14 @@ vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
             const double ex = pi[0] - pj[0], ey = pi[1] - pj[1], ez = pi[2] - pj[2];
             if (ex * ex + ey * ey + ez * ez >= lim * lim) continue;
             if (linked(m, i, j)) continue;
-            if (s->pc_n == s->pc_cap)
+            if (w->pc_n == w->pc_cap)
               return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
                                   "frame %lld: more than %d particle contacts (%d per colliding "
                                   "particle); the particles are packed far closer than their radii",
-                                  (long long)s->frame, s->pc_cap, VS_CONTACTS_PER_PARTICLE);
-            s->pc_pairs[2 * (size_t)s->pc_n] = i;
-            s->pc_pairs[2 * (size_t)s->pc_n + 1] = j;
-            s->pc_n++;
+                                  (long long)s->frame, w->pc_cap, VS_CONTACTS_PER_PARTICLE);
+            w->pc_pairs[2 * (size_t)w->pc_n] = i;
+            w->pc_pairs[2 * (size_t)w->pc_n + 1] = j;
+            w->pc_n++;
           }
         }
   }
@@ -157,11 +159,12 @@ vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
 
 /* Greedy colouring of this step's contacts, as coloring.c does for the model. */
 void vs_contacts_color(const vs_model *m, vs_state *s) {
-  uint64_t *used = s->pc_mask;
+  vs_solver_scratch *const w = s->scratch;
+  uint64_t *used = w->pc_mask;
   int32_t count[66] = {0};
   int32_t ncol = 0;
-  for (int32_t k = 0; k < s->pc_n; k++) {
-    const int32_t i = s->pc_pairs[2 * (size_t)k], j = s->pc_pairs[2 * (size_t)k + 1];
+  for (int32_t k = 0; k < w->pc_n; k++) {
+    const int32_t i = w->pc_pairs[2 * (size_t)k], j = w->pc_pairs[2 * (size_t)k + 1];
     const int mi = s->x[4 * (size_t)i + 3] > 0.0, mj = s->x[4 * (size_t)j + 3] > 0.0;
     const uint64_t taken = (mi ? used[i] : 0) | (mj ? used[j] : 0);
     const int32_t c = ~taken == 0 ? 64 : __builtin_ctzll(~taken);
@@ -169,25 +172,26 @@ void vs_contacts_color(const vs_model *m, vs_state *s) {
       if (mi) used[i] |= 1ull << c;
       if (mj) used[j] |= 1ull << c;
     }
-    s->pc_color[k] = c;
+    w->pc_color[k] = c;
     count[c]++;
     if (c + 1 > ncol) ncol = c + 1;
   }
-  for (int32_t k = 0; k < s->pc_n; k++) /* clear only what was set */
-    used[s->pc_pairs[2 * (size_t)k]] = used[s->pc_pairs[2 * (size_t)k + 1]] = 0;
-  s->pc_ncolors = ncol;
-  s->pc_start[0] = 0;
-  for (int32_t c = 0; c < ncol; c++) s->pc_start[c + 1] = s->pc_start[c] + count[c];
+  for (int32_t k = 0; k < w->pc_n; k++) /* clear only what was set */
+    used[w->pc_pairs[2 * (size_t)k]] = used[w->pc_pairs[2 * (size_t)k + 1]] = 0;
+  w->pc_ncolors = ncol;
+  w->pc_start[0] = 0;
+  for (int32_t c = 0; c < ncol; c++) w->pc_start[c + 1] = w->pc_start[c] + count[c];
   int32_t fill[66];
-  memcpy(fill, s->pc_start, sizeof fill);
-  for (int32_t k = 0; k < s->pc_n; k++) s->pc_order[fill[s->pc_color[k]]++] = k;
+  memcpy(fill, w->pc_start, sizeof fill);
+  for (int32_t k = 0; k < w->pc_n; k++) w->pc_order[fill[w->pc_color[k]]++] = k;
 }
 
 /* Shock propagation (Guendelman, Bridson & Fedkiw 2003, §7): at the start of
  * each sweep a particle is supported when a collider pushed it this step. */
 void vs_contacts_sweep_start(const vs_model *m, vs_state *s) {
-  if (!m->shock_propagation || s->pc_n == 0) return;
-  for (int32_t i = 0; i < m->n_particles; i++) s->supported[i] = s->contact_collider[i] >= 0;
+  vs_solver_scratch *const w = s->scratch;
+  if (!m->shock_propagation || w->pc_n == 0) return;
+  for (int32_t i = 0; i < m->n_particles; i++) w->supported[i] = w->contact_collider[i] >= 0;
 }
 
 /* Contact k: |x_i - x_j| >= r_i + r_j, mass-weighted like a one-sided link.
@@ -197,7 +201,8 @@ void vs_contacts_sweep_start(const vs_model *m, vs_state *s) {
  * whole correction and becomes supported: in the bottom-up order one sweep
  * carries the support through a whole stack. */
 void vs_contact_project(const vs_model *m, vs_state *s, int32_t k) {
-  const int32_t *pairs = s->pc_pairs;
+  vs_solver_scratch *const w = s->scratch;
+  const int32_t *pairs = w->pc_pairs;
   const int32_t i = pairs[2 * (size_t)k], j = pairs[2 * (size_t)k + 1];
   double *pi = s->x + 4 * (size_t)i, *pj = s->x + 4 * (size_t)j;
   double wi = pi[3], wj = pj[3];
@@ -208,7 +213,7 @@ void vs_contact_project(const vs_model *m, vs_state *s, int32_t k) {
     const double hj = -(g[0] * pj[0] + g[1] * pj[1] + g[2] * pj[2]);
     const int32_t lo = hi <= hj ? i : j;
     upper = lo == i ? j : i;
-    if (s->supported[lo] && !s->supported[upper]) {
+    if (w->supported[lo] && !w->supported[upper]) {
       if (lo == i) wi = 0.0;
       else wj = 0.0;
     } else {
@@ -224,7 +229,7 @@ void vs_contact_project(const vs_model *m, vs_state *s, int32_t k) {
   const double sc = -C * m->omega / (wsum * len);
   pi[0] += wi * sc * dx, pi[1] += wi * sc * dy, pi[2] += wi * sc * dz;
   pj[0] -= wj * sc * dx, pj[1] -= wj * sc * dy, pj[2] -= wj * sc * dz;
-  if (upper >= 0) s->supported[upper] = 1;
+  if (upper >= 0) w->supported[upper] = 1;
   if (m->particle_friction > 0.0) {
     /* Position-based Coulomb friction (Macklin et al. 2014, §6.1): the
      * pair's relative tangential displacement over the step is removed, up
@@ -246,9 +251,10 @@ void vs_contact_project(const vs_model *m, vs_state *s, int32_t k) {
 }
 
 double vs_contacts_overlap(const vs_model *m, const vs_state *s) {
+  const vs_solver_scratch *const w = s->scratch;
   double worst = 0.0;
-  for (int32_t k = 0; k < s->pc_n; k++) {
-    const int32_t i = s->pc_pairs[2 * (size_t)k], j = s->pc_pairs[2 * (size_t)k + 1];
+  for (int32_t k = 0; k < w->pc_n; k++) {
+    const int32_t i = w->pc_pairs[2 * (size_t)k], j = w->pc_pairs[2 * (size_t)k + 1];
     const double *pi = s->x + 4 * (size_t)i, *pj = s->x + 4 * (size_t)j;
     const double dx = pi[0] - pj[0], dy = pi[1] - pj[1], dz = pi[2] - pj[2];
     const double o = m->radius[i] + m->radius[j] - sqrt(dx * dx + dy * dy + dz * dz);

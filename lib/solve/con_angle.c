@@ -4,7 +4,7 @@
  * L(theta)^2 = |ba|^2 + |bc|^2 - 2 |ba| |bc| cos(theta). */
 #include <math.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 static double bound_length(double ra, double rc, double theta) {
   double l2 = ra * ra + rc * rc - 2.0 * ra * rc * cos(theta);
@@ -30,7 +30,7 @@ static double angle_violation(const vs_model *m, const double *x, int32_t i, dou
   return 0.0;
 }
 
-void vs_angle_project(const vs_solve_ctx *c, int32_t i) {
+void vs_angle_project(const vs_solve_ctx *c, int32_t i, int32_t id) {
   const vs_model *m = c->m;
   double bound;
   double C = angle_violation(m, c->x, i, &bound);
@@ -44,7 +44,7 @@ void vs_angle_project(const vs_solve_ctx *c, int32_t i) {
   double s;
   if (c->xpbd) {
     const double at = m->angle_compl[i] * c->inv_h2;
-    double *lam = &c->lambda[m->n_dist + m->n_pin + i];
+    double *lam = &c->lambda[id]; /* one slot per constraint: its build-order id */
     const double dl = m->omega * (-C - at * *lam) / (wsum + at);
     *lam += dl;
     s = dl / len;
@@ -55,7 +55,11 @@ void vs_angle_project(const vs_solve_ctx *c, int32_t i) {
   pc[0] -= wc * s * dx, pc[1] -= wc * s * dy, pc[2] -= wc * s * dz;
 }
 
-double vs_angle_error(const vs_model *m, const double *x, int32_t i) {
+int vs_angle_error(const vs_model *m, const vs_state *s, int32_t i, double *e, double *rest) {
   double bound;
-  return fabs(angle_violation(m, x, i, &bound));
+  *e = fabs(angle_violation(m, s->x, i, &bound));
+  /* relative to the current length of the link a-c */
+  const double *a = s->x + 4 * (size_t)m->angle_abc[3 * i], *c = s->x + 4 * (size_t)m->angle_abc[3 * i + 2];
+  *rest = sqrt((a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]) + (a[2] - c[2]) * (a[2] - c[2]));
+  return 1;
 }

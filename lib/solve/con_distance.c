@@ -6,9 +6,9 @@
  * every correction.  One-sided links act only when violated. */
 #include <math.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
-static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i) {
+static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i, int32_t id) {
   if (!c->alive[i]) return;
   double *pa = c->x + 4 * (size_t)m->dist_ab[2 * i];
   double *pb = c->x + 4 * (size_t)m->dist_ab[2 * i + 1];
@@ -32,7 +32,7 @@ static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i) 
   double s; /* correction along d / len, per unit inverse mass, divided by len */
   if (c->xpbd) {
     const double at = m->dist_compl[i] * c->inv_h2;
-    double *lam = &c->lambda[i];
+    double *lam = &c->lambda[id]; /* one slot per constraint: its build-order id */
     const double dl = m->omega * (-C - at * *lam) / (wsum + at);
     *lam += dl;
     s = dl / len;
@@ -43,21 +43,24 @@ static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i) 
   pb[0] -= wb * s * dx, pb[1] -= wb * s * dy, pb[2] -= wb * s * dz;
 }
 
-void vs_distance_project(const vs_solve_ctx *c, int32_t i) { project(c, c->m, i); }
+void vs_distance_project(const vs_solve_ctx *c, int32_t i, int32_t id) { project(c, c->m, i, id); }
 
-void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count) {
+void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count, int32_t id0) {
   const vs_model *m = c->m;
-  for (int32_t i = start; i < start + count; i++) project(c, m, i);
+  for (int32_t i = 0; i < count; i++) project(c, m, start + i, id0 + i);
 }
 
-double vs_distance_error(const vs_model *m, const double *x, int32_t i) {
-  const double *pa = x + 4 * (size_t)m->dist_ab[2 * i];
-  const double *pb = x + 4 * (size_t)m->dist_ab[2 * i + 1];
+int vs_distance_error(const vs_model *m, const vs_state *s, int32_t i, double *e, double *rest) {
+  if (!s->alive[i]) return 0; /* torn */
+  const double *pa = s->x + 4 * (size_t)m->dist_ab[2 * i];
+  const double *pb = s->x + 4 * (size_t)m->dist_ab[2 * i + 1];
   const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
   const double C = sqrt(dx * dx + dy * dy + dz * dz) - m->dist_rest[i];
+  *rest = m->dist_rest[i];
   switch (m->dist_side[i]) {
-    case VS_SIDE_MIN: return C < 0.0 ? -C : 0.0;
-    case VS_SIDE_MAX: return C > 0.0 ? C : 0.0;
-    default: return fabs(C);
+    case VS_SIDE_MIN: *e = C < 0.0 ? -C : 0.0; break;
+    case VS_SIDE_MAX: *e = C > 0.0 ? C : 0.0; break;
+    default: *e = fabs(C); break;
   }
+  return 1;
 }

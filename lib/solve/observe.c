@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 typedef struct acc {
   double max, sum2, max_rel;
@@ -27,35 +27,11 @@ void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, doubl
   memset(&all, 0, sizeof all);
   int64_t alive = 0;
   for (int32_t id = 0; id < m->n_constraints; id++) {
-    const int32_t i = m->con_index[id];
+    const vs_kind kind = (vs_kind)m->con_kind[id];
     double e = 0.0, rest = 0.0;
-    vs_kind kind = (vs_kind)m->con_kind[id];
-    switch (kind) {
-      case VS_KIND_DISTANCE:
-        if (!s->alive[i]) {
-          if (per) per[id] = 0.0;
-          continue;
-        }
-        e = vs_distance_error(m, s->x, i);
-        rest = m->dist_rest[i];
-        break;
-      case VS_KIND_PIN: {
-        double t[3];
-        vs_pin_target(m, i, s->time, t);
-        const double *p = s->x + 4 * (size_t)m->pin_p[i];
-        e = sqrt((p[0] - t[0]) * (p[0] - t[0]) + (p[1] - t[1]) * (p[1] - t[1]) +
-                 (p[2] - t[2]) * (p[2] - t[2]));
-        break;
-      }
-      case VS_KIND_ANGLE: {
-        e = vs_angle_error(m, s->x, i);
-        const int32_t *abc = &m->angle_abc[3 * i];
-        const double *a = s->x + 4 * (size_t)abc[0], *c = s->x + 4 * (size_t)abc[2];
-        rest = sqrt((a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]) +
-                    (a[2] - c[2]) * (a[2] - c[2]));
-        break;
-      }
-      default: break;
+    if (!vs_kind_solver[kind].error(m, s, m->con_index[id], &e, &rest)) { /* torn */
+      if (per) per[id] = 0.0;
+      continue;
     }
     alive++;
     add(&k[kind], e, rest);

@@ -13,15 +13,16 @@
  * a step; each colour's blocks are split statically over the threads. */
 #include <math.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 #define VS_JBLOCK 64      /* links per block: the temporaries stay in L1 */
 #define VS_PAR_BLOCKS 16  /* a colour with fewer blocks runs on one thread */
 
 static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
+  const vs_jacobi_layout *L = c->jacobi;
   double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], al[VS_JBLOCK];
   double *restrict x = c->x;
-  const int32_t *ab = m->jd_ab + 2 * (size_t)j0;
+  const int32_t *ab = L->link_ab + 2 * (size_t)j0;
   for (int32_t k = 0; k < n; k++) {
     const double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
     dx[k] = pa[0] - pb[0];
@@ -30,10 +31,10 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
   }
   /* Only a model with tearing links can have dead ones. */
   if (m->n_tearable > 0)
-    for (int32_t k = 0; k < n; k++) al[k] = c->alive[m->jd_id[j0 + k]] ? 1.0 : 0.0;
+    for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
   else
     for (int32_t k = 0; k < n; k++) al[k] = 1.0;
-  const double *rest = m->jd_rest + j0;
+  const double *rest = L->link_rest + j0;
   if (m->sqrt_approximation) {
     /* Jakobsen's first-order square root (see con_distance.c), one link at a time */
     for (int32_t k = 0; k < n; k++) {
@@ -42,17 +43,18 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
       const double C = len - r;
       double sk = 0.0;
       if (len > 0.0 && !c->xpbd) {
-        sk = -C * m->jd_kw[j0 + k] / len;
-      } else if (len > 0.0 && m->jd_wsum[j0 + k] > 0.0) {
-        const double at = m->jd_compl[j0 + k] * c->inv_h2;
-        const double dl = m->omega * (-C - at * c->lambda[j0 + k]) / (m->jd_wsum[j0 + k] + at);
-        c->lambda[j0 + k] += dl * al[k];
+        sk = -C * L->link_kw[j0 + k] / len;
+      } else if (len > 0.0 && L->link_wsum[j0 + k] > 0.0) {
+        const double at = L->link_compl[j0 + k] * c->inv_h2;
+        double *lam = &L->link_lambda[j0 + k];
+        const double dl = m->omega * (-C - at * *lam) / (L->link_wsum[j0 + k] + at);
+        *lam += dl * al[k];
         sk = dl / len;
       }
       s[k] = sk * al[k];
     }
   } else if (!c->xpbd) {
-    const double *kw = m->jd_kw + j0;
+    const double *kw = L->link_kw + j0;
 #pragma omp simd
     for (int32_t k = 0; k < n; k++) {
       const double len = sqrt(dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k]);
@@ -62,8 +64,8 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
       s[k] = -C * kw[k] / safe * live;
     }
   } else {
-    const double *compl = m->jd_compl + j0, *wsum = m->jd_wsum + j0;
-    double *lam = c->lambda + j0;
+    const double *compl = L->link_compl + j0, *wsum = L->link_wsum + j0;
+    double *lam = L->link_lambda + j0;
     const double inv_h2 = c->inv_h2, omega = m->omega;
 #pragma omp simd
     for (int32_t k = 0; k < n; k++) {
@@ -105,7 +107,28 @@ static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, 
   }
 }
 
+/* The kernel keeps the multipliers of the two-sided links contiguous, in
+ * layout order (link_lambda); the state keeps every constraint's multiplier
+ * in its own slot, its build-order id.  Copied in before the sweeps and out
+ * after them (once per step, not per sweep); the one-sided links, the
+ * overflow colour and the other kinds use the state's slots directly.  Each
+ * constraint has exactly one slot either way. */
+static void link_lambda_copy(const vs_model *m, const vs_solve_ctx *c, int out) {
+  const vs_jacobi_layout *L = c->jacobi;
+  for (int32_t col = 0; col < m->n_colors; col++) {
+    if (col == m->color_overflow) continue;
+    const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
+    if (out)
+      for (int32_t j = lo; j < hi; j++) c->lambda[L->link_id[j]] = L->link_lambda[j];
+    else
+      for (int32_t j = lo; j < hi; j++) L->link_lambda[j] = c->lambda[L->link_id[j]];
+  }
+}
+
 void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
+  if (c->xpbd) link_lambda_copy(m, c, 0);
+  const vs_jacobi_layout *L = c->jacobi;
+  vs_solver_scratch *const w = s->scratch;
   const int threads = s->threads > 0 ? s->threads : 1;
   const int parallel = threads > 1 && (m->n_dist >= VS_PAR_BLOCKS * VS_JBLOCK ||
                                        m->n_particles >= VS_PAR_BLOCKS * VS_JBLOCK);
@@ -120,42 +143,44 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
             vs_project_constraint(c, m->color_order[j]);
           continue;
         }
-        const int32_t lo = m->jd_start[col], mid = lo + m->jd_two_sided[col];
+        const int32_t lo = L->color_link_start[col], mid = lo + L->color_two_sided[col];
         colour_blocks(m, c, lo, mid, parallel);
-        if (mid < m->jd_start[col + 1] || m->jo_start[col] < m->jo_start[col + 1]) {
+        if (mid < L->color_link_start[col + 1] || L->color_other_start[col] < L->color_other_start[col + 1]) {
           /* one-sided links and other kinds: rare, one thread */
 #pragma omp single
           {
-            for (int32_t j = mid; j < m->jd_start[col + 1]; j++) vs_distance_project(c, m->jd_id[j]);
-            for (int32_t j = m->jo_start[col]; j < m->jo_start[col + 1]; j++)
-              vs_project_constraint(c, m->jo_ids[j]);
+            for (int32_t j = mid; j < L->color_link_start[col + 1]; j++)
+              vs_distance_project(c, L->link_index[j], L->link_id[j]);
+            for (int32_t j = L->color_other_start[col]; j < L->color_other_start[col + 1]; j++)
+              vs_project_constraint(c, L->other_id[j]);
           }
         }
       }
       /* this step's particle contacts, coloured per step */
 #pragma omp single
       vs_contacts_sweep_start(m, s);
-      for (int32_t col = 0; col < s->pc_ncolors && s->pc_n > 0; col++) {
-        const int32_t lo = s->pc_start[col], hi = s->pc_start[col + 1];
+      for (int32_t col = 0; col < w->pc_ncolors && w->pc_n > 0; col++) {
+        const int32_t lo = w->pc_start[col], hi = w->pc_start[col + 1];
         if (parallel && col < 64 && hi - lo >= VS_PAR_BLOCKS * VS_JBLOCK) {
 #pragma omp for schedule(static)
-          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, s->pc_order[j]);
+          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, w->pc_order[j]);
         } else {
 #pragma omp single
-          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, s->pc_order[j]);
+          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, w->pc_order[j]);
         }
       }
       if (m->n_colliders > 0) {
         if (parallel) {
 #pragma omp for schedule(static)
           for (int32_t i = 0; i < m->n_particles; i++)
-            vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+            vs_collide_particle(m, s->x, w->contact, w->contact_collider, i);
         } else {
 #pragma omp single
           for (int32_t i = 0; i < m->n_particles; i++)
-            vs_collide_particle(m, s->x, s->contact, s->contact_collider, i);
+            vs_collide_particle(m, s->x, w->contact, w->contact_collider, i);
         }
       }
     }
   }
+  if (c->xpbd) link_lambda_copy(m, c, 1);
 }

@@ -3,27 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 void vs_state_free(vs_state *s) {
   if (!s) return;
 #define VS_STATE_FREE(name, type, width, count) vs_free(s->name);
   VS_STATE_FIELDS(VS_STATE_FREE)
 #undef VS_STATE_FREE
-  vs_free(s->contact);
-  vs_free(s->contact_collider);
-  vs_free(s->vpre);
-  vs_free(s->pc_pairs);
-  vs_free(s->pc_color);
-  vs_free(s->pc_order);
-  vs_free(s->pc_key);
-  vs_free(s->supported);
-  vs_free(s->pc_tmp);
-  vs_free(s->pc_mask);
-  vs_free(s->hash_start);
-  vs_free(s->hash_fill);
-  vs_free(s->hash_items);
-  vs_free(s->pcell);
+  vs_solver_scratch_free(s->scratch);
   vs_free(s);
 }
 
@@ -37,31 +24,15 @@ vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
   VS_STATE_FIELDS(VS_STATE_ALLOC)
 #undef VS_STATE_ALLOC
   size_t n = (size_t)m->n_particles;
-  ok &= (s->contact = vs_calloc(4 * n + 1, sizeof(double))) != NULL;
-  ok &= (s->contact_collider = vs_calloc(n + 1, sizeof(int32_t))) != NULL;
-  ok &= (s->vpre = vs_calloc(3 * n + 1, sizeof(double))) != NULL;
-  if (m->particle_collisions && m->n_colliding > 0) {
-    const size_t cap = (size_t)VS_CONTACTS_PER_PARTICLE * (size_t)m->n_colliding;
-    s->pc_cap = cap > INT32_MAX ? INT32_MAX : (int32_t)cap;
-    int32_t hs = 64;
-    while (hs < 2 * m->n_colliding && hs < (1 << 30)) hs *= 2;
-    s->hash_size = hs;
-    ok &= (s->pc_pairs = vs_calloc(2 * (size_t)s->pc_cap, sizeof(int32_t))) != NULL;
-    ok &= (s->pc_color = vs_calloc((size_t)s->pc_cap, sizeof(int32_t))) != NULL;
-    ok &= (s->pc_order = vs_calloc((size_t)s->pc_cap, sizeof(int32_t))) != NULL;
-    ok &= (s->pc_key = vs_calloc((size_t)s->pc_cap, sizeof(double))) != NULL;
-    ok &= (s->supported = vs_calloc(n + 1, sizeof(uint8_t))) != NULL;
-    ok &= (s->pc_tmp = vs_calloc(2 * (size_t)s->pc_cap, sizeof(int32_t))) != NULL;
-    ok &= (s->pc_mask = vs_calloc(n + 1, sizeof(uint64_t))) != NULL;
-    ok &= (s->hash_start = vs_calloc((size_t)hs + 1, sizeof(int32_t))) != NULL;
-    ok &= (s->hash_fill = vs_calloc((size_t)hs, sizeof(int32_t))) != NULL;
-    ok &= (s->hash_items = vs_calloc(n + 1, sizeof(int32_t))) != NULL;
-    ok &= (s->pcell = vs_calloc(3 * n + 1, sizeof(int32_t))) != NULL;
-  }
   if (!ok) {
     vs_state_free(s);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,
                         "out of memory allocating the state for %d particles", m->n_particles);
+  }
+  vs_status st = vs_solver_scratch_create(m, &s->scratch, err);
+  if (st != VS_OK) {
+    vs_state_free(s);
+    return st;
   }
   s->threads = 1;
   memcpy(s->x, m->x0, 4 * n * sizeof(double));
@@ -78,7 +49,6 @@ vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
   }
   memset(s->alive, 1, (size_t)m->n_dist);
   s->n_alive = m->n_dist;
-  for (size_t i = 0; i < n; i++) s->contact_collider[i] = -1;
   *out = s;
   return VS_OK;
 }

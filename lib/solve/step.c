@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "solve/internal.h"
+#include "solve/solve.h"
 
 /* PBD's dampVelocities (Müller et al. 2007, §3.5): pull each particle's
  * velocity towards the rigid motion of its body (centre-of-mass velocity
@@ -75,6 +75,7 @@ static void damp_rigid(const vs_model *m, const vs_state *s, double *vel, int st
 }
 
 static void predict(const vs_model *m, vs_state *s) {
+  vs_solver_scratch *const w = s->scratch;
   const int32_t n = m->n_particles;
   const double h = m->h, damp = 1.0 - m->damping * h;
   const double *g = m->gravity;
@@ -83,7 +84,7 @@ static void predict(const vs_model *m, vs_state *s) {
   if (m->integrator == VS_INTEGRATOR_VERLET) {
     if (m->n_rigid_damped > 0) {
       /* damp the displacement x - x_prev (Verlet's velocity times h) */
-      double *d = s->vpre; /* scratch here: rewritten after the prediction */
+      double *d = w->vpre; /* scratch here: rewritten after the prediction */
       for (int32_t i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) d[3 * (size_t)i + k] = x[4 * (size_t)i + k] - xp[4 * (size_t)i + k];
       damp_rigid(m, s, d, 3);
@@ -126,7 +127,7 @@ static void place_kinematic_pins(const vs_model *m, vs_state *s, double t) {
   for (int32_t k = 0; k < m->n_pin; k++) {
     if (m->pin_key0[k] < 0) continue;
     double *p = s->x + 4 * (size_t)m->pin_p[k];
-    vs_pin_target(m, k, t, p);
+    vs_model_pin_target(m, k, t, p);
   }
 }
 
@@ -158,6 +159,7 @@ static void contact_velocity(const vs_model *m, const double *ct, const double *
 }
 
 static void update_velocities(const vs_model *m, vs_state *s) {
+  vs_solver_scratch *const w = s->scratch;
   const int32_t n = m->n_particles;
   const double h = m->h, inv_h = 1.0 / m->h;
   const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
@@ -165,16 +167,16 @@ static void update_velocities(const vs_model *m, vs_state *s) {
     double *xi = s->x + 4 * (size_t)i, *pi = s->xprev + 4 * (size_t)i, *vi = s->v + 3 * (size_t)i;
     if (!verlet)
       for (int k = 0; k < 3; k++) vi[k] = (xi[k] - pi[k]) * inv_h;
-    const int32_t c = s->contact_collider[i];
+    const int32_t c = w->contact_collider[i];
     if (c < 0) continue;
     if (verlet) {
       /* Verlet carries velocity in x_prev: adjust it there (Jakobsen §3). */
       double v[3];
       for (int k = 0; k < 3; k++) v[k] = (xi[k] - pi[k]) * inv_h;
-      contact_velocity(m, s->contact + 4 * (size_t)i, s->vpre + 3 * (size_t)i, c, v);
+      contact_velocity(m, w->contact + 4 * (size_t)i, w->vpre + 3 * (size_t)i, c, v);
       for (int k = 0; k < 3; k++) pi[k] = xi[k] - h * v[k];
     } else {
-      contact_velocity(m, s->contact + 4 * (size_t)i, s->vpre + 3 * (size_t)i, c, vi);
+      contact_velocity(m, w->contact + 4 * (size_t)i, w->vpre + 3 * (size_t)i, c, vi);
     }
   }
 }
@@ -196,9 +198,10 @@ static void tear_links(const vs_model *m, vs_state *s) {
  * constraint touching p in solve order (build order for Gauss-Seidel, colour
  * order for Jacobi).  Written into buf for the failure message. */
 static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *buf, size_t size) {
-  if (s->contact_collider[p] >= 0) {
+  const vs_solver_scratch *const w = s->scratch;
+  if (w->contact_collider[p] >= 0) {
     static const char *const names[] = {"plane", "sphere", "box", "bounds"};
-    const int32_t c = s->contact_collider[p];
+    const int32_t c = w->contact_collider[p];
     snprintf(buf, size, "world.colliders.%d (%s)", c, names[m->colliders[c].kind]);
     return;
   }
@@ -206,25 +209,34 @@ static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *bu
   for (int32_t j = 0; j < m->n_constraints; j++) {
     const int32_t id = m->relaxation == VS_RELAX_JACOBI ? m->color_order[j] : j;
     const int32_t k = m->con_index[id];
-    if (m->con_kind[id] == VS_KIND_PIN) continue;
-    if (m->con_kind[id] == VS_KIND_DISTANCE && !s->alive[k]) continue;
-    int32_t q[3];
-    vs_model_constraint_particles(m, id, q);
-    if (q[0] == p || q[1] == p || q[2] == p) best = id;
+    switch ((vs_kind)m->con_kind[id]) {
+      case VS_KIND_PIN: continue; /* inverse mass 0: never moves a particle */
+      case VS_KIND_DISTANCE:
+        if (!s->alive[k]) continue; /* torn */
+        break;
+      case VS_KIND_ANGLE: break;
+    }
+    int32_t q[VS_MAX_ARITY];
+    const int arity = vs_model_constraint_particles(m, id, q);
+    for (int j2 = 0; j2 < arity; j2++)
+      if (q[j2] == p) best = id;
   }
   if (best < 0) {
     snprintf(buf, size, "no constraint (free flight)");
     return;
   }
-  int32_t q[3];
-  vs_model_constraint_particles(m, best, q);
-  const int32_t k = m->con_index[best];
-  if (m->con_kind[best] == VS_KIND_DISTANCE)
+  int32_t q[VS_MAX_ARITY];
+  const int arity = vs_model_constraint_particles(m, best, q);
+  const vs_kind kind = (vs_kind)m->con_kind[best];
+  if (kind == VS_KIND_DISTANCE) {
     snprintf(buf, size, "distance constraint %d (particles %d and %d, rest %g)", best, q[0], q[1],
-             m->dist_rest[k]);
-  else
-    snprintf(buf, size, "%s constraint %d (particles %d, %d, %d)",
-             vs_kind_name((vs_kind)m->con_kind[best]), best, q[0], q[1], q[2]);
+             m->dist_rest[m->con_index[best]]);
+    return;
+  }
+  int n = snprintf(buf, size, "%s constraint %d (particle%s", vs_kind_name(kind), best, arity > 1 ? "s" : "");
+  for (int j = 0; j < arity && n > 0 && (size_t)n < size; j++)
+    n += snprintf(buf + n, size - (size_t)n, "%s %d", j ? "," : "", q[j]);
+  if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ")");
 }
 
 /* After every frame: a non-finite position, or a particle faster than the
@@ -264,10 +276,11 @@ static vs_status check_state(const vs_model *m, const vs_state *s, vs_error *err
 }
 
 vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
+  vs_solver_scratch *const w = s->scratch;
   const double h = m->h;
   const int has_pins = m->n_pin > 0;
   vs_solve_ctx ctx = {
-      .m = m, .x = s->x, .lambda = s->lambda, .alive = s->alive,
+      .m = m, .x = s->x, .lambda = s->lambda, .alive = s->alive, .jacobi = &s->scratch->jacobi,
       .inv_h2 = 1.0 / (h * h), .xpbd = m->integrator == VS_INTEGRATOR_XPBD,
   };
   const double t0 = (double)s->frame * m->dt;
@@ -286,12 +299,12 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
       /* the approach velocity, for restitution in the collider velocity pass */
       for (int32_t i = 0; i < m->n_particles; i++)
         for (int k = 0; k < 3; k++)
-          s->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;
-      memset(s->contact, 0, 4 * (size_t)m->n_particles * sizeof(double));
-      for (int32_t i = 0; i < m->n_particles; i++) s->contact_collider[i] = -1;
+          w->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;
+      memset(w->contact, 0, 4 * (size_t)m->n_particles * sizeof(double));
+      for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
       if (m->swept)
         for (int32_t i = 0; i < m->n_particles; i++)
-          vs_collide_swept(m, s->xprev, s->x, s->contact, s->contact_collider, i);
+          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, i);
     }
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);

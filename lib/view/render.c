@@ -70,6 +70,7 @@ static void cam_basis(vs_view_dir v, cam *k) {
       memcpy(k->u, (double[3]){0, 0, -1}, sizeof k->u);
       memcpy(k->f, y, sizeof k->f);
       break;
+    case VS_VIEW_ISO:
     default: { /* iso */
       double f[3] = {1, 1, 1};
       normalize(f);

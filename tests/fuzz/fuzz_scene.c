@@ -52,7 +52,8 @@ static int64_t scene_particles(const vs_scene *s) {
       case VS_BODY_LATTICE:
         n += b->resolution[0] * b->resolution[1] * b->resolution[2];
         break;
-      default:
+      case VS_BODY_TETRA: /* fixed and small */
+      case VS_BODY_RAGDOLL:
         n += 32;
         break;
     }

@@ -4,7 +4,11 @@
  * stepping does changes a model; everything that changes lives in vs_state.
  * Particle data is packed four doubles a particle (x, y, z, inverse mass) so
  * that one constraint's gather touches one cache line per particle; each
- * constraint kind is a structure of arrays.  Every array carries its shape. */
+ * constraint kind is a structure of arrays.  Every array carries its shape.
+ *
+ * One table, VS_MODEL_FIELDS, lists the arrays: it declares them and drives
+ * allocation (once, to the final size, before anything is filled) and
+ * vs_model_free, so adding a model array is one row. */
 #ifndef VSIM_MODEL_H
 #define VSIM_MODEL_H
 
@@ -12,22 +16,20 @@
 #include <stdint.h>
 
 #include "vsim/error.h"
+#include "vsim/kind.h"
 #include "vsim/scene.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Constraint kinds as they appear in result files (/observables/constraint_error/<kind>). */
-typedef enum vs_kind {
-  VS_KIND_DISTANCE = 0, /* every two-particle link: body links and explicit distances */
-  VS_KIND_PIN,          /* explicit pin constraints (fixed or kinematic) */
-  VS_KIND_ANGLE,        /* one-sided law-of-cosines links a-c */
-  VS_KIND_COUNT
-} vs_kind;
+/* Constraint kinds: VS_KINDS in vsim/kind.h, one row each. */
 
-/* Name used in result files: "distance", "pin", "angle". */
+/* Name used in scene and result files: "distance", "pin", "angle". */
 const char *vs_kind_name(vs_kind kind);
+
+/* Particles per constraint of the kind (2, 1, 3). */
+int vs_kind_arity(vs_kind kind);
 
 /* Role of a distance link, kept for viewers and statistics. */
 typedef enum vs_link_role {
@@ -59,7 +61,58 @@ typedef struct vs_block {
   vs_kind kind;
   int32_t start; /* index into that kind's arrays */
   int32_t count;
+  int32_t first; /* build-order id of its first constraint */
 } vs_block;
+
+#define VS_MAX_COLORS 64 /* graph colours before the overflow colour */
+
+/* X(name, type, count-expression over model m): every array of the model.
+ * Particle arrays are in build order; each kind's arrays are in that kind's
+ * order (index k); "id" is the build order over all constraints. */
+#define VS_MODEL_FIELDS(X)                                                                   \
+  /* particles */                                                                             \
+  X(x0, double, 4 * (size_t)m->n_particles)     /* x, y, z, inverse mass (0 = pinned) */      \
+  X(v0, double, 3 * (size_t)m->n_particles)     /* initial velocity */                        \
+  X(mass, double, (size_t)m->n_particles)       /* kg, +inf when pinned */                    \
+  X(radius, double, (size_t)m->n_particles)     /* collision radius */                        \
+  X(body, int32_t, (size_t)m->n_particles)      /* body index */                              \
+  X(bodies, vs_body_info, (size_t)m->n_bodies)                                                \
+  /* distance links */                                                                        \
+  X(dist_ab, int32_t, 2 * (size_t)m->n_dist)    /* particle indices */                        \
+  X(dist_rest, double, (size_t)m->n_dist)       /* rest length, or a one-sided bound */       \
+  X(dist_stiff, double, (size_t)m->n_dist)      /* stiffness (verlet, pbd) */                 \
+  X(dist_compl, double, (size_t)m->n_dist)      /* compliance (xpbd) */                       \
+  X(dist_tear, double, (size_t)m->n_dist)       /* breaking length (tear * rest), 0 = never */ \
+  X(dist_side, uint8_t, (size_t)m->n_dist)      /* VS_SIDE_* */                               \
+  X(dist_role, uint8_t, (size_t)m->n_dist)      /* vs_link_role */                            \
+  X(dist_kw, double, (size_t)m->n_dist)         /* stiffness * omega / (w_a + w_b), 0 when both pinned */ \
+  /* explicit pins */                                                                         \
+  X(pin_p, int32_t, (size_t)m->n_pin)           /* particle */                                \
+  X(pin_at, double, 3 * (size_t)m->n_pin)       /* fixed target (when no keys) */             \
+  X(pin_key0, int32_t, (size_t)m->n_pin)        /* first key in pin_keys, -1 = none */        \
+  X(pin_nkeys, int32_t, (size_t)m->n_pin)                                                     \
+  X(pin_keys, double, 4 * (size_t)m->n_pin_keys) /* t, x, y, z */                             \
+  /* angle limits: one-sided link a-c */                                                      \
+  X(angle_abc, int32_t, 3 * (size_t)m->n_angle)                                               \
+  X(angle_min, double, (size_t)m->n_angle)      /* radians, or -1 when absent */              \
+  X(angle_max, double, (size_t)m->n_angle)      /* radians, or -1 when absent */              \
+  X(angle_stiff, double, (size_t)m->n_angle)                                                  \
+  X(angle_compl, double, (size_t)m->n_angle)                                                  \
+  /* all constraints in build order: id -> (kind, index k in the kind's arrays) */            \
+  X(con_kind, uint8_t, (size_t)m->n_constraints) /* vs_kind */                                \
+  X(con_index, int32_t, (size_t)m->n_constraints)                                             \
+  X(blocks, vs_block, (size_t)m->n_constraints) /* n_blocks runs of one kind */               \
+  /* colliders (static obstacles), plane normals unit length */                               \
+  X(colliders, vs_collider_desc, (size_t)m->n_colliders)                                      \
+  /* cloth triangles for viewers */                                                           \
+  X(triangles, int32_t, 3 * (size_t)m->n_triangles)                                           \
+  /* graph colouring (at build, for every relaxation; used by jacobi) */                      \
+  X(color, int32_t, (size_t)m->n_constraints)   /* colour of each constraint */               \
+  X(color_start, int32_t, VS_MAX_COLORS + 2)    /* (n_colors + 1) offsets into color_order */ \
+  X(color_order, int32_t, (size_t)m->n_constraints) /* ids by colour, build order inside */   \
+  /* linked neighbours of each particle, CSR ascending (particle collisions only) */          \
+  X(adj_start, int32_t, m->particle_collisions ? (size_t)m->n_particles + 1 : 0)              \
+  X(adj, int32_t, m->particle_collisions ? 2 * (size_t)m->n_dist : 0)
 
 typedef struct vs_model {
   /* settings (from the scene, after defaults and overrides) */
@@ -80,89 +133,30 @@ typedef struct vs_model {
   double gravity[3];
   vs_output_desc output;
 
-  /* particles */
+  /* counts: the arrays below are sized by these (VS_MODEL_FIELDS) */
   int32_t n_particles;
-  double *x0;             /* (n_particles x 4) initial x, y, z, inverse mass (0 = pinned) */
-  double *v0;             /* (n_particles x 3) initial velocity */
-  double *mass;           /* (n_particles) kg, +inf when pinned */
-  double *radius;         /* (n_particles) collision radius */
-  int32_t *body;          /* (n_particles) body index */
-
   int32_t n_bodies;
-  vs_body_info *bodies;   /* (n_bodies) */
-  int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
-
-  /* distance links, in build order */
-  int32_t n_dist;
-  int32_t *dist_ab;       /* (n_dist x 2) particle indices */
-  double *dist_rest;      /* (n_dist) rest length, or the bound of a one-sided link */
-  double *dist_stiff;     /* (n_dist) stiffness (verlet, pbd) */
-  double *dist_compl;     /* (n_dist) compliance (xpbd) */
-  double *dist_tear;      /* (n_dist) breaking length (tear * rest), 0 = never */
-  uint8_t *dist_side;     /* (n_dist) VS_SIDE_* */
-  uint8_t *dist_role;     /* (n_dist) vs_link_role */
-  double *dist_kw;        /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */
-  int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */
-
-  /* explicit pins */
-  int32_t n_pin;
-  int32_t *pin_p;         /* (n_pin) particle */
-  double *pin_at;         /* (n_pin x 3) fixed target (when no keys) */
-  int32_t *pin_key0;      /* (n_pin) first key in pin_keys, -1 = none */
-  int32_t *pin_nkeys;     /* (n_pin) */
-  double *pin_keys;       /* (total keys x 4) t, x, y, z */
-
-  /* angle limits: one-sided link a-c (issue 5) */
-  int32_t n_angle;
-  int32_t *angle_abc;     /* (n_angle x 3) */
-  double *angle_min;      /* (n_angle) radians, or -1 when absent */
-  double *angle_max;      /* (n_angle) radians, or -1 when absent */
-  double *angle_stiff;    /* (n_angle) */
-  double *angle_compl;    /* (n_angle) */
-
-  /* all constraints in build order: global id -> (kind, index in kind arrays) */
-  int32_t n_constraints;
-  uint8_t *con_kind;      /* (n_constraints) vs_kind */
-  int32_t *con_index;     /* (n_constraints) */
-  int32_t n_blocks;
-  vs_block *blocks;       /* (n_blocks) runs of one kind in build order */
-
-  /* colliders (static obstacles) */
+  int32_t n_dist;         /* distance links */
+  int32_t n_pin;          /* explicit pins */
+  int32_t n_pin_keys;     /* kinematic pin keys, all pins together */
+  int32_t n_angle;        /* angle limits */
+  int32_t n_constraints;  /* all kinds */
   int32_t n_colliders;
-  vs_collider_desc *colliders; /* (n_colliders), plane normals unit length */
-
-  /* cloth triangles for viewers */
   int32_t n_triangles;
-  int32_t *triangles;     /* (n_triangles x 3) */
 
-  /* graph colouring (computed at build for every relaxation; used by jacobi) */
-  int32_t n_colors;
-  int32_t *color;         /* (n_constraints) colour of each constraint */
-  int32_t *color_start;   /* (n_colors + 1) offsets into color_order */
-  int32_t *color_order;   /* (n_constraints) constraint ids, grouped by colour, build order inside */
+  int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
+  int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */
+  int32_t n_blocks;       /* runs of one kind in build order (blocks) */
+  int32_t n_colors;       /* graph colours (color_start) */
   int32_t color_overflow; /* colour whose constraints may share particles (solved in
                              build order on one thread), or -1 when every colour is clean */
-
-  /* The distance links again, laid out colour by colour for the coloured
-   * Jacobi kernel (structure of arrays; inside a colour the two-sided links
-   * come first, in build order, then the one-sided ones).  The overflow
-   * colour is not here: it is solved through color_order. */
-  int32_t *jd_ab;         /* (n_dist x 2) particles */
-  double *jd_rest;        /* (n_dist) rest length or one-sided bound */
-  double *jd_kw;          /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */
-  double *jd_compl;       /* (n_dist) compliance */
-  double *jd_wsum;        /* (n_dist) w_a + w_b */
-  int32_t *jd_id;         /* (n_dist) the link's index in build order */
-  int32_t *jd_start;      /* (n_colors + 1) first link of each colour */
-  int32_t *jd_two_sided;  /* (n_colors) two-sided links at the start of each colour */
-  int32_t *jo_ids;        /* (n_constraints - n_dist) other constraints, grouped by colour */
-  int32_t *jo_start;      /* (n_colors + 1) */
-
   int particle_collisions;
   double radius_max;      /* largest particle radius */
   int32_t n_colliding;    /* particles with radius > 0 */
-  int32_t *adj_start;     /* (n_particles + 1) linked neighbours, CSR (particle collisions) */
-  int32_t *adj;           /* (2 n_dist) neighbour indices, ascending per particle */
+
+#define VS_MODEL_DECL(name, type, count) type *name;
+  VS_MODEL_FIELDS(VS_MODEL_DECL)
+#undef VS_MODEL_DECL
 } vs_model;
 
 /* Compile a scene.  On failure *out stays NULL and err points at the scene
@@ -171,8 +165,17 @@ vs_status vs_model_build(const vs_scene *scene, vs_model **out, vs_error *err);
 
 void vs_model_free(vs_model *model);
 
-/* Particles of constraint `id` (build order) into out[3], -1 for unused slots. */
-void vs_model_constraint_particles(const vs_model *model, int32_t id, int32_t out[3]);
+/* Particles of constraint `id` (build order) into out[0 .. arity - 1]
+ * (the rest -1); returns the arity of its kind. */
+int vs_model_constraint_particles(const vs_model *model, int32_t id, int32_t out[VS_MAX_ARITY]);
+
+/* Constraints of one kind in the model (m->n_dist, m->n_pin, m->n_angle). */
+int32_t vs_model_kind_count(const vs_model *model, vs_kind kind);
+
+/* Target position of explicit pin k at time t into out[3]: its fixed point,
+ * or its key path, linear between [t, x, y, z] keys and held before the
+ * first and after the last. */
+void vs_model_pin_target(const vs_model *model, int32_t k, double t, double out[3]);
 
 /* Resolve a particle reference ("NAME:INDEX", "NAME:I,J", "NAME:I,J,K" or a
  * global index) against the built bodies. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "vsim/error.h"
+#include "vsim/kind.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,15 +153,9 @@ typedef struct vs_ref {
   vs_loc loc;
 } vs_ref;
 
-typedef enum vs_constraint_kind {
-  VS_CONSTRAINT_DISTANCE = 0,
-  VS_CONSTRAINT_PIN,
-  VS_CONSTRAINT_ANGLE
-} vs_constraint_kind;
-
 /* One item of `constraints`. */
 typedef struct vs_constraint_desc {
-  vs_constraint_kind kind;
+  vs_kind kind; /* the one enum of constraint kinds (vsim/kind.h) */
   vs_loc loc;
   vs_ref a, b, c;          /* distance: a, b; pin: a (= particle); angle: a, b, c */
   int rest_auto;           /* distance: rest: auto (default when no rest/min/max given) */
@@ -239,7 +234,7 @@ typedef enum vs_scene_names {
   VS_NAMES_PLANE,          /* vs_plane_axes */
   VS_NAMES_BODY,           /* vs_body_kind */
   VS_NAMES_COLLIDER,       /* vs_collider_kind */
-  VS_NAMES_CONSTRAINT,     /* vs_constraint_kind */
+  VS_NAMES_CONSTRAINT,     /* vs_kind */
   VS_NAMES_PRECISION,      /* output.float32: 0 float64, 1 float32 */
   VS_NAMES_FIELD,          /* bit i of output.fields */
   VS_NAMES_PIN             /* vs_pin_mode */

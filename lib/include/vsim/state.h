@@ -24,6 +24,8 @@ extern "C" {
   X(lambda, double, 1, (size_t)m->n_constraints) /* xpbd multipliers */ \
   X(alive, uint8_t, 1, (size_t)m->n_dist)     /* 0 once torn */
 
+typedef struct vs_solver_scratch vs_solver_scratch;
+
 typedef struct vs_state {
   int64_t frame;   /* frames completed */
   int64_t step;    /* substeps completed */
@@ -36,28 +38,9 @@ typedef struct vs_state {
 
   int64_t n_alive;  /* distance links not torn */
 
-  /* scratch, reused every step (no allocation inside the step) */
-  double *contact;  /* (n_particles x 4) contact normal and accumulated normal push */
-  int32_t *contact_collider; /* (n_particles) collider that pushed it last, -1 = none */
-  double *vpre;     /* (n_particles x 3) velocity before the solve (restitution) */
-
-  /* particle-particle contacts, found anew every step (particle_collisions);
-   * scratch too: a checkpoint does not need them */
-  int32_t pc_n, pc_cap;      /* contacts this step, capacity */
-  int32_t *pc_pairs;         /* (pc_cap x 2) particle pairs i < j */
-  int32_t *pc_color;         /* (pc_cap) jacobi colour of each contact */
-  int32_t *pc_order;         /* (pc_cap) contacts grouped by colour */
-  double *pc_key;            /* (pc_cap) sort key: height of the lower particle */
-  uint8_t *supported;        /* (n_particles) shock propagation: resting on something this sweep */
-  int32_t *pc_tmp;           /* (pc_cap x 2) sort scratch */
-  int32_t pc_start[66];      /* colour offsets into pc_order (64 colours + overflow) */
-  int32_t pc_ncolors;
-  uint64_t *pc_mask;         /* (n_particles) colours taken, zero between steps */
-  int32_t hash_size;         /* spatial hash buckets (a power of two) */
-  int32_t *hash_start;       /* (hash_size + 1) */
-  int32_t *hash_fill;        /* (hash_size) */
-  int32_t *hash_items;       /* (n_particles) */
-  int32_t *pcell;            /* (n_particles x 3) cell of each particle */
+  /* the solver's work arrays (contacts, spatial hash, Jacobi layout):
+   * owned, opaque, rewritten every step, never checkpointed */
+  vs_solver_scratch *scratch;
 } vs_state;
 
 /* A state at frame 0: x = x0, v = v0, all links alive, lambdas 0. */

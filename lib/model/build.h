@@ -1,0 +1,68 @@
+/* build.h (private): the model stage.  The builder that the body generators
+ * fill (build.c), the generators themselves (bodies.c dispatches to one
+ * body_<kind>.c each) and the colouring (coloring.c).  Nothing here steps:
+ * the solver's private header is lib/solve/solve.h. */
+#ifndef VSIM_MODEL_BUILD_H
+#define VSIM_MODEL_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/private.h"
+#include "vsim/model.h"
+
+/* ---- builder: arrays allocated to their final size up front ---- */
+
+typedef struct vs_builder {
+  vs_model *m;
+  int32_t np;              /* particles written so far */
+  int32_t nd;              /* distance links written so far */
+  int32_t ntri;            /* triangles written so far */
+  const char *file;        /* scene file name, for messages */
+} vs_builder;
+
+/* Exact counts a body will add (computed before any allocation). */
+typedef struct vs_body_counts {
+  int64_t particles;
+  int64_t links;
+  int64_t triangles;
+} vs_body_counts;
+
+/* Append one particle (position, velocity, mass; mass <= 0 never happens here). */
+VS_PRIVATE int32_t vs_builder_particle(vs_builder *bld, const double x[3],
+                                       const double v[3], double mass, double radius,
+                                       int32_t body);
+/* Append one distance link; rest < 0 means the initial distance. */
+VS_PRIVATE void vs_builder_link(vs_builder *bld, int32_t a, int32_t b,
+                                const vs_link_desc *ld, vs_link_role role, double tear,
+                                uint8_t side, double rest);
+/* Pin particle p: inverse mass 0, infinite mass, no velocity. */
+VS_PRIVATE void vs_builder_pin(vs_builder *bld, int32_t p);
+/* "bodies.NAME.pin: index V out of range [0, LIMIT)" at the body's pin key. */
+VS_PRIVATE vs_status vs_pin_index_error(vs_builder *bld, const vs_body_desc *b,
+                                        int64_t value, int64_t limit, vs_error *err);
+
+/* ---- body generators (bodies.c dispatches on the body kind) ---- */
+
+VS_PRIVATE vs_status vs_body_count(const vs_body_desc *b, vs_body_counts *out,
+                                   const char *file, vs_error *err);
+VS_PRIVATE vs_status vs_body_generate(vs_builder *bld, const vs_body_desc *b,
+                                      int32_t body_index, vs_error *err);
+
+#define VS_BODY_GENERATOR(kind)                                                        \
+  VS_PRIVATE vs_status vs_##kind##_count(const vs_body_desc *b, vs_body_counts *out,   \
+                                         const char *file, vs_error *err);             \
+  VS_PRIVATE vs_status vs_##kind##_generate(vs_builder *bld, const vs_body_desc *b,    \
+                                            int32_t body, vs_error *err);
+
+VS_BODY_GENERATOR(particles)
+VS_BODY_GENERATOR(rope)
+VS_BODY_GENERATOR(cloth)
+VS_BODY_GENERATOR(tetra)
+VS_BODY_GENERATOR(lattice)
+VS_BODY_GENERATOR(ragdoll)
+
+/* ---- colouring (coloring.c): color, color_start, color_order ---- */
+VS_PRIVATE vs_status vs_color_model(vs_model *m, vs_error *err);
+
+#endif

@@ -1,0 +1,111 @@
+/* scratch.c: the solver's work arrays, owned by a vs_state (state->scratch).
+ * Everything is allocated here, once, so that the step never allocates:
+ * the collider contacts, the particle contacts and their spatial hash, and
+ * the coloured-Jacobi layout of the distance links. */
+#include <string.h>
+
+#include "solve/solve.h"
+
+/* X(name, type, count) over model m and scratch w: every array of the scratch. */
+#define VS_SCRATCH_FIELDS(X)                                          \
+  X(contact, double, 4 * (size_t)m->n_particles)                      \
+  X(contact_collider, int32_t, (size_t)m->n_particles)                \
+  X(vpre, double, 3 * (size_t)m->n_particles)                         \
+  X(pc_pairs, int32_t, 2 * (size_t)w->pc_cap)                         \
+  X(pc_color, int32_t, (size_t)w->pc_cap)                             \
+  X(pc_order, int32_t, (size_t)w->pc_cap)                             \
+  X(pc_key, double, (size_t)w->pc_cap)                                \
+  X(supported, uint8_t, contacts ? (size_t)m->n_particles : 0)        \
+  X(pc_tmp, int32_t, 2 * (size_t)w->pc_cap)                           \
+  X(pc_mask, uint64_t, contacts ? (size_t)m->n_particles : 0)         \
+  X(hash_start, int32_t, contacts ? (size_t)w->hash_size + 1 : 0)     \
+  X(hash_fill, int32_t, (size_t)w->hash_size)                         \
+  X(hash_items, int32_t, contacts ? (size_t)m->n_particles : 0)       \
+  X(pcell, int32_t, contacts ? 3 * (size_t)m->n_particles : 0)        \
+  X(jacobi.link_ab, int32_t, jacobi ? 2 * (size_t)m->n_dist : 0)      \
+  X(jacobi.link_rest, double, jacobi ? (size_t)m->n_dist : 0)         \
+  X(jacobi.link_kw, double, jacobi ? (size_t)m->n_dist : 0)           \
+  X(jacobi.link_compl, double, jacobi ? (size_t)m->n_dist : 0)        \
+  X(jacobi.link_wsum, double, jacobi ? (size_t)m->n_dist : 0)         \
+  X(jacobi.link_index, int32_t, jacobi ? (size_t)m->n_dist : 0)       \
+  X(jacobi.link_id, int32_t, jacobi ? (size_t)m->n_dist : 0)          \
+  X(jacobi.link_lambda, double, jacobi ? (size_t)m->n_dist : 0)       \
+  X(jacobi.color_link_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0) \
+  X(jacobi.color_two_sided, int32_t, jacobi ? (size_t)m->n_colors : 0) \
+  X(jacobi.other_id, int32_t, jacobi ? (size_t)(m->n_constraints - m->n_dist) : 0) \
+  X(jacobi.color_other_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0)
+
+void vs_solver_scratch_free(vs_solver_scratch *w) {
+  if (!w) return;
+#define VS_SCRATCH_FREE(name, type, count) vs_free(w->name);
+  VS_SCRATCH_FIELDS(VS_SCRATCH_FREE)
+#undef VS_SCRATCH_FREE
+  vs_free(w);
+}
+
+/* Lay the distance links out colour by colour (SoA) for the Jacobi kernel,
+ * two-sided links first inside each colour so that the kernel's common case
+ * has no branch on the side; the other kinds get an id list per colour. */
+static void jacobi_layout(const vs_model *m, vs_jacobi_layout *L) {
+  const int32_t nc = m->n_colors;
+  int32_t j = 0, o = 0;
+  for (int32_t c = 0; c < nc; c++) {
+    L->color_link_start[c] = j;
+    L->color_other_start[c] = o;
+    const int32_t *ids = m->color_order + m->color_start[c];
+    const int32_t cnt = m->color_start[c + 1] - m->color_start[c];
+    for (int pass = 0; pass < 2; pass++) {
+      for (int32_t k = 0; k < cnt; k++) {
+        const int32_t id = ids[k];
+        if (m->con_kind[id] != VS_KIND_DISTANCE) {
+          if (pass == 0) L->other_id[o++] = id;
+          continue;
+        }
+        const int32_t i = m->con_index[id];
+        if ((m->dist_side[i] == VS_SIDE_EQUAL) != (pass == 0)) continue;
+        const int32_t a = m->dist_ab[2 * i], b = m->dist_ab[2 * i + 1];
+        const double wsum = m->x0[4 * (size_t)a + 3] + m->x0[4 * (size_t)b + 3];
+        L->link_ab[2 * j] = a;
+        L->link_ab[2 * j + 1] = b;
+        L->link_rest[j] = m->dist_rest[i];
+        L->link_kw[j] = m->dist_kw[i];
+        L->link_compl[j] = m->dist_compl[i];
+        L->link_wsum[j] = wsum;
+        L->link_index[j] = i;
+        L->link_id[j] = id;
+        j++;
+      }
+      if (pass == 0) L->color_two_sided[c] = j - L->color_link_start[c];
+    }
+  }
+  L->color_link_start[nc] = j;
+  L->color_other_start[nc] = o;
+}
+
+vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err) {
+  *out = NULL;
+  vs_solver_scratch *w = vs_calloc(1, sizeof *w);
+  if (!w) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory allocating the solver's scratch");
+  const int contacts = m->particle_collisions && m->n_colliding > 0;
+  const int jacobi = m->relaxation == VS_RELAX_JACOBI;
+  if (contacts) {
+    const size_t cap = (size_t)VS_CONTACTS_PER_PARTICLE * (size_t)m->n_colliding;
+    w->pc_cap = cap > INT32_MAX ? INT32_MAX : (int32_t)cap;
+    int32_t hs = 64;
+    while (hs < 2 * m->n_colliding && hs < (1 << 30)) hs *= 2;
+    w->hash_size = hs;
+  }
+  int ok = 1;
+#define VS_SCRATCH_ALLOC(name, type, count) ok &= (w->name = vs_calloc((count) + 1, sizeof(type))) != NULL;
+  VS_SCRATCH_FIELDS(VS_SCRATCH_ALLOC)
+#undef VS_SCRATCH_ALLOC
+  if (!ok) {
+    vs_solver_scratch_free(w);
+    return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,
+                        "out of memory allocating the solver's scratch for %d particles", m->n_particles);
+  }
+  for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
+  if (jacobi) jacobi_layout(m, &w->jacobi);
+  *out = w;
+  return VS_OK;
+}

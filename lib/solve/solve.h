@@ -1,0 +1,132 @@
+/* solve.h (private): the solve stage.  The constraint kinds' projections
+ * (con_<kind>.c, dispatched through vs_kind_solver), the relaxations
+ * (relax_gs.c, relax_jacobi.c), colliders (collide.c), particle contacts
+ * (collide_particles.c) and the solver's scratch (scratch.c), which the
+ * public vs_state only points at.  Not installed; not part of the API. */
+#ifndef VSIM_SOLVE_H
+#define VSIM_SOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/private.h"
+#include "vsim/model.h"
+#include "vsim/state.h"
+#include "vsim/step.h"
+
+/* ---- the coloured-Jacobi layout (scratch.c) ----
+ * The distance links again, colour by colour, as a structure of arrays for
+ * the Jacobi kernel: inside a colour the two-sided links come first, in build
+ * order, then the one-sided ones.  The overflow colour is not here: it is
+ * solved through the model's color_order. */
+typedef struct vs_jacobi_layout {
+  int32_t *link_ab;           /* (n_dist x 2) particles */
+  double *link_rest;          /* (n_dist) rest length or one-sided bound */
+  double *link_kw;            /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */
+  double *link_compl;         /* (n_dist) compliance */
+  double *link_wsum;          /* (n_dist) w_a + w_b */
+  int32_t *link_index;        /* (n_dist) the link's index in the distance arrays (alive) */
+  int32_t *link_id;           /* (n_dist) the link's build-order id: its xpbd multiplier slot */
+  double *link_lambda;        /* (n_dist) two-sided links' multipliers while relax_jacobi runs */
+  int32_t *color_link_start;  /* (n_colors + 1) first link of each colour */
+  int32_t *color_two_sided;   /* (n_colors) two-sided links at the start of each colour */
+  int32_t *other_id;          /* (n_constraints - n_dist) other kinds' ids, by colour */
+  int32_t *color_other_start; /* (n_colors + 1) first of each colour in other_id */
+} vs_jacobi_layout;
+
+/* ---- the solver's scratch, owned by a vs_state (vs_state.scratch) ----
+ * Rewritten every step, never checkpointed; allocated once with the state,
+ * so that the step never allocates. */
+#define VS_CONTACTS_PER_PARTICLE 16 /* contact list capacity per particle with a radius */
+
+struct vs_solver_scratch {
+  /* collider contacts of this step */
+  double *contact;            /* (n_particles x 4) contact normal and accumulated normal push */
+  int32_t *contact_collider;  /* (n_particles) collider that pushed it last, -1 = none */
+  double *vpre;               /* (n_particles x 3) velocity before the solve (restitution) */
+
+  /* particle-particle contacts, found anew every step (particle_collisions) */
+  int32_t pc_n, pc_cap;       /* contacts this step, capacity */
+  int32_t *pc_pairs;          /* (pc_cap x 2) particle pairs i < j */
+  int32_t *pc_color;          /* (pc_cap) jacobi colour of each contact */
+  int32_t *pc_order;          /* (pc_cap) contacts grouped by colour */
+  double *pc_key;             /* (pc_cap) sort key: height of the lower particle */
+  uint8_t *supported;         /* (n_particles) shock propagation: resting on something this sweep */
+  int32_t *pc_tmp;            /* (pc_cap x 2) sort scratch */
+  int32_t pc_start[VS_MAX_COLORS + 2]; /* colour offsets into pc_order (colours + overflow) */
+  int32_t pc_ncolors;
+  uint64_t *pc_mask;          /* (n_particles) colours taken, zero between steps */
+
+  /* spatial hash of the particles with a radius */
+  int32_t hash_size;          /* buckets (a power of two) */
+  int32_t *hash_start;        /* (hash_size + 1) */
+  int32_t *hash_fill;         /* (hash_size) */
+  int32_t *hash_items;        /* (n_particles) */
+  int32_t *pcell;             /* (n_particles x 3) cell of each particle */
+
+  vs_jacobi_layout jacobi;    /* filled when the model's relaxation is jacobi */
+};
+
+VS_PRIVATE vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err);
+VS_PRIVATE void vs_solver_scratch_free(vs_solver_scratch *w);
+
+/* ---- constraint projections: one file per kind (con_<name>.c) ---- */
+typedef struct vs_solve_ctx {
+  const vs_model *m;
+  double *x;          /* (n x 4) positions being projected */
+  double *lambda;     /* xpbd multipliers, one per constraint, by build-order id */
+  const uint8_t *alive;
+  const vs_jacobi_layout *jacobi;
+  double inv_h2;      /* 1 / h^2 (xpbd) */
+  int xpbd;
+} vs_solve_ctx;
+
+/* Every kind of VS_KINDS (vsim/kind.h) provides, in con_<name>.c:
+ *   vs_<name>_project(c, k, id): project constraint k of the kind (build-order
+ *     id `id`, its multiplier slot) on c->x;
+ *   vs_<name>_error(m, s, k, &e, &rest): |C| and the length it is relative to
+ *     (0: none); returns 0 when the constraint is gone (a torn link). */
+typedef void (*vs_project_fn)(const vs_solve_ctx *c, int32_t k, int32_t id);
+typedef int (*vs_error_fn)(const vs_model *m, const vs_state *s, int32_t k, double *e, double *rest);
+#define VS_KIND_DECL_(ID, name, arity, particles, count)                             \
+  VS_PRIVATE void vs_##name##_project(const vs_solve_ctx *c, int32_t k, int32_t id); \
+  VS_PRIVATE int vs_##name##_error(const vs_model *m, const vs_state *s, int32_t k, double *e, double *rest);
+VS_KINDS(VS_KIND_DECL_)
+#undef VS_KIND_DECL_
+
+/* The solver's side of the kind table (kinds.c), indexed by vs_kind. */
+typedef struct vs_kind_solver_ops {
+  vs_project_fn project;
+  vs_error_fn error;
+} vs_kind_solver_ops;
+VS_PRIVATE extern const vs_kind_solver_ops vs_kind_solver[VS_KIND_COUNT];
+
+/* Project constraint `id` (build order) through its kind's row. */
+VS_PRIVATE void vs_project_constraint(const vs_solve_ctx *c, int32_t id);
+/* Distance links [start, start + count) of build-order ids id0, id0 + 1, ...
+ * (a block of build order; the Gauss-Seidel fast path). */
+VS_PRIVATE void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count, int32_t id0);
+
+/* ---- relaxations (relax_gs.c, relax_jacobi.c) ---- */
+VS_PRIVATE void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c);
+VS_PRIVATE void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c);
+
+/* ---- particle-particle contacts (collide_particles.c) ---- */
+VS_PRIVATE vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err);
+VS_PRIVATE void vs_contacts_color(const vs_model *m, vs_state *s);
+VS_PRIVATE void vs_contacts_sweep_start(const vs_model *m, vs_state *s);
+VS_PRIVATE void vs_contact_project(const vs_model *m, vs_state *s, int32_t k);
+VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
+
+/* ---- colliders (collide.c) ---- */
+/* Project particle i out of every collider; records contact in contact[4i..]. */
+VS_PRIVATE void vs_collide_particle(const vs_model *m, double *x, double *contact,
+                                    int32_t *contact_collider, int32_t i);
+/* Swept test (world.swept): stop particle i where its path from xprev first
+ * enters a collider, then slide the rest along the surface. */
+VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
+                                 int32_t *contact_collider, int32_t i);
+/* Deepest penetration of particle position p (radius r) into any collider. */
+VS_PRIVATE double vs_collide_penetration(const vs_model *m, const double *p, double r);
+
+#endif
