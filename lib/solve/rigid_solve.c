@@ -1,0 +1,370 @@
+/* rigid_solve.c: sequential impulses (Catto) over contacts and joints.
+ *
+ * Contacts: an accumulated normal impulse clamped at >= 0, a friction impulse
+ * in two tangent directions whose accumulated vector is clamped to the
+ * Coulomb disc |pt| <= friction * pn (pair friction sqrt(fa fb), restitution
+ * max(ea, eb)), the effective mass of seed 003 with its rotational terms
+ *   1/ma + 1/mb + n.((Ia^-1 (ra x n)) x ra) + n.((Ib^-1 (rb x n)) x rb),
+ * a Baumgarte bias baumgarte/h * max(depth - slop, 0) (capped at
+ * max_bias_velocity), speculative contacts (a gap g lets the bodies approach
+ * at g/h), warm starting from the last step's impulses of the same contact
+ * (body pair and feature id), restitution -e vn0 from the approach speed vn0
+ * before the solve when it exceeds the threshold (solved after the other
+ * sweeps, for contacts that carry load, as Box2D v3 does), and a relax pass
+ * after the positions are updated that removes the velocity the position
+ * bias added (so that it does not turn into bounce).
+ *
+ * Joints: ball (3-row block, K^-1 by Cramer's rule) and distance between
+ * body points (1 row), both with a Baumgarte bias and warm starting. */
+#include <string.h>
+
+#include "solve/rigid.h"
+
+static inline void sub3(const double a[3], const double b[3], double o[3]) {
+  o[0] = a[0] - b[0];
+  o[1] = a[1] - b[1];
+  o[2] = a[2] - b[2];
+}
+
+/* Velocity of the point r (relative to the centre) of body i. */
+static inline void point_vel(const vs_rstate *s, int32_t i, const double r[3], double o[3]) {
+  const double *v = &s->v[3 * i], *w = &s->w[3 * i];
+  double x[3];
+  vs_r_cross(w, r, x);
+  o[0] = v[0] + x[0];
+  o[1] = v[1] + x[1];
+  o[2] = v[2] + x[2];
+}
+
+/* Impulse P at r on body i (sign +1) or -P (sign -1). */
+static inline void apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                         const double r[3], const double P[3], double sign) {
+  double im = m->inv_mass[i] * sign;
+  if (im == 0) return;
+  double *v = &s->v[3 * i], *wv = &s->w[3 * i];
+  v[0] += im * P[0];
+  v[1] += im * P[1];
+  v[2] += im * P[2];
+  double t[3], dw[3];
+  vs_r_cross(r, P, t);
+  vs_r_mul(&w->inv_iw[9 * i], t, dw);
+  wv[0] += sign * dw[0];
+  wv[1] += sign * dw[1];
+  wv[2] += sign * dw[2];
+}
+
+/* n.((I^-1 (r x n)) x r) = (r x n).I^-1 (r x n) */
+static inline double ang_mass(const double *Iw, const double r[3], const double n[3]) {
+  double rn[3], t[3];
+  vs_r_cross(r, n, rn);
+  vs_r_mul(Iw, rn, t);
+  return vs_r_dot(rn, t);
+}
+
+static void tangents(const double n[3], double t1[3], double t2[3]) {
+  static const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+  vs_r_cross(n, fabs(n[0]) < 0.57 ? ex : ey, t1);
+  double l = vs_r_len(t1);
+  t1[0] /= l;
+  t1[1] /= l;
+  t1[2] /= l;
+  vs_r_cross(n, t1, t2);
+}
+
+/* The contact order: body a, then colliders (by index), then bodies b, then feature. */
+static int ckey_cmp(int32_t a1, int32_t b1, uint32_t f1, int32_t a2, int32_t b2, uint32_t f2,
+                    int32_t nc) {
+  if (a1 != a2) return a1 < a2 ? -1 : 1;
+  int64_t k1 = b1 < 0 ? (int64_t)(-1 - b1) : (int64_t)nc + b1;
+  int64_t k2 = b2 < 0 ? (int64_t)(-1 - b2) : (int64_t)nc + b2;
+  if (k1 != k2) return k1 < k2 ? -1 : 1;
+  if (f1 != f2) return f1 < f2 ? -1 : 1;
+  return 0;
+}
+
+static void invert3(const double K[9], double o[9]) {
+  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
+  double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
+  if (det == 0) {
+    memset(o, 0, sizeof(double) * 9);
+    return;
+  }
+  double id = 1.0 / det;
+  o[0] = c0 * id;
+  o[1] = (K[2] * K[7] - K[1] * K[8]) * id;
+  o[2] = (K[1] * K[5] - K[2] * K[4]) * id;
+  o[3] = c1 * id;
+  o[4] = (K[0] * K[8] - K[2] * K[6]) * id;
+  o[5] = (K[2] * K[3] - K[0] * K[5]) * id;
+  o[6] = c2 * id;
+  o[7] = (K[1] * K[6] - K[0] * K[7]) * id;
+  o[8] = (K[0] * K[4] - K[1] * K[3]) * id;
+}
+
+/* K += S^T I S with S = skew(r) (S v = r x v). */
+static void add_rot_block(double K[9], const double *I, const double r[3]) {
+  double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, IS[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      IS[3 * i + j] = I[3 * i] * S[j] + I[3 * i + 1] * S[3 + j] + I[3 * i + 2] * S[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
+}
+
+static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+  int32_t n = m->n_bodies;
+  double beta = m->set.baumgarte / h;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double *ra = jw, *rb = jw + 3, R[9];
+    vs_quat_to_mat(&s->q[4 * a], R);
+    vs_r_mul(R, &m->joint_pa[3 * j], ra);
+    vs_quat_to_mat(&s->q[4 * b], R);
+    vs_r_mul(R, &m->joint_pb[3 * j], rb);
+    double C[3];
+    for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
+    double msum = m->inv_mass[a] + m->inv_mass[b];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum};
+      add_rot_block(K, &w->inv_iw[9 * a], ra);
+      add_rot_block(K, &w->inv_iw[9 * b], rb);
+      invert3(K, jw + 6);
+      for (int k = 0; k < 3; k++) jw[15 + k] = beta * C[k];
+    } else {
+      double len = vs_r_len(C), u[3] = {0, 1, 0};
+      if (len > 1e-12)
+        for (int k = 0; k < 3; k++) u[k] = C[k] / len;
+      memcpy(jw + 6, u, sizeof u);
+      double k = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
+      jw[9] = k > 0 ? 1.0 / k : 0.0;
+      jw[10] = beta * (len - m->joint_rest[j]);
+    }
+    if (!m->set.warm_start) {
+      s->joint_impulse[3 * j] = s->joint_impulse[3 * j + 1] = s->joint_impulse[3 * j + 2] = 0;
+    }
+  }
+}
+
+static void warm_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double P[3];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      memcpy(P, &s->joint_impulse[3 * j], sizeof P);
+    } else {
+      double l = s->joint_impulse[3 * j];
+      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
+    }
+    apply(m, s, w, a, jw, P, -1.0);
+    apply(m, s, w, b, jw + 3, P, 1.0);
+  }
+}
+
+static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int use_bias) {
+  int32_t n = m->n_bodies;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double va[3], vb[3], dv[3];
+    point_vel(s, a, jw, va);
+    point_vel(s, b, jw + 3, vb);
+    sub3(vb, va, dv);
+    double P[3];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      double e[3];
+      for (int k = 0; k < 3; k++) e[k] = dv[k] + (use_bias ? jw[15 + k] : 0.0);
+      vs_r_mul(jw + 6, e, P);
+      for (int k = 0; k < 3; k++) {
+        P[k] = -P[k];
+        s->joint_impulse[3 * j + k] += P[k];
+      }
+    } else {
+      double cd = vs_r_dot(dv, jw + 6) + (use_bias ? jw[10] : 0.0);
+      double l = -cd * jw[9];
+      s->joint_impulse[3 * j] += l;
+      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
+    }
+    apply(m, s, w, a, jw, P, -1.0);
+    apply(m, s, w, b, jw + 3, P, 1.0);
+  }
+}
+
+void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+  int32_t n = m->n_bodies;
+  const vs_rsettings *st = &m->set;
+  double inv_h = 1.0 / h;
+  int32_t ci = 0; /* walk of the (sorted) cache */
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    double fb, eb;
+    if (c->b < 0) {
+      fb = m->colliders[-1 - c->b].friction;
+      eb = m->colliders[-1 - c->b].restitution;
+    } else {
+      fb = m->friction[b];
+      eb = m->restitution[b];
+    }
+    c->friction = sqrt(m->friction[a] * fb);
+    c->restitution = m->restitution[a] > eb ? m->restitution[a] : eb;
+    sub3(c->p, &s->x[3 * a], c->ra);
+    sub3(c->p, &s->x[3 * b], c->rb);
+    tangents(c->n, c->t1, c->t2);
+    double msum = m->inv_mass[a] + m->inv_mass[b];
+    const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
+    double kn = msum + ang_mass(Ia, c->ra, c->n) + ang_mass(Ib, c->rb, c->n);
+    double k1 = msum + ang_mass(Ia, c->ra, c->t1) + ang_mass(Ib, c->rb, c->t1);
+    double k2 = msum + ang_mass(Ia, c->ra, c->t2) + ang_mass(Ib, c->rb, c->t2);
+    c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
+    c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+    c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+    double pa[3], pb[3], dv[3];
+    point_vel(s, a, c->ra, pa);
+    point_vel(s, b, c->rb, pb);
+    sub3(pb, pa, dv);
+    c->vn0 = vs_r_dot(dv, c->n);
+    if (c->depth < 0) {
+      c->bias = c->depth * inv_h; /* speculative: may approach by the gap */
+    } else {
+      double e = c->depth - st->slop;
+      double bv = e > 0 ? st->baumgarte * inv_h * e : 0.0;
+      c->bias = bv < st->max_bias_velocity ? bv : st->max_bias_velocity;
+    }
+    c->bias_relax = c->depth < 0 ? c->depth * inv_h : 0.0;
+    c->pn = c->pt1 = c->pt2 = 0.0;
+    if (st->warm_start) {
+      while (ci < s->n_cache &&
+             ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
+                      c->b, c->feature, m->n_colliders) < 0)
+        ci++;
+      if (ci < s->n_cache && ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1],
+                                      s->cache_feature[ci], c->a, c->b, c->feature,
+                                      m->n_colliders) == 0) {
+        const double *imp = &s->cache_impulse[4 * ci];
+        c->pn = imp[0];
+        c->pt1 = vs_r_dot(imp + 1, c->t1);
+        c->pt2 = vs_r_dot(imp + 1, c->t2);
+      }
+    }
+  }
+  prepare_joints(m, s, w, h);
+}
+
+void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  warm_joints(m, s, w);
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    const vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    double P[3];
+    for (int q = 0; q < 3; q++) P[q] = c->pn * c->n[q] + c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+    apply(m, s, w, a, c->ra, P, -1.0);
+    apply(m, s, w, b, c->rb, P, 1.0);
+  }
+}
+
+void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
+                              int use_bias) {
+  int32_t n = m->n_bodies;
+  solve_joints(m, s, w, use_bias);
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    double pa[3], pb[3], dv[3], P[3];
+    /* friction, limited by the current normal impulse */
+    point_vel(s, a, c->ra, pa);
+    point_vel(s, b, c->rb, pb);
+    sub3(pb, pa, dv);
+    double l1 = -vs_r_dot(dv, c->t1) * c->mass_t1, l2 = -vs_r_dot(dv, c->t2) * c->mass_t2;
+    double n1 = c->pt1 + l1, n2 = c->pt2 + l2, lim = c->friction * c->pn;
+    double len2 = n1 * n1 + n2 * n2;
+    if (len2 > lim * lim) {
+      double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+      n1 *= sc;
+      n2 *= sc;
+    }
+    l1 = n1 - c->pt1;
+    l2 = n2 - c->pt2;
+    c->pt1 = n1;
+    c->pt2 = n2;
+    for (int q = 0; q < 3; q++) P[q] = l1 * c->t1[q] + l2 * c->t2[q];
+    apply(m, s, w, a, c->ra, P, -1.0);
+    apply(m, s, w, b, c->rb, P, 1.0);
+    /* normal */
+    point_vel(s, a, c->ra, pa);
+    point_vel(s, b, c->rb, pb);
+    sub3(pb, pa, dv);
+    double vn = vs_r_dot(dv, c->n);
+    double target = use_bias ? c->bias : c->bias_relax;
+    double ln = (target - vn) * c->mass_n;
+    double np = c->pn + ln;
+    if (np < 0) np = 0;
+    ln = np - c->pn;
+    c->pn = np;
+    for (int q = 0; q < 3; q++) P[q] = ln * c->n[q];
+    apply(m, s, w, a, c->ra, P, -1.0);
+    apply(m, s, w, b, c->rb, P, 1.0);
+  }
+  (void)h;
+}
+
+void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  double thr = m->set.restitution_threshold;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    if (c->restitution == 0 || c->vn0 > -thr || c->pn == 0) continue;
+    int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    double pa[3], pb[3], dv[3], P[3];
+    point_vel(s, a, c->ra, pa);
+    point_vel(s, b, c->rb, pb);
+    sub3(pb, pa, dv);
+    double vn = vs_r_dot(dv, c->n);
+    double ln = (-c->restitution * c->vn0 - vn) * c->mass_n;
+    double np = c->pn + ln;
+    if (np < 0) np = 0;
+    ln = np - c->pn;
+    c->pn = np;
+    for (int q = 0; q < 3; q++) P[q] = ln * c->n[q];
+    apply(m, s, w, a, c->ra, P, -1.0);
+    apply(m, s, w, b, c->rb, P, 1.0);
+  }
+}
+
+/* The relax pass's targets: only a gap that remains after the position
+ * update may still be closed; the Baumgarte push is not kept. */
+void vs_rigid_prepare_relax(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+  int32_t n = m->n_bodies;
+  double inv_h = 1.0 / h;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    double pa[3], pb[3], dv[3];
+    point_vel(s, a, c->ra, pa);
+    point_vel(s, b, c->rb, pb);
+    sub3(pb, pa, dv);
+    double sep = -c->depth + h * vs_r_dot(dv, c->n);
+    c->bias_relax = sep > 0 ? -sep * inv_h : 0.0;
+  }
+}
+
+void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+  (void)m;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    const vs_rcontact *c = &w->contacts[k];
+    s->cache_ab[2 * k] = c->a;
+    s->cache_ab[2 * k + 1] = c->b;
+    s->cache_feature[k] = c->feature;
+    double *imp = &s->cache_impulse[4 * k];
+    imp[0] = c->pn;
+    for (int q = 0; q < 3; q++) imp[1 + q] = c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+  }
+  s->n_cache = w->n_contacts;
+}
