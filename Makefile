@@ -181,3 +181,20 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_BIN:=.d)
+
+# Rigid-body pyramid benchmark (issue 10): vsim's rigid solver, and the same
+# pyramid in Bullet when Bullet is installed (pkg-config bullet).
+$(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+BULLET_OK := $(shell $(PKG_CONFIG) --exists bullet 2>/dev/null && echo 1)
+CXX ?= c++
+$(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
+
+.PHONY: bench-rigid
+bench-rigid: $(BUILD)/bench/rigid_pyramid $(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid)
+	$(BUILD)/bench/rigid_pyramid
+	$(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid,@echo "bullet not installed: no Bullet column")

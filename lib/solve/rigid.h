@@ -59,6 +59,7 @@ typedef struct vs_rsettings {
   double damping;               /* linear and angular, 1/s [0] */
   double margin;                /* speculative contact distance, m [4 * slop] */
   double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
+  int32_t substeps;             /* solver substeps per step, contacts found once [4] */
 } vs_rsettings;
 
 typedef struct vs_rmodel {
@@ -107,24 +108,28 @@ typedef struct vs_rcontact {
   double n[3];           /* unit, from a to b */
   double p[3];           /* world point (midway between the surfaces) */
   double depth;
-  /* solver data */
-  double ra[3], rb[3];
-  double t1[3], t2[3];
+  /* solver data (prepare) */
+  int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
+  double ra[3], rb[3];   /* contact point relative to the centres */
+  double t1[3], t2[3];   /* tangents */
+  double an[3], bn[3], a1[3], b1[3], a2[3], b2[3];       /* r x direction */
+  double ian[3], ibn[3], ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
   double mass_n, mass_t1, mass_t2;
   double friction, restitution;
-  double vn0;            /* normal approach velocity before the solve */
-  double bias;           /* target normal velocity with the position bias */
-  double bias_relax;     /* target without it (gap closing only) */
+  double vn0;            /* normal approach velocity before the step */
   double pn, pt1, pt2;   /* accumulated impulses */
+  double pn_max;         /* largest normal impulse over the substeps */
 } vs_rcontact;
 
 typedef struct vs_rwork {
   int32_t max_contacts;
   int32_t n_contacts;
   int32_t dropped;       /* contact points beyond the bound in the last step */
+  int32_t matched;       /* contact points warm-started from the cache in the last step */
   vs_rcontact *contacts;
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
+  double *dp;            /* (n x 6) displacement and rotation vector since the step began */
   int32_t *order;        /* (n) bodies sorted by AABB min x */
   double *aabb;          /* (n x 6) */
   double *key;           /* (n) sort keys */
@@ -189,11 +194,13 @@ VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int
                                      double n[3], double *depth, double pt[3]);
 
 /* ---- solver ---- */
-VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
+/* Per step: anchors, effective masses, warm-start impulses from the cache. */
+VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* Per substep of length h. */
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);
-VS_RPRIVATE void vs_rigid_prepare_relax(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
+/* After the substeps. */
 VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
 

@@ -21,6 +21,7 @@ void vs_rsettings_default(vs_rsettings *s) {
   s->damping = 0.0;
   s->margin = 4.0 * 0.005;
   s->max_bias_velocity = 3.0;
+  s->substeps = 4;
 }
 
 vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
@@ -200,6 +201,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->contacts = vs_calloc(uk, sizeof(vs_rcontact));
   w->inv_iw = vs_calloc(9 * un, sizeof(double));
   w->q_old = vs_calloc(4 * un, sizeof(double));
+  w->dp = vs_calloc(6 * un, sizeof(double));
   w->order = vs_calloc(un, sizeof(int32_t));
   w->aabb = vs_calloc(6 * un, sizeof(double));
   w->key = vs_calloc(un, sizeof(double));
@@ -207,7 +209,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->pairs = vs_calloc(uk, sizeof(int64_t));
   w->pair_tmp = vs_calloc(uk, sizeof(int64_t));
   w->joint = vs_calloc(((size_t)m->n_joints + 1) * VS_RJOINT_WORK, sizeof(double));
-  if (!w->contacts || !w->inv_iw || !w->q_old || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
+  if (!w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint) {
     vs_rwork_free(w);
     return VS_ERR_NOMEM;
@@ -224,6 +226,7 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->joint);
   vs_free(w->inv_iw);
   vs_free(w->q_old);
+  vs_free(w->dp);
   vs_free(w->order);
   vs_free(w->aabb);
   vs_free(w->key);

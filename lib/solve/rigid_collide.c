@@ -286,14 +286,19 @@ typedef struct cvert {
   int id;
 } cvert;
 
-/* Clip polygon in[n] to the half-space dot(u, p) <= off; new vertices get ids from plane k. */
-static int clip(const cvert *in, int n, const double u[3], double off, int k, cvert *out) {
+/* Clip polygon in[n] to the half-space dot(u, p) <= off + tol; new vertices
+ * get ids from plane k.  The tolerance keeps a vertex that lies on a side
+ * plane to rounding (equal boxes stacked) a vertex, so that its feature id
+ * does not change from step to step. */
+static int clip(const cvert *in, int n, const double u[3], double off, double tol, int k,
+                cvert *out) {
   int m = 0;
+  off += tol;
   for (int i = 0; i < n; i++) {
     const cvert *a = &in[i], *b = &in[(i + 1) % n];
     double da = vs_r_dot(u, a->p) - off, db = vs_r_dot(u, b->p) - off;
     if (da <= 0) out[m++] = *a;
-    if ((da < 0 && db > 0) || (da > 0 && db < 0)) {
+    if ((da <= 0) != (db <= 0)) {
       double t = da / (da - db);
       lerp3(a->p, b->p, t, out[m].p);
       out[m].id = 8 + 4 * k + ((da > 0 ? b->id : a->id) & 3);
@@ -341,10 +346,11 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   axis_of(r->R, r2, s2);
   double c1 = vs_r_dot(s1, r->c), c2 = vs_r_dot(s2, r->c);
   double m1[3] = {-s1[0], -s1[1], -s1[2]}, m2[3] = {-s2[0], -s2[1], -s2[2]};
-  n = clip(poly, n, s1, c1 + r->h[r1], 0, tmp);
-  n = clip(tmp, n, m1, -c1 + r->h[r1], 1, poly);
-  n = clip(poly, n, s2, c2 + r->h[r2], 2, tmp);
-  n = clip(tmp, n, m2, -c2 + r->h[r2], 3, poly);
+  double tol = 2e-3 * (r->h[r1] < r->h[r2] ? r->h[r1] : r->h[r2]);
+  n = clip(poly, n, s1, c1 + r->h[r1], tol, 0, tmp);
+  n = clip(tmp, n, m1, -c1 + r->h[r1], tol, 1, poly);
+  n = clip(poly, n, s2, c2 + r->h[r2], tol, 2, tmp);
+  n = clip(tmp, n, m2, -c2 + r->h[r2], tol, 3, poly);
   /* reference face plane: dot(nref, p) = dot(nref, r.c) + h[ri] */
   double off = vs_r_dot(nref, r->c) + r->h[ri];
   cpt cand[16];

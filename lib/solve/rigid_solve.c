@@ -10,9 +10,15 @@
  * at g/h), warm starting from the last step's impulses of the same contact
  * (body pair and feature id), restitution -e vn0 from the approach speed vn0
  * before the solve when it exceeds the threshold (solved after the other
- * sweeps, for contacts that carry load, as Box2D v3 does), and a relax pass
+ * sweeps, for contacts that carried load, as Box2D v3 does), and a relax pass
  * after the positions are updated that removes the velocity the position
  * bias added (so that it does not turn into bounce).
+ *
+ * Substeps (Box2D v3's "soft step" layout): contacts are found once per step;
+ * each substep's depth is the step's depth corrected by the bodies'
+ * displacement since the step began (w->dp: linear and rotation vector), so
+ * the narrow phase and the effective masses are paid once.  The Jacobian
+ * rows r x n and I^-1 (r x n) are precomputed per contact.
  *
  * Joints: ball (3-row block, K^-1 by Cramer's rule) and distance between
  * body points (1 row), both with a Baumgarte bias and warm starting. */
@@ -112,9 +118,8 @@ static void add_rot_block(double K[9], const double *I, const double r[3]) {
       K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
 }
 
-static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
-  double beta = m->set.baumgarte / h;
   for (int32_t j = 0; j < m->n_joints; j++) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
@@ -132,7 +137,7 @@ static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double
       add_rot_block(K, &w->inv_iw[9 * a], ra);
       add_rot_block(K, &w->inv_iw[9 * b], rb);
       invert3(K, jw + 6);
-      for (int k = 0; k < 3; k++) jw[15 + k] = beta * C[k];
+      memcpy(jw + 15, C, sizeof C);
     } else {
       double len = vs_r_len(C), u[3] = {0, 1, 0};
       if (len > 1e-12)
@@ -140,7 +145,7 @@ static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double
       memcpy(jw + 6, u, sizeof u);
       double k = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
       jw[9] = k > 0 ? 1.0 / k : 0.0;
-      jw[10] = beta * (len - m->joint_rest[j]);
+      jw[10] = len - m->joint_rest[j];
     }
     if (!m->set.warm_start) {
       s->joint_impulse[3 * j] = s->joint_impulse[3 * j + 1] = s->joint_impulse[3 * j + 2] = 0;
@@ -166,27 +171,44 @@ static void warm_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int use_bias) {
+/* Displacement of the anchor r of body i since the step began (linearised rotation). */
+static inline void anchor_shift(const vs_rwork *w, int32_t i, const double r[3], double o[3]) {
+  const double *d = &w->dp[6 * i];
+  double x[3];
+  vs_r_cross(d + 3, r, x);
+  o[0] = d[0] + x[0];
+  o[1] = d[1] + x[1];
+  o[2] = d[2] + x[2];
+}
+
+static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h, int use_bias) {
   int32_t n = m->n_bodies;
+  double beta = use_bias ? m->set.baumgarte / h : 0.0;
   for (int32_t j = 0; j < m->n_joints; j++) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double va[3], vb[3], dv[3];
+    double va[3], vb[3], dv[3], sa[3], sb[3], C[3];
     point_vel(s, a, jw, va);
     point_vel(s, b, jw + 3, vb);
     sub3(vb, va, dv);
+    anchor_shift(w, a, jw, sa);
+    anchor_shift(w, b, jw + 3, sb);
     double P[3];
     if (m->joint_kind[j] == VS_RJOINT_BALL) {
       double e[3];
-      for (int k = 0; k < 3; k++) e[k] = dv[k] + (use_bias ? jw[15 + k] : 0.0);
+      for (int k = 0; k < 3; k++) {
+        C[k] = jw[15 + k] + sb[k] - sa[k];
+        e[k] = dv[k] + beta * C[k];
+      }
       vs_r_mul(jw + 6, e, P);
       for (int k = 0; k < 3; k++) {
         P[k] = -P[k];
         s->joint_impulse[3 * j + k] += P[k];
       }
     } else {
-      double cd = vs_r_dot(dv, jw + 6) + (use_bias ? jw[10] : 0.0);
+      double c = jw[10] + vs_r_dot(jw + 6, sb) - vs_r_dot(jw + 6, sa);
+      double cd = vs_r_dot(dv, jw + 6) + beta * c;
       double l = -cd * jw[9];
       s->joint_impulse[3 * j] += l;
       for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
@@ -196,14 +218,22 @@ static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int use_
   }
 }
 
-void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+static inline void jrow(const double *Iw, const double r[3], const double d[3], double rd[3],
+                        double ird[3]) {
+  vs_r_cross(r, d, rd);
+  vs_r_mul(Iw, rd, ird);
+}
+
+void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
   const vs_rsettings *st = &m->set;
-  double inv_h = 1.0 / h;
   int32_t ci = 0; /* walk of the (sorted) cache */
+  w->matched = 0;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    c->ia = a;
+    c->ib = b;
     double fb, eb;
     if (c->b < 0) {
       fb = m->colliders[-1 - c->b].friction;
@@ -219,9 +249,15 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     tangents(c->n, c->t1, c->t2);
     double msum = m->inv_mass[a] + m->inv_mass[b];
     const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
-    double kn = msum + ang_mass(Ia, c->ra, c->n) + ang_mass(Ib, c->rb, c->n);
-    double k1 = msum + ang_mass(Ia, c->ra, c->t1) + ang_mass(Ib, c->rb, c->t1);
-    double k2 = msum + ang_mass(Ia, c->ra, c->t2) + ang_mass(Ib, c->rb, c->t2);
+    jrow(Ia, c->ra, c->n, c->an, c->ian);
+    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
+    jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
+    jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
+    jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
+    jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
+    double kn = msum + vs_r_dot(c->an, c->ian) + vs_r_dot(c->bn, c->ibn);
+    double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
+    double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
     c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
     c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
     c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
@@ -230,15 +266,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     point_vel(s, b, c->rb, pb);
     sub3(pb, pa, dv);
     c->vn0 = vs_r_dot(dv, c->n);
-    if (c->depth < 0) {
-      c->bias = c->depth * inv_h; /* speculative: may approach by the gap */
-    } else {
-      double e = c->depth - st->slop;
-      double bv = e > 0 ? st->baumgarte * inv_h * e : 0.0;
-      c->bias = bv < st->max_bias_velocity ? bv : st->max_bias_velocity;
-    }
-    c->bias_relax = c->depth < 0 ? c->depth * inv_h : 0.0;
-    c->pn = c->pt1 = c->pt2 = 0.0;
+    c->pn = c->pt1 = c->pt2 = c->pn_max = 0.0;
     if (st->warm_start) {
       while (ci < s->n_cache &&
              ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
@@ -248,110 +276,162 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
                                       s->cache_feature[ci], c->a, c->b, c->feature,
                                       m->n_colliders) == 0) {
         const double *imp = &s->cache_impulse[4 * ci];
+        w->matched++;
         c->pn = imp[0];
         c->pt1 = vs_r_dot(imp + 1, c->t1);
         c->pt2 = vs_r_dot(imp + 1, c->t2);
       }
     }
   }
-  prepare_joints(m, s, w, h);
+  prepare_joints(m, s, w);
+}
+
+/* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
+static inline void push(vs_rstate *s, int32_t a, int32_t b, double ma, double mb, const double d[3],
+                        const double iad[3], const double ibd[3], double l) {
+  double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+  double la = ma * l, lb = mb * l;
+  va[0] -= la * d[0];
+  va[1] -= la * d[1];
+  va[2] -= la * d[2];
+  wa[0] -= l * iad[0];
+  wa[1] -= l * iad[1];
+  wa[2] -= l * iad[2];
+  vb[0] += lb * d[0];
+  vb[1] += lb * d[1];
+  vb[2] += lb * d[2];
+  wb[0] += l * ibd[0];
+  wb[1] += l * ibd[1];
+  wb[2] += l * ibd[2];
+}
+
+/* Relative velocity along a row: d.(vb - va) + wb.(rb x d) - wa.(ra x d). */
+static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const double d[3],
+                            const double ad[3], const double bd[3]) {
+  const double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+  return d[0] * (vb[0] - va[0]) + d[1] * (vb[1] - va[1]) + d[2] * (vb[2] - va[2]) +
+         vs_r_dot(wb, bd) - vs_r_dot(wa, ad);
 }
 
 void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies;
   warm_joints(m, s, w);
   for (int32_t k = 0; k < w->n_contacts; k++) {
     const vs_rcontact *c = &w->contacts[k];
-    int32_t a = c->a, b = c->b < 0 ? n : c->b;
-    double P[3];
-    for (int q = 0; q < 3; q++) P[q] = c->pn * c->n[q] + c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
-    apply(m, s, w, a, c->ra, P, -1.0);
-    apply(m, s, w, b, c->rb, P, 1.0);
+    double ma = m->inv_mass[c->ia], mb = m->inv_mass[c->ib];
+    push(s, c->ia, c->ib, ma, mb, c->n, c->ian, c->ibn, c->pn);
+    push(s, c->ia, c->ib, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
+    push(s, c->ia, c->ib, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
+  }
+}
+
+/* One manifold row on local copies of the two bodies' velocities. */
+typedef struct vel2 {
+  double va[3], wa[3], vb[3], wb[3];
+} vel2;
+
+static inline double lrow(const vel2 *v, const double d[3], const double ad[3], const double bd[3]) {
+  return d[0] * (v->vb[0] - v->va[0]) + d[1] * (v->vb[1] - v->va[1]) +
+         d[2] * (v->vb[2] - v->va[2]) + vs_r_dot(v->wb, bd) - vs_r_dot(v->wa, ad);
+}
+
+static inline void lpush(vel2 *v, double ma, double mb, const double d[3], const double iad[3],
+                         const double ibd[3], double l) {
+  double la = ma * l, lb = mb * l;
+  for (int k = 0; k < 3; k++) {
+    v->va[k] -= la * d[k];
+    v->wa[k] -= l * iad[k];
+    v->vb[k] += lb * d[k];
+    v->wb[k] += l * ibd[k];
   }
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
                               int use_bias) {
-  int32_t n = m->n_bodies;
-  solve_joints(m, s, w, use_bias);
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    int32_t a = c->a, b = c->b < 0 ? n : c->b;
-    double pa[3], pb[3], dv[3], P[3];
-    /* friction, limited by the current normal impulse */
-    point_vel(s, a, c->ra, pa);
-    point_vel(s, b, c->rb, pb);
-    sub3(pb, pa, dv);
-    double l1 = -vs_r_dot(dv, c->t1) * c->mass_t1, l2 = -vs_r_dot(dv, c->t2) * c->mass_t2;
-    double n1 = c->pt1 + l1, n2 = c->pt2 + l2, lim = c->friction * c->pn;
-    double len2 = n1 * n1 + n2 * n2;
-    if (len2 > lim * lim) {
-      double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-      n1 *= sc;
-      n2 *= sc;
+  const vs_rsettings *st = &m->set;
+  double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
+  solve_joints(m, s, w, h, use_bias);
+  int32_t nc = w->n_contacts;
+  for (int32_t k0 = 0; k0 < nc;) {
+    /* the points of one manifold (same body pair) are consecutive */
+    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
+    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
+    double ma = m->inv_mass[a], mb = m->inv_mass[b];
+    vel2 v;
+    memcpy(v.va, &s->v[3 * a], sizeof v.va);
+    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
+    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
+    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
+    const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
+    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    for (int32_t k = k0; k < k1; k++) {
+      vs_rcontact *c = &w->contacts[k];
+      /* friction, limited by the current normal impulse (nothing to do on
+       * an idle speculative point) */
+      double lim = c->friction * c->pn;
+      if (lim > 0 || c->pt1 != 0 || c->pt2 != 0) {
+        double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
+        double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
+        double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
+        double len2 = n1 * n1 + n2 * n2;
+        if (len2 > lim * lim) {
+          double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+          n1 *= sc;
+          n2 *= sc;
+        }
+        l1 = n1 - c->pt1;
+        l2 = n2 - c->pt2;
+        c->pt1 = n1;
+        c->pt2 = n2;
+        lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
+        lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
+      }
+      /* normal: the current separation from the step's and the displacement since */
+      double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) -
+                   vs_r_dot(da + 3, c->an);
+      double target;
+      if (sep > 0) {
+        target = -sep * inv_h; /* speculative: may approach by the gap */
+      } else if (use_bias) {
+        double e = -sep - st->slop;
+        target = e > 0 ? beta * e : 0.0;
+        if (target > st->max_bias_velocity) target = st->max_bias_velocity;
+      } else {
+        target = 0.0;
+      }
+      double vn = lrow(&v, c->n, c->an, c->bn);
+      double ln = (target - vn) * c->mass_n;
+      double np = c->pn + ln;
+      if (np < 0) np = 0;
+      ln = np - c->pn;
+      if (ln != 0) {
+        c->pn = np;
+        if (np > c->pn_max) c->pn_max = np;
+        lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
+      }
     }
-    l1 = n1 - c->pt1;
-    l2 = n2 - c->pt2;
-    c->pt1 = n1;
-    c->pt2 = n2;
-    for (int q = 0; q < 3; q++) P[q] = l1 * c->t1[q] + l2 * c->t2[q];
-    apply(m, s, w, a, c->ra, P, -1.0);
-    apply(m, s, w, b, c->rb, P, 1.0);
-    /* normal */
-    point_vel(s, a, c->ra, pa);
-    point_vel(s, b, c->rb, pb);
-    sub3(pb, pa, dv);
-    double vn = vs_r_dot(dv, c->n);
-    double target = use_bias ? c->bias : c->bias_relax;
-    double ln = (target - vn) * c->mass_n;
-    double np = c->pn + ln;
-    if (np < 0) np = 0;
-    ln = np - c->pn;
-    c->pn = np;
-    for (int q = 0; q < 3; q++) P[q] = ln * c->n[q];
-    apply(m, s, w, a, c->ra, P, -1.0);
-    apply(m, s, w, b, c->rb, P, 1.0);
+    memcpy(&s->v[3 * a], v.va, sizeof v.va);
+    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
+    if (mb != 0) { /* never write the world slot */
+      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
+      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
+    }
+    k0 = k1;
   }
-  (void)h;
 }
 
 void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies;
   double thr = m->set.restitution_threshold;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
-    if (c->restitution == 0 || c->vn0 > -thr || c->pn == 0) continue;
-    int32_t a = c->a, b = c->b < 0 ? n : c->b;
-    double pa[3], pb[3], dv[3], P[3];
-    point_vel(s, a, c->ra, pa);
-    point_vel(s, b, c->rb, pb);
-    sub3(pb, pa, dv);
-    double vn = vs_r_dot(dv, c->n);
+    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) continue;
+    int32_t a = c->ia, b = c->ib;
+    double vn = rowvel(s, a, b, c->n, c->an, c->bn);
     double ln = (-c->restitution * c->vn0 - vn) * c->mass_n;
     double np = c->pn + ln;
     if (np < 0) np = 0;
     ln = np - c->pn;
     c->pn = np;
-    for (int q = 0; q < 3; q++) P[q] = ln * c->n[q];
-    apply(m, s, w, a, c->ra, P, -1.0);
-    apply(m, s, w, b, c->rb, P, 1.0);
-  }
-}
-
-/* The relax pass's targets: only a gap that remains after the position
- * update may still be closed; the Baumgarte push is not kept. */
-void vs_rigid_prepare_relax(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
-  int32_t n = m->n_bodies;
-  double inv_h = 1.0 / h;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    int32_t a = c->a, b = c->b < 0 ? n : c->b;
-    double pa[3], pb[3], dv[3];
-    point_vel(s, a, c->ra, pa);
-    point_vel(s, b, c->rb, pb);
-    sub3(pb, pa, dv);
-    double sep = -c->depth + h * vs_r_dot(dv, c->n);
-    c->bias_relax = sep > 0 ? -sep * inv_h : 0.0;
+    push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, c->ian, c->ibn, ln);
   }
 }
 

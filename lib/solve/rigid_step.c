@@ -19,52 +19,10 @@ static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
                       R[3 * i + 2] * d[2] * R[3 * j + 2];
 }
 
-void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
-  int32_t n = m->n_bodies;
-  const vs_rsettings *st = &m->set;
-  double damp = 1.0 / (1.0 + h * st->damping);
-  for (int32_t i = 0; i < n; i++) {
-    double *Iw = &w->inv_iw[9 * i];
-    if (m->inv_mass[i] == 0) {
-      memset(Iw, 0, sizeof(double) * 9);
-      memset(&s->v[3 * i], 0, sizeof(double) * 3);
-      memset(&s->w[3 * i], 0, sizeof(double) * 3);
-      continue;
-    }
-    double R[9];
-    vs_quat_to_mat(&s->q[4 * i], R);
-    world_inertia(R, &m->inv_inertia[3 * i], Iw);
-    double *v = &s->v[3 * i], *av = &s->w[3 * i];
-    for (int k = 0; k < 3; k++) {
-      v[k] = (v[k] + h * st->gravity[k]) * damp;
-      av[k] *= damp;
-    }
-  }
-  memset(&w->inv_iw[9 * n], 0, sizeof(double) * 9);
-
-  vs_rigid_find_contacts(m, s, w);
-  vs_rigid_prepare(m, s, w, h);
-  if (st->warm_start) vs_rigid_warm_start(m, s, w);
-  for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, h, 1);
-
-  /* positions (the orientation the impulses used is kept for the w update) */
-  for (int32_t i = 0; i < n; i++) {
-    if (m->inv_mass[i] == 0) continue;
-    double *x = &s->x[3 * i], *v = &s->v[3 * i];
-    for (int k = 0; k < 3; k++) x[k] += h * v[k];
-    memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
-    vs_quat_integrate(&s->q[4 * i], &s->w[3 * i], h);
-  }
-  if (st->relax_iterations > 0) {
-    vs_rigid_prepare_relax(m, s, w, h);
-    for (int32_t it = 0; it < st->relax_iterations; it++) vs_rigid_solve_iteration(m, s, w, h, 0);
-  }
-  vs_rigid_restitution(m, s, w);
-  vs_rigid_store_impulses(m, s, w);
-
-  /* w from the world angular momentum L = R_old I R_old^T w, which the
-   * orientation update must not change: w = R_new I^-1 R_new^T L */
-  for (int32_t i = 0; i < n; i++) {
+/* w from the world angular momentum L = R_old I R_old^T w, which the
+ * orientation update must not change: w = R_new I^-1 R_new^T L. */
+static void keep_momentum(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+  for (int32_t i = 0; i < m->n_bodies; i++) {
     if (m->inv_mass[i] == 0) continue;
     const double *ii = &m->inv_inertia[3 * i];
     if (ii[0] == ii[1] && ii[1] == ii[2]) continue; /* isotropic: w = L / I either way */
@@ -78,6 +36,58 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     for (int k = 0; k < 3; k++) lb[k] *= ii[k];
     vs_r_mul(R, lb, av);
   }
+}
+
+void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+  int32_t n = m->n_bodies;
+  const vs_rsettings *st = &m->set;
+  int32_t nsub = st->substeps > 0 ? st->substeps : 1;
+  double hs = h / nsub;
+  double damp = 1.0 / (1.0 + hs * st->damping);
+  for (int32_t i = 0; i < n; i++) {
+    double *Iw = &w->inv_iw[9 * i];
+    if (m->inv_mass[i] == 0) {
+      memset(Iw, 0, sizeof(double) * 9);
+      memset(&s->v[3 * i], 0, sizeof(double) * 3);
+      memset(&s->w[3 * i], 0, sizeof(double) * 3);
+      continue;
+    }
+    double R[9];
+    vs_quat_to_mat(&s->q[4 * i], R);
+    world_inertia(R, &m->inv_inertia[3 * i], Iw);
+  }
+  memset(&w->inv_iw[9 * n], 0, sizeof(double) * 9);
+  memset(w->dp, 0, sizeof(double) * 6 * ((size_t)n + 1));
+
+  vs_rigid_find_contacts(m, s, w);
+  vs_rigid_prepare(m, s, w);
+  for (int32_t sub = 0; sub < nsub; sub++) {
+    for (int32_t i = 0; i < n; i++) {
+      if (m->inv_mass[i] == 0) continue;
+      double *v = &s->v[3 * i], *av = &s->w[3 * i];
+      for (int k = 0; k < 3; k++) {
+        v[k] = (v[k] + hs * st->gravity[k]) * damp;
+        av[k] *= damp;
+      }
+    }
+    if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
+    for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
+    for (int32_t i = 0; i < n; i++) {
+      if (m->inv_mass[i] == 0) continue;
+      double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
+      for (int k = 0; k < 3; k++) {
+        x[k] += hs * v[k];
+        d[k] += hs * v[k];
+        d[3 + k] += hs * av[k];
+      }
+      memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
+      vs_quat_integrate(&s->q[4 * i], av, hs);
+    }
+    for (int32_t it = 0; it < st->relax_iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 0);
+    if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
+    keep_momentum(m, s, w);
+  }
+  vs_rigid_store_impulses(m, s, w);
 }
 
 int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body, double p[3],
