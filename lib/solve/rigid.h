@@ -49,7 +49,7 @@ typedef struct vs_rcollider {
 } vs_rcollider;
 
 typedef struct vs_rsettings {
-  int32_t iterations;           /* sequential-impulse sweeps per step [10] */
+  int32_t iterations;           /* sequential-impulse sweeps per substep [2] */
   int32_t relax_iterations;     /* sweeps without the position bias after the position update [1] */
   double baumgarte;             /* [0.2] */
   double slop;                  /* m [0.005] */
@@ -125,7 +125,8 @@ typedef struct vs_rwork {
   int32_t max_contacts;
   int32_t n_contacts;
   int32_t dropped;       /* contact points beyond the bound in the last step */
-  int32_t matched;       /* contact points warm-started from the cache in the last step */
+  int32_t matched;
+  uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */       /* contact points warm-started from the cache in the last step */
   vs_rcontact *contacts;
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
@@ -197,6 +198,7 @@ VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int
 /* Per step: anchors, effective masses, warm-start impulses from the cache. */
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* Per substep of length h. */
+VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);

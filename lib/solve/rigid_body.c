@@ -11,7 +11,7 @@
 
 void vs_rsettings_default(vs_rsettings *s) {
   memset(s, 0, sizeof *s);
-  s->iterations = 10;
+  s->iterations = 2;
   s->relax_iterations = 1;
   s->baumgarte = 0.2;
   s->slop = 0.005;

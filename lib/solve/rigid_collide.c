@@ -301,7 +301,8 @@ static int clip(const cvert *in, int n, const double u[3], double off, double to
     if ((da <= 0) != (db <= 0)) {
       double t = da / (da - db);
       lerp3(a->p, b->p, t, out[m].p);
-      out[m].id = 8 + 4 * k + ((da > 0 ? b->id : a->id) & 3);
+      /* a convex polygon crosses a plane at most twice: entering and leaving */
+      out[m].id = 8 + 2 * k + (da > 0);
       m++;
     }
   }

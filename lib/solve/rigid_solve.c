@@ -118,7 +118,10 @@ static void add_rot_block(double K[9], const double *I, const double r[3]) {
       K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
 }
 
-static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+/* Joints are prepared every substep from the current pose (anchors, effective
+ * mass and error), which keeps them exact however far the bodies turn in a
+ * step; they are few, so this costs little. */
+void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
   for (int32_t j = 0; j < m->n_joints; j++) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
@@ -147,9 +150,6 @@ static void prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       jw[9] = k > 0 ? 1.0 / k : 0.0;
       jw[10] = len - m->joint_rest[j];
     }
-    if (!m->set.warm_start) {
-      s->joint_impulse[3 * j] = s->joint_impulse[3 * j + 1] = s->joint_impulse[3 * j + 2] = 0;
-    }
   }
 }
 
@@ -171,16 +171,6 @@ static void warm_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-/* Displacement of the anchor r of body i since the step began (linearised rotation). */
-static inline void anchor_shift(const vs_rwork *w, int32_t i, const double r[3], double o[3]) {
-  const double *d = &w->dp[6 * i];
-  double x[3];
-  vs_r_cross(d + 3, r, x);
-  o[0] = d[0] + x[0];
-  o[1] = d[1] + x[1];
-  o[2] = d[2] + x[2];
-}
-
 static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h, int use_bias) {
   int32_t n = m->n_bodies;
   double beta = use_bias ? m->set.baumgarte / h : 0.0;
@@ -188,27 +178,21 @@ static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double va[3], vb[3], dv[3], sa[3], sb[3], C[3];
+    double va[3], vb[3], dv[3];
     point_vel(s, a, jw, va);
     point_vel(s, b, jw + 3, vb);
     sub3(vb, va, dv);
-    anchor_shift(w, a, jw, sa);
-    anchor_shift(w, b, jw + 3, sb);
     double P[3];
     if (m->joint_kind[j] == VS_RJOINT_BALL) {
       double e[3];
-      for (int k = 0; k < 3; k++) {
-        C[k] = jw[15 + k] + sb[k] - sa[k];
-        e[k] = dv[k] + beta * C[k];
-      }
+      for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
       vs_r_mul(jw + 6, e, P);
       for (int k = 0; k < 3; k++) {
         P[k] = -P[k];
         s->joint_impulse[3 * j + k] += P[k];
       }
     } else {
-      double c = jw[10] + vs_r_dot(jw + 6, sb) - vs_r_dot(jw + 6, sa);
-      double cd = vs_r_dot(dv, jw + 6) + beta * c;
+      double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
       double l = -cd * jw[9];
       s->joint_impulse[3 * j] += l;
       for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
@@ -283,7 +267,6 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       }
     }
   }
-  prepare_joints(m, s, w);
 }
 
 /* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
@@ -351,6 +334,7 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
   double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
   solve_joints(m, s, w, h, use_bias);
   int32_t nc = w->n_contacts;
+  w->sweep++;
   for (int32_t k0 = 0; k0 < nc;) {
     /* the points of one manifold (same body pair) are consecutive */
     int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
@@ -363,8 +347,11 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
     memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
     const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
     double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    for (int32_t k = k0; k < k1; k++) {
-      vs_rcontact *c = &w->contacts[k];
+    /* the points of a manifold in alternating order from sweep to sweep, so
+     * that the order does not leave a systematic torque */
+    int rev = (int)(w->sweep & 1);
+    for (int32_t kk = k0; kk < k1; kk++) {
+      vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
       /* friction, limited by the current normal impulse (nothing to do on
        * an idle speculative point) */
       double lim = c->friction * c->pn;
@@ -419,19 +406,40 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
   }
 }
 
+/* Restitution comes after the positions moved: its impulse acts at one point
+ * for both bodies (the contact point carried along by their mean
+ * displacement), with lever arms from the current centres, so that it keeps
+ * angular momentum; its rows are formed here (few contacts bounce). */
 void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   double thr = m->set.restitution_threshold;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) continue;
     int32_t a = c->ia, b = c->ib;
-    double vn = rowvel(s, a, b, c->n, c->an, c->bn);
-    double ln = (-c->restitution * c->vn0 - vn) * c->mass_n;
+    double p[3], ra[3], rb[3], an[3], bn[3], ian[3], ibn[3];
+    for (int q = 0; q < 3; q++) {
+      ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
+      rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
+    }
+    double sa[3], sb[3];
+    vs_r_cross(&w->dp[6 * a + 3], ra, sa);
+    vs_r_cross(&w->dp[6 * b + 3], rb, sb);
+    for (int q = 0; q < 3; q++) {
+      p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
+      ra[q] = p[q] - s->x[3 * a + q];
+      rb[q] = p[q] - s->x[3 * b + q];
+    }
+    jrow(&w->inv_iw[9 * a], ra, c->n, an, ian);
+    jrow(&w->inv_iw[9 * b], rb, c->n, bn, ibn);
+    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_r_dot(an, ian) + vs_r_dot(bn, ibn);
+    if (!(kn > 0)) continue;
+    double vn = rowvel(s, a, b, c->n, an, bn);
+    double ln = (-c->restitution * c->vn0 - vn) / kn;
     double np = c->pn + ln;
     if (np < 0) np = 0;
     ln = np - c->pn;
     c->pn = np;
-    push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, c->ian, c->ibn, ln);
+    push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, ian, ibn, ln);
   }
 }
 

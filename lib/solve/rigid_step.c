@@ -59,8 +59,11 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   memset(&w->inv_iw[9 * n], 0, sizeof(double) * 9);
   memset(w->dp, 0, sizeof(double) * 6 * ((size_t)n + 1));
 
+  w->sweep = 0;
   vs_rigid_find_contacts(m, s, w);
   vs_rigid_prepare(m, s, w);
+  if (!st->warm_start)
+    memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
   for (int32_t sub = 0; sub < nsub; sub++) {
     for (int32_t i = 0; i < n; i++) {
       if (m->inv_mass[i] == 0) continue;
@@ -70,6 +73,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
         av[k] *= damp;
       }
     }
+    vs_rigid_prepare_joints(m, s, w);
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     for (int32_t i = 0; i < n; i++) {
