@@ -50,7 +50,6 @@ typedef struct vs_rcollider {
 
 typedef struct vs_rsettings {
   int32_t iterations;           /* sequential-impulse sweeps per substep [2] */
-  int32_t relax_iterations;     /* sweeps without the position bias after the position update [1] */
   double baumgarte;             /* [0.2] */
   double slop;                  /* m [0.005] */
   double restitution_threshold; /* m/s [0.5] */
@@ -119,18 +118,21 @@ typedef struct vs_rcontact {
   double vn0;            /* normal approach velocity before the step */
   double pn, pt1, pt2;   /* accumulated impulses */
   double pn_max;         /* largest normal impulse over the substeps */
+  double pp;             /* accumulated pseudo impulse (position bias, this substep) */
 } vs_rcontact;
 
 typedef struct vs_rwork {
   int32_t max_contacts;
   int32_t n_contacts;
   int32_t dropped;       /* contact points beyond the bound in the last step */
-  int32_t matched;
-  uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */       /* contact points warm-started from the cache in the last step */
+  int32_t matched;       /* contact points warm-started from the cache in the last step */
+  uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
+       /* contact points warm-started from the cache in the last step */
   vs_rcontact *contacts;
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */
+  double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
   int32_t *order;        /* (n) bodies sorted by AABB min x */
   double *aabb;          /* (n x 6) */
   double *key;           /* (n) sort keys */

@@ -12,7 +12,6 @@
 void vs_rsettings_default(vs_rsettings *s) {
   memset(s, 0, sizeof *s);
   s->iterations = 2;
-  s->relax_iterations = 1;
   s->baumgarte = 0.2;
   s->slop = 0.005;
   s->restitution_threshold = 0.5;
@@ -202,6 +201,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->inv_iw = vs_calloc(9 * un, sizeof(double));
   w->q_old = vs_calloc(4 * un, sizeof(double));
   w->dp = vs_calloc(6 * un, sizeof(double));
+  w->pv = vs_calloc(6 * un, sizeof(double));
   w->order = vs_calloc(un, sizeof(int32_t));
   w->aabb = vs_calloc(6 * un, sizeof(double));
   w->key = vs_calloc(un, sizeof(double));
@@ -209,7 +209,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->pairs = vs_calloc(uk, sizeof(int64_t));
   w->pair_tmp = vs_calloc(uk, sizeof(int64_t));
   w->joint = vs_calloc(((size_t)m->n_joints + 1) * VS_RJOINT_WORK, sizeof(double));
-  if (!w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
+  if (!w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint) {
     vs_rwork_free(w);
     return VS_ERR_NOMEM;
@@ -227,6 +227,7 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->inv_iw);
   vs_free(w->q_old);
   vs_free(w->dp);
+  vs_free(w->pv);
   vs_free(w->order);
   vs_free(w->aabb);
   vs_free(w->key);

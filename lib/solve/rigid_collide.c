@@ -622,7 +622,6 @@ static int shape_plane(const shp *a, const double pt[3], const double nrm[3], do
 }
 
 static void cpt_to_contact(const cpt *c, int32_t a, int32_t b, vs_rcontact *o) {
-  memset(o, 0, sizeof *o);
   o->a = a;
   o->b = b;
   o->feature = c->feature;
@@ -631,10 +630,10 @@ static void cpt_to_contact(const cpt *c, int32_t a, int32_t b, vs_rcontact *o) {
   o->depth = c->depth;
 }
 
-static void sort_features(vs_rcontact *o, int n) {
+static void sort_features(cpt *o, int n) {
   for (int x = 1; x < n; x++)
     for (int y = x; y > 0 && o[y - 1].feature > o[y].feature; y--) {
-      vs_rcontact t = o[y];
+      cpt t = o[y];
       o[y] = o[y - 1];
       o[y - 1] = t;
     }
@@ -647,8 +646,8 @@ int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
   shp_body(m, s, j, &b);
   cpt c[VS_RIGID_PAIR_MAX];
   int n = shape_pair(&a, &b, margin, c);
+  sort_features(c, n);
   for (int k = 0; k < n; k++) cpt_to_contact(&c[k], i, j, &out[k]);
-  sort_features(out, n);
   return n;
 }
 
@@ -701,8 +700,8 @@ int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i,
     break;
   }
   }
+  sort_features(c, n);
   for (int k = 0; k < n; k++) cpt_to_contact(&c[k], i, -1 - ci, &out[k]);
-  sort_features(out, n);
   return n;
 }
 

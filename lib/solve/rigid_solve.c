@@ -10,9 +10,11 @@
  * at g/h), warm starting from the last step's impulses of the same contact
  * (body pair and feature id), restitution -e vn0 from the approach speed vn0
  * before the solve when it exceeds the threshold (solved after the other
- * sweeps, for contacts that carried load, as Box2D v3 does), and a relax pass
- * after the positions are updated that removes the velocity the position
- * bias added (so that it does not turn into bounce).
+ * sweeps, for contacts that carried load, as Box2D v3 does).  The Baumgarte
+ * push is a split impulse (Catto, Bullet): it acts on pseudo velocities that
+ * move the positions in this substep and are then dropped, so that it never
+ * turns into momentum (no bounce from penetration, and every real impulse
+ * acts before the positions move, at one point for both bodies).
  *
  * Substeps (Box2D v3's "soft step" layout): contacts are found once per step;
  * each substep's depth is the step's depth corrected by the bodies'
@@ -250,7 +252,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     point_vel(s, b, c->rb, pb);
     sub3(pb, pa, dv);
     c->vn0 = vs_r_dot(dv, c->n);
-    c->pn = c->pt1 = c->pt2 = c->pn_max = 0.0;
+    c->pn = c->pt1 = c->pt2 = c->pn_max = c->pp = 0.0;
     if (st->warm_start) {
       while (ci < s->n_cache &&
              ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
@@ -296,17 +298,6 @@ static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const doub
          vs_r_dot(wb, bd) - vs_r_dot(wa, ad);
 }
 
-void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  warm_joints(m, s, w);
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    const vs_rcontact *c = &w->contacts[k];
-    double ma = m->inv_mass[c->ia], mb = m->inv_mass[c->ib];
-    push(s, c->ia, c->ib, ma, mb, c->n, c->ian, c->ibn, c->pn);
-    push(s, c->ia, c->ib, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
-    push(s, c->ia, c->ib, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
-  }
-}
-
 /* One manifold row on local copies of the two bodies' velocities. */
 typedef struct vel2 {
   double va[3], wa[3], vb[3], wb[3];
@@ -325,6 +316,35 @@ static inline void lpush(vel2 *v, double ma, double mb, const double d[3], const
     v->wa[k] -= l * iad[k];
     v->vb[k] += lb * d[k];
     v->wb[k] += l * ibd[k];
+  }
+}
+
+void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  warm_joints(m, s, w);
+  int32_t nc = w->n_contacts;
+  for (int32_t k0 = 0; k0 < nc;) {
+    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
+    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
+    double ma = m->inv_mass[a], mb = m->inv_mass[b];
+    vel2 v;
+    memcpy(v.va, &s->v[3 * a], sizeof v.va);
+    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
+    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
+    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
+      lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
+      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
+      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
+    }
+    memcpy(&s->v[3 * a], v.va, sizeof v.va);
+    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
+    if (mb != 0) {
+      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
+      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
+    }
+    k0 = k1;
   }
 }
 
@@ -375,15 +395,27 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
       /* normal: the current separation from the step's and the displacement since */
       double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) -
                    vs_r_dot(da + 3, c->an);
-      double target;
-      if (sep > 0) {
-        target = -sep * inv_h; /* speculative: may approach by the gap */
-      } else if (use_bias) {
-        double e = -sep - st->slop;
-        target = e > 0 ? beta * e : 0.0;
-        if (target > st->max_bias_velocity) target = st->max_bias_velocity;
-      } else {
-        target = 0.0;
+      double target = sep > 0 ? -sep * inv_h : 0.0; /* speculative: may close the gap */
+      if (use_bias && sep < -st->slop) {
+        /* split impulse: the push acts on the pseudo velocities only */
+        double tp = beta * (-sep - st->slop);
+        if (tp > st->max_bias_velocity) tp = st->max_bias_velocity;
+        double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
+        double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
+                    c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
+        double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
+        if (npp < 0) npp = 0;
+        lp = npp - c->pp;
+        c->pp = npp;
+        double la = ma * lp, lb = mb * lp;
+        for (int q = 0; q < 3; q++) {
+          pa[q] -= la * c->n[q];
+          pa[3 + q] -= lp * c->ian[q];
+          if (mb != 0) {
+            pb[q] += lb * c->n[q];
+            pb[3 + q] += lp * c->ibn[q];
+          }
+        }
       }
       double vn = lrow(&v, c->n, c->an, c->bn);
       double ln = (target - vn) * c->mass_n;

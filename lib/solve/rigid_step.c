@@ -73,21 +73,26 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
         av[k] *= damp;
       }
     }
+    memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
+    for (int32_t k = 0; k < w->n_contacts; k++) w->contacts[k].pp = 0.0;
     vs_rigid_prepare_joints(m, s, w);
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     for (int32_t i = 0; i < n; i++) {
       if (m->inv_mass[i] == 0) continue;
       double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
+      const double *pv = &w->pv[6 * i];
+      double wt[3];
       for (int k = 0; k < 3; k++) {
-        x[k] += hs * v[k];
-        d[k] += hs * v[k];
-        d[3 + k] += hs * av[k];
+        double vt = v[k] + pv[k]; /* real and pseudo velocity move the body */
+        wt[k] = av[k] + pv[3 + k];
+        x[k] += hs * vt;
+        d[k] += hs * vt;
+        d[3 + k] += hs * wt[k];
       }
       memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
-      vs_quat_integrate(&s->q[4 * i], av, hs);
+      vs_quat_integrate(&s->q[4 * i], wt, hs);
     }
-    for (int32_t it = 0; it < st->relax_iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 0);
     if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
     keep_momentum(m, s, w);
   }
