@@ -204,6 +204,58 @@ static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h
   }
 }
 
+/* Move body i by the positional impulse P at r (sign +-1): x += m^-1 P,
+ * orientation turned by I^-1 (r x P). */
+static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                       const double r[3], const double P[3], double sign) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  double t[3], dth[3];
+  vs_r_cross(r, P, t);
+  vs_r_mul(&w->inv_iw[9 * i], t, dth);
+  for (int k = 0; k < 3; k++) {
+    s->x[3 * i + k] += sign * im * P[k];
+    dth[k] *= sign;
+  }
+  vs_quat_integrate(&s->q[4 * i], dth, 1.0);
+}
+
+/* A position pass over the joints after the positions moved (Box2D v2's
+ * non-linear Gauss-Seidel): the velocity rows cannot see the drift that
+ * turning bodies give their anchors within a substep, this removes it
+ * without touching the velocities (no energy is added). */
+void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    double R[9], ra[3], rb[3], C[3];
+    vs_quat_to_mat(&s->q[4 * a], R);
+    vs_r_mul(R, &m->joint_pa[3 * j], ra);
+    vs_quat_to_mat(&s->q[4 * b], R);
+    vs_r_mul(R, &m->joint_pb[3 * j], rb);
+    for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
+    double msum = m->inv_mass[a] + m->inv_mass[b], P[3];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum}, Ki[9];
+      add_rot_block(K, &w->inv_iw[9 * a], ra);
+      add_rot_block(K, &w->inv_iw[9 * b], rb);
+      invert3(K, Ki);
+      vs_r_mul(Ki, C, P);
+      for (int k = 0; k < 3; k++) P[k] = -P[k];
+    } else {
+      double len = vs_r_len(C), u[3] = {0, 1, 0};
+      if (len > 1e-12)
+        for (int k = 0; k < 3; k++) u[k] = C[k] / len;
+      double kk = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
+      double l = kk > 0 ? -(len - m->joint_rest[j]) / kk : 0.0;
+      for (int k = 0; k < 3; k++) P[k] = l * u[k];
+    }
+    shift_body(m, s, w, a, ra, P, -1.0);
+    shift_body(m, s, w, b, rb, P, 1.0);
+  }
+}
+
 static inline void jrow(const double *Iw, const double r[3], const double d[3], double rd[3],
                         double ird[3]) {
   vs_r_cross(r, d, rd);

@@ -93,6 +93,8 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
       vs_quat_integrate(&s->q[4 * i], wt, hs);
     }
+    for (int32_t it = 0; it < (m->n_joints > 0 ? st->iterations : 0); it++)
+      vs_rigid_project_joints(m, s, w);
     if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
     keep_momentum(m, s, w);
   }
