@@ -1,6 +1,15 @@
 /* rigid_step.c: one rigid-body step, the two-way particle coupling, and the
  * momentum diagnostics.
  *
+ * A step of length h: world inverse inertias; broad and narrow phase once
+ * (rigid_collide.c); prepare the contact rows and warm-start impulses; then
+ * `substeps` substeps of h / substeps, each: gravity and damping, joint rows
+ * from the current pose, warm start, `iterations` sweeps (joints, then
+ * contacts in their order, with the split-impulse position bias), positions
+ * and orientations (real + pseudo velocities), a position pass over the
+ * joints, restitution in the last substep, and the angular-momentum update
+ * below.  Last, the impulses go to the cache for the next step.
+ *
  * Angular momentum: the step keeps the world angular momentum L = I_w(R) w
  * of every body through the orientation update (seed 003 keeps L as state):
  * after the impulses, L is formed with the orientation the impulses were
