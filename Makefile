@@ -88,7 +88,7 @@ $(VSIM): $(CMD_OBJ) $(LIBA)
 
 $(BUILD)/bench/bench: bench/bench.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 # Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
 # same cloths run in its soft-body solver and the table shows both.
@@ -356,3 +356,19 @@ fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 	  -max_total_time=$(SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/h5- $(FUZZ_DIR)/corpus-h5
 fuzz: fuzz-h5
+# Rigid-body pyramid benchmark (issue 10): vsim's rigid solver, and the same
+# pyramid in Bullet when Bullet is installed (pkg-config bullet).
+$(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+BULLET_OK := $(shell $(PKG_CONFIG) --exists bullet 2>/dev/null && echo 1)
+CXX ?= c++
+$(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
+
+.PHONY: bench-rigid
+bench-rigid: $(BUILD)/bench/rigid_pyramid $(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid)
+	$(BUILD)/bench/rigid_pyramid
+	$(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid,@echo "bullet not installed: no Bullet column")

@@ -1,0 +1,263 @@
+/* rigid.h (private): the rigid-body solver core -- boxes, spheres and
+ * capsules with orientation and inertia, solved at the velocity level by
+ * sequential impulses (Catto; docs cite seed 004) with the impulse response
+ * and effective mass of seed 003.
+ *
+ * Self-contained for now: a rigid "model" (what does not change in a run)
+ * and a rigid "state" (what a checkpoint must hold), both flat arrays with
+ * no pointers into each other, so that they can become rows of vs_model and
+ * fields of vs_state.  A "work" struct holds the per-step scratch (contact
+ * constraints, broad-phase arrays); it is allocated once with the state and
+ * the step never allocates.  Every per-body array has one slot more than
+ * there are bodies: slot n is "the world" (zero velocity, zero inverse mass,
+ * identity pose at the origin), which colliders and world-anchored joints use.
+ *
+ * Conventions: quaternions are [w, x, y, z]; angular velocity is in the world
+ * frame; a contact normal points from body a to body b (a < b; b = -1 never:
+ * a collider is always side b with index -1 - collider).  Depth > 0 means
+ * penetration, depth < 0 a gap (speculative contact). */
+#ifndef VSIM_RIGID_H
+#define VSIM_RIGID_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "vsim/error.h"
+
+#define VS_RPRIVATE __attribute__((visibility("hidden")))
+
+enum { VS_RSHAPE_BOX = 0, VS_RSHAPE_SPHERE = 1, VS_RSHAPE_CAPSULE = 2 };
+/* Same numbering as vs_collider_kind. */
+enum { VS_RCOLL_PLANE = 0, VS_RCOLL_SPHERE = 1, VS_RCOLL_BOX = 2, VS_RCOLL_BOUNDS = 3 };
+enum { VS_RJOINT_BALL = 0, VS_RJOINT_DISTANCE = 1 };
+
+/* Points of one manifold (box-box: clipping gives at most 4). */
+#define VS_RIGID_MANIFOLD 4
+/* Most points one body-collider test writes (bounds: a box in a corner). */
+#define VS_RIGID_PAIR_MAX 24
+/* Contact points per body and per step that the default buffer holds:
+ * max_contacts = VS_RIGID_CONTACTS_PER_BODY * n_bodies + 64 unless the caller
+ * asks for another bound.  Contacts beyond the bound are dropped (counted in
+ * work.dropped) -- deterministically, the last in order. */
+#define VS_RIGID_CONTACTS_PER_BODY 24
+
+typedef struct vs_rcollider {
+  int32_t kind;       /* VS_RCOLL_* */
+  double a[3], b[3];  /* plane: point, unit normal; box/bounds: min, max; sphere: centre */
+  double radius;      /* sphere */
+  double friction, restitution;
+} vs_rcollider;
+
+typedef struct vs_rsettings {
+  int32_t iterations;           /* sequential-impulse sweeps per substep [2] */
+  double baumgarte;             /* [0.2] */
+  double slop;                  /* m [0.005] */
+  double restitution_threshold; /* m/s [0.5] */
+  int32_t warm_start;           /* [1] */
+  double gravity[3];            /* [0, -9.81, 0] */
+  double damping;               /* linear and angular, 1/s [0] */
+  double margin;                /* speculative contact distance, m [4 * slop] */
+  double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
+  int32_t substeps;             /* solver substeps per step, contacts found once [4] */
+} vs_rsettings;
+
+typedef struct vs_rmodel {
+  int32_t n_bodies;
+  int32_t *shape;        /* (n) VS_RSHAPE_* */
+  double *size;          /* (n x 3) box: full extents; sphere: [r,0,0]; capsule: [r,length,0] */
+  double *inv_mass;      /* (n) 0 when fixed */
+  double *inv_inertia;   /* (n x 3) inverse principal moments, body frame; 0 when fixed */
+  double *friction;      /* (n) */
+  double *restitution;   /* (n) */
+  double *bound;         /* (n) bounding-sphere radius about the centre of mass */
+
+  int32_t n_colliders;
+  vs_rcollider *colliders;
+
+  int32_t n_joints;
+  int32_t *joint_kind;   /* (nj) VS_RJOINT_* */
+  int32_t *joint_ab;     /* (nj x 2) bodies; b = -1: the world (pb is then a world point) */
+  double *joint_pa;      /* (nj x 3) body-local anchor on a */
+  double *joint_pb;      /* (nj x 3) body-local anchor on b, or world point */
+  double *joint_rest;    /* (nj) distance joints: rest length */
+
+  int32_t max_contacts;  /* bound of the contact buffers */
+  vs_rsettings set;
+} vs_rmodel;
+
+/* Everything a checkpoint must hold. */
+typedef struct vs_rstate {
+  int32_t n_bodies;
+  double *x;             /* (n x 3) centre of mass */
+  double *q;             /* (n x 4) orientation, unit, w x y z */
+  double *v;             /* (n x 3) */
+  double *w;             /* (n x 3) angular velocity, world frame */
+  /* contact cache of the last step, sorted by key (a, b, feature) */
+  int32_t n_cache;
+  int32_t *cache_ab;     /* (max_contacts x 2) body a, body b (b < 0: collider -1-b) */
+  uint32_t *cache_feature; /* (max_contacts) */
+  double *cache_impulse; /* (max_contacts x 4) normal impulse, friction impulse (world vector) */
+  double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
+} vs_rstate;
+
+/* One contact point (work array, rebuilt every step). */
+typedef struct vs_rcontact {
+  int32_t a, b;          /* bodies (b < 0: collider -1-b) */
+  uint32_t feature;
+  double n[3];           /* unit, from a to b */
+  double p[3];           /* world point (midway between the surfaces) */
+  double depth;
+  /* solver data (prepare) */
+  int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
+  double ra[3], rb[3];   /* contact point relative to the centres */
+  double t1[3], t2[3];   /* tangents */
+  double an[3], bn[3], a1[3], b1[3], a2[3], b2[3];       /* r x direction */
+  double ian[3], ibn[3], ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+  double mass_n, mass_t1, mass_t2;
+  double friction, restitution;
+  double vn0;            /* normal approach velocity before the step */
+  double pn, pt1, pt2;   /* accumulated impulses */
+  double pn_max;         /* largest normal impulse over the substeps */
+  double pp;             /* accumulated pseudo impulse (position bias, this substep) */
+} vs_rcontact;
+
+typedef struct vs_rwork {
+  int32_t max_contacts;
+  int32_t n_contacts;
+  int32_t dropped;       /* contact points beyond the bound in the last step */
+  int32_t matched;       /* contact points warm-started from the cache in the last step */
+  uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
+       /* contact points warm-started from the cache in the last step */
+  vs_rcontact *contacts;
+  double *inv_iw;        /* (n x 9) world inverse inertia */
+  double *q_old;         /* (n x 4) orientation at the start of the position update */
+  double *dp;            /* (n x 6) displacement and rotation vector since the step began */
+  double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
+  int32_t *order;        /* (n) bodies sorted by AABB min x */
+  double *aabb;          /* (n x 6) */
+  double *key;           /* (n) sort keys */
+  int32_t *tmp;          /* (n) merge-sort scratch */
+  int32_t n_pairs;
+  int64_t *pairs;        /* (max_contacts) candidate pairs i * n + j, sorted */
+  int64_t *pair_tmp;     /* (max_contacts) merge-sort scratch */
+  double *joint;         /* (nj x VS_RJOINT_WORK) ra, rb, K^-1 (9) or axis, bias (3) */
+} vs_rwork;
+
+#define VS_RJOINT_WORK 24
+
+/* ---- model / state / work ---- */
+
+/* Allocate a model with room for n bodies, nc colliders, nj joints (zeroed,
+ * settings at their defaults, max_contacts at its default). */
+VS_RPRIVATE vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out);
+VS_RPRIVATE void vs_rmodel_free(vs_rmodel *m);
+VS_RPRIVATE void vs_rsettings_default(vs_rsettings *s);
+/* Set body i's shape and mass properties: mass > 0, or density > 0 when
+ * mass <= 0; fixed gives infinite mass.  size as in vs_rmodel.size.
+ * Returns VS_ERR_USAGE for a bad shape or non-positive size/mass. */
+VS_RPRIVATE vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape,
+                                         const double size[3], double mass, double density,
+                                         int fixed, double friction, double restitution);
+/* Principal moments (not inverted) of a shape of the given mass. */
+VS_RPRIVATE void vs_rigid_inertia(int32_t shape, const double size[3], double mass,
+                                  double inertia[3]);
+VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
+
+VS_RPRIVATE vs_status vs_rstate_create(const vs_rmodel *m, vs_rstate **out);
+VS_RPRIVATE void vs_rstate_free(vs_rstate *s);
+VS_RPRIVATE vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out);
+VS_RPRIVATE void vs_rwork_free(vs_rwork *w);
+
+/* ---- quaternions (w, x, y, z) ---- */
+VS_RPRIVATE void vs_quat_mul(const double a[4], const double b[4], double out[4]);
+VS_RPRIVATE void vs_quat_normalize(double q[4]);
+VS_RPRIVATE void vs_quat_to_mat(const double q[4], double R[9]); /* row-major */
+/* Degrees about the fixed x, then y, then z axes. */
+VS_RPRIVATE void vs_quat_from_euler_deg(const double deg[3], double q[4]);
+VS_RPRIVATE void vs_quat_from_axis_angle(const double axis[3], double angle, double q[4]);
+/* q <- exp(h/2 * w) q, renormalised (w in the world frame). */
+VS_RPRIVATE void vs_quat_integrate(double q[4], const double w[3], double h);
+
+/* ---- collision ---- */
+/* Contacts between bodies i < j (or body i and collider c) appended to out
+ * (at most VS_RIGID_MANIFOLD, colliders VS_RIGID_PAIR_MAX); returns the count.  Only points with
+ * depth > -margin are returned. */
+VS_RPRIVATE int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, int32_t i,
+                                      int32_t j, double margin, vs_rcontact *out);
+VS_RPRIVATE int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i,
+                                          int32_t c, double margin, vs_rcontact *out);
+/* Broad and narrow phase for the whole model: fills work->contacts, sorted by
+ * (a, b, feature). */
+VS_RPRIVATE void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
+/* Penetration of a sphere (centre p, radius r) into body i: returns 1 when
+ * depth > -margin, with the unit normal from the body to the sphere, the depth
+ * and the point on the body's surface. */
+VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int32_t i,
+                                     const double p[3], double r, double margin,
+                                     double n[3], double *depth, double pt[3]);
+
+/* ---- solver ---- */
+/* Per step: anchors, effective masses, warm-start impulses from the cache. */
+VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* Per substep of length h. */
+VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                          double h, int use_bias);
+VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* After the substeps. */
+VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+
+/* ---- step ---- */
+/* One step of length h: velocities, contacts, impulses, positions. */
+VS_RPRIVATE void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
+
+/* Two-way coupling with a particle of inverse mass wp (0: pinned) and radius r
+ * at position p (in/out), solved at the position level as the particle solver
+ * does: a penetration d along n is split between the particle (moved by
+ * wp/(wp+wb) of it) and the body, which gets the opposite impulse
+ * -lambda/h at the contact point in its velocities (wb is the body's
+ * generalised inverse mass there).  The particle's momentum changes by
+ * lambda/h (its Verlet/PBD velocity is (x - x_prev)/h), the body's by
+ * -lambda/h: an isolated pair keeps its linear and angular momentum.
+ * Returns 1 on contact and the impulse given to the particle in impulse[3]
+ * (may be NULL). */
+VS_RPRIVATE int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body,
+                                          double p[3], double wp, double r, double h,
+                                          double impulse[3]);
+
+/* Linear and angular momentum (about the origin) and kinetic energy of all bodies. */
+VS_RPRIVATE void vs_rigid_momentum(const vs_rmodel *m, const vs_rstate *s, double P[3],
+                                   double L[3], double *energy);
+
+/* ---- small vector helpers ---- */
+static inline double vs_r_dot(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline void vs_r_cross(const double a[3], const double b[3], double o[3]) {
+  double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  o[0] = x;
+  o[1] = y;
+  o[2] = z;
+}
+/* R is row-major; columns are the body axes in the world frame. */
+static inline void vs_r_mul(const double R[9], const double v[3], double o[3]) {
+  double x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+  double y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+  double z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+  o[0] = x;
+  o[1] = y;
+  o[2] = z;
+}
+static inline void vs_r_mul_t(const double R[9], const double v[3], double o[3]) {
+  double x = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+  double y = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+  double z = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+  o[0] = x;
+  o[1] = y;
+  o[2] = z;
+}
+static inline double vs_r_len(const double a[3]) { return sqrt(vs_r_dot(a, a)); }
+
+#endif

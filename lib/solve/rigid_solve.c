@@ -1,0 +1,542 @@
+/* rigid_solve.c: sequential impulses (Catto) over contacts and joints.
+ *
+ * Contacts: an accumulated normal impulse clamped at >= 0, a friction impulse
+ * in two tangent directions whose accumulated vector is clamped to the
+ * Coulomb disc |pt| <= friction * pn (pair friction sqrt(fa fb), restitution
+ * max(ea, eb)), the effective mass of seed 003 with its rotational terms
+ *   1/ma + 1/mb + n.((Ia^-1 (ra x n)) x ra) + n.((Ib^-1 (rb x n)) x rb),
+ * a Baumgarte bias baumgarte/h * max(depth - slop, 0) (capped at
+ * max_bias_velocity), speculative contacts (a gap g lets the bodies approach
+ * at g/h), warm starting from the last step's impulses of the same contact
+ * (body pair and feature id), restitution -e vn0 from the approach speed vn0
+ * before the solve when it exceeds the threshold (solved after the other
+ * sweeps, for contacts that carried load, as Box2D v3 does).  The Baumgarte
+ * push is a split impulse (Catto, Bullet): it acts on pseudo velocities that
+ * move the positions in this substep and are then dropped, so that it never
+ * turns into momentum (no bounce from penetration, and every real impulse
+ * acts before the positions move, at one point for both bodies).
+ *
+ * Substeps (Box2D v3's "soft step" layout): contacts are found once per step;
+ * each substep's depth is the step's depth corrected by the bodies'
+ * displacement since the step began (w->dp: linear and rotation vector), so
+ * the narrow phase and the effective masses are paid once.  The Jacobian
+ * rows r x n and I^-1 (r x n) are precomputed per contact.
+ *
+ * Joints: ball (3-row block, K^-1 by Cramer's rule) and distance between
+ * body points (1 row), both with a Baumgarte bias and warm starting. */
+#include <string.h>
+
+#include "solve/rigid.h"
+
+static inline void sub3(const double a[3], const double b[3], double o[3]) {
+  o[0] = a[0] - b[0];
+  o[1] = a[1] - b[1];
+  o[2] = a[2] - b[2];
+}
+
+/* Velocity of the point r (relative to the centre) of body i. */
+static inline void point_vel(const vs_rstate *s, int32_t i, const double r[3], double o[3]) {
+  const double *v = &s->v[3 * i], *w = &s->w[3 * i];
+  double x[3];
+  vs_r_cross(w, r, x);
+  o[0] = v[0] + x[0];
+  o[1] = v[1] + x[1];
+  o[2] = v[2] + x[2];
+}
+
+/* Impulse P at r on body i (sign +1) or -P (sign -1). */
+static inline void apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                         const double r[3], const double P[3], double sign) {
+  double im = m->inv_mass[i] * sign;
+  if (im == 0) return;
+  double *v = &s->v[3 * i], *wv = &s->w[3 * i];
+  v[0] += im * P[0];
+  v[1] += im * P[1];
+  v[2] += im * P[2];
+  double t[3], dw[3];
+  vs_r_cross(r, P, t);
+  vs_r_mul(&w->inv_iw[9 * i], t, dw);
+  wv[0] += sign * dw[0];
+  wv[1] += sign * dw[1];
+  wv[2] += sign * dw[2];
+}
+
+/* n.((I^-1 (r x n)) x r) = (r x n).I^-1 (r x n) */
+static inline double ang_mass(const double *Iw, const double r[3], const double n[3]) {
+  double rn[3], t[3];
+  vs_r_cross(r, n, rn);
+  vs_r_mul(Iw, rn, t);
+  return vs_r_dot(rn, t);
+}
+
+static void tangents(const double n[3], double t1[3], double t2[3]) {
+  static const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+  vs_r_cross(n, fabs(n[0]) < 0.57 ? ex : ey, t1);
+  double l = vs_r_len(t1);
+  t1[0] /= l;
+  t1[1] /= l;
+  t1[2] /= l;
+  vs_r_cross(n, t1, t2);
+}
+
+/* The contact order: body a, then colliders (by index), then bodies b, then feature. */
+static int ckey_cmp(int32_t a1, int32_t b1, uint32_t f1, int32_t a2, int32_t b2, uint32_t f2,
+                    int32_t nc) {
+  if (a1 != a2) return a1 < a2 ? -1 : 1;
+  int64_t k1 = b1 < 0 ? (int64_t)(-1 - b1) : (int64_t)nc + b1;
+  int64_t k2 = b2 < 0 ? (int64_t)(-1 - b2) : (int64_t)nc + b2;
+  if (k1 != k2) return k1 < k2 ? -1 : 1;
+  if (f1 != f2) return f1 < f2 ? -1 : 1;
+  return 0;
+}
+
+static void invert3(const double K[9], double o[9]) {
+  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
+  double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
+  if (det == 0) {
+    memset(o, 0, sizeof(double) * 9);
+    return;
+  }
+  double id = 1.0 / det;
+  o[0] = c0 * id;
+  o[1] = (K[2] * K[7] - K[1] * K[8]) * id;
+  o[2] = (K[1] * K[5] - K[2] * K[4]) * id;
+  o[3] = c1 * id;
+  o[4] = (K[0] * K[8] - K[2] * K[6]) * id;
+  o[5] = (K[2] * K[3] - K[0] * K[5]) * id;
+  o[6] = c2 * id;
+  o[7] = (K[1] * K[6] - K[0] * K[7]) * id;
+  o[8] = (K[0] * K[4] - K[1] * K[3]) * id;
+}
+
+/* K += S^T I S with S = skew(r) (S v = r x v). */
+static void add_rot_block(double K[9], const double *I, const double r[3]) {
+  double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, IS[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      IS[3 * i + j] = I[3 * i] * S[j] + I[3 * i + 1] * S[3 + j] + I[3 * i + 2] * S[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
+}
+
+/* Joints are prepared every substep from the current pose (anchors, effective
+ * mass and error), which keeps them exact however far the bodies turn in a
+ * step; they are few, so this costs little. */
+void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double *ra = jw, *rb = jw + 3, R[9];
+    vs_quat_to_mat(&s->q[4 * a], R);
+    vs_r_mul(R, &m->joint_pa[3 * j], ra);
+    vs_quat_to_mat(&s->q[4 * b], R);
+    vs_r_mul(R, &m->joint_pb[3 * j], rb);
+    double C[3];
+    for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
+    double msum = m->inv_mass[a] + m->inv_mass[b];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum};
+      add_rot_block(K, &w->inv_iw[9 * a], ra);
+      add_rot_block(K, &w->inv_iw[9 * b], rb);
+      invert3(K, jw + 6);
+      memcpy(jw + 15, C, sizeof C);
+    } else {
+      double len = vs_r_len(C), u[3] = {0, 1, 0};
+      if (len > 1e-12)
+        for (int k = 0; k < 3; k++) u[k] = C[k] / len;
+      memcpy(jw + 6, u, sizeof u);
+      double k = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
+      jw[9] = k > 0 ? 1.0 / k : 0.0;
+      jw[10] = len - m->joint_rest[j];
+    }
+  }
+}
+
+static void warm_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double P[3];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      memcpy(P, &s->joint_impulse[3 * j], sizeof P);
+    } else {
+      double l = s->joint_impulse[3 * j];
+      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
+    }
+    apply(m, s, w, a, jw, P, -1.0);
+    apply(m, s, w, b, jw + 3, P, 1.0);
+  }
+}
+
+static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h, int use_bias) {
+  int32_t n = m->n_bodies;
+  double beta = use_bias ? m->set.baumgarte / h : 0.0;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double va[3], vb[3], dv[3];
+    point_vel(s, a, jw, va);
+    point_vel(s, b, jw + 3, vb);
+    sub3(vb, va, dv);
+    double P[3];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      double e[3];
+      for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
+      vs_r_mul(jw + 6, e, P);
+      for (int k = 0; k < 3; k++) {
+        P[k] = -P[k];
+        s->joint_impulse[3 * j + k] += P[k];
+      }
+    } else {
+      double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
+      double l = -cd * jw[9];
+      s->joint_impulse[3 * j] += l;
+      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
+    }
+    apply(m, s, w, a, jw, P, -1.0);
+    apply(m, s, w, b, jw + 3, P, 1.0);
+  }
+}
+
+/* Move body i by the positional impulse P at r (sign +-1): x += m^-1 P,
+ * orientation turned by I^-1 (r x P). */
+static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                       const double r[3], const double P[3], double sign) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  double t[3], dth[3];
+  vs_r_cross(r, P, t);
+  vs_r_mul(&w->inv_iw[9 * i], t, dth);
+  for (int k = 0; k < 3; k++) {
+    s->x[3 * i + k] += sign * im * P[k];
+    dth[k] *= sign;
+  }
+  vs_quat_integrate(&s->q[4 * i], dth, 1.0);
+}
+
+/* A position pass over the joints after the positions moved (Box2D v2's
+ * non-linear Gauss-Seidel): the velocity rows cannot see the drift that
+ * turning bodies give their anchors within a substep, this removes it
+ * without touching the velocities (no energy is added). */
+void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    double R[9], ra[3], rb[3], C[3];
+    vs_quat_to_mat(&s->q[4 * a], R);
+    vs_r_mul(R, &m->joint_pa[3 * j], ra);
+    vs_quat_to_mat(&s->q[4 * b], R);
+    vs_r_mul(R, &m->joint_pb[3 * j], rb);
+    for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
+    double msum = m->inv_mass[a] + m->inv_mass[b], P[3];
+    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+      double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum}, Ki[9];
+      add_rot_block(K, &w->inv_iw[9 * a], ra);
+      add_rot_block(K, &w->inv_iw[9 * b], rb);
+      invert3(K, Ki);
+      vs_r_mul(Ki, C, P);
+      for (int k = 0; k < 3; k++) P[k] = -P[k];
+    } else {
+      double len = vs_r_len(C), u[3] = {0, 1, 0};
+      if (len > 1e-12)
+        for (int k = 0; k < 3; k++) u[k] = C[k] / len;
+      double kk = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
+      double l = kk > 0 ? -(len - m->joint_rest[j]) / kk : 0.0;
+      for (int k = 0; k < 3; k++) P[k] = l * u[k];
+    }
+    shift_body(m, s, w, a, ra, P, -1.0);
+    shift_body(m, s, w, b, rb, P, 1.0);
+  }
+}
+
+static inline void jrow(const double *Iw, const double r[3], const double d[3], double rd[3],
+                        double ird[3]) {
+  vs_r_cross(r, d, rd);
+  vs_r_mul(Iw, rd, ird);
+}
+
+void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies;
+  const vs_rsettings *st = &m->set;
+  int32_t ci = 0; /* walk of the (sorted) cache */
+  w->matched = 0;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->a, b = c->b < 0 ? n : c->b;
+    c->ia = a;
+    c->ib = b;
+    double fb, eb;
+    if (c->b < 0) {
+      fb = m->colliders[-1 - c->b].friction;
+      eb = m->colliders[-1 - c->b].restitution;
+    } else {
+      fb = m->friction[b];
+      eb = m->restitution[b];
+    }
+    c->friction = sqrt(m->friction[a] * fb);
+    c->restitution = m->restitution[a] > eb ? m->restitution[a] : eb;
+    sub3(c->p, &s->x[3 * a], c->ra);
+    sub3(c->p, &s->x[3 * b], c->rb);
+    tangents(c->n, c->t1, c->t2);
+    double msum = m->inv_mass[a] + m->inv_mass[b];
+    const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
+    jrow(Ia, c->ra, c->n, c->an, c->ian);
+    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
+    jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
+    jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
+    jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
+    jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
+    double kn = msum + vs_r_dot(c->an, c->ian) + vs_r_dot(c->bn, c->ibn);
+    double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
+    double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
+    c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
+    c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+    c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+    double pa[3], pb[3], dv[3];
+    point_vel(s, a, c->ra, pa);
+    point_vel(s, b, c->rb, pb);
+    sub3(pb, pa, dv);
+    c->vn0 = vs_r_dot(dv, c->n);
+    c->pn = c->pt1 = c->pt2 = c->pn_max = c->pp = 0.0;
+    if (st->warm_start) {
+      while (ci < s->n_cache &&
+             ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
+                      c->b, c->feature, m->n_colliders) < 0)
+        ci++;
+      if (ci < s->n_cache && ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1],
+                                      s->cache_feature[ci], c->a, c->b, c->feature,
+                                      m->n_colliders) == 0) {
+        const double *imp = &s->cache_impulse[4 * ci];
+        w->matched++;
+        c->pn = imp[0];
+        c->pt1 = vs_r_dot(imp + 1, c->t1);
+        c->pt2 = vs_r_dot(imp + 1, c->t2);
+      }
+    }
+  }
+}
+
+/* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
+static inline void push(vs_rstate *s, int32_t a, int32_t b, double ma, double mb, const double d[3],
+                        const double iad[3], const double ibd[3], double l) {
+  double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+  double la = ma * l, lb = mb * l;
+  va[0] -= la * d[0];
+  va[1] -= la * d[1];
+  va[2] -= la * d[2];
+  wa[0] -= l * iad[0];
+  wa[1] -= l * iad[1];
+  wa[2] -= l * iad[2];
+  vb[0] += lb * d[0];
+  vb[1] += lb * d[1];
+  vb[2] += lb * d[2];
+  wb[0] += l * ibd[0];
+  wb[1] += l * ibd[1];
+  wb[2] += l * ibd[2];
+}
+
+/* Relative velocity along a row: d.(vb - va) + wb.(rb x d) - wa.(ra x d). */
+static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const double d[3],
+                            const double ad[3], const double bd[3]) {
+  const double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+  return d[0] * (vb[0] - va[0]) + d[1] * (vb[1] - va[1]) + d[2] * (vb[2] - va[2]) +
+         vs_r_dot(wb, bd) - vs_r_dot(wa, ad);
+}
+
+/* One manifold row on local copies of the two bodies' velocities. */
+typedef struct vel2 {
+  double va[3], wa[3], vb[3], wb[3];
+} vel2;
+
+static inline double lrow(const vel2 *v, const double d[3], const double ad[3], const double bd[3]) {
+  return d[0] * (v->vb[0] - v->va[0]) + d[1] * (v->vb[1] - v->va[1]) +
+         d[2] * (v->vb[2] - v->va[2]) + vs_r_dot(v->wb, bd) - vs_r_dot(v->wa, ad);
+}
+
+static inline void lpush(vel2 *v, double ma, double mb, const double d[3], const double iad[3],
+                         const double ibd[3], double l) {
+  double la = ma * l, lb = mb * l;
+  for (int k = 0; k < 3; k++) {
+    v->va[k] -= la * d[k];
+    v->wa[k] -= l * iad[k];
+    v->vb[k] += lb * d[k];
+    v->wb[k] += l * ibd[k];
+  }
+}
+
+void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  warm_joints(m, s, w);
+  int32_t nc = w->n_contacts;
+  for (int32_t k0 = 0; k0 < nc;) {
+    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
+    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
+    double ma = m->inv_mass[a], mb = m->inv_mass[b];
+    vel2 v;
+    memcpy(v.va, &s->v[3 * a], sizeof v.va);
+    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
+    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
+    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
+      lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
+      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
+      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
+    }
+    memcpy(&s->v[3 * a], v.va, sizeof v.va);
+    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
+    if (mb != 0) {
+      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
+      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
+    }
+    k0 = k1;
+  }
+}
+
+void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
+                              int use_bias) {
+  const vs_rsettings *st = &m->set;
+  double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
+  solve_joints(m, s, w, h, use_bias);
+  int32_t nc = w->n_contacts;
+  w->sweep++;
+  for (int32_t k0 = 0; k0 < nc;) {
+    /* the points of one manifold (same body pair) are consecutive */
+    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
+    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
+    double ma = m->inv_mass[a], mb = m->inv_mass[b];
+    vel2 v;
+    memcpy(v.va, &s->v[3 * a], sizeof v.va);
+    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
+    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
+    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
+    const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
+    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    /* the points of a manifold in alternating order from sweep to sweep, so
+     * that the order does not leave a systematic torque */
+    int rev = (int)(w->sweep & 1);
+    for (int32_t kk = k0; kk < k1; kk++) {
+      vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
+      /* friction, limited by the current normal impulse (nothing to do on
+       * an idle speculative point) */
+      double lim = c->friction * c->pn;
+      if (lim > 0 || c->pt1 != 0 || c->pt2 != 0) {
+        double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
+        double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
+        double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
+        double len2 = n1 * n1 + n2 * n2;
+        if (len2 > lim * lim) {
+          double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+          n1 *= sc;
+          n2 *= sc;
+        }
+        l1 = n1 - c->pt1;
+        l2 = n2 - c->pt2;
+        c->pt1 = n1;
+        c->pt2 = n2;
+        lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
+        lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
+      }
+      /* normal: the current separation from the step's and the displacement since */
+      double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) -
+                   vs_r_dot(da + 3, c->an);
+      double target = sep > 0 ? -sep * inv_h : 0.0; /* speculative: may close the gap */
+      if (use_bias && sep < -st->slop) {
+        /* split impulse: the push acts on the pseudo velocities only */
+        double tp = beta * (-sep - st->slop);
+        if (tp > st->max_bias_velocity) tp = st->max_bias_velocity;
+        double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
+        double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
+                    c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
+        double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
+        if (npp < 0) npp = 0;
+        lp = npp - c->pp;
+        c->pp = npp;
+        double la = ma * lp, lb = mb * lp;
+        for (int q = 0; q < 3; q++) {
+          pa[q] -= la * c->n[q];
+          pa[3 + q] -= lp * c->ian[q];
+          if (mb != 0) {
+            pb[q] += lb * c->n[q];
+            pb[3 + q] += lp * c->ibn[q];
+          }
+        }
+      }
+      double vn = lrow(&v, c->n, c->an, c->bn);
+      double ln = (target - vn) * c->mass_n;
+      double np = c->pn + ln;
+      if (np < 0) np = 0;
+      ln = np - c->pn;
+      if (ln != 0) {
+        c->pn = np;
+        if (np > c->pn_max) c->pn_max = np;
+        lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
+      }
+    }
+    memcpy(&s->v[3 * a], v.va, sizeof v.va);
+    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
+    if (mb != 0) { /* never write the world slot */
+      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
+      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
+    }
+    k0 = k1;
+  }
+}
+
+/* Restitution comes after the positions moved: its impulse acts at one point
+ * for both bodies (the contact point carried along by their mean
+ * displacement), with lever arms from the current centres, so that it keeps
+ * angular momentum; its rows are formed here (few contacts bounce). */
+void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  double thr = m->set.restitution_threshold;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) continue;
+    int32_t a = c->ia, b = c->ib;
+    double p[3], ra[3], rb[3], an[3], bn[3], ian[3], ibn[3];
+    for (int q = 0; q < 3; q++) {
+      ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
+      rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
+    }
+    double sa[3], sb[3];
+    vs_r_cross(&w->dp[6 * a + 3], ra, sa);
+    vs_r_cross(&w->dp[6 * b + 3], rb, sb);
+    for (int q = 0; q < 3; q++) {
+      p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
+      ra[q] = p[q] - s->x[3 * a + q];
+      rb[q] = p[q] - s->x[3 * b + q];
+    }
+    jrow(&w->inv_iw[9 * a], ra, c->n, an, ian);
+    jrow(&w->inv_iw[9 * b], rb, c->n, bn, ibn);
+    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_r_dot(an, ian) + vs_r_dot(bn, ibn);
+    if (!(kn > 0)) continue;
+    double vn = rowvel(s, a, b, c->n, an, bn);
+    double ln = (-c->restitution * c->vn0 - vn) / kn;
+    double np = c->pn + ln;
+    if (np < 0) np = 0;
+    ln = np - c->pn;
+    c->pn = np;
+    push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, ian, ibn, ln);
+  }
+}
+
+void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+  (void)m;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    const vs_rcontact *c = &w->contacts[k];
+    s->cache_ab[2 * k] = c->a;
+    s->cache_ab[2 * k + 1] = c->b;
+    s->cache_feature[k] = c->feature;
+    double *imp = &s->cache_impulse[4 * k];
+    imp[0] = c->pn;
+    for (int q = 0; q < 3; q++) imp[1 + q] = c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+  }
+  s->n_cache = w->n_contacts;
+}

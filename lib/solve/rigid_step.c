@@ -1,0 +1,166 @@
+/* rigid_step.c: one rigid-body step, the two-way particle coupling, and the
+ * momentum diagnostics.
+ *
+ * A step of length h: world inverse inertias; broad and narrow phase once
+ * (rigid_collide.c); prepare the contact rows and warm-start impulses; then
+ * `substeps` substeps of h / substeps, each: gravity and damping, joint rows
+ * from the current pose, warm start, `iterations` sweeps (joints, then
+ * contacts in their order, with the split-impulse position bias), positions
+ * and orientations (real + pseudo velocities), a position pass over the
+ * joints, restitution in the last substep, and the angular-momentum update
+ * below.  Last, the impulses go to the cache for the next step.
+ *
+ * Angular momentum: the step keeps the world angular momentum L = I_w(R) w
+ * of every body through the orientation update (seed 003 keeps L as state):
+ * after the impulses, L is formed with the orientation the impulses were
+ * computed for, the orientation advances by exp(h w), and w is recomputed
+ * from L with the new orientation.  A torque-free body therefore keeps L
+ * exactly (to rounding), and its spin precesses and flips as it should. */
+#include <string.h>
+
+#include "solve/rigid.h"
+
+/* Iw = R diag(d) R^T */
+static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      Iw[3 * i + j] = R[3 * i] * d[0] * R[3 * j] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
+                      R[3 * i + 2] * d[2] * R[3 * j + 2];
+}
+
+/* w from the world angular momentum L = R_old I R_old^T w, which the
+ * orientation update must not change: w = R_new I^-1 R_new^T L. */
+static void keep_momentum(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+  for (int32_t i = 0; i < m->n_bodies; i++) {
+    if (m->inv_mass[i] == 0) continue;
+    const double *ii = &m->inv_inertia[3 * i];
+    if (ii[0] == ii[1] && ii[1] == ii[2]) continue; /* isotropic: w = L / I either way */
+    double *av = &s->w[3 * i], R[9], lb[3], L[3];
+    vs_quat_to_mat(&w->q_old[4 * i], R);
+    vs_r_mul_t(R, av, lb);
+    for (int k = 0; k < 3; k++) lb[k] /= ii[k];
+    vs_r_mul(R, lb, L);
+    vs_quat_to_mat(&s->q[4 * i], R);
+    vs_r_mul_t(R, L, lb);
+    for (int k = 0; k < 3; k++) lb[k] *= ii[k];
+    vs_r_mul(R, lb, av);
+  }
+}
+
+void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+  int32_t n = m->n_bodies;
+  const vs_rsettings *st = &m->set;
+  int32_t nsub = st->substeps > 0 ? st->substeps : 1;
+  double hs = h / nsub;
+  double damp = 1.0 / (1.0 + hs * st->damping);
+  for (int32_t i = 0; i < n; i++) {
+    double *Iw = &w->inv_iw[9 * i];
+    if (m->inv_mass[i] == 0) {
+      memset(Iw, 0, sizeof(double) * 9);
+      memset(&s->v[3 * i], 0, sizeof(double) * 3);
+      memset(&s->w[3 * i], 0, sizeof(double) * 3);
+      continue;
+    }
+    double R[9];
+    vs_quat_to_mat(&s->q[4 * i], R);
+    world_inertia(R, &m->inv_inertia[3 * i], Iw);
+  }
+  memset(&w->inv_iw[9 * n], 0, sizeof(double) * 9);
+  memset(w->dp, 0, sizeof(double) * 6 * ((size_t)n + 1));
+
+  w->sweep = 0;
+  vs_rigid_find_contacts(m, s, w);
+  vs_rigid_prepare(m, s, w);
+  if (!st->warm_start)
+    memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
+  for (int32_t sub = 0; sub < nsub; sub++) {
+    for (int32_t i = 0; i < n; i++) {
+      if (m->inv_mass[i] == 0) continue;
+      double *v = &s->v[3 * i], *av = &s->w[3 * i];
+      for (int k = 0; k < 3; k++) {
+        v[k] = (v[k] + hs * st->gravity[k]) * damp;
+        av[k] *= damp;
+      }
+    }
+    memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
+    for (int32_t k = 0; k < w->n_contacts; k++) w->contacts[k].pp = 0.0;
+    vs_rigid_prepare_joints(m, s, w);
+    if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
+    for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
+    for (int32_t i = 0; i < n; i++) {
+      if (m->inv_mass[i] == 0) continue;
+      double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
+      const double *pv = &w->pv[6 * i];
+      double wt[3];
+      for (int k = 0; k < 3; k++) {
+        double vt = v[k] + pv[k]; /* real and pseudo velocity move the body */
+        wt[k] = av[k] + pv[3 + k];
+        x[k] += hs * vt;
+        d[k] += hs * vt;
+        d[3 + k] += hs * wt[k];
+      }
+      memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
+      vs_quat_integrate(&s->q[4 * i], wt, hs);
+    }
+    for (int32_t it = 0; it < (m->n_joints > 0 ? st->iterations : 0); it++)
+      vs_rigid_project_joints(m, s, w);
+    if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
+    keep_momentum(m, s, w);
+  }
+  vs_rigid_store_impulses(m, s, w);
+}
+
+int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body, double p[3],
+                              double wp, double r, double h, double impulse[3]) {
+  double n[3], depth, pt[3];
+  if (impulse) impulse[0] = impulse[1] = impulse[2] = 0;
+  if (!vs_rigid_point_query(m, s, body, p, r, 0.0, n, &depth, pt) || depth <= 0) return 0;
+  double R[9], Iw[9], rr[3], rn[3], t[3];
+  vs_quat_to_mat(&s->q[4 * body], R);
+  world_inertia(R, &m->inv_inertia[3 * body], Iw);
+  for (int k = 0; k < 3; k++) rr[k] = pt[k] - s->x[3 * body + k];
+  vs_r_cross(rr, n, rn);
+  vs_r_mul(Iw, rn, t);
+  double wb = m->inv_mass[body] + vs_r_dot(rn, t);
+  double wsum = wp + wb;
+  if (!(wsum > 0)) return 0;
+  double lambda = depth / wsum; /* positional impulse along n (body -> particle) */
+  for (int k = 0; k < 3; k++) p[k] += wp * lambda * n[k];
+  if (m->inv_mass[body] > 0) {
+    double im = m->inv_mass[body];
+    double dth[3];
+    for (int k = 0; k < 3; k++) {
+      s->x[3 * body + k] -= im * lambda * n[k];
+      s->v[3 * body + k] -= im * lambda / h * n[k];
+      dth[k] = -lambda * t[k];
+      s->w[3 * body + k] += dth[k] / h;
+    }
+    vs_quat_integrate(&s->q[4 * body], dth, 1.0);
+  }
+  if (impulse)
+    for (int k = 0; k < 3; k++) impulse[k] = lambda / h * n[k];
+  return 1;
+}
+
+void vs_rigid_momentum(const vs_rmodel *m, const vs_rstate *s, double P[3], double L[3],
+                       double *energy) {
+  double e = 0;
+  P[0] = P[1] = P[2] = L[0] = L[1] = L[2] = 0;
+  for (int32_t i = 0; i < m->n_bodies; i++) {
+    if (m->inv_mass[i] == 0) continue;
+    double mass = 1.0 / m->inv_mass[i], R[9], I[9], d[3], l[3], p[3], xp[3];
+    const double *v = &s->v[3 * i], *w = &s->w[3 * i], *x = &s->x[3 * i];
+    for (int k = 0; k < 3; k++) d[k] = 1.0 / m->inv_inertia[3 * i + k];
+    vs_quat_to_mat(&s->q[4 * i], R);
+    world_inertia(R, d, I);
+    vs_r_mul(I, w, l);
+    for (int k = 0; k < 3; k++) p[k] = mass * v[k];
+    vs_r_cross(x, p, xp);
+    for (int k = 0; k < 3; k++) {
+      P[k] += p[k];
+      L[k] += xp[k] + l[k];
+    }
+    e += 0.5 * mass * vs_r_dot(v, v) + 0.5 * vs_r_dot(w, l);
+  }
+  if (energy) *energy = e;
+}

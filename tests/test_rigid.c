@@ -1,0 +1,675 @@
+/* test_rigid.c: the rigid-body solver core (lib/solve/rigid*.c) against
+ * analytic answers: sliding and static friction on an incline, rolling,
+ * restitution, torque-free rotation (angular momentum and the
+ * intermediate-axis flip), momentum in a box-box collision, a stack, a
+ * ball-joint chain, determinism, the particle coupling, and the narrow phase
+ * of every shape pair and collider kind. */
+#include <math.h>
+
+#include "solve/rigid.h"
+#include "testutil.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static const double G = 9.81;
+
+typedef struct world {
+  vs_rmodel *m;
+  vs_rstate *s;
+  vs_rwork *w;
+} world;
+
+static world mk(int32_t n, int32_t nc, int32_t nj) {
+  world r;
+  ck_assert_int_eq(vs_rmodel_create(n, nc, nj, &r.m), VS_OK);
+  return r;
+}
+
+static void finish(world *r) {
+  ck_assert_int_eq(vs_rstate_create(r->m, &r->s), VS_OK);
+  ck_assert_int_eq(vs_rwork_create(r->m, &r->w), VS_OK);
+}
+
+static void drop(world *r) {
+  vs_rwork_free(r->w);
+  vs_rstate_free(r->s);
+  vs_rmodel_free(r->m);
+}
+
+static void set_body(world *r, int32_t i, int shape, double sx, double sy, double sz, double mass,
+                     double friction, double restitution) {
+  double size[3] = {sx, sy, sz};
+  ck_assert_int_eq(vs_rmodel_set_body(r->m, i, shape, size, mass, 0, 0, friction, restitution),
+                   VS_OK);
+}
+
+/* An incline through the origin falling toward +x at angle deg; a body of
+ * half-height hh resting on it, at distance d along the slope. */
+static void incline(world *r, double deg, double friction) {
+  double a = deg * M_PI / 180.0;
+  vs_rcollider *c = &r->m->colliders[0];
+  c->kind = VS_RCOLL_PLANE;
+  c->b[0] = sin(a);
+  c->b[1] = cos(a);
+  c->friction = friction;
+}
+
+static void place_on_incline(world *r, int32_t i, double deg, double hh) {
+  double a = deg * M_PI / 180.0;
+  double n[3] = {sin(a), cos(a), 0};
+  for (int k = 0; k < 3; k++) r->s->x[3 * i + k] = hh * n[k];
+  double rot[3] = {0, 0, -deg};
+  vs_quat_from_euler_deg(rot, &r->s->q[4 * i]);
+}
+
+/* Speed along the slope (down is +). */
+static double slope_speed(const world *r, int32_t i, double deg) {
+  double a = deg * M_PI / 180.0;
+  double d[3] = {cos(a), -sin(a), 0};
+  return vs_r_dot(&r->s->v[3 * i], d);
+}
+
+static double slope_accel(world *r, double deg, double h) {
+  for (int f = 0; f < 30; f++) vs_rigid_step(r->m, r->s, r->w, h); /* settle */
+  double v0 = slope_speed(r, 0, deg);
+  int steps = 60;
+  for (int f = 0; f < steps; f++) vs_rigid_step(r->m, r->s, r->w, h);
+  return (slope_speed(r, 0, deg) - v0) / (steps * h);
+}
+
+START_TEST(box_slides_down_rough_incline) {
+  world r = mk(1, 1, 0);
+  incline(&r, 30, 0.2);
+  set_body(&r, 0, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.2, 0.0);
+  finish(&r);
+  place_on_incline(&r, 0, 30, 0.1);
+  double a = slope_accel(&r, 30, 1.0 / 60.0);
+  double want = G * (0.5 - 0.2 * cos(M_PI / 6));
+  ck_assert_msg(fabs(a - want) < 0.02 * want, "a = %g, want %g", a, want);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(box_stays_on_incline_with_static_friction) {
+  world r = mk(1, 1, 0);
+  incline(&r, 30, 0.8);
+  set_body(&r, 0, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.8, 0.0);
+  finish(&r);
+  place_on_incline(&r, 0, 30, 0.1);
+  double x0[3];
+  memcpy(x0, r.s->x, sizeof x0);
+  for (int f = 0; f < 300; f++) vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
+  double d[3] = {r.s->x[0] - x0[0], r.s->x[1] - x0[1], r.s->x[2] - x0[2]};
+  ck_assert_msg(vs_r_len(d) < 2e-3, "moved %g m", vs_r_len(d));
+  ck_assert_msg(vs_r_len(r.s->v) < 1e-3, "speed %g", vs_r_len(r.s->v));
+  drop(&r);
+}
+END_TEST
+
+START_TEST(sphere_rolls_without_slipping) {
+  world r = mk(1, 1, 0);
+  incline(&r, 30, 0.5);
+  set_body(&r, 0, VS_RSHAPE_SPHERE, 0.1, 0, 0, 1.0, 0.5, 0.0);
+  finish(&r);
+  place_on_incline(&r, 0, 30, 0.1);
+  double a = slope_accel(&r, 30, 1.0 / 60.0);
+  double want = 5.0 / 7.0 * G * 0.5;
+  ck_assert_msg(fabs(a - want) < 0.02 * want, "a = %g, want %g", a, want);
+  /* rolling: the contact point is at rest, v = w x r */
+  double v = slope_speed(&r, 0, 30), wz = r.s->w[2];
+  ck_assert_msg(fabs(v + wz * 0.1) < 0.01 * fabs(v), "v %g, w r %g", v, -wz * 0.1);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(restitution_half_bounces_to_a_quarter) {
+  world r = mk(1, 1, 0);
+  r.m->colliders[0].kind = VS_RCOLL_PLANE;
+  r.m->colliders[0].b[1] = 1;
+  set_body(&r, 0, VS_RSHAPE_SPHERE, 0.1, 0, 0, 1.0, 0.5, 0.5);
+  finish(&r);
+  double drop_h = 1.0;
+  r.s->x[1] = 0.1 + drop_h;
+  double h = 1.0 / 240.0, top = 0;
+  int bounced = 0;
+  for (int f = 0; f < 240 * 2; f++) {
+    vs_rigid_step(r.m, r.s, r.w, h);
+    if (r.s->v[1] > 0) bounced = 1;
+    if (bounced && r.s->x[1] - 0.1 > top) top = r.s->x[1] - 0.1;
+    if (bounced && r.s->v[1] < 0) break;
+  }
+  ck_assert(bounced);
+  ck_assert_msg(fabs(top - 0.25 * drop_h) < 0.03 * 0.25 * drop_h, "bounced to %g", top);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(torque_free_box_keeps_L_and_flips) {
+  world r = mk(1, 0, 0);
+  r.m->set.gravity[1] = 0;
+  r.m->set.substeps = 1;
+  set_body(&r, 0, VS_RSHAPE_BOX, 1.0, 2.0, 3.0, 1.0, 0.5, 0.0);
+  finish(&r);
+  /* spin about the intermediate axis (y: I = 10/12) with a small tilt */
+  r.s->w[0] = 0.01;
+  r.s->w[1] = 5.0;
+  r.s->w[2] = 0.0;
+  double P[3], L0[3], L[3], e;
+  vs_rigid_momentum(r.m, r.s, P, L0, &e);
+  double l0 = vs_r_len(L0), worst = 0, worst_dir = 0;
+  int flipped = 0;
+  double h = 1.0 / 240.0;
+  for (int f = 0; f < 2400; f++) {
+    vs_rigid_step(r.m, r.s, r.w, h);
+    vs_rigid_momentum(r.m, r.s, P, L, &e);
+    double d[3] = {L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]};
+    double dl = fabs(vs_r_len(L) - l0) / l0, dv = vs_r_len(d) / l0;
+    if (dl > worst) worst = dl;
+    if (dv > worst_dir) worst_dir = dv;
+    /* body-frame spin about y */
+    double R[9], wb[3];
+    vs_quat_to_mat(r.s->q, R);
+    vs_r_mul_t(R, r.s->w, wb);
+    if (wb[1] < -4.0) flipped = 1;
+  }
+  ck_assert_msg(worst < 1e-3, "|L| drifted by %g", worst);
+  ck_assert_msg(worst_dir < 1e-3, "L drifted by %g", worst_dir);
+  ck_assert_msg(flipped, "no intermediate-axis flip in 10 s");
+  drop(&r);
+}
+END_TEST
+
+START_TEST(oblique_box_collision_conserves_momentum) {
+  world r = mk(2, 0, 0);
+  r.m->set.gravity[1] = 0;
+  /* one solver substep: the impulses then act at one point for both bodies
+   * (with substeps the anchors of a step stay fixed while the bodies move,
+   * which costs angular momentum of the order of the sliding distance) */
+  r.m->set.substeps = 1;
+  set_body(&r, 0, VS_RSHAPE_BOX, 0.3, 0.2, 0.4, 1.5, 0.5, 0.3);
+  set_body(&r, 1, VS_RSHAPE_BOX, 0.5, 0.3, 0.2, 2.5, 0.5, 0.3);
+  finish(&r);
+  r.s->x[0] = -1.0;
+  r.s->x[1] = 0.05;
+  r.s->v[0] = 3.0;
+  r.s->v[1] = 0.4;
+  r.s->v[2] = -0.2;
+  r.s->w[1] = 2.0;
+  r.s->w[2] = 1.0;
+  double rot[3] = {20, 35, 10};
+  vs_quat_from_euler_deg(rot, &r.s->q[4]);
+  r.s->x[4] = -0.05;
+  r.s->x[5] = 0.05;
+  double P0[3], L0[3], P[3], L[3], e;
+  vs_rigid_momentum(r.m, r.s, P0, L0, &e);
+  int touched = 0;
+  for (int f = 0; f < 120; f++) {
+    vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
+    if (r.w->n_contacts > 0) touched = 1;
+  }
+  ck_assert(touched);
+  ck_assert_msg(vs_r_len(&r.s->v[3]) > 0.3, "the struck box did not move");
+  vs_rigid_momentum(r.m, r.s, P, L, &e);
+  double dp[3] = {P[0] - P0[0], P[1] - P0[1], P[2] - P0[2]};
+  double dl[3] = {L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]};
+  ck_assert_msg(vs_r_len(dp) < 1e-9 * vs_r_len(P0), "P changed by %g", vs_r_len(dp));
+  ck_assert_msg(vs_r_len(dl) < 1e-3 * vs_r_len(L0), "L changed by %g of %g", vs_r_len(dl),
+                vs_r_len(L0));
+  drop(&r);
+}
+END_TEST
+
+START_TEST(stack_of_eight_stands) {
+  world r = mk(8, 1, 0);
+  r.m->colliders[0].kind = VS_RCOLL_PLANE;
+  r.m->colliders[0].b[1] = 1;
+  r.m->colliders[0].friction = 0.6;
+  for (int i = 0; i < 8; i++) set_body(&r, i, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.6, 0.0);
+  finish(&r);
+  for (int i = 0; i < 8; i++) r.s->x[3 * i + 1] = 0.1 + 0.2 * i;
+  double x0[24];
+  memcpy(x0, r.s->x, sizeof x0);
+  for (int f = 0; f < 600; f++) vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
+  for (int i = 0; i < 8; i++) {
+    double d[3] = {r.s->x[3 * i] - x0[3 * i], r.s->x[3 * i + 1] - x0[3 * i + 1],
+                   r.s->x[3 * i + 2] - x0[3 * i + 2]};
+    ck_assert_msg(vs_r_len(d) < 0.01, "box %d moved %g m", i, vs_r_len(d));
+  }
+  /* resting contacts are found again by identity */
+  ck_assert_int_eq(r.w->matched, r.w->n_contacts);
+  ck_assert_int_eq(r.w->dropped, 0);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(ball_joint_chain_holds) {
+  const int n = 8;
+  world r = mk(n, 0, n);
+  for (int i = 0; i < n; i++) set_body(&r, i, VS_RSHAPE_BOX, 0.2, 0.05, 0.05, 0.5, 0.5, 0.0);
+  /* a horizontal chain along x hung from the world at the origin */
+  for (int j = 0; j < n; j++) {
+    r.m->joint_kind[j] = VS_RJOINT_BALL;
+    r.m->joint_ab[2 * j] = j;
+    r.m->joint_ab[2 * j + 1] = j == 0 ? -1 : j - 1;
+    r.m->joint_pa[3 * j] = -0.1;
+    if (j > 0) r.m->joint_pb[3 * j] = 0.1;
+  }
+  finish(&r);
+  for (int i = 0; i < n; i++) r.s->x[3 * i] = 0.1 + 0.2 * i;
+  double worst = 0;
+  for (int f = 0; f < 300; f++) {
+    vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
+    for (int j = 0; j < n; j++) {
+      int a = j, b = j - 1;
+      double R[9], pa[3], pb[3] = {0, 0, 0};
+      vs_quat_to_mat(&r.s->q[4 * a], R);
+      vs_r_mul(R, &r.m->joint_pa[3 * j], pa);
+      for (int k = 0; k < 3; k++) pa[k] += r.s->x[3 * a + k];
+      if (b >= 0) {
+        vs_quat_to_mat(&r.s->q[4 * b], R);
+        vs_r_mul(R, &r.m->joint_pb[3 * j], pb);
+        for (int k = 0; k < 3; k++) pb[k] += r.s->x[3 * b + k];
+      }
+      double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
+      if (vs_r_len(d) > worst) worst = vs_r_len(d);
+    }
+  }
+  ck_assert_msg(worst < 1e-3, "a joint opened by %g m", worst);
+  /* it swung: the last link fell */
+  ck_assert(r.s->x[3 * (n - 1) + 1] < -0.5);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(distance_joint_to_world_keeps_length) {
+  world r = mk(1, 0, 1);
+  set_body(&r, 0, VS_RSHAPE_SPHERE, 0.05, 0, 0, 1.0, 0.5, 0.0);
+  r.m->joint_kind[0] = VS_RJOINT_DISTANCE;
+  r.m->joint_ab[0] = 0;
+  r.m->joint_ab[1] = -1;
+  r.m->joint_rest[0] = 1.0;
+  finish(&r);
+  r.s->x[0] = 1.0; /* pendulum of length 1 released horizontally */
+  double worst = 0;
+  for (int f = 0; f < 240; f++) {
+    vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
+    double d = fabs(vs_r_len(r.s->x) - 1.0);
+    if (d > worst) worst = d;
+  }
+  ck_assert_msg(worst < 1e-3, "length off by %g", worst);
+  drop(&r);
+}
+END_TEST
+
+static void pyramid(world *r, int levels) {
+  int n = levels * (levels + 1) / 2;
+  *r = mk(n, 1, 0);
+  r->m->colliders[0].kind = VS_RCOLL_PLANE;
+  r->m->colliders[0].b[1] = 1;
+  r->m->colliders[0].friction = 0.6;
+  for (int i = 0; i < n; i++) set_body(r, i, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.6, 0.0);
+  finish(r);
+  int k = 0;
+  for (int row = 0; row < levels; row++)
+    for (int i = 0; i < levels - row; i++, k++) {
+      r->s->x[3 * k] = (i - 0.5 * (levels - row - 1)) * 0.2 + 0.01 * row;
+      r->s->x[3 * k + 1] = 0.1 + 0.2 * row + 0.001 * i;
+    }
+}
+
+START_TEST(two_runs_are_bitwise_equal) {
+  world a, b;
+  pyramid(&a, 6);
+  pyramid(&b, 6);
+  for (int f = 0; f < 120; f++) {
+    vs_rigid_step(a.m, a.s, a.w, 1.0 / 60.0);
+    vs_rigid_step(b.m, b.s, b.w, 1.0 / 60.0);
+  }
+  size_t n = (size_t)a.m->n_bodies;
+  ck_assert(memcmp(a.s->x, b.s->x, 3 * n * sizeof(double)) == 0);
+  ck_assert(memcmp(a.s->q, b.s->q, 4 * n * sizeof(double)) == 0);
+  ck_assert(memcmp(a.s->v, b.s->v, 3 * n * sizeof(double)) == 0);
+  ck_assert(memcmp(a.s->w, b.s->w, 3 * n * sizeof(double)) == 0);
+  ck_assert_int_eq(a.s->n_cache, b.s->n_cache);
+  ck_assert(memcmp(a.s->cache_impulse, b.s->cache_impulse,
+                   4 * (size_t)a.s->n_cache * sizeof(double)) == 0);
+  ck_assert_int_gt(a.s->n_cache, 0);
+  drop(&a);
+  drop(&b);
+}
+END_TEST
+
+START_TEST(particle_contact_conserves_momentum) {
+  world r = mk(1, 0, 0);
+  set_body(&r, 0, VS_RSHAPE_BOX, 0.4, 0.3, 0.5, 2.0, 0.5, 0.0);
+  finish(&r);
+  double rot[3] = {10, 20, 30};
+  vs_quat_from_euler_deg(rot, r.s->q);
+  r.s->x[0] = 0.1;
+  r.s->v[0] = 0.3;
+  r.s->w[2] = 0.7;
+  double P0[3], L0[3], P1[3], L1[3], e, xq[7];
+  vs_rigid_momentum(r.m, r.s, P0, L0, &e);
+  memcpy(xq, r.s->x, 3 * sizeof(double));
+  memcpy(xq + 3, r.s->q, 4 * sizeof(double));
+  /* a particle of mass 0.25 just inside a face, off its centre */
+  double R[9], local[3] = {0.19, 0.1, -0.12}, p[3];
+  vs_quat_to_mat(r.s->q, R);
+  vs_r_mul(R, local, p);
+  for (int k = 0; k < 3; k++) p[k] += r.s->x[k];
+  double p0[3] = {p[0], p[1], p[2]}, mp = 0.25, h = 1.0 / 60.0, J[3], n0[3], d0, pt0[3];
+  ck_assert_int_eq(vs_rigid_point_query(r.m, r.s, 0, p, 0.02, 0.0, n0, &d0, pt0), 1);
+  ck_assert_double_eq_tol(d0, 0.03, 1e-12); /* 0.01 inside the face x = 0.2, radius 0.02 */
+  ck_assert_int_eq(vs_rigid_particle_contact(r.m, r.s, 0, p, 1.0 / mp, 0.02, h, J), 1);
+  /* the impulse's effect: the new velocities at the pose they were computed for */
+  double moved[7];
+  memcpy(moved, r.s->x, 3 * sizeof(double));
+  memcpy(moved + 3, r.s->q, 4 * sizeof(double));
+  memcpy(r.s->x, xq, 3 * sizeof(double));
+  memcpy(r.s->q, xq + 3, 4 * sizeof(double));
+  vs_rigid_momentum(r.m, r.s, P1, L1, &e);
+  memcpy(r.s->x, moved, 3 * sizeof(double));
+  memcpy(r.s->q, moved + 3, 4 * sizeof(double));
+  /* the particle's momentum change is mp * dx / h (position-based velocity) */
+  double dpp[3], lp[3], tot[3], ltot[3];
+  for (int k = 0; k < 3; k++) dpp[k] = mp * (p[k] - p0[k]) / h;
+  ck_assert(vs_r_len(dpp) > 0);
+  for (int k = 0; k < 3; k++) {
+    ck_assert(fabs(dpp[k] - J[k]) <= 1e-12 * vs_r_len(J));
+    tot[k] = dpp[k] + P1[k] - P0[k];
+  }
+  ck_assert_msg(vs_r_len(tot) < 1e-9 * vs_r_len(dpp), "P changed by %g", vs_r_len(tot));
+  /* angular momentum about the origin: the impulse acts on the particle at p0 */
+  vs_r_cross(p0, dpp, lp);
+  for (int k = 0; k < 3; k++) ltot[k] = lp[k] + L1[k] - L0[k];
+  ck_assert_msg(vs_r_len(ltot) < 1e-9 * vs_r_len(lp), "L changed by %g", vs_r_len(ltot));
+  /* after the correction the penetration is gone up to the second order of
+   * the body's turn */
+  double n[3], depth, pt[3];
+  int still = vs_rigid_point_query(r.m, r.s, 0, p, 0.02, 0.0, n, &depth, pt);
+  ck_assert_msg(!still || depth < 1e-4, "still %g deep", depth);
+  drop(&r);
+}
+END_TEST
+
+/* ---- narrow phase ---- */
+
+static world two(int sa, const double *za, int sb, const double *zb) {
+  world r = mk(2, 0, 0);
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, sa, za, 1, 0, 0, 0.5, 0), VS_OK);
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 1, sb, zb, 1, 0, 0, 0.5, 0), VS_OK);
+  finish(&r);
+  return r;
+}
+
+START_TEST(narrow_phase_pairs) {
+  vs_rcontact c[VS_RIGID_PAIR_MAX];
+  double sph[3] = {0.5, 0, 0}, cap[3] = {0.2, 1.0, 0}, box[3] = {1, 1, 1};
+  /* sphere-sphere: 0.1 deep along x */
+  world r = two(VS_RSHAPE_SPHERE, sph, VS_RSHAPE_SPHERE, sph);
+  r.s->x[3] = 0.9;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
+  ck_assert_double_eq_tol(c[0].n[0], 1.0, 1e-12);
+  ck_assert_double_eq_tol(c[0].p[0], 0.45, 1e-12);
+  drop(&r);
+  /* sphere-box, box first: normal from the box */
+  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_SPHERE, sph);
+  r.s->x[4] = 0.9;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
+  ck_assert_double_eq_tol(c[0].n[1], 1.0, 1e-12);
+  drop(&r);
+  /* sphere-box, sphere first: normal from the sphere */
+  r = two(VS_RSHAPE_SPHERE, sph, VS_RSHAPE_BOX, box);
+  r.s->x[4] = 0.9;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].n[1], 1.0, 1e-12);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
+  drop(&r);
+  /* capsule (along y) - sphere beside its middle */
+  r = two(VS_RSHAPE_CAPSULE, cap, VS_RSHAPE_SPHERE, sph);
+  r.s->x[3] = 0.6;
+  r.s->x[4] = 0.3;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
+  ck_assert_double_eq_tol(c[0].n[0], 1.0, 1e-12);
+  drop(&r);
+  /* parallel capsules side by side: two points */
+  r = two(VS_RSHAPE_CAPSULE, cap, VS_RSHAPE_CAPSULE, cap);
+  r.s->x[3] = 0.35;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 2);
+  ck_assert_double_eq_tol(c[0].depth, 0.05, 1e-12);
+  ck_assert_double_eq_tol(c[1].depth, 0.05, 1e-12);
+  drop(&r);
+  /* crossed capsules: one point */
+  r = two(VS_RSHAPE_CAPSULE, cap, VS_RSHAPE_CAPSULE, cap);
+  r.s->x[5] = 0.3;
+  double rx[3] = {0, 0, 90};
+  vs_quat_from_euler_deg(rx, &r.s->q[4]);
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-9);
+  ck_assert_double_eq_tol(c[0].n[2], 1.0, 1e-9);
+  drop(&r);
+  /* capsule lying on a box: its two end spheres */
+  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_CAPSULE, cap);
+  double rz[3] = {0, 0, 90};
+  vs_quat_from_euler_deg(rz, &r.s->q[4]);
+  r.s->x[4] = 0.68;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 2);
+  ck_assert_double_eq_tol(c[0].depth, 0.02, 1e-9);
+  ck_assert_double_eq_tol(c[0].n[1], 1.0, 1e-9);
+  drop(&r);
+  /* capsule across a box's edge (the edge along z at x = y = 0.5, the axis
+   * along (-1, 1, 0) through (0.55, 0.55, 0)): only the middle point */
+  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_CAPSULE, cap);
+  double rq[3] = {0, 0, 45};
+  vs_quat_from_euler_deg(rq, &r.s->q[4]);
+  r.s->x[3] = 0.55;
+  r.s->x[4] = 0.55;
+  {
+    int n = vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c);
+    ck_assert_int_eq(n, 1);
+    ck_assert_uint_eq(c[0].feature, 2);
+    ck_assert_double_eq_tol(c[0].depth, 0.2 - 0.05 * sqrt(2.0), 1e-6);
+    ck_assert_double_eq_tol(c[0].n[0], sqrt(0.5), 1e-4);
+  }
+  drop(&r);
+  /* box on box, face to face, offset: 4 points, equal depths, feature ids distinct */
+  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_BOX, box);
+  r.s->x[3] = 0.3;
+  r.s->x[4] = 0.99;
+  r.s->x[5] = -0.2;
+  {
+    int n = vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c);
+    ck_assert_int_eq(n, 4);
+    for (int k = 0; k < 4; k++) {
+      ck_assert_double_eq_tol(c[k].depth, 0.01, 1e-12);
+      ck_assert_double_eq_tol(c[k].n[1], 1.0, 1e-12);
+      if (k > 0) ck_assert_uint_gt(c[k].feature, c[k - 1].feature);
+    }
+  }
+  /* rotated 45 degrees about y on top: still 4 points of the clipped octagon's hull */
+  double ry[3] = {0, 45, 0};
+  vs_quat_from_euler_deg(ry, &r.s->q[4]);
+  r.s->x[3] = 0;
+  r.s->x[5] = 0;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 4);
+  /* edge on edge: one point */
+  double re[3] = {45, 0, 0}, re2[3] = {0, 0, 45};
+  vs_quat_from_euler_deg(re, &r.s->q[0]);
+  vs_quat_from_euler_deg(re2, &r.s->q[4]);
+  r.s->x[3] = 0;
+  r.s->x[4] = sqrt(2.0) - 0.01;
+  r.s->x[5] = 0;
+  {
+    int n = vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c);
+    ck_assert_int_eq(n, 1);
+    ck_assert_double_eq_tol(c[0].depth, 0.01, 1e-9);
+    ck_assert_double_eq_tol(c[0].n[1], 1.0, 1e-9);
+    ck_assert_uint_eq(c[0].feature & 0x10000u, 0x10000u);
+  }
+  /* apart: nothing */
+  r.s->x[4] = 2.0;
+  ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 0);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(narrow_phase_colliders) {
+  vs_rcontact c[VS_RIGID_PAIR_MAX];
+  world r = mk(1, 4, 0);
+  double box[3] = {1, 1, 1};
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, VS_RSHAPE_BOX, box, 1, 0, 0, 0.5, 0), VS_OK);
+  vs_rcollider *k = r.m->colliders;
+  k[0].kind = VS_RCOLL_PLANE;
+  k[0].b[1] = 1;
+  k[1].kind = VS_RCOLL_SPHERE;
+  k[1].a[0] = 2.0;
+  k[1].radius = 1.0;
+  k[2].kind = VS_RCOLL_BOX;
+  k[2].a[0] = -3;
+  k[2].a[1] = -1;
+  k[2].a[2] = -1;
+  k[2].b[0] = -0.4;
+  k[2].b[1] = 1;
+  k[2].b[2] = 1;
+  k[3].kind = VS_RCOLL_BOUNDS;
+  for (int q = 0; q < 3; q++) {
+    k[3].a[q] = -0.55;
+    k[3].b[q] = 0.55;
+  }
+  k[3].b[1] = 5;
+  finish(&r);
+  r.s->x[1] = 0.45; /* 5 cm into the floor */
+  int n = vs_rigid_collide_collider(r.m, r.s, 0, 0, 0.0, c);
+  ck_assert_int_eq(n, 4);
+  for (int q = 0; q < 4; q++) {
+    ck_assert_double_eq_tol(c[q].depth, 0.05, 1e-12);
+    ck_assert_double_eq_tol(c[q].n[1], -1.0, 1e-12); /* from the body into the floor */
+    ck_assert_int_eq(c[q].b, -1);
+  }
+  /* sphere collider at x = 2, r = 1: 0.5 + 1 - 2 = -0.5 apart (margin 0) */
+  ck_assert_int_eq(vs_rigid_collide_collider(r.m, r.s, 0, 1, 0.0, c), 0);
+  r.s->x[0] = 0.6;
+  r.s->x[1] = 0.0;
+  ck_assert_int_eq(vs_rigid_collide_collider(r.m, r.s, 0, 1, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
+  ck_assert_double_eq_tol(c[0].n[0], 1.0, 1e-12);
+  ck_assert_int_eq(c[0].b, -2);
+  /* solid box collider to the left, face x = -0.4; body's face at 0.1 */
+  r.s->x[0] = 0.05;
+  n = vs_rigid_collide_collider(r.m, r.s, 0, 2, 0.0, c);
+  ck_assert_int_eq(n, 4);
+  ck_assert_double_eq_tol(c[0].depth, 0.05, 1e-12);
+  ck_assert_double_eq_tol(c[0].n[0], -1.0, 1e-12);
+  /* bounds: pushed 0.05 through the +x wall and 0.05 through the floor wall: 8 points */
+  r.s->x[0] = 0.1;
+  r.s->x[1] = -0.1;
+  n = vs_rigid_collide_collider(r.m, r.s, 0, 3, 0.0, c);
+  ck_assert_int_eq(n, 8);
+  for (int q = 0; q < n; q++) ck_assert_double_eq_tol(c[q].depth, 0.05, 1e-12);
+  /* sphere and capsule on the plane */
+  drop(&r);
+  r = mk(2, 1, 0);
+  double sph[3] = {0.5, 0, 0}, cap[3] = {0.2, 1.0, 0};
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, VS_RSHAPE_SPHERE, sph, 1, 0, 0, 0.5, 0), VS_OK);
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 1, VS_RSHAPE_CAPSULE, cap, 1, 0, 0, 0.5, 0), VS_OK);
+  r.m->colliders[0].kind = VS_RCOLL_PLANE;
+  r.m->colliders[0].b[1] = 1;
+  finish(&r);
+  r.s->x[1] = 0.4;
+  ck_assert_int_eq(vs_rigid_collide_collider(r.m, r.s, 0, 0, 0.0, c), 1);
+  ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
+  double rz[3] = {0, 0, 90};
+  vs_quat_from_euler_deg(rz, &r.s->q[4]);
+  r.s->x[4] = 0.15;
+  ck_assert_int_eq(vs_rigid_collide_collider(r.m, r.s, 1, 0, 0.0, c), 2);
+  ck_assert_double_eq_tol(c[1].depth, 0.05, 1e-12);
+  drop(&r);
+}
+END_TEST
+
+START_TEST(mass_properties) {
+  double I[3], box[3] = {1, 2, 3}, sph[3] = {0.5, 0, 0}, cap0[3] = {0.5, 0, 0};
+  vs_rigid_inertia(VS_RSHAPE_BOX, box, 12.0, I);
+  ck_assert_double_eq_tol(I[0], 13.0, 1e-12);
+  ck_assert_double_eq_tol(I[1], 10.0, 1e-12);
+  ck_assert_double_eq_tol(I[2], 5.0, 1e-12);
+  vs_rigid_inertia(VS_RSHAPE_SPHERE, sph, 2.0, I);
+  ck_assert_double_eq_tol(I[0], 0.2, 1e-12);
+  /* a capsule of length 0 is a sphere */
+  vs_rigid_inertia(VS_RSHAPE_CAPSULE, cap0, 2.0, I);
+  ck_assert_double_eq_tol(I[0], 0.2, 1e-12);
+  ck_assert_double_eq_tol(I[1], 0.2, 1e-12);
+  ck_assert_double_eq_tol(vs_rigid_volume(VS_RSHAPE_CAPSULE, cap0),
+                          vs_rigid_volume(VS_RSHAPE_SPHERE, sph), 1e-12);
+  /* a long thin capsule tends to a rod: I = m l^2 / 12 */
+  double rod[3] = {1e-3, 2.0, 0};
+  vs_rigid_inertia(VS_RSHAPE_CAPSULE, rod, 3.0, I);
+  ck_assert_double_eq_tol(I[0], 1.0, 1e-2);
+  ck_assert_double_eq_tol(I[1], 0.0, 1e-5);
+  /* density: a 1 m cube of 1000 kg/m^3 */
+  vs_rmodel *m;
+  ck_assert_int_eq(vs_rmodel_create(2, 0, 0, &m), VS_OK);
+  double cube[3] = {1, 1, 1};
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RSHAPE_BOX, cube, 0, 1000, 0, 0.5, 0), VS_OK);
+  ck_assert_double_eq_tol(m->inv_mass[0], 1e-3, 1e-15);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 1, VS_RSHAPE_BOX, cube, 5, 0, 1, 0.5, 0), VS_OK);
+  ck_assert(m->inv_mass[1] == 0 && m->inv_inertia[3] == 0);
+  double bad[3] = {1, 0, 1};
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RSHAPE_BOX, bad, 1, 0, 0, 0.5, 0), VS_ERR_USAGE);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RSHAPE_BOX, cube, 0, 0, 0, 0.5, 0), VS_ERR_USAGE);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, 7, cube, 1, 0, 0, 0.5, 0), VS_ERR_USAGE);
+  vs_rmodel_free(m);
+}
+END_TEST
+
+START_TEST(quaternions) {
+  double q[4], R[9], v[3] = {1, 0, 0}, o[3];
+  double deg[3] = {0, 0, 90};
+  vs_quat_from_euler_deg(deg, q);
+  vs_quat_to_mat(q, R);
+  vs_r_mul(R, v, o);
+  ck_assert_double_eq_tol(o[1], 1.0, 1e-12);
+  /* fixed axes x then y: x 90 takes y to z, then y 90 takes z to x */
+  double d2[3] = {90, 90, 0}, y[3] = {0, 1, 0};
+  vs_quat_from_euler_deg(d2, q);
+  vs_quat_to_mat(q, R);
+  vs_r_mul(R, y, o);
+  ck_assert_double_eq_tol(o[0], 1.0, 1e-12);
+  /* integrating w = (0, 0, pi) for 1 s turns x into -x, unit length kept */
+  double qi[4] = {1, 0, 0, 0}, w[3] = {0, 0, M_PI};
+  for (int k = 0; k < 100; k++) vs_quat_integrate(qi, w, 0.01);
+  vs_quat_to_mat(qi, R);
+  vs_r_mul(R, v, o);
+  ck_assert_double_eq_tol(o[0], -1.0, 1e-9);
+  ck_assert_double_eq_tol(qi[0] * qi[0] + qi[1] * qi[1] + qi[2] * qi[2] + qi[3] * qi[3], 1.0,
+                          1e-15);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("rigid");
+  TCase *t = tcase_create("rigid");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, mass_properties);
+  tcase_add_test(t, quaternions);
+  tcase_add_test(t, narrow_phase_pairs);
+  tcase_add_test(t, narrow_phase_colliders);
+  tcase_add_test(t, box_slides_down_rough_incline);
+  tcase_add_test(t, box_stays_on_incline_with_static_friction);
+  tcase_add_test(t, sphere_rolls_without_slipping);
+  tcase_add_test(t, restitution_half_bounces_to_a_quarter);
+  tcase_add_test(t, torque_free_box_keeps_L_and_flips);
+  tcase_add_test(t, oblique_box_collision_conserves_momentum);
+  tcase_add_test(t, stack_of_eight_stands);
+  tcase_add_test(t, ball_joint_chain_holds);
+  tcase_add_test(t, distance_joint_to_world_keeps_length);
+  tcase_add_test(t, two_runs_are_bitwise_equal);
+  tcase_add_test(t, particle_contact_conserves_momentum);
+  suite_add_tcase(s, t);
+  return tu_run(s);
+}
