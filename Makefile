@@ -337,3 +337,12 @@ $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
 
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
+# The README's pictures (docs/images/), drawn by `vsim render` and `vsim plot`
+# from an example scene: `make pictures` regenerates them.
+PICTURES_DIR := $(BUILD)/pictures
+.PHONY: pictures
+pictures: $(VSIM)
+	@mkdir -p $(PICTURES_DIR) docs/images
+	$(VSIM) run configs/cloth_sphere.yaml -o $(PICTURES_DIR)/cloth_sphere.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/cloth_sphere.h5 --frame 16 --color speed --size 800x500 -o docs/images/cloth_sphere.png
+	$(VSIM) plot $(PICTURES_DIR)/cloth_sphere.h5 --size 800x400 -o docs/images/cloth_sphere_plot.png

@@ -356,7 +356,7 @@ vs_status vs_renderer_rgb(vs_renderer *r, size_t k, uint8_t *rgb, vs_error *err)
 
 /* ---- plot ----------------------------------------------------------------- */
 
-const char *const vs_plot_default_series[3] = {"constraint_error_max", "penetration_max",
+static const char *const vs_plot_default_series[3] = {"constraint_error_max", "penetration_max",
                                                 "energy_kinetic"};
 
 /* "the file has: a, b, c" into buf */

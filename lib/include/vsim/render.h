@@ -67,11 +67,8 @@ typedef struct vs_plot_request {
   vs_plot_yscale yscale;     /* auto: log when a series spans more than 3 decades */
 } vs_plot_request;
 
-/* The series plotted when none are named: constraint_error_max,
- * penetration_max, energy_kinetic (those a file has). */
-extern const char *const vs_plot_default_series[3];
-
-/* A series that no file has is VS_ERR_USAGE naming the file and listing the
+/* No series named: constraint_error_max, penetration_max and energy_kinetic
+ * (those a file has).  A series that no file has is VS_ERR_USAGE naming the file and listing the
  * series it has; a file with none of the defaults, likewise. */
 vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *err);
 
