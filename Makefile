@@ -108,7 +108,7 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH)
 # The program and the end-to-end tests see only the public headers
 # (lib/include/vsim/); the library and its unit tests also see the private
 # ones under lib/ (util/alloc.h, io/h5util.h, ...).
-E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden
+E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@
@@ -372,3 +372,12 @@ $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
 bench-rigid: $(BUILD)/bench/rigid_pyramid $(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid)
 	$(BUILD)/bench/rigid_pyramid
 	$(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid,@echo "bullet not installed: no Bullet column")
+# The README's pictures (docs/images/), drawn by `vsim render` and `vsim plot`
+# from an example scene: `make pictures` regenerates them.
+PICTURES_DIR := $(BUILD)/pictures
+.PHONY: pictures
+pictures: $(VSIM)
+	@mkdir -p $(PICTURES_DIR) docs/images
+	$(VSIM) run configs/cloth_sphere.yaml -o $(PICTURES_DIR)/cloth_sphere.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/cloth_sphere.h5 --frame 16 --color speed --size 800x500 -o docs/images/cloth_sphere.png
+	$(VSIM) plot $(PICTURES_DIR)/cloth_sphere.h5 --size 800x400 -o docs/images/cloth_sphere_plot.png

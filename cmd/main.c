@@ -30,6 +30,8 @@ static const subcommand commands[] = {
      cmd_compare_help},
     {"info", "describe a result file", cmd_info, cmd_info_help},
     {"sweep", "run a scene over a grid or list of parameter values", cmd_sweep, cmd_sweep_help},
+    {"render", "draw frames of a result file: PNG, numbered PNGs, MP4 or GIF", cmd_render, cmd_render_help},
+    {"plot", "draw observables of result files against time", cmd_plot, cmd_plot_help},
     {"help", "help on a command: vsim help run", cmd_help, cmd_help_help},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -52,6 +54,8 @@ static void usage(FILE *f) {
           "  vsim compare A.h5 B.h5 [--atol X] [--rtol Y] [--ulps N] [--only PATH]... [--json]\n"
           "  vsim info OUT.h5 [--json]\n"
           "  vsim sweep SWEEP.yaml [-o DIR] [-j N] [--list | --point K | --collect]\n"
+          "  vsim render OUT.h5 -o OUT.png|DIR/|OUT.mp4|OUT.gif [--frame K] [--frames A:B[:S]]\n"
+          "  vsim plot OUT.h5... -o OUT.png [--series NAME,...]\n"
           "\n"
           "Options:\n"
           "  -h, --help     show this help (vsim COMMAND --help: that command's options)\n"

@@ -1,7 +1,8 @@
 # bash completion for vsim (installed as share/bash-completion/completions/vsim).
 # Completes the commands, each command's options (as `vsim CMD --help` lists
 # them; tests/install-check.sh checks that they agree) and their values:
-# scenes (*.yaml, *.yml) and sweep files, result files (*.h5), directories.
+# scenes (*.yaml, *.yml) and sweep files, result files (*.h5), pictures and
+# movies (*.png, *.mp4, *.gif), directories.
 
 _vsim_files() { # _vsim_files GLOB-EXTENSIONS...: files with those extensions, and directories
   local IFS=$'\n' ext
@@ -15,7 +16,7 @@ _vsim_files() { # _vsim_files GLOB-EXTENSIONS...: files with those extensions, a
 
 _vsim() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="run validate compare info sweep help"
+  local commands="run validate compare info sweep render plot help"
   local cmd="" i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -68,6 +69,24 @@ _vsim() {
         -j|--jobs|--point|--threads) COMPREPLY=(); return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files yaml yml; return; } ;;
+    render)
+      opts="-o --output --frame --frames --size --view --color --compare --fps -h --help"
+      case $prev in
+        -o|--output) _vsim_files png mp4 gif; return ;;
+        --compare) _vsim_files h5; return ;;
+        --view) COMPREPLY=($(compgen -W "iso front side top" -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W "body speed strain" -- "$cur")); return ;;
+        --frame|--frames|--size|--fps) COMPREPLY=(); return ;;
+      esac
+      [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
+    plot)
+      opts="-o --output --series --size --log --linear -h --help"
+      case $prev in
+        -o|--output) _vsim_files png; return ;;
+        --series) COMPREPLY=($(compgen -W "constraint_error_max constraint_error_rms penetration_max energy_kinetic energy_potential constraints_alive overlap_max" -- "$cur")); return ;;
+        --size) COMPREPLY=(); return ;;
+      esac
+      [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
     help)
       COMPREPLY=($(compgen -W "$commands" -- "$cur"))
       return ;;

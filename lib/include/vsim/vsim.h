@@ -1,14 +1,17 @@
 /* vsim/vsim.h: the whole public API.  Pipeline:
  *   scene text -> vs_scene (scene.h) -> vs_model (model.h) -> vs_state (state.h)
- *   stepped by vs_step (step.h) -> result file (h5.h) -> compare (compare.h). */
+ *   stepped by vs_step (step.h) -> result file (h5.h) -> compare (compare.h);
+ *   result files read back frame by frame (frames.h) and drawn (render.h). */
 #ifndef VSIM_VSIM_H
 #define VSIM_VSIM_H
 
 #include "vsim/alloc.h"
 #include "vsim/compare.h"
 #include "vsim/error.h"
+#include "vsim/frames.h"
 #include "vsim/h5.h"
 #include "vsim/model.h"
+#include "vsim/render.h"
 #include "vsim/scene.h"
 #include "vsim/state.h"
 #include "vsim/step.h"

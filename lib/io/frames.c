@@ -1,0 +1,817 @@
+/* frames.c: a result file frame by frame, for viewers (vsim/frames.h).
+ *
+ * Open reads the static parts (topology, times, the observables' names) and
+ * keeps the datasets that change per frame open; a frame is one hyperslab
+ * of each, converted to double by HDF5 (float32 files included). */
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5util.h"
+#include "util/alloc.h"
+#include "vsim/alloc.h"
+#include "vsim/frames.h"
+#include "vsim/scene.h"
+
+#define POS_PATH "/particles/all/position/value"
+#define VEL_PATH "/particles/all/velocity/value"
+#define ALIVE_PATH "/connectivity/alive/value"
+#define RPOS_PATH "/particles/rigid/position/value"
+#define RQUAT_PATH "/particles/rigid/orientation/value"
+
+typedef struct series {
+  char *name;  /* flat name */
+  char *group; /* "/observables/.../" element group */
+  char unit[16];
+} series;
+
+struct vs_frames {
+  char *path;
+  hid_t h;
+  size_t F;
+  double *time;
+  vs_h5_ds pos, vel, alive, rpos, rquat;
+  int has_pos, has_vel, has_alive, has_rigid;
+  vs_frames_topology t;
+  int32_t *body, *links, *link_slot, *tris, *rigid_shape;
+  double *radius, *rigid_size;
+  vs_frames_collider *colliders;
+  series *s;
+  size_t ns;
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static vs_status ds_error(vs_frames *f, vs_error *err, const char *ds, const char *what) {
+  char h5[256];
+  vs_h5_error_text(h5, sizeof h5);
+  return vs_error_set(err, VS_ERR_IO, f->path, 0, 0, "%s: %s: %s", ds, what, h5);
+}
+
+static vs_status shape_error(vs_frames *f, vs_error *err, const char *ds, const vs_h5_ds *x,
+                             const char *want) {
+  return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: shape %s, expected %s", ds,
+                      x->shape, want);
+}
+
+static vs_status nomem(vs_frames *f, vs_error *err) {
+  return vs_error_set(err, VS_ERR_NOMEM, f->path, 0, 0, "out of memory");
+}
+
+/* Open an optional dataset: 1 open, 0 absent, -1 error (filled). */
+static int open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err) {
+  x->d = x->type = x->space = H5I_INVALID_HID;
+  if (!vs_h5_path_exists(f->h, p)) return 0;
+  if (vs_h5_ds_open(f->h, p, x) < 0 ||
+      (x->cls != H5T_INTEGER && x->cls != H5T_FLOAT)) {
+    vs_h5_ds_close(x);
+    x->d = x->type = x->space = H5I_INVALID_HID;
+    vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: not a numeric dataset", p);
+    return -1;
+  }
+  return 1;
+}
+
+/* A whole small dataset of `want_rank` with trailing dims `inner` (0 = any)
+ * read as mtype into a new array; *rows = dims[0].  1 read, 0 absent, -1 error. */
+static int read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t mtype,
+                    size_t esize, void **out, size_t *rows, vs_error *err) {
+  *out = NULL;
+  *rows = 0;
+  vs_h5_ds x;
+  int r = open_opt(f, p, &x, err);
+  if (r <= 0) return r;
+  int rc = -1;
+  if (x.rank != want_rank || (want_rank == 2 && inner && x.dims[1] != inner)) {
+    char want[32];
+    snprintf(want, sizeof want, want_rank == 1 ? "[n]" : "[n, %llu]", (unsigned long long)inner);
+    shape_error(f, err, p, &x, want);
+    goto done;
+  }
+  size_t n = (size_t)x.dims[0] * (want_rank == 2 ? (size_t)x.dims[1] : 1);
+  void *buf = vs_malloc(n ? n * esize : 1);
+  if (!buf) {
+    nomem(f, err);
+    goto done;
+  }
+  if (n && H5Dread(x.d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    vs_free(buf);
+    ds_error(f, err, p, "cannot read");
+    goto done;
+  }
+  *out = buf;
+  *rows = (size_t)x.dims[0];
+  rc = 1;
+done:
+  vs_h5_ds_close(&x);
+  return rc;
+}
+
+static vs_status check_frame(const vs_frames *f, size_t k, vs_error *err) {
+  if (k < f->F) return VS_OK;
+  return vs_error_set(err, VS_ERR_USAGE, f->path, 0, 0,
+                      "frame %zu out of range: the file has frames 0 to %zu", k, f->F - 1);
+}
+
+/* Row k of a [F, n, c] or [F, n] dataset into buf. */
+static vs_status read_row(vs_frames *f, const vs_h5_ds *x, const char *p, size_t k, hid_t mtype,
+                          void *buf, vs_error *err) {
+  vs_status st = check_frame(f, k, err);
+  if (st != VS_OK) return st;
+  if (k >= x->dims[0])
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: frame %zu missing (shape %s)", p,
+                        k, x->shape);
+  hsize_t start[3] = {k, 0, 0}, count[3] = {1, x->dims[1], x->rank == 3 ? x->dims[2] : 1};
+  if (x->dims[1] == 0) return VS_OK;
+  if (vs_h5_read_slab(x, start, count, mtype, buf) < 0) {
+    char what[64];
+    snprintf(what, sizeof what, "cannot read frame %zu", k);
+    return ds_error(f, err, p, what);
+  }
+  return VS_OK;
+}
+
+/* ---- observables ---------------------------------------------------------- */
+
+/* "constraint_error/all/max" -> "constraint_error_max";
+ * "constraint_error/distance/rms" -> "distance_error_rms"; others: '/' -> '_'. */
+static char *flat_name(const char *rel) {
+  const char *ce = "constraint_error/";
+  char buf[256];
+  if (strncmp(rel, ce, strlen(ce)) == 0) {
+    const char *kind = rel + strlen(ce);
+    const char *slash = strchr(kind, '/');
+    if (slash && !strchr(slash + 1, '/')) {
+      int kl = (int)(slash - kind);
+      if (kl == 3 && strncmp(kind, "all", 3) == 0)
+        snprintf(buf, sizeof buf, "constraint_error_%s", slash + 1);
+      else
+        snprintf(buf, sizeof buf, "%.*s_error_%s", kl, kind, slash + 1);
+      return vs_strdup(buf);
+    }
+  }
+  char *s = vs_strdup(rel);
+  for (char *p = s; p && *p; p++)
+    if (*p == '/') *p = '_';
+  return s;
+}
+
+static void infer_unit(const char *name, char *unit, size_t size) {
+  if (strstr(name, "relative") || strstr(name, "alive") || strstr(name, "contacts"))
+    snprintf(unit, size, "1");
+  else if (strstr(name, "energy"))
+    snprintf(unit, size, "J");
+  else if (strstr(name, "error") || strstr(name, "penetration") || strstr(name, "overlap"))
+    snprintf(unit, size, "m");
+  else
+    unit[0] = '\0';
+}
+
+static int cmp_series(const void *a, const void *b) {
+  return strcmp(((const series *)a)->name, ((const series *)b)->name);
+}
+
+static vs_status load_series(vs_frames *f, vs_error *err) {
+  if (!vs_h5_path_exists(f->h, "/observables")) return VS_OK;
+  vs_h5_path_list l = {0};
+  const char *roots[] = {"/observables"};
+  vs_status st = vs_h5_list_datasets(f->h, f->path, roots, 1, &l, err);
+  if (st == VS_OK) {
+    f->s = vs_calloc(l.n ? l.n : 1, sizeof *f->s);
+    if (!f->s) st = nomem(f, err);
+  }
+  for (size_t i = 0; st == VS_OK && i < l.n; i++) {
+    const char *p = l.v[i];
+    size_t len = strlen(p);
+    if (len < 7 || strcmp(p + len - 6, "/value") != 0) continue;
+    vs_h5_ds x;
+    if (vs_h5_ds_open(f->h, p, &x) < 0 || x.rank != 1 ||
+        (x.cls != H5T_INTEGER && x.cls != H5T_FLOAT)) {
+      vs_h5_ds_close(&x);
+      continue; /* per-constraint arrays and the like: not a plottable series */
+    }
+    vs_h5_ds_close(&x);
+    series *s = &f->s[f->ns];
+    s->group = vs_malloc(len - 5);
+    if (!s->group) {
+      st = nomem(f, err);
+      break;
+    }
+    memcpy(s->group, p, len - 6);
+    s->group[len - 6] = '\0';
+    s->name = flat_name(s->group + strlen("/observables/"));
+    if (!s->name) {
+      vs_free(s->group);
+      st = nomem(f, err);
+      break;
+    }
+    char *u = vs_h5_attr_string(f->h, s->group, "unit", NULL);
+    if (!u) u = vs_h5_attr_string(f->h, p, "unit", NULL);
+    if (u)
+      snprintf(s->unit, sizeof s->unit, "%s", u);
+    else
+      infer_unit(s->name, s->unit, sizeof s->unit);
+    vs_free(u);
+    f->ns++;
+  }
+  vs_h5_list_free(&l);
+  if (st == VS_OK && f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_series);
+  return st;
+}
+
+/* ---- colliders ------------------------------------------------------------ */
+
+/* A parameter of collider group g: an attribute or a dataset of n numbers. */
+static int coll_param(vs_frames *f, const char *g, const char *name, double *out, size_t n) {
+  char p[256];
+  snprintf(p, sizeof p, "%s/%s", g, name);
+  hid_t a = H5I_INVALID_HID;
+  if (H5Aexists_by_name(f->h, g, name, H5P_DEFAULT) > 0) {
+    a = H5Aopen_by_name(f->h, g, name, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+    int ok = sp >= 0 && (size_t)H5Sget_simple_extent_npoints(sp) == n &&
+             H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0;
+    if (sp >= 0) H5Sclose(sp);
+    if (a >= 0) H5Aclose(a);
+    return ok ? 0 : -1;
+  }
+  if (!vs_h5_path_exists(f->h, p)) return -1;
+  vs_h5_ds x;
+  int ok = vs_h5_ds_open(f->h, p, &x) == 0 && x.cls == H5T_FLOAT &&
+           (size_t)H5Sget_simple_extent_npoints(x.space) == n &&
+           H5Dread(x.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
+  vs_h5_ds_close(&x);
+  return ok ? 0 : -1;
+}
+
+static int lo_hi(vs_frames *f, const char *g, vs_frames_collider *c) {
+  return (coll_param(f, g, "lo", c->lo, 3) == 0 || coll_param(f, g, "min", c->lo, 3) == 0) &&
+                 (coll_param(f, g, "hi", c->hi, 3) == 0 || coll_param(f, g, "max", c->hi, 3) == 0)
+             ? 0
+             : -1;
+}
+
+/* /world/colliders/<i>/ (kind: attribute or dataset; parameters as
+ * attributes or datasets).  Unknown kinds and incomplete groups are skipped:
+ * a viewer draws what it understands. */
+static vs_status load_world_colliders(vs_frames *f, vs_error *err) {
+  hid_t g = H5Gopen2(f->h, "/world/colliders", H5P_DEFAULT);
+  if (g < 0) return VS_OK;
+  H5G_info_t gi;
+  size_t n = H5Gget_info(g, &gi) >= 0 ? (size_t)gi.nlinks : 0;
+  H5Gclose(g);
+  f->colliders = vs_calloc(n ? n : 1, sizeof *f->colliders);
+  if (!f->colliders) return nomem(f, err);
+  for (size_t i = 0; i < n; i++) {
+    char gp[64];
+    snprintf(gp, sizeof gp, "/world/colliders/%zu", i);
+    if (!vs_h5_path_exists(f->h, gp)) continue;
+    char *kind = vs_h5_attr_string(f->h, gp, "kind", NULL);
+    if (!kind) continue;
+    vs_frames_collider *c = &f->colliders[f->t.n_colliders];
+    memset(c, 0, sizeof *c);
+    int ok = -1;
+    if (strcmp(kind, "plane") == 0) {
+      c->kind = VS_FRAMES_PLANE;
+      ok = coll_param(f, gp, "point", c->point, 3) == 0 &&
+                   coll_param(f, gp, "normal", c->normal, 3) == 0
+               ? 0
+               : -1;
+    } else if (strcmp(kind, "sphere") == 0) {
+      c->kind = VS_FRAMES_SPHERE;
+      ok = coll_param(f, gp, "center", c->center, 3) == 0 &&
+                   coll_param(f, gp, "radius", &c->radius, 1) == 0
+               ? 0
+               : -1;
+    } else if (strcmp(kind, "box") == 0 || strcmp(kind, "bounds") == 0) {
+      c->kind = kind[1] == 'o' && kind[2] == 'x' ? VS_FRAMES_BOX : VS_FRAMES_BOUNDS;
+      ok = lo_hi(f, gp, c);
+    } else if (strcmp(kind, "mesh") == 0) {
+      char vp[96], tp[96];
+      size_t nv = 0, nt = 0;
+      void *v = NULL, *t = NULL;
+      snprintf(vp, sizeof vp, "%s/vertices", gp);
+      snprintf(tp, sizeof tp, "%s/triangles", gp);
+      int rv = read_all(f, vp, 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double), &v, &nv, err);
+      int rt = rv == 1 ? read_all(f, tp, 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &t, &nt,
+                                  err)
+                       : 0;
+      if (rv < 0 || rt < 0) {
+        vs_free(v);
+        vs_free(kind);
+        return err->code;
+      }
+      for (size_t j = 0; rt == 1 && j < 3 * nt; j++)
+        if (((int32_t *)t)[j] < 0 || (size_t)((int32_t *)t)[j] >= nv) {
+          vs_free(v);
+          vs_free(t);
+          vs_free(kind);
+          return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                              "%s: triangle %zu names vertex %d of %zu", tp, j / 3,
+                              (int)((int32_t *)t)[j], nv);
+        }
+      c->kind = VS_FRAMES_MESH;
+      c->vertices = v;
+      c->tris = t;
+      c->n_vertices = nv;
+      c->n_tris = nt;
+      ok = rv == 1 && rt == 1 ? 0 : -1;
+      if (ok) {
+        vs_free(v);
+        vs_free(t);
+        c->vertices = NULL;
+        c->tris = NULL;
+      }
+    }
+    vs_free(kind);
+    if (ok == 0) f->t.n_colliders++;
+  }
+  return VS_OK;
+}
+
+/* What only the recorded scene knows in a file that does not say it
+ * itself: the colliders (before /world/colliders) and the particle radius
+ * (before /particles/all/radius), from /parameters/vsim@resolved.  A scene
+ * that no longer loads (a mesh whose OBJ moved) just gives nothing. */
+static vs_status load_from_scene(vs_frames *f, int need_colliders, vs_error *err) {
+  int oom = 0;
+  char *text = vs_h5_attr_string(f->h, "/parameters/vsim", "resolved", &oom);
+  if (!text) return oom ? nomem(f, err) : VS_OK;
+  vs_scene *sc = NULL;
+  vs_error e2;
+  vs_error_clear(&e2);
+  vs_status st = vs_scene_load_string(text, strlen(text), f->path, NULL, 0, &sc, &e2);
+  vs_free(text);
+  if (st == VS_ERR_NOMEM) return nomem(f, err);
+  if (st != VS_OK) return VS_OK;
+  if (need_colliders && sc->n_colliders) {
+    f->colliders = vs_calloc(sc->n_colliders, sizeof *f->colliders);
+    if (!f->colliders) {
+      vs_scene_free(sc);
+      return nomem(f, err);
+    }
+    for (size_t i = 0; i < sc->n_colliders; i++) {
+      const vs_collider_desc *d = &sc->colliders[i];
+      vs_frames_collider *c = &f->colliders[f->t.n_colliders];
+      memset(c, 0, sizeof *c);
+      switch (d->kind) {
+        case VS_COLLIDER_PLANE:
+          c->kind = VS_FRAMES_PLANE;
+          memcpy(c->point, d->a, sizeof c->point);
+          memcpy(c->normal, d->b, sizeof c->normal);
+          break;
+        case VS_COLLIDER_SPHERE:
+          c->kind = VS_FRAMES_SPHERE;
+          memcpy(c->center, d->a, sizeof c->center);
+          c->radius = d->radius;
+          break;
+        case VS_COLLIDER_BOX:
+        case VS_COLLIDER_BOUNDS:
+          c->kind = d->kind == VS_COLLIDER_BOX ? VS_FRAMES_BOX : VS_FRAMES_BOUNDS;
+          memcpy(c->lo, d->a, sizeof c->lo);
+          memcpy(c->hi, d->b, sizeof c->hi);
+          break;
+        default: continue;
+      }
+      f->t.n_colliders++;
+    }
+  }
+  if (!f->radius && f->body && f->t.n_particles && sc->n_bodies) {
+    f->radius = vs_malloc(f->t.n_particles * sizeof *f->radius);
+    if (!f->radius) {
+      vs_scene_free(sc);
+      return nomem(f, err);
+    }
+    for (size_t i = 0; i < f->t.n_particles; i++) {
+      int32_t b = f->body[i];
+      f->radius[i] = b >= 0 && (size_t)b < sc->n_bodies ? sc->bodies[b].radius : 0;
+    }
+  }
+  vs_scene_free(sc);
+  return VS_OK;
+}
+
+/* ---- topology ------------------------------------------------------------- */
+
+static int link_cmp(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  for (int i = 0; i < 3; i++)
+    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  return 0;
+}
+
+/* Each link's column in the alive rows: the constraint of /solver/constraints
+ * with the same two particles (the k-th link of a pair takes the k-th such
+ * constraint, both in build order).  Without /solver/constraints the links
+ * are the alive columns in order when the counts agree. */
+static vs_status map_alive(vs_frames *f, vs_error *err) {
+  size_t M = f->t.n_links;
+  f->link_slot = vs_malloc((M ? M : 1) * sizeof *f->link_slot);
+  if (!f->link_slot) return nomem(f, err);
+  for (size_t i = 0; i < M; i++) f->link_slot[i] = -1;
+  void *cons = NULL;
+  size_t nc = 0;
+  int r = read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &cons,
+                   &nc, err);
+  if (r < 0) return err->code;
+  if (r == 0) {
+    if (M == f->t.n_alive)
+      for (size_t i = 0; i < M; i++) f->link_slot[i] = (int32_t)i;
+    return VS_OK;
+  }
+  const int32_t *c = cons;
+  /* (lo, hi, index) for constraints with two particles, and for links */
+  int64_t *a = vs_malloc((nc + M + 1) * 3 * sizeof *a);
+  if (!a) {
+    vs_free(cons);
+    return nomem(f, err);
+  }
+  int64_t *b = a + 3 * nc;
+  size_t na = 0;
+  for (size_t i = 0; i < nc && i < f->t.n_alive; i++) {
+    if (c[3 * i] < 0 || c[3 * i + 1] < 0 || c[3 * i + 2] >= 0) continue;
+    int32_t p = c[3 * i], q = c[3 * i + 1];
+    a[3 * na] = p < q ? p : q, a[3 * na + 1] = p < q ? q : p, a[3 * na + 2] = (int64_t)i, na++;
+  }
+  for (size_t i = 0; i < M; i++) {
+    int32_t p = f->links[2 * i], q = f->links[2 * i + 1];
+    b[3 * i] = p < q ? p : q, b[3 * i + 1] = p < q ? q : p, b[3 * i + 2] = (int64_t)i;
+  }
+  qsort(a, na, 3 * sizeof *a, link_cmp);
+  qsort(b, M, 3 * sizeof *b, link_cmp);
+  for (size_t i = 0, j = 0; i < M && j < na;) {
+    if (b[3 * i] == a[3 * j] && b[3 * i + 1] == a[3 * j + 1]) {
+      f->link_slot[b[3 * i + 2]] = (int32_t)a[3 * j + 2];
+      i++, j++;
+    } else if (b[3 * i] < a[3 * j] || (b[3 * i] == a[3 * j] && b[3 * i + 1] < a[3 * j + 1])) {
+      i++;
+    } else {
+      j++;
+    }
+  }
+  vs_free(a);
+  vs_free(cons);
+  return VS_OK;
+}
+
+static vs_status check_index(vs_frames *f, const char *p, const int32_t *v, size_t n, int arity,
+                             vs_error *err) {
+  for (size_t i = 0; i < n * (size_t)arity; i++)
+    if (v[i] >= 0 && (size_t)v[i] >= f->t.n_particles)
+      return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: row %zu names particle %d of %zu",
+                          p, i / (size_t)arity, (int)v[i], f->t.n_particles);
+  return VS_OK;
+}
+
+/* Rows with a -1 (H5MD's fill value: an unused slot) are dropped. */
+static size_t drop_unused(int32_t *v, size_t n, int arity) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    int keep = 1;
+    for (int j = 0; j < arity; j++) keep &= v[i * arity + j] >= 0;
+    if (keep && m != i) memmove(v + m * arity, v + i * arity, (size_t)arity * sizeof *v);
+    m += (size_t)keep;
+  }
+  return m;
+}
+
+static vs_status load_links(vs_frames *f, vs_error *err) {
+  if (!vs_h5_path_exists(f->h, "/connectivity")) return VS_OK;
+  vs_h5_path_list l = {0};
+  const char *roots[] = {"/connectivity"};
+  vs_status st = vs_h5_list_datasets(f->h, f->path, roots, 1, &l, err);
+  for (size_t i = 0; st == VS_OK && i < l.n; i++) {
+    const char *p = l.v[i];
+    if (strncmp(p, "/connectivity/alive/", 20) == 0) continue;
+    int tri = strcmp(p, "/connectivity/triangles") == 0;
+    void *buf = NULL;
+    size_t rows = 0;
+    vs_h5_ds x;
+    if (vs_h5_ds_open(f->h, p, &x) < 0 || x.rank != 2 || x.cls != H5T_INTEGER ||
+        x.dims[1] != (tri ? 3u : 2u)) {
+      if (tri) st = shape_error(f, err, p, &x, "[T, 3] integers");
+      vs_h5_ds_close(&x);
+      continue; /* not a link list: some other dataset a later version adds */
+    }
+    vs_h5_ds_close(&x);
+    int arity = tri ? 3 : 2;
+    if (read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, (size_t)arity * sizeof(int32_t), &buf,
+                 &rows, err) < 0) {
+      st = err->code;
+      break;
+    }
+    st = check_index(f, p, buf, rows, arity, err);
+    if (st != VS_OK) {
+      vs_free(buf);
+      break;
+    }
+    if (tri) {
+      f->tris = buf;
+      f->t.n_tris = drop_unused(buf, rows, 3);
+      continue;
+    }
+    size_t keep = drop_unused(buf, rows, 2);
+    int32_t *nl = vs_realloc(f->links, (f->t.n_links + keep + 1) * 2 * sizeof *nl);
+    if (!nl) {
+      vs_free(buf);
+      st = nomem(f, err);
+      break;
+    }
+    memcpy(nl + 2 * f->t.n_links, buf, keep * 2 * sizeof *nl);
+    f->links = nl;
+    f->t.n_links += keep;
+    vs_free(buf);
+  }
+  vs_h5_list_free(&l);
+  return st;
+}
+
+static vs_status load(vs_frames *f, vs_error *err) {
+  int r;
+  /* particles */
+  if ((r = open_opt(f, POS_PATH, &f->pos, err)) < 0) return err->code;
+  f->has_pos = r;
+  if (f->has_pos && (f->pos.rank != 3 || f->pos.dims[2] != 3))
+    return shape_error(f, err, POS_PATH, &f->pos, "[F, N, 3]");
+  if ((r = open_opt(f, RPOS_PATH, &f->rpos, err)) < 0) return err->code;
+  f->has_rigid = r;
+  if (f->has_rigid) {
+    if (f->rpos.rank != 3 || f->rpos.dims[2] != 3)
+      return shape_error(f, err, RPOS_PATH, &f->rpos, "[F, B, 3]");
+    if ((r = open_opt(f, RQUAT_PATH, &f->rquat, err)) < 0) return err->code;
+    if (r == 0 || f->rquat.rank != 3 || f->rquat.dims[2] != 4 ||
+        f->rquat.dims[1] != f->rpos.dims[1])
+      return r == 0 ? vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: missing", RQUAT_PATH)
+                    : shape_error(f, err, RQUAT_PATH, &f->rquat, "[F, B, 4]");
+  }
+  if (!f->has_pos && !f->has_rigid)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                        "no positions (neither %s nor %s): not a vsim result file", POS_PATH,
+                        RPOS_PATH);
+  const vs_h5_ds *main = f->has_pos ? &f->pos : &f->rpos;
+  const char *tpath = f->has_pos ? "/particles/all/position/time" : "/particles/rigid/position/time";
+  f->F = (size_t)main->dims[0];
+  if (f->has_rigid && f->has_pos && f->rpos.dims[0] < f->F) f->F = (size_t)f->rpos.dims[0];
+  if (f->F == 0)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: no frames recorded",
+                        f->has_pos ? POS_PATH : RPOS_PATH);
+  void *tbuf = NULL;
+  size_t nt = 0;
+  if ((r = read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tbuf, &nt, err)) < 0)
+    return err->code;
+  if (r == 0 || nt < f->F) {
+    vs_free(tbuf);
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: %s", tpath,
+                        r == 0 ? "missing" : "fewer times than frames");
+  }
+  f->time = tbuf;
+  f->t.n_particles = f->has_pos ? (size_t)f->pos.dims[1] : 0;
+  if ((r = open_opt(f, VEL_PATH, &f->vel, err)) < 0) return err->code;
+  f->has_vel = r && f->vel.rank == 3 && f->vel.dims[1] == f->pos.dims[1] && f->vel.dims[2] == 3 &&
+               f->vel.dims[0] >= f->F;
+
+  void *buf;
+  size_t n;
+  if ((r = read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf, &n,
+                    err)) < 0)
+    return err->code;
+  f->body = buf;
+  if (r && n != f->t.n_particles)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                        "/particles/all/body: %zu entries for %zu particles", n,
+                        f->t.n_particles);
+  if ((r = read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &buf, &n,
+                    err)) < 0)
+    return err->code;
+  f->radius = buf;
+  if (r && n != f->t.n_particles)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                        "/particles/all/radius: %zu entries for %zu particles", n,
+                        f->t.n_particles);
+
+  vs_status st = load_links(f, err);
+  if (st != VS_OK) return st;
+  if ((r = open_opt(f, ALIVE_PATH, &f->alive, err)) < 0) return err->code;
+  if (r) {
+    if (f->alive.rank != 2 || f->alive.dims[0] < f->F)
+      return shape_error(f, err, ALIVE_PATH, &f->alive, "[F, M]");
+    f->has_alive = 1;
+    f->t.n_alive = (size_t)f->alive.dims[1];
+    if ((st = map_alive(f, err)) != VS_OK) return st;
+  }
+
+  if (f->has_rigid) {
+    size_t B = (size_t)f->rpos.dims[1];
+    if ((r = read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf,
+                      &n, err)) < 0)
+      return err->code;
+    f->rigid_shape = buf;
+    if (!r || n != B)
+      return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                          "/particles/rigid/shape: %s for %zu bodies", r ? "wrong count" : "missing",
+                          B);
+    if ((r = read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double),
+                      &buf, &n, err)) < 0)
+      return err->code;
+    f->rigid_size = buf;
+    if (!r || n != B)
+      return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                          "/particles/rigid/size: %s for %zu bodies", r ? "wrong count" : "missing",
+                          B);
+    f->t.n_rigid = B;
+  }
+
+  if ((st = load_world_colliders(f, err)) != VS_OK) return st;
+  int need_colliders = !vs_h5_path_exists(f->h, "/world/colliders");
+  if ((need_colliders || !f->radius) && (st = load_from_scene(f, need_colliders, err)) != VS_OK)
+    return st;
+  return load_series(f, err);
+}
+
+/* ---- public --------------------------------------------------------------- */
+
+vs_status vs_frames_open(const char *path, vs_frames **out, vs_error *err) {
+  *out = NULL;
+  vs_frames *f = vs_calloc(1, sizeof *f);
+  if (!f) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  f->h = H5I_INVALID_HID;
+  vs_h5_ds *dss[] = {&f->pos, &f->vel, &f->alive, &f->rpos, &f->rquat};
+  for (size_t i = 0; i < sizeof dss / sizeof dss[0]; i++)
+    dss[i]->d = dss[i]->type = dss[i]->space = H5I_INVALID_HID;
+  f->path = vs_strdup(path);
+  if (!f->path) {
+    vs_free(f);
+    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  }
+  vs_status st = vs_h5_open_result(path, &f->h, err);
+  if (st == VS_OK) st = load(f, err);
+  if (st != VS_OK) {
+    vs_frames_close(f);
+    return st;
+  }
+  f->t.body = f->body;
+  f->t.radius = f->radius;
+  f->t.links = f->links;
+  f->t.link_slot = f->has_alive ? f->link_slot : NULL;
+  f->t.tris = f->tris;
+  f->t.rigid_shape = f->rigid_shape;
+  f->t.rigid_size = f->rigid_size;
+  f->t.colliders = f->colliders;
+  *out = f;
+  return VS_OK;
+}
+
+void vs_frames_close(vs_frames *f) {
+  if (!f) return;
+  vs_h5_ds *dss[] = {&f->pos, &f->vel, &f->alive, &f->rpos, &f->rquat};
+  for (size_t i = 0; i < sizeof dss / sizeof dss[0]; i++) vs_h5_ds_close(dss[i]);
+  if (f->h >= 0) H5Fclose(f->h);
+  for (size_t i = 0; i < f->ns; i++) {
+    vs_free(f->s[i].name);
+    vs_free(f->s[i].group);
+  }
+  vs_free(f->s);
+  for (size_t i = 0; i < f->t.n_colliders; i++) {
+    vs_free(f->colliders[i].vertices);
+    vs_free(f->colliders[i].tris);
+  }
+  vs_free(f->colliders);
+  vs_free(f->time);
+  vs_free(f->body);
+  vs_free(f->radius);
+  vs_free(f->links);
+  vs_free(f->link_slot);
+  vs_free(f->tris);
+  vs_free(f->rigid_shape);
+  vs_free(f->rigid_size);
+  vs_free(f->path);
+  vs_free(f);
+}
+
+const char *vs_frames_path(const vs_frames *f) { return f->path; }
+size_t vs_frames_count(const vs_frames *f) { return f->F; }
+double vs_frames_time(const vs_frames *f, size_t k) { return k < f->F ? f->time[k] : NAN; }
+const vs_frames_topology *vs_frames_topo(const vs_frames *f) { return &f->t; }
+int vs_frames_has_velocity(const vs_frames *f) { return f->has_vel; }
+
+size_t vs_frames_at_time(const vs_frames *f, double t) {
+  size_t best = 0;
+  double bd = INFINITY;
+  for (size_t k = 0; k < f->F; k++) {
+    double d = fabs(f->time[k] - t);
+    if (d < bd) bd = d, best = k;
+  }
+  return best;
+}
+
+vs_status vs_frames_position(vs_frames *f, size_t k, double *pos, vs_error *err) {
+  if (!f->has_pos) return check_frame(f, k, err);
+  return read_row(f, &f->pos, POS_PATH, k, H5T_NATIVE_DOUBLE, pos, err);
+}
+
+vs_status vs_frames_velocity(vs_frames *f, size_t k, double *vel, vs_error *err) {
+  if (!f->has_vel)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: not recorded", VEL_PATH);
+  return read_row(f, &f->vel, VEL_PATH, k, H5T_NATIVE_DOUBLE, vel, err);
+}
+
+vs_status vs_frames_alive(vs_frames *f, size_t k, uint8_t *alive, vs_error *err) {
+  if (!f->has_alive) return check_frame(f, k, err);
+  return read_row(f, &f->alive, ALIVE_PATH, k, H5T_NATIVE_UINT8, alive, err);
+}
+
+vs_status vs_frames_rigid(vs_frames *f, size_t k, double *center, double *quat, vs_error *err) {
+  if (!f->has_rigid) return check_frame(f, k, err);
+  vs_status st = read_row(f, &f->rpos, RPOS_PATH, k, H5T_NATIVE_DOUBLE, center, err);
+  if (st == VS_OK) st = read_row(f, &f->rquat, RQUAT_PATH, k, H5T_NATIVE_DOUBLE, quat, err);
+  return st;
+}
+
+static void grow(double lo[3], double hi[3], const double p[3], double r) {
+  if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) return;
+  if (!isfinite(r) || r < 0) r = 0;
+  for (int j = 0; j < 3; j++) {
+    lo[j] = fmin(lo[j], p[j] - r);
+    hi[j] = fmax(hi[j], p[j] + r);
+  }
+}
+
+vs_status vs_frames_bounds(vs_frames *f, double lo[3], double hi[3], vs_error *err) {
+  for (int j = 0; j < 3; j++) lo[j] = INFINITY, hi[j] = -INFINITY;
+  size_t N = f->t.n_particles, B = f->t.n_rigid;
+  double *buf = vs_malloc((3 * N + 7 * B + 1) * sizeof *buf);
+  if (!buf) return nomem(f, err);
+  double *q = buf + 3 * N + 3 * B;
+  vs_status st = VS_OK;
+  for (size_t k = 0; k < f->F && st == VS_OK; k++) {
+    if (N && (st = vs_frames_position(f, k, buf, err)) != VS_OK) break;
+    for (size_t i = 0; i < N; i++) grow(lo, hi, buf + 3 * i, f->radius ? f->radius[i] : 0);
+    if (B && (st = vs_frames_rigid(f, k, buf + 3 * N, q, err)) != VS_OK) break;
+    for (size_t i = 0; i < B; i++) {
+      const double *s = f->rigid_size + 3 * i;
+      double r = f->rigid_shape[i] == 0 ? 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
+                 : f->rigid_shape[i] == 2 ? s[0] + 0.5 * s[1]
+                                          : s[0];
+      grow(lo, hi, buf + 3 * N + 3 * i, r);
+    }
+  }
+  vs_free(buf);
+  if (st != VS_OK) return st;
+  for (size_t i = 0; i < f->t.n_colliders; i++) {
+    const vs_frames_collider *c = &f->colliders[i];
+    if (c->kind == VS_FRAMES_SPHERE) grow(lo, hi, c->center, c->radius);
+    if (c->kind == VS_FRAMES_BOX || c->kind == VS_FRAMES_BOUNDS) {
+      grow(lo, hi, c->lo, 0);
+      grow(lo, hi, c->hi, 0);
+    }
+    for (size_t v = 0; c->kind == VS_FRAMES_MESH && v < c->n_vertices; v++)
+      grow(lo, hi, c->vertices + 3 * v, 0);
+  }
+  if (!(lo[0] <= hi[0]))
+    for (int j = 0; j < 3; j++) lo[j] = -1, hi[j] = 1;
+  return VS_OK;
+}
+
+size_t vs_frames_series_count(const vs_frames *f) { return f->ns; }
+const char *vs_frames_series_name(const vs_frames *f, size_t i) {
+  return i < f->ns ? f->s[i].name : NULL;
+}
+const char *vs_frames_series_unit(const vs_frames *f, size_t i) {
+  return i < f->ns ? f->s[i].unit : NULL;
+}
+
+long vs_frames_series_find(const vs_frames *f, const char *name) {
+  for (size_t i = 0; i < f->ns; i++)
+    if (strcmp(f->s[i].name, name) == 0) return (long)i;
+  return -1;
+}
+
+vs_status vs_frames_series_read(vs_frames *f, size_t i, double **t, double **v, size_t *n,
+                                vs_error *err) {
+  *t = *v = NULL;
+  *n = 0;
+  if (i >= f->ns) return vs_error_set(err, VS_ERR_USAGE, f->path, 0, 0, "no series %zu", i);
+  char p[512];
+  void *tv = NULL, *vv = NULL;
+  size_t nt = 0, nv = 0;
+  snprintf(p, sizeof p, "%s/value", f->s[i].group);
+  int r = read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &vv, &nv, err);
+  if (r < 0) return err->code;
+  snprintf(p, sizeof p, "%s/time", f->s[i].group);
+  int rt = r ? read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tv, &nt, err) : 0;
+  if (rt < 0) {
+    vs_free(vv);
+    return err->code;
+  }
+  if (!r || !rt) {
+    vs_free(vv);
+    vs_free(tv);
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: missing", p);
+  }
+  *t = tv;
+  *v = vv;
+  *n = nt < nv ? nt : nv;
+  return VS_OK;
+}

@@ -1,0 +1,396 @@
+/* test_render_cli.c: `vsim render` and `vsim plot` end to end: pictures
+ * checked by their pixels (read back with cairo), numbered PNGs, a GIF
+ * through ffmpeg (and the message without it), plots of two files, and every
+ * bad input: exit 2, a message naming the file, and nothing left behind. */
+#include <cairo.h>
+#include <hdf5.h>
+#include <math.h>
+
+#include "runutil.h"
+
+/* ---- pictures ------------------------------------------------------------ */
+
+typedef struct img {
+  cairo_surface_t *s;
+  int w, h, stride;
+  const unsigned char *d;
+} img;
+
+static img load_png(const char *path) {
+  img m;
+  m.s = cairo_image_surface_create_from_png(path);
+  ck_assert_msg(cairo_surface_status(m.s) == CAIRO_STATUS_SUCCESS, "%s: %s", path,
+                cairo_status_to_string(cairo_surface_status(m.s)));
+  m.w = cairo_image_surface_get_width(m.s);
+  m.h = cairo_image_surface_get_height(m.s);
+  m.stride = cairo_image_surface_get_stride(m.s);
+  m.d = cairo_image_surface_get_data(m.s);
+  return m;
+}
+
+static void px(const img *m, int x, int y, int rgb[3]) {
+  uint32_t v = *(const uint32_t *)(const void *)(m->d + (size_t)y * m->stride + 4 * (size_t)x);
+  rgb[0] = (int)(v >> 16 & 255), rgb[1] = (int)(v >> 8 & 255), rgb[2] = (int)(v & 255);
+}
+
+static int is_white(const img *m, int x, int y) {
+  int c[3];
+  px(m, x, y, c);
+  return c[0] > 250 && c[1] > 250 && c[2] > 250;
+}
+
+/* Pixels below the labels (y >= y0) that are mid grey: the golden overlay. */
+static int count_grey(const img *m, int y0) {
+  int n = 0, c[3];
+  for (int y = y0; y < m->h; y++)
+    for (int x = 0; x < m->w; x++) {
+      px(m, x, y, c);
+      if (abs(c[0] - c[1]) < 6 && abs(c[1] - c[2]) < 6 && c[0] > 60 && c[0] < 235) n++;
+    }
+  return n;
+}
+
+/* Pixels near colour (r, g, b) (0..255, within tol each). */
+static int count_near(const img *m, int r, int g, int b, int tol) {
+  int n = 0, c[3];
+  for (int y = 0; y < m->h; y++)
+    for (int x = 0; x < m->w; x++) {
+      px(m, x, y, c);
+      if (abs(c[0] - r) <= tol && abs(c[1] - g) <= tol && abs(c[2] - b) <= tol) n++;
+    }
+  return n;
+}
+
+/* ---- scenes --------------------------------------------------------------- */
+
+/* One ball of radius 0.5 at the origin, nothing moving. */
+static const char *BALL =
+    "vsim: 1\n"
+    "time: {dt: 0.01, frames: 4}\n"
+    "world: {gravity: [0, 0, 0]}\n"
+    "bodies:\n"
+    "  - particles: {positions: [[0, 0, 0]], mass: 1, radius: 0.5}\n";
+
+/* A cloth pinned along one edge, no colliders: everything drawn is the cloth. */
+static const char *CURTAIN =
+    "vsim: 1\n"
+    "time: {dt: 0.01, frames: 30}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [-1, 2, 0], size: [2, 2], resolution: [10, 10],\n"
+    "            plane: xy, mass: 0.5, pin: top-edge}\n";
+
+static char *g_dir;
+
+static void setup(void) { g_dir = tu_tmpdir(); }
+static void teardown(void) {
+  tu_rmtree(g_dir);
+  free(g_dir);
+}
+
+static void run_scene(const char *yaml, const char *out, const char *set) {
+  char *scene = cu_strf("%s/%s.yaml", g_dir, out);
+  cu_write(scene, yaml);
+  cu_proc p = set ? cu_vsim(g_dir, "run", scene, "-o", out, "--quiet", "--set", set, NULL)
+                  : cu_vsim(g_dir, "run", scene, "-o", out, "--quiet", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  unlink(scene);
+  free(scene);
+}
+
+/* ---- render --------------------------------------------------------------- */
+
+START_TEST(render_ball_where_the_camera_puts_it) {
+  run_scene(BALL, "ball.h5", NULL);
+  cu_proc p = cu_vsim(g_dir, "render", "ball.h5", "-o", "ball.png", "--view", "front", "--size",
+                      "300x200", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(g_dir, "ball.h5 ball.png"); /* no temporary left */
+  char *path = cu_strf("%s/ball.png", g_dir);
+  img m = load_png(path);
+  ck_assert_int_eq(m.w, 300);
+  ck_assert_int_eq(m.h, 200);
+  /* the bounds [-0.5, 0.5]^3 fill the height less 5% margins: a disc of
+   * radius 90 px at the centre (150, 100), in the first body colour (blue) */
+  int c[3];
+  px(&m, 150, 100, c);
+  ck_assert_msg(c[2] > c[0] + 40, "centre pixel %d,%d,%d is not the ball's blue", c[0], c[1], c[2]);
+  ck_assert(!is_white(&m, 150 + 70, 100));
+  ck_assert(!is_white(&m, 150, 100 + 70));
+  ck_assert(is_white(&m, 150 + 110, 100));
+  ck_assert(is_white(&m, 150 + 95, 100 + 80));
+  ck_assert(is_white(&m, 290, 190));
+  cairo_surface_destroy(m.s);
+  free(path);
+}
+END_TEST
+
+START_TEST(render_compare_draws_the_golden_run_in_grey) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  run_scene(CURTAIN, "gold.h5", "world.gravity=[6,-5,0]");
+  cu_proc p = cu_vsim(g_dir, "render", "a.h5", "-o", "plain.png", "--view", "front", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(g_dir, "render", "a.h5", "--compare", "gold.h5", "-o", "cmp.png", "--view", "front",
+              NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *a = cu_strf("%s/plain.png", g_dir), *b = cu_strf("%s/cmp.png", g_dir);
+  img ma = load_png(a), mb = load_png(b);
+  ck_assert_int_eq(mb.w, 800);
+  ck_assert_int_eq(mb.h, 600);
+  int ga = count_grey(&ma, 80), gb = count_grey(&mb, 80);
+  ck_assert_msg(ga < 200, "%d grey pixels without --compare", ga);
+  ck_assert_msg(gb > 3000, "only %d grey pixels with --compare (without: %d)", gb, ga);
+  cairo_surface_destroy(ma.s);
+  cairo_surface_destroy(mb.s);
+  free(a);
+  free(b);
+  /* the same file as its own golden: hidden exactly under it */
+  p = cu_vsim(g_dir, "render", "a.h5", "--compare", "a.h5", "-o", "self.png", "--view", "front",
+              NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+}
+END_TEST
+
+START_TEST(render_frame_range_writes_numbered_pngs) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  cu_proc p = cu_vsim(g_dir, "render", "a.h5", "-o", "frames/", "--frames", "2:8:3", "--size",
+                      "64x48", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *d = cu_strf("%s/frames", g_dir);
+  CU_EXPECT_LISTING(d, "frame-00002.png frame-00005.png frame-00008.png");
+  char *f = cu_strf("%s/frame-00005.png", d);
+  img m = load_png(f);
+  ck_assert_int_eq(m.w, 64);
+  ck_assert_int_eq(m.h, 48);
+  cairo_surface_destroy(m.s);
+  /* A: to the last frame (30 frames, every one recorded: 0..30) */
+  p = cu_vsim(g_dir, "render", "a.h5", "-o", "frames", "--frames", "29:", "--size", "64x48", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(d,
+                    "frame-00002.png frame-00005.png frame-00008.png frame-00029.png "
+                    "frame-00030.png");
+  free(f);
+  free(d);
+}
+END_TEST
+
+static int have_ffmpeg(void) {
+  return system("command -v ffmpeg >/dev/null 2>&1") == 0;
+}
+
+START_TEST(render_gif_through_ffmpeg) {
+  if (!have_ffmpeg()) {
+    fprintf(stderr, "render_gif_through_ffmpeg: no ffmpeg on PATH, skipped\n");
+    return;
+  }
+  run_scene(CURTAIN, "a.h5", NULL);
+  cu_proc p = cu_vsim(g_dir, "render", "a.h5", "-o", "a.gif", "--frames", "0:30:10", "--size",
+                      "120x90", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(g_dir, "a.gif a.h5");
+  char *path = cu_strf("%s/a.gif", g_dir);
+  char *gif = cu_slurp(path);
+  ck_assert_ptr_nonnull(gif);
+  ck_assert_int_eq(strncmp(gif, "GIF89a", 6), 0);
+  /* the logical screen size, little endian */
+  ck_assert_int_eq((unsigned char)gif[6] | (unsigned char)gif[7] << 8, 120);
+  ck_assert_int_eq((unsigned char)gif[8] | (unsigned char)gif[9] << 8, 90);
+  free(gif);
+  free(path);
+}
+END_TEST
+
+static void empty_path(void *arg) { setenv("PATH", "", 1); }
+
+START_TEST(render_movie_without_ffmpeg_says_so) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  const char *args[] = {"render", "a.h5", "-o", "a.mp4", NULL};
+  cu_child c = cu_vsim_spawn_setup(g_dir, NULL, args, empty_path, NULL);
+  cu_proc p = cu_wait(&c);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "a.mp4: ffmpeg not found on PATH");
+  cu_free(&p);
+  CU_EXPECT_LISTING(g_dir, "a.h5");
+}
+END_TEST
+
+/* A file of another program: HDF5, but nothing vsim writes. */
+static void write_foreign(const char *path) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  hsize_t n = 3;
+  hid_t sp = H5Screate_simple(1, &n, NULL);
+  hid_t d = H5Dcreate2(f, "x", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  double v[3] = {1, 2, 3};
+  ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+  H5Dclose(d);
+  H5Sclose(sp);
+  H5Fclose(f);
+}
+
+static void expect_fail(const char *what, const char *want_msg, const char *listing,
+                        const char *const *args) {
+  cu_proc p = cu_vsim_argv(g_dir, NULL, args);
+  ck_assert_msg(p.code == 2, "%s: exit %d, expected 2\n%s", what, p.code, p.err);
+  CU_EXPECT_IN(p.err, want_msg);
+  cu_free(&p);
+  CU_EXPECT_LISTING(g_dir, listing);
+}
+
+START_TEST(render_bad_inputs_exit_2_and_leave_nothing) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  char *foreign = cu_strf("%s/other.h5", g_dir);
+  write_foreign(foreign);
+  free(foreign);
+  char *text = cu_strf("%s/text.h5", g_dir);
+  cu_write(text, "not hdf5\n");
+  free(text);
+  const char *ls = "a.h5 other.h5 text.h5";
+  {
+    const char *a[] = {"render", "missing.h5", "-o", "x.png", NULL};
+    expect_fail("missing", "missing.h5: cannot open: No such file or directory", ls, a);
+  }
+  {
+    const char *a[] = {"render", "other.h5", "-o", "x.png", NULL};
+    expect_fail("foreign", "other.h5: not a vsim result file", ls, a);
+  }
+  {
+    const char *a[] = {"render", "text.h5", "-o", "x.png", NULL};
+    expect_fail("text", "text.h5: not an HDF5 file (not a vsim result)", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--frame", "31", NULL};
+    expect_fail("frame", "a.h5: frame 31 out of range: the file has frames 0 to 30", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--frame", "-32", NULL};
+    expect_fail("frame", "frame -32 out of range: the file has frames 0 to 30", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "out/", "--frames", "20:40", NULL};
+    expect_fail("frames", "a.h5: frame 40 out of range: the file has frames 0 to 30", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "no/such/dir/x.png", NULL};
+    expect_fail("unwritable", "no/such/dir/x.png: cannot write: No such file or directory", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "a.h5/x.png", NULL};
+    expect_fail("under a file", "a.h5/x.png: cannot write: ", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--compare", "other.h5", NULL};
+    expect_fail("foreign golden", "other.h5: not a vsim result file", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--size", "10x0", NULL};
+    expect_fail("size", "--size: expected WIDTHxHEIGHT", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--view", "back", NULL};
+    expect_fail("view", "--view: expected iso, front, side or top, got 'back'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--frames", "1:3", NULL};
+    expect_fail("frames to one png", "--frames writes several pictures", ls, a);
+  }
+}
+END_TEST
+
+/* ---- plot ----------------------------------------------------------------- */
+
+START_TEST(plot_two_files_on_a_log_scale) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  run_scene(CURTAIN, "b.h5", "solver.iterations=2");
+  cu_proc p = cu_vsim(g_dir, "plot", "a.h5", "b.h5", "-o", "p.png", "--series",
+                      "constraint_error_max", "--log", "--size", "640x400", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  CU_EXPECT_LISTING(g_dir, "a.h5 b.h5 p.png");
+  char *path = cu_strf("%s/p.png", g_dir);
+  img m = load_png(path);
+  ck_assert_int_eq(m.w, 640);
+  ck_assert_int_eq(m.h, 400);
+  /* both files' lines: palette blue (31, 119, 180) and orange (255, 127, 14) */
+  int blue = count_near(&m, 31, 119, 180, 12), orange = count_near(&m, 255, 127, 14, 12);
+  ck_assert_msg(blue > 100 && orange > 100, "blue %d, orange %d pixels", blue, orange);
+  cairo_surface_destroy(m.s);
+  free(path);
+  /* the defaults, on their own */
+  p = cu_vsim(g_dir, "plot", "a.h5", "-o", "d.png", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+}
+END_TEST
+
+START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  char *foreign = cu_strf("%s/other.h5", g_dir);
+  write_foreign(foreign);
+  free(foreign);
+  const char *ls = "a.h5 other.h5";
+  {
+    const char *a[] = {"plot", "a.h5", "-o", "p.png", "--series", "energy_kinetic,nope", NULL};
+    expect_fail("series", "a.h5: no series 'nope' (it has: constraint_error_max, ", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "a.h5", "missing.h5", "-o", "p.png", NULL};
+    expect_fail("missing", "missing.h5: cannot open", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "other.h5", "-o", "p.png", NULL};
+    expect_fail("foreign", "other.h5: not a vsim result file", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "a.h5", "-o", "nodir/p.png", NULL};
+    expect_fail("unwritable", "nodir/p.png: cannot write", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "a.h5", "-o", "p.png", "--log", "--linear", NULL};
+    expect_fail("scale", "--log and --linear", ls, a);
+  }
+}
+END_TEST
+
+START_TEST(help_texts) {
+  cu_proc p = cu_vsim(g_dir, "render", "--help", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "Usage: vsim render OUT.h5 -o PATH");
+  cu_free(&p);
+  p = cu_vsim(g_dir, "plot", "--help", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "Usage: vsim plot OUT.h5... -o OUT.png");
+  cu_free(&p);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("render_cli");
+  TCase *tc = tcase_create("render_cli");
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, render_ball_where_the_camera_puts_it);
+  tcase_add_test(tc, render_compare_draws_the_golden_run_in_grey);
+  tcase_add_test(tc, render_frame_range_writes_numbered_pngs);
+  tcase_add_test(tc, render_gif_through_ffmpeg);
+  tcase_add_test(tc, render_movie_without_ffmpeg_says_so);
+  tcase_add_test(tc, render_bad_inputs_exit_2_and_leave_nothing);
+  tcase_add_test(tc, plot_two_files_on_a_log_scale);
+  tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
+  tcase_add_test(tc, help_texts);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  int rc = tu_run(suite());
+  cairo_debug_reset_static_data();
+  return rc;
+}
