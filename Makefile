@@ -1,4 +1,4 @@
-# vsim build.  Variants (DESIGN.md §10):
+# vsim build.  Variants (docs/architecture.md, conventions):
 #   make                    release build: build/vsim, build/libvsim.a
 #   make VARIANT=debug      build/debug/...
 #   make VARIANT=san        ASan + UBSan: build/san/...
@@ -126,6 +126,8 @@ test check: $(VSIM) $(TEST_BIN)
 	done; \
 	echo "== golden-check"; \
 	VSIM=$(VSIM) sh scripts/golden.sh check || fail=1; \
+	echo "== docs-check"; \
+	VSIM_ROOT=$(CURDIR) sh tests/docs-check.sh || fail=1; \
 	if [ $$fail -ne 0 ]; then echo "SOME TESTS FAILED"; exit 1; fi; echo "ALL TESTS PASSED"
 
 # The golden suite (tests/golden/README.md): every example scene rerun and

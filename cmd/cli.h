@@ -7,7 +7,7 @@
 
 #include "vsim/vsim.h"
 
-/* Exit codes, the same for every subcommand (SPEC.md §1). */
+/* Exit codes, the same for every subcommand (docs/cli.md, exit status). */
 enum {
   CLI_EXIT_OK = 0,   /* success; compare: the files are equal */
   CLI_EXIT_FAIL = 1, /* the run failed (numeric, I/O while writing, interrupted);

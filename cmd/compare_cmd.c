@@ -1,5 +1,5 @@
 /* compare_cmd.c: `vsim compare A.h5 B.h5 [options]`: golden comparison,
- * B the reference (SPEC.md §5). */
+ * B the reference (docs/cli.md, vsim compare). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

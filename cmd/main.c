@@ -1,7 +1,7 @@
 /* main.c: the vsim program: subcommand dispatch, --version, --help.
  *
  * The library does the work and never prints; this layer parses the command
- * line, prints messages and maps outcomes to the exit codes of SPEC.md §1
+ * line, prints messages and maps outcomes to the exit codes of docs/cli.md
  * (0 success, 1 the run failed or compare found differences, 2 bad usage or
  * bad input). */
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* run.c: `vsim run [SCENE.yaml] [-o OUT.h5] [options]`.
  *
- * The pipeline of DESIGN.md in order: scene -> model -> state -> writer, then
+ * The pipeline of docs/architecture.md in order: scene -> model -> state -> writer, then
  * one vs_step + vs_h5_record per frame.  Everything that can be wrong with
  * the input is found before the output is opened, so that an exit-2 path
  * never leaves or touches a file.  Once the writer is open, every way out

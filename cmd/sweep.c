@@ -1,4 +1,4 @@
-/* sweep.c: `vsim sweep SWEEP.yaml [-o DIR] [-j N] [options]` (SPEC.md §6).
+/* sweep.c: `vsim sweep SWEEP.yaml [-o DIR] [-j N] [options]` (docs/cli.md, vsim sweep).
  *
  * Every point runs as a child process executing this very program as
  * `vsim run SCENE --set KEY=VALUE... [--frames N] -o DIR/point-NNNN.h5`, so

@@ -404,7 +404,7 @@ START_TEST(rigid_damping_leaves_rigid_spin_alone) {
 }
 END_TEST
 
-/* Every kind of SPEC §2 in one scene, under all three integrators and both
+/* Every kind of docs/scene-format.md in one scene, under all three integrators and both
  * relaxations: it builds, steps, stays finite and keeps its links. */
 START_TEST(every_kind_under_every_solver) {
   static const char *integ[] = {"verlet", "pbd", "xpbd"}, *relax[] = {"gauss-seidel", "jacobi"};

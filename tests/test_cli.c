@@ -238,7 +238,7 @@ START_TEST(compare_runs) {
 }
 END_TEST
 
-/* Results never depend on the thread count (SPEC §3), through the program. */
+/* Results never depend on the thread count (docs/physics.md, determinism), through the program. */
 START_TEST(threads_do_not_change_results) {
   char *d = tu_tmpdir();
   char *scene = cu_repo_path("configs/torn_cloth.yaml");
@@ -646,7 +646,7 @@ START_TEST(second_signal_kills) {
 END_TEST
 
 /* Interrupt a run, resume it, and get bitwise the datasets of one
- * uninterrupted run (SPEC §4). */
+ * uninterrupted run (docs/cli.md, resume). */
 START_TEST(interrupt_then_resume) {
   char *d = tu_tmpdir();
   cu_child c = cu_vsim_spawn(

@@ -1,4 +1,4 @@
-/* test_compare.c: golden comparison (SPEC §5) and vs_h5_describe, on files
+/* test_compare.c: golden comparison (docs/cli.md, vsim compare) and vs_h5_describe, on files
  * from the real pipeline and on small files built here with the HDF5 API. */
 #include <hdf5.h>
 #include <math.h>

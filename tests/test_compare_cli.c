@@ -1,5 +1,5 @@
 /* test_compare_cli.c: `vsim compare` end to end, for people and scripts
- * (SPEC.md §5): --only (repeatable), --json, --ulps, and the messages for
+ * (docs/cli.md, vsim compare): --only (repeatable), --json, --ulps, and the messages for
  * files of other shapes, datasets on one side only and other format
  * versions.  The library's side is in test_compare.c. */
 #include <hdf5.h>

@@ -1,4 +1,4 @@
-/* test_h5out.c: the result file writer: the SPEC §4 layout read back through
+/* test_h5out.c: the result file writer: the docs/result-file.md layout read back through
  * the HDF5 API, recorded frames, precision, compression, the temporary file
  * and the errors around the output path. */
 #include <dirent.h>

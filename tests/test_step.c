@@ -34,7 +34,7 @@ static void step_ok(sim *r) {
 
 static const double *P(const sim *r, int i) { return r->s->x + 4 * i; }
 
-/* Verlet free fall is exact: x(t) = x0 + v0 t + g t^2 / 2 (SPEC §3). */
+/* Verlet free fall is exact: x(t) = x0 + v0 t + g t^2 / 2 (docs/physics.md, integrators). */
 START_TEST(verlet_free_fall_is_exact) {
   sim r = sim_new("time: {dt: 0.01, frames: 200, substeps: 3}\n"
                   "solver: {integrator: verlet}\n"
@@ -394,7 +394,7 @@ static const char *det_scene =
     "  - cloth: {name: c, origin: [-1, 0.6, -1], size: [2, 2], resolution: [96, 96], plane: xz,\n"
     "            radius: 0.005, shear: {stiffness: 0.8}, bend: {stiffness: 0.3}, pin: [[0, 95], [95, 95]], tear: 1.3}\n";
 
-/* Bitwise identical results for any thread count (SPEC §3 Determinism). */
+/* Bitwise identical results for any thread count (docs/physics.md, determinism). */
 START_TEST(jacobi_is_bitwise_identical_across_threads) {
   static const char *integrators[] = {"pbd", "xpbd", "verlet"};
   for (int k = 0; k < 3; k++) {

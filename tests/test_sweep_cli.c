@@ -1,4 +1,4 @@
-/* test_sweep_cli.c: `vsim sweep` end to end (SPEC.md §6).
+/* test_sweep_cli.c: `vsim sweep` end to end (docs/cli.md, vsim sweep).
  *
  * The central promise: every way of running a sweep (-j 1, -j 2, -j 0,
  * --point K one by one, mpirun) writes the same point files, and each is the

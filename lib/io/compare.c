@@ -1,4 +1,4 @@
-/* compare.c: golden comparison of two result files (SPEC.md §5); the
+/* compare.c: golden comparison of two result files (docs/cli.md, vsim compare); the
  * summary behind `vsim info` is describe.c.
  *
  * Unlike h5diff, a dataset on one side only or of another shape is a

@@ -1,4 +1,4 @@
-/* h5write.c: the result file writer (SPEC.md §4, H5MD 1.1 layout).
+/* h5write.c: the result file writer (docs/result-file.md, H5MD 1.1 layout).
  *
  * The file is created under a temporary name beside the output and renamed
  * into place by vs_h5_finish once it is complete and closed, so a reader

@@ -1,6 +1,6 @@
 /* body_cloth.c: a rectangular grid of nu x nv particles in a coordinate plane.
- * Particle (i, j) has body index j * nu + i, i along u (SPEC §2).  Links in
- * build order (SPEC §3): stretch row by row (for each particle: its +u then
+ * Particle (i, j) has body index j * nu + i, i along u (docs/scene-format.md, cloth).  Links in
+ * build order (docs/physics.md, relaxation): stretch row by row (for each particle: its +u then
  * its +v neighbour), then shear (both diagonals of each cell), then bend (the
  * neighbour's neighbour along u, then along v). */
 #include "model/build.h"

@@ -31,7 +31,7 @@
 
 #include "vsim/error.h"
 
-/* The documented limits (SPEC §8: "a file over the documented size limit"). */
+/* The documented limits (docs/scene-format.md: "a file over the documented size limit"). */
 #define VS_OBJ_MAX_BYTES (64LL * 1024 * 1024) /* 64 MiB */
 #define VS_OBJ_MAX_VERTICES 4194304LL          /* 2^22 */
 #define VS_OBJ_MAX_TRIANGLES 4194304LL         /* 2^22, after fanning */

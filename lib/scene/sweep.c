@@ -1,4 +1,4 @@
-/* sweep.c: sweep files (vsim/sweep.h, SPEC.md §6).
+/* sweep.c: sweep files (vsim/sweep.h, docs/cli.md, vsim sweep).
  *
  * The file is parsed into the scene loader's node tree (scene_yaml.c), so it
  * gets the same limits (depth, nodes, aliases) and the same 1-based

@@ -1,4 +1,4 @@
-/* con_distance.c: the distance constraint C = |xa - xb| - rest (SPEC §3).
+/* con_distance.c: the distance constraint C = |xa - xb| - rest (docs/physics.md, distance).
  *
  * PBD (Müller et al. 2007, eq. 9-10): dx_a = -w_a / (w_a + w_b) C n, scaled by
  * stiffness.  XPBD (Macklin et al. 2016, eq. 18): dlambda = (-C - at lambda) /

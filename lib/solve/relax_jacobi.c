@@ -1,4 +1,4 @@
-/* relax_jacobi.c: graph-coloured Jacobi relaxation (SPEC §3; Fratarcangeli &
+/* relax_jacobi.c: graph-coloured Jacobi relaxation (docs/physics.md, relaxation; Fratarcangeli &
  * Pellacini 2014).  The constraints of one colour share no movable particle,
  * so each reads positions that no other constraint of its colour writes: they
  * are all projected "from the same positions", in any order, on any number of

@@ -39,7 +39,7 @@ vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
   memcpy(s->v, m->v0, 3 * n * sizeof(double));
   memcpy(s->xprev, m->x0, 4 * n * sizeof(double));
   if (m->integrator == VS_INTEGRATOR_VERLET) {
-    /* SPEC §3: x_prev = x0 - v0 h + g h^2 / 2 makes free fall exact. */
+    /* docs/physics.md (integrators): x_prev = x0 - v0 h + g h^2 / 2 makes free fall exact. */
     const double h = m->h;
     for (size_t i = 0; i < n; i++) {
       if (m->x0[4 * i + 3] == 0.0) continue;

@@ -1,4 +1,4 @@
-/* step.c: one frame = `substeps` steps of h = dt / substeps (SPEC §3).
+/* step.c: one frame = `substeps` steps of h = dt / substeps (docs/physics.md).
  *
  * Each step reads like the algorithm:
  *   predict      verlet: x' = x + (1 - c h)(x - x_prev) + g h^2   (Jakobsen eq. 1)

@@ -1,6 +1,6 @@
 /* vsim/compare.h: reading result files: golden comparison and summaries.
  *
- * Shared by `vsim compare`, `vsim info` and the tests (SPEC.md §5). */
+ * Shared by `vsim compare`, `vsim info` and the tests (docs/cli.md, vsim compare). */
 #ifndef VSIM_COMPARE_H
 #define VSIM_COMPARE_H
 

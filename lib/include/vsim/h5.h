@@ -1,4 +1,4 @@
-/* vsim/h5.h: the result file writer (H5MD 1.1 layout, SPEC.md §4).
+/* vsim/h5.h: the result file writer (H5MD 1.1 layout, docs/result-file.md).
  *
  * Stage 4: the writer's only inputs are the model and the state (plus the
  * scene text for /parameters).  It writes to a temporary file beside the
@@ -55,7 +55,7 @@ const char *vs_h5_temp_path(const vs_h5_writer *w);
 /* "HDF5 1.10.8" etc. */
 const char *vs_h5_library_version(void);
 
-/* ---- resuming (vsim run --resume, SPEC.md §4 /checkpoint) ----
+/* ---- resuming (vsim run --resume, docs/result-file.md, /checkpoint) ----
  * Every finished file holds /checkpoint: the state (every VS_STATE_FIELDS
  * array and the counters) after the last recorded frame.  To resume: build
  * the model from the file's `resolved` scene (vs_h5_read_parameter), create

@@ -1,7 +1,7 @@
 /* vsim/step.h: advancing the state, and measuring it.
  *
  * vs_step() advances one frame = `substeps` steps of h = dt / substeps with the
- * model's integrator and relaxation (SPEC.md §3).  It never allocates.  After
+ * model's integrator and relaxation (docs/physics.md).  It never allocates.  After
  * the frame it checks every position for NaN or infinity and fails with
  * VS_ERR_NUMERIC naming the frame and the particle. */
 #ifndef VSIM_STEP_H

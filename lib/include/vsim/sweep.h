@@ -1,4 +1,4 @@
-/* vsim/sweep.h: parameter sweep files (SPEC.md §6).
+/* vsim/sweep.h: parameter sweep files (docs/cli.md, vsim sweep).
  *
  * A sweep file names a scene, optionally a frame count, and lists values for
  * dotted scene keys:
