@@ -378,7 +378,7 @@ START_TEST(resume_matrix) {
   ck_assert_msg(alive[10] < alive[0], "no link tore: %lld alive at the end", (long long)alive[10]);
   H5Dclose(ds);
   /* and balls do touch: some step found overlapping pairs to push apart */
-  ds = H5Dopen2(f, "/observables/overlap/max/value", H5P_DEFAULT);
+  ds = H5Dopen2(f, "/observables/overlap_max/value", H5P_DEFAULT);
   ck_assert_int_ge(ds, 0);
   double overlap[11], deepest = 0;
   ck_assert_int_ge(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, overlap), 0);
