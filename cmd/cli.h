@@ -50,10 +50,12 @@ int cmd_validate(int argc, char **argv, const char *command_line);
 int cmd_info(int argc, char **argv, const char *command_line);
 int cmd_compare(int argc, char **argv, const char *command_line);
 int cmd_sweep(int argc, char **argv, const char *command_line);
+int cmd_xdmf(int argc, char **argv, const char *command_line);
 void cmd_run_help(void);
 void cmd_validate_help(void);
 void cmd_info_help(void);
 void cmd_compare_help(void);
 void cmd_sweep_help(void);
+void cmd_xdmf_help(void);
 
 #endif
