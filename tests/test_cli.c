@@ -25,8 +25,9 @@ START_TEST(version_and_help) {
   cu_free(&p);
 
   static const char *const cmds[][2] = {
-      {"run", "--summary"}, {"validate", "--set"}, {"compare", "--atol"}, {"info", "--json"}};
-  for (size_t i = 0; i < 4; i++) {
+      {"run", "--summary"}, {"validate", "--set"}, {"compare", "--atol"}, {"info", "--json"},
+      {"xdmf", "--output"}};
+  for (size_t i = 0; i < 5; i++) {
     p = cu_vsim(d, cmds[i][0], "--help", NULL);
     CU_EXPECT_CODE(p, 0);
     CU_EXPECT_IN(p.out, "Usage: vsim");
