@@ -9,6 +9,7 @@
 #   make MPI=1              the program built with mpicc: build/mpi/vsim (mpirun sweeps)
 #   make golden-check       rerun the example scenes against tests/golden/ (part of make test)
 #   make golden-update      regenerate tests/golden/ and say what changed
+#   make clients-check      MDAnalysis and ParaView read results (part of make test)
 VARIANT ?= release
 ifeq ($(filter $(VARIANT),release debug san),)
 $(error VARIANT must be one of: release debug san (got '$(VARIANT)'))
@@ -108,7 +109,7 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH)
 # The program and the end-to-end tests see only the public headers
 # (lib/include/vsim/); the library and its unit tests also see the private
 # ones under lib/ (util/alloc.h, io/h5util.h, ...).
-E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli
+E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@
@@ -128,6 +129,8 @@ test check: $(VSIM) $(TEST_BIN)
 	VSIM=$(VSIM) sh scripts/golden.sh check || fail=1; \
 	echo "== docs-check"; \
 	VSIM_ROOT=$(CURDIR) sh tests/docs-check.sh || fail=1; \
+	echo "== clients-check"; \
+	VSIM=$(VSIM) sh tests/clients/run.sh || fail=1; \
 	if [ $$fail -ne 0 ]; then echo "SOME TESTS FAILED"; exit 1; fi; echo "ALL TESTS PASSED"
 
 # The golden suite (tests/golden/README.md): every example scene rerun and
@@ -139,6 +142,13 @@ golden-check: $(VSIM)
 
 golden-update: $(VSIM)
 	VSIM=$(VSIM) sh scripts/golden.sh update
+
+# The real readers of the result file (tests/clients/run.sh, part of make
+# test): MDAnalysis reads every frame, ParaView opens the .xmf sidecars and
+# renders them.  Each is skipped, saying what to install, when absent.
+.PHONY: clients-check
+clients-check: $(VSIM)
+	VSIM=$(VSIM) sh tests/clients/run.sh
 
 sanitize:
 	$(MAKE) VARIANT=san test

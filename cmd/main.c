@@ -29,6 +29,8 @@ static const subcommand commands[] = {
     {"compare", "compare two result files (the second is the reference)", cmd_compare,
      cmd_compare_help},
     {"info", "describe a result file", cmd_info, cmd_info_help},
+    {"xdmf", "write the XDMF file that opens a result file in ParaView", cmd_xdmf,
+     cmd_xdmf_help},
     {"sweep", "run a scene over a grid or list of parameter values", cmd_sweep, cmd_sweep_help},
     {"render", "draw frames of a result file: PNG, numbered PNGs, MP4 or GIF", cmd_render, cmd_render_help},
     {"plot", "draw observables of result files against time", cmd_plot, cmd_plot_help},
@@ -53,6 +55,7 @@ static void usage(FILE *f) {
           "  vsim validate SCENE.yaml [--set KEY=VALUE]...\n"
           "  vsim compare A.h5 B.h5 [--atol X] [--rtol Y] [--ulps N] [--only PATH]... [--json]\n"
           "  vsim info OUT.h5 [--json]\n"
+          "  vsim xdmf OUT.h5 [-o OUT.xmf]\n"
           "  vsim sweep SWEEP.yaml [-o DIR] [-j N] [--list | --point K | --collect]\n"
           "  vsim render OUT.h5 -o OUT.png|DIR/|OUT.mp4|OUT.gif [--frame K] [--frames A:B[:S]]\n"
           "  vsim plot OUT.h5... -o OUT.png [--series NAME,...]\n"

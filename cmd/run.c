@@ -396,6 +396,15 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   vs_error_clear(&ferr);
   vs_status fst = vs_h5_finish(w, status, wall, &ferr);
   restore_signals();
+  /* The ParaView sidecar, for interrupted and failed runs too: it names
+   * the file now under its final name. */
+  vs_status xst = VS_OK;
+  if (fst == VS_OK && model->output.xdmf && (model->output.fields & VS_FIELD_POSITION)) {
+    vs_error xerr;
+    vs_error_clear(&xerr);
+    xst = vs_xdmf_write(a->output, NULL, &xerr);
+    if (xst != VS_OK) cli_report(&xerr, a->output);
+  }
 
   int code = CLI_EXIT_OK;
   if (fst != VS_OK) {
@@ -440,6 +449,7 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
       fprintf(stderr, " (%.4g frames/s)", (double)(done - start) / wall);
     fputc('\n', stderr);
   }
+  if (xst != VS_OK && code == CLI_EXIT_OK) code = CLI_EXIT_FAIL;
   if (a->summary)
     print_summary(a, model, state, done, status, &rs, wall, &tuner, message[0] ? message : NULL);
   return code;

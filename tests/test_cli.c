@@ -25,8 +25,9 @@ START_TEST(version_and_help) {
   cu_free(&p);
 
   static const char *const cmds[][2] = {
-      {"run", "--summary"}, {"validate", "--set"}, {"compare", "--atol"}, {"info", "--json"}};
-  for (size_t i = 0; i < 4; i++) {
+      {"run", "--summary"}, {"validate", "--set"}, {"compare", "--atol"}, {"info", "--json"},
+      {"xdmf", "--output"}};
+  for (size_t i = 0; i < 5; i++) {
     p = cu_vsim(d, cmds[i][0], "--help", NULL);
     CU_EXPECT_CODE(p, 0);
     CU_EXPECT_IN(p.out, "Usage: vsim");
@@ -95,7 +96,7 @@ START_TEST(default_scene_run) {
   ck_assert_str_eq(p.out, "");
   CU_EXPECT_IN(p.err, "out.h5"); /* the closing line names the file */
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   cu_expect_status(d, "out.h5", "complete");
 
   p = cu_vsim(d, "info", "out.h5", NULL);
@@ -106,7 +107,7 @@ START_TEST(default_scene_run) {
   CU_EXPECT_CODE(p, 0);
   ck_assert_int_eq(p.out[0], '{');
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   tu_rmtree(d);
   free(d);
 }
@@ -145,7 +146,7 @@ START_TEST(configs_run) {
     CU_EXPECT_CODE(p, 0);
     ck_assert_msg(p.err[0] == '\0', "%s: --quiet printed: %s", e->d_name, p.err);
     cu_free(&p);
-    CU_EXPECT_LISTING(d, "r.h5");
+    CU_EXPECT_LISTING(d, "r.h5 r.xmf");
     cu_expect_status(d, "r.h5", "complete");
     tu_rmtree(d);
     free(d);
@@ -204,7 +205,7 @@ START_TEST(compare_runs) {
            "world.gravity=[0,-9.8,0]", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
+  CU_EXPECT_LISTING(d, "a.h5 a.xmf b.h5 b.xmf c.h5 c.xmf");
 
   p = cu_vsim(d, "compare", "a.h5", "b.h5", NULL);
   CU_EXPECT_CODE(p, 0);
@@ -231,7 +232,7 @@ START_TEST(compare_runs) {
   p = cu_vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
+  CU_EXPECT_LISTING(d, "a.h5 a.xmf b.h5 b.xmf c.h5 c.xmf");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -299,7 +300,7 @@ START_TEST(summary_json) {
   CU_EXPECT_CODE(p, 0);
   ck_assert_ptr_null(strchr(p.err, '\r'));
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   tu_rmtree(d);
   free(d);
 }
@@ -390,7 +391,7 @@ START_TEST(existing_output) {
   p = cu_vsim(d, "run", "--frames", "2", "--force", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   cu_expect_status(d, "out.h5", "complete");
   free(out);
   tu_rmtree(d);
@@ -467,7 +468,7 @@ START_TEST(missing_and_foreign_files) {
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "nosuch.h5");
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "good.h5 junk.h5");
+  CU_EXPECT_LISTING(d, "good.h5 good.xmf junk.h5");
   free(junk);
   tu_rmtree(d);
   free(d);
@@ -555,7 +556,7 @@ START_TEST(scene_from_stdin) {
   cu_proc p = cu_vsim_argv(d, scene, (const char *const[]){"run", "-", "--frames", "3", "-q", NULL});
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -572,7 +573,7 @@ START_TEST(numeric_failure) {
   CU_EXPECT_IN(p.out, "\"status\":\"failed\"");
   ck_assert_msg(strstr(p.err, "frame") != NULL, "no frame in: %s", p.err);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   cu_expect_status(d, "out.h5", "failed");
   tu_rmtree(d);
   free(d);
@@ -600,8 +601,16 @@ static void interrupt_with(int sig) {
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.err, "interrupted");
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5");
+  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
   cu_expect_status(d, "out.h5", "interrupted");
+  /* the sidecar of an interrupted run names the final file */
+  char *xp = cu_strf("%s/out.xmf", d);
+  char *xmf = cu_slurp(xp);
+  ck_assert_ptr_nonnull(xmf);
+  CU_EXPECT_IN(xmf, "Format=\"HDF\">out.h5:/particles/all/position/value</DataItem>");
+  ck_assert_ptr_null(strstr(xmf, ".tmp"));
+  free(xmf);
+  free(xp);
   tu_rmtree(d);
   free(d);
 }
@@ -706,7 +715,7 @@ START_TEST(interrupt_then_resume) {
     CU_EXPECT_CODE(p, 2);
     cu_free(&p);
   }
-  CU_EXPECT_LISTING(d, "part.h5 whole.h5");
+  CU_EXPECT_LISTING(d, "part.h5 part.xmf whole.h5 whole.xmf");
   p = cu_vsim(d, "compare", "part.h5", "whole.h5", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);

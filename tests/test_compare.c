@@ -101,9 +101,9 @@ START_TEST(identical_runs_compare_equal) {
   vs_error e;
   ck_assert_int_eq(vs_compare_files(x.a, x.b, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 0);
-  /* position 3 + velocity 3 + mass, body + distance/all x 3 stats x 3 +
+  /* position 3 + velocity 3 + mass, body, radius + distance/all x 3 stats x 3 +
    * penetration 3 + alive 3 + per-constraint 3 + energy 2 x 3 + connectivity + solver 2 */
-  ck_assert_uint_eq(r.n_compared, 3 + 3 + 2 + 18 + 3 + 3 + 3 + 6 + 1 + 2);
+  ck_assert_uint_eq(r.n_compared, 3 + 3 + 3 + 18 + 3 + 3 + 3 + 6 + 1 + 2);
   vs_compare_result_free(&r);
   vs_compare_result_free(NULL);
   fixture_free(&x);
@@ -186,19 +186,19 @@ END_TEST
 START_TEST(observables_frame_and_nan) {
   fixture x = two_runs();
   double nan = NAN;
-  perturb(x.a, "/observables/constraint_error/all/max/value", 3, 0, &nan);
+  perturb(x.a, "/observables/constraint_error_max/value", 3, 0, &nan);
   vs_compare_result r;
   vs_error e;
   ck_assert_int_eq(vs_compare_files(x.a, x.b, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 1);
   const vs_compare_diff *d = &r.diffs[0];
-  ck_assert_str_eq(d->path, "/observables/constraint_error/all/max/value");
+  ck_assert_str_eq(d->path, "/observables/constraint_error_max/value");
   ck_assert_int_eq(d->first_frame, 3);
   ck_assert_int_eq(d->first_particle, -1);
   ck_assert(isinf(d->max_abs));
   vs_compare_result_free(&r);
   /* NaN on both sides is equal */
-  perturb(x.b, "/observables/constraint_error/all/max/value", 3, 0, &nan);
+  perturb(x.b, "/observables/constraint_error_max/value", 3, 0, &nan);
   ck_assert_int_eq(vs_compare_files(x.a, x.b, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 0);
   vs_compare_result_free(&r);
@@ -217,16 +217,16 @@ END_TEST
 START_TEST(missing_datasets) {
   fixture x = two_runs();
   hid_t f = H5Fopen(x.a, H5F_ACC_RDWR, H5P_DEFAULT);
-  ck_assert(H5Ldelete(f, "/observables/penetration", H5P_DEFAULT) >= 0);
+  ck_assert(H5Ldelete(f, "/observables/penetration_max", H5P_DEFAULT) >= 0);
   H5Fclose(f);
   vs_compare_result r;
   vs_error e;
   ck_assert_int_eq(vs_compare_files(x.a, x.b, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 3);
   /* sorted by path */
-  ck_assert_str_eq(r.diffs[0].path, "/observables/penetration/max/step");
-  ck_assert_str_eq(r.diffs[1].path, "/observables/penetration/max/time");
-  ck_assert_str_eq(r.diffs[2].path, "/observables/penetration/max/value");
+  ck_assert_str_eq(r.diffs[0].path, "/observables/penetration_max/step");
+  ck_assert_str_eq(r.diffs[1].path, "/observables/penetration_max/time");
+  ck_assert_str_eq(r.diffs[2].path, "/observables/penetration_max/value");
   for (int i = 0; i < 3; i++) ck_assert_int_eq(r.diffs[i].kind, VS_DIFF_MISSING_A);
   vs_compare_result_free(&r);
   ck_assert_int_eq(vs_compare_files(x.b, x.a, NULL, &r, &e), VS_OK);
@@ -333,7 +333,7 @@ END_TEST
 
 START_TEST(only_paths) {
   fixture x = two_runs();
-  perturb(x.a, "/observables/penetration/max/value", 1, 0.5, NULL);
+  perturb(x.a, "/observables/penetration_max/value", 1, 0.5, NULL);
   vs_compare_result r;
   vs_error e;
   const char *pos[] = {"/particles/all/position/"};
@@ -359,13 +359,13 @@ START_TEST(only_paths) {
   ck_assert_uint_eq(r.n_diffs, 1);
   ck_assert_ptr_nonnull(strstr(r.diffs[0].detail, "outside the compared groups"));
   vs_compare_result_free(&r);
-  const char *two[] = {"observables/penetration", "/particles/all/mass"};
+  const char *two[] = {"observables/penetration_max", "/particles/all/mass"};
   o.only = two;
   o.n_only = 2;
   ck_assert_int_eq(vs_compare_files(x.a, x.b, &o, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_compared, 4);
   ck_assert_uint_eq(r.n_diffs, 1);
-  ck_assert_str_eq(r.diffs[0].path, "/observables/penetration/max/value");
+  ck_assert_str_eq(r.diffs[0].path, "/observables/penetration_max/value");
   ck_assert_int_eq(r.diffs[0].first_frame, 1);
   vs_compare_result_free(&r);
   fixture_free(&x);
@@ -378,8 +378,8 @@ START_TEST(format_version_mismatch) {
   /* HDF5 1.10 cannot write through H5Aopen_by_name: open the group first */
   hid_t g = H5Gopen2(f, "/parameters/vsim", H5P_DEFAULT);
   hid_t a = H5Aopen(g, "format_version", H5P_DEFAULT);
-  int32_t two = 2;
-  ck_assert(H5Awrite(a, H5T_NATIVE_INT32, &two) >= 0);
+  int32_t one = 1;
+  ck_assert(H5Awrite(a, H5T_NATIVE_INT32, &one) >= 0);
   H5Aclose(a);
   H5Gclose(g);
   H5Fclose(f);
@@ -387,7 +387,7 @@ START_TEST(format_version_mismatch) {
   vs_error e;
   ck_assert_int_eq(vs_compare_files(x.a, x.b, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 1);
-  ck_assert_str_eq(r.diffs[0].detail, "format version 2 vs 1");
+  ck_assert_str_eq(r.diffs[0].detail, "format version 1 vs 2");
   vs_compare_result_free(&r);
   fixture_free(&x);
 }
@@ -523,7 +523,7 @@ START_TEST(describe_text_and_json) {
   ck_assert_ptr_nonnull(strstr(out, "\"particles\": 5"));
   ck_assert_ptr_nonnull(strstr(out, "\"shape\": [6, 5, 3], \"type\": \"float64\", \"unit\": \"m\""));
   ck_assert_ptr_nonnull(
-      strstr(out, "\"path\": \"/observables/constraint_error/all/max_relative/value\", \"shape\": "
+      strstr(out, "\"path\": \"/observables/constraint_error_max_relative/value\", \"shape\": "
                   "[6], \"type\": \"float64\", \"unit\": \"1\"}"));
   ck_assert_ptr_nonnull(strstr(out, "\"path\": \"/particles/all/mass\", \"shape\": [5], \"type\": \"float64\"}"));
   ck_assert_ptr_nonnull(strstr(out, "\"checkpoint_frame\": 5"));

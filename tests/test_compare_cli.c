@@ -212,20 +212,26 @@ static void set_format_version(const char *path, int32_t v) {
 
 START_TEST(format_versions) {
   char *d = setup();
-  run_with(d, "v2.h5", NULL, NULL);
-  char *path = cu_strf("%s/v2.h5", d);
-  set_format_version(path, 2);
+  run_with(d, "v1.h5", NULL, NULL);
+  char *path = cu_strf("%s/v1.h5", d);
+  set_format_version(path, 1);
   free(path);
-  cu_proc r = cu_vsim(d, "compare", "v2.h5", "ref.h5", NULL);
+  cu_proc r = cu_vsim(d, "compare", "v1.h5", "ref.h5", NULL);
   CU_EXPECT_CODE(r, 1);
   CU_EXPECT_IN(r.out,
-               "/parameters/vsim: different vsim format versions: 2 in v2.h5, 1 in ref.h5\n");
+               "/parameters/vsim: different vsim format versions: 1 in v1.h5, 2 in ref.h5\n");
   CU_EXPECT_IN(r.out, "different: 1 difference");
   cu_free(&r);
-  r = cu_vsim(d, "compare", "v2.h5", "ref.h5", "--json", NULL);
+  r = cu_vsim(d, "compare", "v1.h5", "ref.h5", "--json", NULL);
   CU_EXPECT_CODE(r, 1);
   CU_EXPECT_IN(r.out, "\"path\":\"/parameters/vsim\",\"kind\":\"format\"");
-  CU_EXPECT_IN(r.out, "\"detail\":\"format version 2 vs 1\"");
+  CU_EXPECT_IN(r.out, "\"detail\":\"format version 1 vs 2\"");
+  cu_free(&r);
+  /* a file of another format is not resumed (exit 2), and stays as it was */
+  r = cu_vsim(d, "run", "--resume", "v1.h5", "--frames", "20", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "v1.h5: cannot resume: the file is in result format 1 and this vsim writes "
+                      "format 2; run the scene again");
   cu_free(&r);
   tu_rmtree(d);
   free(d);

@@ -113,20 +113,33 @@ static int exists(hid_t f, const char *path) {
   return H5Lexists(f, path, H5P_DEFAULT) > 0;
 }
 
-static char *attr_text(hid_t f, const char *obj, const char *name) {
+/* A UTF-8 string attribute, variable-length (the /parameters texts) or, with
+ * fixed, fixed-length (H5MD 1.1's h5md, author and creator strings, units). */
+static char *attr_text_as(hid_t f, const char *obj, const char *name, int fixed) {
   hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert_msg(a >= 0, "missing attribute %s@%s", obj, name);
   hid_t t = H5Aget_type(a);
   ck_assert_int_eq(H5Tget_class(t), H5T_STRING);
-  ck_assert(H5Tis_variable_str(t) > 0);
+  ck_assert_msg((H5Tis_variable_str(t) > 0) == !fixed, "%s@%s: %s-length", obj, name,
+                fixed ? "variable" : "fixed");
   ck_assert_int_eq(H5Tget_cset(t), H5T_CSET_UTF8);
-  char *s = NULL;
-  ck_assert(H5Aread(a, t, &s) >= 0);
-  char *copy = strdup(s);
-  H5free_memory(s);
+  char *copy;
+  if (fixed) {
+    size_t n = H5Tget_size(t);
+    copy = calloc(n + 1, 1);
+    ck_assert(H5Aread(a, t, copy) >= 0);
+  } else {
+    char *s = NULL;
+    ck_assert(H5Aread(a, t, &s) >= 0);
+    copy = strdup(s);
+    H5free_memory(s);
+  }
   H5Tclose(t);
   H5Aclose(a);
   return copy;
+}
+static char *attr_text(hid_t f, const char *obj, const char *name) {
+  return attr_text_as(f, obj, name, 0);
 }
 
 static double attr_num(hid_t f, const char *obj, const char *name) {
@@ -144,6 +157,81 @@ static void read_all(hid_t f, const char *path, hid_t mtype, void *buf) {
   ck_assert(H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
   H5Dclose(d);
 }
+
+/* H5MD 1.1 beyond the tree: particles_group and fill -1 on connectivity,
+ * radius; a rope whose links tear records which are alive, per frame, as
+ * the state says (constraints in build order: the pin first, then links). */
+START_TEST(connectivity_alive_and_h5md_references) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  const char *yaml = "time: {dt: 0.01, frames: 40}\nsolver: {iterations: 1}\n"
+                     "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 4, pin: [0],"
+                     " tear: 1.01, radius: 0.02}\n";
+  vs_scene *s = tu_scene(yaml);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_OK);
+  uint8_t want[41][16];
+  ck_assert_int_le(m->n_constraints, 16);
+  for (int64_t f = 0; f <= m->frames; f++) {
+    if (f > 0) ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+    for (int32_t c = 0; c < m->n_constraints; c++)
+      want[f][c] = m->con_kind[c] == VS_KIND_DISTANCE ? st->alive[m->con_index[c]] : 1;
+  }
+  ck_assert_int_lt(st->n_alive, m->n_dist); /* something tore */
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 0, &e), VS_OK);
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t dims[2] = {41, (hsize_t)m->n_constraints};
+  hid_t d = expect_ds(f, "/connectivity/alive/value", H5T_INTEGER, 1, 2, dims);
+  uint8_t got[41 * 16];
+  ck_assert(H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+  H5Dclose(d);
+  const int32_t M = m->n_constraints;
+  for (int i = 0; i < 41; i++)
+    for (int32_t c = 0; c < M; c++) ck_assert_uint_eq(got[i * M + c], want[i][c]);
+  ck_assert_uint_eq(got[M - 1], 1);
+  int torn = 0;
+  for (int32_t c = 0; c < M; c++) torn += got[40 * M + c] == 0;
+  ck_assert_int_eq(torn, m->n_dist - st->n_alive);
+  /* particles_group names /particles/all; fill value -1 */
+  const char *refs[] = {"/connectivity/distance", "/connectivity/alive"};
+  for (int i = 0; i < 2; i++) {
+    hid_t a = H5Aopen_by_name(f, refs[i], "particles_group", H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_msg(a >= 0, "%s: no particles_group", refs[i]);
+    hobj_ref_t ref;
+    ck_assert(H5Aread(a, H5T_STD_REF_OBJ, &ref) >= 0);
+    hid_t o = H5Rdereference2(f, H5P_DEFAULT, H5R_OBJECT, &ref);
+    char name[64] = "";
+    H5Iget_name(o, name, sizeof name);
+    ck_assert_str_eq(name, "/particles/all");
+    H5Oclose(o);
+    H5Aclose(a);
+  }
+  d = H5Dopen2(f, "/connectivity/distance", H5P_DEFAULT);
+  hid_t p = H5Dget_create_plist(d);
+  int32_t fill = 0;
+  ck_assert(H5Pget_fill_value(p, H5T_NATIVE_INT32, &fill) >= 0);
+  ck_assert_int_eq(fill, -1);
+  H5Pclose(p);
+  H5Dclose(d);
+  hsize_t n = (hsize_t)m->n_particles;
+  double r[8];
+  d = expect_ds(f, "/particles/all/radius", H5T_FLOAT, 8, 1, &n);
+  ck_assert(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+  H5Dclose(d);
+  ck_assert_double_eq(r[0], 0.02);
+  H5Fclose(f);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
 
 START_TEST(layout_is_spec_section_4) {
   char *dir = tu_tmpdir();
@@ -172,15 +260,32 @@ START_TEST(layout_is_spec_section_4) {
   H5Aclose(a);
   ck_assert_int_eq(version[0], 1);
   ck_assert_int_eq(version[1], 1);
-  char *t = attr_text(f, "/h5md/author", "name");
-  ck_assert(strlen(t) > 0);
+  char *t = attr_text_as(f, "/h5md/author", "name", 1);
+  ck_assert_str_eq(t, "unknown");
   free(t);
-  t = attr_text(f, "/h5md/creator", "name");
+  t = attr_text_as(f, "/h5md/creator", "name", 1);
   ck_assert_str_eq(t, "vsim");
   free(t);
-  t = attr_text(f, "/h5md/creator", "version");
+  t = attr_text_as(f, "/h5md/creator", "version", 1);
   ck_assert_str_eq(t, VSIM_VERSION);
   free(t);
+  /* the units module, and units on the element groups, not on value */
+  t = attr_text_as(f, "/h5md/modules/units", "system", 1);
+  ck_assert_str_eq(t, "SI");
+  free(t);
+  t = attr_text_as(f, "/particles/all/position", "unit", 1);
+  ck_assert_str_eq(t, "m");
+  free(t);
+  ck_assert(H5Aexists_by_name(f, "/particles/all/position/value", "unit", H5P_DEFAULT) == 0);
+  t = attr_text_as(f, "/observables/energy_kinetic", "unit", 1);
+  ck_assert_str_eq(t, "J");
+  free(t);
+  t = attr_text_as(f, "/particles/all/mass", "unit", 1);
+  ck_assert_str_eq(t, "kg");
+  free(t);
+  /* dimensionless: no unit */
+  ck_assert(H5Aexists_by_name(f, "/observables/constraint_error_max_relative", "unit",
+                              H5P_DEFAULT) == 0);
 
   /* box */
   ck_assert_double_eq(attr_num(f, "/particles/all/box", "dimension"), 3);
@@ -233,17 +338,17 @@ START_TEST(layout_is_spec_section_4) {
   }
 
   /* observables */
-  const char *kinds[] = {"distance", "pin", "angle", "all"};
+  const char *kinds[] = {"distance", "pin", "angle", "constraint"};
   const char *stats[] = {"max", "rms", "max_relative"};
   for (int k = 0; k < 4; k++)
     for (int j = 0; j < 3; j++) {
       char g[256];
-      snprintf(g, sizeof g, "/observables/constraint_error/%s/%s", kinds[k], stats[j]);
+      snprintf(g, sizeof g, "/observables/%s_error_%s", kinds[k], stats[j]);
       expect_series(f, g, 1, &F, 8);
     }
-  expect_series(f, "/observables/penetration/max", 1, &F, 8);
-  expect_series(f, "/observables/energy/kinetic", 1, &F, 8);
-  expect_series(f, "/observables/energy/potential", 1, &F, 8);
+  expect_series(f, "/observables/penetration_max", 1, &F, 8);
+  expect_series(f, "/observables/energy_kinetic", 1, &F, 8);
+  expect_series(f, "/observables/energy_potential", 1, &F, 8);
   expect_series(f, "/observables/constraints_alive", 1, &F, 8);
   hsize_t fm[2] = {F, M};
   expect_series(f, "/observables/per_constraint_error", 2, fm, 8);
@@ -374,7 +479,9 @@ START_TEST(series_table_is_the_file) {
     ck_assert(H5Lvisit(f, H5_INDEX_NAME, H5_ITER_NATIVE, count_values, &values) >= 0);
     ck_assert_int_eq(values, wanted);
     /* the full scene writes every row (each kind, every field) */
-    if (sc != 1) ck_assert_int_eq(wanted, S_COUNT - (m->particle_collisions ? 0 : 1));
+    if (sc != 1)
+      ck_assert_int_eq(wanted,
+                       S_COUNT - (m->particle_collisions ? 0 : 1) - (m->n_tearable ? 0 : 1));
     H5Fclose(f);
     vs_model_free(m);
     vs_scene_free(s);
@@ -395,10 +502,10 @@ START_TEST(default_fields_and_absent_kinds) {
   /* default fields: position and constraint_error, no velocity */
   ck_assert(exists(f, "/particles/all/position"));
   ck_assert(!exists(f, "/particles/all/velocity"));
-  ck_assert(exists(f, "/observables/constraint_error/distance"));
-  ck_assert(exists(f, "/observables/constraint_error/all"));
-  ck_assert(!exists(f, "/observables/constraint_error/pin"));
-  ck_assert(!exists(f, "/observables/constraint_error/angle"));
+  ck_assert(exists(f, "/observables/distance_error_max"));
+  ck_assert(exists(f, "/observables/constraint_error_max"));
+  ck_assert(!exists(f, "/observables/pin_error_max"));
+  ck_assert(!exists(f, "/observables/angle_error_max"));
   ck_assert(!exists(f, "/observables/per_constraint_error"));
   ck_assert(exists(f, "/connectivity/distance"));
   ck_assert(!exists(f, "/connectivity/angle"));
@@ -421,9 +528,9 @@ START_TEST(observables_only_without_position) {
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert(!exists(f, "/particles/all/position"));
   ck_assert(exists(f, "/particles/all/velocity"));
-  ck_assert(!exists(f, "/observables/constraint_error"));
+  ck_assert(!exists(f, "/observables/constraint_error_max"));
   hsize_t F = 4;
-  expect_series(f, "/observables/penetration/max", 1, &F, 8);
+  expect_series(f, "/observables/penetration_max", 1, &F, 8);
   expect_series(f, "/observables/constraints_alive", 1, &F, 8);
   H5Fclose(f);
   tu_rmtree(dir);
@@ -443,10 +550,10 @@ START_TEST(every_kth_frame_and_frame_zero) {
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   hsize_t F = 4, fn3[3] = {4, 3, 3};
   expect_series(f, "/particles/all/position", 3, fn3, 8);
-  expect_series(f, "/observables/constraint_error/all/max", 1, &F, 8);
+  expect_series(f, "/observables/constraint_error_max", 1, &F, 8);
   int64_t step[4];
   double time[4];
-  read_all(f, "/observables/penetration/max/step", H5T_NATIVE_INT64, step);
+  read_all(f, "/observables/penetration_max/step", H5T_NATIVE_INT64, step);
   read_all(f, "/particles/all/position/time", H5T_NATIVE_DOUBLE, time);
   for (int i = 0; i < 4; i++) {
     ck_assert_int_eq(step[i], 3 * i);
@@ -486,7 +593,7 @@ START_TEST(float32_precision) {
   expect_series(f, "/particles/all/position", 3, fn3, 4);
   expect_series(f, "/particles/all/velocity", 3, fn3, 4);
   /* observables and the static data stay float64 */
-  expect_series(f, "/observables/constraint_error/all/rms", 1, &F, 8);
+  expect_series(f, "/observables/constraint_error_rms", 1, &F, 8);
   hsize_t n = 3;
   H5Dclose(expect_ds(f, "/particles/all/mass", H5T_FLOAT, 8, 1, &n));
   float x[36];
@@ -531,7 +638,8 @@ START_TEST(compression_is_readable) {
   ck_assert_int_eq(H5Pget_chunk(p, 3, chunk), 3);
   ck_assert_uint_eq(chunk[1], 64);
   ck_assert_uint_eq(chunk[2], 3);
-  ck_assert_uint_eq(chunk[0], 682); /* 1 MiB / (64 * 3 * 8) */
+  /* the run's 21 frames (under 1 MiB / (64 * 3 * 8) = 682): no padding */
+  ck_assert_uint_eq(chunk[0], 21);
   H5Pclose(p);
   H5Dclose(d);
   H5Fclose(f);
@@ -596,8 +704,8 @@ START_TEST(no_constraints) {
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   hsize_t F = 4, f0[2] = {4, 0}, z3[2] = {0, 3};
   expect_series(f, "/observables/per_constraint_error", 2, f0, 8);
-  expect_series(f, "/observables/constraint_error/all/max", 1, &F, 8);
-  ck_assert(!exists(f, "/observables/constraint_error/distance"));
+  expect_series(f, "/observables/constraint_error_max", 1, &F, 8);
+  ck_assert(!exists(f, "/observables/distance_error_max"));
   ck_assert(!exists(f, "/connectivity/distance"));
   H5Dclose(expect_ds(f, "/solver/constraints", H5T_INTEGER, 4, 2, z3));
   H5Fclose(f);
@@ -870,7 +978,7 @@ START_TEST(non_recorded_frames_are_skipped) {
   hid_t fh = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   int64_t step[3];
   hsize_t F = 3;
-  expect_series(fh, "/observables/penetration/max", 1, &F, 8);
+  expect_series(fh, "/observables/penetration_max", 1, &F, 8);
   read_all(fh, "/particles/all/position/step", H5T_NATIVE_INT64, step);
   ck_assert_int_eq(step[0], 0);
   ck_assert_int_eq(step[1], 4);
@@ -1095,6 +1203,7 @@ static Suite *suite(void) {
   TCase *t = tcase_create("h5out");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, layout_is_spec_section_4);
+  tcase_add_test(t, connectivity_alive_and_h5md_references);
   tcase_add_test(t, series_table_is_the_file);
   tcase_add_test(t, default_fields_and_absent_kinds);
   tcase_add_test(t, observables_only_without_position);

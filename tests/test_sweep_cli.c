@@ -98,9 +98,11 @@ static void expect_summary_rows_equal(const char *d, const char *a, const char *
   free(pb);
 }
 
+/* each point is a vsim run: its .h5 and the .xmf beside it */
 static const char *const point_files =
-    "point-0000.h5 point-0001.h5 point-0002.h5 point-0003.h5 point-0004.h5 point-0005.h5 "
-    "point-0006.h5 point-0007.h5";
+    "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf point-0002.h5 point-0002.xmf "
+    "point-0003.h5 point-0003.xmf point-0004.h5 point-0004.xmf point-0005.h5 point-0005.xmf "
+    "point-0006.h5 point-0006.xmf point-0007.h5 point-0007.xmf";
 
 /* Every way gives the same files, and each is the matching `vsim run`. */
 START_TEST(every_way_same_files) {
@@ -131,10 +133,11 @@ START_TEST(every_way_same_files) {
   free(want);
   dir = cu_strf("%s/pt", d);
   CU_EXPECT_LISTING(dir,
-                    "point-0000.csv point-0000.h5 point-0001.csv point-0001.h5 point-0002.csv "
-                    "point-0002.h5 point-0003.csv point-0003.h5 point-0004.csv point-0004.h5 "
-                    "point-0005.csv point-0005.h5 point-0006.csv point-0006.h5 point-0007.csv "
-                    "point-0007.h5");
+                    "point-0000.csv point-0000.h5 point-0000.xmf point-0001.csv point-0001.h5 "
+                    "point-0001.xmf point-0002.csv point-0002.h5 point-0002.xmf point-0003.csv "
+                    "point-0003.h5 point-0003.xmf point-0004.csv point-0004.h5 point-0004.xmf "
+                    "point-0005.csv point-0005.h5 point-0005.xmf point-0006.csv point-0006.h5 "
+                    "point-0006.xmf point-0007.csv point-0007.h5 point-0007.xmf");
   free(dir);
 
   /* the points as --list gives them, run by hand */
@@ -288,7 +291,8 @@ START_TEST(failed_points_recorded) {
   CU_EXPECT_IN(p.err, "2 of 4 points complete");
   cu_free(&p);
   char *dir = cu_strf("%s/out", d);
-  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0002.h5 point-0003.h5 summary.csv");
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0000.xmf point-0002.h5 point-0002.xmf point-0003.h5 "
+                         "point-0003.xmf summary.csv");
   free(dir);
   char *path = cu_strf("%s/out/summary.csv", d);
   char *csv = cu_slurp(path);
@@ -319,7 +323,7 @@ START_TEST(failed_points_recorded) {
   CU_EXPECT_CODE(p, 1);
   cu_free(&p);
   dir = cu_strf("%s/one", d);
-  CU_EXPECT_LISTING(dir, "point-0002.csv point-0002.h5");
+  CU_EXPECT_LISTING(dir, "point-0002.csv point-0002.h5 point-0002.xmf");
   free(dir);
   /* --collect counts the points that never ran as missing */
   p = cu_vsim(d, "sweep", "sweeps/s.yaml", "-o", "one", "--collect", NULL);
@@ -487,7 +491,7 @@ START_TEST(interrupted_sweep) {
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.err, "(interrupted)");
   cu_free(&p);
-  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0001.h5 summary.csv");
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf summary.csv");
   char *path = cu_strf("%s/summary.csv", dir);
   char *csv = cu_slurp(path);
   for (size_t k = 0; k < 4; k++) {

@@ -16,7 +16,7 @@ _vsim_files() { # _vsim_files GLOB-EXTENSIONS...: files with those extensions, a
 
 _vsim() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="run validate compare info sweep render plot help"
+  local commands="run validate compare info xdmf sweep render plot help"
   local cmd="" i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -61,6 +61,12 @@ _vsim() {
       [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
     info)
       opts="--json -h --help"
+      [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
+    xdmf)
+      opts="-o --output -h --help"
+      case $prev in
+        -o|--output) _vsim_files xmf; return ;;
+      esac
       [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
     sweep)
       opts="-o --output -j --jobs -f --force --list --point --collect --threads -q --quiet -h --help"

@@ -122,6 +122,30 @@ int h5w_attr_str(vs_h5_writer *w, hid_t loc, const char *name, const char *value
   return rc;
 }
 
+/* A fixed-length UTF-8 string (H5MD 1.1 wants the h5md, author and creator
+ * strings fixed-length). */
+int h5w_attr_fixstr(vs_h5_writer *w, hid_t loc, const char *name, const char *value) {
+  const char *v = value ? value : "";
+  hid_t t = H5Tcopy(H5T_C_S1);
+  if (t < 0 || H5Tset_size(t, strlen(v) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+      H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+    if (t >= 0) H5Tclose(t);
+    return h5w_fail(w, "creating a string type");
+  }
+  int rc = attr_scalar(w, loc, name, t, t, v);
+  H5Tclose(t);
+  return rc;
+}
+
+/* H5MD's connectivity attribute particles_group: an object reference to
+ * /particles/all. */
+int h5w_attr_particles_group(vs_h5_writer *w, hid_t loc) {
+  hobj_ref_t ref;
+  if (H5Rcreate(&ref, w->file, "/particles/all", H5R_OBJECT, -1) < 0)
+    return h5w_fail(w, "referencing /particles/all");
+  return attr_scalar(w, loc, "particles_group", H5T_STD_REF_OBJ, H5T_STD_REF_OBJ, &ref);
+}
+
 /* H5MD's box boundary: a fixed-length string array, as in the H5MD examples. */
 int h5w_attr_boundary(vs_h5_writer *w, hid_t loc) {
   static const char names[3][5] = {"none", "none", "none"};
@@ -171,6 +195,34 @@ int h5w_make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hi
   return rc;
 }
 
+/* A connectivity dataset [rows, cols] int32 (H5MD 1.1): fill value -1 (a
+ * particle index that cannot be), and particles_group.  *keep as in
+ * h5w_make_fixed. */
+int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, hsize_t cols,
+                   const int32_t *data, int reference, hid_t *keep) {
+  hid_t p = dataset_plist(w);
+  if (p < 0) return -1;
+  const int32_t fill = -1;
+  hsize_t dims[2] = {rows, cols};
+  hid_t space = H5Pset_fill_value(p, H5T_NATIVE_INT32, &fill) >= 0
+                    ? H5Screate_simple(2, dims, NULL)
+                    : H5I_INVALID_HID;
+  hid_t d = space >= 0 ? H5Dcreate2(loc, name, H5T_STD_I32LE, space, H5P_DEFAULT, p, H5P_DEFAULT)
+                       : H5I_INVALID_HID;
+  int rc = 0;
+  if (d < 0 || (rows * cols > 0 && H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                            data) < 0))
+    rc = fail_obj(w, "writing", loc, name);
+  if (rc == 0 && reference) rc = h5w_attr_particles_group(w, d);
+  if (space >= 0) H5Sclose(space);
+  H5Pclose(p);
+  if (keep && rc == 0)
+    *keep = d;
+  else if (d >= 0)
+    H5Dclose(d);
+  return rc;
+}
+
 /* Chunked, extendible dataset [0, inner...] with maxdims [UNLIMITED, ...].
  * `rows` frames per chunk; when a single frame is over CHUNK_BYTES the
  * chunk is one frame, split along axis 1. */
@@ -205,18 +257,21 @@ static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t
   return d;
 }
 
-static size_t chunk_rows(size_t row_bytes) {
-  if (row_bytes == 0) return CHUNK_ROWS_MAX;
-  size_t r = CHUNK_BYTES / row_bytes;
+/* Frames per chunk: about CHUNK_BYTES, at most CHUNK_ROWS_MAX, and no more
+ * than the run will record (w->rows_hint), so that a short run or a small
+ * scene does not allocate a chunk mostly of padding. */
+static size_t chunk_rows(const vs_h5_writer *w, size_t row_bytes) {
+  size_t r = row_bytes == 0 ? CHUNK_ROWS_MAX : CHUNK_BYTES / row_bytes;
   if (r < 1) r = 1;
   if (r > CHUNK_ROWS_MAX) r = CHUNK_ROWS_MAX;
+  if (w->rows_hint > 0 && r > w->rows_hint) r = w->rows_hint;
   return r;
 }
 
 /* Create group `name` under loc holding a time series whose frames have
  * shape `inner` (rank - 1 dims), stored as ftype, buffered as mtype. */
 int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
-                        const hsize_t *inner, hid_t ftype, hid_t mtype) {
+                     const hsize_t *inner, hid_t ftype, hid_t mtype, size_t rows) {
   s->rank = rank;
   s->mtype = mtype;
   s->esize = H5Tget_size(mtype);
@@ -226,7 +281,7 @@ int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
     s->dims[i] = inner[i - 1];
     s->row_elems *= (size_t)inner[i - 1];
   }
-  s->cap = chunk_rows(s->row_elems * H5Tget_size(ftype));
+  s->cap = rows > 0 ? rows : chunk_rows(w, s->row_elems * H5Tget_size(ftype));
   s->used = 0;
   /* + 1: malloc(0) may return NULL; a zero-width frame still needs a buffer */
   s->buf = vs_malloc(s->cap * s->row_elems * s->esize + 1);
@@ -240,17 +295,23 @@ int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
   return 0;
 }
 
+/* unit: the group's `unit` attribute, none when NULL, "" or "1"
+ * (dimensionless).  H5MD puts units on the value dataset, but MDAnalysis
+ * 2.4 refuses a length unit it does not know ("m") there. */
 int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
-                       const hsize_t *inner, hid_t ftype, hid_t mtype) {
-  if (h5w_series_alloc(w, s, name, rank, inner, ftype, mtype) < 0) return -1;
+                    const hsize_t *inner, hid_t ftype, hid_t mtype, const char *unit) {
+  if (h5w_series_alloc(w, s, name, rank, inner, ftype, mtype, 0) < 0) return -1;
   hid_t g = h5w_make_group(w, loc, name);
   if (g < 0) return -1;
   hsize_t none[1] = {0};
   s->value = make_extendible(w, g, "value", ftype, rank, inner, s->cap);
   if (s->value >= 0)
-    s->step = make_extendible(w, g, "step", H5T_STD_I64LE, 1, none, chunk_rows(sizeof(int64_t)));
+    s->step = make_extendible(w, g, "step", H5T_STD_I64LE, 1, none, chunk_rows(w, sizeof(int64_t)));
   if (s->step >= 0)
-    s->time = make_extendible(w, g, "time", H5T_IEEE_F64LE, 1, none, chunk_rows(sizeof(double)));
+    s->time = make_extendible(w, g, "time", H5T_IEEE_F64LE, 1, none, chunk_rows(w, sizeof(double)));
+  if (s->time >= 0 && unit && unit[0] && strcmp(unit, "1") != 0 &&
+      h5w_attr_fixstr(w, g, "unit", unit) < 0)
+    h5w_close_id(&s->time);
   H5Gclose(g);
   return s->time >= 0 ? 0 : -1;
 }
@@ -290,7 +351,13 @@ int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under) {
         cur = next;
         name = slash + 1;
       }
-      int rc = h5w_make_series(w, &w->s[i], cur, name, d.rank, d.inner, d.ftype, d.mtype);
+      int rc = h5w_make_series(w, &w->s[i], cur, name, d.rank, d.inner, d.ftype, d.mtype, d.unit);
+      /* /connectivity/alive is H5MD connectivity: it names its particles */
+      if (rc == 0 && d.row == H5W_ROW_LIVE) {
+        hid_t g = H5Gopen2(cur, name, H5P_DEFAULT);
+        rc = g < 0 ? fail_obj(w, "opening", cur, name) : h5w_attr_particles_group(w, g);
+        if (g >= 0) H5Gclose(g);
+      }
       if (cur != w->file) H5Gclose(cur);
       if (rc < 0) return -1;
     }

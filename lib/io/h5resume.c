@@ -189,7 +189,13 @@ static int open_series(vs_h5_writer *w, const h5w_series_desc *d, int i) {
              group);
     return 1;
   }
-  if (h5w_series_alloc(w, s, group, rank, inner, ftype, mtype) < 0) return -1;
+  /* buffer whole chunks of the file, as the run that created it did */
+  hsize_t chunk[H5S_MAX_RANK] = {0};
+  hid_t dcpl = H5Dget_create_plist(s->value);
+  if (dcpl < 0 || H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) < 1)
+    chunk[0] = 0;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (h5w_series_alloc(w, s, group, rank, inner, ftype, mtype, (size_t)chunk[0]) < 0) return -1;
   s->dims[0] = dims[0];
   return 0;
 }
@@ -202,7 +208,15 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
   hid_t probe;
   vs_status rc = vs_h5_open_result(path, &probe, err);
   if (rc != VS_OK) return rc;
+  /* Appending to another format would give a file of two layouts. */
+  int64_t format = 1;
+  vs_h5_attr_int64(probe, "/parameters/vsim", "format_version", &format);
   H5Fclose(probe);
+  if (format != VSIM_FORMAT_VERSION)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "cannot resume: the file is in result format %lld and this vsim writes "
+                        "format %d; run the scene again (its text is /parameters/vsim@scene)",
+                        (long long)format, VSIM_FORMAT_VERSION);
   char *dir;
   if ((rc = h5w_check_dir(path, &dir, err)) != VS_OK) return rc;
   vs_h5_writer *w;

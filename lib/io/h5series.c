@@ -19,13 +19,13 @@ static const char *const stat_units[H5W_STATS] = {
 };
 
 /* Creation: the particle series before mass and body, then the observables
- * (constraint_error, penetration, constraints_alive, energy, overlap,
- * per_constraint_error: the order of the groups in the file). */
+ * (constraint_error_*, penetration, constraints_alive, energy, overlap,
+ * per_constraint_error), then /connectivity/alive with the topology. */
 const int h5w_create_order[H5W_ROWS] = {H5W_ROW_POS, H5W_ROW_VEL, H5W_ROW_ERR, H5W_ROW_PEN,
                                         H5W_ROW_ALIVE, H5W_ROW_KIN, H5W_ROW_POT, H5W_ROW_OVL,
-                                        H5W_ROW_PER};
+                                        H5W_ROW_PER, H5W_ROW_LIVE};
 /* Recording: arrays first, then the observables. */
-const int h5w_record_order[H5W_ROWS] = {H5W_ROW_POS, H5W_ROW_VEL, H5W_ROW_PER, H5W_ROW_ERR,
+const int h5w_record_order[H5W_ROWS] = {H5W_ROW_POS, H5W_ROW_VEL, H5W_ROW_PER, H5W_ROW_LIVE, H5W_ROW_ERR,
                                         H5W_ROW_PEN, H5W_ROW_KIN, H5W_ROW_POT, H5W_ROW_OVL,
                                         H5W_ROW_ALIVE};
 
@@ -79,8 +79,8 @@ void h5w_series_describe(int i, const vs_model *m, h5w_series_desc *d) {
     d->kind = (i - row->first) / H5W_STATS;
     d->stat = (i - row->first) % H5W_STATS;
     d->unit = stat_units[d->stat];
-    snprintf(d->group, sizeof d->group, "%s/%s/%s", row->group,
-             d->kind < VS_KIND_COUNT ? vs_kind_name((vs_kind)d->kind) : "all",
+    snprintf(d->group, sizeof d->group, "%s%s_error_%s", row->group,
+             d->kind < VS_KIND_COUNT ? vs_kind_name((vs_kind)d->kind) : "constraint",
              h5w_stat_names[d->stat]);
   } else {
     snprintf(d->group, sizeof d->group, "%s", row->group);
@@ -89,8 +89,14 @@ void h5w_series_describe(int i, const vs_model *m, h5w_series_desc *d) {
   d->wanted = row_written(r, m) &&
               (d->kind < 0 || d->kind == VS_KIND_COUNT || h5w_kind_count(m, d->kind) > 0);
   int f32 = row->elem == H5W_EL_REAL && m->output.float32;
-  d->ftype = f32 ? H5T_IEEE_F32LE : row->elem == H5W_EL_I64 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-  d->mtype = f32 ? H5T_NATIVE_FLOAT : row->elem == H5W_EL_I64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+  d->ftype = f32 ? H5T_IEEE_F32LE
+            : row->elem == H5W_EL_I64 ? H5T_STD_I64LE
+            : row->elem == H5W_EL_U8  ? H5T_STD_U8LE
+                                      : H5T_IEEE_F64LE;
+  d->mtype = f32 ? H5T_NATIVE_FLOAT
+            : row->elem == H5W_EL_I64 ? H5T_NATIVE_INT64
+            : row->elem == H5W_EL_U8  ? H5T_NATIVE_UINT8
+                                      : H5T_NATIVE_DOUBLE;
   switch (row->shape) {
   case H5W_SH_PARTICLE_VEC:
     d->rank = 3;

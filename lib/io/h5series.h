@@ -9,16 +9,19 @@
  *           the order frames are flushed in (vs_h5_finish, h5w_flush_all)
  *   slots   1, or H5W_KIND_STATS for the constraint-error family: one series
  *           per (kind or "all", statistic), at S_<id> + H5W_STATS k + j
- *   group   the element group; the family's is the parent of <kind>/<stat>
+ *   group   the element group; the family's groups are <group><kind>_error_<stat>
+ *           ("constraint" for all kinds together: constraint_error_max)
  *   elem    H5W_EL_REAL (float64, float32 with output.float32),
- *           H5W_EL_F64 or H5W_EL_I64
+ *           H5W_EL_F64, H5W_EL_I64 or H5W_EL_U8
  *   shape   of one frame: H5W_SH_SCALAR [], H5W_SH_PARTICLE_VEC [N, 3],
  *           H5W_SH_CONSTRAINT [M]
  *   written whether a model writes it; an expression of m (the model) and
  *           f (m->output.fields); the family adds "the model has
  *           constraints of that kind" (or k is "all")
- *   unit    SI unit of value, as H5MD spells it (describe prints it; the
- *           family's unit is the statistic's, H5W_ERROR_STATS)
+ *   unit    SI unit of value, as H5MD spells it, "1" = dimensionless (the
+ *           writer puts it on the group as attribute `unit`, none for "1";
+ *           describe prints it; the family's unit is the statistic's,
+ *           H5W_ERROR_STATS)
  *   from    what one frame's row holds: H5W_OBS(member) a member of
  *           vs_observables, or a hook of h5write.c (H5W_FROM_*)
  *
@@ -49,20 +52,22 @@ enum { H5W_ERROR_STATS(H5W_STAT_ENUM) H5W_STATS };
     f & VS_FIELD_POSITION,                "m",     H5W_FROM_POSITION)                              \
   X(VEL,   1, "/particles/all/velocity",           H5W_EL_REAL, H5W_SH_PARTICLE_VEC,               \
     f & VS_FIELD_VELOCITY,                "m s-1", H5W_FROM_VELOCITY)                              \
-  X(PEN,   1, "/observables/penetration/max",      H5W_EL_F64,  H5W_SH_SCALAR,                     \
+  X(PEN,   1, "/observables/penetration_max",      H5W_EL_F64,  H5W_SH_SCALAR,                     \
     1,                                    "m",     H5W_OBS(penetration_max))                       \
   X(ALIVE, 1, "/observables/constraints_alive",    H5W_EL_I64,  H5W_SH_SCALAR,                     \
     1,                                    "1",     H5W_OBS(alive))                                 \
   X(PER,   1, "/observables/per_constraint_error", H5W_EL_F64,  H5W_SH_CONSTRAINT,                 \
     f & VS_FIELD_PER_CONSTRAINT_ERROR,    "m",     H5W_FROM_OBSERVE)                               \
-  X(KIN,   1, "/observables/energy/kinetic",       H5W_EL_F64,  H5W_SH_SCALAR,                     \
+  X(KIN,   1, "/observables/energy_kinetic",       H5W_EL_F64,  H5W_SH_SCALAR,                     \
     1,                                    "J",     H5W_OBS(kinetic))                               \
-  X(POT,   1, "/observables/energy/potential",     H5W_EL_F64,  H5W_SH_SCALAR,                     \
+  X(POT,   1, "/observables/energy_potential",     H5W_EL_F64,  H5W_SH_SCALAR,                     \
     1,                                    "J",     H5W_OBS(potential))                             \
-  X(OVL,   1, "/observables/overlap/max",          H5W_EL_F64,  H5W_SH_SCALAR,                     \
+  X(OVL,   1, "/observables/overlap_max",          H5W_EL_F64,  H5W_SH_SCALAR,                     \
     m->particle_collisions != 0,          "m",     H5W_OBS(overlap_max))                           \
-  X(ERR,   H5W_KIND_STATS, "/observables/constraint_error", H5W_EL_F64, H5W_SH_SCALAR,            \
-    f & VS_FIELD_CONSTRAINT_ERROR,        "",      H5W_FROM_ERROR_STATS)
+  X(ERR,   H5W_KIND_STATS, "/observables/",        H5W_EL_F64,  H5W_SH_SCALAR,                     \
+    f & VS_FIELD_CONSTRAINT_ERROR,        "",      H5W_FROM_ERROR_STATS)                           \
+  X(LIVE,  1, "/connectivity/alive",               H5W_EL_U8,   H5W_SH_CONSTRAINT,                 \
+    m->n_tearable > 0,                    "1",     H5W_FROM_ALIVE)
 /* clang-format on */
 
 #define H5W_S_ENUM(id, slots, ...) S_##id, S_##id##_LAST = S_##id + (slots)-1,
@@ -70,7 +75,7 @@ enum { H5W_SERIES(H5W_S_ENUM) S_COUNT };
 #undef H5W_S_ENUM
 #define S_ERR0 S_ERR /* (kind k, stat j) at S_ERR0 + H5W_STATS k + j; k = VS_KIND_COUNT is "all" */
 
-enum { H5W_EL_REAL, H5W_EL_F64, H5W_EL_I64 };
+enum { H5W_EL_REAL, H5W_EL_F64, H5W_EL_I64, H5W_EL_U8 };
 enum { H5W_SH_SCALAR, H5W_SH_PARTICLE_VEC, H5W_SH_CONSTRAINT };
 
 #define H5W_ROW_ENUM(id, ...) H5W_ROW_##id,
@@ -92,7 +97,7 @@ extern const char *const h5w_stat_names[H5W_STATS];
 
 /* Everything about series slot i (0 <= i < S_COUNT). */
 typedef struct h5w_series_desc {
-  char group[160];  /* "/particles/all/position", ".../constraint_error/pin/rms" */
+  char group[160];  /* "/particles/all/position", "/observables/pin_error_rms" */
   int row;          /* H5W_ROW_* */
   int kind, stat;   /* of a family slot (kind VS_KIND_COUNT = "all"); else -1 */
   const char *unit; /* of value */

@@ -27,27 +27,38 @@
 
 /* ---- the static part of the file ---------------------------------------- */
 
+/* /h5md: version, author, creator (fixed-length strings, H5MD 1.1) and the
+ * units module (SI; the units are `unit` attributes of the element groups). */
 static int write_h5md(vs_h5_writer *w, const char *author_name) {
   int rc = -1;
   hid_t h5md = h5w_make_group(w, w->file, "h5md");
   if (h5md < 0) return -1;
-  int32_t version[2] = {1, 1};
+  int32_t version[2] = {1, 1}, units_version[2] = {1, 0};
   hsize_t two = 2;
   hid_t space = H5Screate_simple(1, &two, NULL);
   hid_t author = H5I_INVALID_HID, creator = H5I_INVALID_HID;
+  hid_t modules = H5I_INVALID_HID, units = H5I_INVALID_HID;
   if (space < 0 ||
       h5w_set_attr(w, h5md, "version", H5T_STD_I32LE, H5T_NATIVE_INT32, space, version) < 0)
     goto done;
   /* The author is the scene's output.author rather than $USER: files from
    * identical runs should not depend on who ran them. */
   author = h5w_make_group(w, h5md, "author");
-  if (author < 0 || h5w_attr_str(w, author, "name", author_name) < 0) goto done;
+  if (author < 0 || h5w_attr_fixstr(w, author, "name", author_name) < 0) goto done;
   creator = h5w_make_group(w, h5md, "creator");
-  if (creator < 0 || h5w_attr_str(w, creator, "name", "vsim") < 0 ||
-      h5w_attr_str(w, creator, "version", VSIM_VERSION) < 0)
+  if (creator < 0 || h5w_attr_fixstr(w, creator, "name", "vsim") < 0 ||
+      h5w_attr_fixstr(w, creator, "version", VSIM_VERSION) < 0)
+    goto done;
+  modules = h5w_make_group(w, h5md, "modules");
+  units = modules >= 0 ? h5w_make_group(w, modules, "units") : H5I_INVALID_HID;
+  if (units < 0 ||
+      h5w_set_attr(w, units, "version", H5T_STD_I32LE, H5T_NATIVE_INT32, space, units_version) < 0 ||
+      h5w_attr_fixstr(w, units, "system", "SI") < 0)
     goto done;
   rc = 0;
 done:
+  if (units >= 0) H5Gclose(units);
+  if (modules >= 0) H5Gclose(modules);
   if (creator >= 0) H5Gclose(creator);
   if (author >= 0) H5Gclose(author);
   if (space >= 0) H5Sclose(space);
@@ -55,20 +66,28 @@ done:
   return rc;
 }
 
-/* /particles/all: the box, the particle series of H5W_SERIES, mass, body. */
+/* /particles/all: the box, the particle series of H5W_SERIES, mass, body,
+ * radius (viewers draw particles at it). */
 static int write_particles(vs_h5_writer *w, const vs_model *m) {
   int rc = -1;
+  hid_t mass = H5I_INVALID_HID, radius = H5I_INVALID_HID;
   hid_t parts = h5w_make_group(w, w->file, "particles");
   hid_t all = parts >= 0 ? h5w_make_group(w, parts, "all") : H5I_INVALID_HID;
   hid_t box = all >= 0 ? h5w_make_group(w, all, "box") : H5I_INVALID_HID;
   if (box < 0 || h5w_attr_i32(w, box, "dimension", 3) < 0 || h5w_attr_boundary(w, box) < 0) goto done;
   if (h5w_create_series(w, m, "/particles/") < 0) goto done;
   hsize_t n = (hsize_t)m->n_particles;
-  if (h5w_make_fixed(w, all, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->mass, NULL) < 0 ||
-      h5w_make_fixed(w, all, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->body, NULL) < 0)
+  if (h5w_make_fixed(w, all, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->mass, &mass) < 0 ||
+      h5w_attr_fixstr(w, mass, "unit", "kg") < 0 ||
+      h5w_make_fixed(w, all, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->body, NULL) < 0 ||
+      h5w_make_fixed(w, all, "radius", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->radius,
+                     &radius) < 0 ||
+      h5w_attr_fixstr(w, radius, "unit", "m") < 0)
     goto done;
   rc = 0;
 done:
+  if (radius >= 0) H5Dclose(radius);
+  if (mass >= 0) H5Dclose(mass);
   if (box >= 0) H5Gclose(box);
   if (all >= 0) H5Gclose(all);
   if (parts >= 0) H5Gclose(parts);
@@ -90,12 +109,9 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   hid_t conn = h5w_make_group(w, w->file, "connectivity");
   hid_t solver = conn >= 0 ? h5w_make_group(w, w->file, "solver") : H5I_INVALID_HID;
   if (solver < 0) goto done;
-  if (m->n_dist > 0) {
-    hsize_t d[2] = {(hsize_t)m->n_dist, 2};
-    if (h5w_make_fixed(w, conn, "distance", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, d, m->dist_ab,
-                   NULL) < 0)
-      goto done;
-  }
+  if (m->n_dist > 0 &&
+      h5w_make_index(w, conn, "distance", (hsize_t)m->n_dist, 2, m->dist_ab, 1, NULL) < 0)
+    goto done;
   size_t nc = (size_t)(m->n_constraints > 0 ? m->n_constraints : 0);
   size_t na = (size_t)(m->n_angle > 0 ? m->n_angle : 0);
   size_t ntmp = 3 * (nc > na ? nc : na);
@@ -111,20 +127,15 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
       tmp[2 * i] = m->angle_abc[3 * i];
       tmp[2 * i + 1] = m->angle_abc[3 * i + 2];
     }
-    hsize_t d[2] = {na, 2};
-    if (h5w_make_fixed(w, conn, "angle", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, d, tmp, NULL) < 0)
-      goto done;
+    if (h5w_make_index(w, conn, "angle", na, 2, tmp, 1, NULL) < 0) goto done;
   }
-  if (m->n_triangles > 0) {
-    hsize_t d[2] = {(hsize_t)m->n_triangles, 3};
-    if (h5w_make_fixed(w, conn, "triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, d, m->triangles,
-                   NULL) < 0)
-      goto done;
-  }
-  for (size_t i = 0; i < nc; i++) vs_model_constraint_particles(m, (int32_t)i, tmp + 3 * i);
-  hsize_t dc[2] = {nc, 3};
-  if (h5w_make_fixed(w, solver, "constraints", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dc, tmp, NULL) < 0)
+  if (m->n_triangles > 0 &&
+      h5w_make_index(w, conn, "triangles", (hsize_t)m->n_triangles, 3, m->triangles, 1, NULL) < 0)
     goto done;
+  /* per-frame alive flags, when a link can tear */
+  if (h5w_create_series(w, m, "/connectivity/") < 0) goto done;
+  for (size_t i = 0; i < nc; i++) vs_model_constraint_particles(m, (int32_t)i, tmp + 3 * i);
+  if (h5w_make_index(w, solver, "constraints", nc, 3, tmp, 0, NULL) < 0) goto done;
   if (m->color) {
     hsize_t d1 = nc;
     if (h5w_make_fixed(w, solver, "color", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, m->color,
@@ -287,6 +298,7 @@ vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *mode
   w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
   for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
   w->every = model->output.every > 0 ? model->output.every : 1;
+  w->rows_hint = (size_t)(model->frames > 0 ? model->frames / w->every : 0) + 1;
   w->compression = model->output.compression;
   w->n_particles = model->n_particles;
   w->n_constraints = model->n_constraints;
@@ -322,7 +334,12 @@ int h5w_make_plists(vs_h5_writer *w) {
   w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
   /* STRONG: closing the file closes anything still open in it, so an
    * error path can always release and delete the temporary file. */
+  /* HDF5 1.10 file format objects: small groups are links in the object
+   * header and chunk indexes are (extensible) arrays, not B-trees: about 2 KB
+   * less per series, which is most of a small scene's file.  Readers need
+   * HDF5 >= 1.10 (2016; h5py, ParaView and MDAnalysis have it). */
   if (w->fapl < 0 || w->gcpl < 0 || H5Pset_fclose_degree(w->fapl, H5F_CLOSE_STRONG) < 0 ||
+      H5Pset_libver_bounds(w->fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0 ||
       H5Pset_obj_track_times(w->gcpl, 0) < 0)
     return h5w_fail(w, "creating property lists");
   return 0;
@@ -424,6 +441,13 @@ static void from_velocity(vs_h5_writer *w, const vs_model *model, const vs_state
   }
 }
 
+/* /connectivity/alive: 1 for every constraint in build order but a torn link */
+static void from_alive(const vs_model *m, const vs_state *state, series *s) {
+  uint8_t *r = row_of(s);
+  for (int32_t c = 0; c < m->n_constraints; c++)
+    r[c] = m->con_kind[c] == VS_KIND_DISTANCE ? (state->alive[m->con_index[c]] != 0) : 1;
+}
+
 static void store_f64(series *s, double v) { memcpy(row_of(s), &v, sizeof v); }
 static void store_i64(series *s, int64_t v) { memcpy(row_of(s), &v, sizeof v); }
 
@@ -448,6 +472,7 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #define H5W_FROM_POSITION from_position(state, n, s)
 #define H5W_FROM_VELOCITY from_velocity(w, model, state, n, s)
 #define H5W_FROM_OBSERVE (void)0 /* vs_observe wrote it */
+#define H5W_FROM_ALIVE from_alive(model, state, s)
 #define H5W_FROM_ERROR_STATS                                                             \
   do {                                                                                   \
     int k = (i - S_ERR0) / H5W_STATS;                                                           \
@@ -464,6 +489,7 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #undef H5W_FROM_POSITION
 #undef H5W_FROM_VELOCITY
 #undef H5W_FROM_OBSERVE
+#undef H5W_FROM_ALIVE
 #undef H5W_FROM_ERROR_STATS
 }
 

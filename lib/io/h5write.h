@@ -22,9 +22,10 @@
 #include "vsim/step.h"
 #include "vsim/vsim.h"
 
-/* Chunks hold whole frames and about 1 MiB, at most 1024 frames: big enough
- * for gzip and for few B-tree entries, small enough for HDF5's default 1 MiB
- * per-dataset chunk cache. */
+/* Chunks hold whole frames and about 1 MiB, at most 1024 frames and at most
+ * the frames the run records: big enough for gzip and for few B-tree
+ * entries, small enough for HDF5's default 1 MiB per-dataset chunk cache,
+ * and no padding on short runs. */
 #define CHUNK_BYTES ((size_t)1 << 20)
 #define CHUNK_ROWS_MAX 1024
 
@@ -61,6 +62,7 @@ struct vs_h5_writer {
   hid_t file, fapl, gcpl, params;
   int compression;
   int64_t every;
+  size_t rows_hint;   /* frames the run will record (chunks hold no more), 0 = unknown */
   int32_t n_particles;
   int32_t n_constraints;
   int64_t frames;     /* frames recorded (buffered or written) */
@@ -87,12 +89,17 @@ H5W_FN int h5w_attr_i64(vs_h5_writer *w, hid_t loc, const char *name, int64_t v)
 H5W_FN int h5w_attr_f64(vs_h5_writer *w, hid_t loc, const char *name, double v);
 H5W_FN int h5w_attr_str(vs_h5_writer *w, hid_t loc, const char *name, const char *value);
 H5W_FN int h5w_attr_boundary(vs_h5_writer *w, hid_t loc);
+H5W_FN int h5w_attr_fixstr(vs_h5_writer *w, hid_t loc, const char *name, const char *value);
+H5W_FN int h5w_attr_particles_group(vs_h5_writer *w, hid_t loc);
+H5W_FN int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, hsize_t cols,
+                          const int32_t *data, int reference, hid_t *keep);
 H5W_FN int h5w_make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                           int rank, const hsize_t *dims, const void *data, hid_t *keep);
+/* rows: frames per buffer (the chunk rows of value); 0 = chunk_rows() */
 H5W_FN int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
-                            const hsize_t *inner, hid_t ftype, hid_t mtype);
+                            const hsize_t *inner, hid_t ftype, hid_t mtype, size_t rows);
 H5W_FN int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
-                           const hsize_t *inner, hid_t ftype, hid_t mtype);
+                           const hsize_t *inner, hid_t ftype, hid_t mtype, const char *unit);
 H5W_FN int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under);
 H5W_FN int h5w_flush_series(vs_h5_writer *w, int index);
 H5W_FN int h5w_flush_all(vs_h5_writer *w);

@@ -154,6 +154,8 @@ const sk_row vs_sk_rows[] = {
     {"output.author", SC(output.author), .type = SK_STR, .n = VS_MAX_NAME + 1,
      .what = "an author name", .def = "unknown",
      .doc = "H5MD author name recorded in /h5md/author"},
+    {"output.xdmf", SC(output.xdmf), .type = SK_BOOL, .def = "true",
+     .doc = "vsim run writes OUT.xmf beside OUT.h5, for ParaView's XDMF reader"},
 
     /* ---- bodies: `- KIND: {...}` ---- */
     {"name", BO(ALLB, name), .type = SK_STR, .n = VS_MAX_NAME + 1, .what = "a body name",

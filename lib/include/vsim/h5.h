@@ -83,6 +83,19 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
 vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_info *info,
                        vs_h5_writer **out, vs_error *err);
 
+/* ---- the XDMF 2 sidecar (ParaView's XDMF reader; docs/result-file.md) ----
+ * Write xmf_path (NULL: h5_path with .h5 replaced by .xmf, or .xmf added)
+ * describing every recorded frame of the result file h5_path, which it
+ * names by a path relative to the .xmf.  Written to a temporary name and
+ * renamed into place.  VS_ERR_IO / VS_ERR_FORMAT as vs_compare_files for
+ * h5_path (VS_ERR_FORMAT also when no positions were recorded);
+ * VS_ERR_USAGE when xmf_path cannot be created. */
+vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err);
+
+/* The default sidecar path of h5_path, freed with vs_free_buffer(); NULL when
+ * out of memory. */
+char *vs_xdmf_default_path(const char *h5_path);
+
 #ifdef __cplusplus
 }
 #endif

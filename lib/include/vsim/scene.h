@@ -184,6 +184,7 @@ typedef struct vs_output_desc {
   int float32;       /* output.precision: 1 = float32, 0 = float64 */
   int compression;   /* gzip level */
   char author[VS_MAX_NAME + 1]; /* output.author */
+  int xdmf;          /* output.xdmf: vsim run writes OUT.xmf beside OUT.h5 */
 } vs_output_desc;
 
 typedef struct vs_scene {

@@ -19,7 +19,7 @@
 #include "vsim/text.h"
 
 #define VSIM_VERSION "0.1.0"
-#define VSIM_FORMAT_VERSION 1
+#define VSIM_FORMAT_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {

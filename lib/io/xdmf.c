@@ -1,0 +1,411 @@
+/* xdmf.c: the XDMF 2 sidecar of a result file (vs_xdmf_write), so that
+ * ParaView's XDMF reader opens a run (docs/result-file.md, "Viewers").
+ *
+ * The .xmf holds no numbers of its own but the list of free particles and,
+ * when links can tear, the cells of the links grid: geometry, connectivity
+ * and attributes point into the .h5 by a path relative to the .xmf, so the
+ * two files move together.  Layout:
+ *
+ *   Domain
+ *     DataItem "free"   inline indices of the particles in no link or triangle
+ *     DataItem "links"  inline Mixed cells of every constraint (tearing runs)
+ *     Grid "vsim" temporal collection, one spatial collection per frame:
+ *       Grid "triangles"  Triangle from /connectivity/triangles
+ *       Grid "links"      Polyline (2 nodes) from /connectivity/distance, or,
+ *                         when /connectivity/alive exists, Mixed cells of
+ *                         every constraint (a pin a polyvertex, a link a
+ *                         polyline, an angle a 3-node polyline) so that the
+ *                         cell attribute alive is row k of alive/value
+ *       Grid "particles"  Polyvertex of the free particles
+ *     each with geometry = row k of /particles/all/position/value (a
+ *     HyperSlab) and node attributes body, mass, radius, velocity.
+ *
+ * The file is written beside its final name and renamed into place. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/text.h"
+#include "io/h5util.h"
+#include "vsim/h5.h"
+
+typedef struct xd {
+  hid_t f;
+  const char *h5;   /* the .h5 as the .xmf names it */
+  int64_t F, N;     /* frames, particles */
+  int pos_f32, vel, vel_f32;
+  int64_t T, Md, Ma, M; /* triangles, links, angles, constraints */
+  int alive;        /* /connectivity/alive/value [F, M] */
+  int radius;
+  int64_t n_free;
+  vs_sbuf b;
+} xd;
+
+static int64_t dims_of(hid_t f, const char *path, int rank, int64_t *d1, int *f32) {
+  if (!vs_h5_path_exists(f, path)) return -1;
+  vs_h5_ds x;
+  int64_t n = -1;
+  if (vs_h5_ds_open(f, path, &x) == 0 && x.rank == rank) {
+    n = (int64_t)x.dims[0];
+    if (d1 && rank > 1) *d1 = (int64_t)x.dims[1];
+    if (f32) *f32 = x.cls == H5T_FLOAT && H5Tget_size(x.type) == 4;
+  }
+  vs_h5_ds_close(&x);
+  return n;
+}
+
+static int read_i32(hid_t f, const char *path, int32_t *buf) {
+  vs_h5_ds x;
+  int rc = vs_h5_ds_open(f, path, &x) == 0 &&
+                   H5Dread(x.d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0
+               ? 0
+               : -1;
+  vs_h5_ds_close(&x);
+  return rc;
+}
+
+/* "DIMS" NumberType Precision of a dataset of the file */
+static void hdf_item(xd *x, const char *dims, const char *type, int prec, const char *path) {
+  vs_sbuf_printf(&x->b,
+                 "<DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%d\" "
+                 "Format=\"HDF\">%s:%s</DataItem>",
+                 dims, type, prec, x->h5, path);
+}
+
+/* row k of a [F, A(, 3)] dataset */
+static void slab(xd *x, int64_t k, int64_t a, int vec, const char *type, int prec,
+                 const char *path) {
+  if (vec)
+    vs_sbuf_printf(&x->b,
+                   "<DataItem ItemType=\"HyperSlab\" Dimensions=\"%lld 3\" Type=\"HyperSlab\">"
+                   "<DataItem Dimensions=\"3 3\" Format=\"XML\">%lld 0 0 1 1 1 1 %lld 3</DataItem>",
+                   (long long)a, (long long)k, (long long)a);
+  else
+    vs_sbuf_printf(&x->b,
+                   "<DataItem ItemType=\"HyperSlab\" Dimensions=\"%lld\" Type=\"HyperSlab\">"
+                   "<DataItem Dimensions=\"3 2\" Format=\"XML\">%lld 0 1 1 1 %lld</DataItem>",
+                   (long long)a, (long long)k, (long long)a);
+  char dims[64];
+  if (vec)
+    snprintf(dims, sizeof dims, "%lld %lld 3", (long long)x->F, (long long)a);
+  else
+    snprintf(dims, sizeof dims, "%lld %lld", (long long)x->F, (long long)a);
+  hdf_item(x, dims, type, prec, path);
+  vs_sbuf_puts(&x->b, "</DataItem>");
+}
+
+/* Geometry and node attributes of frame k (the same for every grid). */
+static void nodes(xd *x, int64_t k) {
+  char n[32];
+  snprintf(n, sizeof n, "%lld", (long long)x->N);
+  vs_sbuf_puts(&x->b, "<Geometry GeometryType=\"XYZ\">");
+  slab(x, k, x->N, 1, "Float", x->pos_f32 ? 4 : 8, "/particles/all/position/value");
+  vs_sbuf_puts(&x->b, "</Geometry>\n");
+  vs_sbuf_puts(&x->b, "<Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">");
+  hdf_item(x, n, "Int", 4, "/particles/all/body");
+  vs_sbuf_puts(&x->b, "</Attribute><Attribute Name=\"mass\" AttributeType=\"Scalar\" Center=\"Node\">");
+  hdf_item(x, n, "Float", 8, "/particles/all/mass");
+  vs_sbuf_puts(&x->b, "</Attribute>");
+  if (x->radius) {
+    vs_sbuf_puts(&x->b, "<Attribute Name=\"radius\" AttributeType=\"Scalar\" Center=\"Node\">");
+    hdf_item(x, n, "Float", 8, "/particles/all/radius");
+    vs_sbuf_puts(&x->b, "</Attribute>");
+  }
+  if (x->vel) {
+    vs_sbuf_puts(&x->b, "<Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">");
+    slab(x, k, x->N, 1, "Float", x->vel_f32 ? 4 : 8, "/particles/all/velocity/value");
+    vs_sbuf_puts(&x->b, "</Attribute>");
+  }
+  vs_sbuf_puts(&x->b, "\n");
+}
+
+static void frame(xd *x, int64_t k, double t) {
+  vs_sbuf_printf(&x->b,
+                 "<Grid Name=\"frame %lld\" GridType=\"Collection\" CollectionType=\"Spatial\">"
+                 "<Time Value=\"%.17g\"/>\n",
+                 (long long)k, t);
+  char d[64];
+  if (x->T > 0) {
+    snprintf(d, sizeof d, "%lld 3", (long long)x->T);
+    vs_sbuf_printf(&x->b,
+                   "<Grid Name=\"triangles\" GridType=\"Uniform\">"
+                   "<Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">",
+                   (long long)x->T);
+    hdf_item(x, d, "Int", 4, "/connectivity/triangles");
+    vs_sbuf_puts(&x->b, "</Topology>");
+    nodes(x, k);
+    vs_sbuf_puts(&x->b, "</Grid>\n");
+  }
+  if (x->alive) {
+    vs_sbuf_printf(&x->b,
+                   "<Grid Name=\"links\" GridType=\"Uniform\">"
+                   "<Topology TopologyType=\"Mixed\" NumberOfElements=\"%lld\">"
+                   "<DataItem Reference=\"XML\">/Xdmf/Domain/DataItem[@Name=\"links\"]</DataItem>"
+                   "</Topology>",
+                   (long long)x->M);
+    nodes(x, k);
+    vs_sbuf_puts(&x->b, "<Attribute Name=\"alive\" AttributeType=\"Scalar\" Center=\"Cell\">");
+    slab(x, k, x->M, 0, "UChar", 1, "/connectivity/alive/value");
+    vs_sbuf_puts(&x->b, "</Attribute></Grid>\n");
+  } else if (x->Md > 0) {
+    snprintf(d, sizeof d, "%lld 2", (long long)x->Md);
+    vs_sbuf_printf(&x->b,
+                   "<Grid Name=\"links\" GridType=\"Uniform\">"
+                   "<Topology TopologyType=\"Polyline\" NodesPerElement=\"2\" "
+                   "NumberOfElements=\"%lld\">",
+                   (long long)x->Md);
+    hdf_item(x, d, "Int", 4, "/connectivity/distance");
+    vs_sbuf_puts(&x->b, "</Topology>");
+    nodes(x, k);
+    vs_sbuf_puts(&x->b, "</Grid>\n");
+  }
+  if (x->n_free > 0) {
+    vs_sbuf_printf(&x->b,
+                   "<Grid Name=\"particles\" GridType=\"Uniform\">"
+                   "<Topology TopologyType=\"Polyvertex\" NodesPerElement=\"1\" "
+                   "NumberOfElements=\"%lld\">"
+                   "<DataItem Reference=\"XML\">/Xdmf/Domain/DataItem[@Name=\"free\"]</DataItem>"
+                   "</Topology>",
+                   (long long)x->n_free);
+    nodes(x, k);
+    vs_sbuf_puts(&x->b, "</Grid>\n");
+  }
+  vs_sbuf_puts(&x->b, "</Grid>\n");
+}
+
+/* The inline items: the free particles, and the Mixed cells of every
+ * constraint (XDMF 2 codes: 1 polyvertex, 2 polyline, each followed by its
+ * node count) when links can tear.  -1 on a read failure. */
+static int inline_items(xd *x) {
+  int rc = -1;
+  size_t n = (size_t)x->N;
+  unsigned char *used = vs_calloc(n + 1, 1);
+  size_t pairs = (size_t)(x->Md > x->Ma ? x->Md : x->Ma);
+  size_t big = 3 * (size_t)(x->T > x->M ? x->T : x->M);
+  if (2 * pairs > big) big = 2 * pairs;
+  int32_t *idx = vs_malloc((big + 1) * sizeof *idx);
+  if (!used || !idx) goto done;
+  const char *sets[] = {"/connectivity/distance", "/connectivity/angle", "/connectivity/triangles"};
+  const int64_t rows[] = {x->Md, x->Ma, x->T};
+  const int cols[] = {2, 2, 3};
+  for (int s = 0; s < 3; s++) {
+    if (rows[s] <= 0) continue;
+    if (read_i32(x->f, sets[s], idx) < 0) goto done;
+    for (size_t i = 0; i < (size_t)rows[s] * (size_t)cols[s]; i++)
+      if (idx[i] >= 0 && (size_t)idx[i] < n) used[idx[i]] = 1;
+  }
+  x->n_free = 0;
+  for (size_t i = 0; i < n; i++) x->n_free += !used[i];
+  if (x->n_free > 0) {
+    vs_sbuf_printf(&x->b, "<DataItem Name=\"free\" Dimensions=\"%lld\" NumberType=\"Int\" "
+                          "Precision=\"4\" Format=\"XML\">", (long long)x->n_free);
+    for (size_t i = 0; i < n; i++)
+      if (!used[i]) vs_sbuf_printf(&x->b, "%zu ", i);
+    vs_sbuf_puts(&x->b, "</DataItem>\n");
+  }
+  if (x->alive) {
+    if (x->M > 0 && read_i32(x->f, "/solver/constraints", idx) < 0) goto done;
+    size_t len = 0;
+    for (int64_t c = 0; c < x->M; c++) {
+      int k = 0;
+      while (k < 3 && idx[3 * c + k] >= 0) k++;
+      len += 2 + (size_t)k;
+    }
+    vs_sbuf_printf(&x->b, "<DataItem Name=\"links\" Dimensions=\"%zu\" NumberType=\"Int\" "
+                          "Precision=\"4\" Format=\"XML\">", len);
+    for (int64_t c = 0; c < x->M; c++) {
+      int k = 0;
+      while (k < 3 && idx[3 * c + k] >= 0) k++;
+      vs_sbuf_printf(&x->b, "%d %d", k == 1 ? 1 : 2, k);
+      for (int j = 0; j < k; j++) vs_sbuf_printf(&x->b, " %d", idx[3 * c + j]);
+      vs_sbuf_puts(&x->b, c + 1 < x->M ? "\n" : "");
+    }
+    vs_sbuf_puts(&x->b, "</DataItem>\n");
+  }
+  rc = 0;
+done:
+  vs_free(used);
+  vs_free(idx);
+  return rc;
+}
+
+/* The directory part of path ("." when none), from vs_malloc. */
+static char *dir_part(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return vs_strdup(".");
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  char *d = vs_malloc(n + 1);
+  if (d) {
+    memcpy(d, path, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+/* The path of h5 relative to the directory of xmf (both exist). */
+static char *relative_to(const char *h5, const char *xmf) {
+  char *dh = dir_part(h5), *dx = dir_part(xmf);
+  char *out = NULL;
+  char rh[PATH_MAX], rx[PATH_MAX];
+  if (dh && dx && realpath(dh, rh) && realpath(dx, rx)) {
+    size_t i = 0, common = 0;
+    while (rh[i] && rh[i] == rx[i]) {
+      i++;
+      if (rh[i] == '/' || rh[i] == '\0') common = i;
+    }
+    if (rh[i] == '\0' && (rx[i] == '/' || rx[i] == '\0')) common = i;
+    if (rx[i] == '\0' && (rh[i] == '/' || rh[i] == '\0')) common = i;
+    if (strcmp(rh, "/") == 0 || strcmp(rx, "/") == 0) common = 0;
+    vs_sbuf b = {0};
+    for (const char *p = rx + common; *p; p++)
+      if (*p == '/') vs_sbuf_puts(&b, "../");
+    const char *rest = rh + common;
+    while (*rest == '/') rest++;
+    if (*rest) vs_sbuf_printf(&b, "%s/", rest);
+    const char *base = strrchr(h5, '/');
+    vs_sbuf_puts(&b, base ? base + 1 : h5);
+    if (!b.bad) out = b.p;
+    else vs_sbuf_free(&b);
+  }
+  vs_free(dh);
+  vs_free(dx);
+  return out;
+}
+
+char *vs_xdmf_default_path(const char *h5_path) {
+  if (!h5_path) return NULL;
+  size_t n = strlen(h5_path);
+  int ext = n > 3 && strcmp(h5_path + n - 3, ".h5") == 0;
+  size_t keep = ext ? n - 3 : n;
+  char *p = vs_malloc(keep + 5);
+  if (p) {
+    memcpy(p, h5_path, keep);
+    memcpy(p + keep, ".xmf", 5);
+  }
+  return p;
+}
+
+/* XML attribute text: the few characters a file name may hold that XML
+ * does not take as they are. */
+static char *xml_escape(const char *s) {
+  vs_sbuf b = {0};
+  for (; *s; s++) {
+    switch (*s) {
+    case '&': vs_sbuf_puts(&b, "&amp;"); break;
+    case '<': vs_sbuf_puts(&b, "&lt;"); break;
+    case '>': vs_sbuf_puts(&b, "&gt;"); break;
+    case '"': vs_sbuf_puts(&b, "&quot;"); break;
+    default: vs_sbuf_add(&b, s, 1); break;
+    }
+  }
+  vs_sbuf_puts(&b, "");
+  if (b.bad) {
+    vs_sbuf_free(&b);
+    return NULL;
+  }
+  return b.p;
+}
+
+static vs_status write_text(const char *path, const char *text, size_t len, vs_error *err) {
+  size_t n = strlen(path) + 32;
+  char *tmp = vs_malloc(n);
+  if (!tmp) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+  FILE *out = fopen(tmp, "wb");
+  if (!out) {
+    int e = errno;
+    vs_free(tmp);
+    return vs_error_set(err, e == ENOSPC || e == EDQUOT || e == EIO ? VS_ERR_IO : VS_ERR_USAGE,
+                        path, 0, 0, "cannot create: %s", strerror(e));
+  }
+  int ok = fwrite(text, 1, len, out) == len;
+  ok = (fclose(out) == 0) && ok;
+  int e = errno;
+  if (ok && rename(tmp, path) != 0) {
+    ok = 0;
+    e = errno;
+  }
+  if (!ok) unlink(tmp);
+  vs_free(tmp);
+  if (!ok) return vs_error_set(err, VS_ERR_IO, path, 0, 0, "writing: %s", strerror(e));
+  return VS_OK;
+}
+
+vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err) {
+  if (!h5_path)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_xdmf_write: missing argument");
+  char *own = xmf_path ? NULL : vs_xdmf_default_path(h5_path);
+  const char *xmf = xmf_path ? xmf_path : own;
+  xd x;
+  memset(&x, 0, sizeof x);
+  x.f = H5I_INVALID_HID;
+  char *rel = NULL, *h5name = NULL;
+  double *times = NULL;
+  vs_status st = xmf ? vs_h5_open_result(h5_path, &x.f, err)
+                     : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
+  if (st != VS_OK) goto done;
+  x.F = dims_of(x.f, "/particles/all/position/value", 3, &x.N, &x.pos_f32);
+  if (x.F < 0 || dims_of(x.f, "/particles/all/mass", 1, NULL, NULL) != x.N) {
+    st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0,
+                      "no positions recorded (output.fields without position): nothing to show");
+    goto done;
+  }
+  x.vel = dims_of(x.f, "/particles/all/velocity/value", 3, NULL, &x.vel_f32) == x.F;
+  x.radius = dims_of(x.f, "/particles/all/radius", 1, NULL, NULL) == x.N;
+  x.T = dims_of(x.f, "/connectivity/triangles", 2, NULL, NULL);
+  x.Md = dims_of(x.f, "/connectivity/distance", 2, NULL, NULL);
+  x.Ma = dims_of(x.f, "/connectivity/angle", 2, NULL, NULL);
+  x.M = dims_of(x.f, "/solver/constraints", 2, NULL, NULL);
+  if (x.T < 0) x.T = 0; /* absent: none of that kind */
+  if (x.Md < 0) x.Md = 0;
+  if (x.Ma < 0) x.Ma = 0;
+  if (x.M < 0) x.M = 0;
+  int64_t am = 0;
+  x.alive = x.M > 0 && dims_of(x.f, "/connectivity/alive/value", 2, &am, NULL) == x.F && am == x.M;
+  times = vs_malloc(((size_t)x.F + 1) * sizeof *times);
+  vs_h5_ds t;
+  int tr = times && vs_h5_ds_open(x.f, "/particles/all/position/time", &t) == 0 &&
+                   t.rank == 1 && (int64_t)t.dims[0] == x.F &&
+                   (x.F == 0 || H5Dread(t.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                        times) >= 0)
+               ? 0
+               : -1;
+  vs_h5_ds_close(&t);
+  rel = relative_to(h5_path, xmf);
+  h5name = rel ? xml_escape(rel) : NULL;
+  x.h5 = h5name;
+  if (!times || !h5name) {
+    st = vs_error_set(err, !times ? VS_ERR_NOMEM : VS_ERR_USAGE, xmf, 0, 0,
+                      !times ? "out of memory" : "the directory of this file or of %s does not exist",
+                      h5_path);
+    goto done;
+  }
+  vs_sbuf_puts(&x.b, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+                     "<!-- written by vsim from the result file beside it; "
+                     "open with ParaView's XDMF reader -->\n"
+                     "<Xdmf Version=\"2.0\">\n<Domain>\n");
+  if (tr < 0 || inline_items(&x) < 0) {
+    st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0, "cannot read its time or connectivity");
+    goto done;
+  }
+  vs_sbuf_puts(&x.b, "<Grid Name=\"vsim\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  for (int64_t k = 0; k < x.F; k++) frame(&x, k, times[k]);
+  vs_sbuf_puts(&x.b, "</Grid>\n</Domain>\n</Xdmf>\n");
+  if (x.b.bad) {
+    st = vs_error_set(err, VS_ERR_NOMEM, xmf, 0, 0, "out of memory");
+    goto done;
+  }
+  st = write_text(xmf, x.b.p, x.b.n, err);
+done:
+  if (x.f >= 0) H5Fclose(x.f);
+  vs_sbuf_free(&x.b);
+  vs_free(times);
+  vs_free(rel);
+  vs_free(h5name);
+  vs_free(own);
+  return st;
+}

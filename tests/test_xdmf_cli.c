@@ -1,0 +1,165 @@
+/* test_xdmf_cli.c: the XDMF sidecar end to end (docs/result-file.md,
+ * "Viewers"): vsim run writes OUT.xmf beside OUT.h5 (also for a failed run,
+ * naming the final file, never the temporary one), output.xdmf: false turns
+ * it off, vsim xdmf writes one anywhere with the .h5 named relative to it,
+ * and bad input is exit 2 with the file named.  ParaView itself reads them
+ * in tests/clients/. */
+#include "runutil.h"
+
+static const char *scene =
+    "time: {dt: 0.01, frames: 6}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 1, 0], size: [1, 1], resolution: [3, 3], pin: top-edge}\n"
+    "  - particles: {name: p, positions: [[0, 3, 0], [1, 3, 0]], velocities: [[0, 0, 0], [0, 9, "
+    "0]]}\n";
+
+static char *setup(void) {
+  char *d = tu_tmpdir();
+  char *p = cu_strf("%s/s.yaml", d);
+  cu_write(p, scene);
+  free(p);
+  p = cu_strf("%s/sub", d);
+  ck_assert_int_eq(mkdir(p, 0777), 0);
+  free(p);
+  p = cu_strf("%s/other", d);
+  ck_assert_int_eq(mkdir(p, 0777), 0);
+  free(p);
+  return d;
+}
+
+static char *slurp_in(const char *d, const char *rel) {
+  char *p = cu_strf("%s/%s", d, rel);
+  char *t = cu_slurp(p);
+  free(p);
+  ck_assert_msg(t != NULL, "%s was not written", rel);
+  return t;
+}
+
+static void expect_listing(const char *d, const char *sub, const char *want) {
+  char *p = cu_strf("%s/%s", d, sub);
+  CU_EXPECT_LISTING(p, want);
+  free(p);
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+START_TEST(run_writes_the_sidecar) {
+  char *d = setup();
+  cu_proc r = cu_vsim(d, "run", "s.yaml", "-o", "sub/out.h5", "-q", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  expect_listing(d, "sub", "out.h5 out.xmf");
+  char *x = slurp_in(d, "sub/out.xmf");
+  /* 7 frames, each a spatial collection with triangles, links, the 2 free particles */
+  ck_assert_int_eq(count(x, "CollectionType=\"Temporal\""), 1);
+  ck_assert_int_eq(count(x, "CollectionType=\"Spatial\""), 7);
+  ck_assert_int_eq(count(x, "<Time Value="), 7);
+  CU_EXPECT_IN(x, "<Time Value=\"0.059999999999999998\"/>");
+  ck_assert_int_eq(count(x, "TopologyType=\"Triangle\" NumberOfElements=\"8\""), 7);
+  ck_assert_int_eq(count(x, "TopologyType=\"Polyvertex\" NodesPerElement=\"1\" "
+                            "NumberOfElements=\"2\""), 7);
+  CU_EXPECT_IN(x, "<DataItem Name=\"free\" Dimensions=\"2\" NumberType=\"Int\" Precision=\"4\" "
+                  "Format=\"XML\">9 10 </DataItem>");
+  CU_EXPECT_IN(x, "<DataItem Dimensions=\"3 3\" Format=\"XML\">6 0 0 1 1 1 1 11 3</DataItem>"
+                  "<DataItem Dimensions=\"7 11 3\" NumberType=\"Float\" Precision=\"8\" "
+                  "Format=\"HDF\">out.h5:/particles/all/position/value</DataItem>");
+  ck_assert_ptr_null(strstr(x, "tmp"));
+  ck_assert_ptr_null(strstr(x, "velocity")); /* not recorded */
+  ck_assert_ptr_null(strstr(x, "alive"));    /* nothing can tear */
+  free(x);
+
+  /* output.xdmf: false */
+  r = cu_vsim(d, "run", "s.yaml", "-o", "other/plain.h5", "-q", "--set", "output.xdmf=false", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  expect_listing(d, "other", "plain.h5");
+
+  /* a failed run (a runaway particle at frame 1) still gets its sidecar,
+   * naming the file under its final name */
+  r = cu_vsim(d, "run", "s.yaml", "-o", "failed.h5", "-q", "--set", "solver.runaway_speed=5",
+              "--set", "output.fields=[position,velocity]", NULL);
+  CU_EXPECT_CODE(r, 1);
+  cu_free(&r);
+  cu_expect_status(d, "failed.h5", "failed");
+  x = slurp_in(d, "failed.xmf");
+  ck_assert_int_eq(count(x, "<Time Value="), 1);
+  CU_EXPECT_IN(x, "Format=\"HDF\">failed.h5:/particles/all/velocity/value</DataItem>");
+  ck_assert_ptr_null(strstr(x, "tmp"));
+  free(x);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+START_TEST(xdmf_command) {
+  char *d = setup();
+  cu_proc r = cu_vsim(d, "run", "s.yaml", "-o", "sub/out.h5", "-q", "--set",
+                      "output.xdmf=false", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", "sub/out.h5", "-o", "other/view.xmf", NULL);
+  CU_EXPECT_CODE(r, 0);
+  ck_assert_str_eq(r.out, "");
+  cu_free(&r);
+  char *x = slurp_in(d, "other/view.xmf");
+  CU_EXPECT_IN(x, "Format=\"HDF\">../sub/out.h5:/particles/all/position/value</DataItem>");
+  free(x);
+  /* the default name: beside the .h5; an existing one is replaced */
+  r = cu_vsim(d, "xdmf", "sub/out.h5", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", "sub/out.h5", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  expect_listing(d, "sub", "out.h5 out.xmf");
+
+  r = cu_vsim(d, "xdmf", "missing.h5", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "vsim: missing.h5: cannot open: No such file or directory\n");
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", "s.yaml", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "vsim: s.yaml: not an HDF5 file (not a vsim result)\n");
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", "sub/out.h5", "-o", "nodir/x.xmf", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "nodir/x.xmf: the directory of this file or of sub/out.h5 does not exist\n");
+  cu_free(&r);
+  r = cu_vsim(d, "run", "s.yaml", "-o", "obs.h5", "-q", "--set", "output.fields=[velocity]", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  CU_EXPECT_LISTING(d, "obs.h5 other s.yaml sub"); /* nothing to draw: no sidecar */
+  r = cu_vsim(d, "xdmf", "obs.h5", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "obs.h5: no positions recorded");
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "which file?");
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", "--help", NULL);
+  CU_EXPECT_CODE(r, 0);
+  CU_EXPECT_IN(r.out, "Usage: vsim xdmf OUT.h5 [-o OUT.xmf]");
+  cu_free(&r);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+static Suite *xdmf_cli_suite(void) {
+  Suite *s = suite_create("xdmf_cli");
+  TCase *tc = tcase_create("xdmf_cli");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, run_writes_the_sidecar);
+  tcase_add_test(tc, xdmf_command);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return tu_run(xdmf_cli_suite());
+}
