@@ -9,59 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/frames_int.h"
 #include "io/h5util.h"
 #include "util/alloc.h"
 #include "vsim/alloc.h"
 #include "vsim/frames.h"
 #include "vsim/scene.h"
 
-#define POS_PATH "/particles/all/position/value"
-#define VEL_PATH "/particles/all/velocity/value"
-#define ALIVE_PATH "/connectivity/alive/value"
-#define RPOS_PATH "/particles/rigid/position/value"
-#define RQUAT_PATH "/particles/rigid/orientation/value"
-
-typedef struct series {
-  char *name;  /* flat name */
-  char *group; /* "/observables/.../" element group */
-  char unit[16];
-} series;
-
-struct vs_frames {
-  char *path;
-  hid_t h;
-  size_t F;
-  double *time;
-  vs_h5_ds pos, vel, alive, rpos, rquat;
-  int has_pos, has_vel, has_alive, has_rigid;
-  vs_frames_topology t;
-  int32_t *body, *links, *link_slot, *tris, *rigid_shape;
-  double *radius, *rigid_size;
-  vs_frames_collider *colliders;
-  series *s;
-  size_t ns;
-};
-
 /* ---- small helpers -------------------------------------------------------- */
 
-static vs_status ds_error(vs_frames *f, vs_error *err, const char *ds, const char *what) {
+vs_status fr_ds_error(vs_frames *f, vs_error *err, const char *ds, const char *what) {
   char h5[256];
   vs_h5_error_text(h5, sizeof h5);
   return vs_error_set(err, VS_ERR_IO, f->path, 0, 0, "%s: %s: %s", ds, what, h5);
 }
 
-static vs_status shape_error(vs_frames *f, vs_error *err, const char *ds, const vs_h5_ds *x,
+vs_status fr_shape_error(vs_frames *f, vs_error *err, const char *ds, const vs_h5_ds *x,
                              const char *want) {
   return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: shape %s, expected %s", ds,
                       x->shape, want);
 }
 
-static vs_status nomem(vs_frames *f, vs_error *err) {
+vs_status fr_nomem(vs_frames *f, vs_error *err) {
   return vs_error_set(err, VS_ERR_NOMEM, f->path, 0, 0, "out of memory");
 }
 
 /* Open an optional dataset: 1 open, 0 absent, -1 error (filled). */
-static int open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err) {
+int fr_open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err) {
   x->d = x->type = x->space = H5I_INVALID_HID;
   if (!vs_h5_path_exists(f->h, p)) return 0;
   if (vs_h5_ds_open(f->h, p, x) < 0 ||
@@ -76,29 +50,29 @@ static int open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err) {
 
 /* A whole small dataset of `want_rank` with trailing dims `inner` (0 = any)
  * read as mtype into a new array; *rows = dims[0].  1 read, 0 absent, -1 error. */
-static int read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t mtype,
+int fr_read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t mtype,
                     size_t esize, void **out, size_t *rows, vs_error *err) {
   *out = NULL;
   *rows = 0;
   vs_h5_ds x;
-  int r = open_opt(f, p, &x, err);
+  int r = fr_open_opt(f, p, &x, err);
   if (r <= 0) return r;
   int rc = -1;
   if (x.rank != want_rank || (want_rank == 2 && inner && x.dims[1] != inner)) {
     char want[32];
     snprintf(want, sizeof want, want_rank == 1 ? "[n]" : "[n, %llu]", (unsigned long long)inner);
-    shape_error(f, err, p, &x, want);
+    fr_shape_error(f, err, p, &x, want);
     goto done;
   }
   size_t n = (size_t)x.dims[0] * (want_rank == 2 ? (size_t)x.dims[1] : 1);
   void *buf = vs_malloc(n ? n * esize : 1);
   if (!buf) {
-    nomem(f, err);
+    fr_nomem(f, err);
     goto done;
   }
   if (n && H5Dread(x.d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
     vs_free(buf);
-    ds_error(f, err, p, "cannot read");
+    fr_ds_error(f, err, p, "cannot read");
     goto done;
   }
   *out = buf;
@@ -128,268 +102,8 @@ static vs_status read_row(vs_frames *f, const vs_h5_ds *x, const char *p, size_t
   if (vs_h5_read_slab(x, start, count, mtype, buf) < 0) {
     char what[64];
     snprintf(what, sizeof what, "cannot read frame %zu", k);
-    return ds_error(f, err, p, what);
+    return fr_ds_error(f, err, p, what);
   }
-  return VS_OK;
-}
-
-/* ---- observables ---------------------------------------------------------- */
-
-/* "constraint_error/all/max" -> "constraint_error_max";
- * "constraint_error/distance/rms" -> "distance_error_rms"; others: '/' -> '_'. */
-static char *flat_name(const char *rel) {
-  const char *ce = "constraint_error/";
-  char buf[256];
-  if (strncmp(rel, ce, strlen(ce)) == 0) {
-    const char *kind = rel + strlen(ce);
-    const char *slash = strchr(kind, '/');
-    if (slash && !strchr(slash + 1, '/')) {
-      int kl = (int)(slash - kind);
-      if (kl == 3 && strncmp(kind, "all", 3) == 0)
-        snprintf(buf, sizeof buf, "constraint_error_%s", slash + 1);
-      else
-        snprintf(buf, sizeof buf, "%.*s_error_%s", kl, kind, slash + 1);
-      return vs_strdup(buf);
-    }
-  }
-  char *s = vs_strdup(rel);
-  for (char *p = s; p && *p; p++)
-    if (*p == '/') *p = '_';
-  return s;
-}
-
-static void infer_unit(const char *name, char *unit, size_t size) {
-  if (strstr(name, "relative") || strstr(name, "alive") || strstr(name, "contacts"))
-    snprintf(unit, size, "1");
-  else if (strstr(name, "energy"))
-    snprintf(unit, size, "J");
-  else if (strstr(name, "error") || strstr(name, "penetration") || strstr(name, "overlap"))
-    snprintf(unit, size, "m");
-  else
-    unit[0] = '\0';
-}
-
-static int cmp_series(const void *a, const void *b) {
-  return strcmp(((const series *)a)->name, ((const series *)b)->name);
-}
-
-static vs_status load_series(vs_frames *f, vs_error *err) {
-  if (!vs_h5_path_exists(f->h, "/observables")) return VS_OK;
-  vs_h5_path_list l = {0};
-  const char *roots[] = {"/observables"};
-  vs_status st = vs_h5_list_datasets(f->h, f->path, roots, 1, &l, err);
-  if (st == VS_OK) {
-    f->s = vs_calloc(l.n ? l.n : 1, sizeof *f->s);
-    if (!f->s) st = nomem(f, err);
-  }
-  for (size_t i = 0; st == VS_OK && i < l.n; i++) {
-    const char *p = l.v[i];
-    size_t len = strlen(p);
-    if (len < 7 || strcmp(p + len - 6, "/value") != 0) continue;
-    vs_h5_ds x;
-    if (vs_h5_ds_open(f->h, p, &x) < 0 || x.rank != 1 ||
-        (x.cls != H5T_INTEGER && x.cls != H5T_FLOAT)) {
-      vs_h5_ds_close(&x);
-      continue; /* per-constraint arrays and the like: not a plottable series */
-    }
-    vs_h5_ds_close(&x);
-    series *s = &f->s[f->ns];
-    s->group = vs_malloc(len - 5);
-    if (!s->group) {
-      st = nomem(f, err);
-      break;
-    }
-    memcpy(s->group, p, len - 6);
-    s->group[len - 6] = '\0';
-    s->name = flat_name(s->group + strlen("/observables/"));
-    if (!s->name) {
-      vs_free(s->group);
-      st = nomem(f, err);
-      break;
-    }
-    char *u = vs_h5_attr_string(f->h, s->group, "unit", NULL);
-    if (!u) u = vs_h5_attr_string(f->h, p, "unit", NULL);
-    if (u)
-      snprintf(s->unit, sizeof s->unit, "%s", u);
-    else
-      infer_unit(s->name, s->unit, sizeof s->unit);
-    vs_free(u);
-    f->ns++;
-  }
-  vs_h5_list_free(&l);
-  if (st == VS_OK && f->ns > 1) qsort(f->s, f->ns, sizeof *f->s, cmp_series);
-  return st;
-}
-
-/* ---- colliders ------------------------------------------------------------ */
-
-/* A parameter of collider group g: an attribute or a dataset of n numbers. */
-static int coll_param(vs_frames *f, const char *g, const char *name, double *out, size_t n) {
-  char p[256];
-  snprintf(p, sizeof p, "%s/%s", g, name);
-  hid_t a = H5I_INVALID_HID;
-  if (H5Aexists_by_name(f->h, g, name, H5P_DEFAULT) > 0) {
-    a = H5Aopen_by_name(f->h, g, name, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-    int ok = sp >= 0 && (size_t)H5Sget_simple_extent_npoints(sp) == n &&
-             H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0;
-    if (sp >= 0) H5Sclose(sp);
-    if (a >= 0) H5Aclose(a);
-    return ok ? 0 : -1;
-  }
-  if (!vs_h5_path_exists(f->h, p)) return -1;
-  vs_h5_ds x;
-  int ok = vs_h5_ds_open(f->h, p, &x) == 0 && x.cls == H5T_FLOAT &&
-           (size_t)H5Sget_simple_extent_npoints(x.space) == n &&
-           H5Dread(x.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
-  vs_h5_ds_close(&x);
-  return ok ? 0 : -1;
-}
-
-static int lo_hi(vs_frames *f, const char *g, vs_frames_collider *c) {
-  return (coll_param(f, g, "lo", c->lo, 3) == 0 || coll_param(f, g, "min", c->lo, 3) == 0) &&
-                 (coll_param(f, g, "hi", c->hi, 3) == 0 || coll_param(f, g, "max", c->hi, 3) == 0)
-             ? 0
-             : -1;
-}
-
-/* /world/colliders/<i>/ (kind: attribute or dataset; parameters as
- * attributes or datasets).  Unknown kinds and incomplete groups are skipped:
- * a viewer draws what it understands. */
-static vs_status load_world_colliders(vs_frames *f, vs_error *err) {
-  hid_t g = H5Gopen2(f->h, "/world/colliders", H5P_DEFAULT);
-  if (g < 0) return VS_OK;
-  H5G_info_t gi;
-  size_t n = H5Gget_info(g, &gi) >= 0 ? (size_t)gi.nlinks : 0;
-  H5Gclose(g);
-  f->colliders = vs_calloc(n ? n : 1, sizeof *f->colliders);
-  if (!f->colliders) return nomem(f, err);
-  for (size_t i = 0; i < n; i++) {
-    char gp[64];
-    snprintf(gp, sizeof gp, "/world/colliders/%zu", i);
-    if (!vs_h5_path_exists(f->h, gp)) continue;
-    char *kind = vs_h5_attr_string(f->h, gp, "kind", NULL);
-    if (!kind) continue;
-    vs_frames_collider *c = &f->colliders[f->t.n_colliders];
-    memset(c, 0, sizeof *c);
-    int ok = -1;
-    if (strcmp(kind, "plane") == 0) {
-      c->kind = VS_FRAMES_PLANE;
-      ok = coll_param(f, gp, "point", c->point, 3) == 0 &&
-                   coll_param(f, gp, "normal", c->normal, 3) == 0
-               ? 0
-               : -1;
-    } else if (strcmp(kind, "sphere") == 0) {
-      c->kind = VS_FRAMES_SPHERE;
-      ok = coll_param(f, gp, "center", c->center, 3) == 0 &&
-                   coll_param(f, gp, "radius", &c->radius, 1) == 0
-               ? 0
-               : -1;
-    } else if (strcmp(kind, "box") == 0 || strcmp(kind, "bounds") == 0) {
-      c->kind = kind[1] == 'o' && kind[2] == 'x' ? VS_FRAMES_BOX : VS_FRAMES_BOUNDS;
-      ok = lo_hi(f, gp, c);
-    } else if (strcmp(kind, "mesh") == 0) {
-      char vp[96], tp[96];
-      size_t nv = 0, nt = 0;
-      void *v = NULL, *t = NULL;
-      snprintf(vp, sizeof vp, "%s/vertices", gp);
-      snprintf(tp, sizeof tp, "%s/triangles", gp);
-      int rv = read_all(f, vp, 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double), &v, &nv, err);
-      int rt = rv == 1 ? read_all(f, tp, 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &t, &nt,
-                                  err)
-                       : 0;
-      if (rv < 0 || rt < 0) {
-        vs_free(v);
-        vs_free(kind);
-        return err->code;
-      }
-      for (size_t j = 0; rt == 1 && j < 3 * nt; j++)
-        if (((int32_t *)t)[j] < 0 || (size_t)((int32_t *)t)[j] >= nv) {
-          vs_free(v);
-          vs_free(t);
-          vs_free(kind);
-          return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
-                              "%s: triangle %zu names vertex %d of %zu", tp, j / 3,
-                              (int)((int32_t *)t)[j], nv);
-        }
-      c->kind = VS_FRAMES_MESH;
-      c->vertices = v;
-      c->tris = t;
-      c->n_vertices = nv;
-      c->n_tris = nt;
-      ok = rv == 1 && rt == 1 ? 0 : -1;
-      if (ok) {
-        vs_free(v);
-        vs_free(t);
-        c->vertices = NULL;
-        c->tris = NULL;
-      }
-    }
-    vs_free(kind);
-    if (ok == 0) f->t.n_colliders++;
-  }
-  return VS_OK;
-}
-
-/* What only the recorded scene knows in a file that does not say it
- * itself: the colliders (before /world/colliders) and the particle radius
- * (before /particles/all/radius), from /parameters/vsim@resolved.  A scene
- * that no longer loads (a mesh whose OBJ moved) just gives nothing. */
-static vs_status load_from_scene(vs_frames *f, int need_colliders, vs_error *err) {
-  int oom = 0;
-  char *text = vs_h5_attr_string(f->h, "/parameters/vsim", "resolved", &oom);
-  if (!text) return oom ? nomem(f, err) : VS_OK;
-  vs_scene *sc = NULL;
-  vs_error e2;
-  vs_error_clear(&e2);
-  vs_status st = vs_scene_load_string(text, strlen(text), f->path, NULL, 0, &sc, &e2);
-  vs_free(text);
-  if (st == VS_ERR_NOMEM) return nomem(f, err);
-  if (st != VS_OK) return VS_OK;
-  if (need_colliders && sc->n_colliders) {
-    f->colliders = vs_calloc(sc->n_colliders, sizeof *f->colliders);
-    if (!f->colliders) {
-      vs_scene_free(sc);
-      return nomem(f, err);
-    }
-    for (size_t i = 0; i < sc->n_colliders; i++) {
-      const vs_collider_desc *d = &sc->colliders[i];
-      vs_frames_collider *c = &f->colliders[f->t.n_colliders];
-      memset(c, 0, sizeof *c);
-      switch (d->kind) {
-        case VS_COLLIDER_PLANE:
-          c->kind = VS_FRAMES_PLANE;
-          memcpy(c->point, d->a, sizeof c->point);
-          memcpy(c->normal, d->b, sizeof c->normal);
-          break;
-        case VS_COLLIDER_SPHERE:
-          c->kind = VS_FRAMES_SPHERE;
-          memcpy(c->center, d->a, sizeof c->center);
-          c->radius = d->radius;
-          break;
-        case VS_COLLIDER_BOX:
-        case VS_COLLIDER_BOUNDS:
-          c->kind = d->kind == VS_COLLIDER_BOX ? VS_FRAMES_BOX : VS_FRAMES_BOUNDS;
-          memcpy(c->lo, d->a, sizeof c->lo);
-          memcpy(c->hi, d->b, sizeof c->hi);
-          break;
-        default: continue;
-      }
-      f->t.n_colliders++;
-    }
-  }
-  if (!f->radius && f->body && f->t.n_particles && sc->n_bodies) {
-    f->radius = vs_malloc(f->t.n_particles * sizeof *f->radius);
-    if (!f->radius) {
-      vs_scene_free(sc);
-      return nomem(f, err);
-    }
-    for (size_t i = 0; i < f->t.n_particles; i++) {
-      int32_t b = f->body[i];
-      f->radius[i] = b >= 0 && (size_t)b < sc->n_bodies ? sc->bodies[b].radius : 0;
-    }
-  }
-  vs_scene_free(sc);
   return VS_OK;
 }
 
@@ -409,11 +123,11 @@ static int link_cmp(const void *a, const void *b) {
 static vs_status map_alive(vs_frames *f, vs_error *err) {
   size_t M = f->t.n_links;
   f->link_slot = vs_malloc((M ? M : 1) * sizeof *f->link_slot);
-  if (!f->link_slot) return nomem(f, err);
+  if (!f->link_slot) return fr_nomem(f, err);
   for (size_t i = 0; i < M; i++) f->link_slot[i] = -1;
   void *cons = NULL;
   size_t nc = 0;
-  int r = read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &cons,
+  int r = fr_read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &cons,
                    &nc, err);
   if (r < 0) return err->code;
   if (r == 0) {
@@ -426,7 +140,7 @@ static vs_status map_alive(vs_frames *f, vs_error *err) {
   int64_t *a = vs_malloc((nc + M + 1) * 3 * sizeof *a);
   if (!a) {
     vs_free(cons);
-    return nomem(f, err);
+    return fr_nomem(f, err);
   }
   int64_t *b = a + 3 * nc;
   size_t na = 0;
@@ -491,13 +205,13 @@ static vs_status load_links(vs_frames *f, vs_error *err) {
     vs_h5_ds x;
     if (vs_h5_ds_open(f->h, p, &x) < 0 || x.rank != 2 || x.cls != H5T_INTEGER ||
         x.dims[1] != (tri ? 3u : 2u)) {
-      if (tri) st = shape_error(f, err, p, &x, "[T, 3] integers");
+      if (tri) st = fr_shape_error(f, err, p, &x, "[T, 3] integers");
       vs_h5_ds_close(&x);
       continue; /* not a link list: some other dataset a later version adds */
     }
     vs_h5_ds_close(&x);
     int arity = tri ? 3 : 2;
-    if (read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, (size_t)arity * sizeof(int32_t), &buf,
+    if (fr_read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, (size_t)arity * sizeof(int32_t), &buf,
                  &rows, err) < 0) {
       st = err->code;
       break;
@@ -516,7 +230,7 @@ static vs_status load_links(vs_frames *f, vs_error *err) {
     int32_t *nl = vs_realloc(f->links, (f->t.n_links + keep + 1) * 2 * sizeof *nl);
     if (!nl) {
       vs_free(buf);
-      st = nomem(f, err);
+      st = fr_nomem(f, err);
       break;
     }
     memcpy(nl + 2 * f->t.n_links, buf, keep * 2 * sizeof *nl);
@@ -531,20 +245,20 @@ static vs_status load_links(vs_frames *f, vs_error *err) {
 static vs_status load(vs_frames *f, vs_error *err) {
   int r;
   /* particles */
-  if ((r = open_opt(f, POS_PATH, &f->pos, err)) < 0) return err->code;
+  if ((r = fr_open_opt(f, POS_PATH, &f->pos, err)) < 0) return err->code;
   f->has_pos = r;
   if (f->has_pos && (f->pos.rank != 3 || f->pos.dims[2] != 3))
-    return shape_error(f, err, POS_PATH, &f->pos, "[F, N, 3]");
-  if ((r = open_opt(f, RPOS_PATH, &f->rpos, err)) < 0) return err->code;
+    return fr_shape_error(f, err, POS_PATH, &f->pos, "[F, N, 3]");
+  if ((r = fr_open_opt(f, RPOS_PATH, &f->rpos, err)) < 0) return err->code;
   f->has_rigid = r;
   if (f->has_rigid) {
     if (f->rpos.rank != 3 || f->rpos.dims[2] != 3)
-      return shape_error(f, err, RPOS_PATH, &f->rpos, "[F, B, 3]");
-    if ((r = open_opt(f, RQUAT_PATH, &f->rquat, err)) < 0) return err->code;
+      return fr_shape_error(f, err, RPOS_PATH, &f->rpos, "[F, B, 3]");
+    if ((r = fr_open_opt(f, RQUAT_PATH, &f->rquat, err)) < 0) return err->code;
     if (r == 0 || f->rquat.rank != 3 || f->rquat.dims[2] != 4 ||
         f->rquat.dims[1] != f->rpos.dims[1])
       return r == 0 ? vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: missing", RQUAT_PATH)
-                    : shape_error(f, err, RQUAT_PATH, &f->rquat, "[F, B, 4]");
+                    : fr_shape_error(f, err, RQUAT_PATH, &f->rquat, "[F, B, 4]");
   }
   if (!f->has_pos && !f->has_rigid)
     return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
@@ -559,7 +273,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
                         f->has_pos ? POS_PATH : RPOS_PATH);
   void *tbuf = NULL;
   size_t nt = 0;
-  if ((r = read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tbuf, &nt, err)) < 0)
+  if ((r = fr_read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tbuf, &nt, err)) < 0)
     return err->code;
   if (r == 0 || nt < f->F) {
     vs_free(tbuf);
@@ -568,13 +282,13 @@ static vs_status load(vs_frames *f, vs_error *err) {
   }
   f->time = tbuf;
   f->t.n_particles = f->has_pos ? (size_t)f->pos.dims[1] : 0;
-  if ((r = open_opt(f, VEL_PATH, &f->vel, err)) < 0) return err->code;
+  if ((r = fr_open_opt(f, VEL_PATH, &f->vel, err)) < 0) return err->code;
   f->has_vel = r && f->vel.rank == 3 && f->vel.dims[1] == f->pos.dims[1] && f->vel.dims[2] == 3 &&
                f->vel.dims[0] >= f->F;
 
   void *buf;
   size_t n;
-  if ((r = read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf, &n,
+  if ((r = fr_read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf, &n,
                     err)) < 0)
     return err->code;
   f->body = buf;
@@ -582,7 +296,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
     return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                         "/particles/all/body: %zu entries for %zu particles", n,
                         f->t.n_particles);
-  if ((r = read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &buf, &n,
+  if ((r = fr_read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &buf, &n,
                     err)) < 0)
     return err->code;
   f->radius = buf;
@@ -593,10 +307,10 @@ static vs_status load(vs_frames *f, vs_error *err) {
 
   vs_status st = load_links(f, err);
   if (st != VS_OK) return st;
-  if ((r = open_opt(f, ALIVE_PATH, &f->alive, err)) < 0) return err->code;
+  if ((r = fr_open_opt(f, ALIVE_PATH, &f->alive, err)) < 0) return err->code;
   if (r) {
     if (f->alive.rank != 2 || f->alive.dims[0] < f->F)
-      return shape_error(f, err, ALIVE_PATH, &f->alive, "[F, M]");
+      return fr_shape_error(f, err, ALIVE_PATH, &f->alive, "[F, M]");
     f->has_alive = 1;
     f->t.n_alive = (size_t)f->alive.dims[1];
     if ((st = map_alive(f, err)) != VS_OK) return st;
@@ -604,7 +318,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
 
   if (f->has_rigid) {
     size_t B = (size_t)f->rpos.dims[1];
-    if ((r = read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf,
+    if ((r = fr_read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf,
                       &n, err)) < 0)
       return err->code;
     f->rigid_shape = buf;
@@ -612,7 +326,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
       return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                           "/particles/rigid/shape: %s for %zu bodies", r ? "wrong count" : "missing",
                           B);
-    if ((r = read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double),
+    if ((r = fr_read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double),
                       &buf, &n, err)) < 0)
       return err->code;
     f->rigid_size = buf;
@@ -623,11 +337,11 @@ static vs_status load(vs_frames *f, vs_error *err) {
     f->t.n_rigid = B;
   }
 
-  if ((st = load_world_colliders(f, err)) != VS_OK) return st;
+  if ((st = fr_load_world_colliders(f, err)) != VS_OK) return st;
   int need_colliders = !vs_h5_path_exists(f->h, "/world/colliders");
-  if ((need_colliders || !f->radius) && (st = load_from_scene(f, need_colliders, err)) != VS_OK)
+  if ((need_colliders || !f->radius) && (st = fr_load_from_scene(f, need_colliders, err)) != VS_OK)
     return st;
-  return load_series(f, err);
+  return fr_load_series(f, err);
 }
 
 /* ---- public --------------------------------------------------------------- */
@@ -742,7 +456,7 @@ vs_status vs_frames_bounds(vs_frames *f, double lo[3], double hi[3], vs_error *e
   for (int j = 0; j < 3; j++) lo[j] = INFINITY, hi[j] = -INFINITY;
   size_t N = f->t.n_particles, B = f->t.n_rigid;
   double *buf = vs_malloc((3 * N + 7 * B + 1) * sizeof *buf);
-  if (!buf) return nomem(f, err);
+  if (!buf) return fr_nomem(f, err);
   double *q = buf + 3 * N + 3 * B;
   vs_status st = VS_OK;
   for (size_t k = 0; k < f->F && st == VS_OK; k++) {
@@ -797,10 +511,10 @@ vs_status vs_frames_series_read(vs_frames *f, size_t i, double **t, double **v, 
   void *tv = NULL, *vv = NULL;
   size_t nt = 0, nv = 0;
   snprintf(p, sizeof p, "%s/value", f->s[i].group);
-  int r = read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &vv, &nv, err);
+  int r = fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &vv, &nv, err);
   if (r < 0) return err->code;
   snprintf(p, sizeof p, "%s/time", f->s[i].group);
-  int rt = r ? read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tv, &nt, err) : 0;
+  int rt = r ? fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tv, &nt, err) : 0;
   if (rt < 0) {
     vs_free(vv);
     return err->code;
