@@ -95,6 +95,7 @@ typedef struct run_args {
   int progress; /* -1 = auto */
   int summary;
   const char *resume; /* --resume: the result file to continue */
+  const char *resume_file; /* what it resolves to (vs_h5_check_resume): read and written */
   int output_given;
 } run_args;
 
@@ -245,7 +246,7 @@ static vs_status load_scene(const run_args *a, const char *scene_name, const vs_
   if (a->resume) {
     /* the scene after defaults and --set, as the interrupted run used it */
     char *text = NULL;
-    vs_status st = vs_h5_read_parameter(a->resume, "resolved", &text, err);
+    vs_status st = vs_h5_read_parameter(a->resume_file, "resolved", &text, err);
     if (st == VS_OK)
       st = vs_scene_load_string(text, strlen(text), scene_name, sets, n_sets, scene, err);
     vs_free_buffer(text);
@@ -398,7 +399,15 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   restore_signals();
 
   int code = CLI_EXIT_OK;
-  if (fst != VS_OK) {
+  if (fst == VS_ERR_EXISTS) {
+    /* another run published the same new name first (outfile.h): its file
+     * stands, this one's is removed */
+    fprintf(stderr, "vsim: %s: exists (another run created it while this one ran); "
+            "use -f/--force to overwrite it\n", a->output);
+    if (!message[0]) vs_error_format(&ferr, message, sizeof message);
+    status = "failed";
+    code = CLI_EXIT_USAGE;
+  } else if (fst != VS_OK) {
     cli_report(&ferr, a->output);
     fprintf(stderr, "vsim: run failed after %lld of %lld frames; %s could not be written (%s)\n",
             (long long)done, (long long)model->frames, a->output,
@@ -445,6 +454,12 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   return code;
 }
 
+/* Errors about the resolved --resume file name it as the user gave it. */
+static void name_as_given(const run_args *a, vs_error *err) {
+  if (a->resume && a->resume_file && strcmp(err->file, a->resume_file) == 0)
+    snprintf(err->file, sizeof err->file, "%s", a->resume);
+}
+
 /* True when both name one existing file (`vsim run s.yaml -o s.yaml -f`). */
 static int same_file(const char *scene, const char *output) {
   struct stat a, b;
@@ -487,11 +502,19 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   snprintf(resumed_name, sizeof resumed_name, "%s (resolved scene)", a.resume ? a.resume : "");
   const char *scene_name = a.resume ? resumed_name : a.scene ? a.scene : "<default>";
 
-  vs_status st = load_scene(&a, scene_name, sets, n_sets, &scene, &err);
+  /* --resume: the path is resolved once and the file verified (regular,
+   * checkpoint matches its checksum) before anything is sized by it */
+  char *resume_file = NULL;
+  vs_status st = VS_OK;
+  if (a.resume) {
+    st = vs_h5_check_resume(a.resume, &resume_file, &err);
+    a.resume_file = resume_file;
+  }
+  if (st == VS_OK) st = load_scene(&a, scene_name, sets, n_sets, &scene, &err);
   if (st == VS_OK) st = vs_model_build(scene, &model, &err);
   if (st == VS_OK) st = vs_state_create(model, &state, &err);
   if (st == VS_OK && a.resume) {
-    st = vs_h5_read_checkpoint(a.resume, model, state, &err);
+    st = vs_h5_read_checkpoint(a.resume_file, model, state, &err);
     if (st == VS_OK && state->frame > model->frames)
       st = vs_error_set(&err, VS_ERR_USAGE, a.resume, 0, 0,
                         "already holds frame %lld; --frames %lld would not continue it",
@@ -503,6 +526,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     st = vs_scene_to_yaml(scene, &yaml, &err);
   }
   if (st != VS_OK) {
+    name_as_given(&a, &err);
     cli_report(&err, scene_name);
     code = cli_exit_code(st, CLI_PHASE_INPUT);
   } else if (same_file(a.scene, a.output)) {
@@ -513,15 +537,17 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
     install_signals();
     if (a.resume)
-      st = vs_h5_reopen(a.resume, model, &info, &w, &err);
+      st = vs_h5_reopen(a.resume_file, model, &info, &w, &err);
     else
       st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
       if (st == VS_ERR_EXISTS) /* one line, the way out in it (as vsim sweep says it) */
         fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", a.output);
-      else
+      else {
+        name_as_given(&a, &err);
         cli_report(&err, a.output);
+      }
       /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
        * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
       code = cli_exit_code(st, CLI_PHASE_WRITING);
@@ -531,6 +557,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   }
 
   vs_free_buffer(yaml);
+  vs_free_buffer(resume_file);
   vs_state_free(state);
   vs_model_free(model);
   vs_scene_free(scene);
