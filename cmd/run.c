@@ -39,7 +39,7 @@ static const cli_opt run_opts[] = {
     {OPT_SET, "set", 0, "KEY=VALUE",
      "override a scene value by dotted path, VALUE read as YAML (repeatable)"},
     {OPT_THREADS, "threads", 0, "N",
-     "at most N solver threads [1]; 0 = all cores; fewer where that is faster "
+     "at most N solver threads [1], N <= 1024; 0 = all cores; fewer where that is faster "
      "(busy cores, see above); never changes results"},
     {OPT_QUIET, "quiet", 'q', NULL, "nothing on stderr but errors"},
     {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
@@ -143,7 +143,8 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         break;
       }
       case OPT_THREADS:
-        if (cli_parse_int64("run", "--threads", v, 0, 4096, &a->threads)) return CLI_EXIT_USAGE;
+        if (cli_parse_int64("run", "--threads", v, 0, VS_CLI_MAX_THREADS, &a->threads))
+          return CLI_EXIT_USAGE;
         break;
       case OPT_QUIET:
         a->quiet = 1;
@@ -194,10 +195,12 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
 
 static volatile sig_atomic_t g_stop;
 static char g_temp_path[4096];
-static struct sigaction g_old_int, g_old_term, g_old_xfsz;
+static struct sigaction g_old_int, g_old_term, g_old_xfsz, g_old_hup;
 
 static void on_signal(int sig) {
-  if (g_stop) {
+  /* SIGPIPE comes again with every write to the closed pipe (the progress
+   * bar): it asks to stop, never to die */
+  if (g_stop && sig != SIGPIPE) {
     if (g_temp_path[0]) unlink(g_temp_path);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -215,6 +218,10 @@ static void install_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  /* a closed terminal or ssh session, a closed pipe (--progress, --summary
+   * into `| head`): the same as Ctrl-C, the file kept as "interrupted" */
+  sigaction(SIGHUP, &sa, &g_old_hup);
+  sigaction(SIGPIPE, &sa, NULL);
   /* Over a file-size limit (ulimit -f) the default action kills us and
    * leaves the temporary file; ignored, the write fails with EFBIG and the
    * run ends like any failed write: a message, exit 1, nothing left. */
@@ -229,6 +236,8 @@ static void set_signal_temp_path(const char *path) {
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  sigaddset(&block, SIGPIPE);
   sigprocmask(SIG_BLOCK, &block, &old);
   snprintf(g_temp_path, sizeof g_temp_path, "%s", path ? path : "");
   sigprocmask(SIG_SETMASK, &old, NULL);
@@ -237,6 +246,13 @@ static void set_signal_temp_path(const char *path) {
 static void restore_signals(void) {
   sigaction(SIGINT, &g_old_int, NULL);
   sigaction(SIGTERM, &g_old_term, NULL);
+  sigaction(SIGHUP, &g_old_hup, NULL);
+  /* the messages that follow a run stopped by a closed pipe go to that
+   * pipe: they fail with EPIPE instead of killing the finished run */
+  struct sigaction ign;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, NULL);
   sigaction(SIGXFSZ, &g_old_xfsz, NULL);
   g_temp_path[0] = '\0';
 }

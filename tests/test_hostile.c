@@ -11,12 +11,15 @@
  *     checkpoint without its checksum: exit 2 with the reason;
  *   - --resume of a FIFO, and through a symbolic link (the link stays a
  *     link, its target is continued);
- *   - -o to /dev/null, a FIFO (with --force) and a dangling link: exit 2,
+ *   - -o to /dev/null (as root a node of it made in the test's directory,
+ *     so that a failing vsim cannot replace the system's), a FIFO (with
+ *     --force) and a dangling link: exit 2,
  *     each left what it was; a 248-character name works;
  *   - two `vsim run -o same.h5` without --force started together: exactly
  *     one exits 0, the other 2, and the file is the winner's, whole.
  * The hostile files are made here with the HDF5 C API. */
 #include <hdf5.h>
+#include <sys/sysmacros.h>
 
 #include "runutil.h"
 
@@ -238,13 +241,19 @@ END_TEST
 
 /* Issue 14 case 2: special files and dangling links as -o. */
 START_TEST(output_special_files) {
-  cu_proc p = cu_vsim(dir, "run", "--frames", "1", "-o", "/dev/null", "--force", "-q", NULL);
+  /* As root (CI containers) a copy of /dev/null made here: a vsim that
+   * replaced special files would otherwise replace the system's. */
+  const char *null = geteuid() == 0 && mknod(P("null"), S_IFCHR | 0666, makedev(1, 3)) == 0
+                         ? P("null")
+                         : "/dev/null";
+  cu_proc p = cu_vsim(dir, "run", "--frames", "1", "-o", null, "--force", "-q", NULL);
   CU_EXPECT_CODE(p, 2);
-  CU_EXPECT_IN(p.err, "/dev/null: is a character device, not a regular file: refused");
+  CU_EXPECT_IN(p.err, "null: is a character device, not a regular file: refused");
   cu_free(&p);
   struct stat st;
-  ck_assert_int_eq(stat("/dev/null", &st), 0);
+  ck_assert_int_eq(stat(null, &st), 0);
   ck_assert(S_ISCHR(st.st_mode));
+  unlink(P("null"));
   ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
   p = cu_vsim(dir, "run", "--frames", "1", "-o", "fifo", "--force", "-q", NULL);
   CU_EXPECT_CODE(p, 2);
@@ -311,6 +320,67 @@ START_TEST(race_two_runs) {
 }
 END_TEST
 
+/* Issue 14 case 7: --threads far beyond a machine aborted in libgomp. */
+START_TEST(threads_bounded) {
+  cu_proc p = cu_vsim(dir, "run", "--frames", "1", "--threads", "4096", "-o", "t.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "--threads: expected an integer in [0, 1024], got '4096'");
+  cu_free(&p);
+  CU_EXPECT_LISTING(dir, "");
+}
+END_TEST
+
+/* Issue 14 case 7: a subnormal radius with particle collisions (undefined
+ * behaviour in the spatial hash before: the sanitizer build says so). */
+START_TEST(subnormal_radius) {
+  cu_write(P("tiny.yaml"),
+           "vsim: 1\n"
+           "time: {dt: 0.01, frames: 3}\n"
+           "world: {particle_collisions: true}\n"
+           "bodies:\n"
+           "  - particles: {radius: 1e-310, mass: 1, positions: [[0, 0, 0], [0, 0, 0], [1, 1, 1]]}\n");
+  cu_proc p = cu_vsim(dir, "run", "tiny.yaml", "-o", "tiny.h5", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_NOT_IN(p.err, "runtime error");
+  cu_free(&p);
+}
+END_TEST
+
+/* In the child: stderr is a pipe nobody reads any more. */
+static void closed_stderr(void *arg) {
+  (void)arg;
+  int fds[2];
+  if (pipe(fds) != 0 || dup2(fds[1], 2) < 0) _exit(126);
+  close(fds[0]);
+  close(fds[1]);
+}
+
+static void expect_interrupted(const cu_proc *p, const char *file) {
+  ck_assert_msg(p->code == 1, "exit %d, expected 1 (interrupted)\n%s", p->code, p->err);
+  cu_expect_status(dir, file, "interrupted");
+  ck_assert_int_eq(temp_files(), 0);
+}
+
+/* Issue 14 case 6: SIGHUP ends a run like SIGINT; so does a closed pipe
+ * under --progress (SIGPIPE), without dying of it. */
+START_TEST(hangup_and_closed_pipe) {
+  const char *args[] = {cu_vsim_bin(), "run", "--frames", "2000", "--set",
+                        "bodies.cloth.resolution=[96,96]", "-o", "hup.h5", "-q", NULL};
+  cu_child c = cu_vsim_spawn(dir, NULL, args + 1);
+  cu_sleep_ms(800);
+  kill(c.pid, SIGHUP);
+  cu_proc p = cu_wait(&c);
+  expect_interrupted(&p, "hup.h5");
+  cu_free(&p);
+  const char *pargs[] = {"run", "--frames", "2000", "--set", "bodies.cloth.resolution=[96,96]",
+                         "-o", "pipe.h5", "--progress", NULL};
+  c = cu_vsim_spawn_setup(dir, NULL, pargs, closed_stderr, NULL);
+  p = cu_wait(&c);
+  expect_interrupted(&p, "pipe.h5");
+  cu_free(&p);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("hostile");
   TCase *t = tcase_create("hostile");
@@ -322,6 +392,9 @@ static Suite *suite(void) {
   tcase_add_test(t, resume_special_and_link);
   tcase_add_test(t, output_special_files);
   tcase_add_test(t, race_two_runs);
+  tcase_add_test(t, threads_bounded);
+  tcase_add_test(t, subnormal_radius);
+  tcase_add_test(t, hangup_and_closed_pipe);
   suite_add_tcase(s, t);
   return s;
 }
