@@ -7,6 +7,10 @@
 
 #include "vsim/vsim.h"
 
+/* --threads N: at most this many (OpenMP runtimes abort on far more, e.g.
+ * libgomp at 4096); documented in --help and the README. */
+#define VS_CLI_MAX_THREADS 1024
+
 /* Exit codes, the same for every subcommand (docs/cli.md, exit status). */
 enum {
   CLI_EXIT_OK = 0,   /* success; compare: the files are equal */

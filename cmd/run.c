@@ -39,7 +39,7 @@ static const cli_opt run_opts[] = {
     {OPT_SET, "set", 0, "KEY=VALUE",
      "override a scene value by dotted path, VALUE read as YAML (repeatable)"},
     {OPT_THREADS, "threads", 0, "N",
-     "at most N solver threads [1]; 0 = all cores; fewer where that is faster "
+     "at most N solver threads [1], N <= 1024; 0 = all cores; fewer where that is faster "
      "(busy cores, see above); never changes results"},
     {OPT_QUIET, "quiet", 'q', NULL, "nothing on stderr but errors"},
     {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
@@ -95,6 +95,7 @@ typedef struct run_args {
   int progress; /* -1 = auto */
   int summary;
   const char *resume; /* --resume: the result file to continue */
+  const char *resume_file; /* what it resolves to (vs_h5_check_resume): read and written */
   int output_given;
 } run_args;
 
@@ -142,7 +143,8 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         break;
       }
       case OPT_THREADS:
-        if (cli_parse_int64("run", "--threads", v, 0, 4096, &a->threads)) return CLI_EXIT_USAGE;
+        if (cli_parse_int64("run", "--threads", v, 0, VS_CLI_MAX_THREADS, &a->threads))
+          return CLI_EXIT_USAGE;
         break;
       case OPT_QUIET:
         a->quiet = 1;
@@ -193,10 +195,12 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
 
 static volatile sig_atomic_t g_stop;
 static char g_temp_path[4096];
-static struct sigaction g_old_int, g_old_term, g_old_xfsz;
+static struct sigaction g_old_int, g_old_term, g_old_xfsz, g_old_hup;
 
 static void on_signal(int sig) {
-  if (g_stop) {
+  /* SIGPIPE comes again with every write to the closed pipe (the progress
+   * bar): it asks to stop, never to die */
+  if (g_stop && sig != SIGPIPE) {
     if (g_temp_path[0]) unlink(g_temp_path);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -214,6 +218,10 @@ static void install_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  /* a closed terminal or ssh session, a closed pipe (--progress, --summary
+   * into `| head`): the same as Ctrl-C, the file kept as "interrupted" */
+  sigaction(SIGHUP, &sa, &g_old_hup);
+  sigaction(SIGPIPE, &sa, NULL);
   /* Over a file-size limit (ulimit -f) the default action kills us and
    * leaves the temporary file; ignored, the write fails with EFBIG and the
    * run ends like any failed write: a message, exit 1, nothing left. */
@@ -228,6 +236,8 @@ static void set_signal_temp_path(const char *path) {
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  sigaddset(&block, SIGPIPE);
   sigprocmask(SIG_BLOCK, &block, &old);
   snprintf(g_temp_path, sizeof g_temp_path, "%s", path ? path : "");
   sigprocmask(SIG_SETMASK, &old, NULL);
@@ -236,6 +246,13 @@ static void set_signal_temp_path(const char *path) {
 static void restore_signals(void) {
   sigaction(SIGINT, &g_old_int, NULL);
   sigaction(SIGTERM, &g_old_term, NULL);
+  sigaction(SIGHUP, &g_old_hup, NULL);
+  /* the messages that follow a run stopped by a closed pipe go to that
+   * pipe: they fail with EPIPE instead of killing the finished run */
+  struct sigaction ign;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, NULL);
   sigaction(SIGXFSZ, &g_old_xfsz, NULL);
   g_temp_path[0] = '\0';
 }
@@ -245,7 +262,7 @@ static vs_status load_scene(const run_args *a, const char *scene_name, const vs_
   if (a->resume) {
     /* the scene after defaults and --set, as the interrupted run used it */
     char *text = NULL;
-    vs_status st = vs_h5_read_parameter(a->resume, "resolved", &text, err);
+    vs_status st = vs_h5_read_parameter(a->resume_file, "resolved", &text, err);
     if (st == VS_OK)
       st = vs_scene_load_string(text, strlen(text), scene_name, sets, n_sets, scene, err);
     vs_free_buffer(text);
@@ -407,7 +424,15 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   }
 
   int code = CLI_EXIT_OK;
-  if (fst != VS_OK) {
+  if (fst == VS_ERR_EXISTS) {
+    /* another run published the same new name first (outfile.h): its file
+     * stands, this one's is removed */
+    fprintf(stderr, "vsim: %s: exists (another run created it while this one ran); "
+            "use -f/--force to overwrite it\n", a->output);
+    if (!message[0]) vs_error_format(&ferr, message, sizeof message);
+    status = "failed";
+    code = CLI_EXIT_USAGE;
+  } else if (fst != VS_OK) {
     cli_report(&ferr, a->output);
     fprintf(stderr, "vsim: run failed after %lld of %lld frames; %s could not be written (%s)\n",
             (long long)done, (long long)model->frames, a->output,
@@ -455,6 +480,12 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   return code;
 }
 
+/* Errors about the resolved --resume file name it as the user gave it. */
+static void name_as_given(const run_args *a, vs_error *err) {
+  if (a->resume && a->resume_file && strcmp(err->file, a->resume_file) == 0)
+    snprintf(err->file, sizeof err->file, "%s", a->resume);
+}
+
 /* True when both name one existing file (`vsim run s.yaml -o s.yaml -f`). */
 static int same_file(const char *scene, const char *output) {
   struct stat a, b;
@@ -497,11 +528,19 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   snprintf(resumed_name, sizeof resumed_name, "%s (resolved scene)", a.resume ? a.resume : "");
   const char *scene_name = a.resume ? resumed_name : a.scene ? a.scene : "<default>";
 
-  vs_status st = load_scene(&a, scene_name, sets, n_sets, &scene, &err);
+  /* --resume: the path is resolved once and the file verified (regular,
+   * checkpoint matches its checksum) before anything is sized by it */
+  char *resume_file = NULL;
+  vs_status st = VS_OK;
+  if (a.resume) {
+    st = vs_h5_check_resume(a.resume, &resume_file, &err);
+    a.resume_file = resume_file;
+  }
+  if (st == VS_OK) st = load_scene(&a, scene_name, sets, n_sets, &scene, &err);
   if (st == VS_OK) st = vs_model_build(scene, &model, &err);
   if (st == VS_OK) st = vs_state_create(model, &state, &err);
   if (st == VS_OK && a.resume) {
-    st = vs_h5_read_checkpoint(a.resume, model, state, &err);
+    st = vs_h5_read_checkpoint(a.resume_file, model, state, &err);
     if (st == VS_OK && state->frame > model->frames)
       st = vs_error_set(&err, VS_ERR_USAGE, a.resume, 0, 0,
                         "already holds frame %lld; --frames %lld would not continue it",
@@ -513,6 +552,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     st = vs_scene_to_yaml(scene, &yaml, &err);
   }
   if (st != VS_OK) {
+    name_as_given(&a, &err);
     cli_report(&err, scene_name);
     code = cli_exit_code(st, CLI_PHASE_INPUT);
   } else if (same_file(a.scene, a.output)) {
@@ -523,15 +563,17 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
     install_signals();
     if (a.resume)
-      st = vs_h5_reopen(a.resume, model, &info, &w, &err);
+      st = vs_h5_reopen(a.resume_file, model, &info, &w, &err);
     else
       st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
       if (st == VS_ERR_EXISTS) /* one line, the way out in it (as vsim sweep says it) */
         fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", a.output);
-      else
+      else {
+        name_as_given(&a, &err);
         cli_report(&err, a.output);
+      }
       /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
        * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
       code = cli_exit_code(st, CLI_PHASE_WRITING);
@@ -541,6 +583,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
   }
 
   vs_free_buffer(yaml);
+  vs_free_buffer(resume_file);
   vs_state_free(state);
   vs_model_free(model);
   vs_scene_free(scene);

@@ -139,7 +139,8 @@ static int parse_sweep_args(int argc, char **argv, sweep_args *a) {
         a->collect = 1;
         break;
       case OPT_THREADS:
-        if (cli_parse_int64("sweep", "--threads", v, 0, 4096, &a->threads)) return CLI_EXIT_USAGE;
+        if (cli_parse_int64("sweep", "--threads", v, 0, VS_CLI_MAX_THREADS, &a->threads))
+          return CLI_EXIT_USAGE;
         break;
       case OPT_QUIET:
         a->quiet = 1;

@@ -61,11 +61,30 @@ static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *re
 /* Write rows for points[0..n) to PATH through a temporary file. */
 int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t n,
                      const point_result *results) {
-  char tmp[PATH_MAX + 32];
-  snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  /* Never through a planted file or link: the summary replaces only a
+   * regular file (or nothing), and its temporary file is created
+   * exclusively, never followed (issue 14). */
+  struct stat st;
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "vsim: %s: exists and is not a regular file (%s): refused\n", path,
+            S_ISLNK(st.st_mode) ? "a symbolic link" : "a special file");
+    return -1;
+  }
+  char tmp[PATH_MAX + 64];
+  int fd = -1;
+  static unsigned counter;
+  for (int tries = 0; fd < 0 && tries < 100; tries++) {
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(), counter++);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
     fprintf(stderr, "vsim: %s: %s\n", path, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
     return -1;
   }
   csv_header(f, s);

@@ -531,7 +531,9 @@ vs_status vs_h5g_dset_open(const vs_h5g_file *f, const char *path, const vs_h5g_
   scan.f = f;
   scan.space_rank = -1;
   scan.zero_axis = UINT64_MAX;
-  if (vs_h5g__oh_check(&scan, addr) == 1)
+  int oh = vs_h5g__oh_check(&scan, addr);
+  if (oh == 4) return vs_error_set(err, VS_ERR_NOMEM, f->name, 0, 0, "out of memory");
+  if (oh == 1)
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0, "%s: corrupt object header", d->path);
   if (scan.bad == 2 && scan.zero_axis == UINT64_MAX)
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,

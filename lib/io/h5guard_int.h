@@ -29,7 +29,7 @@ int vs_h5g__obj_info(const vs_h5g_file *f, hid_t loc, const char *name, H5O_type
 /* Read the object header at addr (h5guard_oh.c): 0 when readable with no
  * bad chunked layout, else s->bad (1 corrupt, 2 bad layout: s->ndims,
  * s->zero_axis (UINT64_MAX: the dimensionality is wrong), 3 a layout
- * dimensionality that is not the dataspace's rank + 1). */
+ * dimensionality that is not the dataspace's rank + 1, 4 out of memory). */
 int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr);
 
 #endif

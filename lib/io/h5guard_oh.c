@@ -132,7 +132,7 @@ int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr) {
     uint64_t a = i == 0 ? s->blk_addr[i] : s->f->base + s->blk_addr[i], n = s->blk_len[i];
     if (a > s->f->size || n > s->f->size - a) return s->bad = 1;
     unsigned char *buf = vs_malloc(n + 1);
-    if (!buf) return s->bad = 1;
+    if (!buf) return s->bad = 4; /* out of memory: not the file's fault */
     if (pread(s->f->fd, buf, n, (off_t)a) != (ssize_t)n) {
       vs_free(buf);
       return s->bad = 1;

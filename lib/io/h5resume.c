@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/h5check.h"
+#include "io/h5guard.h"
 #include "io/h5write.h"
 
 /* ---- resuming ------------------------------------------------------------ */
@@ -19,105 +21,121 @@ vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, v
   if (out) *out = NULL;
   if (!path || !name || !out)
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_read_parameter: missing argument");
-  hid_t f;
-  vs_status rc = vs_h5_open_result(path, &f, err);
+  vs_h5g_file f;
+  vs_status rc = vs_h5g_open(path, &f, err);
   if (rc != VS_OK) return rc;
-  int nomem = 0;
-  *out = vs_h5_attr_string(f, "/parameters/vsim", name, &nomem);
-  H5Fclose(f);
-  if (nomem) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  if (!*out)
-    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "no parameter '%s' in /parameters/vsim",
-                        name);
-  return VS_OK;
+  rc = vs_h5g_attr_string(&f, "/parameters/vsim", name, H5C_RESOLVED_MAX, out, err);
+  vs_h5g_close(&f);
+  return rc;
+}
+
+vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err) {
+  if (real) *real = NULL;
+  if (!path || !real)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_check_resume: missing argument");
+  vs_h5_quiet();
+  /* a regular file, or a symbolic link to one (outfile.h), written in place */
+  vs_status rc = vs_outfile_check(path, VS_OUTFILE_REPLACE, err);
+  if (rc != VS_OK) return rc;
+  char *r = realpath(path, NULL);
+  if (!r) return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "cannot resolve: %s", strerror(errno));
+  *real = vs_strdup(r);
+  free(r);
+  if (!*real) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  rc = h5c_verify_checkpoint(*real, NULL, err);
+  if (rc != VS_OK) {
+    if (err && strcmp(err->file, *real) == 0) snprintf(err->file, sizeof err->file, "%s", path);
+    vs_free(*real);
+    *real = NULL;
+  }
+  return rc;
 }
 
 /* Read /checkpoint/<name> into buf after checking its shape against the
  * model's [rows, width]. */
-static vs_status read_ck_array(hid_t f, const char *path, const char *name, hsize_t rows,
-                               int width, hid_t mtype, void *buf, vs_error *err) {
+static vs_status read_ck_array(const vs_h5g_file *f, const char *path, const char *name,
+                               hsize_t rows, int width, unsigned gtype, hid_t mtype, size_t esize,
+                               void *buf, vs_error *err) {
   char p[128];
   snprintf(p, sizeof p, "/checkpoint/%s", name);
-  if (!vs_h5_path_exists(f, p))
-    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "checkpoint has no '%s'", name);
-  hid_t d = H5Dopen2(f, p, H5P_DEFAULT);
-  hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
-  hsize_t dims[H5S_MAX_RANK];
-  int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
-  vs_status rc = VS_OK;
-  int want_rank = width > 1 ? 2 : 1;
-  if (rank < 0) {
-    rc = vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read %s", p);
-  } else if (rank != want_rank || dims[0] != rows || (width > 1 && dims[1] != (hsize_t)width)) {
-    char shape[128];
-    vs_h5_shape_text(sp, shape, sizeof shape);
-    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
-                      "checkpoint '%s' is %s, the scene needs [%llu%s%.0d]: not the same scene",
-                      name, shape, (unsigned long long)rows, width > 1 ? ", " : "",
-                      width > 1 ? width : 0);
-  } else if (rows > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-    rc = vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot read %s", p);
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, gtype, width > 1 ? 2 : 1, UINT64_MAX);
+  vs_h5g_dset d;
+  vs_status rc = vs_h5g_dset_open(f, p, &spec, &d, err);
+  if (rc != VS_OK) return rc;
+  if (d.dims[0] != rows || (width > 1 && d.dims[1] != (uint64_t)width)) {
+    if (width > 1)
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "checkpoint '%s' is [%llu, %llu], the scene needs [%llu, %d]: not the "
+                        "same scene",
+                        name, (unsigned long long)d.dims[0], (unsigned long long)d.dims[1],
+                        (unsigned long long)rows, width);
+    else
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "checkpoint '%s' is [%llu], the scene needs [%llu]: not the same scene",
+                        name, (unsigned long long)d.dims[0], (unsigned long long)rows);
+  } else if (rows > 0) {
+    rc = vs_h5g_read_rows(f, &d, mtype, 0, rows, buf, (size_t)rows * (size_t)width * esize, err);
   }
-  if (sp >= 0) H5Sclose(sp);
-  if (d >= 0) H5Dclose(d);
+  vs_h5g_dset_close(&d);
   return rc;
 }
+
+#define CK_GTYPE(p) \
+  _Generic((p), double *: VS_H5G_F64, uint8_t *: VS_H5G_U8, int32_t *: VS_H5G_I32,      \
+           int64_t *: VS_H5G_I64)
 
 vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_state *state,
                                 vs_error *err) {
   if (!path || !model || !state)
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_read_checkpoint: missing argument");
-  hid_t f;
-  vs_status rc = vs_h5_open_result(path, &f, err);
+  vs_h5_quiet();
+  /* the checksum and the values first (streamed), then the arrays */
+  vs_status rc = h5c_verify_checkpoint(path, NULL, err);
   if (rc != VS_OK) return rc;
-  if (!vs_h5_path_exists(f, "/checkpoint")) {
-    H5Fclose(f);
-    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
-                        "no /checkpoint (the run recorded no frame, or an older vsim wrote it)");
-  }
+  vs_h5g_file f;
+  if ((rc = vs_h5g_open(path, &f, err)) != VS_OK) return rc;
   const vs_model *m = model; /* the table's count expressions name it m */
-#define CK_READ(name, type, width, count)                                                  \
-  if (rc == VS_OK)                                                                         \
-    rc = read_ck_array(f, path, #name, (hsize_t)(count), (width), CK_MTYPE(state->name), \
-                       state->name, err);
+#define CK_READ(name, type, width, count)                                                     \
+  if (rc == VS_OK)                                                                            \
+    rc = read_ck_array(&f, path, #name, (hsize_t)(count), (width), CK_GTYPE(state->name),    \
+                       CK_MTYPE(state->name), sizeof(type), state->name, err);
   VS_STATE_FIELDS(CK_READ)
 #undef CK_READ
   (void)m;
-  int64_t frame, step, n_alive;
-  double time;
-  if (rc == VS_OK && (vs_h5_attr_int64(f, "/checkpoint", "frame", &frame) != 0 ||
-                      vs_h5_attr_int64(f, "/checkpoint", "step", &step) != 0 ||
-                      vs_h5_attr_double(f, "/checkpoint", "time", &time) != 0 ||
-                      vs_h5_attr_int64(f, "/checkpoint", "n_alive", &n_alive) != 0))
-    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
-                      "checkpoint lacks one of its counters (frame, step, time, n_alive)");
-  if (rc == VS_OK) {
+  int64_t frame = 0, step = 0, n_alive = 0;
+  double time = 0;
+  if (rc == VS_OK &&
+      (rc = vs_h5g_attr_int64(&f, "/checkpoint", "frame", 0, VS_MAX_FRAMES, &frame, err)) == VS_OK &&
+      (rc = vs_h5g_attr_int64(&f, "/checkpoint", "step", 0, INT64_MAX, &step, err)) == VS_OK &&
+      (rc = vs_h5g_attr_double(&f, "/checkpoint", "time", 0, INFINITY, &time, err)) == VS_OK &&
+      (rc = vs_h5g_attr_int64(&f, "/checkpoint", "n_alive", 0, model->n_dist, &n_alive, err)) ==
+          VS_OK) {
     state->frame = frame;
     state->step = step;
     state->time = time;
     state->n_alive = n_alive;
   }
-  H5Fclose(f);
+  vs_h5g_close(&f);
   return rc;
 }
 
-/* Copy src to a new file dst byte for byte (dst must not exist).  Returns
- * 0, or the status to report (why says what failed). */
-static vs_status copy_bytes(const char *src, const char *dst, char *why, size_t why_size) {
-  int in = open(src, O_RDONLY);
+/* Copy the regular file src byte for byte into out (the temporary file,
+ * created exclusively by outfile.h with src's permissions).  Returns
+ * VS_OK, or the status to report (why says what failed). */
+static vs_status copy_bytes(const char *src, int out, const char *dst, char *why,
+                            size_t why_size) {
+  int in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   if (in < 0 || fstat(in, &st) != 0) {
     snprintf(why, why_size, "cannot read '%s': %s", src, strerror(errno));
     if (in >= 0) close(in);
     return VS_ERR_IO;
   }
-  /* the resumed file keeps the original's permissions */
-  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 0777);
-  if (out < 0) {
-    int e = errno;
-    snprintf(why, why_size, "cannot create '%s': %s", dst, strerror(e));
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(why, why_size, "'%s' is not a regular file: refused", src);
     close(in);
-    return h5w_create_failure(e);
+    return VS_ERR_USAGE;
   }
   static const size_t bufsize = (size_t)1 << 20;
   char *buf = vs_malloc(bufsize);
@@ -144,7 +162,7 @@ static vs_status copy_bytes(const char *src, const char *dst, char *why, size_t 
   }
   vs_free(buf);
   close(in);
-  if (close(out) != 0 && rc == VS_OK) {
+  if (rc == VS_OK && fsync(out) != 0) {
     snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
     rc = VS_ERR_IO;
   }
@@ -205,32 +223,42 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
   if (out) *out = NULL;
   if (!path || !path[0] || !model || !out)
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_reopen: missing argument");
-  hid_t probe;
-  vs_status rc = vs_h5_open_result(path, &probe, err);
+  vs_h5_quiet();
+  /* The file is resolved once (a symbolic link to its regular target, a
+   * special file refused) and everything below works on that target and a
+   * copy of it made exclusively beside it. */
+  vs_outfile of;
+  vs_status rc = vs_outfile_create(path, VS_OUTFILE_REPLACE, &of, err);
   if (rc != VS_OK) return rc;
-  /* Appending to another format would give a file of two layouts. */
-  int64_t format = 1;
-  vs_h5_attr_int64(probe, "/parameters/vsim", "format_version", &format);
-  H5Fclose(probe);
-  if (format != VSIM_FORMAT_VERSION)
-    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
-                        "cannot resume: the file is in result format %lld and this vsim writes "
-                        "format %d; run the scene again (its text is /parameters/vsim@scene)",
-                        (long long)format, VSIM_FORMAT_VERSION);
-  char *dir;
-  if ((rc = h5w_check_dir(path, &dir, err)) != VS_OK) return rc;
   vs_h5_writer *w;
-  rc = h5w_writer_new(path, dir, model, &w, err);
-  vs_free(dir);
+  rc = h5w_writer_new(path, &of, model, &w, err);
   if (rc != VS_OK) return rc;
 
-  vs_status copied = copy_bytes(path, w->tmp, w->msg, sizeof w->msg);
+  vs_status copied = copy_bytes(w->of.path, w->of.fd, w->tmp, w->msg, sizeof w->msg);
   /* what a failure is, unless it finds out otherwise below */
   vs_status code = copied == VS_OK ? VS_ERR_IO : copied;
   int ok = 0;
+  if (copied == VS_OK) {
+    /* Before HDF5 opens the copy for writing: the checkpoint verifies and
+     * everything the run writes lies in this file (no external link or
+     * storage can make HDF5 write anywhere else). */
+    vs_error e;
+    vs_error_clear(&e);
+    vs_status v = h5c_verify_checkpoint(w->tmp, &w->resolved_hash, &e);
+    if (v == VS_OK) v = h5c_check_writable(w->tmp, path, model, &e);
+    if (v != VS_OK) {
+      snprintf(w->msg, sizeof w->msg, "%s", e.message);
+      code = v;
+      copied = v;
+    }
+  }
   if (copied == VS_OK && h5w_make_plists(w) == 0) {
     w->file = H5Fopen(w->tmp, H5F_ACC_RDWR, w->fapl);
-    if (w->file < 0) h5w_fail(w, "reopening a copy");
+    if (w->file < 0)
+      h5w_fail(w, "reopening a copy");
+    else if (!h5w_same_file(w))
+      snprintf(w->msg, sizeof w->msg, "'%s' was replaced by another file while opening", w->tmp);
+    if (w->file >= 0 && w->msg[0]) h5w_close_id(&w->file);
   }
   if (w->file >= 0) {
     ok = 1;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/h5check.h"
 #include "io/h5write.h"
 
 /* ---- the static part of the file ---------------------------------------- */
@@ -210,39 +211,7 @@ void h5w_discard(vs_h5_writer *w) {
   close_objects(w);
   h5w_close_id(&w->file);
   h5w_close_id(&w->fapl);
-  if (w->tmp) unlink(w->tmp);
-}
-
-static char *dir_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash) return vs_strdup(".");
-  if (slash == path) return vs_strdup("/");
-  size_t n = (size_t)(slash - path);
-  char *d = vs_malloc(n + 1);
-  if (d) {
-    memcpy(d, path, n);
-    d[n] = '\0';
-  }
-  return d;
-}
-
-/* ".out.h5.tmp-<pid>-<n>" beside the output: same directory so that the
- * final rename() is atomic, hidden so that globs for *.h5 skip it. */
-static char *temp_name(const char *path, const char *dir) {
-  static atomic_uint counter;
-  const char *slash = strrchr(path, '/');
-  const char *base = slash ? slash + 1 : path;
-  for (int tries = 0; tries < 1000; tries++) {
-    unsigned n = atomic_fetch_add(&counter, 1u);
-    size_t len = strlen(dir) + strlen(base) + 64;
-    char *t = vs_malloc(len);
-    if (!t) return NULL;
-    snprintf(t, len, "%s/.%s.tmp-%ld-%u", dir, base, (long)getpid(), n);
-    struct stat st;
-    if (lstat(t, &st) != 0 && errno == ENOENT) return t;
-    vs_free(t);
-  }
-  return NULL;
+  vs_outfile_discard(&w->of);
 }
 
 /* Why a file could not be created: a full disk or a quota is a failure
@@ -261,40 +230,28 @@ vs_status h5w_create_failure(int e) {
   }
 }
 
-/* The directory that will hold the output and its temporary file must
- * exist and be writable (else VS_ERR_USAGE: a bad output path); *dir_out
- * is from vs_malloc. */
-vs_status h5w_check_dir(const char *path, char **dir_out, vs_error *err) {
-  struct stat st;
-  char *dir = dir_of(path);
-  *dir_out = NULL;
-  if (!dir) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' does not exist", dir);
-    vs_free(dir);
-    return VS_ERR_USAGE;
-  }
-  if (access(dir, W_OK | X_OK) != 0) {
-    vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "directory '%s' is not writable", dir);
-    vs_free(dir);
-    return VS_ERR_USAGE;
-  }
-  *dir_out = dir;
-  return VS_OK;
-}
-
-/* The writer without any HDF5 object: settings, temporary name, scratch. */
-vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *model,
-                            vs_h5_writer **out, vs_error *err) {
+/* The writer without any HDF5 object: settings, temporary file, scratch.
+ * Takes *of (the created output, outfile.h) in every case: on failure its
+ * temporary file is removed. */
+vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model,
+                         vs_h5_writer **out, vs_error *err) {
   *out = NULL;
+  vs_status rc = VS_OK;
   if (model->output.compression < 0 || model->output.compression > 9)
-    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "compression must be 0-9, got %d",
-                        model->output.compression);
-  if (model->output.compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
-    return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
-                        "this HDF5 library has no gzip filter (output.compression)");
-  vs_h5_writer *w = vs_calloc(1, sizeof *w);
-  if (!w) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+    rc = vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "compression must be 0-9, got %d",
+                      model->output.compression);
+  else if (model->output.compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+    rc = vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
+                      "this HDF5 library has no gzip filter (output.compression)");
+  vs_h5_writer *w = rc == VS_OK ? vs_calloc(1, sizeof *w) : NULL;
+  if (rc == VS_OK && !w) rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (rc != VS_OK) {
+    vs_outfile_discard(of);
+    return rc;
+  }
+  w->of = *of;
+  memset(of, 0, sizeof *of);
+  of->fd = -1;
   w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
   for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
   w->every = model->output.every > 0 ? model->output.every : 1;
@@ -304,7 +261,7 @@ vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *mode
   w->n_constraints = model->n_constraints;
   w->last_frame = -1;
   w->path = vs_strdup(path);
-  w->tmp = temp_name(path, dir);
+  w->tmp = vs_strdup(w->of.tmp);
   int ok = w->path && w->tmp;
   if (ok && (model->output.fields & VS_FIELD_VELOCITY) && model->output.float32) {
     w->vel = vs_malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
@@ -316,6 +273,7 @@ vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *mode
     ok = vs_state_create(model, &w->ck, &e) == VS_OK;
   }
   if (!ok) {
+    vs_outfile_discard(&w->of);
     h5w_writer_free(w);
     return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
@@ -352,34 +310,15 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_open: missing argument");
   vs_h5_quiet();
 
-  struct stat st;
-  if (stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "is a directory");
-    if (!info || !info->force)
-      return vs_error_set(err, VS_ERR_EXISTS, path, 0, 0, "exists (use --force to overwrite)");
-  } else if (errno != ENOENT) {
-    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "%s", strerror(errno));
-  }
-  char *dir;
-  vs_status rc = h5w_check_dir(path, &dir, err);
+  /* outfile.h: a new name or a regular file (with --force), never a device,
+   * FIFO or dangling link; the temporary file is created exclusively. */
+  vs_outfile of;
+  vs_status rc = vs_outfile_create(path, info && info->force ? VS_OUTFILE_FORCE : 0, &of, err);
   if (rc != VS_OK) return rc;
   vs_h5_writer *w;
-  rc = h5w_writer_new(path, dir, model, &w, err);
-  vs_free(dir);
+  rc = h5w_writer_new(path, &of, model, &w, err);
   if (rc != VS_OK) return rc;
-
-  /* Create the file ourselves first: errno then tells a path that cannot
-   * be used (exit 2) from a disk that is full (exit 1), which HDF5's error
-   * stack does not. */
-  int fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  if (fd < 0) {
-    int e = errno;
-    vs_status code = h5w_create_failure(e);
-    vs_error_set(err, code, path, 0, 0, "cannot create '%s': %s", w->tmp, strerror(e));
-    h5w_writer_free(w);
-    return code;
-  }
-  close(fd);
+  w->resolved_hash = h5c_hash_text(info ? info->resolved_yaml : NULL);
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
@@ -387,6 +326,8 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
       char what[1024];
       snprintf(what, sizeof what, "cannot create '%s'", w->tmp);
       h5w_fail(w, what);
+    } else if (!h5w_same_file(w)) {
+      snprintf(w->msg, sizeof w->msg, "'%s' was replaced by another file while opening", w->tmp);
     } else if (write_h5md(w, model->output.author) == 0 && write_particles(w, model) == 0 &&
                write_observables(w, model) == 0 && write_topology(w, model) == 0 &&
                write_parameters(w, scene, model, info) == 0) {
@@ -557,19 +498,20 @@ static int write_checkpoint(vs_h5_writer *w) {
 #undef CK_WRITE
   if (rc == 0)
     rc = h5w_attr_i64(w, g, "frame", c->frame) < 0 || h5w_attr_i64(w, g, "step", c->step) < 0 ||
-                 h5w_attr_f64(w, g, "time", c->time) < 0 || h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0
+                 h5w_attr_f64(w, g, "time", c->time) < 0 || h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0 ||
+                 h5w_attr_i64(w, g, "checksum_fnv1a64",
+                              (int64_t)h5c_state_checksum(w->resolved_hash, c, w->ck_rows)) < 0
              ? -1
              : 0;
   H5Gclose(g);
   return rc;
 }
 
-static int sync_file(const char *path) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return -1;
-  int rc = fsync(fd);
-  close(fd);
-  return rc;
+/* 1 when the file HDF5 has open is the temporary file created (outfile.h). */
+int h5w_same_file(vs_h5_writer *w) {
+  void *handle = NULL;
+  return H5Fget_vfd_handle(w->file, w->fapl, &handle) >= 0 && handle &&
+         vs_outfile_same(&w->of, *(int *)handle);
 }
 
 vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds, vs_error *err) {
@@ -596,17 +538,21 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
     ok = 0;
   }
   w->file = H5I_INVALID_HID;
-  if (ok && sync_file(w->tmp) != 0) {
-    snprintf(w->msg, sizeof w->msg, "syncing '%s': %s", w->tmp, strerror(errno));
-    ok = 0;
-  }
-  if (ok && rename(w->tmp, w->path) != 0) {
-    snprintf(w->msg, sizeof w->msg, "renaming '%s' into place: %s", w->tmp, strerror(errno));
-    ok = 0;
-  }
   vs_status rc = VS_OK;
+  if (ok) {
+    /* sync, then rename into place; without --force the name must still be
+     * free (two runs racing to one new name: one wins, the other gets
+     * VS_ERR_EXISTS); the temporary file is removed on failure */
+    vs_error perr;
+    vs_error_clear(&perr);
+    rc = vs_outfile_publish(&w->of, &perr);
+    if (rc != VS_OK) {
+      snprintf(w->msg, sizeof w->msg, "%s", perr.message);
+      ok = 0;
+    }
+  }
   if (!ok) {
-    rc = vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "%s", w->msg);
+    rc = vs_error_set(err, rc != VS_OK ? rc : VS_ERR_IO, w->path, 0, 0, "%s", w->msg);
     h5w_discard(w);
   } else {
     h5w_close_id(&w->fapl);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/outfile.h"
 #include "io/h5series.h"
 #include "io/h5util.h"
 #include "vsim/h5.h"
@@ -59,6 +60,8 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
 struct vs_h5_writer {
   char *path; /* the output as given */
   char *tmp;  /* the temporary file beside it */
+  vs_outfile of;          /* the output's resolved path and the temporary file (outfile.h) */
+  uint64_t resolved_hash; /* of /parameters/vsim@resolved: starts the checkpoint's checksum */
   hid_t file, fapl, gcpl, params;
   int compression;
   int64_t every;
@@ -106,9 +109,9 @@ H5W_FN int h5w_flush_all(vs_h5_writer *w);
 H5W_FN void h5w_writer_free(vs_h5_writer *w);
 H5W_FN void h5w_discard(vs_h5_writer *w);
 H5W_FN vs_status h5w_create_failure(int e);
-H5W_FN vs_status h5w_check_dir(const char *path, char **dir_out, vs_error *err);
-H5W_FN vs_status h5w_writer_new(const char *path, const char *dir, const vs_model *model,
+H5W_FN vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model,
                                 vs_h5_writer **out, vs_error *err);
 H5W_FN int h5w_make_plists(vs_h5_writer *w);
+H5W_FN int h5w_same_file(vs_h5_writer *w);
 
 #endif

@@ -33,7 +33,7 @@ static inline uint32_t cell_hash(int32_t x, int32_t y, int32_t z) {
 static inline int32_t cell_coord(double x, double inv) {
   double c = floor(x * inv);
   if (c > 1e9) c = 1e9;
-  if (c < -1e9) c = -1e9;
+  if (!(c >= -1e9)) c = -1e9; /* NaN too: casting it to int is undefined */
   return (int32_t)c;
 }
 
@@ -98,7 +98,10 @@ vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
   if (!m->particle_collisions || m->radius_max <= 0.0) return VS_OK;
   const int32_t n = m->n_particles;
   const uint32_t mask = (uint32_t)w->hash_size - 1;
-  const double inv = 1.0 / (3.0 * m->radius_max);
+  /* cells of at least 1e-12 m: a subnormal radius (1e-310) would make inv
+   * infinite and 0 * inv NaN; larger cells still hold every close pair */
+  double inv = 1.0 / (3.0 * m->radius_max);
+  if (!(inv <= 1e12)) inv = 1e12;
   const double *x = s->x;
   int32_t *start = w->hash_start, *items = w->hash_items, *pc = w->pcell;
   memset(start, 0, ((size_t)w->hash_size + 1) * sizeof *start);

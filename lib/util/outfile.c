@@ -256,13 +256,22 @@ vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
   } else {
     vs_free(o->tmp); /* published: nothing to remove */
     o->tmp = NULL;
-    char *dir = dir_of(o->path);
-    int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    /* the directory on the stack: once published, nothing can fail for
+     * want of memory (an allocation failing here went unreported) */
+    char dir[PATH_MAX];
+    const char *slash = strrchr(o->path, '/');
+    size_t n = slash ? (size_t)(slash - o->path) : 0;
+    if (!slash)
+      snprintf(dir, sizeof dir, ".");
+    else if (n == 0)
+      snprintf(dir, sizeof dir, "/");
+    else
+      snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir - 1 ? n : sizeof dir - 1), o->path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
       fsync(dfd); /* durability of the name; some file systems refuse: not an error */
       close(dfd);
     }
-    vs_free(dir);
   }
   vs_outfile_discard(o);
   return rc;

@@ -494,7 +494,7 @@ static int key_cmp(const void *x, const void *y) {
 }
 
 static void draw_buf(cairo_t *cr, scene_buf *b) {
-  qsort(b->k, b->n, sizeof *b->k, key_cmp);
+  if (b->n) qsort(b->k, b->n, sizeof *b->k, key_cmp); /* k is NULL when empty */
   for (size_t i = 0; i < b->n; i++) vs_view_draw_prim(cr, &b->p[b->k[i].idx]);
 }
 

@@ -68,6 +68,14 @@ const char *vs_h5_library_version(void);
  * when absent. */
 vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, vs_error *err);
 
+/* Before resuming from path: it must be a regular file (or a symbolic link
+ * to one; special files and dangling links are VS_ERR_USAGE), its
+ * /checkpoint must match its checksum and hold sane values (else
+ * VS_ERR_FORMAT: "checkpoint does not match its checksum", ...).  *real
+ * (vs_free_buffer) is the resolved path: read and resume that one, so the
+ * path is resolved once.  Allocates nothing sized by the file. */
+vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err);
+
 /* Restore the state from the file's /checkpoint.  The state must have been
  * created for a model of the same shape (particles, constraints, links);
  * a mismatch is VS_ERR_FORMAT naming the array. */

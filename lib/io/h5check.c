@@ -1,0 +1,256 @@
+/* h5check.c: what --resume checks before it trusts or writes a result file
+ * (h5check.h): the checkpoint against its checksum and its values, and that
+ * every object the resumed run writes lies in the file itself. */
+#include "io/h5check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/h5guard.h"
+#include "io/h5write.h"
+#include "util/alloc.h"
+#include "vsim/vsim.h"
+
+#define SLAB_BYTES ((size_t)1 << 20)
+
+uint64_t h5c_hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t h5c_hash_text(const char *text) {
+  return h5c_hash(H5C_HASH_INIT, text ? text : "", text ? strlen(text) : 0);
+}
+
+static uint64_t hash_counters(uint64_t h, int64_t frame, int64_t step, double time,
+                              int64_t n_alive) {
+  h = h5c_hash(h, &frame, sizeof frame);
+  h = h5c_hash(h, &step, sizeof step);
+  h = h5c_hash(h, &time, sizeof time);
+  return h5c_hash(h, &n_alive, sizeof n_alive);
+}
+
+uint64_t h5c_state_checksum(uint64_t h, const vs_state *s, const hsize_t *rows) {
+#define CK_HASH(name, type, width, count)                              \
+  {                                                                    \
+    uint64_t n = (uint64_t)rows[CK_##name] * (uint64_t)(width);        \
+    h = h5c_hash(h, &n, sizeof n);                                     \
+    h = h5c_hash(h, s->name, (size_t)n * sizeof(type));                \
+  }
+  VS_STATE_FIELDS(CK_HASH)
+#undef CK_HASH
+  return hash_counters(h, s->frame, s->step, s->time, s->n_alive);
+}
+
+/* The h5guard type bit of a state array's element type. */
+#define CK_GTYPE(type) \
+  _Generic((type *)0, double *: VS_H5G_F64, uint8_t *: VS_H5G_U8, int32_t *: VS_H5G_I32, \
+           int64_t *: VS_H5G_I64)
+#define CK_MEMTYPE(type) \
+  _Generic((type *)0, double *: H5T_NATIVE_DOUBLE, uint8_t *: H5T_NATIVE_UINT8,           \
+           int32_t *: H5T_NATIVE_INT32, int64_t *: H5T_NATIVE_INT64)
+
+/* What is wrong with the values of a checkpoint array (first problem). */
+typedef struct ck_values {
+  char what[160];
+} ck_values;
+
+static void check_values(const char *name, int width, const void *buf, size_t esize, uint64_t n,
+                         uint64_t first, ck_values *v) {
+  if (v->what[0]) return;
+  if (esize == sizeof(double) && strcmp(name, "alive") != 0) {
+    const double *d = buf;
+    for (uint64_t i = 0; i < n; i++) {
+      uint64_t k = first + i;
+      if (!isfinite(d[i])) {
+        snprintf(v->what, sizeof v->what, "/checkpoint/%s holds a non-finite value (row %llu)",
+                 name, (unsigned long long)(k / (uint64_t)width));
+        return;
+      }
+      /* x = (x, y, z, inverse mass) */
+      if (strcmp(name, "x") == 0 && width == 4 && k % 4 == 3 && d[i] < 0) {
+        snprintf(v->what, sizeof v->what,
+                 "/checkpoint/x gives particle %llu a negative inverse mass",
+                 (unsigned long long)(k / 4));
+        return;
+      }
+    }
+  } else if (esize == 1) {
+    const uint8_t *b = buf;
+    for (uint64_t i = 0; i < n; i++)
+      if (b[i] > 1) {
+        snprintf(v->what, sizeof v->what, "/checkpoint/%s holds %u at row %llu (0 or 1)", name,
+                 b[i], (unsigned long long)(first + i));
+        return;
+      }
+  }
+}
+
+/* Stream one checkpoint array into the hash. */
+static vs_status hash_array(const vs_h5g_file *f, const char *name, unsigned gtype, hid_t mtype,
+                            size_t esize, int width, uint64_t *h, uint64_t *rows_out,
+                            unsigned char *buf, ck_values *v, vs_error *err) {
+  char p[96];
+  snprintf(p, sizeof p, "/checkpoint/%s", name);
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, gtype, width > 1 ? 2 : 1, UINT64_MAX);
+  if (width > 1) vs_h5g_spec_dim(&spec, 1, (uint64_t)width, (uint64_t)width);
+  vs_h5g_dset d;
+  vs_status rc = vs_h5g_dset_open(f, p, &spec, &d, err);
+  if (rc != VS_OK) return rc;
+  *rows_out = d.dims[0];
+  *h = h5c_hash(*h, &d.n_elems, sizeof d.n_elems);
+  uint64_t per = vs_h5g_rows_per(&d, mtype, SLAB_BYTES);
+  for (uint64_t a = 0; rc == VS_OK && a < d.dims[0]; a += per) {
+    uint64_t b = a + per < d.dims[0] ? a + per : d.dims[0];
+    rc = vs_h5g_read_rows(f, &d, mtype, a, b, buf, SLAB_BYTES, err);
+    if (rc != VS_OK) break;
+    size_t bytes = (size_t)((b - a) * d.row_elems) * esize;
+    *h = h5c_hash(*h, buf, bytes);
+    check_values(name, width, buf, esize, (b - a) * d.row_elems, a * d.row_elems, v);
+  }
+  vs_h5g_dset_close(&d);
+  return rc;
+}
+
+vs_status h5c_verify_checkpoint(const char *path, uint64_t *resolved_hash, vs_error *err) {
+  vs_h5g_file f;
+  vs_status rc = vs_h5g_open(path, &f, err);
+  if (rc != VS_OK) return rc;
+  char *resolved = NULL;
+  unsigned char *buf = NULL;
+  int ck = vs_h5g_path(&f, "/checkpoint", err);
+  if (ck < 0) {
+    rc = VS_ERR_FORMAT;
+    goto done;
+  }
+  if (ck == 0) {
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "no /checkpoint (the run recorded no frame, or an older vsim wrote it)");
+    goto done;
+  }
+  /* Appending to another format would give a file of two layouts; files
+   * before format_version existed are format 1. */
+  int64_t format = 1;
+  if (vs_h5g_attr_int64(&f, "/parameters/vsim", "format_version", 1, INT64_MAX, &format, err) !=
+          VS_OK &&
+      !strstr(err->message, "has no attribute")) {
+    rc = VS_ERR_FORMAT;
+    goto done;
+  }
+  if (format != VSIM_FORMAT_VERSION) {
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "cannot resume: the file is in result format %lld and this vsim writes "
+                      "format %d; run the scene again (its text is /parameters/vsim@scene)",
+                      (long long)format, VSIM_FORMAT_VERSION);
+    goto done;
+  }
+  int64_t stored;
+  if (vs_h5g_attr_int64(&f, "/checkpoint", "checksum_fnv1a64", INT64_MIN, INT64_MAX, &stored,
+                        err) != VS_OK) {
+    if (!strstr(err->message, "has no attribute")) {
+      rc = VS_ERR_FORMAT;
+      goto done;
+    }
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "/checkpoint has no checksum (written by an older vsim): it cannot be "
+                      "verified, run the scene again");
+    goto done;
+  }
+  rc = vs_h5g_attr_string(&f, "/parameters/vsim", "resolved", H5C_RESOLVED_MAX, &resolved, err);
+  if (rc != VS_OK) goto done;
+  uint64_t h = h5c_hash_text(resolved);
+  if (resolved_hash) *resolved_hash = h;
+  buf = vs_malloc(SLAB_BYTES);
+  if (!buf) {
+    rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+    goto done;
+  }
+  ck_values v = {""};
+  uint64_t rows_alive = 0, rows;
+#define CK_STREAM(name, type, width, count)                                                  \
+  if (rc == VS_OK) {                                                                         \
+    rc = hash_array(&f, #name, CK_GTYPE(type), CK_MEMTYPE(type), sizeof(type), (width), &h,  \
+                    &rows, buf, &v, err);                                                    \
+    if (strcmp(#name, "alive") == 0) rows_alive = rows;                                      \
+  }
+  VS_STATE_FIELDS(CK_STREAM)
+#undef CK_STREAM
+  if (rc != VS_OK) goto done;
+  int64_t frame, step, n_alive;
+  double time;
+  if ((rc = vs_h5g_attr_int64(&f, "/checkpoint", "frame", 0, VS_MAX_FRAMES, &frame, err)) !=
+          VS_OK ||
+      (rc = vs_h5g_attr_int64(&f, "/checkpoint", "step", 0, INT64_MAX, &step, err)) != VS_OK ||
+      (rc = vs_h5g_attr_double(&f, "/checkpoint", "time", 0, INFINITY, &time, err)) != VS_OK ||
+      (rc = vs_h5g_attr_int64(&f, "/checkpoint", "n_alive", 0, INT64_MAX, &n_alive, err)) !=
+          VS_OK)
+    goto done;
+  h = hash_counters(h, frame, step, time, n_alive);
+  if (h != (uint64_t)stored) {
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "checkpoint does not match its checksum (the file was changed or is "
+                      "corrupt): refused");
+  } else if (v.what[0]) {
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0, "%s", v.what);
+  } else if ((uint64_t)n_alive > rows_alive) {
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "/checkpoint@n_alive is %lld, more than its %llu links", (long long)n_alive,
+                      (unsigned long long)rows_alive);
+  }
+done:
+  vs_free(buf);
+  vs_free(resolved);
+  vs_h5g_close(&f);
+  return rc;
+}
+
+/* The VS_H5G_* bit of a standard file type the writer uses. */
+static unsigned gtype_of(hid_t t) {
+  if (H5Tequal(t, H5T_IEEE_F64LE) > 0) return VS_H5G_F64;
+  if (H5Tequal(t, H5T_IEEE_F32LE) > 0) return VS_H5G_F32;
+  if (H5Tequal(t, H5T_STD_I64LE) > 0) return VS_H5G_I64;
+  if (H5Tequal(t, H5T_STD_I32LE) > 0) return VS_H5G_I32;
+  if (H5Tequal(t, H5T_STD_U8LE) > 0) return VS_H5G_U8;
+  return 0;
+}
+
+static vs_status check_dset(const vs_h5g_file *f, const char *path, unsigned gtype, int rank,
+                            const hsize_t *inner, vs_error *err) {
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, gtype, rank, UINT64_MAX);
+  for (int k = 1; k < rank; k++) vs_h5g_spec_dim(&spec, k, inner[k - 1], inner[k - 1]);
+  vs_h5g_dset d;
+  vs_status rc = vs_h5g_dset_open(f, path, &spec, &d, err);
+  if (rc == VS_OK) vs_h5g_dset_close(&d);
+  return rc;
+}
+
+vs_status h5c_check_writable(const char *tmp, const char *name, const vs_model *m, vs_error *err) {
+  vs_h5g_file f;
+  vs_status rc = vs_h5g_open(tmp, &f, err);
+  if (rc != VS_OK) return rc;
+  snprintf(f.name, sizeof f.name, "%s", name); /* messages name the user's file */
+  int ex = vs_h5g_path(&f, "/parameters/vsim", err);
+  if (ex == 0) rc = vs_error_set(err, VS_ERR_FORMAT, name, 0, 0, "no /parameters/vsim");
+  if (ex < 0) rc = VS_ERR_FORMAT;
+  for (int i = 0; rc == VS_OK && i < S_COUNT; i++) {
+    h5w_series_desc d;
+    h5w_series_describe(i, m, &d);
+    char p[200];
+    snprintf(p, sizeof p, "%s/value", d.group);
+    ex = vs_h5g_path(&f, p, err);
+    if (ex < 0) rc = VS_ERR_FORMAT;
+    if (ex <= 0 || !d.wanted) continue; /* absent: vs_h5_reopen says which */
+    unsigned g = gtype_of(d.ftype);
+    rc = check_dset(&f, p, g ? g : VS_H5G_NUMERIC, d.rank, d.inner, err);
+    snprintf(p, sizeof p, "%s/step", d.group);
+    if (rc == VS_OK) rc = check_dset(&f, p, VS_H5G_I64, 1, NULL, err);
+    snprintf(p, sizeof p, "%s/time", d.group);
+    if (rc == VS_OK) rc = check_dset(&f, p, VS_H5G_F64, 1, NULL, err);
+  }
+  vs_h5g_close(&f);
+  return rc;
+}

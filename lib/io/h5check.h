@@ -1,0 +1,51 @@
+/* h5check.h (private): what --resume checks before it trusts a result file
+ * (issue 14).  Everything here reads through h5guard.
+ *
+ * The checkpoint's checksum: /checkpoint@checksum_fnv1a64 (int64, the bits
+ * of a uint64) is FNV-1a 64 over, in this order,
+ *   - the bytes of /parameters/vsim@resolved (the scene the run was built
+ *     from; without its terminating NUL),
+ *   - for every VS_STATE_FIELDS array, its element count (uint64) and its
+ *     elements as the machine holds them (little-endian IEEE doubles, bytes,
+ *     int32, int64),
+ *   - frame, step (int64), time (double), n_alive (int64).
+ * It is written with every checkpoint.  A file whose checkpoint has no
+ * checksum (written by an older vsim) is refused: it cannot be verified. */
+#ifndef VSIM_IO_H5CHECK_H
+#define VSIM_IO_H5CHECK_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vsim/model.h"
+#include "vsim/state.h"
+#include "vsim/error.h"
+
+#define H5C_FN __attribute__((visibility("hidden")))
+#define H5C_HASH_INIT 1469598103934665603ull
+/* the longest resolved scene read back (bytes) */
+#define H5C_RESOLVED_MAX ((size_t)16 << 20)
+
+H5C_FN uint64_t h5c_hash(uint64_t h, const void *p, size_t n);
+/* FNV-1a of a string's bytes, from H5C_HASH_INIT. */
+H5C_FN uint64_t h5c_hash_text(const char *text);
+/* Continue h over the state's checkpointed arrays (rows[k] rows of field k,
+ * the writer's ck_rows) and counters. */
+H5C_FN uint64_t h5c_state_checksum(uint64_t h, const vs_state *s, const hsize_t *rows);
+
+/* Open path through h5guard and verify /checkpoint against its checksum,
+ * streaming (1 MiB at a time: nothing sized by the file is allocated), and
+ * its values (finite, inverse masses >= 0, alive 0 or 1, counters in
+ * range).  *resolved_hash (when given) is the hash of the resolved scene. */
+H5C_FN vs_status h5c_verify_checkpoint(const char *path, uint64_t *resolved_hash, vs_error *err);
+
+/* Before --resume opens the copy `tmp` for writing: every object it will
+ * open or write (the model's series, /parameters/vsim) is reached through
+ * hard links only and is a plain dataset of this file (no external
+ * storage, no virtual layout, the type and shape the model writes);
+ * `name` is the file's name for messages. */
+H5C_FN vs_status h5c_check_writable(const char *tmp, const char *name, const vs_model *m,
+                                    vs_error *err);
+
+#endif
