@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/outfile.h"
 #include "util/text.h"
 #include "io/h5util.h"
 #include "vsim/h5.h"
@@ -310,29 +311,25 @@ static char *xml_escape(const char *s) {
   return b.p;
 }
 
+/* The sidecar goes through the same safe output files as the result file
+ * (util/outfile.h): an exclusive temporary name that fits NAME_MAX beside
+ * it, never a special file, an existing .xmf replaced (it is derived data). */
 static vs_status write_text(const char *path, const char *text, size_t len, vs_error *err) {
-  size_t n = strlen(path) + 32;
-  char *tmp = vs_malloc(n);
-  if (!tmp) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-  FILE *out = fopen(tmp, "wb");
-  if (!out) {
-    int e = errno;
-    vs_free(tmp);
-    return vs_error_set(err, e == ENOSPC || e == EDQUOT || e == EIO ? VS_ERR_IO : VS_ERR_USAGE,
-                        path, 0, 0, "cannot create: %s", strerror(e));
+  vs_outfile o;
+  vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, &o, err);
+  if (rc != VS_OK) return rc;
+  size_t done = 0;
+  while (done < len) {
+    ssize_t k = write(o.fd, text + done, len - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      int e = k < 0 ? errno : EIO;
+      vs_outfile_discard(&o);
+      return vs_error_set(err, VS_ERR_IO, path, 0, 0, "writing: %s", strerror(e));
+    }
+    done += (size_t)k;
   }
-  int ok = fwrite(text, 1, len, out) == len;
-  ok = (fclose(out) == 0) && ok;
-  int e = errno;
-  if (ok && rename(tmp, path) != 0) {
-    ok = 0;
-    e = errno;
-  }
-  if (!ok) unlink(tmp);
-  vs_free(tmp);
-  if (!ok) return vs_error_set(err, VS_ERR_IO, path, 0, 0, "writing: %s", strerror(e));
-  return VS_OK;
+  return vs_outfile_publish(&o, err);
 }
 
 vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err) {
