@@ -119,9 +119,10 @@ VS_PRIVATE void vs_contact_project(const vs_model *m, vs_state *s, int32_t k);
 VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
 
 /* ---- colliders (collide.c) ---- */
-/* Project particle i out of every collider; records contact in contact[4i..]. */
-VS_PRIVATE void vs_collide_particle(const vs_model *m, double *x, double *contact,
-                                    int32_t *contact_collider, int32_t i);
+/* Project particle i out of every collider; records contact in contact[4i..].
+ * xprev: the start-of-step positions (a mesh keeps particles on that side). */
+VS_PRIVATE void vs_collide_particle(const vs_model *m, const double *xprev, double *x,
+                                    double *contact, int32_t *contact_collider, int32_t i);
 /* Swept test (world.swept): stop particle i where its path from xprev first
  * enters a collider, then slide the rest along the surface. */
 VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
