@@ -424,11 +424,12 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
   /* Mesh colliders: their triangles into the model's arrays, a BVH each. */
-  for (int32_t c = 0, v0 = 0, t0 = 0; c < m->n_colliders; c++) {
+  for (int32_t c = 0, v0 = 0, t0 = 0, slot = 0; c < m->n_colliders; c++) {
     m->colliders[c].mesh.file = NULL; /* the scene's: not the model's to keep */
     if (m->colliders[c].kind != VS_COLLIDER_MESH) continue;
     const vs_obj_mesh *o = &objs[s->n_bodies + (size_t)c];
     vs_collider_mesh *cm = &m->collider_mesh[c];
+    cm->slot = slot++;
     cm->first_vertex = v0, cm->n_vertices = o->n_vertices;
     cm->first_triangle = t0, cm->n_triangles = o->n_triangles;
     memcpy(&m->mesh_vertices[3 * (size_t)v0], o->vertices, 3 * (size_t)o->n_vertices * sizeof(double));

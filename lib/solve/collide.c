@@ -65,8 +65,13 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
   return 0.0;
 }
 
+static inline double *free_ball(const vs_model *m, double *mesh_free, int32_t c, int32_t i) {
+  return mesh_free ? mesh_free + 4 * ((size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i)
+                   : NULL;
+}
+
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
-                         int32_t *contact_collider, int32_t i) {
+                         int32_t *contact_collider, double *mesh_free, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double r = m->radius[i];
@@ -74,7 +79,8 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
     const vs_collider_desc *cd = &m->colliders[c];
     if (cd->kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
-      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i);
+      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i,
+                               free_ball(m, mesh_free, c, i));
       continue;
     }
     double n[3];
@@ -171,7 +177,7 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
 }
 
 void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, int32_t i) {
+                      int32_t *contact_collider, double *mesh_free, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double *a = xprev + 4 * (size_t)i;
@@ -182,6 +188,10 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
     int hits;
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
+      double *fb = free_ball(m, mesh_free, c, i);
+      /* a path inside the mesh-free ball crosses nothing; the ball is
+       * renewed here, once a step (collide_mesh.h) */
+      if (fb && vs_mesh_clear(&mc, fb, a, p)) continue;
       hits = vs_mesh_entry(&mc, a, p, m->radius[i], &t, n);
     } else {
       if (!m->swept) continue; /* mesh colliders are always swept */

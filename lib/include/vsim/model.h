@@ -71,6 +71,7 @@ struct vs_bvh;
 typedef struct vs_collider_mesh {
   int32_t first_vertex, n_vertices;
   int32_t first_triangle, n_triangles;
+  int32_t slot;        /* among the mesh colliders (0, 1, ...) */
   struct vs_bvh *bvh; /* NULL for analytic colliders */
 } vs_collider_mesh;
 
