@@ -187,6 +187,90 @@ static double startup_ms(const char *vsim) {
   return ms;
 }
 
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* A UV sphere of radius r about c with nu x nv quads (2 nu (nv - 1)
+ * triangles, poles fanned) as an OBJ file. */
+static int write_sphere_obj(const char *path, double r, const double c[3], int nu, int nv) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fprintf(f, "v %.17g %.17g %.17g\n", c[0], c[1] + r, c[2]);
+  for (int j = 1; j < nv; j++)
+    for (int i = 0; i < nu; i++) {
+      double th = M_PI * j / nv, ph = 2 * M_PI * i / nu;
+      fprintf(f, "v %.17g %.17g %.17g\n", c[0] + r * sin(th) * cos(ph), c[1] + r * cos(th),
+              c[2] + r * sin(th) * sin(ph));
+    }
+  fprintf(f, "v %.17g %.17g %.17g\n", c[0], c[1] - r, c[2]);
+  const int south = 2 + (nv - 1) * nu;
+#define RING(j, i) (2 + ((j) - 1) * nu + ((i) % nu))
+  for (int i = 0; i < nu; i++) fprintf(f, "f 1 %d %d\n", RING(1, i + 1), RING(1, i));
+  for (int j = 1; j + 1 < nv; j++)
+    for (int i = 0; i < nu; i++)
+      fprintf(f, "f %d %d %d %d\n", RING(j, i), RING(j, i + 1), RING(j + 1, i + 1), RING(j + 1, i));
+  for (int i = 0; i < nu; i++) fprintf(f, "f %d %d %d\n", south, RING(nv - 1, i), RING(nv - 1, i + 1));
+#undef RING
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+/* CPU ms per frame of a 128^2 cloth resting on a ball (pbd, Gauss-Seidel,
+ * 10 iterations, 1 thread), with the ball given as `collider` (YAML), or
+ * none; *ntri: the mesh's triangles from the model. */
+static double collision_ms(const char *collider, int frames, int *ntri) {
+  char y[2048];
+  snprintf(y, sizeof y,
+           "time: {dt: 0.016666666666666666, frames: %d}\n"
+           "solver: {iterations: 10}\n"
+           "world:\n  colliders: [%s]\n"
+           "bodies:\n"
+           "  - cloth: {name: c, origin: [-1, 1.02, -1], size: [2, 2], resolution: [128, 128],"
+           " plane: xz, radius: 0.005}\n",
+           frames, collider);
+  vs_scene *s = NULL;
+  vs_model *m = NULL;
+  vs_state *st = NULL;
+  vs_error e;
+  if (vs_scene_load_string(y, strlen(y), "bench.yaml", NULL, 0, &s, &e) ||
+      vs_model_build(s, &m, &e) || vs_state_create(m, &st, &e)) {
+    char buf[2048];
+    fprintf(stderr, "bench: %s\n", vs_error_format(&e, buf, sizeof buf));
+    return NAN;
+  }
+  st->threads = 1;
+  if (ntri) *ntri = m->n_mesh_triangles;
+  double t0 = cpu_now();
+  for (int f = 0; f < frames; f++) vs_step(m, st, &e);
+  double ms = 1e3 * (cpu_now() - t0) / frames;
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  return ms;
+}
+
+/* The collision against a 100k-triangle mesh collider vs an analytic ball of
+ * the same radius (the time of the frame less the time without a collider). */
+static int mesh_collision_row(int frames, double *mesh_ms, double *sphere_ms, int *ntri) {
+  char dir[] = "/tmp/vsim-bench-XXXXXX";
+  if (!mkdtemp(dir)) return -1;
+  char obj[600], col[800], cmd[700];
+  snprintf(obj, sizeof obj, "%s/ball.obj", dir);
+  const double c[3] = {0, 0.5, 0};
+  if (write_sphere_obj(obj, 0.5, c, 224, 224)) return -1;
+  snprintf(col, sizeof col, "{mesh: {file: \"%s\"}}", obj);
+  double none = collision_ms("", frames, NULL);
+  double sph = collision_ms("{sphere: {center: [0, 0.5, 0], radius: 0.5}}", frames, NULL);
+  double mesh = collision_ms(col, frames, ntri);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) return -1;
+  *mesh_ms = mesh - none;
+  *sphere_ms = sph - none;
+  return isfinite(mesh) && isfinite(sph) && isfinite(none) ? 0 : -1;
+}
+
 typedef struct bullet_result {
   int n;
   long long links;
@@ -277,6 +361,14 @@ int main(int argc, char **argv) {
     }
   }
 
+  double coll_mesh = NAN, coll_sphere = NAN;
+  int coll_ntri = 0;
+  if (mesh_collision_row(quick ? 10 : 30, &coll_mesh, &coll_sphere, &coll_ntri))
+    fprintf(stderr, "bench: mesh collision measurement failed\n");
+  printf("\ncollision, 128^2 cloth on a ball, CPU ms/frame: mesh collider of %d triangles %.3f, "
+         "analytic sphere %.3f: %.2fx\n",
+         coll_ntri, coll_mesh, coll_sphere, coll_mesh / coll_sphere);
+
   double share = NAN, with_s = NAN, without_s = NAN;
   if (writer_share(&share, &with_s, &without_s)) fprintf(stderr, "bench: writer measurement failed\n");
   double start = startup_ms(vsim);
@@ -313,7 +405,10 @@ int main(int argc, char **argv) {
             "\"max_relative_error\": %.6e}%s\n",
             bres[i].n, bres[i].links, bres[i].ms_per_frame, bres[i].ns_per_proj, bres[i].max_rel,
             i + 1 < nb ? "," : "");
-  fprintf(f, "  ],\n  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f\n}\n", share, start);
+  fprintf(f,
+          "  ],\n  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f,\n"
+          "  \"collision_mesh\": {\"triangles\": %d, \"mesh_ms\": %.4f, \"sphere_ms\": %.4f}\n}\n",
+          share, start, coll_ntri, coll_mesh, coll_sphere);
   fclose(f);
   printf("wrote %s\n", out);
   return 0;

@@ -21,8 +21,8 @@ static void step(const vs_mesh_collider *mc, double *x, double *xprev, double *v
   for (int k = 0; k < 3; k++) q[k] = p[k], vi[k] += g[k] * h, p[k] += h * vi[k];
   memset(contact + 4 * i, 0, 4 * sizeof(double));
   cc[i] = -1;
-  vs_collide_mesh_swept(mc, 7, xprev, x, r, contact, cc, i);
-  for (int it = 0; it < iters; it++) vs_collide_mesh_particle(mc, 7, xprev, x, r, contact, cc, i);
+  vs_collide_mesh_swept(mc, 7, xprev, x, r, contact, cc, i, NULL);
+  for (int it = 0; it < iters; it++) vs_collide_mesh_particle(mc, 7, xprev, x, r, contact, cc, i, NULL);
   for (int k = 0; k < 3; k++) vi[k] = (p[k] - q[k]) / h;
 }
 
@@ -167,8 +167,8 @@ START_TEST(side_is_kept) {
   /* a pinned particle (w = 0) is never moved */
   double xs[4] = {0, 0.001, 0, 0}, xps[4] = {0, 0.5, 0, 0}, cts[4] = {0};
   int32_t ccs = -1;
-  vs_collide_mesh_particle(&mc, 3, xps, xs, r, cts, &ccs, 0);
-  vs_collide_mesh_swept(&mc, 3, xps, xs, r, cts, &ccs, 0);
+  vs_collide_mesh_particle(&mc, 3, xps, xs, r, cts, &ccs, 0, NULL);
+  vs_collide_mesh_swept(&mc, 3, xps, xs, r, cts, &ccs, 0, NULL);
   ck_assert_double_eq(xs[1], 0.001);
   ck_assert_int_eq(ccs, -1);
   /* an open tube: a particle inside, flung outward, stays inside */

@@ -29,12 +29,14 @@ static const char *const BODY_ITEM[] = {
     [VS_BODY_CLOTH] = "{cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [3, 3]}}",
     [VS_BODY_TETRA] = "{tetra: {center: [0, 0, 0], edge: 1}}",
     [VS_BODY_LATTICE] = "{lattice: {origin: [0, 0, 0], size: [1, 1, 1], resolution: [2, 2, 2]}}",
-    [VS_BODY_RAGDOLL] = "{ragdoll: {origin: [0, 0, 0], height: 1.5}}"};
+    [VS_BODY_RAGDOLL] = "{ragdoll: {origin: [0, 0, 0], height: 1.5}}",
+    [VS_BODY_MESH] = "{mesh: {file: flag.obj}}"};
 static const char *const COLLIDER_ITEM[] = {
     [VS_COLLIDER_PLANE] = "{plane: {}}",
     [VS_COLLIDER_SPHERE] = "{sphere: {radius: 1}}",
     [VS_COLLIDER_BOX] = "{box: {min: [0, 0, 0], max: [1, 1, 1]}}",
-    [VS_COLLIDER_BOUNDS] = "{bounds: {min: [0, 0, 0], max: [1, 1, 1]}}"};
+    [VS_COLLIDER_BOUNDS] = "{bounds: {min: [0, 0, 0], max: [1, 1, 1]}}",
+    [VS_COLLIDER_MESH] = "{mesh: {file: floor.obj}}"};
 static const char *const CONSTRAINT_ITEM[] = {
     [VS_KIND_DISTANCE] = "{distance: {a: 0, b: 1}}",
     [VS_KIND_PIN] = "{pin: {particle: 0}}",
@@ -227,14 +229,14 @@ END_TEST
 /* Every kind of body, collider and constraint, with its defaults. */
 START_TEST(test_every_kind_round_trips) {
   char y[1024];
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < 7; k++) {
     snprintf(y, sizeof y, "bodies: [%s]\n", BODY_ITEM[k]);
     vs_scene *s = load_set(y, NULL);
     for (size_t i = 0; i < vs_sk_n_rows; i++)
       if (sk_applies(&vs_sk_rows[i], SKS_BODY, k)) check_round_trip(s, &vs_sk_rows[i], y);
     vs_scene_free(s);
   }
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 5; k++) {
     snprintf(y, sizeof y, "world: {colliders: [%s]}\n", COLLIDER_ITEM[k]);
     vs_scene *s = load_set(y, NULL);
     for (size_t i = 0; i < vs_sk_n_rows; i++)
@@ -249,8 +251,8 @@ START_TEST(test_every_kind_round_trips) {
     vs_scene_free(s);
   }
   /* The kind lists name every enum value (no kind without a minimal item). */
-  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 6));
-  ck_assert_ptr_null(vs_scene_name(VS_NAMES_COLLIDER, 4));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 7));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_COLLIDER, 5));
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, 3));
   ck_assert_str_eq(vs_scene_name(VS_NAMES_INTEGRATOR, VS_INTEGRATOR_XPBD), "xpbd");
   ck_assert_str_eq(vs_scene_name(VS_NAMES_PRECISION, 1), "float32");

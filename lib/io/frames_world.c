@@ -255,6 +255,7 @@ vs_status fr_load_from_scene(vs_frames *f, int need_colliders, vs_error *err) {
           memcpy(c->lo, d->a, sizeof c->lo);
           memcpy(c->hi, d->b, sizeof c->hi);
           break;
+        case VS_COLLIDER_MESH: continue; /* only /world/colliders has its triangles */
         default: continue;
       }
       f->t.n_colliders++;

@@ -330,7 +330,7 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
       snprintf(w->msg, sizeof w->msg, "'%s' was replaced by another file while opening", w->tmp);
     } else if (write_h5md(w, model->output.author) == 0 && write_particles(w, model) == 0 &&
                write_observables(w, model) == 0 && write_topology(w, model) == 0 &&
-               write_parameters(w, scene, model, info) == 0) {
+               h5w_write_colliders(w, model) == 0 && write_parameters(w, scene, model, info) == 0) {
       ok = 1;
     }
   }

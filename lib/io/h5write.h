@@ -83,6 +83,8 @@ struct vs_h5_writer {
 #define H5W_FN __attribute__((visibility("hidden")))
 
 H5W_FN int h5w_fail(vs_h5_writer *w, const char *what);
+/* /world/colliders/<i>/ for every collider (h5world.c). */
+H5W_FN int h5w_write_colliders(vs_h5_writer *w, const vs_model *m);
 H5W_FN void h5w_close_id(hid_t *id);
 H5W_FN hid_t h5w_make_group(vs_h5_writer *w, hid_t loc, const char *name);
 H5W_FN int h5w_set_attr(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hid_t mtype,

@@ -62,6 +62,14 @@ VS_BODY_GENERATOR(tetra)
 VS_BODY_GENERATOR(lattice)
 VS_BODY_GENERATOR(ragdoll)
 
+/* The mesh body (body_mesh.c) takes its OBJ, read and transformed by
+ * vs_model_build before the counts (model.c dispatches to these). */
+struct vs_obj_mesh;
+VS_PRIVATE vs_status vs_mesh_count(const vs_body_desc *b, const struct vs_obj_mesh *obj,
+                                   vs_body_counts *out, const char *file, vs_error *err);
+VS_PRIVATE vs_status vs_mesh_generate(vs_builder *bld, const vs_body_desc *b,
+                                      const struct vs_obj_mesh *obj, int32_t body, vs_error *err);
+
 /* ---- colouring (coloring.c): color, color_start, color_order ---- */
 VS_PRIVATE vs_status vs_color_model(vs_model *m, vs_error *err);
 

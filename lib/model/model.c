@@ -11,9 +11,17 @@
 #include <string.h>
 
 #include "model/build.h"
+#include "model/bvh.h"
+#include "scene/obj.h"
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
+  if (m->collider_mesh)
+    for (int32_t c = 0; c < m->n_colliders; c++)
+      if (m->collider_mesh[c].bvh) {
+        vs_bvh_free(m->collider_mesh[c].bvh);
+        vs_free(m->collider_mesh[c].bvh);
+      }
 #define VS_MODEL_FREE(name, type, count) vs_free(m->name);
   VS_MODEL_FIELDS(VS_MODEL_FREE)
 #undef VS_MODEL_FREE
@@ -158,12 +166,76 @@ static vs_status build_adjacency(vs_model *m, vs_error *err) {
   return VS_OK;
 }
 
+/* Read one OBJ of the scene and transform it.  Its errors are told at the
+ * scene's `file` key, with the OBJ's own file:line:col in the message:
+ * "scene.yaml:12:13: bodies.0.mesh.file: flag.obj:3:5: ...". */
+static vs_status read_obj(const char *file, const vs_mesh_ref *mr, const char *what, size_t index,
+                          int collider, vs_obj_mesh *out, vs_error *err) {
+  vs_obj_options opt = {.skip_degenerate = collider};
+  vs_error e;
+  vs_error_clear(&e);
+  vs_status st = vs_obj_read(mr->file, NULL, &opt, out, &e);
+  if (st == VS_OK && collider && out->n_triangles == 0)
+    st = vs_error_set(&e, VS_ERR_SCENE, mr->file, out->skipped_line, out->skipped_column,
+                      "every triangle has zero area");
+  if (st != VS_OK) {
+    char msg[sizeof e.message + sizeof e.file + 64];
+    vs_error_format(&e, msg, sizeof msg);
+    vs_obj_free(out);
+    return vs_error_set(err, st, file, mr->loc.line, mr->loc.column, "%s.%zu.mesh.file: %s", what,
+                        index, msg);
+  }
+  vs_obj_transform t;
+  for (int k = 0; k < 3; k++)
+    t.scale[k] = mr->scale[k], t.rotate[k] = mr->rotate[k], t.translate[k] = mr->translate[k];
+  vs_obj_transform_apply(&t, out->vertices, out->n_vertices);
+  return VS_OK;
+}
+
+static void free_objs(vs_obj_mesh *objs, size_t n) {
+  if (!objs) return;
+  for (size_t i = 0; i < n; i++) vs_obj_free(&objs[i]);
+  vs_free(objs);
+}
+
 vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   *out = NULL;
   const char *file = s->file ? s->file : "<scene>";
   vs_status st = VS_OK;
+  /* The OBJ files first (bodies, then colliders): their counts are needed
+   * before anything is allocated. */
+  vs_obj_mesh *objs = NULL;
+  const size_t nobj = s->n_bodies + s->n_colliders;
+  int64_t nmv = 0, nmt = 0, nmc = 0;
+  for (size_t b = 0; b < s->n_bodies; b++)
+    if (s->bodies[b].kind == VS_BODY_MESH) nmc = -1;
+  for (size_t c = 0; c < s->n_colliders; c++)
+    if (s->colliders[c].kind == VS_COLLIDER_MESH) nmc = -1;
+  if (nmc < 0) {
+    nmc = 0;
+    if (!(objs = vs_calloc(nobj, sizeof *objs)))
+      return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+    for (size_t b = 0; b < s->n_bodies; b++)
+      if (s->bodies[b].kind == VS_BODY_MESH &&
+          (st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &objs[b], err)) != VS_OK)
+        return free_objs(objs, nobj), st;
+    for (size_t c = 0; c < s->n_colliders; c++) {
+      if (s->colliders[c].kind != VS_COLLIDER_MESH) continue;
+      vs_obj_mesh *o = &objs[s->n_bodies + c];
+      if ((st = read_obj(file, &s->colliders[c].mesh, "world.colliders", c, 1, o, err)) != VS_OK)
+        return free_objs(objs, nobj), st;
+      nmv += o->n_vertices, nmt += o->n_triangles, nmc++;
+      if (nmv > INT32_MAX / 4 || nmt > INT32_MAX / 4) {
+        free_objs(objs, nobj);
+        return vs_error_set(err, VS_ERR_LIMIT, file, s->colliders[c].loc.line,
+                            s->colliders[c].loc.column,
+                            "world.colliders.%zu: the mesh colliders would have more than %d "
+                            "vertices or triangles", c, INT32_MAX / 4);
+      }
+    }
+  }
   vs_model *m = vs_calloc(1, sizeof *m);
-  if (!m) return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  if (!m) return free_objs(objs, nobj), vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
 
   m->dt = s->dt;
   m->substeps = s->substeps;
@@ -186,18 +258,22 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   /* Pass 1: counts, limits before allocating. */
   int64_t np = 0, nd = 0, ntri = 0, npin = 0, nangle = 0, nkeys = 0;
   for (size_t b = 0; b < s->n_bodies; b++) {
-    vs_body_counts c;
-    if ((st = vs_body_count(&s->bodies[b], &c, file, err)) != VS_OK) goto fail;
+    vs_body_counts c = {0, 0, 0};
+    if (s->bodies[b].kind == VS_BODY_MESH)
+      st = vs_mesh_count(&s->bodies[b], &objs[b], &c, file, err);
+    else
+      st = vs_body_count(&s->bodies[b], &c, file, err);
+    if (st != VS_OK) goto fail;
     np += c.particles;
     nd += c.links;
     ntri += c.triangles;
     if (np > VS_MAX_PARTICLES)
-      return vs_model_free(m), vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line,
+      return vs_model_free(m), free_objs(objs, nobj), vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line,
                                             s->bodies[b].loc.column,
                                             "bodies.%zu: the scene would have more than %d particles",
                                             b, VS_MAX_PARTICLES);
     if (nd > VS_MAX_CONSTRAINTS)
-      return vs_model_free(m), vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line,
+      return vs_model_free(m), free_objs(objs, nobj), vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line,
                                             s->bodies[b].loc.column,
                                             "bodies.%zu: the scene would have more than %d constraints",
                                             b, VS_MAX_CONSTRAINTS);
@@ -212,6 +288,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   if (nd + npin + nangle > VS_MAX_CONSTRAINTS) {
     vs_model_free(m);
+    free_objs(objs, nobj);
     return vs_error_set(err, VS_ERR_LIMIT, file, 0, 0, "the scene would have more than %d constraints",
                         VS_MAX_CONSTRAINTS);
   }
@@ -226,6 +303,9 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_constraints = (int32_t)(nd + npin + nangle);
   m->n_colliders = (int32_t)s->n_colliders;
   m->n_triangles = (int32_t)ntri;
+  m->n_mesh_colliders = (int32_t)nmc;
+  m->n_mesh_vertices = (int32_t)nmv;
+  m->n_mesh_triangles = (int32_t)nmt;
 #define VS_MODEL_ALLOC(name, type, count)                                                   \
   if (!(m->name = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                        \
     st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
@@ -246,7 +326,11 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     bi->damping_rigid = bd->damping_rigid;
     m->n_rigid_damped += bd->damping_rigid > 0.0;
     int32_t d0 = bld.nd;
-    if ((st = vs_body_generate(&bld, bd, (int32_t)b, err)) != VS_OK) goto fail;
+    if (bd->kind == VS_BODY_MESH)
+      st = vs_mesh_generate(&bld, bd, &objs[b], (int32_t)b, err);
+    else
+      st = vs_body_generate(&bld, bd, (int32_t)b, err);
+    if (st != VS_OK) goto fail;
     bi->count = bld.np - bi->first;
     for (int32_t i = d0; i < bld.nd; i++) order_push(m, &ncon, VS_KIND_DISTANCE, i);
   }
@@ -339,6 +423,32 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     m->n_tearable += m->dist_tear[i] > 0.0;
   }
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
+  /* Mesh colliders: their triangles into the model's arrays, a BVH each. */
+  for (int32_t c = 0, v0 = 0, t0 = 0, slot = 0; c < m->n_colliders; c++) {
+    m->colliders[c].mesh.file = NULL; /* the scene's: not the model's to keep */
+    if (m->colliders[c].kind != VS_COLLIDER_MESH) continue;
+    const vs_obj_mesh *o = &objs[s->n_bodies + (size_t)c];
+    vs_collider_mesh *cm = &m->collider_mesh[c];
+    cm->slot = slot++;
+    cm->first_vertex = v0, cm->n_vertices = o->n_vertices;
+    cm->first_triangle = t0, cm->n_triangles = o->n_triangles;
+    memcpy(&m->mesh_vertices[3 * (size_t)v0], o->vertices, 3 * (size_t)o->n_vertices * sizeof(double));
+    memcpy(&m->mesh_triangles[3 * (size_t)t0], o->triangles, 3 * (size_t)o->n_triangles * sizeof(int32_t));
+    v0 += o->n_vertices, t0 += o->n_triangles;
+    if (!(cm->bvh = vs_calloc(1, sizeof *cm->bvh))) {
+      st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a BVH");
+      goto fail;
+    }
+    if ((st = vs_bvh_build(cm->bvh, &m->mesh_vertices[3 * (size_t)cm->first_vertex], cm->n_vertices,
+                           &m->mesh_triangles[3 * (size_t)cm->first_triangle], cm->n_triangles,
+                           err)) != VS_OK) {
+      vs_free(cm->bvh);
+      cm->bvh = NULL;
+      goto fail;
+    }
+  }
+  free_objs(objs, nobj);
+  objs = NULL;
 
   for (int32_t i = 0; i < m->n_particles; i++) {
     if (m->radius[i] > m->radius_max) m->radius_max = m->radius[i];
@@ -351,6 +461,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
 
 fail:
   if (err && err->file[0] == '\0') snprintf(err->file, sizeof err->file, "%s", file);
+  free_objs(objs, nobj);
   vs_model_free(m);
   return st;
 }

@@ -112,6 +112,45 @@ static void closest_scene(const char *path, char *out, size_t size) {
   if (best <= 2) snprintf(out, size, "%.*s%s%s", dlen, path, slash ? "/" : "", name);
 }
 
+#define TRY_JOIN(x)                 \
+  do {                              \
+    vs_status js_ = (x);            \
+    if (js_ != VS_OK) return js_;   \
+  } while (0)
+
+/* A mesh `file` is relative to the scene file: prefix the scene's directory
+ * (the resolved scene, written to result files, then names the path from the
+ * working directory of the run). */
+static vs_status join_one(const char *dir, size_t dlen, vs_mesh_ref *mr, const char *path,
+                          vs_error *err) {
+  if (!mr->file || mr->file[0] == '/' || dlen == 0) return VS_OK;
+  size_t n = strlen(mr->file);
+  if (dlen + 1 + n >= VS_MAX_PATH)
+    return vs_error_set(err, VS_ERR_LIMIT, path, mr->loc.line, mr->loc.column,
+                        "the mesh file's path would be longer than %d bytes", VS_MAX_PATH - 1);
+  char *j = vs_malloc(dlen + 1 + n + 1);
+  if (!j) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  memcpy(j, dir, dlen);
+  j[dlen] = '/';
+  memcpy(j + dlen + 1, mr->file, n + 1);
+  vs_free(mr->file);
+  mr->file = j;
+  return VS_OK;
+}
+
+static vs_status join_mesh_paths(const char *path, vs_scene *s, vs_error *err) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return VS_OK;
+  size_t dlen = (size_t)(slash - path);
+  if (dlen == 0) dlen = 1; /* "/scene.yaml": the root */
+  for (size_t i = 0; i < s->n_bodies; i++)
+    if (s->bodies[i].kind == VS_BODY_MESH) TRY_JOIN(join_one(path, dlen, &s->bodies[i].mesh, path, err));
+  for (size_t i = 0; i < s->n_colliders; i++)
+    if (s->colliders[i].kind == VS_COLLIDER_MESH)
+      TRY_JOIN(join_one(path, dlen, &s->colliders[i].mesh, path, err));
+  return VS_OK;
+}
+
 vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n_sets,
                              vs_scene **out, vs_error *err) {
   vs_error_clear(err);
@@ -133,6 +172,11 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets, size_t n
   if (rd != VS_OK) return rd;
   vs_status st = vs_scene_load_string(buf, n, path, sets, n_sets, out, err);
   vs_free(buf);
+  if (st == VS_OK) st = join_mesh_paths(path, *out, err);
+  if (st != VS_OK && *out) {
+    vs_scene_free(*out);
+    *out = NULL;
+  }
   return st;
 }
 
@@ -143,7 +187,9 @@ void vs_scene_free(vs_scene *s) {
     vs_free(s->bodies[i].positions);
     vs_free(s->bodies[i].velocities);
     vs_free(s->bodies[i].pins);
+    vs_free(s->bodies[i].mesh.file);
   }
+  for (size_t i = 0; i < s->n_colliders; i++) vs_free(s->colliders[i].mesh.file);
   for (size_t i = 0; i < s->n_constraints; i++) vs_free(s->constraints[i].keys);
   vs_free(s->bodies);
   vs_free(s->colliders);

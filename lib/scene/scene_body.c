@@ -314,6 +314,7 @@ vs_status sk_load_pin(vctx *c, const sk_row *r, const sn_node *m, const sn_node 
       break;
     case VS_BODY_TETRA:
     case VS_BODY_RAGDOLL: /* its particle count is the model's business */
+    case VS_BODY_MESH:    /* the OBJ is read by the model */
       TRY(pin_indices(c, v, b, -1, 0));
       break;
   }
@@ -359,6 +360,8 @@ static int64_t body_particles(const vs_body_desc *b) {
       return b->resolution[0] * b->resolution[1] * b->resolution[2];
     case VS_BODY_RAGDOLL:
       return 0; /* fixed and small, counted by the model */
+    case VS_BODY_MESH:
+      return 0; /* the OBJ's vertices, counted by the model */
   }
   return 0;
 }

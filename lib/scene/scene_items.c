@@ -233,3 +233,81 @@ vs_status sk_check_angle(vctx *c, const sk_row *r, const sn_node *m, const sn_no
   }
   return VS_OK;
 }
+
+/* ---- meshes: `file` and `transform` (bodies and colliders) ------------------ */
+
+vs_status sk_load_mesh_file(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base) {
+  vs_mesh_ref *mr = (vs_mesh_ref *)((char *)base + r->off);
+  mr->file = NULL;
+  const sn_node *v = sk_get(m, "file");
+  if (!v) return (r->flags & SKF_REQUIRED) && at ? sk_missing(c, at, "file") : VS_OK;
+  char g[96];
+  size_t mk = sk_push(c, "file");
+  if (v->kind != SN_SCALAR || v->len == 0 || vs_sn_is_null(v) || strlen(v->text) != v->len)
+    return sk_fail(c, VS_ERR_SCENE, v, "expected an OBJ file path, got %s", sk_got(v, g, sizeof g));
+  if (v->len >= VS_MAX_PATH)
+    return sk_fail(c, VS_ERR_LIMIT, v, "expected a path of at most %d bytes, got %zu",
+                   VS_MAX_PATH - 1, v->len);
+  mr->file = vs_malloc(v->len + 1);
+  if (!mr->file) return sk_nomem(c);
+  memcpy(mr->file, v->text, v->len + 1);
+  mr->loc = sk_loc(v);
+  sk_pop(c, mk);
+  return VS_OK;
+}
+
+void sk_emit_mesh_file(sbuf *b, const sk_row *r, const void *base) {
+  const vs_mesh_ref *mr = (const vs_mesh_ref *)((const char *)base + r->off);
+  sk_put_str(b, mr->file ? mr->file : "");
+}
+
+vs_status sk_load_transform(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base) {
+  vs_mesh_ref *mr = (vs_mesh_ref *)((char *)base + r->off);
+  for (int k = 0; k < 3; k++) mr->translate[k] = 0.0, mr->rotate[k] = 0.0, mr->scale[k] = 1.0;
+  const sn_node *v = sk_get(m, "transform");
+  if (!v) return VS_OK;
+  static const char *const known[] = {"translate", "rotate", "scale", NULL};
+  size_t mk = sk_push(c, "transform");
+  const sn_node *t = NULL;
+  TRY(sk_as_map(c, v, &t));
+  TRY(sk_check_keys(c, t, known));
+  const sn_node *x;
+  if ((x = sk_get(t, "translate"))) {
+    size_t mk2 = sk_push(c, "translate");
+    TRY(sk_vec(c, x, 3, R_ANY, 0, mr->translate));
+    sk_pop(c, mk2);
+  }
+  if ((x = sk_get(t, "rotate"))) {
+    size_t mk2 = sk_push(c, "rotate");
+    TRY(sk_vec(c, x, 3, R_ANY, 0, mr->rotate));
+    sk_pop(c, mk2);
+  }
+  if ((x = sk_get(t, "scale"))) {
+    size_t mk2 = sk_push(c, "scale");
+    if (x->kind == SN_SEQ) {
+      TRY(sk_vec(c, x, 3, R_POS, 0, mr->scale));
+    } else {
+      TRY(sk_num(c, x, R_POS, 0, &mr->scale[0]));
+      mr->scale[1] = mr->scale[2] = mr->scale[0];
+    }
+    sk_pop(c, mk2);
+  }
+  sk_pop(c, mk);
+  return VS_OK;
+}
+
+void sk_emit_transform(sbuf *b, const sk_row *r, const void *base) {
+  const vs_mesh_ref *mr = (const vs_mesh_ref *)((const char *)base + r->off);
+  sk_put(b, "{translate: ");
+  sk_put_vec(b, mr->translate, 3);
+  sk_put(b, ", rotate: ");
+  sk_put_vec(b, mr->rotate, 3);
+  sk_put(b, ", scale: ");
+  if (mr->scale[0] == mr->scale[1] && mr->scale[0] == mr->scale[2])
+    sk_put_num(b, mr->scale[0]);
+  else
+    sk_put_vec(b, mr->scale, 3);
+  sk_put(b, "}");
+}

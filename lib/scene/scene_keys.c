@@ -20,8 +20,9 @@ const char *const vs_sk_integrators[] = {"verlet", "pbd", "xpbd", NULL};
 const char *const vs_sk_relaxations[] = {"gauss-seidel", "jacobi", NULL};
 const char *const vs_sk_planes[] = {"xy", "xz", "yz", NULL};
 const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra",
-                                        "lattice",   "ragdoll", NULL};
-const char *const vs_sk_collider_kinds[] = {"plane", "sphere", "box", "bounds", NULL};
+                                        "lattice",   "ragdoll", "mesh", NULL};
+const char *const vs_sk_collider_kinds[] = {"plane", "sphere", "box", "bounds",
+                                             "mesh", NULL};
 const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", NULL};
 const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
 const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
@@ -63,12 +64,14 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define TE (1u << VS_BODY_TETRA)
 #define LA (1u << VS_BODY_LATTICE)
 #define RD (1u << VS_BODY_RAGDOLL)
-#define ALLB (PA | RO | CL | TE | LA | RD)
+#define ME (1u << VS_BODY_MESH)
+#define ALLB (PA | RO | CL | TE | LA | RD | ME)
 #define PL (1u << VS_COLLIDER_PLANE)
 #define SP (1u << VS_COLLIDER_SPHERE)
 #define BX (1u << VS_COLLIDER_BOX)
 #define BD (1u << VS_COLLIDER_BOUNDS)
-#define ALLC (PL | SP | BX | BD)
+#define MC (1u << VS_COLLIDER_MESH)
+#define ALLC (PL | SP | BX | BD | MC)
 #define DI (1u << VS_KIND_DISTANCE)
 #define PN (1u << VS_KIND_PIN)
 #define AN (1u << VS_KIND_ANGLE)
@@ -162,6 +165,11 @@ const sk_row vs_sk_rows[] = {
      .check = sk_check_body_name,
      .doc = "letters, digits, `_` and `-`, not only digits, unique [the kind and its index, "
             "e.g. `cloth0`]"},
+    {"file", BO(ME, mesh), HOOK(sk_load_mesh_file, sk_emit_mesh_file), .flags = SKF_REQUIRED,
+     .doc = "Wavefront OBJ file, relative to the scene file (see \"Meshes\" below)"},
+    {"transform", BO(ME, mesh), HOOK(sk_load_transform, sk_emit_transform),
+     .doc = "`{translate: [x, y, z], rotate: [degrees about x, y, z], scale: s or [sx, sy, sz]}`: "
+            "scale, then rotate about x, then y, then z, then translate [identity]"},
     {"positions", BO(PA, positions), HOOK(sk_load_positions, sk_emit_positions),
      .flags = SKF_REQUIRED, .doc = "non-empty list of [x, y, z]"},
     {"velocities", BO(PA, velocities), HOOK(sk_load_velocities, sk_emit_velocities),
@@ -204,21 +212,23 @@ const sk_row vs_sk_rows[] = {
             "particles"},
     {"radius", BO(ALLB, radius), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "collision radius of each particle, m"},
-    {"stretch", BO(RO | CL | LA, stretch), .type = SK_LINK, .def = "{}",
-     .doc = "links along the chain (rope) or the grid axes"},
+    {"stretch", BO(RO | CL | LA | ME, stretch), .type = SK_LINK, .def = "{}",
+     .doc = "links along the chain (rope), the grid axes, or every triangle edge (mesh, each "
+            "shared edge once)"},
     {"shear", BO(CL, shear), .type = SK_LINK, .def = "none", .doc = "links to diagonal neighbours"},
     {"shear", BO(LA, shear), .type = SK_LINK, .def = "{}", .doc = "links to diagonal neighbours"},
-    {"bend", BO(RO | CL, bend), .type = SK_LINK, .def = "none",
-     .doc = "links to the neighbour's neighbour"},
+    {"bend", BO(RO | CL | ME, bend), .type = SK_LINK, .def = "none",
+     .doc = "links to the neighbour's neighbour; mesh: across each interior edge, between the "
+            "two vertices opposite it"},
     {"stiffness", BO(TE | RD, stretch.stiffness), .type = SK_NUM, .range = STIFF, .def = "1",
      .doc = "of the body's links (the 6 edges, the bones)"},
     {"compliance", BO(TE | RD, stretch.compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "of the body's links, m/N"},
-    {"pin", BO(PA | RO | CL | LA | RD, pin_mode), HOOK(sk_load_pin, sk_emit_pin), .def = "none",
+    {"pin", BO(PA | RO | CL | LA | RD | ME, pin_mode), HOOK(sk_load_pin, sk_emit_pin), .def = "none",
      .doc = "particles held fixed: `none`, a list of particle indices (grids: of `[i, j]` or "
             "`[i, j, k]`); rope also `first`, `last`, `both`; cloth also `top-edge`, "
-            "`top-corners`; lattice also `top-edge`"},
-    {"tear", BO(RO | CL | LA, tear), .type = SK_NUM, .range = NONNEG, .def = "0",
+            "`top-corners`; lattice also `top-edge`; mesh: OBJ vertex numbers, 0-based"},
+    {"tear", BO(RO | CL | LA | ME, tear), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "a link breaks for good when its length exceeds `tear` times its rest length; 0 "
             "never"},
     {"damping_rigid", BO(ALLB, damping_rigid), .type = SK_NUM, .range = UNIT, .def = "0",
@@ -245,6 +255,13 @@ const sk_row vs_sk_rows[] = {
      .doc = "lowest corner"},
     {"max", CO(BX | BD, b), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
      .check = sk_check_box, .doc = "highest corner, > min on every axis"},
+    {"file", CO(MC, mesh), HOOK(sk_load_mesh_file, sk_emit_mesh_file), .flags = SKF_REQUIRED,
+     .doc = "Wavefront OBJ file of static triangles, relative to the scene file"},
+    {"transform", CO(MC, mesh), HOOK(sk_load_transform, sk_emit_transform),
+     .doc = "as the mesh body's `transform` [identity]"},
+    {"thickness", CO(MC, thickness), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "m, added to each particle's radius: particles keep that far from every triangle, "
+            "on the side they came from"},
     {"friction", CO(ALLC, friction), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "Coulomb coefficient"},
     {"restitution", CO(ALLC, restitution), .type = SK_NUM, .range = UNIT, .def = "0",

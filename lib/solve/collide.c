@@ -5,7 +5,14 @@
  * friction and restitution act. */
 #include <math.h>
 
+#include "solve/collide_mesh.h"
 #include "solve/solve.h"
+
+static inline vs_mesh_collider mesh_of(const vs_model *m, int32_t c) {
+  const vs_collider_desc *cd = &m->colliders[c];
+  return (vs_mesh_collider){m->collider_mesh[c].bvh, cd->thickness, cd->friction,
+                            cd->restitution};
+}
 
 static inline double dot3(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -53,17 +60,29 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
       }
       return best;
     }
+    case VS_COLLIDER_MESH: return 0.0; /* collide_mesh.c */
   }
   return 0.0;
 }
 
-void vs_collide_particle(const vs_model *m, double *x, double *contact, int32_t *contact_collider,
-                         int32_t i) {
+static inline double *free_ball(const vs_model *m, double *mesh_free, int32_t c, int32_t i) {
+  return mesh_free ? mesh_free + 4 * ((size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i)
+                   : NULL;
+}
+
+void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
+                         int32_t *contact_collider, double *mesh_free, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double r = m->radius[i];
   for (int32_t c = 0; c < m->n_colliders; c++) {
     const vs_collider_desc *cd = &m->colliders[c];
+    if (cd->kind == VS_COLLIDER_MESH) {
+      const vs_mesh_collider mc = mesh_of(m, c);
+      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i,
+                               free_ball(m, mesh_free, c, i));
+      continue;
+    }
     double n[3];
     double depth = penetration(cd, p, r, n);
     if (depth <= 0.0) continue;
@@ -86,8 +105,13 @@ void vs_collide_particle(const vs_model *m, double *x, double *contact, int32_t 
 double vs_collide_penetration(const vs_model *m, const double *p, double r) {
   double worst = 0.0;
   for (int32_t c = 0; c < m->n_colliders; c++) {
-    double n[3];
-    double d = penetration(&m->colliders[c], p, r, n);
+    double n[3], d;
+    if (m->colliders[c].kind == VS_COLLIDER_MESH) {
+      const vs_mesh_collider mc = mesh_of(m, c);
+      d = vs_mesh_penetration(&mc, p, r);
+    } else {
+      d = penetration(&m->colliders[c], p, r, n);
+    }
     if (d > worst) worst = d;
   }
   return worst;
@@ -147,12 +171,13 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
       return 1;
     }
     case VS_COLLIDER_BOUNDS: return 0;
+    case VS_COLLIDER_MESH: return 0; /* vs_mesh_entry, with the model's BVH */
   }
   return 0;
 }
 
 void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, int32_t i) {
+                      int32_t *contact_collider, double *mesh_free, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double *a = xprev + 4 * (size_t)i;
@@ -160,7 +185,19 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
   int32_t hit = -1;
   for (int32_t c = 0; c < m->n_colliders; c++) {
     double t, n[3];
-    if (entry(&m->colliders[c], a, p, m->radius[i], &t, n) && t < best)
+    int hits;
+    if (m->colliders[c].kind == VS_COLLIDER_MESH) {
+      const vs_mesh_collider mc = mesh_of(m, c);
+      double *fb = free_ball(m, mesh_free, c, i);
+      /* a path inside the mesh-free ball crosses nothing; the ball is
+       * renewed here, once a step (collide_mesh.h) */
+      if (fb && vs_mesh_clear(&mc, fb, a, p)) continue;
+      hits = vs_mesh_entry(&mc, a, p, m->radius[i], &t, n);
+    } else {
+      if (!m->swept) continue; /* mesh colliders are always swept */
+      hits = entry(&m->colliders[c], a, p, m->radius[i], &t, n);
+    }
+    if (hits && t < best)
       best = t, hit = c, bn[0] = n[0], bn[1] = n[1], bn[2] = n[2];
   }
   if (hit < 0) return;

@@ -113,11 +113,46 @@ static void record(double *contact, int32_t *contact_collider, int32_t collider,
   contact_collider[i] = collider;
 }
 
+static inline double dist3(const double *a, const double *b) {
+  const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  return sqrt(dot3(d, d));
+}
+
+/* Whether the path a -> b, and the R shell about b, lie inside the cached
+ * mesh-free ball fb (with a margin for rounding: the BVH's edge tolerance
+ * and the distance arithmetic are far below it). */
+static int inside_free(const double *fb, const double a[3], const double b[3], double R) {
+  const double d = fb[3];
+  if (!(d > 0.0)) return 0;
+  const double slack = 1e-9 * (d + 1.0);
+  return dist3(a, fb) < d - slack && dist3(b, fb) + R <= d - slack;
+}
+
+/* The path a -> b is clear of the mesh by R at b: from the cache, or from
+ * a new ball about b (radius: its distance to the mesh). */
+static int clear_path(const vs_mesh_collider *mc, double *fb, const double a[3], const double b[3],
+                      double R) {
+  if (!fb) return 0;
+  if (inside_free(fb, a, b, R)) return 1;
+  vs_bvh_hit h;
+  /* a small query ball: its cost grows with the triangles it reaches */
+  const double cap = 2.0 * dist3(a, b) + 2.0 * R + 0.02;
+  const double d = vs_bvh_closest(mc->bvh, b, cap, &h) ? h.dist : cap;
+  fb[0] = b[0], fb[1] = b[1], fb[2] = b[2];
+  fb[3] = d;
+  return inside_free(fb, a, b, R);
+}
+
+int vs_mesh_clear(const vs_mesh_collider *mc, double *fb, const double a[3], const double b[3]) {
+  return clear_path(mc, fb, a, b, 0.0);
+}
+
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i) {
+                           int32_t i, double *free) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
+  if (clear_path(mc, free, xprev + 4 * (size_t)i, p, 0.0)) return;
   double n[3], push;
   if (vs_mesh_sweep(mc, xprev + 4 * (size_t)i, p, r, n, &push))
     record(contact, contact_collider, collider, i, n, push);
@@ -125,9 +160,12 @@ void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const d
 
 void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                               double *x, double r, double *contact, int32_t *contact_collider,
-                              int32_t i) {
+                              int32_t i, double *free) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
+  /* the ball is renewed once a step, by the swept pass: a particle in
+   * contact fails the test every sweep, and a query here would be wasted */
+  if (free && inside_free(free, xprev + 4 * (size_t)i, p, r + mc->thickness)) return;
   double n[3], depth;
   if (vs_mesh_project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
     record(contact, contact_collider, collider, i, n, depth);

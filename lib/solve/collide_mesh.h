@@ -58,11 +58,22 @@ double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double
 /* collide.c's conventions, for particle i of the (n x 4) arrays x and
  * xprev (w = x[4i+3] == 0: pinned, untouched): record the push in
  * contact[4i..] (normal, depth += push) and contact_collider[i] = collider. */
+/* free: NULL, or this particle's cache (4 doubles, zeroed at first) of a
+ * ball (centre, radius) that holds no point of the mesh: while the path
+ * xprev -> x stays inside it (and x keeps R from its surface), nothing can
+ * touch, and the BVH is not asked.  The answer is the same with or without
+ * the cache (it only skips queries that would find nothing), so it needs no
+ * checkpoint; the ball is renewed, with one nearest-point query, when the
+ * particle leaves it. */
+/* 1 when the path a -> b lies in the mesh-free ball fb (renewed about b
+ * when it does not), so that it crosses no triangle. */
+int vs_mesh_clear(const vs_mesh_collider *mc, double *fb, const double a[3], const double b[3]);
+
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i);
+                           int32_t i, double *free);
 void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                               double *x, double r, double *contact, int32_t *contact_collider,
-                              int32_t i);
+                              int32_t i, double *free);
 
 #endif

@@ -302,9 +302,9 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
           w->vpre[3 * (size_t)i + k] = (s->x[4 * (size_t)i + k] - s->xprev[4 * (size_t)i + k]) / h;
       memset(w->contact, 0, 4 * (size_t)m->n_particles * sizeof(double));
       for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
-      if (m->swept)
+      if (m->swept || m->n_mesh_colliders > 0) /* a mesh collider is always swept */
         for (int32_t i = 0; i < m->n_particles; i++)
-          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, i);
+          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_free, i);
     }
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);

@@ -54,6 +54,7 @@ static int64_t scene_particles(const vs_scene *s) {
         break;
       case VS_BODY_TETRA: /* fixed and small */
       case VS_BODY_RAGDOLL:
+      case VS_BODY_MESH: /* the OBJ limits bound it */
         n += 32;
         break;
     }

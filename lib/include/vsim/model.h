@@ -64,6 +64,17 @@ typedef struct vs_block {
   int32_t first; /* build-order id of its first constraint */
 } vs_block;
 
+/* A mesh collider's triangles: its vertices and triangles (vertex numbers
+ * local to it) in mesh_vertices / mesh_triangles, and the BVH over them
+ * (lib/model/bvh.h), built once by vs_model_build. */
+struct vs_bvh;
+typedef struct vs_collider_mesh {
+  int32_t first_vertex, n_vertices;
+  int32_t first_triangle, n_triangles;
+  int32_t slot;        /* among the mesh colliders (0, 1, ...) */
+  struct vs_bvh *bvh; /* NULL for analytic colliders */
+} vs_collider_mesh;
+
 #define VS_MAX_COLORS 64 /* graph colours before the overflow colour */
 
 /* X(name, type, count-expression over model m): every array of the model.
@@ -104,8 +115,11 @@ typedef struct vs_block {
   X(blocks, vs_block, (size_t)m->n_constraints) /* n_blocks runs of one kind */               \
   /* colliders (static obstacles), plane normals unit length */                               \
   X(colliders, vs_collider_desc, (size_t)m->n_colliders)                                      \
+  X(collider_mesh, vs_collider_mesh, (size_t)m->n_colliders)                                  \
+  X(mesh_vertices, double, 3 * (size_t)m->n_mesh_vertices) /* mesh colliders, transformed */  \
+  X(mesh_triangles, int32_t, 3 * (size_t)m->n_mesh_triangles)                                 \
   /* cloth triangles for viewers */                                                           \
-  X(triangles, int32_t, 3 * (size_t)m->n_triangles)                                           \
+  X(triangles, int32_t, 3 * (size_t)m->n_triangles) /* cloth and mesh bodies */              \
   /* graph colouring (at build, for every relaxation; used by jacobi) */                      \
   X(color, int32_t, (size_t)m->n_constraints)   /* colour of each constraint */               \
   X(color_start, int32_t, VS_MAX_COLORS + 2)    /* (n_colors + 1) offsets into color_order */ \
@@ -143,6 +157,9 @@ typedef struct vs_model {
   int32_t n_constraints;  /* all kinds */
   int32_t n_colliders;
   int32_t n_triangles;
+  int32_t n_mesh_colliders;
+  int32_t n_mesh_vertices;  /* all mesh colliders together */
+  int32_t n_mesh_triangles;
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */

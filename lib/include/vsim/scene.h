@@ -36,6 +36,7 @@ extern "C" {
 #define VS_MAX_ITERATIONS 100000
 #define VS_MAX_KEYS 1000000              /* kinematic pin keys per pin */
 #define VS_MAX_NAME 63                   /* body name length */
+#define VS_MAX_PATH 4096                 /* mesh file path length */
 
 typedef struct vs_loc {
   int line;   /* 1-based; 0 = not from the file (default or --set) */
@@ -60,11 +61,24 @@ typedef struct vs_link_desc {
   double compliance; /* m/N, xpbd */
 } vs_link_desc;
 
+/* An OBJ file (`file`, relative to the scene file when the scene was read
+ * from a file: vs_scene_load_file joins them) and its `transform`: scale,
+ * then rotate (degrees, about x, then y, then z), then translate.  The model
+ * reads the file (lib/scene/obj.h). */
+typedef struct vs_mesh_ref {
+  char *file;          /* NULL when the kind has none */
+  vs_loc loc;          /* the `file` value, for messages */
+  double translate[3];
+  double rotate[3];    /* degrees */
+  double scale[3];     /* per axis; a scalar `scale` sets all three */
+} vs_mesh_ref;
+
 typedef enum vs_collider_kind {
   VS_COLLIDER_PLANE = 0,  /* point a, unit normal b */
   VS_COLLIDER_SPHERE = 1, /* center a, radius */
   VS_COLLIDER_BOX = 2,    /* solid box a = min, b = max */
-  VS_COLLIDER_BOUNDS = 3  /* particles kept inside a = min, b = max */
+  VS_COLLIDER_BOUNDS = 3, /* particles kept inside a = min, b = max */
+  VS_COLLIDER_MESH = 4    /* static triangles from an OBJ file (mesh) */
 } vs_collider_kind;
 
 typedef struct vs_collider_desc {
@@ -74,6 +88,8 @@ typedef struct vs_collider_desc {
   double radius;      /* sphere only, > 0 */
   double friction;    /* Coulomb coefficient */
   double restitution;
+  double thickness;   /* mesh: added to each particle's radius */
+  vs_mesh_ref mesh;   /* mesh only */
   vs_loc loc;
 } vs_collider_desc;
 
@@ -83,7 +99,8 @@ typedef enum vs_body_kind {
   VS_BODY_CLOTH,
   VS_BODY_TETRA,
   VS_BODY_LATTICE,
-  VS_BODY_RAGDOLL
+  VS_BODY_RAGDOLL,
+  VS_BODY_MESH
 } vs_body_kind;
 
 /* How a body's `pin` was given. */
@@ -132,10 +149,13 @@ typedef struct vs_body_desc {
   /* ragdoll */
   double height;              /* > 0 */
 
+  /* mesh */
+  vs_mesh_ref mesh;
+
   /* links */
   vs_link_desc stretch;       /* rope, cloth, lattice, tetra (the 6 links), ragdoll bones */
   vs_link_desc shear;         /* cloth, lattice */
-  vs_link_desc bend;          /* cloth, rope */
+  vs_link_desc bend;          /* cloth, rope, mesh */
   double tear;                /* >= 0, 0 = never; factor of rest length */
   double damping_rigid;       /* per step: PBD's dampVelocities towards the body's rigid motion */
 
