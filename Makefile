@@ -72,7 +72,16 @@ all: $(VSIM) $(LIBA)
 
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
+
+# The coloured-Jacobi kernel paths (lib/solve/kernel_jacobi.h): each file
+# alone gets its instruction set, the rest of the build stays baseline
+# x86-64; the path is picked at run time from what the CPU has.
+ifneq ($(filter x86_64% i386% i486% i586% i686%,$(shell $(CC) -dumpmachine)),)
+$(BUILD)/obj/lib/solve/kernel_jacobi_sse2.o: KFLAGS := -msse2
+$(BUILD)/obj/lib/solve/kernel_jacobi_avx2.o: KFLAGS := -mavx2
+$(BUILD)/obj/lib/solve/kernel_jacobi_avx512.o: KFLAGS := -mavx512f
+endif
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c
 	@mkdir -p $(dir $@)
