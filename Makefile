@@ -92,8 +92,24 @@ $(LIBA): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# Start-up (docs/performance.md): the program links HDF5 statically when its
+# archive is installed (Debian's libhdf5-dev ships it): the shared libhdf5
+# brings some 30 more shared libraries (curl, TLS, LDAP, ...) into the
+# start-up of every run, the archive only the code vsim calls.
+# STATIC_HDF5=0 links the shared one.  Tests and libvsim.so are unchanged.
+STATIC_HDF5 ?= 1
+HDF5_A := $(wildcard $(patsubst -L%,%,$(filter -L%,$(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)))/libhdf5.a)
+ifeq ($(STATIC_HDF5)$(if $(HDF5_A),1,0),11)
+VSIM_LDLIBS := $(patsubst -lhdf5,$(HDF5_A) -lsz -lz,$(LDLIBS))
+else
+VSIM_LDLIBS := $(LDLIBS)
+endif
+# lib/view loads cairo with dlopen when it first draws (lib/view/cairo_dl.h),
+# so the program does not link it: `vsim run` never maps it.
+VSIM_LDLIBS := $(filter-out -lcairo,$(VSIM_LDLIBS))
+
 $(VSIM): $(CMD_OBJ) $(LIBA)
-	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(LDLIBS) -o $@
+	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
 
 $(BUILD)/bench/bench: bench/bench.c $(LIBA)
 	@mkdir -p $(dir $@)
