@@ -115,6 +115,12 @@ $(BUILD)/bench/bench: bench/bench.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
+# ns per projection of the coloured-Jacobi kernel paths (docs/performance.md):
+#   VSIM_KERNEL=avx2 build/bench/jacobi_ns 256 1 10 3
+$(BUILD)/bench/jacobi_ns: bench/jacobi_ns.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
 # Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
 # same cloths run in its soft-body solver and the table shows both.
 # BENCH_ARGS=--quick (seconds) or --full (adds 512^2, ~3 minutes on 2 cores).
