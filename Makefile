@@ -78,9 +78,9 @@ $(BUILD)/obj/lib/%.o: lib/%.c
 # alone gets its instruction set, the rest of the build stays baseline
 # x86-64; the path is picked at run time from what the CPU has.
 ifneq ($(filter x86_64% i386% i486% i586% i686%,$(shell $(CC) -dumpmachine)),)
-$(BUILD)/obj/lib/solve/kernel_jacobi_sse2.o: KFLAGS := -msse2
-$(BUILD)/obj/lib/solve/kernel_jacobi_avx2.o: KFLAGS := -mavx2
-$(BUILD)/obj/lib/solve/kernel_jacobi_avx512.o: KFLAGS := -mavx512f
+$(BUILD)/obj/lib/solve/kernel_jacobi_sse2.o $(BUILD)/pic/obj/lib/solve/kernel_jacobi_sse2.o: KFLAGS := -msse2
+$(BUILD)/obj/lib/solve/kernel_jacobi_avx2.o $(BUILD)/pic/obj/lib/solve/kernel_jacobi_avx2.o: KFLAGS := -mavx2
+$(BUILD)/obj/lib/solve/kernel_jacobi_avx512.o $(BUILD)/pic/obj/lib/solve/kernel_jacobi_avx512.o: KFLAGS := -mavx512f
 endif
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c
@@ -276,7 +276,7 @@ MANPAGE := $(BUILD)/vsim.1
 
 $(BUILD)/pic/obj/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
 
 $(LIBSO_MAP): $(PUBLIC_H)
 	@mkdir -p $(dir $@)
