@@ -77,7 +77,16 @@ all: $(VSIM) $(LIBA)
 
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
+
+# The coloured-Jacobi kernel paths (lib/solve/kernel_jacobi.h): each file
+# alone gets its instruction set, the rest of the build stays baseline
+# x86-64; the path is picked at run time from what the CPU has.
+ifneq ($(filter x86_64% i386% i486% i586% i686%,$(shell $(CC) -dumpmachine)),)
+$(BUILD)/obj/lib/solve/kernel_jacobi_sse2.o $(BUILD)/pic/obj/lib/solve/kernel_jacobi_sse2.o: KFLAGS := -msse2
+$(BUILD)/obj/lib/solve/kernel_jacobi_avx2.o $(BUILD)/pic/obj/lib/solve/kernel_jacobi_avx2.o: KFLAGS := -mavx2
+$(BUILD)/obj/lib/solve/kernel_jacobi_avx512.o $(BUILD)/pic/obj/lib/solve/kernel_jacobi_avx512.o: KFLAGS := -mavx512f
+endif
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c
 	@mkdir -p $(dir $@)
@@ -88,10 +97,32 @@ $(LIBA): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# Start-up (docs/performance.md): the program links HDF5 statically when its
+# archive is installed (Debian's libhdf5-dev ships it): the shared libhdf5
+# brings some 30 more shared libraries (curl, TLS, LDAP, ...) into the
+# start-up of every run, the archive only the code vsim calls.
+# STATIC_HDF5=0 links the shared one.  Tests and libvsim.so are unchanged.
+STATIC_HDF5 ?= 1
+HDF5_A := $(wildcard $(patsubst -L%,%,$(filter -L%,$(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)))/libhdf5.a)
+ifeq ($(STATIC_HDF5)$(if $(HDF5_A),1,0),11)
+VSIM_LDLIBS := $(patsubst -lhdf5,$(HDF5_A) -lsz -lz,$(LDLIBS))
+else
+VSIM_LDLIBS := $(LDLIBS)
+endif
+# lib/view loads cairo with dlopen when it first draws (lib/view/cairo_dl.h),
+# so the program does not link it: `vsim run` never maps it.
+VSIM_LDLIBS := $(filter-out -lcairo,$(VSIM_LDLIBS))
+
 $(VSIM): $(CMD_OBJ) $(LIBA)
-	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(LDLIBS) -o $@
+	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
 
 $(BUILD)/bench/bench: bench/bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
+# ns per projection of the coloured-Jacobi kernel paths (docs/performance.md):
+#   VSIM_KERNEL=avx2 build/bench/jacobi_ns 256 1 10 3
+$(BUILD)/bench/jacobi_ns: bench/jacobi_ns.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
@@ -261,7 +292,7 @@ MANPAGE := $(BUILD)/vsim.1
 
 $(BUILD)/pic/obj/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
 
 $(LIBSO_MAP): $(PUBLIC_H)
 	@mkdir -p $(dir $@)

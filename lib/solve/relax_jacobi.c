@@ -9,16 +9,17 @@
  * block kernel: gather a block of links into SoA temporaries, compute every
  * correction in a loop the compiler vectorises (`omp simd`: sqrt and divide
  * are exact IEEE operations, so vector and scalar lanes give the same bits),
- * scatter the corrections.  One parallel region spans the whole relaxation of
+ * scatter the corrections.  That is the scalar reference below; the
+ * vector paths (kernel_jacobi_*.c) give its bits and are picked per state
+ * (kernel_jacobi.h, VSIM_KERNEL).  One parallel region spans the whole relaxation of
  * a step; each colour's blocks are split statically over the threads. */
 #include <math.h>
 
-#include "solve/solve.h"
+#include "solve/kernel_jacobi.h"
 
-#define VS_JBLOCK 64      /* links per block: the temporaries stay in L1 */
 #define VS_PAR_BLOCKS 16  /* a colour with fewer blocks runs on one thread */
 
-static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
+void vs_jacobi_block_scalar(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
   const vs_jacobi_layout *L = c->jacobi;
   double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], al[VS_JBLOCK];
   double *restrict x = c->x;
@@ -92,17 +93,18 @@ static void block_two_sided(const vs_model *m, const vs_solve_ctx *c, int32_t j0
 static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, int32_t hi,
                           int parallel) {
   const int32_t nblk = (hi - lo + VS_JBLOCK - 1) / VS_JBLOCK;
+  const vs_jacobi_layout *L = c->jacobi;
   if (parallel && nblk >= VS_PAR_BLOCKS) {
 #pragma omp for schedule(static)
     for (int32_t b = 0; b < nblk; b++) {
       const int32_t j0 = lo + b * VS_JBLOCK;
-      block_two_sided(m, c, j0, hi - j0 < VS_JBLOCK ? hi - j0 : VS_JBLOCK);
+      L->block(m, c, j0, hi - j0 < VS_JBLOCK ? hi - j0 : VS_JBLOCK);
     }
   } else {
 #pragma omp single
     for (int32_t b = 0; b < nblk; b++) {
       const int32_t j0 = lo + b * VS_JBLOCK;
-      block_two_sided(m, c, j0, hi - j0 < VS_JBLOCK ? hi - j0 : VS_JBLOCK);
+      L->block(m, c, j0, hi - j0 < VS_JBLOCK ? hi - j0 : VS_JBLOCK);
     }
   }
 }

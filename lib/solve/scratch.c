@@ -4,7 +4,7 @@
  * the coloured-Jacobi layout of the distance links. */
 #include <string.h>
 
-#include "solve/solve.h"
+#include "solve/kernel_jacobi.h"
 
 /* X(name, type, count) over model m and scratch w: every array of the scratch. */
 #define VS_SCRATCH_FIELDS(X)                                          \
@@ -85,6 +85,9 @@ static void jacobi_layout(const vs_model *m, vs_jacobi_layout *L) {
 
 vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err) {
   *out = NULL;
+  vs_jacobi_path path;
+  const vs_status ks = vs_jacobi_path_select(&path, err);
+  if (ks != VS_OK) return ks;
   vs_solver_scratch *w = vs_calloc(1, sizeof *w);
   if (!w) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory allocating the solver's scratch");
   const int contacts = m->particle_collisions && m->n_colliding > 0;
@@ -107,6 +110,8 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
   }
   for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
   if (jacobi) jacobi_layout(m, &w->jacobi);
+  w->jacobi.block = vs_jacobi_path_fn(path);
+  w->jacobi.path = (int)path;
   *out = w;
   return VS_OK;
 }

@@ -19,7 +19,12 @@
  * the Jacobi kernel: inside a colour the two-sided links come first, in build
  * order, then the one-sided ones.  The overflow colour is not here: it is
  * solved through the model's color_order. */
+struct vs_solve_ctx;
+/* A block kernel of the Jacobi relaxation (kernel_jacobi.h). */
+typedef void vs_jacobi_block_fn(const vs_model *m, const struct vs_solve_ctx *c, int32_t j0, int32_t n);
 typedef struct vs_jacobi_layout {
+  vs_jacobi_block_fn *block;  /* the kernel path picked when the state was created */
+  int path;                   /* its vs_jacobi_path */
   int32_t *link_ab;           /* (n_dist x 2) particles */
   double *link_rest;          /* (n_dist) rest length or one-sided bound */
   double *link_kw;            /* (n_dist) stiffness * omega / (w_a + w_b), 0 when both pinned */

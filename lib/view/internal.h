@@ -2,7 +2,7 @@
 #ifndef VSIM_VIEW_INTERNAL_H
 #define VSIM_VIEW_INTERNAL_H
 
-#include <cairo.h>
+#include "view/cairo_dl.h" /* cairo through dlopen: not in every run's start-up */
 #include <stdint.h>
 
 #include "view/view.h"

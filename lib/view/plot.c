@@ -301,6 +301,7 @@ vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t 
   for (size_t k = 0; k < ns; k++)
     if (s[k].n && (!s[k].x || !s[k].y))
       return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "plot: series %zu has no data", k);
+  if (vs_view_cairo_load(err) != VS_OK) return err->code;
   cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
   cairo_t *cr = cairo_create(surf);
   cairo_set_source_rgb(cr, 1, 1, 1);

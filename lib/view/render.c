@@ -539,6 +539,7 @@ static void scalar_range(const vs_view_options *o, const vs_view_frame *f, doubl
 static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
                         const vs_view_frame *golden, cairo_surface_t **out, vs_error *err) {
   *out = NULL;
+  if (vs_view_cairo_load(err) != VS_OK) return err->code;
   if (!o || !frame)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "render: no options or no frame");
   if (o->width < 1 || o->height < 1 || o->width > 16384 || o->height > 16384)

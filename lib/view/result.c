@@ -1,7 +1,6 @@
 /* result.c: drawing result files (vsim/render.h): the frames reader
  * (vsim/frames.h) feeding the array-based drawing of view.h. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
-#include <cairo.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "view/cairo_dl.h"
 #include "view/view.h"
 #include "vsim/render.h"
 
@@ -455,6 +455,7 @@ vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *er
 }
 
 void vs_render_cleanup(void) {
+  if (!vs_view_cairo_loaded()) return; /* nothing drew: cairo was never loaded */
   cairo_debug_reset_static_data();
   void (*fc_fini)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "FcFini");
   if (fc_fini) fc_fini();

@@ -1,0 +1,208 @@
+/* test_kernel_jacobi.c: every coloured-Jacobi kernel path this CPU has gives
+ * the scalar reference's bits (lib/solve/kernel_jacobi.h), on whole runs and
+ * on the golden suite, on one and two threads; VSIM_KERNEL picks the path,
+ * and an unknown or unsupported value is an error, never a silent fallback.
+ * A path the CPU lacks is tested for that error instead. */
+#include <math.h>
+
+#include "runutil.h"
+#include "solve/kernel_jacobi.h"
+#include "testutil.h"
+
+/* Odd cloth sizes leave every vector width a tail; two coincident particles
+ * make a zero-length link (no correction, the select paths); the pinned top
+ * corners are shared by links of one colour; omega != 1. */
+static const char *const scenes[] = {
+    /* pbd, stretch + shear + bend */
+    "solver: {integrator: pbd, relaxation: jacobi, iterations: 7, omega: 1.3}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [37, 29], shear: {stiffness: 0.7},\n"
+    "            bend: {stiffness: 0.3}, pin: top-corners}\n"
+    "  - particles: {name: p, positions: [[3, 0, 0], [3, 0, 0], [3, 1, 0]]}\n"
+    "constraints:\n"
+    "  - distance: {a: 'p:0', b: 'p:1', rest: 0}\n"
+    "  - distance: {a: 'p:1', b: 'p:2', rest: 0.5}\n",
+    /* xpbd with compliances: the multiplier path */
+    "solver: {integrator: xpbd, relaxation: jacobi, iterations: 5, omega: 1.1}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [31, 23], shear: {compliance: 1e-6},\n"
+    "            bend: {stiffness: 0.4, compliance: 1e-4}, pin: top-edge}\n"
+    "  - particles: {name: p, positions: [[3, 0, 0], [3, 0, 0]]}\n"
+    "constraints:\n"
+    "  - distance: {a: 'p:0', b: 'p:1', rest: 0, compliance: 1e-3}\n",
+    /* tearing: dead links in the middle of blocks */
+    "time: {substeps: 2}\n"
+    "solver: {integrator: pbd, relaxation: jacobi, iterations: 6}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [25, 19], pin: top-corners, tear: 1.02}\n",
+};
+
+static void scramble(const vs_model *m, vs_state *s) {
+  uint64_t r = 987654321;
+  for (int32_t i = 0; i < m->n_particles; i++)
+    for (int k = 0; k < 3; k++) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      s->x[4 * i + k] += ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 0.03;
+    }
+}
+
+static vs_state *state_on(const vs_model *m, const char *path, int threads) {
+  setenv("VSIM_KERNEL", path, 1);
+  vs_state *s = tu_state(m);
+  unsetenv("VSIM_KERNEL");
+  s->threads = threads;
+  scramble(m, s);
+  return s;
+}
+
+static void same_run(vs_jacobi_path p, int threads) {
+  const char *name = vs_jacobi_path_name(p);
+  for (size_t sc_i = 0; sc_i < sizeof scenes / sizeof *scenes; sc_i++) {
+    vs_scene *sc = tu_scene(scenes[sc_i]);
+    vs_model *m = tu_model(sc);
+    vs_state *ref = state_on(m, "scalar", 1), *s = state_on(m, name, threads);
+    ck_assert_int_eq(ref->scratch->jacobi.path, VS_JPATH_SCALAR);
+    ck_assert_int_eq(s->scratch->jacobi.path, (int)p);
+    vs_error e;
+    for (int f = 0; f < 6; f++) {
+      ck_assert_int_eq(vs_step(m, ref, &e), VS_OK);
+      ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
+    }
+    const size_t n = (size_t)m->n_particles;
+    for (size_t i = 0; i < 4 * n; i++)
+      ck_assert_msg(memcmp(&ref->x[i], &s->x[i], sizeof(double)) == 0,
+                    "scene %zu, %s, %d threads: x[%zu] = %a, scalar %a", sc_i, name, threads, i, s->x[i],
+                    ref->x[i]);
+    ck_assert(memcmp(ref->v, s->v, 3 * n * sizeof(double)) == 0);
+    ck_assert(memcmp(ref->lambda, s->lambda, (size_t)m->n_constraints * sizeof(double)) == 0);
+    ck_assert(memcmp(ref->alive, s->alive, (size_t)m->n_dist) == 0);
+    if (sc_i == 2) ck_assert_int_lt(s->n_alive, m->n_dist); /* links did tear */
+    if (sc_i == 1) {
+      int nonzero = 0;
+      for (int32_t id = 0; id < m->n_constraints; id++) nonzero += s->lambda[id] != 0.0;
+      ck_assert_int_gt(nonzero, m->n_constraints / 2); /* the multipliers did work */
+    }
+    vs_state_free(ref);
+    vs_state_free(s);
+    vs_model_free(m);
+    vs_scene_free(sc);
+  }
+}
+
+/* The golden suite (scripts/golden.sh) with the path forced. */
+static void golden(vs_jacobi_path p) {
+  char *root = cu_repo_path(".");
+  char *cmd = cu_strf("cd '%s' && VSIM_KERNEL=%s VSIM='%s' sh scripts/golden.sh check > /dev/null", root,
+                      vs_jacobi_path_name(p), cu_vsim_bin());
+  ck_assert_msg(system(cmd) == 0, "golden suite with VSIM_KERNEL=%s differs (run: %s)", vs_jacobi_path_name(p),
+                cmd);
+  free(cmd);
+  free(root);
+}
+
+/* A path the CPU lacks: forcing it is an error that says so. */
+static void refused(vs_jacobi_path p) {
+  vs_scene *sc = tu_scene(scenes[0]);
+  vs_model *m = tu_model(sc);
+  vs_state *s = NULL;
+  vs_error e;
+  vs_error_clear(&e);
+  setenv("VSIM_KERNEL", vs_jacobi_path_name(p), 1);
+  ck_assert_int_eq(vs_state_create(m, &s, &e), VS_ERR_UNSUPPORTED);
+  unsetenv("VSIM_KERNEL");
+  ck_assert_ptr_null(s);
+  char *want = cu_strf("VSIM_KERNEL=%s: this CPU (or this build) has no %s kernel", vs_jacobi_path_name(p),
+                       vs_jacobi_path_name(p));
+  ck_assert_msg(strstr(e.message, want), "message: %s", e.message);
+  free(want);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+
+static void path_test(vs_jacobi_path p) {
+  if (!vs_jacobi_path_supported(p)) {
+    refused(p);
+    return;
+  }
+  same_run(p, 1);
+  same_run(p, 2);
+  golden(p);
+}
+
+START_TEST(path_scalar) { path_test(VS_JPATH_SCALAR); }
+END_TEST
+START_TEST(path_sse2) { path_test(VS_JPATH_SSE2); }
+END_TEST
+START_TEST(path_avx2) { path_test(VS_JPATH_AVX2); }
+END_TEST
+START_TEST(path_avx512) { path_test(VS_JPATH_AVX512); }
+END_TEST
+
+START_TEST(auto_takes_the_widest_supported) {
+  vs_jacobi_path p;
+  vs_error e;
+  vs_error_clear(&e);
+  unsetenv("VSIM_KERNEL");
+  ck_assert_int_eq(vs_jacobi_path_select(&p, &e), VS_OK);
+  for (int q = p + 1; q < VS_JPATH_COUNT; q++) ck_assert(!vs_jacobi_path_supported((vs_jacobi_path)q));
+  ck_assert(vs_jacobi_path_supported(p));
+  vs_jacobi_path p2;
+  setenv("VSIM_KERNEL", "auto", 1);
+  ck_assert_int_eq(vs_jacobi_path_select(&p2, &e), VS_OK);
+  unsetenv("VSIM_KERNEL");
+  ck_assert_int_eq(p2, p);
+#if defined(__x86_64__)
+  ck_assert(vs_jacobi_path_supported(VS_JPATH_SSE2)); /* the x86-64 baseline */
+#endif
+}
+END_TEST
+
+START_TEST(unknown_path_is_an_error) {
+  vs_scene *sc = tu_scene(scenes[0]);
+  vs_model *m = tu_model(sc);
+  vs_state *s = NULL;
+  vs_error e;
+  vs_error_clear(&e);
+  setenv("VSIM_KERNEL", "avx1024", 1);
+  ck_assert_int_eq(vs_state_create(m, &s, &e), VS_ERR_USAGE);
+  unsetenv("VSIM_KERNEL");
+  ck_assert_ptr_null(s);
+  ck_assert_str_eq(e.message, "VSIM_KERNEL=avx1024: unknown kernel path (auto, scalar, sse2, avx2 or avx512)");
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* The program: the same message, exit 2, no output file left. */
+START_TEST(program_refuses_an_unknown_path) {
+  char *dir = tu_tmpdir();
+  char *out = cu_strf("%s/o.h5", dir);
+  setenv("VSIM_KERNEL", "neon", 1);
+  cu_proc p = cu_vsim(dir, "run", "-o", out, "--frames", "2", "--quiet", NULL);
+  unsetenv("VSIM_KERNEL");
+  ck_assert_int_eq(p.code, 2);
+  ck_assert_msg(strstr(p.err, "VSIM_KERNEL=neon: unknown kernel path"), "stderr: %s", p.err);
+  ck_assert_int_ne(access(out, F_OK), 0);
+  cu_free(&p);
+  free(out);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("kernel_jacobi");
+  TCase *t = tcase_create("paths");
+  tcase_set_timeout(t, 600);
+  tcase_add_test(t, path_scalar);
+  tcase_add_test(t, path_sse2);
+  tcase_add_test(t, path_avx2);
+  tcase_add_test(t, path_avx512);
+  tcase_add_test(t, auto_takes_the_widest_supported);
+  tcase_add_test(t, unknown_path_is_an_error);
+  tcase_add_test(t, program_refuses_an_unknown_path);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return tu_run(suite()); }
