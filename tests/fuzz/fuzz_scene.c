@@ -56,6 +56,8 @@ static int64_t scene_particles(const vs_scene *s) {
       case VS_BODY_RAGDOLL:
         n += 32;
         break;
+      case VS_BODY_RIGID:
+        break;
     }
     if (n > INT32_MAX) return INT32_MAX;
   }

@@ -83,8 +83,15 @@ typedef enum vs_body_kind {
   VS_BODY_CLOTH,
   VS_BODY_TETRA,
   VS_BODY_LATTICE,
-  VS_BODY_RAGDOLL
+  VS_BODY_RAGDOLL,
+  VS_BODY_RIGID       /* a true rigid body (no particles): box, sphere or capsule */
 } vs_body_kind;
+
+typedef enum vs_rigid_shape {
+  VS_RIGID_BOX = 0,     /* size: full extents along its local axes */
+  VS_RIGID_SPHERE = 1,  /* radius */
+  VS_RIGID_CAPSULE = 2  /* radius, length between the cap centres along local y */
+} vs_rigid_shape;
 
 /* How a body's `pin` was given. */
 typedef enum vs_pin_mode {
@@ -139,6 +146,18 @@ typedef struct vs_body_desc {
   double tear;                /* >= 0, 0 = never; factor of rest length */
   double damping_rigid;       /* per step: PBD's dampVelocities towards the body's rigid motion */
 
+  /* rigid (also: name, mass, size, velocity, angular_velocity; position in center) */
+  vs_rigid_shape shape;
+  double rradius;             /* sphere and capsule, > 0 */
+  double length;              /* capsule, > 0 */
+  double orientation[4];      /* w, x, y, z (given: has_orientation) */
+  double rotation[3];         /* degrees about fixed x, y, z (given: has_rotation) */
+  int has_orientation, has_rotation;
+  double density;             /* kg/m^3 (given: has_density; mass then follows) */
+  int has_density;
+  double friction, restitution;
+  int fixed;
+
   /* pins */
   vs_pin_mode pin_mode;
   int64_t *pins;              /* VS_PIN_LIST: n_pins entries of pin_arity ints each */
@@ -186,6 +205,16 @@ typedef struct vs_output_desc {
   char author[VS_MAX_NAME + 1]; /* output.author */
 } vs_output_desc;
 
+/* solver.rigid: the sequential-impulse solver of the rigid bodies. */
+typedef struct vs_rigid_solver_desc {
+  int64_t iterations;
+  double baumgarte;
+  double slop;
+  double restitution_threshold;
+  int warm_start;
+  int64_t substeps;
+} vs_rigid_solver_desc;
+
 typedef struct vs_scene {
   char *file;           /* path as given, or "<default>" for the embedded scene */
   char *text;           /* the YAML text exactly as read (NUL-terminated) */
@@ -208,6 +237,7 @@ typedef struct vs_scene {
   double damping;       /* 1/s */
   int sqrt_approximation; /* Jakobsen's first-order Taylor stick update */
   double runaway_speed; /* m/s, 0 = off: a faster particle fails the run */
+  vs_rigid_solver_desc rigid; /* solver.rigid */
 
   double gravity[3];    /* world.* */
   int particle_collisions;
@@ -237,7 +267,8 @@ typedef enum vs_scene_names {
   VS_NAMES_CONSTRAINT,     /* vs_kind */
   VS_NAMES_PRECISION,      /* output.float32: 0 float64, 1 float32 */
   VS_NAMES_FIELD,          /* bit i of output.fields */
-  VS_NAMES_PIN             /* vs_pin_mode */
+  VS_NAMES_PIN,            /* vs_pin_mode */
+  VS_NAMES_SHAPE           /* vs_rigid_shape */
 } vs_scene_names;
 
 /* The word for value in that enum ("xpbd"), or NULL when out of range. */
