@@ -62,6 +62,12 @@ VS_BODY_GENERATOR(tetra)
 VS_BODY_GENERATOR(lattice)
 VS_BODY_GENERATOR(ragdoll)
 
+/* ---- rigid bodies (rigid_compile.c): m->n_rigid and m->n_rjoints set, rows allocated ---- */
+VS_PRIVATE int32_t vs_rigid_count(const vs_scene *s);
+VS_PRIVATE vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file,
+                                      vs_error *err);
+VS_PRIVATE void vs_rigid_model_free(struct vs_rmodel *rm);
+
 /* ---- colouring (coloring.c): color, color_start, color_order ---- */
 VS_PRIVATE vs_status vs_color_model(vs_model *m, vs_error *err);
 

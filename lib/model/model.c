@@ -17,6 +17,7 @@ void vs_model_free(vs_model *m) {
 #define VS_MODEL_FREE(name, type, count) vs_free(m->name);
   VS_MODEL_FIELDS(VS_MODEL_FREE)
 #undef VS_MODEL_FREE
+  vs_rigid_model_free(m->rigid);
   vs_free(m);
 }
 
@@ -226,6 +227,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_constraints = (int32_t)(nd + npin + nangle);
   m->n_colliders = (int32_t)s->n_colliders;
   m->n_triangles = (int32_t)ntri;
+  m->n_rigid = vs_rigid_count(s);
 #define VS_MODEL_ALLOC(name, type, count)                                                   \
   if (!(m->name = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                        \
     st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
@@ -339,6 +341,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     m->n_tearable += m->dist_tear[i] > 0.0;
   }
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
+  if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
 
   for (int32_t i = 0; i < m->n_particles; i++) {
     if (m->radius[i] > m->radius_max) m->radius_max = m->radius[i];

@@ -1,0 +1,50 @@
+/* rigid_couple.c: the rigid bodies inside vs_step.  Their state lives in
+ * vs_state's rows (rx, rq, rv, rw and the warm-start cache, so the checkpoint
+ * holds all of it); the solver core (rigid_*.c) sees them through a vs_rstate
+ * view built here, without copying.  Particles with a radius touch the
+ * bodies at the position level (vs_rigid_particle_contact): the particle is
+ * moved as by a moving obstacle, and the body gets the opposite impulse. */
+#include <string.h>
+
+#include "solve/rigid.h"
+#include "solve/solve.h"
+
+static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
+  rs->n_bodies = m->n_rigid;
+  rs->x = s->rx;
+  rs->q = s->rq;
+  rs->v = s->rv;
+  rs->w = s->rw;
+  rs->n_cache = s->rn_cache[0];
+  rs->cache_ab = s->rcache_ab;
+  rs->cache_feature = (uint32_t *)s->rcache_feature; /* same bits, the cache's identity */
+  rs->cache_impulse = s->rcache_impulse;
+  rs->joint_impulse = s->rjoint_impulse;
+}
+
+void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
+  vs_rstate rs;
+  view(m, s, &rs);
+  vs_rigid_step(m->rigid, &rs, s->scratch->rigid, h);
+  s->rn_cache[0] = rs.n_cache;
+  s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;
+}
+
+/* Each particle with a radius against each body whose bounding sphere it
+ * reaches, in (particle, body) order. */
+void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
+  vs_rstate rs;
+  view(m, s, &rs);
+  const vs_rmodel *rm = m->rigid;
+  for (int32_t i = 0; i < m->n_particles; i++) {
+    const double r = m->radius[i];
+    if (r <= 0.0) continue;
+    double *p = s->x + 4 * (size_t)i;
+    for (int32_t b = 0; b < m->n_rigid; b++) {
+      const double *c = s->rx + 3 * (size_t)b;
+      const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]}, reach = rm->bound[b] + r;
+      if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > reach * reach) continue;
+      vs_rigid_particle_contact(rm, &rs, b, p, p[3], r, h, NULL);
+    }
+  }
+}
