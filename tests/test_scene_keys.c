@@ -29,7 +29,8 @@ static const char *const BODY_ITEM[] = {
     [VS_BODY_CLOTH] = "{cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [3, 3]}}",
     [VS_BODY_TETRA] = "{tetra: {center: [0, 0, 0], edge: 1}}",
     [VS_BODY_LATTICE] = "{lattice: {origin: [0, 0, 0], size: [1, 1, 1], resolution: [2, 2, 2]}}",
-    [VS_BODY_RAGDOLL] = "{ragdoll: {origin: [0, 0, 0], height: 1.5}}"};
+    [VS_BODY_RAGDOLL] = "{ragdoll: {origin: [0, 0, 0], height: 1.5}}",
+    [VS_BODY_RIGID] = "{rigid: {}}"};
 static const char *const COLLIDER_ITEM[] = {
     [VS_COLLIDER_PLANE] = "{plane: {}}",
     [VS_COLLIDER_SPHERE] = "{sphere: {radius: 1}}",
@@ -49,6 +50,8 @@ static const char *field_of(const vs_scene *s, const sk_row *r) {
       return (const char *)&s->colliders[0] + r->off;
     case SKS_CONSTRAINT:
       return (const char *)&s->constraints[0] + r->off;
+    case SKS_RSOLVER:
+      return (const char *)&s->rigid + r->off;
     default:
       return (const char *)s + r->off;
   }
@@ -190,10 +193,11 @@ START_TEST(test_every_key_round_trips) {
                                : r->scope == SKS_COLLIDER ? COLLIDER_ITEM
                                                           : CONSTRAINT_ITEM;
     if (r->scope == SKS_LINK) continue; /* inside each SK_LINK row's value */
+    const int whole = r->scope == SKS_SCENE || r->scope == SKS_RSOLVER; /* one per scene */
     for (int kind = 0; kind < 8; kind++) {
-      if (r->scope != SKS_SCENE && !sk_applies(r, r->scope, kind)) continue;
+      if (!whole && !sk_applies(r, r->scope, kind)) continue;
       char base[512], set[600], val[256], what[512];
-      if (r->scope == SKS_SCENE)
+      if (whole)
         snprintf(base, sizeof base, "{}");
       else
         snprintf(base, sizeof base, "%s: [%s]\n", list, items[kind]);
@@ -202,11 +206,13 @@ START_TEST(test_every_key_round_trips) {
       vs_scene *d = load_set(base, NULL);
       if (!other_value(r, field_of(d, r), val, sizeof val)) {
         vs_scene_free(d);
-        if (r->scope == SKS_SCENE) break;
+        if (whole) break;
         continue;
       }
       if (r->scope == SKS_SCENE)
         snprintf(set, sizeof set, "%s=%s", r->path, val);
+      else if (r->scope == SKS_RSOLVER)
+        snprintf(set, sizeof set, "solver.rigid.%s=%s", r->path, val);
       else
         snprintf(set, sizeof set, "%s.0.%s=%s", list, sk_key(r), val);
       snprintf(what, sizeof what, "%s (kind %d) = %s", r->path, kind, val);
@@ -217,7 +223,7 @@ START_TEST(test_every_key_round_trips) {
       tested++;
       vs_scene_free(s);
       vs_scene_free(d);
-      if (r->scope == SKS_SCENE) break;
+      if (whole) break;
     }
   }
   ck_assert_int_ge(tested, 60);
@@ -227,7 +233,7 @@ END_TEST
 /* Every kind of body, collider and constraint, with its defaults. */
 START_TEST(test_every_kind_round_trips) {
   char y[1024];
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < 7; k++) {
     snprintf(y, sizeof y, "bodies: [%s]\n", BODY_ITEM[k]);
     vs_scene *s = load_set(y, NULL);
     for (size_t i = 0; i < vs_sk_n_rows; i++)
@@ -249,7 +255,8 @@ START_TEST(test_every_kind_round_trips) {
     vs_scene_free(s);
   }
   /* The kind lists name every enum value (no kind without a minimal item). */
-  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 6));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 7));
+  ck_assert_str_eq(vs_scene_name(VS_NAMES_SHAPE, VS_RIGID_CAPSULE), "capsule");
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_COLLIDER, 4));
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, 3));
   ck_assert_str_eq(vs_scene_name(VS_NAMES_INTEGRATOR, VS_INTEGRATOR_XPBD), "xpbd");
@@ -384,6 +391,7 @@ static void type_text(mbuf *b, const sk_row *r) {
 static int in_group(const sk_row *r, const char *g) {
   if (!strcmp(g, "top")) return r->scope == SKS_SCENE && !strchr(r->path, '.');
   if (!strcmp(g, "link")) return r->scope == SKS_LINK;
+  if (!strcmp(g, "solver.rigid")) return r->scope == SKS_RSOLVER;
   static const struct {
     const char *prefix;
     int scope;
@@ -439,6 +447,7 @@ static int groups(char names[][40], int max) {
     snprintf(sec, sizeof sec, "%.*s", (int)(dot - r->path), r->path);
     if (strcmp(names[n - 1], sec)) snprintf(names[n++], 40, "%s", sec);
   }
+  snprintf(names[n++], 40, "solver.rigid");
   for (int k = 0; vs_sk_body_kinds[k]; k++)
     snprintf(names[n++], 40, "body.%s", vs_sk_body_kinds[k]);
   snprintf(names[n++], 40, "link");
