@@ -175,11 +175,10 @@ vs_status sk_check_orientation(vctx *c, const sk_row *r, const sn_node *m, const
   const double *q = b->orientation;
   if (!b->has_orientation || q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0.0)
     return VS_OK;
-  char g[96];
   const sn_node *v = sk_get(m, "orientation");
   size_t mk = sk_push(c, "orientation");
   vs_status st = sk_fail(c, VS_ERR_SCENE, v, "expected a quaternion [w, x, y, z] of non-zero "
-                         "length, got %s", sk_got_list(v, g, sizeof g));
+                         "length, got [%g, %g, %g, %g]", q[0], q[1], q[2], q[3]);
   sk_pop(c, mk);
   return st;
 }
