@@ -144,6 +144,89 @@ START_TEST(model_rows_follow_the_keys) {
 }
 END_TEST
 
+/* World point of body-local point a on rigid body b. */
+static void anchor(const vs_state *s, int b, const double a[3], double out[3]) {
+  double R[9];
+  vs_quat_to_mat(&s->rq[4 * b], R);
+  vs_r_mul(R, a, out);
+  for (int k = 0; k < 3; k++) out[k] += s->rx[3 * b + k];
+}
+
+/* A chain of 6 boxes on ball joints, hung from the world and released
+ * horizontal: every joint keeps its anchors within 1 mm for 4 s. */
+START_TEST(ball_joint_chain_keeps_its_joints) {
+  char y[2048];
+  int n = snprintf(y, sizeof y, "time: {dt: 1/60}\nbodies:\n");
+  for (int i = 0; i < 6; i++)
+    n += snprintf(y + n, sizeof y - (size_t)n,
+                  "  - rigid: {name: l%d, size: [0.25, 0.06, 0.06], position: [%g, 2, 0]}\n", i,
+                  0.125 + 0.25 * i);
+  n += snprintf(y + n, sizeof y - (size_t)n, "constraints:\n  - ball: {a: l0, b: world, at: [0, 2, 0]}\n");
+  for (int i = 0; i < 5; i++)
+    n += snprintf(y + n, sizeof y - (size_t)n, "  - ball: {a: l%d, b: l%d, at: [%g, 2, 0]}\n", i,
+                  i + 1, 0.25 * (i + 1));
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  ck_assert_int_eq(m->n_rjoints, 6);
+  vs_state *s = tu_state(m);
+  const double left[3] = {-0.125, 0, 0}, right[3] = {0.125, 0, 0};
+  double worst = 0.0;
+  for (int f = 0; f < 240; f++) {
+    step_n(m, s, 1);
+    double a[3], b[3];
+    anchor(s, 0, left, a);
+    const double w[3] = {0, 2, 0};
+    for (int k = 0; k < 3; k++) a[k] -= w[k];
+    worst = fmax(worst, vs_r_len(a));
+    for (int i = 0; i < 5; i++) {
+      anchor(s, i, right, a);
+      anchor(s, i + 1, left, b);
+      for (int k = 0; k < 3; k++) a[k] -= b[k];
+      worst = fmax(worst, vs_r_len(a));
+    }
+  }
+  ck_assert_msg(worst < 1e-3, "largest joint gap %g m", worst);
+  ck_assert_double_lt(s->rx[3 * 5 + 1], 1.5); /* it did swing down */
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* attach in zero gravity: a moving particle held at a body point drags the
+ * body; the total linear momentum is kept and the gap stays small. */
+START_TEST(attach_acts_both_ways_and_keeps_momentum) {
+  vs_scene *sc = tu_scene(
+      "time: {dt: 1/120}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {name: p, positions: [[0.2, 0.3, 0]], velocities: [[0, 0, 2]], mass: 0.5}\n"
+      "  - rigid: {name: crate, size: [0.4, 0.4, 0.4], mass: 2}\n"
+      "constraints:\n"
+      "  - attach: {particle: 'p:0', body: crate, at: [0.2, 0.2, 0]}\n");
+  vs_model *m = tu_model(sc);
+  ck_assert_int_eq(m->n_attach, 1);
+  vs_state *s = tu_state(m);
+  const double P0 = 0.5 * 2.0;
+  for (int i = 0; i < 240; i++) {
+    step_n(m, s, 1);
+    double P[3];
+    for (int k = 0; k < 3; k++) P[k] = 0.5 * s->v[k] + 2.0 * s->rv[k];
+    ck_assert_msg(fabs(P[2] - P0) < 1e-9 * P0 && fabs(P[0]) < 1e-9 && fabs(P[1]) < 1e-9,
+                  "step %d: P = (%g, %g, %.17g)", i, P[0], P[1], P[2]);
+  }
+  double a[3];
+  const double at[3] = {0.2, 0.2, 0};
+  anchor(s, 0, at, a);
+  for (int k = 0; k < 3; k++) a[k] -= s->x[k];
+  ck_assert_msg(vs_r_len(a) < 0.01, "gap %g", vs_r_len(a));
+  ck_assert_double_gt(s->rv[2], 0.1); /* the body was dragged along */
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 static const char *const SCENE =
@@ -236,6 +319,14 @@ START_TEST(bad_rigid_inputs_exit_2_and_leave_nothing) {
        "bad.yaml:1:24: solver.rigid.slop: expected a finite number >= 0, got -1"},
       {"solver: {rigid: {iterations: 0}}\n", "bad.yaml:1:30: solver.rigid.iterations: expected an integer >= 1, got 0"},
       {"solver: {rigid: 3}\n", "bad.yaml:1:17: solver.rigid: expected a mapping, got 3"},
+      {"bodies: [{rigid: {name: crate}}]\nconstraints:\n  - ball: {a: crate, b: lid, at: [0, 0, 0]}\n",
+       "bad.yaml:3:25: constraints.0.b: no rigid body named 'lid'"},
+      {"bodies: [{rigid: {name: crate}}, {rigid: {name: lid}}]\nconstraints:\n"
+       "  - distance: {a: \"crate@[0, 1]\", b: \"lid@[0, 0, 0]\"}\n",
+       "bad.yaml:3:19: constraints.0.a: expected a body point \"NAME@[x, y, z]\" on a rigid body"},
+      {"bodies: [{rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 2}}]\nconstraints:\n"
+       "  - attach: {particle: 'r:0', body: crate, at: [0, 0, 0]}\n",
+       "bad.yaml:3:37: constraints.0.body: no rigid body named 'crate'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *scene = in_dir("bad.yaml");
@@ -274,6 +365,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, bounce_reaches_a_quarter_of_the_drop);
   tcase_add_test(tc, particle_rigid_contact_keeps_momentum);
   tcase_add_test(tc, model_rows_follow_the_keys);
+  tcase_add_test(tc, ball_joint_chain_keeps_its_joints);
+  tcase_add_test(tc, attach_acts_both_ways_and_keeps_momentum);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

@@ -39,7 +39,9 @@ static const char *const COLLIDER_ITEM[] = {
 static const char *const CONSTRAINT_ITEM[] = {
     [VS_KIND_DISTANCE] = "{distance: {a: 0, b: 1}}",
     [VS_KIND_PIN] = "{pin: {particle: 0}}",
-    [VS_KIND_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}"};
+    [VS_KIND_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}",
+    [VS_CONSTRAINT_BALL] = "{ball: {a: crate, b: world, at: [0, 1, 0]}}",
+    [VS_CONSTRAINT_ATTACH] = "{attach: {particle: 0, body: crate, at: [0, 0.2, 0]}}"};
 
 /* The field of row r in scene s (item 0 of its list). */
 static const char *field_of(const vs_scene *s, const sk_row *r) {
@@ -247,7 +249,7 @@ START_TEST(test_every_kind_round_trips) {
       if (sk_applies(&vs_sk_rows[i], SKS_COLLIDER, k)) check_round_trip(s, &vs_sk_rows[i], y);
     vs_scene_free(s);
   }
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < VS_CONSTRAINT_KINDS; k++) {
     snprintf(y, sizeof y, "constraints: [%s]\n", CONSTRAINT_ITEM[k]);
     vs_scene *s = load_set(y, NULL);
     for (size_t i = 0; i < vs_sk_n_rows; i++)
@@ -258,7 +260,8 @@ START_TEST(test_every_kind_round_trips) {
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 7));
   ck_assert_str_eq(vs_scene_name(VS_NAMES_SHAPE, VS_RIGID_CAPSULE), "capsule");
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_COLLIDER, 4));
-  ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, 3));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, VS_CONSTRAINT_KINDS));
+  ck_assert_str_eq(vs_scene_name(VS_NAMES_CONSTRAINT, VS_CONSTRAINT_ATTACH), "attach");
   ck_assert_str_eq(vs_scene_name(VS_NAMES_INTEGRATOR, VS_INTEGRATOR_XPBD), "xpbd");
   ck_assert_str_eq(vs_scene_name(VS_NAMES_PRECISION, 1), "float32");
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_RELAXATION, -1));

@@ -205,6 +205,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
+    if (vs_rigid_item(cd)) continue; /* ball, attach, body-point distance: vs_rigid_compile */
     switch (cd->kind) {
       case VS_KIND_DISTANCE: nd++; break;
       case VS_KIND_PIN: npin++, nkeys += (int64_t)cd->n_keys; break;
@@ -228,6 +229,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_colliders = (int32_t)s->n_colliders;
   m->n_triangles = (int32_t)ntri;
   m->n_rigid = vs_rigid_count(s);
+  vs_rigid_count_items(s, &m->n_rjoints, &m->n_attach);
 #define VS_MODEL_ALLOC(name, type, count)                                                   \
   if (!(m->name = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                        \
     st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
@@ -286,6 +288,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   int32_t kang = 0;
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
+    if (vs_rigid_item(cd)) continue;
     const int arity = vs_kind_arity(cd->kind);
     if (cd->kind == VS_KIND_PIN) { /* resolved above */
       order_push(m, &ncon, VS_KIND_PIN, kpin++);

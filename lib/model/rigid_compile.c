@@ -4,6 +4,9 @@
  * read (initial pose, mass, inertia, shape, size).  The scene's colliders
  * are the rigid bodies' colliders too (same kind numbers). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/build.h"
@@ -22,8 +25,161 @@ int32_t vs_rigid_count(const vs_scene *s) {
   return n;
 }
 
+int vs_rigid_item(const vs_constraint_desc *cd) {
+  if ((int)cd->kind == VS_CONSTRAINT_BALL || (int)cd->kind == VS_CONSTRAINT_ATTACH) return 1;
+  return cd->kind == VS_KIND_DISTANCE && (strchr(cd->a.text, '@') || strchr(cd->b.text, '@'));
+}
+
+void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach) {
+  *joints = *attach = 0;
+  for (size_t c = 0; c < s->n_constraints; c++) {
+    const vs_constraint_desc *cd = &s->constraints[c];
+    if (!vs_rigid_item(cd)) continue;
+    if ((int)cd->kind == VS_CONSTRAINT_ATTACH) (*attach)++;
+    else (*joints)++;
+  }
+}
+
+static vs_status item_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
+                            const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static vs_status item_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
+                            const char *key, const char *fmt, ...) {
+  char why[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return vs_error_set(err, VS_ERR_SCENE, file, r->loc.line, r->loc.column, "constraints.%zu.%s: %s",
+                      ci, key, why);
+}
+
+/* The rigid index of the body named by text[0 .. n), -1 for "world" when
+ * world is allowed, -2 when there is none. */
+static int32_t find_rigid(const vs_model *m, const char *text, size_t n, int world) {
+  if (world && n == 5 && !strncmp(text, "world", 5)) return -1;
+  for (int32_t i = 0; i < m->n_rigid; i++) {
+    const char *name = m->bodies[m->rigid_body[i]].name;
+    if (strlen(name) == n && !strncmp(name, text, n)) return i;
+  }
+  return -2;
+}
+
+/* "NAME@[x, y, z]": the body and the local point; -2 when malformed or unknown. */
+static int32_t body_point(const vs_model *m, const char *text, double p[3], const char **why) {
+  const char *at = strchr(text, '@');
+  *why = "expected a body point \"NAME@[x, y, z]\" on a rigid body";
+  if (!at) return -2;
+  const char *q = at + 1;
+  while (*q == ' ') q++;
+  if (*q++ != '[') return -2;
+  for (int k = 0; k < 3; k++) {
+    char *end;
+    p[k] = strtod(q, &end);
+    if (end == q || !isfinite(p[k])) return -2;
+    q = end;
+    while (*q == ' ') q++;
+    if (*q != (k < 2 ? ',' : ']')) return -2;
+    q++;
+  }
+  while (*q == ' ') q++;
+  if (*q) return -2;
+  int32_t b = find_rigid(m, text, (size_t)(at - text), 0);
+  if (b < 0) *why = "no rigid body of that name";
+  return b;
+}
+
+/* Body-local coordinates of world point p on body b (b < 0: p itself). */
+static void to_local(const vs_model *m, int32_t b, const double p[3], double out[3]) {
+  if (b < 0) {
+    memcpy(out, p, 3 * sizeof(double));
+    return;
+  }
+  double R[9], d[3];
+  vs_quat_to_mat(&m->rigid_q0[4 * b], R);
+  for (int k = 0; k < 3; k++) d[k] = p[k] - m->rigid_x0[3 * b + k];
+  vs_r_mul_t(R, d, out);
+}
+
+static void to_world(const vs_model *m, int32_t b, const double p[3], double out[3]) {
+  double R[9];
+  vs_quat_to_mat(&m->rigid_q0[4 * b], R);
+  vs_r_mul(R, p, out);
+  for (int k = 0; k < 3; k++) out[k] += m->rigid_x0[3 * b + k];
+}
+
+/* Joints (ball, body-point distance) into the rigid model, attachments into
+ * the model's attach rows, in file order. */
+static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
+  vs_rmodel *rm = m->rigid;
+  int32_t j = 0, a = 0;
+  for (size_t c = 0; c < s->n_constraints; c++) {
+    const vs_constraint_desc *cd = &s->constraints[c];
+    if (!vs_rigid_item(cd)) continue;
+    if ((int)cd->kind == VS_CONSTRAINT_ATTACH) {
+      int32_t p;
+      char why[256];
+      if (vs_model_resolve_ref(m, cd->a.text, &p, why, sizeof why) != VS_OK)
+        return item_error(err, file, &cd->a, c, "particle", "%s", why);
+      int32_t b = find_rigid(m, cd->b.text, strlen(cd->b.text), 0);
+      if (b < 0) return item_error(err, file, &cd->b, c, "body", "no rigid body named '%s'", cd->b.text);
+      m->attach_p[a] = p;
+      m->attach_body[a] = b;
+      memcpy(&m->attach_at[3 * a], cd->at, 3 * sizeof(double));
+      a++;
+      continue;
+    }
+    if ((int)cd->kind == VS_CONSTRAINT_BALL) {
+      int32_t ba = find_rigid(m, cd->a.text, strlen(cd->a.text), 0);
+      int32_t bb = find_rigid(m, cd->b.text, strlen(cd->b.text), 1);
+      if (ba < 0) return item_error(err, file, &cd->a, c, "a", "no rigid body named '%s'", cd->a.text);
+      if (bb < -1) return item_error(err, file, &cd->b, c, "b", "no rigid body named '%s'", cd->b.text);
+      if (bb == ba) return item_error(err, file, &cd->b, c, "b", "expected a body other than '%s'", cd->a.text);
+      rm->joint_kind[j] = VS_RJOINT_BALL;
+      rm->joint_ab[2 * j] = ba;
+      rm->joint_ab[2 * j + 1] = bb;
+      to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
+      to_local(m, bb, cd->at, &rm->joint_pb[3 * j]);
+      j++;
+      continue;
+    }
+    /* distance between body points */
+    double pa[3], pb[3];
+    const char *why;
+    int32_t ba = body_point(m, cd->a.text, pa, &why);
+    if (ba < 0) return item_error(err, file, &cd->a, c, "a", "%s", why);
+    int32_t bb = body_point(m, cd->b.text, pb, &why);
+    if (bb < 0) return item_error(err, file, &cd->b, c, "b", "%s", why);
+    if (bb == ba) return item_error(err, file, &cd->b, c, "b", "expected a body other than the one of a");
+    if (cd->has_min || cd->has_max)
+      return vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
+                          "constraints.%zu: a distance between body points is two-sided (rest), "
+                          "not min or max", c);
+    double wa[3], wb[3];
+    to_world(m, ba, pa, wa);
+    to_world(m, bb, pb, wb);
+    const double d[3] = {wa[0] - wb[0], wa[1] - wb[1], wa[2] - wb[2]};
+    rm->joint_kind[j] = VS_RJOINT_DISTANCE;
+    rm->joint_ab[2 * j] = ba;
+    rm->joint_ab[2 * j + 1] = bb;
+    memcpy(&rm->joint_pa[3 * j], pa, sizeof pa);
+    memcpy(&rm->joint_pb[3 * j], pb, sizeof pb);
+    rm->joint_rest[j] = cd->rest_auto ? sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) : cd->rest;
+    j++;
+  }
+  return VS_OK;
+}
+
 vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
-  if (m->n_rigid == 0) return VS_OK;
+  if (m->n_rigid == 0) {
+    for (size_t c = 0; c < s->n_constraints; c++) {
+      const vs_constraint_desc *cd = &s->constraints[c];
+      if (!vs_rigid_item(cd)) continue;
+      const vs_ref *r = (int)cd->kind == VS_CONSTRAINT_ATTACH ? &cd->b : &cd->a;
+      return item_error(err, file, r, c, (int)cd->kind == VS_CONSTRAINT_ATTACH ? "body" : "a",
+                        "no rigid body named '%s' (the scene has no rigid bodies)", r->text);
+    }
+    return VS_OK;
+  }
   vs_rmodel *rm = NULL;
   if (vs_rmodel_create(m->n_rigid, (int32_t)s->n_colliders, m->n_rjoints, &rm) != VS_OK)
     return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the rigid bodies");
@@ -79,7 +235,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     }
     i++;
   }
-  return VS_OK;
+  return compile_items(m, s, file, err);
 }
 
 void vs_rigid_model_free(struct vs_rmodel *rm) { vs_rmodel_free(rm); }

@@ -23,7 +23,9 @@ const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra"
                                         "lattice",   "ragdoll", "rigid", NULL};
 const char *const vs_sk_rigid_shapes[] = {"box", "sphere", "capsule", NULL};
 const char *const vs_sk_collider_kinds[] = {"plane", "sphere", "box", "bounds", NULL};
-const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", NULL};
+const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", "ball", "attach", NULL};
+_Static_assert(VS_KIND_COUNT == 3 && VS_CONSTRAINT_KINDS == 5,
+               "vs_sk_constraint_kinds names every kind, then the rigid items");
 const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
 const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
                                     "per_constraint_error", NULL};
@@ -75,6 +77,8 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define DI (1u << VS_KIND_DISTANCE)
 #define PN (1u << VS_KIND_PIN)
 #define AN (1u << VS_KIND_ANGLE)
+#define BA (1u << VS_CONSTRAINT_BALL)
+#define AT (1u << VS_CONSTRAINT_ATTACH)
 
 #define SC(f) .scope = SKS_SCENE, .off = offsetof(vs_scene, f)
 #define BO(k, f) .scope = SKS_BODY, .kinds = (k), .off = offsetof(vs_body_desc, f)
@@ -305,13 +309,26 @@ const sk_row vs_sk_rows[] = {
 
     /* ---- constraints: `- KIND: {...}` ---- */
     {"a", CN(DI | AN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
-     .doc = "first particle"},
+     .doc = "first particle; distance also a point on a rigid body, `\"NAME@[x, y, z]\"` in its "
+            "local frame (then b is one too: a joint between the bodies)"},
     {"b", CN(DI | AN, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
-     .doc = "second particle (angle: the vertex)"},
+     .doc = "second particle (angle: the vertex); distance: or a body point"},
     {"c", CN(AN, c), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
      .doc = "third particle"},
     {"particle", CN(PN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
      .doc = "the particle held"},
+    {"a", CN(BA, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",
+     .doc = "first rigid body"},
+    {"b", CN(BA, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name or world",
+     .doc = "second rigid body, or `world`"},
+    {"at", CN(BA, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "the joint's world point in the initial pose, m"},
+    {"particle", CN(AT, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
+     .doc = "the particle held"},
+    {"body", CN(AT, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",
+     .doc = "the rigid body that holds it (and is pulled by it)"},
+    {"at", CN(AT, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "the point in the body's local frame, m"},
     {"rest", CN(DI, rest), HOOK(sk_load_rest, sk_emit_rest), .omit = sk_rest_omitted,
      .def = "auto",
      .doc = "two-sided rest length >= 0, or `auto` (the initial distance); at most one of "

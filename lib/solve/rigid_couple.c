@@ -48,3 +48,49 @@ void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
     }
   }
 }
+
+/* `attach`: particle p held at the body-local point a of body b, solved at
+ * the position level like the particle constraints: the gap d between the
+ * particle and the point is split by the particle's inverse mass and the
+ * body's generalised inverse mass along d at the point; the particle moves,
+ * the body gets the opposite impulse in its velocities (its joints act on it
+ * in the next rigid step, so its share of the gap closes there: a few
+ * millimetres stay open while the body is pulled), so momentum is kept.
+ * Run after the rigid step, so the gap is closed at the step's end. */
+void vs_attach_rigid(const vs_model *m, vs_state *s, double h) {
+  const vs_rmodel *rm = m->rigid;
+  for (int32_t k = 0; k < m->n_attach; k++) {
+    const int32_t b = m->attach_body[k];
+    double *p = s->x + 4 * (size_t)m->attach_p[k];
+    double *xb = s->rx + 3 * (size_t)b, *qb = s->rq + 4 * (size_t)b;
+    double R[9], r[3], d[3];
+    vs_quat_to_mat(qb, R);
+    vs_r_mul(R, &m->attach_at[3 * (size_t)k], r);
+    for (int c = 0; c < 3; c++) d[c] = p[c] - (xb[c] + r[c]);
+    const double len = vs_r_len(d);
+    if (!(len > 0.0)) continue;
+    const double n[3] = {d[0] / len, d[1] / len, d[2] / len};
+    const double im = rm->inv_mass[b];
+    double rn[3], iwrn[3] = {0, 0, 0}, wb = 0.0;
+    if (im > 0.0) {
+      double loc[3];
+      vs_r_cross(r, n, rn);
+      vs_r_mul_t(R, rn, loc);
+      for (int c = 0; c < 3; c++) loc[c] *= rm->inv_inertia[3 * (size_t)b + c];
+      vs_r_mul(R, loc, iwrn);
+      wb = im + vs_r_dot(rn, iwrn);
+    }
+    const double wp = p[3], wsum = wp + wb;
+    if (!(wsum > 0.0)) continue;
+    const double lambda = len / wsum;
+    for (int c = 0; c < 3; c++) p[c] -= wp * lambda * n[c];
+    if (im > 0.0) {
+      double dth[3];
+      for (int c = 0; c < 3; c++) {
+        s->rv[3 * (size_t)b + c] += im * lambda / h * n[c];
+        dth[c] = lambda * iwrn[c];
+        s->rw[3 * (size_t)b + c] += dth[c] / h;
+      }
+    }
+  }
+}

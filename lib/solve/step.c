@@ -327,9 +327,10 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);
     else vs_relax_gauss_seidel(m, s, &ctx);
     if (m->n_rigid > 0 && m->n_colliding > 0) vs_couple_rigid(m, s, h);
+    if (m->n_rigid > 0) vs_step_rigid(m, s, h);
+    if (m->n_attach > 0) vs_attach_rigid(m, s, h); /* after both moved: the gap at the step's end */
     update_velocities(m, s);
     tear_links(m, s);
-    if (m->n_rigid > 0) vs_step_rigid(m, s, h);
     s->step++;
   }
   s->frame++;

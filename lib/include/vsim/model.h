@@ -122,7 +122,11 @@ typedef struct vs_block {
   X(rigid_mass, double, (size_t)m->n_rigid)     /* kg, +inf when fixed */                     \
   X(rigid_inertia, double, 3 * (size_t)m->n_rigid) /* principal moments, +inf when fixed */   \
   X(rigid_shape, int32_t, (size_t)m->n_rigid)   /* vs_rigid_shape */                          \
-  X(rigid_size, double, 3 * (size_t)m->n_rigid) /* box extents; sphere [r,0,0]; capsule [r,l,0] */
+  X(rigid_size, double, 3 * (size_t)m->n_rigid) /* box extents; sphere [r,0,0]; capsule [r,l,0] */ \
+  /* attach: a particle held at a body-local point, both ways */                             \
+  X(attach_p, int32_t, (size_t)m->n_attach)     /* particle */                                \
+  X(attach_body, int32_t, (size_t)m->n_attach)  /* rigid body (index among the rigid ones) */ \
+  X(attach_at, double, 3 * (size_t)m->n_attach) /* body-local point */
 
 typedef struct vs_model {
   /* settings (from the scene, after defaults and overrides) */
@@ -156,6 +160,7 @@ typedef struct vs_model {
 
   int32_t n_rigid;        /* rigid bodies (VS_BODY_RIGID), in file order */
   int32_t n_rjoints;      /* rigid joints (ball, body-point distance) */
+  int32_t n_attach;       /* particles attached to rigid bodies */
   int32_t rigid_max_contacts; /* bound of the rigid contact cache */
   struct vs_rmodel *rigid; /* the rigid solver's model (private), NULL when n_rigid == 0 */
 

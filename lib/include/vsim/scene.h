@@ -172,11 +172,22 @@ typedef struct vs_ref {
   vs_loc loc;
 } vs_ref;
 
+/* Items of `constraints` that act on rigid bodies rather than being particle
+ * constraint kinds (vs_kind): their values follow the kinds' in
+ * vs_constraint_desc.kind.  A `distance` whose a and b are body points
+ * ("NAME@[x, y, z]") is a rigid joint too (still VS_KIND_DISTANCE here). */
+enum {
+  VS_CONSTRAINT_BALL = VS_KIND_COUNT, /* ball joint: bodies a, b (or `world`) at a world point */
+  VS_CONSTRAINT_ATTACH,               /* particle held at a body-local point, both ways */
+  VS_CONSTRAINT_KINDS
+};
+
 /* One item of `constraints`. */
 typedef struct vs_constraint_desc {
-  vs_kind kind; /* the one enum of constraint kinds (vsim/kind.h) */
+  vs_kind kind; /* the one enum of constraint kinds (vsim/kind.h), or VS_CONSTRAINT_* */
   vs_loc loc;
-  vs_ref a, b, c;          /* distance: a, b; pin: a (= particle); angle: a, b, c */
+  vs_ref a, b, c;          /* distance: a, b; pin: a (= particle); angle: a, b, c;
+                              ball: bodies a, b; attach: a (= particle), b (= body) */
   int rest_auto;           /* distance: rest: auto (default when no rest/min/max given) */
   double rest;             /* distance: two-sided rest length, >= 0 */
   int has_min, has_max;    /* distance: one-sided; angle: limits */
@@ -184,7 +195,7 @@ typedef struct vs_constraint_desc {
   double stiffness;
   double compliance;
   int has_at;              /* pin: at given (else initial position) */
-  double at[3];
+  double at[3];            /* pin: target; ball: world point; attach: body-local point */
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
   size_t n_keys;
 } vs_constraint_desc;
