@@ -119,6 +119,42 @@ START_TEST(particle_rigid_contact_keeps_momentum) {
 }
 END_TEST
 
+/* A box sliding on a floor of pinned particles (radius 5 cm): with friction
+ * 0.5 it stops after about v^2 / (2 mu g) = 0.10 m; with none it slides on. */
+static double slide(double friction) {
+  char y[8192];
+  int n = snprintf(y, sizeof y, "time: {dt: 1/60, substeps: 2}\nbodies:\n  - particles:\n"
+                               "      radius: 0.05\n      positions: [");
+  for (int i = 0; i < 21; i++)
+    for (int j = 0; j < 11; j++)
+      n += snprintf(y + n, sizeof y - (size_t)n, "%s[%g, 0, %g]", i + j ? ", " : "", -1 + 0.1 * i,
+                    -0.5 + 0.1 * j);
+  n += snprintf(y + n, sizeof y - (size_t)n, "]\n      pin: [");
+  for (int k = 0; k < 21 * 11; k++) n += snprintf(y + n, sizeof y - (size_t)n, "%s%d", k ? ", " : "", k);
+  snprintf(y + n, sizeof y - (size_t)n,
+           "]\n  - rigid: {name: crate, size: [0.4, 0.2, 0.4], position: [-0.4, 0.15, 0],\n"
+           "            velocity: [1, 0, 0], friction: %g}\n", friction);
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  step_n(m, s, 60);
+  const double d = s->rx[0] + 0.4;
+  if (friction > 0) ck_assert_msg(fabs(s->rv[0]) < 0.02, "still sliding at %g m/s", s->rv[0]);
+  ck_assert_msg(fabs(s->rx[1] - 0.15) < 0.01, "height %g", s->rx[1]);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+  return d;
+}
+
+START_TEST(particle_contacts_have_coulomb_friction) {
+  const double d = slide(0.5), want = 1.0 / (2 * 0.5 * 9.81);
+  ck_assert_msg(fabs(d - want) < 0.3 * want, "stopped after %g m, want about %g", d, want);
+  const double free_d = slide(0.0);
+  ck_assert_msg(free_d > 0.9, "frictionless: slid only %g m", free_d);
+}
+END_TEST
+
 /* The model rows the writer reads: mass from density, inf when fixed; the
  * initial pose from rotation. */
 START_TEST(model_rows_follow_the_keys) {
@@ -366,6 +402,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, bounce_reaches_a_quarter_of_the_drop);
   tcase_add_test(tc, particle_rigid_contact_keeps_momentum);
   tcase_add_test(tc, model_rows_follow_the_keys);
+  tcase_add_test(tc, particle_contacts_have_coulomb_friction);
   tcase_add_test(tc, ball_joint_chain_keeps_its_joints);
   tcase_add_test(tc, attach_acts_both_ways_and_keeps_momentum);
   suite_add_tcase(s, tc);

@@ -30,6 +30,56 @@ void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
   s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;
 }
 
+/* Coulomb friction of a particle-body contact at the position level
+ * (Macklin et al. 2014, §6.1): the tangential displacement of the particle
+ * relative to the body's point over the step is removed when it is below
+ * friction * depth (static), else shortened by friction * depth (kinetic);
+ * the correction is split by the inverse masses and the body gets the
+ * opposite impulse, so momentum is kept.  The body's own friction is the
+ * coefficient (particles have none of their own). */
+static void contact_friction(const vs_rmodel *rm, vs_state *s, int32_t b, int32_t i, double *p,
+                             const double n[3], const double pt[3], double depth, double h) {
+  const double mu = rm->friction[b];
+  if (!(mu > 0.0)) return;
+  double *xb = s->rx + 3 * (size_t)b, *vb = s->rv + 3 * (size_t)b, *wb = s->rw + 3 * (size_t)b;
+  const double *pp = s->xprev + 4 * (size_t)i;
+  double r[3], vr[3], rel[3];
+  for (int k = 0; k < 3; k++) r[k] = pt[k] - xb[k];
+  vs_r_cross(wb, r, vr);
+  for (int k = 0; k < 3; k++) rel[k] = (p[k] - pp[k]) - h * (vb[k] + vr[k]);
+  const double rn = vs_r_dot(rel, n);
+  double t[3];
+  for (int k = 0; k < 3; k++) t[k] = rel[k] - rn * n[k];
+  const double len = vs_r_len(t);
+  if (!(len > 0.0)) return;
+  for (int k = 0; k < 3; k++) t[k] /= len;
+  const double corr = len < mu * depth ? len : mu * depth;
+  const double im = rm->inv_mass[b], wp = p[3];
+  double R[9], rt[3], iwrt[3] = {0, 0, 0}, wbt = 0.0;
+  vs_quat_to_mat(s->rq + 4 * (size_t)b, R);
+  if (im > 0.0) {
+    double loc[3];
+    vs_r_cross(r, t, rt);
+    vs_r_mul_t(R, rt, loc);
+    for (int k = 0; k < 3; k++) loc[k] *= rm->inv_inertia[3 * (size_t)b + k];
+    vs_r_mul(R, loc, iwrt);
+    wbt = im + vs_r_dot(rt, iwrt);
+  }
+  if (!(wp + wbt > 0.0)) return;
+  const double lambda = corr / (wp + wbt);
+  for (int k = 0; k < 3; k++) p[k] -= wp * lambda * t[k];
+  if (im > 0.0) {
+    double dth[3];
+    for (int k = 0; k < 3; k++) {
+      xb[k] += im * lambda * t[k];
+      vb[k] += im * lambda / h * t[k];
+      dth[k] = lambda * iwrt[k];
+      wb[k] += dth[k] / h;
+    }
+    vs_quat_integrate(s->rq + 4 * (size_t)b, dth, 1.0);
+  }
+}
+
 /* Each particle with a radius against each body whose bounding sphere it
  * reaches, in (particle, body) order. */
 void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
@@ -44,7 +94,10 @@ void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
       const double *c = s->rx + 3 * (size_t)b;
       const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]}, reach = rm->bound[b] + r;
       if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > reach * reach) continue;
-      vs_rigid_particle_contact(rm, &rs, b, p, p[3], r, h, NULL);
+      double n[3], depth, pt[3];
+      if (!vs_rigid_point_query(rm, &rs, b, p, r, 0.0, n, &depth, pt) || depth <= 0.0) continue;
+      if (vs_rigid_particle_contact(rm, &rs, b, p, p[3], r, h, NULL))
+        contact_friction(rm, s, b, i, p, n, pt, depth, h);
     }
   }
 }
