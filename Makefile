@@ -133,13 +133,16 @@ HAVE_BULLET := $(shell $(PKG_CONFIG) --exists bullet 2>/dev/null && echo 1)
 ifeq ($(HAVE_BULLET),1)
 BULLET_CLOTH := $(BUILD)/bench/bullet_cloth
 BENCH_PEER := --bullet $(BULLET_CLOTH)
+BULLET_PYRAMID := $(BUILD)/bench/bullet_pyramid
+BENCH_PYRAMID_PEER := --bullet-pyramid $(BULLET_PYRAMID)
 endif
 $(BUILD)/bench/bullet_cloth: bench/bullet_cloth.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet) -o $@
 
-bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH)
-	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) $(BENCH_ARGS)
+bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid $(BULLET_PYRAMID)
+	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) \
+	  --pyramid $(BUILD)/bench/rigid_pyramid $(BENCH_PYRAMID_PEER) $(BENCH_ARGS)
 
 # The program and the end-to-end tests see only the public headers
 # (lib/include/vsim/); the library and its unit tests also see the private

@@ -289,8 +289,25 @@ static int run_bullet(const char *prog, int n, int frames, bullet_result *b) {
   return (got == 4 && rc == 0) ? 0 : -1;
 }
 
+/* The rigid pyramid (20 levels, 210 boxes of 0.2 m, 600 frames of 1/60 s):
+ * prog prints "... : MS ms/frame (CPU), max drift D m ...". */
+static int run_pyramid(const char *prog, double *ms, double *drift) {
+  char cmd[1200], line[512];
+  snprintf(cmd, sizeof cmd, "%s 20 600", prog);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  int got = 0;
+  while (fgets(line, sizeof line, p)) {
+    const char *c = strstr(line, "iterations: ");
+    if (c && sscanf(c, "iterations: %lf ms/frame (CPU), max drift %lf", ms, drift) == 2) got = 1;
+  }
+  int rc = pclose(p);
+  return got && rc == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
   const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
+  const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -298,8 +315,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--vsim") && i + 1 < argc) vsim = argv[++i];
     else if (!strcmp(argv[i], "--bullet") && i + 1 < argc) bullet = argv[++i];
+    else if (!strcmp(argv[i], "--pyramid") && i + 1 < argc) pyramid = argv[++i];
+    else if (!strcmp(argv[i], "--bullet-pyramid") && i + 1 < argc) bullet_pyramid = argv[++i];
     else {
-      fprintf(stderr, "usage: bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH]\n");
+      fprintf(stderr, "usage: bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
+                      "[--pyramid PATH] [--bullet-pyramid PATH]\n");
       return 2;
     }
   }
@@ -368,6 +388,18 @@ int main(int argc, char **argv) {
   printf("\ncollision, 128^2 cloth on a ball, CPU ms/frame: mesh collider of %d triangles %.3f, "
          "analytic sphere %.3f: %.2fx\n",
          coll_ntri, coll_mesh, coll_sphere, coll_mesh / coll_sphere);
+  /* The rigid pyramid: vsim's defaults (solver.rigid) beside Bullet's 10
+   * iterations, time per frame and the largest drift of a box after 10 s. */
+  double pv_ms = NAN, pv_drift = NAN, pb_ms = NAN, pb_drift = NAN;
+  if (pyramid) {
+    if (run_pyramid(pyramid, &pv_ms, &pv_drift)) fprintf(stderr, "bench: %s failed\n", pyramid);
+    if (bullet_pyramid && run_pyramid(bullet_pyramid, &pb_ms, &pb_drift))
+      fprintf(stderr, "bench: %s failed\n", bullet_pyramid);
+    printf("\n%-28s %13s %13s | %13s %13s\n", "rigid pyramid, 600 frames", "vsim ms/frame",
+           "vsim drift m", "Bullet ms/fr", "Bullet drift");
+    printf("%-28s %13.3f %13.4f | %13.3f %13.4f\n", "20 levels, 210 boxes", pv_ms, pv_drift, pb_ms,
+           pb_drift);
+  }
 
   double share = NAN, with_s = NAN, without_s = NAN;
   if (writer_share(&share, &with_s, &without_s)) fprintf(stderr, "bench: writer measurement failed\n");
@@ -405,8 +437,12 @@ int main(int argc, char **argv) {
             "\"max_relative_error\": %.6e}%s\n",
             bres[i].n, bres[i].links, bres[i].ms_per_frame, bres[i].ns_per_proj, bres[i].max_rel,
             i + 1 < nb ? "," : "");
+  fprintf(f, "  ],\n  \"pyramid\": {\"vsim_ms_per_frame\": %.6f, \"vsim_drift\": %.6f, "
+             "\"bullet_ms_per_frame\": %.6f, \"bullet_drift\": %.6f},\n",
+          isfinite(pv_ms) ? pv_ms : -1.0, isfinite(pv_drift) ? pv_drift : -1.0,
+          isfinite(pb_ms) ? pb_ms : -1.0, isfinite(pb_drift) ? pb_drift : -1.0);
   fprintf(f,
-          "  ],\n  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f,\n"
+          "  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f,\n"
           "  \"collision_mesh\": {\"triangles\": %d, \"mesh_ms\": %.4f, \"sphere_ms\": %.4f}\n}\n",
           share, start, coll_ntri, coll_mesh, coll_sphere);
   fclose(f);

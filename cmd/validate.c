@@ -48,6 +48,16 @@ static void print_model(const vs_scene *s, const vs_model *m) {
   printf("bodies       %d\n", m->n_bodies);
   for (int32_t b = 0; b < m->n_bodies; b++) {
     const vs_body_info *bi = &m->bodies[b];
+    if (bi->kind == VS_BODY_RIGID) {
+      int32_t r = 0;
+      while (r < m->n_rigid && m->rigid_body[r] != b) r++;
+      if (r < m->n_rigid) {
+        const double *sz = &m->rigid_size[3 * r];
+        printf("  %-10s %-9s %s [%g, %g, %g], mass %g kg\n", bi->name, name_of(VS_NAMES_BODY, (int)bi->kind),
+               name_of(VS_NAMES_SHAPE, m->rigid_shape[r]), sz[0], sz[1], sz[2], m->rigid_mass[r]);
+        continue;
+      }
+    }
     printf("  %-10s %-9s %d particle%s", bi->name, name_of(VS_NAMES_BODY, (int)bi->kind), bi->count,
            bi->count == 1 ? "" : "s");
     if (bi->nw > 0)
@@ -76,6 +86,13 @@ static void print_model(const vs_scene *s, const vs_model *m) {
       (long long)role[VS_ROLE_LIMIT], (long long)one_sided, (long long)tear);
   printf("  pin        %d (kinematic %lld)\n", m->n_pin, (long long)kinematic);
   printf("  angle      %d\n", m->n_angle);
+  if (m->n_rigid > 0)
+    printf("rigid        %d bodies, %d joints, %d attached particles; solver.rigid: iterations "
+           "%lld, substeps %lld, baumgarte %g, slop %g m, restitution_threshold %g m/s, warm_start "
+           "%s\n",
+           m->n_rigid, m->n_rjoints, m->n_attach, (long long)s->rigid.iterations,
+           (long long)s->rigid.substeps, s->rigid.baumgarte, s->rigid.slop,
+           s->rigid.restitution_threshold, s->rigid.warm_start ? "true" : "false");
 
   int64_t ck[4] = {0};
   for (int32_t i = 0; i < m->n_colliders; i++)

@@ -443,12 +443,19 @@ START_TEST(series_table_is_the_file) {
     ck_assert_int_eq(seen_c[r], 1);
     ck_assert_int_eq(seen_r[r], 1);
   }
-  const char *scenes[3] = {full_scene, rope_scene, NULL};
+  const char *scenes[4] = {full_scene, rope_scene, NULL, NULL};
   char *f32 = malloc(strlen(full_scene) + 64);
   ck_assert_ptr_nonnull(f32);
   sprintf(f32, "%s  precision: float32\n", full_scene);
   scenes[2] = f32;
-  for (int sc = 0; sc < 3; sc++) {
+  /* the full scene with a rigid body: the rigid rows too */
+  char *rig = malloc(strlen(full_scene) + 128);
+  ck_assert_ptr_nonnull(rig);
+  const char *cons = strstr(full_scene, "constraints:");
+  sprintf(rig, "%.*s  - rigid: {name: box, position: [3, 3, 0]}\n%s", (int)(cons - full_scene),
+          full_scene, cons);
+  scenes[3] = rig;
+  for (int sc = 0; sc < 4; sc++) {
     char *dir = tu_tmpdir();
     char *out = join(dir, "out.h5");
     simulate(out, scenes[sc], 0, "complete");
@@ -480,8 +487,9 @@ START_TEST(series_table_is_the_file) {
     ck_assert_int_eq(values, wanted);
     /* the full scene writes every row (each kind, every field) */
     if (sc != 1)
-      ck_assert_int_eq(wanted,
-                       S_COUNT - (m->particle_collisions ? 0 : 1) - (m->n_tearable ? 0 : 1));
+      ck_assert_int_eq(wanted, S_COUNT - (m->particle_collisions ? 0 : 1) -
+                                   (m->n_tearable ? 0 : 1) - (m->n_rigid ? 0 : 5));
+    if (sc == 3) ck_assert_int_eq(m->n_rigid, 1);
     H5Fclose(f);
     vs_model_free(m);
     vs_scene_free(s);
@@ -490,6 +498,7 @@ START_TEST(series_table_is_the_file) {
     free(dir);
   }
   free(f32);
+  free(rig);
 }
 END_TEST
 

@@ -30,7 +30,8 @@ static const char *const BODY_ITEM[] = {
     [VS_BODY_TETRA] = "{tetra: {center: [0, 0, 0], edge: 1}}",
     [VS_BODY_LATTICE] = "{lattice: {origin: [0, 0, 0], size: [1, 1, 1], resolution: [2, 2, 2]}}",
     [VS_BODY_RAGDOLL] = "{ragdoll: {origin: [0, 0, 0], height: 1.5}}",
-    [VS_BODY_MESH] = "{mesh: {file: flag.obj}}"};
+    [VS_BODY_MESH] = "{mesh: {file: flag.obj}}",
+    [VS_BODY_RIGID] = "{rigid: {}}"};
 static const char *const COLLIDER_ITEM[] = {
     [VS_COLLIDER_PLANE] = "{plane: {}}",
     [VS_COLLIDER_SPHERE] = "{sphere: {radius: 1}}",
@@ -40,7 +41,9 @@ static const char *const COLLIDER_ITEM[] = {
 static const char *const CONSTRAINT_ITEM[] = {
     [VS_KIND_DISTANCE] = "{distance: {a: 0, b: 1}}",
     [VS_KIND_PIN] = "{pin: {particle: 0}}",
-    [VS_KIND_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}"};
+    [VS_KIND_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}",
+    [VS_CONSTRAINT_BALL] = "{ball: {a: crate, b: world, at: [0, 1, 0]}}",
+    [VS_CONSTRAINT_ATTACH] = "{attach: {particle: 0, body: crate, at: [0, 0.2, 0]}}"};
 
 /* The field of row r in scene s (item 0 of its list). */
 static const char *field_of(const vs_scene *s, const sk_row *r) {
@@ -51,6 +54,8 @@ static const char *field_of(const vs_scene *s, const sk_row *r) {
       return (const char *)&s->colliders[0] + r->off;
     case SKS_CONSTRAINT:
       return (const char *)&s->constraints[0] + r->off;
+    case SKS_RSOLVER:
+      return (const char *)&s->rigid + r->off;
     default:
       return (const char *)s + r->off;
   }
@@ -192,10 +197,11 @@ START_TEST(test_every_key_round_trips) {
                                : r->scope == SKS_COLLIDER ? COLLIDER_ITEM
                                                           : CONSTRAINT_ITEM;
     if (r->scope == SKS_LINK) continue; /* inside each SK_LINK row's value */
+    const int whole = r->scope == SKS_SCENE || r->scope == SKS_RSOLVER; /* one per scene */
     for (int kind = 0; kind < 8; kind++) {
-      if (r->scope != SKS_SCENE && !sk_applies(r, r->scope, kind)) continue;
+      if (!whole && !sk_applies(r, r->scope, kind)) continue;
       char base[512], set[600], val[256], what[512];
-      if (r->scope == SKS_SCENE)
+      if (whole)
         snprintf(base, sizeof base, "{}");
       else
         snprintf(base, sizeof base, "%s: [%s]\n", list, items[kind]);
@@ -204,11 +210,13 @@ START_TEST(test_every_key_round_trips) {
       vs_scene *d = load_set(base, NULL);
       if (!other_value(r, field_of(d, r), val, sizeof val)) {
         vs_scene_free(d);
-        if (r->scope == SKS_SCENE) break;
+        if (whole) break;
         continue;
       }
       if (r->scope == SKS_SCENE)
         snprintf(set, sizeof set, "%s=%s", r->path, val);
+      else if (r->scope == SKS_RSOLVER)
+        snprintf(set, sizeof set, "solver.rigid.%s=%s", r->path, val);
       else
         snprintf(set, sizeof set, "%s.0.%s=%s", list, sk_key(r), val);
       snprintf(what, sizeof what, "%s (kind %d) = %s", r->path, kind, val);
@@ -219,7 +227,7 @@ START_TEST(test_every_key_round_trips) {
       tested++;
       vs_scene_free(s);
       vs_scene_free(d);
-      if (r->scope == SKS_SCENE) break;
+      if (whole) break;
     }
   }
   ck_assert_int_ge(tested, 60);
@@ -243,7 +251,7 @@ START_TEST(test_every_kind_round_trips) {
       if (sk_applies(&vs_sk_rows[i], SKS_COLLIDER, k)) check_round_trip(s, &vs_sk_rows[i], y);
     vs_scene_free(s);
   }
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < VS_CONSTRAINT_KINDS; k++) {
     snprintf(y, sizeof y, "constraints: [%s]\n", CONSTRAINT_ITEM[k]);
     vs_scene *s = load_set(y, NULL);
     for (size_t i = 0; i < vs_sk_n_rows; i++)
@@ -251,9 +259,11 @@ START_TEST(test_every_kind_round_trips) {
     vs_scene_free(s);
   }
   /* The kind lists name every enum value (no kind without a minimal item). */
-  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, 7));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_BODY, VS_BODY_RIGID + 1));
+  ck_assert_str_eq(vs_scene_name(VS_NAMES_SHAPE, VS_RIGID_CAPSULE), "capsule");
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_COLLIDER, 5));
-  ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, 3));
+  ck_assert_ptr_null(vs_scene_name(VS_NAMES_CONSTRAINT, VS_CONSTRAINT_KINDS));
+  ck_assert_str_eq(vs_scene_name(VS_NAMES_CONSTRAINT, VS_CONSTRAINT_ATTACH), "attach");
   ck_assert_str_eq(vs_scene_name(VS_NAMES_INTEGRATOR, VS_INTEGRATOR_XPBD), "xpbd");
   ck_assert_str_eq(vs_scene_name(VS_NAMES_PRECISION, 1), "float32");
   ck_assert_ptr_null(vs_scene_name(VS_NAMES_RELAXATION, -1));
@@ -386,6 +396,7 @@ static void type_text(mbuf *b, const sk_row *r) {
 static int in_group(const sk_row *r, const char *g) {
   if (!strcmp(g, "top")) return r->scope == SKS_SCENE && !strchr(r->path, '.');
   if (!strcmp(g, "link")) return r->scope == SKS_LINK;
+  if (!strcmp(g, "solver.rigid")) return r->scope == SKS_RSOLVER;
   static const struct {
     const char *prefix;
     int scope;
@@ -441,6 +452,7 @@ static int groups(char names[][40], int max) {
     snprintf(sec, sizeof sec, "%.*s", (int)(dot - r->path), r->path);
     if (strcmp(names[n - 1], sec)) snprintf(names[n++], 40, "%s", sec);
   }
+  snprintf(names[n++], 40, "solver.rigid");
   for (int k = 0; vs_sk_body_kinds[k]; k++)
     snprintf(names[n++], 40, "body.%s", vs_sk_body_kinds[k]);
   snprintf(names[n++], 40, "link");

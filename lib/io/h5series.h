@@ -14,7 +14,7 @@
  *   elem    H5W_EL_REAL (float64, float32 with output.float32),
  *           H5W_EL_F64, H5W_EL_I64 or H5W_EL_U8
  *   shape   of one frame: H5W_SH_SCALAR [], H5W_SH_PARTICLE_VEC [N, 3],
- *           H5W_SH_CONSTRAINT [M]
+ *           H5W_SH_CONSTRAINT [M], H5W_SH_RIGID3 [B, 3], H5W_SH_RIGID4 [B, 4]
  *   written whether a model writes it; an expression of m (the model) and
  *           f (m->output.fields); the family adds "the model has
  *           constraints of that kind" (or k is "all")
@@ -64,6 +64,16 @@ enum { H5W_ERROR_STATS(H5W_STAT_ENUM) H5W_STATS };
     1,                                    "J",     H5W_OBS(potential))                             \
   X(OVL,   1, "/observables/overlap_max",          H5W_EL_F64,  H5W_SH_SCALAR,                     \
     m->particle_collisions != 0,          "m",     H5W_OBS(overlap_max))                           \
+  X(RPOS,  1, "/particles/rigid/position",         H5W_EL_REAL, H5W_SH_RIGID3,                     \
+    m->n_rigid > 0 && (f & VS_FIELD_POSITION), "m", H5W_FROM_RIGID(rx, 3))                        \
+  X(RORI,  1, "/particles/rigid/orientation",      H5W_EL_REAL, H5W_SH_RIGID4,                     \
+    m->n_rigid > 0 && (f & VS_FIELD_POSITION), "1", H5W_FROM_RIGID(rq, 4))                        \
+  X(RVEL,  1, "/particles/rigid/velocity",         H5W_EL_REAL, H5W_SH_RIGID3,                     \
+    m->n_rigid > 0 && (f & VS_FIELD_VELOCITY), "m s-1", H5W_FROM_RIGID(rv, 3))                    \
+  X(RANG,  1, "/particles/rigid/angular_velocity", H5W_EL_REAL, H5W_SH_RIGID3,                     \
+    m->n_rigid > 0 && (f & VS_FIELD_VELOCITY), "rad s-1", H5W_FROM_RIGID(rw, 3))                  \
+  X(RCON,  1, "/observables/rigid_contacts",       H5W_EL_I64,  H5W_SH_SCALAR,                     \
+    m->n_rigid > 0,                       "1",     H5W_OBS(rigid_contacts))                        \
   X(ERR,   H5W_KIND_STATS, "/observables/",        H5W_EL_F64,  H5W_SH_SCALAR,                     \
     f & VS_FIELD_CONSTRAINT_ERROR,        "",      H5W_FROM_ERROR_STATS)                           \
   X(LIVE,  1, "/connectivity/alive",               H5W_EL_U8,   H5W_SH_CONSTRAINT,                 \
@@ -76,7 +86,7 @@ enum { H5W_SERIES(H5W_S_ENUM) S_COUNT };
 #define S_ERR0 S_ERR /* (kind k, stat j) at S_ERR0 + H5W_STATS k + j; k = VS_KIND_COUNT is "all" */
 
 enum { H5W_EL_REAL, H5W_EL_F64, H5W_EL_I64, H5W_EL_U8 };
-enum { H5W_SH_SCALAR, H5W_SH_PARTICLE_VEC, H5W_SH_CONSTRAINT };
+enum { H5W_SH_SCALAR, H5W_SH_PARTICLE_VEC, H5W_SH_CONSTRAINT, H5W_SH_RIGID3, H5W_SH_RIGID4 };
 
 #define H5W_ROW_ENUM(id, ...) H5W_ROW_##id,
 enum { H5W_SERIES(H5W_ROW_ENUM) H5W_ROWS };

@@ -67,6 +67,28 @@ done:
   return rc;
 }
 
+/* /particles/rigid (its series exist already): box, mass (inf when fixed),
+ * inertia [B, 3] (principal moments), shape [B] (0 box, 1 sphere, 2 capsule),
+ * size [B, 3] (box extents; sphere [r, 0, 0]; capsule [r, length, 0]). */
+static int write_rigid(vs_h5_writer *w, const vs_model *m) {
+  int rc = -1;
+  hid_t g = H5Lexists(w->file, "/particles/rigid", H5P_DEFAULT) > 0
+                ? H5Gopen2(w->file, "/particles/rigid", H5P_DEFAULT)
+                : h5w_make_group(w, w->file, "/particles/rigid");
+  hid_t box = g >= 0 ? h5w_make_group(w, g, "box") : H5I_INVALID_HID;
+  hsize_t n = (hsize_t)m->n_rigid, n3[2] = {n, 3};
+  if (box >= 0 && h5w_attr_i32(w, box, "dimension", 3) == 0 && h5w_attr_boundary(w, box) == 0 &&
+      h5w_make_fixed(w, g, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->rigid_mass, NULL) == 0 &&
+      h5w_make_fixed(w, g, "inertia", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n3, m->rigid_inertia,
+                     NULL) == 0 &&
+      h5w_make_fixed(w, g, "shape", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->rigid_shape, NULL) == 0 &&
+      h5w_make_fixed(w, g, "size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n3, m->rigid_size, NULL) == 0)
+    rc = 0;
+  if (box >= 0) H5Gclose(box);
+  if (g >= 0) H5Gclose(g);
+  return rc;
+}
+
 /* /particles/all: the box, the particle series of H5W_SERIES, mass, body,
  * radius (viewers draw particles at it). */
 static int write_particles(vs_h5_writer *w, const vs_model *m) {
@@ -85,6 +107,7 @@ static int write_particles(vs_h5_writer *w, const vs_model *m) {
                      &radius) < 0 ||
       h5w_attr_fixstr(w, radius, "unit", "m") < 0)
     goto done;
+  if (m->n_rigid > 0 && write_rigid(w, m) < 0) goto done;
   rc = 0;
 done:
   if (radius >= 0) H5Dclose(radius);
@@ -389,6 +412,16 @@ static void from_alive(const vs_model *m, const vs_state *state, series *s) {
     r[c] = m->con_kind[c] == VS_KIND_DISTANCE ? (state->alive[m->con_index[c]] != 0) : 1;
 }
 
+/* n rows of width k from a rigid state row (the world slot is not written). */
+static void from_rigid(const double *x, int k, size_t n, series *s) {
+  if (s->esize == sizeof(float)) {
+    float *r = (float *)(void *)row_of(s);
+    for (size_t i = 0; i < (size_t)k * n; i++) r[i] = (float)x[i];
+  } else {
+    memcpy(row_of(s), x, (size_t)k * n * sizeof(double));
+  }
+}
+
 static void store_f64(series *s, double v) { memcpy(row_of(s), &v, sizeof v); }
 static void store_i64(series *s, int64_t v) { memcpy(row_of(s), &v, sizeof v); }
 
@@ -414,6 +447,7 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #define H5W_FROM_VELOCITY from_velocity(w, model, state, n, s)
 #define H5W_FROM_OBSERVE (void)0 /* vs_observe wrote it */
 #define H5W_FROM_ALIVE from_alive(model, state, s)
+#define H5W_FROM_RIGID(field, k) from_rigid(state->field, k, (size_t)model->n_rigid, s)
 #define H5W_FROM_ERROR_STATS                                                             \
   do {                                                                                   \
     int k = (i - S_ERR0) / H5W_STATS;                                                           \
@@ -431,6 +465,7 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #undef H5W_FROM_VELOCITY
 #undef H5W_FROM_OBSERVE
 #undef H5W_FROM_ALIVE
+#undef H5W_FROM_RIGID
 #undef H5W_FROM_ERROR_STATS
 }
 

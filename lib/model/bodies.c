@@ -14,6 +14,7 @@ vs_status vs_body_count(const vs_body_desc *b, vs_body_counts *out, const char *
     case VS_BODY_LATTICE: return vs_lattice_count(b, out, file, err);
     case VS_BODY_RAGDOLL: return vs_ragdoll_count(b, out, file, err);
     case VS_BODY_MESH: break; /* vs_mesh_count, with its OBJ (model.c) */
+    case VS_BODY_RIGID: return VS_OK; /* no particles: compiled by vs_rigid_compile */
   }
   return vs_error_set(err, VS_ERR_SCENE, file, b->loc.line, b->loc.column, "unknown body kind");
 }
@@ -28,6 +29,7 @@ vs_status vs_body_generate(vs_builder *bld, const vs_body_desc *b, int32_t body,
     case VS_BODY_LATTICE: return vs_lattice_generate(bld, b, body, err);
     case VS_BODY_RAGDOLL: return vs_ragdoll_generate(bld, b, body, err);
     case VS_BODY_MESH: break; /* vs_mesh_generate, with its OBJ (model.c) */
+    case VS_BODY_RIGID: return VS_OK;
   }
   return vs_error_set(err, VS_ERR_SCENE, bld->file, b->loc.line, b->loc.column,
                       "unknown body kind");

@@ -69,6 +69,15 @@ VS_PRIVATE vs_status vs_mesh_count(const vs_body_desc *b, const struct vs_obj_me
                                    vs_body_counts *out, const char *file, vs_error *err);
 VS_PRIVATE vs_status vs_mesh_generate(vs_builder *bld, const vs_body_desc *b,
                                       const struct vs_obj_mesh *obj, int32_t body, vs_error *err);
+/* ---- rigid bodies (rigid_compile.c): m->n_rigid and m->n_rjoints set, rows allocated ---- */
+VS_PRIVATE int32_t vs_rigid_count(const vs_scene *s);
+/* A `constraints` item for the rigid bodies: ball, attach, or a distance
+ * between body points ("NAME@[x, y, z]"). */
+VS_PRIVATE int vs_rigid_item(const vs_constraint_desc *cd);
+VS_PRIVATE void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach);
+VS_PRIVATE vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file,
+                                      vs_error *err);
+VS_PRIVATE void vs_rigid_model_free(struct vs_rmodel *rm);
 
 /* ---- colouring (coloring.c): color, color_start, color_order ---- */
 VS_PRIVATE vs_status vs_color_model(vs_model *m, vs_error *err);

@@ -25,6 +25,7 @@ void vs_model_free(vs_model *m) {
 #define VS_MODEL_FREE(name, type, count) vs_free(m->name);
   VS_MODEL_FIELDS(VS_MODEL_FREE)
 #undef VS_MODEL_FREE
+  vs_rigid_model_free(m->rigid);
   vs_free(m);
 }
 
@@ -280,6 +281,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
+    if (vs_rigid_item(cd)) continue; /* ball, attach, body-point distance: vs_rigid_compile */
     switch (cd->kind) {
       case VS_KIND_DISTANCE: nd++; break;
       case VS_KIND_PIN: npin++, nkeys += (int64_t)cd->n_keys; break;
@@ -306,6 +308,8 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_mesh_colliders = (int32_t)nmc;
   m->n_mesh_vertices = (int32_t)nmv;
   m->n_mesh_triangles = (int32_t)nmt;
+  m->n_rigid = vs_rigid_count(s);
+  vs_rigid_count_items(s, &m->n_rjoints, &m->n_attach);
 #define VS_MODEL_ALLOC(name, type, count)                                                   \
   if (!(m->name = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                        \
     st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
@@ -368,6 +372,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   int32_t kang = 0;
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
+    if (vs_rigid_item(cd)) continue;
     const int arity = vs_kind_arity(cd->kind);
     if (cd->kind == VS_KIND_PIN) { /* resolved above */
       order_push(m, &ncon, VS_KIND_PIN, kpin++);
@@ -449,6 +454,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   free_objs(objs, nobj);
   objs = NULL;
+  if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
 
   for (int32_t i = 0; i < m->n_particles; i++) {
     if (m->radius[i] > m->radius_max) m->radius_max = m->radius[i];

@@ -163,6 +163,68 @@ vs_status sk_check_body_name(vctx *c, const sk_row *r, const sn_node *m, const s
   return VS_OK;
 }
 
+/* ---- rigid bodies ----------------------------------------------------------- */
+
+int sk_rigid_has_density(const void *base) {
+  return ((const vs_body_desc *)base)->has_density;
+}
+
+vs_status sk_check_orientation(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                               void *base) {
+  const vs_body_desc *b = base;
+  const double *q = b->orientation;
+  if (!b->has_orientation || q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0.0)
+    return VS_OK;
+  const sn_node *v = sk_get(m, "orientation");
+  size_t mk = sk_push(c, "orientation");
+  vs_status st = sk_fail(c, VS_ERR_SCENE, v, "expected a quaternion [w, x, y, z] of non-zero "
+                         "length, got [%g, %g, %g, %g]", q[0], q[1], q[2], q[3]);
+  sk_pop(c, mk);
+  return st;
+}
+
+vs_status sk_check_rotation(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base) {
+  const vs_body_desc *b = base;
+  if (!b->has_orientation || !b->has_rotation) return VS_OK;
+  size_t mk = sk_push(c, "rotation");
+  vs_status st = sk_fail(c, VS_ERR_SCENE, sk_get(m, "rotation"),
+                         "expected either orientation or rotation, got both");
+  sk_pop(c, mk);
+  return st;
+}
+
+vs_status sk_check_density(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                           void *base) {
+  if (!sk_get(m, "mass") || !sk_get(m, "density")) return VS_OK;
+  size_t mk = sk_push(c, "density");
+  vs_status st = sk_fail(c, VS_ERR_SCENE, sk_get(m, "density"),
+                         "expected either mass or density, got both");
+  sk_pop(c, mk);
+  return st;
+}
+
+/* solver.rigid: a mapping of SKS_RSOLVER rows (defaults for the keys not given). */
+vs_status sk_load_rsolver(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                          void *base) {
+  vs_scene *s = base;
+  const sn_node *v = sk_get(m, "rigid"), *mm = NULL;
+  if (!v) return VS_OK;
+  size_t mk = sk_push(c, "rigid");
+  TRY(sk_as_map(c, v, &mm));
+  TRY(sk_defaults(c, SKS_RSOLVER, 0, &s->rigid));
+  TRY(sk_load_rows(c, SKS_RSOLVER, 0, mm, mm ? mm : v, &s->rigid));
+  sk_pop(c, mk);
+  return VS_OK;
+}
+
+void sk_emit_rsolver(sbuf *b, const sk_row *r, const void *base) {
+  const vs_scene *s = base;
+  sk_put(b, "{");
+  sk_emit_rows(b, SKS_RSOLVER, 0, &s->rigid, 1, "");
+  sk_put(b, "}");
+}
+
 /* ---- pin ------------------------------------------------------------------ */
 
 static vs_status alloc_pins(vctx *c, vs_body_desc *b, size_t n, int arity) {
@@ -317,6 +379,8 @@ vs_status sk_load_pin(vctx *c, const sk_row *r, const sn_node *m, const sn_node 
     case VS_BODY_MESH:    /* the OBJ is read by the model */
       TRY(pin_indices(c, v, b, -1, 0));
       break;
+    case VS_BODY_RIGID: /* no `pin` row: never reached */
+      break;
   }
   sk_pop(c, mk);
   return VS_OK;
@@ -362,6 +426,8 @@ static int64_t body_particles(const vs_body_desc *b) {
       return 0; /* fixed and small, counted by the model */
     case VS_BODY_MESH:
       return 0; /* the OBJ's vertices, counted by the model */
+    case VS_BODY_RIGID:
+      return 0; /* no particles */
   }
   return 0;
 }

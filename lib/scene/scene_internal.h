@@ -179,7 +179,7 @@ void sk_put_str(sbuf *b, const char *s); /* double-quoted */
 /* ---- the key table: scene_keys.c ------------------------------------------ */
 
 /* Where a row's key lives. */
-enum { SKS_SCENE = 0, SKS_BODY, SKS_COLLIDER, SKS_CONSTRAINT, SKS_LINK, SKS_COUNT };
+enum { SKS_SCENE = 0, SKS_BODY, SKS_COLLIDER, SKS_CONSTRAINT, SKS_LINK, SKS_RSOLVER, SKS_COUNT };
 
 typedef enum sk_type {
   SK_NUM,   /* double, range (SKF_TIME: also A/B) */
@@ -241,6 +241,7 @@ extern const char *const vs_sk_collider_kinds[];
 extern const char *const vs_sk_constraint_kinds[];
 extern const char *const vs_sk_precisions[];
 extern const char *const vs_sk_fields[];
+extern const char *const vs_sk_rigid_shapes[];
 extern const char *const vs_sk_pin_words[]; /* by vs_pin_mode ("list" for VS_PIN_LIST) */
 
 /* The key's name: the path's last component. */
@@ -280,6 +281,17 @@ vs_status sk_check_body_name(vctx *c, const sk_row *r, const sn_node *m, const s
                              void *base);
 vs_status sk_load_pin(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
 void sk_emit_pin(sbuf *b, const sk_row *r, const void *base);
+
+vs_status sk_load_rsolver(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                          void *base);
+void sk_emit_rsolver(sbuf *b, const sk_row *r, const void *base);
+int sk_rigid_has_density(const void *base);
+vs_status sk_check_orientation(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                               void *base);
+vs_status sk_check_rotation(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base);
+vs_status sk_check_density(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                           void *base);
 
 vs_status sk_load_colliders(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                             void *base);

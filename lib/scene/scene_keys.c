@@ -20,10 +20,13 @@ const char *const vs_sk_integrators[] = {"verlet", "pbd", "xpbd", NULL};
 const char *const vs_sk_relaxations[] = {"gauss-seidel", "jacobi", NULL};
 const char *const vs_sk_planes[] = {"xy", "xz", "yz", NULL};
 const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra",
-                                        "lattice",   "ragdoll", "mesh", NULL};
+                                        "lattice",   "ragdoll", "mesh",  "rigid", NULL};
+const char *const vs_sk_rigid_shapes[] = {"box", "sphere", "capsule", NULL};
 const char *const vs_sk_collider_kinds[] = {"plane", "sphere", "box", "bounds",
                                              "mesh", NULL};
-const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", NULL};
+const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", "ball", "attach", NULL};
+_Static_assert(VS_KIND_COUNT == 3 && VS_CONSTRAINT_KINDS == 5,
+               "vs_sk_constraint_kinds names every kind, then the rigid items");
 const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
 const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
                                     "per_constraint_error", NULL};
@@ -31,7 +34,7 @@ const char *const vs_sk_pin_words[] = {"none",  "list", "top-edge", "top-corners
                                        "first", "last", "both",     NULL};
 
 _Static_assert(sizeof(vs_integrator) == sizeof(int) && sizeof(vs_relaxation) == sizeof(int) &&
-                   sizeof(vs_plane_axes) == sizeof(int),
+                   sizeof(vs_plane_axes) == sizeof(int) && sizeof(vs_rigid_shape) == sizeof(int),
                "SK_ENUM fields are int-sized");
 
 const char *vs_scene_name(vs_scene_names which, int value) {
@@ -40,7 +43,7 @@ const char *vs_scene_name(vs_scene_names which, int value) {
       [VS_NAMES_PLANE] = vs_sk_planes,             [VS_NAMES_BODY] = vs_sk_body_kinds,
       [VS_NAMES_COLLIDER] = vs_sk_collider_kinds,  [VS_NAMES_CONSTRAINT] = vs_sk_constraint_kinds,
       [VS_NAMES_PRECISION] = vs_sk_precisions,     [VS_NAMES_FIELD] = vs_sk_fields,
-      [VS_NAMES_PIN] = vs_sk_pin_words};
+      [VS_NAMES_PIN] = vs_sk_pin_words,            [VS_NAMES_SHAPE] = vs_sk_rigid_shapes};
   if ((unsigned)which >= sizeof tables / sizeof *tables || value < 0) return NULL;
   const char *const *t = tables[which];
   for (int i = 0; t[i]; i++)
@@ -65,7 +68,9 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define LA (1u << VS_BODY_LATTICE)
 #define RD (1u << VS_BODY_RAGDOLL)
 #define ME (1u << VS_BODY_MESH)
-#define ALLB (PA | RO | CL | TE | LA | RD | ME)
+#define RI (1u << VS_BODY_RIGID)
+#define ALLP (PA | RO | CL | TE | LA | RD | ME) /* bodies made of particles */
+#define ALLB (ALLP | RI)
 #define PL (1u << VS_COLLIDER_PLANE)
 #define SP (1u << VS_COLLIDER_SPHERE)
 #define BX (1u << VS_COLLIDER_BOX)
@@ -75,12 +80,15 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define DI (1u << VS_KIND_DISTANCE)
 #define PN (1u << VS_KIND_PIN)
 #define AN (1u << VS_KIND_ANGLE)
+#define BA (1u << VS_CONSTRAINT_BALL)
+#define AT (1u << VS_CONSTRAINT_ATTACH)
 
 #define SC(f) .scope = SKS_SCENE, .off = offsetof(vs_scene, f)
 #define BO(k, f) .scope = SKS_BODY, .kinds = (k), .off = offsetof(vs_body_desc, f)
 #define CO(k, f) .scope = SKS_COLLIDER, .kinds = (k), .off = offsetof(vs_collider_desc, f)
 #define CN(k, f) .scope = SKS_CONSTRAINT, .kinds = (k), .off = offsetof(vs_constraint_desc, f)
 #define LI(f) .scope = SKS_LINK, .kinds = 1u, .off = offsetof(vs_link_desc, f)
+#define RS(f) .scope = SKS_RSOLVER, .kinds = 1u, .off = offsetof(vs_rigid_solver_desc, f)
 #define HOOK(l, e) .type = SK_HOOK, .load = (l), .emit = (e)
 
 #define REF_WHAT "a particle reference (\"NAME:INDEX\", \"NAME:I,J\" or a global index)"
@@ -122,6 +130,9 @@ const sk_row vs_sk_rows[] = {
      .doc = "m/s: a particle faster than this fails the run (status \"failed\", exit 1) naming "
             "the frame, the particle and the constraint that moved it last; 0 turns the check "
             "off"},
+    {"solver.rigid", SC(rigid), HOOK(sk_load_rsolver, sk_emit_rsolver), .def = "{}",
+     .doc = "the sequential-impulse solver of the rigid bodies: a mapping of the keys in "
+            "[solver.rigid](#solverrigid)"},
     {"world.gravity", SC(gravity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, -9.81, 0]",
      .doc = "m/s²"},
     {"world.particle_collisions", SC(particle_collisions), .type = SK_BOOL, .def = "false",
@@ -201,16 +212,47 @@ const sk_row vs_sk_rows[] = {
      .doc = "centre of the tetrahedron"},
     {"edge", BO(TE, edge), .type = SK_NUM, .range = POS, .flags = SKF_REQUIRED,
      .doc = "edge length"},
+    {"shape", BO(RI, shape), .type = SK_ENUM, .names = vs_sk_rigid_shapes, .def = "box",
+     .doc = "`box`, `sphere` or `capsule`"},
+    {"size", BO(RI, size), .type = SK_VEC, .n = 3, .range = POS, .def = "[1, 1, 1]",
+     .doc = "box: full extents along its local x, y, z, m"},
+    {"radius", BO(RI, rradius), .type = SK_NUM, .range = POS, .def = "0.5",
+     .doc = "sphere and capsule radius, m"},
+    {"length", BO(RI, length), .type = SK_NUM, .range = POS, .def = "1",
+     .doc = "capsule: distance between the cap centres, along its local y, m"},
+    {"position", BO(RI, center), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
+     .doc = "centre of mass, m"},
+    {"orientation", BO(RI, orientation), .type = SK_VEC, .n = 4, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_body_desc, has_orientation), .check = sk_check_orientation,
+     .doc = "quaternion `[w, x, y, z]`, any non-zero length (normalised) [identity]"},
+    {"rotation", BO(RI, rotation), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_body_desc, has_rotation), .check = sk_check_rotation,
+     .doc = "degrees about the fixed x, then y, then z axes (not with `orientation`)"},
+    {"velocity", BO(RI, velocity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
+     .doc = "initial velocity of the centre of mass, m/s"},
+    {"angular_velocity", BO(RI, angular_velocity), .type = SK_VEC, .n = 3, .range = ANY,
+     .def = "[0, 0, 0]", .doc = "initial angular velocity, rad/s, world frame"},
+    {"mass", BO(RI, mass), .type = SK_NUM, .range = POS, .def = "1", .omit = sk_rigid_has_density,
+     .doc = "kg; the inertia follows from the shape"},
+    {"density", BO(RI, density), .type = SK_NUM, .range = POS, .flags = SKF_HAS,
+     .has_off = offsetof(vs_body_desc, has_density), .check = sk_check_density,
+     .doc = "kg/m³, instead of `mass` (the mass is density times the shape's volume)"},
+    {"friction", BO(RI, friction), .type = SK_NUM, .range = NONNEG, .def = "0.5",
+     .doc = "Coulomb coefficient; a pair uses sqrt(friction_a * friction_b)"},
+    {"restitution", BO(RI, restitution), .type = SK_NUM, .range = UNIT, .def = "0",
+     .doc = "a pair uses max(restitution_a, restitution_b)"},
+    {"fixed", BO(RI, fixed), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: infinite mass and inertia, never moves"},
     {"velocity", BO(TE, velocity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
      .doc = "initial velocity, m/s"},
     {"angular_velocity", BO(TE, angular_velocity), .type = SK_VEC, .n = 3, .range = ANY,
      .def = "[0, 0, 0]", .doc = "initial angular velocity, rad/s"},
     {"height", BO(RD, height), .type = SK_NUM, .range = POS, .flags = SKF_REQUIRED,
      .doc = "the ragdoll's height"},
-    {"mass", BO(ALLB, mass), .type = SK_NUM, .range = POS, .def = "1", .omit = sk_has_masses,
+    {"mass", BO(ALLP, mass), .type = SK_NUM, .range = POS, .def = "1", .omit = sk_has_masses,
      .doc = "kg: of each particle (particles), else the body's total, spread over its "
             "particles"},
-    {"radius", BO(ALLB, radius), .type = SK_NUM, .range = NONNEG, .def = "0",
+    {"radius", BO(ALLP, radius), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "collision radius of each particle, m"},
     {"stretch", BO(RO | CL | LA | ME, stretch), .type = SK_LINK, .def = "{}",
      .doc = "links along the chain (rope), the grid axes, or every triangle edge (mesh, each "
@@ -231,7 +273,7 @@ const sk_row vs_sk_rows[] = {
     {"tear", BO(RO | CL | LA | ME, tear), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "a link breaks for good when its length exceeds `tear` times its rest length; 0 "
             "never"},
-    {"damping_rigid", BO(ALLB, damping_rigid), .type = SK_NUM, .range = UNIT, .def = "0",
+    {"damping_rigid", BO(ALLP, damping_rigid), .type = SK_NUM, .range = UNIT, .def = "0",
      .doc = "per step, pulls the velocities that fraction of the way towards the body's rigid "
             "motion (Müller et al. 2007, §3.5)"},
 
@@ -240,6 +282,23 @@ const sk_row vs_sk_rows[] = {
      .doc = "used by verlet and pbd"},
     {"compliance", LI(compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "m/N, used by xpbd"},
+
+    /* ---- solver.rigid: `{iterations, ...}` ---- */
+    {"iterations", RS(iterations), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_ITERATIONS},
+     .def = "2",
+     .doc = "sequential-impulse sweeps per rigid substep (2 with 4 substeps holds a 20-level "
+            "pyramid at less cost than 10 sweeps of one step)"},
+    {"baumgarte", RS(baumgarte), .type = SK_NUM, .range = UNIT, .def = "0.2",
+     .doc = "fraction of the penetration fed back per step (as a pseudo velocity: split impulse)"},
+    {"slop", RS(slop), .type = SK_NUM, .range = NONNEG, .def = "0.005",
+     .doc = "penetration allowed before the bias acts, m"},
+    {"restitution_threshold", RS(restitution_threshold), .type = SK_NUM, .range = NONNEG,
+     .def = "0.5", .doc = "approach speed below which contacts do not bounce, m/s"},
+    {"warm_start", RS(warm_start), .type = SK_BOOL, .def = "true",
+     .doc = "start each step from the last step's impulses of the same contact"},
+    {"substeps", RS(substeps), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_SUBSTEPS}, .def = "4",
+     .doc = "rigid substeps per step h, contacts found once per step (soft-step stacking: "
+            "cheaper than more iterations for the same stiffness)"},
 
     /* ---- colliders: `- KIND: {...}` ---- */
     {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
@@ -269,13 +328,26 @@ const sk_row vs_sk_rows[] = {
 
     /* ---- constraints: `- KIND: {...}` ---- */
     {"a", CN(DI | AN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
-     .doc = "first particle"},
+     .doc = "first particle; distance also a point on a rigid body, `\"NAME@[x, y, z]\"` in its "
+            "local frame (then b is one too: a joint between the bodies)"},
     {"b", CN(DI | AN, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
-     .doc = "second particle (angle: the vertex)"},
+     .doc = "second particle (angle: the vertex); distance: or a body point"},
     {"c", CN(AN, c), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
      .doc = "third particle"},
     {"particle", CN(PN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
      .doc = "the particle held"},
+    {"a", CN(BA, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",
+     .doc = "first rigid body"},
+    {"b", CN(BA, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name or world",
+     .doc = "second rigid body, or `world`"},
+    {"at", CN(BA, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "the joint's world point in the initial pose, m"},
+    {"particle", CN(AT, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
+     .doc = "the particle held"},
+    {"body", CN(AT, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",
+     .doc = "the rigid body that holds it (and is pulled by it)"},
+    {"at", CN(AT, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .doc = "the point in the body's local frame, m"},
     {"rest", CN(DI, rest), HOOK(sk_load_rest, sk_emit_rest), .omit = sk_rest_omitted,
      .def = "auto",
      .doc = "two-sided rest length >= 0, or `auto` (the initial distance); at most one of "

@@ -22,6 +22,8 @@ static size_t scope_size(int scope) {
       return sizeof(vs_collider_desc);
     case SKS_CONSTRAINT:
       return sizeof(vs_constraint_desc);
+    case SKS_RSOLVER:
+      return sizeof(vs_rigid_solver_desc);
     default:
       return sizeof(vs_link_desc);
   }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "solve/rigid.h"
 #include "solve/solve.h"
 
 typedef struct acc {
@@ -19,6 +20,37 @@ static void add(acc *a, double e, double rest) {
 static vs_error_stats finish(const acc *a) {
   vs_error_stats s = {a->max, a->n ? sqrt(a->sum2 / (double)a->n) : 0.0, a->max_rel, a->n};
   return s;
+}
+
+/* Rigid bodies: translational and rotational energy, potential energy, and
+ * the deepest penetration of any body into a collider or another body (the
+ * narrow phase on the current poses; pairs whose bounding spheres meet). */
+static void rigid_observe(const vs_model *m, const vs_state *s, double *ke, double *pe,
+                          double *pen) {
+  const vs_rmodel *rm = m->rigid;
+  vs_rstate rs = {.n_bodies = m->n_rigid, .x = s->rx, .q = s->rq, .v = s->rv, .w = s->rw};
+  double P[3], L[3], e = 0.0;
+  vs_rigid_momentum(rm, &rs, P, L, &e);
+  *ke += e;
+  const double *g = m->gravity;
+  vs_rcontact c[VS_RIGID_PAIR_MAX];
+  for (int32_t i = 0; i < m->n_rigid; i++) {
+    const double *x = s->rx + 3 * (size_t)i;
+    if (rm->inv_mass[i] > 0.0) *pe -= (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) / rm->inv_mass[i];
+    for (int32_t k = 0; k < rm->n_colliders; k++) {
+      const int n = vs_rigid_collide_collider(rm, &rs, i, k, 0.0, c);
+      for (int j = 0; j < n; j++)
+        if (c[j].depth > *pen) *pen = c[j].depth;
+    }
+    for (int32_t k = i + 1; k < m->n_rigid; k++) {
+      const double *y = s->rx + 3 * (size_t)k;
+      const double d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]}, r = rm->bound[i] + rm->bound[k];
+      if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > r * r) continue;
+      const int n = vs_rigid_collide_pair(rm, &rs, i, k, 0.0, c);
+      for (int j = 0; j < n; j++)
+        if (c[j].depth > *pen) *pen = c[j].depth;
+    }
+  }
 }
 
 void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, double *per) {
@@ -64,6 +96,12 @@ void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, doubl
     pe -= mass * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
   }
   obs->overlap_max = m->particle_collisions ? vs_contacts_overlap(m, s) : 0.0;
+  obs->rigid_contacts = 0;
+  if (m->n_rigid > 0) {
+    rigid_observe(m, s, &ke, &pe, &pen);
+    obs->penetration_max = pen;
+    obs->rigid_contacts = s->scratch->rigid_contacts;
+  }
   obs->kinetic = ke;
   obs->potential = pe;
 }

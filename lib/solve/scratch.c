@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "solve/kernel_jacobi.h"
+#include "solve/solve.h"
+#include "solve/rigid.h"
 
 /* X(name, type, count) over model m and scratch w: every array of the scratch. */
 #define VS_SCRATCH_FIELDS(X)                                          \
@@ -41,6 +43,7 @@ void vs_solver_scratch_free(vs_solver_scratch *w) {
 #define VS_SCRATCH_FREE(name, type, count) vs_free(w->name);
   VS_SCRATCH_FIELDS(VS_SCRATCH_FREE)
 #undef VS_SCRATCH_FREE
+  vs_rwork_free(w->rigid);
   vs_free(w);
 }
 
@@ -112,6 +115,11 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
   if (jacobi) jacobi_layout(m, &w->jacobi);
   w->jacobi.block = vs_jacobi_path_fn(path);
   w->jacobi.path = (int)path;
+  if (m->rigid && vs_rwork_create(m->rigid, &w->rigid) != VS_OK) {
+    vs_solver_scratch_free(w);
+    return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,
+                        "out of memory allocating the rigid solver's work for %d bodies", m->n_rigid);
+  }
   *out = w;
   return VS_OK;
 }

@@ -71,7 +71,17 @@ struct vs_solver_scratch {
   int32_t *pcell;             /* (n_particles x 3) cell of each particle */
 
   vs_jacobi_layout jacobi;    /* filled when the model's relaxation is jacobi */
+
+  struct vs_rwork *rigid;     /* the rigid solver's work (contacts, broad phase), or NULL */
+  int32_t rigid_contacts;     /* rigid contact points of the last step (observable) */
 };
+
+/* ---- rigid bodies in the step (rigid_couple.c) ---- */
+/* One step h of the rigid bodies (state rows rx.. through the solver's
+ * vs_rstate view), then the particle-rigid contacts both ways. */
+VS_PRIVATE void vs_step_rigid(const vs_model *m, vs_state *s, double h);
+VS_PRIVATE void vs_couple_rigid(const vs_model *m, vs_state *s, double h);
+VS_PRIVATE void vs_attach_rigid(const vs_model *m, vs_state *s, double h);
 
 VS_PRIVATE vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err);
 VS_PRIVATE void vs_solver_scratch_free(vs_solver_scratch *w);

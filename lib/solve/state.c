@@ -48,6 +48,12 @@ vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
     }
   }
   memset(s->alive, 1, (size_t)m->n_dist);
+  const size_t nr = (size_t)m->n_rigid;
+  memcpy(s->rx, m->rigid_x0, 3 * nr * sizeof(double));
+  memcpy(s->rq, m->rigid_q0, 4 * nr * sizeof(double));
+  memcpy(s->rv, m->rigid_v0, 3 * nr * sizeof(double));
+  memcpy(s->rw, m->rigid_w0, 3 * nr * sizeof(double));
+  if (nr) s->rq[4 * nr] = 1.0; /* the world slot: identity */
   s->n_alive = m->n_dist;
   *out = s;
   return VS_OK;

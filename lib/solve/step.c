@@ -245,6 +245,23 @@ static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *bu
 static vs_status check_state(const vs_model *m, const vs_state *s, vs_error *err) {
   const double vmax = m->runaway_speed, vmax2 = vmax * vmax;
   const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
+  for (int32_t i = 0; i < m->n_rigid; i++) {
+    const double *p = s->rx + 3 * (size_t)i, *v = s->rv + 3 * (size_t)i, *q = s->rq + 4 * (size_t)i;
+    const double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    const int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && isfinite(v2) &&
+                       isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && isfinite(q[3]);
+    if (finite && (vmax <= 0.0 || v2 <= vmax2)) continue;
+    const char *name = m->bodies[m->rigid_body[i]].name;
+    if (!finite)
+      return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                          "frame %lld: rigid body '%s' is not finite (%g, %g, %g); try more "
+                          "substeps or solver.rigid iterations, or a smaller dt",
+                          (long long)s->frame, name, p[0], p[1], p[2]);
+    return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                        "frame %lld: rigid body '%s' runs away at %g m/s (solver.runaway_speed = "
+                        "%g); try more substeps or solver.rigid iterations, or a smaller dt",
+                        (long long)s->frame, name, sqrt(v2), vmax);
+  }
   for (int32_t i = 0; i < m->n_particles; i++) {
     const double *p = s->x + 4 * (size_t)i;
     const int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
@@ -309,6 +326,9 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);
     else vs_relax_gauss_seidel(m, s, &ctx);
+    if (m->n_rigid > 0 && m->n_colliding > 0) vs_couple_rigid(m, s, h);
+    if (m->n_rigid > 0) vs_step_rigid(m, s, h);
+    if (m->n_attach > 0) vs_attach_rigid(m, s, h); /* after both moved: the gap at the step's end */
     update_velocities(m, s);
     tear_links(m, s);
     s->step++;

@@ -57,6 +57,8 @@ static int64_t scene_particles(const vs_scene *s) {
       case VS_BODY_MESH: /* the OBJ limits bound it */
         n += 32;
         break;
+      case VS_BODY_RIGID:
+        break;
     }
     if (n > INT32_MAX) return INT32_MAX;
   }

@@ -126,7 +126,21 @@ typedef struct vs_collider_mesh {
   X(color_order, int32_t, (size_t)m->n_constraints) /* ids by colour, build order inside */   \
   /* linked neighbours of each particle, CSR ascending (particle collisions only) */          \
   X(adj_start, int32_t, m->particle_collisions ? (size_t)m->n_particles + 1 : 0)              \
-  X(adj, int32_t, m->particle_collisions ? 2 * (size_t)m->n_dist : 0)
+  X(adj, int32_t, m->particle_collisions ? 2 * (size_t)m->n_dist : 0)                       \
+  /* rigid bodies (the solver's own model is m->rigid) */                                     \
+  X(rigid_body, int32_t, (size_t)m->n_rigid)    /* index into bodies (its name) */            \
+  X(rigid_x0, double, 3 * (size_t)m->n_rigid)   /* initial centre of mass */                  \
+  X(rigid_q0, double, 4 * (size_t)m->n_rigid)   /* initial orientation, unit, w x y z */      \
+  X(rigid_v0, double, 3 * (size_t)m->n_rigid)   /* initial velocity */                        \
+  X(rigid_w0, double, 3 * (size_t)m->n_rigid)   /* initial angular velocity, world frame */   \
+  X(rigid_mass, double, (size_t)m->n_rigid)     /* kg, +inf when fixed */                     \
+  X(rigid_inertia, double, 3 * (size_t)m->n_rigid) /* principal moments, +inf when fixed */   \
+  X(rigid_shape, int32_t, (size_t)m->n_rigid)   /* vs_rigid_shape */                          \
+  X(rigid_size, double, 3 * (size_t)m->n_rigid) /* box extents; sphere [r,0,0]; capsule [r,l,0] */ \
+  /* attach: a particle held at a body-local point, both ways */                             \
+  X(attach_p, int32_t, (size_t)m->n_attach)     /* particle */                                \
+  X(attach_body, int32_t, (size_t)m->n_attach)  /* rigid body (index among the rigid ones) */ \
+  X(attach_at, double, 3 * (size_t)m->n_attach) /* body-local point */
 
 typedef struct vs_model {
   /* settings (from the scene, after defaults and overrides) */
@@ -160,6 +174,12 @@ typedef struct vs_model {
   int32_t n_mesh_colliders;
   int32_t n_mesh_vertices;  /* all mesh colliders together */
   int32_t n_mesh_triangles;
+
+  int32_t n_rigid;        /* rigid bodies (VS_BODY_RIGID), in file order */
+  int32_t n_rjoints;      /* rigid joints (ball, body-point distance) */
+  int32_t n_attach;       /* particles attached to rigid bodies */
+  int32_t rigid_max_contacts; /* bound of the rigid contact cache */
+  struct vs_rmodel *rigid; /* the rigid solver's model (private), NULL when n_rigid == 0 */
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */

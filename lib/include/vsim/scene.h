@@ -100,8 +100,15 @@ typedef enum vs_body_kind {
   VS_BODY_TETRA,
   VS_BODY_LATTICE,
   VS_BODY_RAGDOLL,
-  VS_BODY_MESH
+  VS_BODY_MESH,
+  VS_BODY_RIGID       /* a true rigid body (no particles): box, sphere or capsule */
 } vs_body_kind;
+
+typedef enum vs_rigid_shape {
+  VS_RIGID_BOX = 0,     /* size: full extents along its local axes */
+  VS_RIGID_SPHERE = 1,  /* radius */
+  VS_RIGID_CAPSULE = 2  /* radius, length between the cap centres along local y */
+} vs_rigid_shape;
 
 /* How a body's `pin` was given. */
 typedef enum vs_pin_mode {
@@ -159,6 +166,18 @@ typedef struct vs_body_desc {
   double tear;                /* >= 0, 0 = never; factor of rest length */
   double damping_rigid;       /* per step: PBD's dampVelocities towards the body's rigid motion */
 
+  /* rigid (also: name, mass, size, velocity, angular_velocity; position in center) */
+  vs_rigid_shape shape;
+  double rradius;             /* sphere and capsule, > 0 */
+  double length;              /* capsule, > 0 */
+  double orientation[4];      /* w, x, y, z (given: has_orientation) */
+  double rotation[3];         /* degrees about fixed x, y, z (given: has_rotation) */
+  int has_orientation, has_rotation;
+  double density;             /* kg/m^3 (given: has_density; mass then follows) */
+  int has_density;
+  double friction, restitution;
+  int fixed;
+
   /* pins */
   vs_pin_mode pin_mode;
   int64_t *pins;              /* VS_PIN_LIST: n_pins entries of pin_arity ints each */
@@ -173,11 +192,22 @@ typedef struct vs_ref {
   vs_loc loc;
 } vs_ref;
 
+/* Items of `constraints` that act on rigid bodies rather than being particle
+ * constraint kinds (vs_kind): their values follow the kinds' in
+ * vs_constraint_desc.kind.  A `distance` whose a and b are body points
+ * ("NAME@[x, y, z]") is a rigid joint too (still VS_KIND_DISTANCE here). */
+enum {
+  VS_CONSTRAINT_BALL = VS_KIND_COUNT, /* ball joint: bodies a, b (or `world`) at a world point */
+  VS_CONSTRAINT_ATTACH,               /* particle held at a body-local point, both ways */
+  VS_CONSTRAINT_KINDS
+};
+
 /* One item of `constraints`. */
 typedef struct vs_constraint_desc {
-  vs_kind kind; /* the one enum of constraint kinds (vsim/kind.h) */
+  vs_kind kind; /* the one enum of constraint kinds (vsim/kind.h), or VS_CONSTRAINT_* */
   vs_loc loc;
-  vs_ref a, b, c;          /* distance: a, b; pin: a (= particle); angle: a, b, c */
+  vs_ref a, b, c;          /* distance: a, b; pin: a (= particle); angle: a, b, c;
+                              ball: bodies a, b; attach: a (= particle), b (= body) */
   int rest_auto;           /* distance: rest: auto (default when no rest/min/max given) */
   double rest;             /* distance: two-sided rest length, >= 0 */
   int has_min, has_max;    /* distance: one-sided; angle: limits */
@@ -185,7 +215,7 @@ typedef struct vs_constraint_desc {
   double stiffness;
   double compliance;
   int has_at;              /* pin: at given (else initial position) */
-  double at[3];
+  double at[3];            /* pin: target; ball: world point; attach: body-local point */
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
   size_t n_keys;
 } vs_constraint_desc;
@@ -206,6 +236,16 @@ typedef struct vs_output_desc {
   char author[VS_MAX_NAME + 1]; /* output.author */
   int xdmf;          /* output.xdmf: vsim run writes OUT.xmf beside OUT.h5 */
 } vs_output_desc;
+
+/* solver.rigid: the sequential-impulse solver of the rigid bodies. */
+typedef struct vs_rigid_solver_desc {
+  int64_t iterations;
+  double baumgarte;
+  double slop;
+  double restitution_threshold;
+  int warm_start;
+  int64_t substeps;
+} vs_rigid_solver_desc;
 
 typedef struct vs_scene {
   char *file;           /* path as given, or "<default>" for the embedded scene */
@@ -229,6 +269,7 @@ typedef struct vs_scene {
   double damping;       /* 1/s */
   int sqrt_approximation; /* Jakobsen's first-order Taylor stick update */
   double runaway_speed; /* m/s, 0 = off: a faster particle fails the run */
+  vs_rigid_solver_desc rigid; /* solver.rigid */
 
   double gravity[3];    /* world.* */
   int particle_collisions;
@@ -258,7 +299,8 @@ typedef enum vs_scene_names {
   VS_NAMES_CONSTRAINT,     /* vs_kind */
   VS_NAMES_PRECISION,      /* output.float32: 0 float64, 1 float32 */
   VS_NAMES_FIELD,          /* bit i of output.fields */
-  VS_NAMES_PIN             /* vs_pin_mode */
+  VS_NAMES_PIN,            /* vs_pin_mode */
+  VS_NAMES_SHAPE           /* vs_rigid_shape */
 } vs_scene_names;
 
 /* The word for value in that enum ("xpbd"), or NULL when out of range. */

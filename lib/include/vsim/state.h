@@ -16,13 +16,27 @@
 extern "C" {
 #endif
 
+/* Rigid-body rows have a slot more than there are bodies: the world (at rest,
+ * identity pose), which colliders and world-anchored joints use. */
+#define VS_RIGID_SLOTS(m) ((size_t)(m)->n_rigid + ((m)->n_rigid > 0))
+
 /* X(name, type, width, count-expression over model m) */
 #define VS_STATE_FIELDS(X)                                   \
   X(x, double, 4, (size_t)m->n_particles)     /* x, y, z, w */ \
   X(xprev, double, 4, (size_t)m->n_particles) /* start of step (pbd) / previous (verlet) */ \
   X(v, double, 3, (size_t)m->n_particles)     /* velocity (pbd, xpbd) */ \
   X(lambda, double, 1, (size_t)m->n_constraints) /* xpbd multipliers */ \
-  X(alive, uint8_t, 1, (size_t)m->n_dist)     /* 0 once torn */
+  X(alive, uint8_t, 1, (size_t)m->n_dist)     /* 0 once torn */ \
+  /* rigid bodies: pose, velocities and the warm-start cache (the solver's vs_rstate) */ \
+  X(rx, double, 3, VS_RIGID_SLOTS(m))        /* centre of mass */ \
+  X(rq, double, 4, VS_RIGID_SLOTS(m))        /* orientation w, x, y, z */ \
+  X(rv, double, 3, VS_RIGID_SLOTS(m))        /* velocity */ \
+  X(rw, double, 3, VS_RIGID_SLOTS(m))        /* angular velocity, world frame */ \
+  X(rn_cache, int32_t, 1, (size_t)(m->n_rigid > 0)) /* contacts in the cache */ \
+  X(rcache_ab, int32_t, 2, (size_t)m->rigid_max_contacts) /* bodies (b < 0: collider -1-b) */ \
+  X(rcache_feature, int32_t, 1, (size_t)m->rigid_max_contacts) /* feature id (bits) */ \
+  X(rcache_impulse, double, 4, (size_t)m->rigid_max_contacts) /* normal, friction (world) */ \
+  X(rjoint_impulse, double, 3, (size_t)m->n_rjoints) /* accumulated joint impulses */
 
 typedef struct vs_solver_scratch vs_solver_scratch;
 

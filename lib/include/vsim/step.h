@@ -31,11 +31,15 @@ typedef struct vs_error_stats {
 typedef struct vs_observables {
   vs_error_stats kind[VS_KIND_COUNT];
   vs_error_stats all;
-  double penetration_max; /* deepest collider penetration (>= 0), m */
-  double kinetic;         /* sum of m |v|^2 / 2 over movable particles, J */
-  double potential;       /* sum of -m g . x over movable particles (zero at the origin), J */
+  double penetration_max; /* deepest collider penetration (>= 0), m; rigid bodies: the
+                             deepest contact (collider or body) */
+  double kinetic;         /* sum of m |v|^2 / 2 over movable particles and rigid bodies
+                             (plus w . I w / 2 of each body), J */
+  double potential;       /* sum of -m g . x over movable particles and rigid bodies
+                             (zero at the origin), J */
   double overlap_max;     /* deepest overlap of two colliding particles found in the last step, m */
   int64_t alive;          /* constraints not torn */
+  int64_t rigid_contacts; /* rigid contact points found in the last step */
 } vs_observables;
 
 /* Measure the state.  per_constraint (n_constraints) receives |C| of every

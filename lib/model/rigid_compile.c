@@ -1,0 +1,241 @@
+/* rigid_compile.c: the scene's rigid bodies (VS_BODY_RIGID items of
+ * `bodies`, in file order) and solver.rigid into the rigid solver's model
+ * (lib/solve/rigid.h), plus the model rows that the writer and the state
+ * read (initial pose, mass, inertia, shape, size).  The scene's colliders
+ * are the rigid bodies' colliders too (same kind numbers). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/build.h"
+#include "solve/rigid.h"
+
+_Static_assert((int)VS_RIGID_BOX == VS_RSHAPE_BOX && (int)VS_RIGID_SPHERE == VS_RSHAPE_SPHERE &&
+                   (int)VS_RIGID_CAPSULE == VS_RSHAPE_CAPSULE,
+               "scene shapes are the solver's shapes");
+_Static_assert((int)VS_COLLIDER_PLANE == VS_RCOLL_PLANE && (int)VS_COLLIDER_SPHERE == VS_RCOLL_SPHERE &&
+                   (int)VS_COLLIDER_BOX == VS_RCOLL_BOX && (int)VS_COLLIDER_BOUNDS == VS_RCOLL_BOUNDS,
+               "scene colliders are the solver's colliders");
+
+int32_t vs_rigid_count(const vs_scene *s) {
+  int32_t n = 0;
+  for (size_t b = 0; b < s->n_bodies; b++) n += s->bodies[b].kind == VS_BODY_RIGID;
+  return n;
+}
+
+int vs_rigid_item(const vs_constraint_desc *cd) {
+  if ((int)cd->kind == VS_CONSTRAINT_BALL || (int)cd->kind == VS_CONSTRAINT_ATTACH) return 1;
+  return cd->kind == VS_KIND_DISTANCE && (strchr(cd->a.text, '@') || strchr(cd->b.text, '@'));
+}
+
+void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach) {
+  *joints = *attach = 0;
+  for (size_t c = 0; c < s->n_constraints; c++) {
+    const vs_constraint_desc *cd = &s->constraints[c];
+    if (!vs_rigid_item(cd)) continue;
+    if ((int)cd->kind == VS_CONSTRAINT_ATTACH) (*attach)++;
+    else (*joints)++;
+  }
+}
+
+static vs_status item_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
+                            const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static vs_status item_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
+                            const char *key, const char *fmt, ...) {
+  char why[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return vs_error_set(err, VS_ERR_SCENE, file, r->loc.line, r->loc.column, "constraints.%zu.%s: %s",
+                      ci, key, why);
+}
+
+/* The rigid index of the body named by text[0 .. n), -1 for "world" when
+ * world is allowed, -2 when there is none. */
+static int32_t find_rigid(const vs_model *m, const char *text, size_t n, int world) {
+  if (world && n == 5 && !strncmp(text, "world", 5)) return -1;
+  for (int32_t i = 0; i < m->n_rigid; i++) {
+    const char *name = m->bodies[m->rigid_body[i]].name;
+    if (strlen(name) == n && !strncmp(name, text, n)) return i;
+  }
+  return -2;
+}
+
+/* "NAME@[x, y, z]": the body and the local point; -2 when malformed or unknown. */
+static int32_t body_point(const vs_model *m, const char *text, double p[3], const char **why) {
+  const char *at = strchr(text, '@');
+  *why = "expected a body point \"NAME@[x, y, z]\" on a rigid body";
+  if (!at) return -2;
+  const char *q = at + 1;
+  while (*q == ' ') q++;
+  if (*q++ != '[') return -2;
+  for (int k = 0; k < 3; k++) {
+    char *end;
+    p[k] = strtod(q, &end);
+    if (end == q || !isfinite(p[k])) return -2;
+    q = end;
+    while (*q == ' ') q++;
+    if (*q != (k < 2 ? ',' : ']')) return -2;
+    q++;
+  }
+  while (*q == ' ') q++;
+  if (*q) return -2;
+  int32_t b = find_rigid(m, text, (size_t)(at - text), 0);
+  if (b < 0) *why = "no rigid body of that name";
+  return b;
+}
+
+/* Body-local coordinates of world point p on body b (b < 0: p itself). */
+static void to_local(const vs_model *m, int32_t b, const double p[3], double out[3]) {
+  if (b < 0) {
+    memcpy(out, p, 3 * sizeof(double));
+    return;
+  }
+  double R[9], d[3];
+  vs_quat_to_mat(&m->rigid_q0[4 * b], R);
+  for (int k = 0; k < 3; k++) d[k] = p[k] - m->rigid_x0[3 * b + k];
+  vs_r_mul_t(R, d, out);
+}
+
+static void to_world(const vs_model *m, int32_t b, const double p[3], double out[3]) {
+  double R[9];
+  vs_quat_to_mat(&m->rigid_q0[4 * b], R);
+  vs_r_mul(R, p, out);
+  for (int k = 0; k < 3; k++) out[k] += m->rigid_x0[3 * b + k];
+}
+
+/* Joints (ball, body-point distance) into the rigid model, attachments into
+ * the model's attach rows, in file order. */
+static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
+  vs_rmodel *rm = m->rigid;
+  int32_t j = 0, a = 0;
+  for (size_t c = 0; c < s->n_constraints; c++) {
+    const vs_constraint_desc *cd = &s->constraints[c];
+    if (!vs_rigid_item(cd)) continue;
+    if ((int)cd->kind == VS_CONSTRAINT_ATTACH) {
+      int32_t p;
+      char why[256];
+      if (vs_model_resolve_ref(m, cd->a.text, &p, why, sizeof why) != VS_OK)
+        return item_error(err, file, &cd->a, c, "particle", "%s", why);
+      int32_t b = find_rigid(m, cd->b.text, strlen(cd->b.text), 0);
+      if (b < 0) return item_error(err, file, &cd->b, c, "body", "no rigid body named '%s'", cd->b.text);
+      m->attach_p[a] = p;
+      m->attach_body[a] = b;
+      memcpy(&m->attach_at[3 * a], cd->at, 3 * sizeof(double));
+      a++;
+      continue;
+    }
+    if ((int)cd->kind == VS_CONSTRAINT_BALL) {
+      int32_t ba = find_rigid(m, cd->a.text, strlen(cd->a.text), 0);
+      int32_t bb = find_rigid(m, cd->b.text, strlen(cd->b.text), 1);
+      if (ba < 0) return item_error(err, file, &cd->a, c, "a", "no rigid body named '%s'", cd->a.text);
+      if (bb < -1) return item_error(err, file, &cd->b, c, "b", "no rigid body named '%s'", cd->b.text);
+      if (bb == ba) return item_error(err, file, &cd->b, c, "b", "expected a body other than '%s'", cd->a.text);
+      rm->joint_kind[j] = VS_RJOINT_BALL;
+      rm->joint_ab[2 * j] = ba;
+      rm->joint_ab[2 * j + 1] = bb;
+      to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
+      to_local(m, bb, cd->at, &rm->joint_pb[3 * j]);
+      j++;
+      continue;
+    }
+    /* distance between body points */
+    double pa[3], pb[3];
+    const char *why;
+    int32_t ba = body_point(m, cd->a.text, pa, &why);
+    if (ba < 0) return item_error(err, file, &cd->a, c, "a", "%s", why);
+    int32_t bb = body_point(m, cd->b.text, pb, &why);
+    if (bb < 0) return item_error(err, file, &cd->b, c, "b", "%s", why);
+    if (bb == ba) return item_error(err, file, &cd->b, c, "b", "expected a body other than the one of a");
+    if (cd->has_min || cd->has_max)
+      return vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
+                          "constraints.%zu: a distance between body points is two-sided (rest), "
+                          "not min or max", c);
+    double wa[3], wb[3];
+    to_world(m, ba, pa, wa);
+    to_world(m, bb, pb, wb);
+    const double d[3] = {wa[0] - wb[0], wa[1] - wb[1], wa[2] - wb[2]};
+    rm->joint_kind[j] = VS_RJOINT_DISTANCE;
+    rm->joint_ab[2 * j] = ba;
+    rm->joint_ab[2 * j + 1] = bb;
+    memcpy(&rm->joint_pa[3 * j], pa, sizeof pa);
+    memcpy(&rm->joint_pb[3 * j], pb, sizeof pb);
+    rm->joint_rest[j] = cd->rest_auto ? sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) : cd->rest;
+    j++;
+  }
+  return VS_OK;
+}
+
+vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
+  if (m->n_rigid == 0) {
+    for (size_t c = 0; c < s->n_constraints; c++) {
+      const vs_constraint_desc *cd = &s->constraints[c];
+      if (!vs_rigid_item(cd)) continue;
+      const vs_ref *r = (int)cd->kind == VS_CONSTRAINT_ATTACH ? &cd->b : &cd->a;
+      return item_error(err, file, r, c, (int)cd->kind == VS_CONSTRAINT_ATTACH ? "body" : "a",
+                        "no rigid body named '%s' (the scene has no rigid bodies)", r->text);
+    }
+    return VS_OK;
+  }
+  vs_rmodel *rm = NULL;
+  if (vs_rmodel_create(m->n_rigid, (int32_t)s->n_colliders, m->n_rjoints, &rm) != VS_OK)
+    return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the rigid bodies");
+  m->rigid = rm;
+  vs_rsettings *st = &rm->set;
+  st->iterations = (int32_t)s->rigid.iterations;
+  st->baumgarte = s->rigid.baumgarte;
+  st->slop = s->rigid.slop;
+  st->restitution_threshold = s->rigid.restitution_threshold;
+  st->warm_start = s->rigid.warm_start;
+  st->substeps = (int32_t)s->rigid.substeps;
+  st->damping = s->damping;
+  memcpy(st->gravity, s->gravity, sizeof st->gravity);
+  m->rigid_max_contacts = rm->max_contacts;
+  for (size_t c = 0; c < s->n_colliders; c++) {
+    const vs_collider_desc *cd = &s->colliders[c];
+    vs_rcollider *rc = &rm->colliders[c];
+    rc->kind = (int32_t)cd->kind;
+    memcpy(rc->a, cd->a, sizeof rc->a);
+    memcpy(rc->b, cd->b, sizeof rc->b);
+    rc->radius = cd->radius;
+    rc->friction = cd->friction;
+    rc->restitution = cd->restitution;
+  }
+  int32_t i = 0;
+  for (size_t b = 0; b < s->n_bodies; b++) {
+    const vs_body_desc *d = &s->bodies[b];
+    if (d->kind != VS_BODY_RIGID) continue;
+    double size[3] = {d->size[0], d->size[1], d->size[2]};
+    if (d->shape == VS_RIGID_SPHERE) size[0] = d->rradius, size[1] = size[2] = 0.0;
+    if (d->shape == VS_RIGID_CAPSULE) size[0] = d->rradius, size[1] = d->length, size[2] = 0.0;
+    const double mass = d->has_density ? d->density * vs_rigid_volume((int32_t)d->shape, size) : d->mass;
+    if (vs_rmodel_set_body(rm, i, (int32_t)d->shape, size, mass, 0.0, d->fixed, d->friction,
+                           d->restitution) != VS_OK)
+      return vs_error_set(err, VS_ERR_SCENE, file, d->loc.line, d->loc.column,
+                          "bodies.%zu: a rigid body needs a positive size and mass", b);
+    m->rigid_body[i] = (int32_t)b;
+    memcpy(&m->rigid_size[3 * i], &rm->size[3 * i], 3 * sizeof(double));
+    m->rigid_shape[i] = (int32_t)d->shape;
+    m->rigid_mass[i] = d->fixed ? INFINITY : mass;
+    double I[3];
+    vs_rigid_inertia((int32_t)d->shape, size, mass, I);
+    for (int k = 0; k < 3; k++) m->rigid_inertia[3 * i + k] = d->fixed ? INFINITY : I[k];
+    memcpy(&m->rigid_x0[3 * i], d->center, 3 * sizeof(double));
+    double q[4] = {1, 0, 0, 0};
+    if (d->has_orientation) memcpy(q, d->orientation, sizeof q);
+    else if (d->has_rotation) vs_quat_from_euler_deg(d->rotation, q);
+    vs_quat_normalize(q);
+    memcpy(&m->rigid_q0[4 * i], q, sizeof q);
+    if (!d->fixed) {
+      memcpy(&m->rigid_v0[3 * i], d->velocity, 3 * sizeof(double));
+      memcpy(&m->rigid_w0[3 * i], d->angular_velocity, 3 * sizeof(double));
+    }
+    i++;
+  }
+  return compile_items(m, s, file, err);
+}
+
+void vs_rigid_model_free(struct vs_rmodel *rm) { vs_rmodel_free(rm); }

@@ -1,0 +1,149 @@
+/* rigid_couple.c: the rigid bodies inside vs_step.  Their state lives in
+ * vs_state's rows (rx, rq, rv, rw and the warm-start cache, so the checkpoint
+ * holds all of it); the solver core (rigid_*.c) sees them through a vs_rstate
+ * view built here, without copying.  Particles with a radius touch the
+ * bodies at the position level (vs_rigid_particle_contact): the particle is
+ * moved as by a moving obstacle, and the body gets the opposite impulse. */
+#include <string.h>
+
+#include "solve/rigid.h"
+#include "solve/solve.h"
+
+static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
+  rs->n_bodies = m->n_rigid;
+  rs->x = s->rx;
+  rs->q = s->rq;
+  rs->v = s->rv;
+  rs->w = s->rw;
+  rs->n_cache = s->rn_cache[0];
+  rs->cache_ab = s->rcache_ab;
+  rs->cache_feature = (uint32_t *)s->rcache_feature; /* same bits, the cache's identity */
+  rs->cache_impulse = s->rcache_impulse;
+  rs->joint_impulse = s->rjoint_impulse;
+}
+
+void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
+  vs_rstate rs;
+  view(m, s, &rs);
+  vs_rigid_step(m->rigid, &rs, s->scratch->rigid, h);
+  s->rn_cache[0] = rs.n_cache;
+  s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;
+}
+
+/* Coulomb friction of a particle-body contact at the position level
+ * (Macklin et al. 2014, §6.1): the tangential displacement of the particle
+ * relative to the body's point over the step is removed when it is below
+ * friction * depth (static), else shortened by friction * depth (kinetic);
+ * the correction is split by the inverse masses and the body gets the
+ * opposite impulse, so momentum is kept.  The body's own friction is the
+ * coefficient (particles have none of their own). */
+static void contact_friction(const vs_rmodel *rm, vs_state *s, int32_t b, int32_t i, double *p,
+                             const double n[3], const double pt[3], double depth, double h) {
+  const double mu = rm->friction[b];
+  if (!(mu > 0.0)) return;
+  double *xb = s->rx + 3 * (size_t)b, *vb = s->rv + 3 * (size_t)b, *wb = s->rw + 3 * (size_t)b;
+  const double *pp = s->xprev + 4 * (size_t)i;
+  double r[3], vr[3], rel[3];
+  for (int k = 0; k < 3; k++) r[k] = pt[k] - xb[k];
+  vs_r_cross(wb, r, vr);
+  for (int k = 0; k < 3; k++) rel[k] = (p[k] - pp[k]) - h * (vb[k] + vr[k]);
+  const double rn = vs_r_dot(rel, n);
+  double t[3];
+  for (int k = 0; k < 3; k++) t[k] = rel[k] - rn * n[k];
+  const double len = vs_r_len(t);
+  if (!(len > 0.0)) return;
+  for (int k = 0; k < 3; k++) t[k] /= len;
+  const double corr = len < mu * depth ? len : mu * depth;
+  const double im = rm->inv_mass[b], wp = p[3];
+  double R[9], rt[3], iwrt[3] = {0, 0, 0}, wbt = 0.0;
+  vs_quat_to_mat(s->rq + 4 * (size_t)b, R);
+  if (im > 0.0) {
+    double loc[3];
+    vs_r_cross(r, t, rt);
+    vs_r_mul_t(R, rt, loc);
+    for (int k = 0; k < 3; k++) loc[k] *= rm->inv_inertia[3 * (size_t)b + k];
+    vs_r_mul(R, loc, iwrt);
+    wbt = im + vs_r_dot(rt, iwrt);
+  }
+  if (!(wp + wbt > 0.0)) return;
+  const double lambda = corr / (wp + wbt);
+  for (int k = 0; k < 3; k++) p[k] -= wp * lambda * t[k];
+  if (im > 0.0) {
+    double dth[3];
+    for (int k = 0; k < 3; k++) {
+      xb[k] += im * lambda * t[k];
+      vb[k] += im * lambda / h * t[k];
+      dth[k] = lambda * iwrt[k];
+      wb[k] += dth[k] / h;
+    }
+    vs_quat_integrate(s->rq + 4 * (size_t)b, dth, 1.0);
+  }
+}
+
+/* Each particle with a radius against each body whose bounding sphere it
+ * reaches, in (particle, body) order. */
+void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
+  vs_rstate rs;
+  view(m, s, &rs);
+  const vs_rmodel *rm = m->rigid;
+  for (int32_t i = 0; i < m->n_particles; i++) {
+    const double r = m->radius[i];
+    if (r <= 0.0) continue;
+    double *p = s->x + 4 * (size_t)i;
+    for (int32_t b = 0; b < m->n_rigid; b++) {
+      const double *c = s->rx + 3 * (size_t)b;
+      const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]}, reach = rm->bound[b] + r;
+      if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > reach * reach) continue;
+      double n[3], depth, pt[3];
+      if (!vs_rigid_point_query(rm, &rs, b, p, r, 0.0, n, &depth, pt) || depth <= 0.0) continue;
+      if (vs_rigid_particle_contact(rm, &rs, b, p, p[3], r, h, NULL))
+        contact_friction(rm, s, b, i, p, n, pt, depth, h);
+    }
+  }
+}
+
+/* `attach`: particle p held at the body-local point a of body b, solved at
+ * the position level like the particle constraints: the gap d between the
+ * particle and the point is split by the particle's inverse mass and the
+ * body's generalised inverse mass along d at the point; the particle moves,
+ * the body gets the opposite impulse in its velocities (its joints act on it
+ * in the next rigid step, so its share of the gap closes there: a few
+ * millimetres stay open while the body is pulled), so momentum is kept.
+ * Run after the rigid step, so the gap is closed at the step's end. */
+void vs_attach_rigid(const vs_model *m, vs_state *s, double h) {
+  const vs_rmodel *rm = m->rigid;
+  for (int32_t k = 0; k < m->n_attach; k++) {
+    const int32_t b = m->attach_body[k];
+    double *p = s->x + 4 * (size_t)m->attach_p[k];
+    double *xb = s->rx + 3 * (size_t)b, *qb = s->rq + 4 * (size_t)b;
+    double R[9], r[3], d[3];
+    vs_quat_to_mat(qb, R);
+    vs_r_mul(R, &m->attach_at[3 * (size_t)k], r);
+    for (int c = 0; c < 3; c++) d[c] = p[c] - (xb[c] + r[c]);
+    const double len = vs_r_len(d);
+    if (!(len > 0.0)) continue;
+    const double n[3] = {d[0] / len, d[1] / len, d[2] / len};
+    const double im = rm->inv_mass[b];
+    double rn[3], iwrn[3] = {0, 0, 0}, wb = 0.0;
+    if (im > 0.0) {
+      double loc[3];
+      vs_r_cross(r, n, rn);
+      vs_r_mul_t(R, rn, loc);
+      for (int c = 0; c < 3; c++) loc[c] *= rm->inv_inertia[3 * (size_t)b + c];
+      vs_r_mul(R, loc, iwrn);
+      wb = im + vs_r_dot(rn, iwrn);
+    }
+    const double wp = p[3], wsum = wp + wb;
+    if (!(wsum > 0.0)) continue;
+    const double lambda = len / wsum;
+    for (int c = 0; c < 3; c++) p[c] -= wp * lambda * n[c];
+    if (im > 0.0) {
+      double dth[3];
+      for (int c = 0; c < 3; c++) {
+        s->rv[3 * (size_t)b + c] += im * lambda / h * n[c];
+        dth[c] = lambda * iwrn[c];
+        s->rw[3 * (size_t)b + c] += dth[c] / h;
+      }
+    }
+  }
+}

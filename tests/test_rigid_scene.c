@@ -1,0 +1,420 @@
+/* test_rigid_scene.c: rigid bodies through the whole pipeline -- scene ->
+ * model -> vs_step (analytic answers through the scene's own keys:
+ * incline, rolling, bounce, two-way particle contact conserving momentum)
+ * and `vsim run` end to end: bitwise identity across --threads and across
+ * --resume, `info` and `compare` on rigid files, and every bad input of
+ * the rigid keys: exit 2, file:line:col, no output left. */
+#include <math.h>
+
+#include "runutil.h"
+#include "solve/rigid.h"
+#include "vsim/step.h"
+
+static char *g_dir;
+static void setup(void) { g_dir = tu_tmpdir(); }
+static void teardown(void) {
+  tu_rmtree(g_dir);
+  free(g_dir);
+}
+
+static void step_n(const vs_model *m, vs_state *s, int n) {
+  vs_error e;
+  for (int i = 0; i < n; i++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
+}
+
+/* ---- physics through the scene keys ---------------------------------------- */
+
+/* g (sin 30 - mu cos 30), mu = sqrt(0.2 * 0.2), along the slope. */
+START_TEST(box_slides_down_the_incline_at_the_coulomb_rate) {
+  vs_scene *sc = tu_scene(
+      "time: {dt: 1/60}\n"
+      "world: {colliders: [{plane: {normal: [-0.5, 0.8660254037844386, 0], friction: 0.2}}]}\n"
+      "bodies: [{rigid: {name: crate, size: [0.4, 0.2, 0.4], position: [0, 0.1, 0],\n"
+      "                  rotation: [0, 0, 30], friction: 0.2}}]\n");
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  step_n(m, s, 30); /* settle onto the slope */
+  const double v0 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
+  step_n(m, s, 60);
+  const double v1 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
+  const double a = (v1 - v0) / 1.0, want = 9.81 * (0.5 - 0.2 * sqrt(3.0) / 2.0);
+  ck_assert_msg(fabs(a - want) < 0.02 * want, "a = %g, want %g", a, want);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* (5/7) g sin 30 for a ball rolling without slipping, and w = |v| / r. */
+START_TEST(ball_rolls_without_slipping) {
+  vs_scene *sc = tu_scene(
+      "time: {dt: 1/60}\n"
+      "world: {colliders: [{plane: {normal: [-0.5, 0.8660254037844386, 0], friction: 0.8}}]}\n"
+      "bodies: [{rigid: {name: ball, shape: sphere, radius: 0.2, position: [0, 0.2, 0],\n"
+      "                  friction: 0.8}}]\n");
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  step_n(m, s, 30);
+  const double v0 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
+  step_n(m, s, 60);
+  const double v1 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
+  const double a = v1 - v0, want = 5.0 / 7.0 * 9.81 * 0.5;
+  ck_assert_msg(fabs(a - want) < 0.02 * want, "a = %g, want %g", a, want);
+  const double w = sqrt(s->rw[0] * s->rw[0] + s->rw[1] * s->rw[1] + s->rw[2] * s->rw[2]);
+  ck_assert_msg(fabs(w * 0.2 - v1) < 0.02 * v1, "w r = %g, v = %g", w * 0.2, v1);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* Restitution 0.5 (the pair's max): the bounce reaches 0.25 of the drop. */
+START_TEST(bounce_reaches_a_quarter_of_the_drop) {
+  vs_scene *sc = tu_scene(
+      "time: {dt: 1/240, substeps: 1}\n"
+      "world: {colliders: [{plane: {}}]}\n"
+      "bodies: [{rigid: {name: ball, shape: sphere, radius: 0.1, position: [0, 1.1, 0],\n"
+      "                  restitution: 0.5}}]\n");
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  double top = 0.0;
+  int bounced = 0;
+  for (int i = 0; i < 240 * 2; i++) {
+    step_n(m, s, 1);
+    if (s->rv[1] > 0.0) bounced = 1;
+    if (bounced && s->rx[1] - 0.1 > top) top = s->rx[1] - 0.1;
+  }
+  ck_assert_msg(fabs(top - 0.25) < 0.02, "bounce height %g, want 0.25", top);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* A particle with a radius hits a free box in zero gravity: the total linear
+ * momentum (particle m v + body m v) is kept, the body got moving. */
+START_TEST(particle_rigid_contact_keeps_momentum) {
+  vs_scene *sc = tu_scene(
+      "time: {dt: 1/120, substeps: 2}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {name: shot, positions: [[-1, 0.05, 0.1]], velocities: [[4, 0, 0]],\n"
+      "                mass: 0.3, radius: 0.05}\n"
+      "  - rigid: {name: crate, size: [0.4, 0.4, 0.4], mass: 2}\n");
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  const double P0 = 0.3 * 4.0;
+  double P[3];
+  for (int i = 0; i < 120; i++) {
+    step_n(m, s, 1);
+    for (int k = 0; k < 3; k++) P[k] = 0.3 * s->v[k] + 2.0 * s->rv[k];
+    ck_assert_msg(fabs(P[0] - P0) < 1e-9 * P0 && fabs(P[1]) < 1e-9 && fabs(P[2]) < 1e-9,
+                  "step %d: P = (%.17g, %g, %g), want (%g, 0, 0)", i, P[0], P[1], P[2], P0);
+  }
+  ck_assert_double_gt(s->rv[0], 0.1);                  /* the box was pushed */
+  ck_assert_double_gt(fabs(s->rw[1]) + fabs(s->rw[2]), 1e-3); /* off-centre: it turns */
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* A box sliding on a floor of pinned particles (radius 5 cm): with friction
+ * 0.5 it stops after about v^2 / (2 mu g) = 0.10 m; with none it slides on. */
+static double slide(double friction) {
+  char y[8192];
+  int n = snprintf(y, sizeof y, "time: {dt: 1/60, substeps: 2}\nbodies:\n  - particles:\n"
+                               "      radius: 0.05\n      positions: [");
+  for (int i = 0; i < 21; i++)
+    for (int j = 0; j < 11; j++)
+      n += snprintf(y + n, sizeof y - (size_t)n, "%s[%g, 0, %g]", i + j ? ", " : "", -1 + 0.1 * i,
+                    -0.5 + 0.1 * j);
+  n += snprintf(y + n, sizeof y - (size_t)n, "]\n      pin: [");
+  for (int k = 0; k < 21 * 11; k++) n += snprintf(y + n, sizeof y - (size_t)n, "%s%d", k ? ", " : "", k);
+  snprintf(y + n, sizeof y - (size_t)n,
+           "]\n  - rigid: {name: crate, size: [0.4, 0.2, 0.4], position: [-0.4, 0.15, 0],\n"
+           "            velocity: [1, 0, 0], friction: %g}\n", friction);
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  step_n(m, s, 60);
+  const double d = s->rx[0] + 0.4;
+  if (friction > 0) ck_assert_msg(fabs(s->rv[0]) < 0.02, "still sliding at %g m/s", s->rv[0]);
+  ck_assert_msg(fabs(s->rx[1] - 0.15) < 0.01, "height %g", s->rx[1]);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+  return d;
+}
+
+START_TEST(particle_contacts_have_coulomb_friction) {
+  const double d = slide(0.5), want = 1.0 / (2 * 0.5 * 9.81);
+  ck_assert_msg(fabs(d - want) < 0.3 * want, "stopped after %g m, want about %g", d, want);
+  const double free_d = slide(0.0);
+  ck_assert_msg(free_d > 0.9, "frictionless: slid only %g m", free_d);
+}
+END_TEST
+
+/* The model rows the writer reads: mass from density, inf when fixed; the
+ * initial pose from rotation. */
+START_TEST(model_rows_follow_the_keys) {
+  vs_scene *sc = tu_scene(
+      "bodies:\n"
+      "  - rigid: {name: a, size: [1, 2, 0.5], density: 10, rotation: [0, 0, 90]}\n"
+      "  - rigid: {name: b, shape: capsule, radius: 0.1, length: 0.4, fixed: true}\n"
+      "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [2, 2]}\n");
+  vs_model *m = tu_model(sc);
+  ck_assert_int_eq(m->n_rigid, 2);
+  ck_assert_int_eq(m->n_particles, 4);
+  ck_assert_double_eq_tol(m->rigid_mass[0], 10.0, 1e-12);
+  ck_assert_double_eq_tol(m->rigid_inertia[0], 10.0 / 12.0 * (4 + 0.25), 1e-12);
+  ck_assert(isinf(m->rigid_mass[1]) && isinf(m->rigid_inertia[3]));
+  ck_assert_int_eq(m->rigid_shape[1], VS_RIGID_CAPSULE);
+  ck_assert_double_eq(m->rigid_size[3], 0.1);
+  ck_assert_double_eq(m->rigid_size[4], 0.4);
+  ck_assert_double_eq_tol(m->rigid_q0[0], sqrt(0.5), 1e-15);
+  ck_assert_double_eq_tol(m->rigid_q0[3], sqrt(0.5), 1e-15);
+  ck_assert_str_eq(m->bodies[m->rigid_body[1]].name, "b");
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* World point of body-local point a on rigid body b. */
+static void anchor(const vs_state *s, int b, const double a[3], double out[3]) {
+  double R[9];
+  vs_quat_to_mat(&s->rq[4 * b], R);
+  vs_r_mul(R, a, out);
+  for (int k = 0; k < 3; k++) out[k] += s->rx[3 * b + k];
+}
+
+/* A chain of 6 boxes on ball joints, hung from the world and released
+ * horizontal: every joint keeps its anchors within 1 mm for 4 s. */
+START_TEST(ball_joint_chain_keeps_its_joints) {
+  char y[2048];
+  int n = snprintf(y, sizeof y, "time: {dt: 1/60}\nbodies:\n");
+  for (int i = 0; i < 6; i++)
+    n += snprintf(y + n, sizeof y - (size_t)n,
+                  "  - rigid: {name: l%d, size: [0.25, 0.06, 0.06], position: [%g, 2, 0]}\n", i,
+                  0.125 + 0.25 * i);
+  n += snprintf(y + n, sizeof y - (size_t)n, "constraints:\n  - ball: {a: l0, b: world, at: [0, 2, 0]}\n");
+  for (int i = 0; i < 5; i++)
+    n += snprintf(y + n, sizeof y - (size_t)n, "  - ball: {a: l%d, b: l%d, at: [%g, 2, 0]}\n", i,
+                  i + 1, 0.25 * (i + 1));
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  ck_assert_int_eq(m->n_rjoints, 6);
+  vs_state *s = tu_state(m);
+  const double left[3] = {-0.125, 0, 0}, right[3] = {0.125, 0, 0};
+  double worst = 0.0;
+  for (int f = 0; f < 240; f++) {
+    step_n(m, s, 1);
+    double a[3], b[3];
+    anchor(s, 0, left, a);
+    const double w[3] = {0, 2, 0};
+    for (int k = 0; k < 3; k++) a[k] -= w[k];
+    worst = fmax(worst, vs_r_len(a));
+    for (int i = 0; i < 5; i++) {
+      anchor(s, i, right, a);
+      anchor(s, i + 1, left, b);
+      for (int k = 0; k < 3; k++) a[k] -= b[k];
+      worst = fmax(worst, vs_r_len(a));
+    }
+  }
+  ck_assert_msg(worst < 1e-3, "largest joint gap %g m", worst);
+  ck_assert_double_lt(s->rx[3 * 5 + 1], 1.5); /* it did swing down */
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* attach in zero gravity: a moving particle held at a body point drags the
+ * body; the total linear momentum is kept and the gap stays small. */
+START_TEST(attach_acts_both_ways_and_keeps_momentum) {
+  vs_scene *sc = tu_scene(
+      "time: {dt: 1/120}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {name: p, positions: [[0.2, 0.3, 0]], velocities: [[0, 0, 2]], mass: 0.5}\n"
+      "  - rigid: {name: crate, size: [0.4, 0.4, 0.4], mass: 2}\n"
+      "constraints:\n"
+      "  - attach: {particle: 'p:0', body: crate, at: [0.2, 0.2, 0]}\n");
+  vs_model *m = tu_model(sc);
+  ck_assert_int_eq(m->n_attach, 1);
+  vs_state *s = tu_state(m);
+  const double P0 = 0.5 * 2.0;
+  for (int i = 0; i < 240; i++) {
+    step_n(m, s, 1);
+    double P[3];
+    for (int k = 0; k < 3; k++) P[k] = 0.5 * s->v[k] + 2.0 * s->rv[k];
+    ck_assert_msg(fabs(P[2] - P0) < 1e-9 * P0 && fabs(P[0]) < 1e-9 && fabs(P[1]) < 1e-9,
+                  "step %d: P = (%g, %g, %.17g)", i, P[0], P[1], P[2]);
+  }
+  double a[3];
+  const double at[3] = {0.2, 0.2, 0};
+  anchor(s, 0, at, a);
+  for (int k = 0; k < 3; k++) a[k] -= s->x[k];
+  ck_assert_msg(vs_r_len(a) < 0.01, "gap %g", vs_r_len(a));
+  ck_assert_double_gt(s->rv[2], 0.1); /* the body was dragged along */
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* ---- end to end -------------------------------------------------------------- */
+
+static const char *const SCENE =
+    "time: {dt: 1/60, frames: 40, substeps: 2}\n"
+    "solver: {integrator: xpbd, iterations: 6, relaxation: jacobi, rigid: {iterations: 3}}\n"
+    "output: {fields: [position, velocity]}\n"
+    "world: {colliders: [{plane: {point: [0, -1, 0], friction: 0.5}}]}\n"
+    "bodies:\n"
+    "  - cloth: {name: sheet, origin: [-0.5, 0, -0.5], size: [1, 1], resolution: [12, 12],\n"
+    "            plane: xz, mass: 2, radius: 0.04, pin: top-corners}\n"
+    "  - rigid: {name: box, size: [0.3, 0.2, 0.3], position: [0, 0.5, 0], mass: 0.5,\n"
+    "            rotation: [0, 20, 10]}\n"
+    "  - rigid: {name: ball, shape: sphere, radius: 0.1, position: [0.3, 0.9, 0.1]}\n";
+
+static char *in_dir(const char *name) { return cu_strf("%s/%s", g_dir, name); }
+
+static void run_ok(const char *scene, const char *out, const char *extra1, const char *extra2) {
+  cu_proc p = cu_vsim(g_dir, "run", scene, "-o", out, "-q", extra1, extra2, (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+}
+
+static void expect_equal(const char *a, const char *b) {
+  cu_proc p = cu_vsim(g_dir, "compare", a, b, (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "equal");
+  cu_free(&p);
+}
+
+START_TEST(bitwise_across_threads_and_resume) {
+  char *scene = in_dir("s.yaml");
+  cu_write(scene, SCENE);
+  run_ok("s.yaml", "t1.h5", "--threads", "1");
+  run_ok("s.yaml", "t3.h5", "--threads", "3");
+  expect_equal("t1.h5", "t3.h5");
+  run_ok("s.yaml", "r.h5", "--frames", "17");
+  cu_proc p = cu_vsim(g_dir, "run", "--resume", "r.h5", "--frames", "40", "-q", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  expect_equal("t1.h5", "r.h5");
+  /* a changed rigid key is seen by compare */
+  run_ok("s.yaml", "f.h5", "--set", "bodies.box.friction=0.1");
+  p = cu_vsim(g_dir, "compare", "t1.h5", "f.h5", (char *)NULL);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "/particles/rigid/");
+  cu_free(&p);
+  free(scene);
+}
+END_TEST
+
+START_TEST(info_on_a_rigid_only_file) {
+  char *scene = in_dir("r.yaml");
+  cu_write(scene, "time: {frames: 5}\nworld: {colliders: [{plane: {}}]}\n"
+                  "bodies: [{rigid: {name: cube, position: [0, 2, 0]}}]\n");
+  run_ok("r.yaml", "r.h5", NULL, NULL);
+  cu_proc p = cu_vsim(g_dir, "info", "r.h5", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "/particles/rigid/position/value");
+  CU_EXPECT_IN(p.out, "/particles/rigid/orientation/value");
+  CU_EXPECT_IN(p.out, "/observables/rigid_contacts/value");
+  cu_free(&p);
+  expect_equal("r.h5", "r.h5");
+  free(scene);
+}
+END_TEST
+
+/* Each bad rigid input: exit 2, the message with file:line:col, no file. */
+START_TEST(bad_rigid_inputs_exit_2_and_leave_nothing) {
+  static const struct {
+    const char *yaml, *msg;
+  } cases[] = {
+      {"bodies:\n  - rigid: {orientation: [1, 0, 0, 0], rotation: [0, 0, 30]}\n",
+       "bad.yaml:2:50: bodies.0.rigid.rotation: expected either orientation or rotation, got both"},
+      {"bodies:\n  - rigid: {mass: 2, density: 3}\n",
+       "bad.yaml:2:31: bodies.0.rigid.density: expected either mass or density, got both"},
+      {"bodies:\n  - rigid: {shape: cube}\n",
+       "bad.yaml:2:20: bodies.0.rigid.shape: expected one of box, sphere, capsule, got cube"},
+      {"bodies:\n  - rigid: {size: [1, 0, 1]}\n",
+       "bad.yaml:2:23: bodies.0.rigid.size.1: expected a finite number > 0, got 0"},
+      {"bodies:\n  - rigid: {shape: sphere, radius: -1}\n",
+       "bad.yaml:2:36: bodies.0.rigid.radius: expected a finite number > 0, got -1"},
+      {"bodies:\n  - rigid: {orientation: [0, 0, 0, 0]}\n",
+       "bad.yaml:2:26: bodies.0.rigid.orientation: expected a quaternion [w, x, y, z] of non-zero "
+       "length, got [0, 0, 0, 0]"},
+      {"bodies:\n  - rope: {name: a, from: [0, 0, 0], to: [1, 0, 0], segments: 2}\n"
+       "  - rigid: {name: a}\n",
+       "bad.yaml:3:19: bodies.1: duplicate body name 'a' (body 0 has it too)"},
+      {"bodies:\n  - rigid: {pin: [0]}\n", "bad.yaml:2:13: bodies.0.rigid: unknown key 'pin'"},
+      {"solver: {rigid: {slop: -1}}\n",
+       "bad.yaml:1:24: solver.rigid.slop: expected a finite number >= 0, got -1"},
+      {"solver: {rigid: {iterations: 0}}\n", "bad.yaml:1:30: solver.rigid.iterations: expected an integer >= 1, got 0"},
+      {"solver: {rigid: 3}\n", "bad.yaml:1:17: solver.rigid: expected a mapping, got 3"},
+      {"bodies: [{rigid: {name: crate}}]\nconstraints:\n  - ball: {a: crate, b: lid, at: [0, 0, 0]}\n",
+       "bad.yaml:3:25: constraints.0.b: no rigid body named 'lid'"},
+      {"bodies: [{rigid: {name: crate}}, {rigid: {name: lid}}]\nconstraints:\n"
+       "  - distance: {a: \"crate@[0, 1]\", b: \"lid@[0, 0, 0]\"}\n",
+       "bad.yaml:3:19: constraints.0.a: expected a body point \"NAME@[x, y, z]\" on a rigid body"},
+      {"bodies: [{rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 2}}]\nconstraints:\n"
+       "  - attach: {particle: 'r:0', body: crate, at: [0, 0, 0]}\n",
+       "bad.yaml:3:37: constraints.0.body: no rigid body named 'crate'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *scene = in_dir("bad.yaml");
+    cu_write(scene, cases[i].yaml);
+    cu_proc p = cu_vsim(g_dir, "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
+    CU_EXPECT_CODE(p, 2);
+    CU_EXPECT_IN(p.err, cases[i].msg);
+    cu_free(&p);
+    char *listing = cu_listing(g_dir);
+    ck_assert_msg(strcmp(listing, "bad.yaml") == 0, "case %zu left: %s", i, listing);
+    free(listing);
+    free(scene);
+  }
+}
+END_TEST
+
+START_TEST(set_and_validate_reach_the_rigid_keys) {
+  char *scene = in_dir("v.yaml");
+  cu_write(scene, "bodies: [{rigid: {name: crate}}]\n");
+  cu_proc p = cu_vsim(g_dir, "validate", "v.yaml", "--set", "bodies.crate.shape=capsule", "--set",
+                      "solver.rigid.iterations=7", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "crate      rigid     capsule [0.5, 1, 0], mass 1 kg");
+  CU_EXPECT_IN(p.out, "rigid        1 bodies, 0 joints, 0 attached particles; solver.rigid: "
+                      "iterations 7, substeps 4");
+  cu_free(&p);
+  free(scene);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("rigid_scene");
+  TCase *tc = tcase_create("physics");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, box_slides_down_the_incline_at_the_coulomb_rate);
+  tcase_add_test(tc, ball_rolls_without_slipping);
+  tcase_add_test(tc, bounce_reaches_a_quarter_of_the_drop);
+  tcase_add_test(tc, particle_rigid_contact_keeps_momentum);
+  tcase_add_test(tc, model_rows_follow_the_keys);
+  tcase_add_test(tc, particle_contacts_have_coulomb_friction);
+  tcase_add_test(tc, ball_joint_chain_keeps_its_joints);
+  tcase_add_test(tc, attach_acts_both_ways_and_keeps_momentum);
+  suite_add_tcase(s, tc);
+  TCase *cli = tcase_create("cli");
+  tcase_set_timeout(cli, 120);
+  tcase_add_checked_fixture(cli, setup, teardown);
+  tcase_add_test(cli, bitwise_across_threads_and_resume);
+  tcase_add_test(cli, info_on_a_rigid_only_file);
+  tcase_add_test(cli, bad_rigid_inputs_exit_2_and_leave_nothing);
+  tcase_add_test(cli, set_and_validate_reach_the_rigid_keys);
+  suite_add_tcase(s, cli);
+  return s;
+}
+
+int main(void) { return tu_run(suite()); }
