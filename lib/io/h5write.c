@@ -344,7 +344,15 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   w->resolved_hash = h5c_hash_text(info ? info->resolved_yaml : NULL);
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
-    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
+    /* The root group's object header in the 1.10 format carries time
+     * stamps unless told otherwise: two runs a second apart then differed
+     * in those bytes (identical runs must give identical files). */
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
+      w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, fcpl, w->fapl);
+    else
+      w->file = H5I_INVALID_HID;
+    if (fcpl >= 0) H5Pclose(fcpl);
     if (w->file < 0) {
       char what[1024];
       snprintf(what, sizeof what, "cannot create '%s'", w->tmp);
