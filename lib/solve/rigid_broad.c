@@ -1,0 +1,141 @@
+/* rigid_broad.c: the rigid bodies' broad phase.  Axis-aligned bounding
+ * boxes, sort and sweep on x (bodies sorted by (min x, index), pairs sorted
+ * by (i, j)), so the order never depends on addresses; each candidate pair
+ * and each body against each collider goes to the narrow phase
+ * (rigid_collide.c). */
+#include <math.h>
+#include <string.h>
+
+#include "solve/rigid.h"
+
+/* ---- broad phase ---- */
+
+static void body_aabb(const vs_rmodel *m, const vs_rstate *s, int32_t i, double margin,
+                      double *box) {
+  double R[9], e[3];
+  vs_quat_to_mat(&s->q[4 * i], R);
+  const double *sz = &m->size[3 * i];
+  if (m->shape[i] == VS_RSHAPE_BOX) {
+    for (int k = 0; k < 3; k++)
+      e[k] = 0.5 * (fabs(R[3 * k]) * sz[0] + fabs(R[3 * k + 1]) * sz[1] + fabs(R[3 * k + 2]) * sz[2]);
+  } else if (m->shape[i] == VS_RSHAPE_SPHERE) {
+    e[0] = e[1] = e[2] = sz[0];
+  } else {
+    for (int k = 0; k < 3; k++) e[k] = 0.5 * sz[1] * fabs(R[3 * k + 1]) + sz[0];
+  }
+  const double *x = &s->x[3 * i];
+  for (int k = 0; k < 3; k++) {
+    box[k] = x[k] - e[k] - margin;
+    box[3 + k] = x[k] + e[k] + margin;
+  }
+}
+
+static void msort_idx(int32_t *a, int32_t *tmp, const double *key, int32_t n) {
+  for (int32_t w = 1; w < n; w *= 2) {
+    for (int32_t lo = 0; lo < n; lo += 2 * w) {
+      int32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        /* stable, ties by original index order */
+        if (key[a[j]] < key[a[i]]) tmp[k++] = a[j++];
+        else tmp[k++] = a[i++];
+      }
+      while (i < mid) tmp[k++] = a[i++];
+      while (j < hi) tmp[k++] = a[j++];
+    }
+    memcpy(a, tmp, sizeof(int32_t) * (size_t)n);
+  }
+}
+
+static void msort_i64(int64_t *a, int64_t *tmp, int32_t n) {
+  for (int32_t w = 1; w < n; w *= 2) {
+    for (int32_t lo = 0; lo < n; lo += 2 * w) {
+      int32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = a[j] < a[i] ? a[j++] : a[i++];
+      while (i < mid) tmp[k++] = a[i++];
+      while (j < hi) tmp[k++] = a[j++];
+    }
+    memcpy(a, tmp, sizeof(int64_t) * (size_t)n);
+  }
+}
+
+static int aabb_collider(const vs_rcollider *c, const double *box) {
+  switch (c->kind) {
+  case VS_RCOLL_SPHERE:
+    for (int k = 0; k < 3; k++)
+      if (box[k] > c->a[k] + c->radius || box[3 + k] < c->a[k] - c->radius) return 0;
+    return 1;
+  case VS_RCOLL_BOX:
+    for (int k = 0; k < 3; k++)
+      if (box[k] > c->b[k] || box[3 + k] < c->a[k]) return 0;
+    return 1;
+  case VS_RCOLL_BOUNDS:
+    for (int k = 0; k < 3; k++)
+      if (box[k] < c->a[k] || box[3 + k] > c->b[k]) return 1;
+    return 0;
+  default: { /* plane: the box's lowest corner along the normal */
+    double lo = 0;
+    for (int k = 0; k < 3; k++) lo += c->b[k] * ((c->b[k] >= 0 ? box[k] : box[3 + k]) - c->a[k]);
+    return lo < 0;
+  }
+  }
+}
+
+void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
+  int32_t n = m->n_bodies, nc = 0;
+  double margin = m->set.margin;
+  w->dropped = 0;
+  for (int32_t i = 0; i < n; i++) {
+    body_aabb(m, s, i, 0.5 * margin, &w->aabb[6 * i]);
+    w->order[i] = i;
+    w->key[i] = w->aabb[6 * i];
+  }
+  msort_idx(w->order, w->tmp, w->key, n);
+  /* sort and sweep on x */
+  int32_t np = 0;
+  for (int32_t oi = 0; oi < n; oi++) {
+    int32_t i = w->order[oi];
+    const double *bi = &w->aabb[6 * i];
+    for (int32_t oj = oi + 1; oj < n; oj++) {
+      int32_t j = w->order[oj];
+      const double *bj = &w->aabb[6 * j];
+      if (bj[0] > bi[3]) break;
+      if (bj[1] > bi[4] || bj[4] < bi[1] || bj[2] > bi[5] || bj[5] < bi[2]) continue;
+      if (m->inv_mass[i] == 0 && m->inv_mass[j] == 0) continue;
+      if (np >= w->max_contacts) {
+        w->dropped++;
+        continue;
+      }
+      int32_t lo = i < j ? i : j, hi = i < j ? j : i;
+      w->pairs[np++] = (int64_t)lo * n + hi;
+    }
+  }
+  msort_i64(w->pairs, w->pair_tmp, np);
+  w->n_pairs = np;
+  /* narrow phase in (a, colliders, then b) order */
+  vs_rcontact buf[VS_RIGID_PAIR_MAX];
+  int32_t pi = 0;
+  for (int32_t a = 0; a < n; a++) {
+    if (m->inv_mass[a] != 0) {
+      for (int32_t c = 0; c < m->n_colliders; c++) {
+        if (!aabb_collider(&m->colliders[c], &w->aabb[6 * a])) continue;
+        int k = vs_rigid_collide_collider(m, s, a, c, margin, buf);
+        for (int q = 0; q < k; q++) {
+          if (nc < w->max_contacts) w->contacts[nc++] = buf[q];
+          else w->dropped++;
+        }
+      }
+    }
+    while (pi < np && w->pairs[pi] / n == a) {
+      int32_t b = (int32_t)(w->pairs[pi] % n);
+      pi++;
+      int k = vs_rigid_collide_pair(m, s, a, b, margin, buf);
+      for (int q = 0; q < k; q++) {
+        if (nc < w->max_contacts) w->contacts[nc++] = buf[q];
+        else w->dropped++;
+      }
+    }
+  }
+  w->n_contacts = nc;
+}
