@@ -4,6 +4,8 @@
  * it off, vsim xdmf writes one anywhere with the .h5 named relative to it,
  * and bad input is exit 2 with the file named.  ParaView itself reads them
  * in tests/clients/. */
+#include <math.h>
+
 #include "runutil.h"
 
 static const char *scene =
@@ -70,6 +72,8 @@ START_TEST(run_writes_the_sidecar) {
   ck_assert_ptr_null(strstr(x, "tmp"));
   ck_assert_ptr_null(strstr(x, "velocity")); /* not recorded */
   ck_assert_ptr_null(strstr(x, "alive"));    /* nothing can tear */
+  ck_assert_ptr_null(strstr(x, "collider")); /* none in the scene */
+  ck_assert_ptr_null(strstr(x, "rigid"));
   free(x);
 
   /* output.xdmf: false */
@@ -150,12 +154,128 @@ START_TEST(xdmf_command) {
 }
 END_TEST
 
+/* The static grids come after the temporal collection (drawn at every
+ * frame), as the file's last grid. */
+static const char *static_part(const char *x) {
+  const char *c = strstr(x, "</Grid>\n<Grid Name=\"colliders\" GridType=\"Collection\" "
+                            "CollectionType=\"Spatial\">\n");
+  ck_assert_msg(c != NULL, "no colliders grid after the frames in:\n%s", x);
+  ck_assert_ptr_null(strstr(c, "<Time"));
+  ck_assert_int_eq(count(x, "Name=\"colliders\""), 1);
+  const char *end = "</Grid>\n</Grid>\n</Domain>\n</Xdmf>\n";
+  size_t n = strlen(x), e = strlen(end);
+  ck_assert(n > e && strcmp(x + n - e, end) == 0);
+  return c;
+}
+
+START_TEST(colliders_and_rigid_bodies) {
+  char *d = tu_tmpdir();
+  char *sphere = cu_repo_path("configs/cloth_sphere.yaml");
+  char *drape = cu_repo_path("configs/mesh_drape.yaml");
+  char *dice = cu_repo_path("configs/rigid_dice.yaml");
+
+  /* a sphere (a closed UV sphere of 16 x 8: 114 points, 224 triangles,
+   * poles at the centre +- r) and a plane (a quad in it) */
+  cu_proc r = cu_vsim(d, "run", sphere, "-o", "s.h5", "-q", "--frames", "4", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  char *x = slurp_in(d, "s.xmf");
+  const char *c = static_part(x);
+  CU_EXPECT_IN(c, "<Grid Name=\"collider 0 sphere\" GridType=\"Uniform\"><Topology "
+                  "TopologyType=\"Triangle\" NumberOfElements=\"224\"><DataItem "
+                  "Dimensions=\"224 3\" NumberType=\"Int\" Precision=\"4\" Format=\"XML\">\n"
+                  "0 2 1\n");
+  CU_EXPECT_IN(c, "<Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"114 3\" "
+                  "NumberType=\"Float\" Precision=\"8\" Format=\"XML\">\n0 1 0\n");
+  CU_EXPECT_IN(c, "\n0 0 0\n</DataItem></Geometry></Grid>\n<Grid Name=\"collider 1 plane\"");
+  CU_EXPECT_IN(c, "<Topology TopologyType=\"Quadrilateral\" NumberOfElements=\"1\">");
+  /* the quad lies in y = 0, square, around the cloth (2 m wide) */
+  const char *q = strstr(c, "Dimensions=\"4 3\"");
+  ck_assert_ptr_nonnull(q);
+  q = strchr(q, '\n');
+  double v[4][3];
+  for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(sscanf(q, "%lf %lf %lf", &v[i][0], &v[i][1], &v[i][2]), 3);
+    q = strchr(q + 1, '\n');
+    ck_assert_ptr_nonnull(q);
+    ck_assert(v[i][1] == 0);
+    ck_assert(fabs(v[i][0]) == fabs(v[0][0]) && fabs(v[i][2]) == fabs(v[0][0]));
+  }
+  ck_assert(fabs(v[0][0]) > 1.5 && fabs(v[0][0]) < 5);
+  ck_assert_int_eq(count(x, "<Grid Name=\"collider "), 2);
+  ck_assert_ptr_null(strstr(x, "rigid"));
+  free(x);
+
+  /* a mesh: its own datasets in the .h5 */
+  r = cu_vsim(d, "run", drape, "-o", "m.h5", "-q", "--frames", "2", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  x = slurp_in(d, "m.xmf");
+  c = static_part(x);
+  CU_EXPECT_IN(c, "<Grid Name=\"collider 0 mesh\" GridType=\"Uniform\"><Topology "
+                  "TopologyType=\"Triangle\" NumberOfElements=\"1280\"><DataItem "
+                  "Dimensions=\"1280 3\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">"
+                  "m.h5:/world/colliders/0/triangles</DataItem></Topology><Geometry "
+                  "GeometryType=\"XYZ\"><DataItem Dimensions=\"642 3\" NumberType=\"Float\" "
+                  "Precision=\"8\" Format=\"HDF\">m.h5:/world/colliders/0/vertices</DataItem>"
+                  "</Geometry></Grid>\n<Grid Name=\"collider 1 plane\"");
+  free(x);
+
+  /* rigid dice on a box: a polyvertex of the 3 centres each frame with
+   * their orientation, shape and size; the box a hexahedron */
+  r = cu_vsim(d, "run", dice, "-o", "r.h5", "-q", "--frames", "4", "--set",
+              "output.fields=[position,velocity]", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  x = slurp_in(d, "r.xmf");
+  c = static_part(x);
+  CU_EXPECT_IN(x, "<DataItem Name=\"rigid\" Dimensions=\"3\" NumberType=\"Int\" "
+                  "Precision=\"4\" Format=\"XML\">0 1 2 </DataItem>");
+  ck_assert_int_eq(count(x, "<Grid Name=\"rigid\" GridType=\"Uniform\"><Topology "
+                            "TopologyType=\"Polyvertex\" NodesPerElement=\"1\" "
+                            "NumberOfElements=\"3\"><DataItem Reference=\"XML\">"
+                            "/Xdmf/Domain/DataItem[@Name=\"rigid\"]</DataItem></Topology>"),
+                   5);
+  CU_EXPECT_IN(x, "<DataItem Dimensions=\"3 3\" Format=\"XML\">4 0 0 1 1 1 1 3 3</DataItem>"
+                  "<DataItem Dimensions=\"5 3 3\" NumberType=\"Float\" Precision=\"8\" "
+                  "Format=\"HDF\">r.h5:/particles/rigid/position/value</DataItem>");
+  CU_EXPECT_IN(x, "<Attribute Name=\"orientation\" AttributeType=\"Matrix\" Center=\"Node\">"
+                  "<DataItem ItemType=\"HyperSlab\" Dimensions=\"3 4\" Type=\"HyperSlab\">"
+                  "<DataItem Dimensions=\"3 3\" Format=\"XML\">4 0 0 1 1 1 1 3 4</DataItem>"
+                  "<DataItem Dimensions=\"5 3 4\" NumberType=\"Float\" Precision=\"8\" "
+                  "Format=\"HDF\">r.h5:/particles/rigid/orientation/value</DataItem>");
+  CU_EXPECT_IN(x, "<Attribute Name=\"shape\" AttributeType=\"Scalar\" Center=\"Node\">"
+                  "<DataItem Dimensions=\"3\" NumberType=\"Int\" Precision=\"4\" "
+                  "Format=\"HDF\">r.h5:/particles/rigid/shape</DataItem></Attribute>"
+                  "<Attribute Name=\"size\" AttributeType=\"Vector\" Center=\"Node\">"
+                  "<DataItem Dimensions=\"3 3\" NumberType=\"Float\" Precision=\"8\" "
+                  "Format=\"HDF\">r.h5:/particles/rigid/size</DataItem></Attribute>");
+  ck_assert_int_eq(count(x, "Format=\"HDF\">r.h5:/particles/rigid/angular_velocity/value<"), 5);
+  ck_assert_int_eq(count(x, "Format=\"HDF\">r.h5:/particles/rigid/velocity/value<"), 5);
+  CU_EXPECT_IN(c, "<Grid Name=\"collider 0 box\" GridType=\"Uniform\"><Topology "
+                  "TopologyType=\"Hexahedron\" NumberOfElements=\"1\"><DataItem "
+                  "Dimensions=\"1 8\" NumberType=\"Int\" Precision=\"4\" Format=\"XML\">"
+                  "0 1 2 3 4 5 6 7</DataItem></Topology><Geometry GeometryType=\"XYZ\">"
+                  "<DataItem Dimensions=\"8 3\" NumberType=\"Float\" Precision=\"8\" "
+                  "Format=\"XML\">\n-0.5 0 -0.5\n0.5 0 -0.5\n0.5 0.80000000000000004 -0.5\n"
+                  "-0.5 0.80000000000000004 -0.5\n-0.5 0 0.5\n0.5 0 0.5\n"
+                  "0.5 0.80000000000000004 0.5\n-0.5 0.80000000000000004 0.5\n</DataItem>");
+  free(x);
+  free(sphere);
+  free(drape);
+  free(dice);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 static Suite *xdmf_cli_suite(void) {
   Suite *s = suite_create("xdmf_cli");
   TCase *tc = tcase_create("xdmf_cli");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, run_writes_the_sidecar);
   tcase_add_test(tc, xdmf_command);
+  tcase_add_test(tc, colliders_and_rigid_bodies);
   suite_add_tcase(s, tc);
   return s;
 }

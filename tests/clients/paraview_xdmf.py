@@ -3,11 +3,15 @@
 
     pvpython --force-offscreen-rendering tests/clients/paraview_xdmf.py VSIM ROOT WORKDIR
 
-For a cloth, a rope and a torn cloth: the .xmf beside the .h5 opens in the
+For a cloth, a rope, a torn cloth, a cloth on a sphere and a plane, one on a
+mesh collider, and rigid dice on a box: the .xmf beside the .h5 opens in the
 XDMF reader, has one timestep per recorded frame at the file's times, every
 frame's points are the positions h5py reads (bit for bit), the torn cloth's
-links carry `alive` equal to /connectivity/alive, and a frame renders to a
-PNG that is not blank.  Exit 0 when all hold; an AssertionError otherwise."""
+links carry `alive` equal to /connectivity/alive, the rigid grid's points
+and orientations are /particles/rigid's, each collider of /world/colliders
+is a grid at every frame (a mesh its vertices and triangles, a box its 8
+corners, a sphere a surface within its radius, a plane a quad on it), and a
+frame renders to a PNG that is not blank.  Exit 0 when all hold; an AssertionError otherwise."""
 import os
 import subprocess
 import sys
@@ -23,7 +27,10 @@ from vtkmodules.vtkIOImage import vtkPNGReader
 vsim, root, work = sys.argv[1:4]
 scenes = [("cloth", "configs/cloth_hanging.yaml", ["--frames", "12"]),
           ("rope", "configs/rope_pendulum.yaml", ["--frames", "12"]),
-          ("torn", "configs/torn_cloth.yaml", ["--frames", "30"])]
+          ("torn", "configs/torn_cloth.yaml", ["--frames", "30"]),
+          ("sphere", "configs/cloth_sphere.yaml", ["--frames", "3"]),
+          ("drape", "configs/mesh_drape.yaml", ["--frames", "3"]),
+          ("dice", "configs/rigid_dice.yaml", ["--frames", "6"])]
 
 
 def blocks(data):
@@ -49,6 +56,19 @@ for name, scene, opts in scenes:
         times = f["/particles/all/position/time"][:]
         alive = f["/connectivity/alive/value"][:] if "/connectivity/alive" in f else None
         ntri = f["/connectivity/triangles"].shape[0] if "/connectivity/triangles" in f else 0
+        rigid = "/particles/rigid" in f
+        if rigid:
+            rpos = f["/particles/rigid/position/value"][:]
+            rq = f["/particles/rigid/orientation/value"][:]
+            rsize = f["/particles/rigid/size"][:]
+        coll = {}
+        for i, g in f["/world/colliders"].items() if "/world/colliders" in f else []:
+            c = dict(g.attrs)
+            c["kind"] = c["kind"].decode() if isinstance(c["kind"], bytes) else str(c["kind"])
+            if c["kind"] == "mesh":
+                c["vertices"] = g["vertices"][:]
+                c["ntri"] = g["triangles"].shape[0]
+            coll["collider %s %s" % (i, c["kind"])] = c
     # open from another directory: the .xmf names the .h5 relative to itself
     os.chdir("/")
     r = XDMFReader(FileNames=[xmf])
@@ -60,9 +80,39 @@ for name, scene, opts in scenes:
         r.UpdatePipeline(t)
         b = blocks(sm.Fetch(r))
         assert b, name + ": no grids"
+        seen = set()
         for grid, ds in b.items():
             pts = vtk_to_numpy(ds.GetPoints().GetData())
+            where = "%s frame %d grid %s" % (name, k, grid)
+            if grid == "rigid":
+                assert np.array_equal(pts, rpos[k]), where + ": rigid positions"
+                q = vtk_to_numpy(ds.GetPointData().GetArray("orientation"))
+                assert np.array_equal(q, rq[k]), where + ": orientation"
+                s = vtk_to_numpy(ds.GetPointData().GetArray("size"))
+                assert np.array_equal(s, rsize), where + ": size"
+                continue
+            if grid in coll:
+                c = coll[grid]
+                if c["kind"] == "mesh":
+                    assert np.array_equal(pts, c["vertices"]), where
+                    assert ds.GetNumberOfCells() == c["ntri"], where
+                elif c["kind"] in ("box", "bounds"):
+                    assert np.array_equal(pts.min(0), c["min"]), where
+                    assert np.array_equal(pts.max(0), c["max"]), where
+                    assert ds.GetNumberOfCells() == 1, where
+                elif c["kind"] == "sphere":
+                    d = np.linalg.norm(pts - c["center"], axis=1)
+                    assert np.allclose(d, c["radius"], rtol=1e-12, atol=0), where
+                    assert ds.GetNumberOfCells() > 100, where
+                elif c["kind"] == "plane":
+                    n = c["normal"] / np.linalg.norm(c["normal"])
+                    assert np.allclose((pts - c["point"]) @ n, 0, atol=1e-12), where
+                    assert ds.GetNumberOfCells() == 1, where
+                seen.add(grid)
+                continue
             assert np.array_equal(pts, pos[k]), "%s frame %d grid %s: positions" % (name, k, grid)
+        assert seen == set(coll), "%s frame %d: colliders %s, want %s" % (name, k, seen, set(coll))
+        assert rigid == ("rigid" in b), "%s frame %d: rigid grid" % (name, k)
         if ntri:
             assert b["triangles"].GetNumberOfCells() == ntri, name + ": triangles"
         if alive is not None:
@@ -85,7 +135,8 @@ for name, scene, opts in scenes:
     background = img[0]
     drawn = np.any(img != background, axis=1).sum()
     assert drawn > 100, "%s: only %d pixels drawn" % (name, drawn)
-    print("paraview: %s: %d timesteps, positions equal, %d pixels drawn" % (name, len(ts), drawn))
+    print("paraview: %s: %d timesteps, positions equal, %d colliders%s, %d pixels drawn"
+          % (name, len(ts), len(coll), ", rigid bodies" if rigid else "", drawn))
     ResetSession()
 print("paraview: ok")
 sys.stdout.flush()
