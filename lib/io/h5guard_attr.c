@@ -192,9 +192,21 @@ static int walk_group(walk *w, hid_t g) {
 
 static herr_t walk_cb(hid_t group, const char *name, const H5L_info_t *info, void *data) {
   walk *w = data;
-  if (info->type != H5L_TYPE_HARD) return 0; /* not data of this file */
+  if (info->type == H5L_TYPE_SOFT) return 0; /* a name for data seen elsewhere, or nothing */
   if (w->left == 0) {
     vs_error_set(w->err, VS_ERR_LIMIT, w->f->name, 0, 0, "more objects than the limit");
+    w->failed = 1;
+    return -1;
+  }
+  if (info->type != H5L_TYPE_HARD) {
+    /* an external or user-defined link: data (or code) outside this file */
+    char p[1100], safe[1200];
+    size_t len = strlen(w->path);
+    snprintf(p, sizeof p, "%s%s%s", w->path, len == 1 ? "" : "/", name);
+    vs_error_set(w->err, VS_ERR_FORMAT, w->f->name, 0, 0, "%s is %s: refused",
+                 vs_h5g_escape(p, safe, sizeof safe),
+                 info->type == H5L_TYPE_EXTERNAL ? "an external link (to another file)"
+                                                 : "a user-defined link");
     w->failed = 1;
     return -1;
   }
