@@ -261,13 +261,13 @@ done:
   return rc;
 }
 
-/* "[3, 2, 1]": the multi-index of a flat index; "[5, 32, 3]" for dims. */
+/* "[3, 2, 1]": the multi-index of a flat index. */
 static void index_text(const vs_h5g_dset *x, int64_t flat, char *buf, size_t size) {
   uint64_t idx[VS_H5G_MAX_RANK];
   uint64_t f = (uint64_t)flat;
   for (int i = x->rank - 1; i >= 0; i--) {
     uint64_t d = x->dims[i] ? x->dims[i] : 1;
-    idx[i] = flat < 0 ? x->dims[i] : f % d;
+    idx[i] = f % d;
     f /= d;
   }
   size_t used = (size_t)snprintf(buf, size, "[");
@@ -275,22 +275,6 @@ static void index_text(const vs_h5g_dset *x, int64_t flat, char *buf, size_t siz
     used += (size_t)snprintf(buf + used, size - used, "%s%llu", i ? ", " : "",
                              (unsigned long long)idx[i]);
   if (used < size) snprintf(buf + used, size - used, "]");
-}
-
-static const char *type_text(unsigned t) {
-  switch (t) {
-    case VS_H5G_F64: return "float64";
-    case VS_H5G_F32: return "float32";
-    case VS_H5G_I64: return "int64";
-    case VS_H5G_I32: return "int32";
-    case VS_H5G_I16: return "int16";
-    case VS_H5G_I8: return "int8";
-    case VS_H5G_U64: return "uint64";
-    case VS_H5G_U32: return "uint32";
-    case VS_H5G_U16: return "uint16";
-    case VS_H5G_U8: return "uint8";
-    default: return "unknown";
-  }
 }
 
 static vs_status compare_pair(const vs_h5g_file *fa, const vs_h5g_file *fb, const char *path,
@@ -309,10 +293,10 @@ static vs_status compare_pair(const vs_h5g_file *fa, const vs_h5g_file *fb, cons
   if (!same_shape || !comparable) {
     if (!(d = diff_add(out, path, VS_DIFF_SHAPE))) goto oom;
     char sa[160], sb[160];
-    index_text(&a, -1, sa, sizeof sa);
-    index_text(&b, -1, sb, sizeof sb);
-    snprintf(d->detail, sizeof d->detail, "%s %s vs %s %s%s", sa, type_text(a.type), sb,
-             type_text(b.type), same_shape ? " (types not comparable)" : "");
+    vs_h5g_shape_text(&a, sa, sizeof sa);
+    vs_h5g_shape_text(&b, sb, sizeof sb);
+    snprintf(d->detail, sizeof d->detail, "%s %s vs %s %s%s", sa, vs_h5g_type_name(a.type), sb,
+             vs_h5g_type_name(b.type), same_shape ? " (types not comparable)" : "");
     goto done;
   }
   cmp_acc acc = {0};

@@ -182,6 +182,11 @@ char *vs_h5g_escape(const char *text, char *buf, size_t size);
  * Call right after the failing HDF5 call, before any other. */
 void vs_h5g_error_text(char *buf, size_t size);
 
+/* "float64", "int32", ... for a VS_H5G_* bit ("unknown" for others), and
+ * "[5, 32, 3]" for an open dataset ("[]" for rank 0). */
+const char *vs_h5g_type_name(unsigned type);
+void vs_h5g_shape_text(const vs_h5g_dset *d, char *buf, size_t size);
+
 /* Open a vsim result file through vs_h5g_open: as that, and a file
  * without /h5md and /parameters/vsim (hard links) is VS_ERR_FORMAT "not a
  * vsim result file"; a file that is not HDF5 "not an HDF5 file (not a vsim
