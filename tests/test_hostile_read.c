@@ -11,7 +11,8 @@
  *   - a chunked layout of rank 0 (the layout's dimensionality patched to
  *     1): exit 2 at once instead of looping;
  *   - `status`, `name`, `command` holding terminal escapes: printed escaped;
- *   - a truncated file: HDF5's own reason, not "unknown HDF5 error".
+ *   - a truncated file: HDF5's own reason, not "unknown HDF5 error";
+ *   - xdmf, render and plot refuse the same files (the viewers' reader).
  * The hostile files are made here with the HDF5 C API. */
 #include <hdf5.h>
 #include <sys/stat.h>
@@ -90,7 +91,7 @@ static void declare(hid_t f, const char *path, int rank, const hsize_t *dims, co
   H5Sclose(s);
 }
 
-/* compare f f and info f: exit 2 with msg on stderr, each within seconds. */
+/* compare f f, info, xdmf, render and plot f: exit 2 with msg on stderr, each within seconds. */
 static void expect_both_refuse(const char *file, const char *msg) {
   double t0 = now();
   cu_proc p = cu_vsim(dir, "compare", file, file, NULL);
@@ -102,8 +103,24 @@ static void expect_both_refuse(const char *file, const char *msg) {
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
+  /* the viewers' reader too (frames.c, xdmf.c): nothing written */
+  p = cu_vsim(dir, "xdmf", file, "-o", "v.xmf", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "render", file, "-o", "v.png", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "plot", file, "-o", "p.png", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  ck_assert_int_ne(access(P("v.xmf"), F_OK), 0);
+  ck_assert_int_ne(access(P("v.png"), F_OK), 0);
+  ck_assert_int_ne(access(P("p.png"), F_OK), 0);
   double dt = now() - t0;
-  ck_assert_msg(dt < 20, "%s: %.1f s to refuse", file, dt);
+  ck_assert_msg(dt < 30, "%s: %.1f s to refuse", file, dt);
 }
 
 START_TEST(external_link) {

@@ -193,6 +193,12 @@ void vs_h5g_shape_text(const vs_h5g_dset *d, char *buf, size_t size);
  * result)". */
 vs_status vs_h5g_open_result(const char *path, vs_h5g_file *f, vs_error *err);
 
+/* vs_h5g_open_result, then every dataset of the file opened and checked
+ * as numeric (any rank; layout, chunks, storage, declared size): for the
+ * readers that go on through HDF5's API with f->file (frames, xdmf).  The
+ * first dataset refused is the error, naming it. */
+vs_status vs_h5g_open_checked(const char *path, vs_h5g_file *f, vs_error *err);
+
 /* The paths of the datasets under each of roots (through vs_h5g_visit: an
  * external link is refused), sorted, into l (h5util.h's list: free it with
  * vs_h5_list_free, also after a failure).  At most max_objects objects. */

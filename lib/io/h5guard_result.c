@@ -60,3 +60,27 @@ vs_status vs_h5g_list(const vs_h5g_file *f, const char *const *roots, size_t n_r
   if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_str);
   return VS_OK;
 }
+
+static int check_cb(const char *path, void *data) {
+  void **ctx = data;
+  const vs_h5g_file *f = ctx[0];
+  vs_error *err = ctx[1];
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, VS_H5G_NUMERIC, -1, UINT64_MAX);
+  vs_h5g_dset d;
+  if (vs_h5g_dset_open(f, path, &spec, &d, err) != VS_OK) return 1;
+  vs_h5g_dset_close(&d);
+  return 0;
+}
+
+vs_status vs_h5g_open_checked(const char *path, vs_h5g_file *f, vs_error *err) {
+  vs_status rc = vs_h5g_open_result(path, f, err);
+  if (rc != VS_OK) return rc;
+  void *ctx[2] = {f, err};
+  int r = vs_h5g_visit(f, "/", (size_t)1 << 20, check_cb, ctx, err);
+  if (r != 0) {
+    rc = err && err->code != VS_OK ? err->code : VS_ERR_FORMAT;
+    vs_h5g_close(f);
+  }
+  return rc;
+}
