@@ -12,6 +12,8 @@
  *     1): exit 2 at once instead of looping;
  *   - `status`, `name`, `command` holding terminal escapes: printed escaped;
  *   - a truncated file: HDF5's own reason, not "unknown HDF5 error";
+ *   - the kept inputs that crashed HDF5 1.10.8 in H5Aread (a corrupt global
+ *     heap): exit 2, no crash, no hang;
  *   - xdmf, render and plot refuse the same files (the viewers' reader);
  *   - memory estimated before allocating: a 5-line scene with a 7000x7000
  *     cloth is refused at once saying how much it would take, and so is
@@ -500,6 +502,35 @@ START_TEST(memory_estimate_resume) {
 }
 END_TEST
 
+/* Issue 14 case 3: the inputs that crashed or hung HDF5 1.10.8 inside
+ * H5Aread of a variable-length string (a corrupt global heap), through
+ * info (exit 2 with the reason) and compare: promptly, no crash. */
+START_TEST(hdf5_heap_crashes) {
+  static const char *const names[] = {"vlen-attr-heap-loop", "vlen-attr-heap-object-size",
+                                      "vlen-attr-heap-object-size-2"};
+  char *golden = cu_repo_path("tests/golden/default.h5");
+  for (size_t i = 0; i < 3; i++) {
+    char *rel = cu_strf("tests/data/fuzz-h5/%s", names[i]);
+    char *src = cu_repo_path(rel);
+    double t0 = now();
+    cu_proc p = cu_vsim(dir, "info", src, NULL);
+    CU_EXPECT_CODE(p, 2);
+    CU_EXPECT_IN(p.err, names[i]);
+    CU_EXPECT_NOT_IN(p.err, "Sanitizer");
+    cu_free(&p);
+    /* compare reads no string attribute: differences (1) or refused (2) */
+    p = cu_vsim(dir, "compare", src, golden, NULL);
+    ck_assert_msg(p.code == 1 || p.code == 2, "%s: compare exit %d", names[i], p.code);
+    CU_EXPECT_NOT_IN(p.err, "Sanitizer");
+    cu_free(&p);
+    ck_assert_msg(now() - t0 < 30, "%s: %.1f s", names[i], now() - t0);
+    free(src);
+    free(rel);
+  }
+  free(golden);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("hostile_read");
   TCase *t = tcase_create("hostile_read");
@@ -513,6 +544,7 @@ static Suite *suite(void) {
   tcase_add_test(t, chunk_rank_zero);
   tcase_add_test(t, escapes_in_info);
   tcase_add_test(t, truncated_reason);
+  tcase_add_test(t, hdf5_heap_crashes);
   tcase_add_test(t, memory_estimate);
   tcase_add_test(t, memory_estimate_resume);
   suite_add_tcase(s, t);

@@ -69,12 +69,14 @@ static vs_status dim0(const vs_h5g_file *f, const char *path, int64_t *n, vs_err
   return VS_OK;
 }
 
-/* A text attribute: NULL when absent or not text; VS_ERR_NOMEM. */
-static vs_status text_attr(const vs_h5g_file *f, const char *obj, const char *name, char **out) {
-  vs_error e;
+/* A text attribute: NULL when absent; anything else wrong with it (not
+ * text, too long, a corrupt heap) refuses the file, naming it. */
+static vs_status text_attr(const vs_h5g_file *f, const char *obj, const char *name, char **out,
+                           vs_error *err) {
   *out = NULL;
-  vs_status rc = vs_h5g_attr_string(f, obj, name, MAX_TEXT, out, &e);
-  return rc == VS_ERR_NOMEM ? rc : VS_OK;
+  vs_status rc = vs_h5g_attr_string(f, obj, name, MAX_TEXT, out, err);
+  if (rc == VS_ERR_FORMAT && err && strstr(err->message, "has no attribute")) rc = VS_OK;
+  return rc;
 }
 
 vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) {
@@ -96,11 +98,11 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   vs_error ig;
   vs_sbuf b = {0};
   if ((st = vs_h5g_list(f, root, 1, MAX_OBJECTS, &l, err)) != VS_OK) goto done;
-  if ((st = text_attr(f, pv, "status", &status)) != VS_OK ||
-      (st = text_attr(f, pv, "version", &version)) != VS_OK ||
-      (st = text_attr(f, pv, "name", &name)) != VS_OK ||
-      (st = text_attr(f, pv, "command", &command)) != VS_OK)
-    goto nomem;
+  if ((st = text_attr(f, pv, "status", &status, err)) != VS_OK ||
+      (st = text_attr(f, pv, "version", &version, err)) != VS_OK ||
+      (st = text_attr(f, pv, "name", &name, err)) != VS_OK ||
+      (st = text_attr(f, pv, "command", &command, err)) != VS_OK)
+    goto done;
   has_format = vs_h5g_attr_int64(f, pv, "format_version", INT64_MIN, INT64_MAX, &format, &ig) == VS_OK;
   has_frames = vs_h5g_attr_int64(f, pv, "frames_recorded", INT64_MIN, INT64_MAX, &frames, &ig) == VS_OK;
   has_colors = vs_h5g_attr_int64(f, pv, "colors", INT64_MIN, INT64_MAX, &colors, &ig) == VS_OK;
