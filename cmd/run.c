@@ -24,6 +24,7 @@ enum {
   OPT_FRAMES,
   OPT_SET,
   OPT_THREADS,
+  OPT_MAX_MEMORY,
   OPT_QUIET,
   OPT_PROGRESS,
   OPT_NO_PROGRESS,
@@ -41,6 +42,9 @@ static const cli_opt run_opts[] = {
     {OPT_THREADS, "threads", 0, "N",
      "at most N solver threads [1], N <= 1024; 0 = all cores; fewer where that is faster "
      "(busy cores, see above); never changes results"},
+    {OPT_MAX_MEMORY, "max-memory", 0, "SIZE",
+     "refuse a scene whose model and run would take more than SIZE (2G, 500M) "
+     "[half the physical memory]"},
     {OPT_QUIET, "quiet", 'q', NULL, "nothing on stderr but errors"},
     {OPT_PROGRESS, "progress", 0, NULL, "progress bar on stderr [on when stderr is a terminal]"},
     {OPT_NO_PROGRESS, "no-progress", 0, NULL, "no progress bar"},
@@ -140,6 +144,13 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         const char *eq = strchr(v, '=');
         if (!eq || eq == v) return cli_usage_error("run", "--set: expected KEY=VALUE, got '%s'", v);
         a->sets[a->n_sets++] = v;
+        break;
+      }
+      case OPT_MAX_MEMORY: {
+        uint64_t bytes;
+        if (vs_parse_memory(v, &bytes) != 0)
+          return cli_usage_error("run", "--max-memory: '%s' is not a size (e.g. 2G, 500M)", v);
+        vs_set_max_memory(bytes);
         break;
       }
       case OPT_THREADS:

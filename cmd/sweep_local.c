@@ -12,6 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include "sweep.h"
@@ -151,11 +154,18 @@ static int start_point(sweep_run *r, size_t k, child *c) {
     return -1;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+#ifdef __linux__
+    /* The point dies with the sweep (kill -9 of it included): SIGTERM ends
+     * the run like Ctrl-C, its file kept as "interrupted", no temp file.
+     * A parent gone before prctl took effect is seen by getppid. */
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
+#endif
     if (dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0) _exit(127);
     close(po[0]);
     close(po[1]);

@@ -43,6 +43,12 @@ static const char *const DRAPE =
     "            mass: 0.5, radius: 0.01, stretch: {stiffness: 1}, shear: {stiffness: 0.8},\n"
     "            bend: {stiffness: 0.1}}\n";
 
+/* cu_write to a path made by cu_strf, then free the path. */
+static void write_at(char *path, const char *text) {
+  cu_write(path, text);
+  free(path);
+}
+
 START_TEST(drape_over_mesh_matches_sphere) {
   char *ico = repo("configs/meshes/icosphere.obj");
   char *ya = cu_strf(DRAPE, "sphere: {center: [0, 0.5, 0], radius: 0.5, friction: 0.8}");
@@ -260,7 +266,7 @@ START_TEST(obj_errors_exit_2) {
       {"v 0 0 0\nv 1 0 0\nv 0 1 0\n", "bad.obj"},
   };
   char *d = tu_tmpdir();
-  cu_write(cu_strf("%s/scene.yaml", d),
+  write_at(cu_strf("%s/scene.yaml", d),
            "time: {frames: 2}\nbodies:\n  - mesh: {name: m, file: bad.obj}\n");
   char *obj = cu_strf("%s/bad.obj", d);
   for (size_t i = 0; i < sizeof cases / sizeof *cases + 3; i++) {
@@ -287,7 +293,7 @@ START_TEST(obj_errors_exit_2) {
     if (i == sizeof cases / sizeof *cases) rmdir(obj);
   }
   /* a collider's error names its key; a zero-area triangle is dropped there */
-  cu_write(cu_strf("%s/scene.yaml", d),
+  write_at(cu_strf("%s/scene.yaml", d),
            "time: {frames: 2}\nworld:\n  colliders:\n    - mesh: {file: bad.obj}\n");
   cu_write(obj, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9\n");
   cu_proc p = cu_vsim(d, "run", "scene.yaml", "-o", "out.h5", NULL);
@@ -316,7 +322,7 @@ START_TEST(mesh_scene_bitwise_threads_and_resume) {
                     "            transform: {rotate: [90, 0, 0], translate: [-0.75, 0.3, -0.55]},\n"
                     "            bend: {stiffness: 0.3}}\n",
                     floor_obj, flag);
-  cu_write(cu_strf("%s/s.yaml", d), y);
+  write_at(cu_strf("%s/s.yaml", d), y);
   cu_proc p = cu_vsim(d, "run", "s.yaml", "-o", "t1.h5", "--threads", "1", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);

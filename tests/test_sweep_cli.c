@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include "runutil.h"
 
 static const char *scene_yaml =
@@ -510,6 +512,59 @@ START_TEST(interrupted_sweep) {
 }
 END_TEST
 
+/* kill -9 of the sweep (issue 14): its points get SIGTERM from the kernel
+ * (PR_SET_PDEATHSIG), finish their frame as "interrupted" and stop; no
+ * temporary file is left and nothing is written after. */
+START_TEST(killed_sweep_children_stop) {
+  char *d = setup(
+      "scene: ../scene.yaml\n"
+      "frames: 100000000\n"
+      "parameters:\n"
+      "  solver.iterations: [1, 2, 3, 4]\n");
+  cu_child c = cu_vsim_start(d, "sweep", "sweeps/s.yaml", "-o", "out", "-j", "2", NULL);
+  char *dir = cu_strf("%s/out", d);
+  int started = 0;
+  for (int i = 0; i < 1000 && !started; i++) {
+    char *ls = cu_listing(dir);
+    started = strstr(ls, ".point-0000.h5.tmp") && strstr(ls, ".point-0001.h5.tmp");
+    free(ls);
+    if (!started) sleep_ms(10);
+  }
+  ck_assert_msg(started, "the points did not start");
+  sleep_ms(200);
+  ck_assert_int_eq(kill(c.pid, SIGKILL), 0);
+  cu_proc p = cu_wait(&c);
+  ck_assert_int_eq(p.code, 128 + SIGKILL);
+  cu_free(&p);
+  /* the points end by themselves within seconds */
+  const char *want = "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf";
+  char *ls = NULL;
+  for (int i = 0; i < 3000; i++) {
+    free(ls);
+    ls = cu_listing(dir);
+    if (strcmp(ls, want) == 0) break;
+    sleep_ms(10);
+  }
+  ck_assert_str_eq(ls, want);
+  free(ls);
+  struct stat a0, a1;
+  char *f0 = cu_strf("%s/point-0000.h5", dir);
+  ck_assert_int_eq(stat(f0, &a0), 0);
+  sleep_ms(500);
+  ck_assert_int_eq(stat(f0, &a1), 0);
+  ck_assert_int_eq(a0.st_size, a1.st_size);
+  ck_assert_int_eq(a0.st_mtime, a1.st_mtime);
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf");
+  free(f0);
+  p = cu_vsim(d, "info", "--json", "out/point-0001.h5", NULL);
+  CU_EXPECT_IN(p.out, "\"status\": \"interrupted\"");
+  cu_free(&p);
+  free(dir);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 START_TEST(help) {
   char *d = tu_tmpdir();
   cu_proc p = cu_vsim(d, "sweep", "--help", NULL);
@@ -542,6 +597,7 @@ static Suite *sweep_cli_suite(void) {
   tcase_add_test(tc, output_directory);
   tcase_add_test(tc, bad_input);
   tcase_add_test(tc, interrupted_sweep);
+  tcase_add_test(tc, killed_sweep_children_stop);
   tcase_add_test(tc, help);
   suite_add_tcase(s, tc);
   return s;

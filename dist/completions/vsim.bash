@@ -37,11 +37,11 @@ _vsim() {
   local opts=""
   case $cmd in
     run)
-      opts="-o --output -f --force --frames --set --threads -q --quiet --progress --no-progress --summary --resume -h --help"
+      opts="-o --output -f --force --frames --set --threads --max-memory -q --quiet --progress --no-progress --summary --resume -h --help"
       case $prev in
         -o|--output|--resume) _vsim_files h5; return ;;
         --summary) COMPREPLY=($(compgen -W "json" -- "$cur")); return ;;
-        --frames|--threads) COMPREPLY=(); return ;;
+        --frames|--threads|--max-memory) COMPREPLY=(); return ;;
         --set) COMPREPLY=($(compgen -W "time. solver. world. bodies. constraints. output." -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files yaml yml; return; } ;;

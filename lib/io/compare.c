@@ -14,11 +14,14 @@
 
 #include "util/alloc.h"
 #include "util/text.h"
+#include "io/h5guard.h"
 #include "io/h5util.h"
 #include "vsim/compare.h"
 #include "vsim/vsim.h"
 
-#define BLOCK_ELEMS ((size_t)1 << 20)
+#define BLOCK_ELEMS ((uint64_t)1 << 20)
+/* objects walked in one file (vsim writes a few hundred) */
+#define MAX_OBJECTS ((size_t)1 << 20)
 
 /* The groups whose datasets are compared; /parameters records command
  * lines and timings and is deliberately left out. */
@@ -118,22 +121,20 @@ static void compare_block(cmp_acc *c, const double *a, const double *b, size_t n
   }
 }
 
-/* Raw bytes, for the rare non-numeric dataset of identical type. */
-static void compare_bytes(cmp_acc *c, const unsigned char *a, const unsigned char *b, size_t n,
-                          size_t esize, int64_t base) {
-  for (size_t i = 0; i < n; i++) {
-    if (memcmp(a + i * esize, b + i * esize, esize) == 0) continue;
-    if (c->first < 0) c->first = base + (int64_t)i;
-    c->n_bad++;
-  }
-}
-
-static int is_numeric(H5T_class_t c) { return c == H5T_INTEGER || c == H5T_FLOAT; }
-
 /* ---- one dataset pair ----------------------------------------------------- */
 
+/* Any rank, standard numeric types only (all vsim writes); the guard checks
+ * layout, chunks and declared size against the file before anything is
+ * read.  Values are streamed, so no bound on the dataset's bytes. */
+static vs_status open_checked(const vs_h5g_file *f, const char *path, vs_h5g_dset *d,
+                              vs_error *err) {
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, VS_H5G_NUMERIC, -1, UINT64_MAX);
+  return vs_h5g_dset_open(f, path, &spec, d, err);
+}
+
 /* A dataset of an H5MD time series group (value, step, time side by side). */
-static int in_time_series(hid_t f, const char *path) {
+static int in_time_series(const vs_h5g_file *f, const char *path) {
   const char *slash = strrchr(path, '/');
   if (!slash || slash == path) return 0;
   const char *base = slash + 1;
@@ -141,69 +142,92 @@ static int in_time_series(hid_t f, const char *path) {
   char buf[1024];
   int n = (int)(slash - path);
   snprintf(buf, sizeof buf, "%.*s/step", n, path);
-  int has_step = H5Lexists(f, buf, H5P_DEFAULT) > 0;
+  int has_step = vs_h5g_path(f, buf, NULL) == 1;
   snprintf(buf, sizeof buf, "%.*s/value", n, path);
-  return has_step && H5Lexists(f, buf, H5P_DEFAULT) > 0;
+  return has_step && vs_h5g_path(f, buf, NULL) == 1;
 }
 
 /* Element `row` of the series dataset `name` (step or time) beside `path`,
  * as mtype; 0 when it could be read. */
-static int series_at(hid_t f, const char *path, const char *name, int64_t row, hid_t mtype,
-                     void *out) {
+static int series_at(const vs_h5g_file *f, const char *path, const char *name, int64_t row,
+                     hid_t mtype, void *out, size_t out_size) {
   char buf[1024];
   snprintf(buf, sizeof buf, "%.*s/%s", (int)(strrchr(path, '/') - path), path, name);
-  hid_t d = H5Dopen2(f, buf, H5P_DEFAULT);
-  if (d < 0) return -1;
-  hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, (hsize_t[]){1}, NULL);
-  hsize_t n = 0;
-  int rc = -1;
-  if (fs >= 0 && ms >= 0 && H5Sget_simple_extent_ndims(fs) == 1 &&
-      H5Sget_simple_extent_dims(fs, &n, NULL) == 1 && (hsize_t)row < n &&
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, (hsize_t[]){(hsize_t)row}, NULL, (hsize_t[]){1},
-                          NULL) >= 0 &&
-      H5Dread(d, mtype, ms, fs, H5P_DEFAULT, out) >= 0)
-    rc = 0;
-  if (ms >= 0) H5Sclose(ms);
-  if (fs >= 0) H5Sclose(fs);
-  H5Dclose(d);
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, VS_H5G_NUMERIC, 1, UINT64_MAX);
+  vs_h5g_dset d;
+  vs_error e;
+  if (row < 0 || vs_h5g_dset_open(f, buf, &spec, &d, &e) != VS_OK) return -1;
+  int rc = (uint64_t)row < d.dims[0] &&
+                   vs_h5g_read_rows(f, &d, mtype, (uint64_t)row, (uint64_t)row + 1, out, out_size,
+                                    &e) == VS_OK
+               ? 0
+               : -1;
+  vs_h5g_dset_close(&d);
   return rc;
 }
 
-/* Stream both datasets in flat-contiguous blocks and feed the accumulator.
+/* Read the hyperslab (start, count) of d as mtype into buf; 0 or -1 (HDF5's
+ * reason in why). */
+static int read_slab(const vs_h5g_dset *d, const hsize_t *start, const hsize_t *count,
+                     hid_t mtype, void *buf, char *why, size_t why_size) {
+  hid_t fs = d->rank > 0 ? H5Scopy(d->space) : H5Screate(H5S_SCALAR);
+  hid_t ms = d->rank > 0 ? H5Screate_simple(d->rank, count, NULL) : H5Screate(H5S_SCALAR);
+  int rc = 0;
+  if (fs < 0 || ms < 0 ||
+      (d->rank > 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0) ||
+      H5Dread(d->id, mtype, ms, fs, H5P_DEFAULT, buf) < 0) {
+    char h5[320];
+    vs_h5g_error_text(h5, sizeof h5);
+    vs_h5g_escape(h5, why, why_size);
+    rc = -1;
+  }
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  return rc;
+}
+
+/* Stream both datasets in flat-contiguous blocks of at most BLOCK_ELEMS
+ * elements (memory does not grow with the file) and feed the accumulator.
  * Returns 0, or -1 naming the side that failed in *bad_side (0 = a, 1 = b,
- * 2 = memory). */
-static int stream_compare(const vs_h5_ds *a, const vs_h5_ds *b, hid_t mtype, size_t esize,
-                          int numeric, cmp_acc *acc, int *bad_side) {
+ * 2 = memory) and HDF5's reason in why. */
+static int stream_compare(const vs_h5g_dset *a, const vs_h5g_dset *b, cmp_acc *acc,
+                          int *bad_side, char *why, size_t why_size) {
   int rank = a->rank;
-  hsize_t total = 1, row = 1, inner = 1;
-  for (int i = 0; i < rank; i++) total *= a->dims[i];
-  for (int i = 1; i < rank; i++) row *= a->dims[i];
-  for (int i = 2; i < rank; i++) inner *= a->dims[i];
+  uint64_t total = a->n_elems, row = a->row_elems, inner = 1;
+  for (int i = 2; i < rank; i++) inner *= a->dims[i]; /* <= row: counted by the guard */
   if (total == 0) return 0;
 
   /* Blocks: whole rows along axis 0 while a row fits; otherwise one row at
-   * a time split along axis 1.  Either way a block is contiguous in the
-   * flat (row-major) order, so flat indices are base + i. */
+   * a time split along axis 1 (and a slice of axis 1 holds at most
+   * BLOCK_ELEMS elements, else the pair is refused as too big a slice).
+   * Either way a block is contiguous in the flat (row-major) order, so flat
+   * indices are base + i. */
   int split = rank >= 2 && row > BLOCK_ELEMS;
-  hsize_t rows_per = split ? 1 : (rank == 0 ? 1 : (BLOCK_ELEMS / row > 0 ? BLOCK_ELEMS / row : 1));
-  hsize_t cols_per = split ? (BLOCK_ELEMS / inner > 0 ? BLOCK_ELEMS / inner : 1) : 0;
-  size_t max_n = split ? (size_t)(cols_per * inner) : (size_t)(rows_per * row);
-  if (max_n > total) max_n = (size_t)total;
-  unsigned char *ba = vs_malloc(max_n * esize), *bb = vs_malloc(max_n * esize);
+  if (split && inner > BLOCK_ELEMS) {
+    *bad_side = 3;
+    return -1;
+  }
+  uint64_t rows_per = split ? 1 : (rank == 0 ? 1 : (BLOCK_ELEMS / row > 0 ? BLOCK_ELEMS / row : 1));
+  uint64_t cols_per = split ? BLOCK_ELEMS / inner : 0;
+  uint64_t max_n = split ? cols_per * inner : rows_per * row;
+  if (max_n > total) max_n = total;
+  double *ba = vs_malloc((size_t)max_n * sizeof(double));
+  double *bb = vs_malloc((size_t)max_n * sizeof(double));
   int rc = 0;
   if (!ba || !bb) {
     *bad_side = 2;
     rc = -1;
     goto done;
   }
-  hsize_t start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
+  hsize_t start[VS_H5G_MAX_RANK] = {0}, count[VS_H5G_MAX_RANK];
   for (int i = 0; i < rank; i++) count[i] = a->dims[i];
-  hsize_t n0 = rank > 0 ? a->dims[0] : 1;
-  for (hsize_t r0 = 0; r0 < n0 && rc == 0; r0 += rows_per) {
-    hsize_t nr = n0 - r0 < rows_per ? n0 - r0 : rows_per;
-    hsize_t n1 = split ? a->dims[1] : 1;
-    hsize_t step1 = split ? cols_per : 1;
-    for (hsize_t c0 = 0; c0 < n1 && rc == 0; c0 += step1) {
+  uint64_t n0 = rank > 0 ? a->dims[0] : 1;
+  for (uint64_t r0 = 0; r0 < n0 && rc == 0; r0 += rows_per) {
+    uint64_t nr = n0 - r0 < rows_per ? n0 - r0 : rows_per;
+    uint64_t n1 = split ? a->dims[1] : 1;
+    uint64_t step1 = split ? cols_per : 1;
+    for (uint64_t c0 = 0; c0 < n1 && rc == 0; c0 += step1) {
       size_t n;
       int64_t base;
       if (rank > 0) {
@@ -211,7 +235,7 @@ static int stream_compare(const vs_h5_ds *a, const vs_h5_ds *b, hid_t mtype, siz
         count[0] = nr;
       }
       if (split) {
-        hsize_t nc = n1 - c0 < cols_per ? n1 - c0 : cols_per;
+        uint64_t nc = n1 - c0 < cols_per ? n1 - c0 : cols_per;
         start[1] = c0;
         count[1] = nc;
         n = (size_t)(nc * inner);
@@ -220,16 +244,14 @@ static int stream_compare(const vs_h5_ds *a, const vs_h5_ds *b, hid_t mtype, siz
         n = (size_t)(nr * row);
         base = (int64_t)(r0 * row);
       }
-      if (vs_h5_read_slab(a, start, count, mtype, ba) < 0) {
+      if (read_slab(a, start, count, H5T_NATIVE_DOUBLE, ba, why, why_size) < 0) {
         *bad_side = 0;
         rc = -1;
-      } else if (vs_h5_read_slab(b, start, count, mtype, bb) < 0) {
+      } else if (read_slab(b, start, count, H5T_NATIVE_DOUBLE, bb, why, why_size) < 0) {
         *bad_side = 1;
         rc = -1;
-      } else if (numeric) {
-        compare_block(acc, (const double *)(void *)ba, (const double *)(void *)bb, n, base);
       } else {
-        compare_bytes(acc, ba, bb, n, esize, base);
+        compare_block(acc, ba, bb, n, base);
       }
     }
   }
@@ -240,11 +262,11 @@ done:
 }
 
 /* "[3, 2, 1]": the multi-index of a flat index. */
-static void index_text(const vs_h5_ds *x, int64_t flat, char *buf, size_t size) {
-  hsize_t idx[H5S_MAX_RANK];
+static void index_text(const vs_h5g_dset *x, int64_t flat, char *buf, size_t size) {
+  uint64_t idx[VS_H5G_MAX_RANK];
   uint64_t f = (uint64_t)flat;
   for (int i = x->rank - 1; i >= 0; i--) {
-    hsize_t d = x->dims[i] ? x->dims[i] : 1;
+    uint64_t d = x->dims[i] ? x->dims[i] : 1;
     idx[i] = f % d;
     f /= d;
   }
@@ -255,85 +277,81 @@ static void index_text(const vs_h5_ds *x, int64_t flat, char *buf, size_t size) 
   if (used < size) snprintf(buf + used, size - used, "]");
 }
 
-static vs_status compare_pair(hid_t fa, hid_t fb, const char *na, const char *nb,
-                              const char *path, const vs_compare_opts *o, diff_list *out,
-                              vs_error *err) {
-  vs_h5_ds a, b;
+static vs_status compare_pair(const vs_h5g_file *fa, const vs_h5g_file *fb, const char *path,
+                              const vs_compare_opts *o, diff_list *out, vs_error *err) {
+  vs_h5g_dset a, b;
   vs_status st = VS_OK;
   vs_compare_diff *d = NULL;
-  int oa = vs_h5_ds_open(fa, path, &a), ob = vs_h5_ds_open(fb, path, &b);
-  if (oa < 0 || ob < 0) {
-    st = vs_error_set(err, VS_ERR_IO, oa < 0 ? na : nb, 0, 0, "cannot read dataset %s", path);
+  b.id = b.space = H5I_INVALID_HID;
+  if ((st = open_checked(fa, path, &a, err)) != VS_OK ||
+      (st = open_checked(fb, path, &b, err)) != VS_OK)
     goto done;
-  }
   int same_shape = a.rank == b.rank;
   for (int i = 0; same_shape && i < a.rank; i++) same_shape = a.dims[i] == b.dims[i];
-  int numeric = is_numeric(a.cls) && is_numeric(b.cls);
   /* integer vs float is a format change, not a value difference */
-  int comparable = numeric ? a.cls == b.cls
-                           : (a.cls == b.cls && H5Tequal(a.type, b.type) > 0 &&
-                              H5Tdetect_class(a.type, H5T_VLEN) == 0 &&
-                              H5Tis_variable_str(a.type) == 0 && a.cls != H5T_REFERENCE);
+  int comparable = !!(a.type & VS_H5G_FLOAT) == !!(b.type & VS_H5G_FLOAT);
   if (!same_shape || !comparable) {
     if (!(d = diff_add(out, path, VS_DIFF_SHAPE))) goto oom;
-    snprintf(d->detail, sizeof d->detail, "%s %s vs %s %s%s", a.shape, a.tname, b.shape, b.tname,
-             same_shape ? " (types not comparable)" : "");
+    char sa[160], sb[160];
+    vs_h5g_shape_text(&a, sa, sizeof sa);
+    vs_h5g_shape_text(&b, sb, sizeof sb);
+    snprintf(d->detail, sizeof d->detail, "%s %s vs %s %s%s", sa, vs_h5g_type_name(a.type), sb,
+             vs_h5g_type_name(b.type), same_shape ? " (types not comparable)" : "");
     goto done;
   }
   cmp_acc acc = {0};
   acc.atol = o->atol;
   acc.rtol = o->rtol;
   acc.ulps = o->ulps;
-  acc.f32 = a.cls == H5T_FLOAT && H5Tget_size(a.type) == 4 && H5Tget_size(b.type) == 4;
+  acc.f32 = a.type == VS_H5G_F32 && b.type == VS_H5G_F32;
   acc.first = -1;
-  hid_t mtype = numeric ? H5T_NATIVE_DOUBLE : H5Tget_native_type(a.type, H5T_DIR_ASCEND);
-  size_t esize = numeric ? sizeof(double) : H5Tget_size(mtype);
   int side = 0;
-  int rc = mtype < 0 ? -1 : stream_compare(&a, &b, mtype, esize, numeric, &acc, &side);
-  if (!numeric && mtype >= 0) H5Tclose(mtype);
-  if (rc < 0) {
+  char why[400] = "";
+  if (stream_compare(&a, &b, &acc, &side, why, sizeof why) < 0) {
     if (side == 2) goto oom;
-    st = vs_error_set(err, VS_ERR_IO, side == 0 ? na : nb, 0, 0, "cannot read dataset %s", path);
+    if (side == 3)
+      st = vs_error_set(err, VS_ERR_LIMIT, fa->name, 0, 0,
+                        "%s: one slice of axis 1 holds more than %zu elements", a.path,
+                        (size_t)BLOCK_ELEMS);
+    else
+      st = vs_error_set(err, VS_ERR_IO, side == 0 ? fa->name : fb->name, 0, 0,
+                        "cannot read dataset %s: %s", a.path, why);
     goto done;
   }
   if (acc.n_bad == 0) goto done;
   if (!(d = diff_add(out, path, VS_DIFF_VALUES))) goto oom;
-  d->max_abs = numeric ? acc.max_abs : NAN;
-  d->max_rel = numeric ? acc.max_rel : NAN;
+  d->max_abs = acc.max_abs;
+  d->max_rel = acc.max_rel;
   d->first_index = acc.first;
-  hsize_t row = 1, inner = 1;
-  for (int i = 1; i < a.rank; i++) row *= a.dims[i];
+  uint64_t row = a.row_elems, inner = 1;
   for (int i = 2; i < a.rank; i++) inner *= a.dims[i];
   int series = in_time_series(fa, path);
   int particles = strncmp(path, "/particles/", 11) == 0;
-  if (series) {
+  if (series && row > 0) {
     /* the row's own step and time (with output.every > 1, row != step) */
     d->first_frame = acc.first / (int64_t)row;
-    if (series_at(fa, path, "step", d->first_frame, H5T_NATIVE_INT64, &d->first_step))
+    if (series_at(fa, path, "step", d->first_frame, H5T_NATIVE_INT64, &d->first_step,
+                  sizeof d->first_step))
       d->first_step = -1;
-    if (series_at(fa, path, "time", d->first_frame, H5T_NATIVE_DOUBLE, &d->first_time))
+    if (series_at(fa, path, "time", d->first_frame, H5T_NATIVE_DOUBLE, &d->first_time,
+                  sizeof d->first_time))
       d->first_time = NAN;
   }
   /* [F, N, 3] trajectories: axis 1; [N] or [N, k] particle data: axis 0 */
-  if (particles && series && a.rank >= 3)
+  if (particles && series && a.rank >= 3 && row > 0 && inner > 0)
     d->first_particle = (acc.first % (int64_t)row) / (int64_t)inner;
-  else if (particles && !series && a.rank >= 1)
+  else if (particles && !series && a.rank >= 1 && row > 0)
     d->first_particle = acc.first / (int64_t)row;
-  char at[128];
+  char at[160];
   index_text(&a, acc.first, at, sizeof at);
-  if (numeric)
-    snprintf(d->detail, sizeof d->detail, "%lld of %lld elements differ; first at %s: %.17g vs %.17g",
-             (long long)acc.n_bad, (long long)H5Sget_simple_extent_npoints(a.space), at,
-             acc.first_a, acc.first_b);
-  else
-    snprintf(d->detail, sizeof d->detail, "%lld of %lld elements differ; first at %s",
-             (long long)acc.n_bad, (long long)H5Sget_simple_extent_npoints(a.space), at);
+  snprintf(d->detail, sizeof d->detail, "%lld of %llu elements differ; first at %s: %.17g vs %.17g",
+           (long long)acc.n_bad, (unsigned long long)a.n_elems, at, acc.first_a, acc.first_b);
   goto done;
 oom:
   st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
 done:
-  vs_h5_ds_close(&a);
-  vs_h5_ds_close(&b);
+  vs_h5g_dset_close(&a);
+  vs_h5g_dset_close(&b);
   return st;
 }
 
@@ -368,18 +386,19 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
                         "tolerances must be >= 0 (atol %g, rtol %g, ulps %lld)", o->atol, o->rtol,
                         (long long)o->ulps);
 
-  hid_t fa = H5I_INVALID_HID, fb = H5I_INVALID_HID;
+  vs_h5g_file fa = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
+  vs_h5g_file fb = fa;
   vs_h5_path_list la = {0}, lb = {0};
   diff_list diffs = {0};
   char **only = NULL;
   unsigned char *only_hit = NULL;
   size_t n_only = o->only ? o->n_only : 0;
-  vs_status st = vs_h5_open_result(a, &fa, err);
-  if (st == VS_OK) st = vs_h5_open_result(b, &fb, err);
+  vs_status st = vs_h5g_open_result(a, &fa, err);
+  if (st == VS_OK) st = vs_h5g_open_result(b, &fb, err);
   if (st != VS_OK) goto done;
   size_t n_roots = sizeof compared_roots / sizeof compared_roots[0];
-  if ((st = vs_h5_list_datasets(fa, a, compared_roots, n_roots, &la, err)) != VS_OK ||
-      (st = vs_h5_list_datasets(fb, b, compared_roots, n_roots, &lb, err)) != VS_OK)
+  if ((st = vs_h5g_list(&fa, compared_roots, n_roots, MAX_OBJECTS, &la, err)) != VS_OK ||
+      (st = vs_h5g_list(&fb, compared_roots, n_roots, MAX_OBJECTS, &lb, err)) != VS_OK)
     goto done;
   if (n_only > 0) {
     only = vs_calloc(n_only, sizeof *only);
@@ -390,8 +409,12 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
   }
 
   int64_t va = 0, vb = 0;
-  if (vs_h5_attr_int64(fa, "/parameters/vsim", "format_version", &va) == 0 &&
-      vs_h5_attr_int64(fb, "/parameters/vsim", "format_version", &vb) == 0 && va != vb) {
+  vs_error ignored;
+  if (vs_h5g_attr_int64(&fa, "/parameters/vsim", "format_version", 0, INT64_MAX, &va, &ignored) ==
+          VS_OK &&
+      vs_h5g_attr_int64(&fb, "/parameters/vsim", "format_version", 0, INT64_MAX, &vb, &ignored) ==
+          VS_OK &&
+      va != vb) {
     vs_compare_diff *d = diff_add(&diffs, "/parameters/vsim", VS_DIFF_SHAPE);
     if (!d) goto oom;
     snprintf(d->detail, sizeof d->detail, "format version %lld vs %lld", (long long)va,
@@ -412,7 +435,7 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
     if (wanted) {
       if (c == 0) {
         out->n_compared++;
-        if ((st = compare_pair(fa, fb, a, b, path, o, &diffs, err)) != VS_OK) goto done;
+        if ((st = compare_pair(&fa, &fb, path, o, &diffs, err)) != VS_OK) goto done;
       } else {
         vs_compare_diff *d = diff_add(&diffs, path, c < 0 ? VS_DIFF_MISSING_B : VS_DIFF_MISSING_A);
         if (!d) goto oom;
@@ -455,8 +478,8 @@ done:
   vs_free(only_hit);
   vs_h5_list_free(&la);
   vs_h5_list_free(&lb);
-  if (fa >= 0) H5Fclose(fa);
-  if (fb >= 0) H5Fclose(fb);
+  vs_h5g_close(&fa);
+  vs_h5g_close(&fb);
   return st;
 }
 

@@ -350,7 +350,8 @@ vs_status vs_frames_open(const char *path, vs_frames **out, vs_error *err) {
   *out = NULL;
   vs_frames *f = vs_calloc(1, sizeof *f);
   if (!f) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  f->h = H5I_INVALID_HID;
+  f->h = f->g.file = f->g.lapl = H5I_INVALID_HID;
+  f->g.fd = -1;
   vs_h5_ds *dss[] = {&f->pos, &f->vel, &f->alive, &f->rpos, &f->rquat};
   for (size_t i = 0; i < sizeof dss / sizeof dss[0]; i++)
     dss[i]->d = dss[i]->type = dss[i]->space = H5I_INVALID_HID;
@@ -359,7 +360,8 @@ vs_status vs_frames_open(const char *path, vs_frames **out, vs_error *err) {
     vs_free(f);
     return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
-  vs_status st = vs_h5_open_result(path, &f->h, err);
+  vs_status st = vs_h5g_open_checked(path, &f->g, err);
+  f->h = f->g.file;
   if (st == VS_OK) st = load(f, err);
   if (st != VS_OK) {
     vs_frames_close(f);
@@ -381,7 +383,7 @@ void vs_frames_close(vs_frames *f) {
   if (!f) return;
   vs_h5_ds *dss[] = {&f->pos, &f->vel, &f->alive, &f->rpos, &f->rquat};
   for (size_t i = 0; i < sizeof dss / sizeof dss[0]; i++) vs_h5_ds_close(dss[i]);
-  if (f->h >= 0) H5Fclose(f->h);
+  vs_h5g_close(&f->g);
   for (size_t i = 0; i < f->ns; i++) {
     vs_free(f->s[i].name);
     vs_free(f->s[i].group);

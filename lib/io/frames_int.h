@@ -7,6 +7,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "io/h5guard.h"
 #include "io/h5util.h"
 #include "vsim/frames.h"
 
@@ -24,7 +25,8 @@ typedef struct series {
 
 struct vs_frames {
   char *path;
-  hid_t h;
+  vs_h5g_file g; /* opened and checked through the validating reader */
+  hid_t h;       /* g.file */
   size_t F;
   double *time;
   vs_h5_ds pos, vel, alive, rpos, rquat;

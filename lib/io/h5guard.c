@@ -327,7 +327,13 @@ void vs_h5g_dset_close(vs_h5g_dset *d) {
   d->space = d->id = H5I_INVALID_HID;
 }
 
-static void shape_text(const vs_h5g_dset *d, char *buf, size_t size) {
+const char *vs_h5g_type_name(unsigned type) {
+  for (size_t i = 0; i < N_TYPES; i++)
+    if (type_table[i].bit == type) return type_table[i].name;
+  return "unknown";
+}
+
+void vs_h5g_shape_text(const vs_h5g_dset *d, char *buf, size_t size) {
   size_t used = (size_t)snprintf(buf, size, "[");
   for (int i = 0; i < d->rank && used < size; i++)
     used += (size_t)snprintf(buf + used, size - used, "%s%llu", i ? ", " : "",
@@ -461,7 +467,7 @@ static vs_status check_shape(const vs_h5g_file *f, vs_h5g_dset *d, const vs_h5g_
     if (i > 0) overflow |= vs_h5g_mul(d->row_elems, dims[i], &d->row_elems);
   }
   char shape[200];
-  shape_text(d, shape, sizeof shape);
+  vs_h5g_shape_text(d, shape, sizeof shape);
   if (spec->rank >= 0 && rank != spec->rank)
     return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0, "%s is %s, of rank %d; expected rank %d",
                         p, shape, rank, spec->rank);

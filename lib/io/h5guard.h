@@ -164,8 +164,8 @@ vs_status vs_h5g_attr_double(const vs_h5g_file *f, const char *obj, const char *
 
 /* Call fn for every dataset reachable from group `root` through hard
  * links only (depth at most 32, at most max_objects objects visited), in
- * name order; soft and external links are skipped (as not data of this
- * file), as are objects already visited.  fn returns 0 to go on, non-zero
+ * name order; soft links are skipped (a second name, or nothing), an
+ * external or user-defined link is refused (-1, VS_ERR_FORMAT naming it).  fn returns 0 to go on, non-zero
  * to stop (returned).  -1 on an HDF5 failure or a limit (err filled). */
 typedef int (*vs_h5g_visit_fn)(const char *path, void *data);
 int vs_h5g_visit(const vs_h5g_file *f, const char *root, size_t max_objects, vs_h5g_visit_fn fn,
@@ -181,6 +181,30 @@ char *vs_h5g_escape(const char *text, char *buf, size_t size);
  * system's words when the driver quotes them), or "unknown HDF5 error".
  * Call right after the failing HDF5 call, before any other. */
 void vs_h5g_error_text(char *buf, size_t size);
+
+/* "float64", "int32", ... for a VS_H5G_* bit ("unknown" for others), and
+ * "[5, 32, 3]" for an open dataset ("[]" for rank 0). */
+const char *vs_h5g_type_name(unsigned type);
+void vs_h5g_shape_text(const vs_h5g_dset *d, char *buf, size_t size);
+
+/* Open a vsim result file through vs_h5g_open: as that, and a file
+ * without /h5md and /parameters/vsim (hard links) is VS_ERR_FORMAT "not a
+ * vsim result file"; a file that is not HDF5 "not an HDF5 file (not a vsim
+ * result)". */
+vs_status vs_h5g_open_result(const char *path, vs_h5g_file *f, vs_error *err);
+
+/* vs_h5g_open_result, then every dataset of the file opened and checked
+ * as numeric (any rank; layout, chunks, storage, declared size): for the
+ * readers that go on through HDF5's API with f->file (frames, xdmf).  The
+ * first dataset refused is the error, naming it. */
+vs_status vs_h5g_open_checked(const char *path, vs_h5g_file *f, vs_error *err);
+
+/* The paths of the datasets under each of roots (through vs_h5g_visit: an
+ * external link is refused), sorted, into l (h5util.h's list: free it with
+ * vs_h5_list_free, also after a failure).  At most max_objects objects. */
+struct vs_h5_path_list;
+vs_status vs_h5g_list(const vs_h5g_file *f, const char *const *roots, size_t n_roots,
+                      size_t max_objects, struct vs_h5_path_list *l, vs_error *err);
 
 /* Overflow-checked a * b: 0 and *out set, or -1 on overflow. */
 int vs_h5g_mul(uint64_t a, uint64_t b, uint64_t *out);

@@ -41,6 +41,31 @@ static vs_status open_attr(const vs_h5g_file *f, const char *obj, const char *na
   return VS_OK;
 }
 
+/* The global heap objects behind obj's variable-length attributes, read
+ * from the file (h5guard_oh.c) before H5Aread follows them. */
+static vs_status heap_check(const vs_h5g_file *f, const char *obj, const char *sn, const char *so,
+                            vs_error *err) {
+  H5O_type_t t;
+  uint64_t addr;
+  if (vs_h5g__obj_info(f, f->file, obj, &t, &addr) < 0)
+    return vs_h5g__fail(err, VS_ERR_FORMAT, f->name, so);
+  vs_h5g__oh_scan scan;
+  memset(&scan, 0, sizeof scan);
+  scan.f = f;
+  scan.space_rank = -1;
+  scan.zero_axis = UINT64_MAX;
+  scan.check_vlen = 1;
+  int r = vs_h5g__oh_check(&scan, addr);
+  if (r == 4) return vs_error_set(err, VS_ERR_NOMEM, f->name, 0, 0, "out of memory");
+  if (r == 5)
+    return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,
+                        "attribute '%s' of %s: corrupt global heap (variable-length data)", sn,
+                        so);
+  if (r != 0)
+    return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0, "%s: corrupt object header", so);
+  return VS_OK;
+}
+
 vs_status vs_h5g_attr_string(const vs_h5g_file *f, const char *obj, const char *name,
                              size_t max_len, char **out, vs_error *err) {
   *out = NULL;
@@ -57,6 +82,8 @@ vs_status vs_h5g_attr_string(const vs_h5g_file *f, const char *obj, const char *
                       sn, so);
   } else if (mt < 0 || H5Tset_cset(mt, H5Tget_cset(ft)) < 0) {
     rc = vs_h5g__fail(err, VS_ERR_IO, f->name, "reading an attribute");
+  } else if (H5Tis_variable_str(ft) > 0 && (rc = heap_check(f, obj, sn, so, err)) != VS_OK) {
+    /* refused before H5Aread reads the heap */
   } else if (H5Tis_variable_str(ft) > 0) {
     char *v = NULL;
     if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &v) < 0) {
@@ -192,9 +219,21 @@ static int walk_group(walk *w, hid_t g) {
 
 static herr_t walk_cb(hid_t group, const char *name, const H5L_info_t *info, void *data) {
   walk *w = data;
-  if (info->type != H5L_TYPE_HARD) return 0; /* not data of this file */
+  if (info->type == H5L_TYPE_SOFT) return 0; /* a name for data seen elsewhere, or nothing */
   if (w->left == 0) {
     vs_error_set(w->err, VS_ERR_LIMIT, w->f->name, 0, 0, "more objects than the limit");
+    w->failed = 1;
+    return -1;
+  }
+  if (info->type != H5L_TYPE_HARD) {
+    /* an external or user-defined link: data (or code) outside this file */
+    char p[1100], safe[1200];
+    size_t len = strlen(w->path);
+    snprintf(p, sizeof p, "%s%s%s", w->path, len == 1 ? "" : "/", name);
+    vs_error_set(w->err, VS_ERR_FORMAT, w->f->name, 0, 0, "%s is %s: refused",
+                 vs_h5g_escape(p, safe, sizeof safe),
+                 info->type == H5L_TYPE_EXTERNAL ? "an external link (to another file)"
+                                                 : "a user-defined link");
     w->failed = 1;
     return -1;
   }

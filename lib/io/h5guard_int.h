@@ -16,6 +16,8 @@ typedef struct vs_h5g__oh_scan {
   uint64_t zero_axis; /* of a bad layout (UINT64_MAX: its dimensionality) */
   unsigned chunk_nd;  /* dimensionality of the chunked layout, 0 when none */
   int space_rank;     /* rank in the dataspace message, -1 when none seen */
+  int check_vlen;     /* also check the global heap objects of vlen attributes */
+  int bad_heap;       /* one of them is corrupt (then bad = 5) */
 } vs_h5g__oh_scan;
 
 /* vs_error_set with HDF5's innermost explanation after what; reads the
@@ -29,7 +31,10 @@ int vs_h5g__obj_info(const vs_h5g_file *f, hid_t loc, const char *name, H5O_type
 /* Read the object header at addr (h5guard_oh.c): 0 when readable with no
  * bad chunked layout, else s->bad (1 corrupt, 2 bad layout: s->ndims,
  * s->zero_axis (UINT64_MAX: the dimensionality is wrong), 3 a layout
- * dimensionality that is not the dataspace's rank + 1, 4 out of memory). */
+ * dimensionality that is not the dataspace's rank + 1, 4 out of memory,
+ * 5 with check_vlen: a variable-length attribute whose global heap
+ * collection or object is corrupt: HDF5 1.10.8 memcpy's past its buffer or
+ * loops loading such a heap inside H5Aread). */
 int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr);
 
 #endif

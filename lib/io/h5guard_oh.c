@@ -81,6 +81,80 @@ corrupt:
   s->bad = 1;
 }
 
+/* ---- global heap objects behind variable-length attributes -------------------- */
+
+#define GCOL_MAX_BYTES ((uint64_t)64 << 20)
+
+/* 0 when the collection at addr holds object idx of exactly len bytes and
+ * every object in it lies inside it; else 1 (4: out of memory). */
+static int gcol_check(vs_h5g__oh_scan *s, uint64_t addr, uint32_t idx, uint64_t len) {
+  const vs_h5g_file *f = s->f;
+  unsigned ls = f->len_size;
+  unsigned char hdr[16];
+  uint64_t at = f->base + addr;
+  if (ls < 2 || ls > 8 || at > f->size || f->size - at < 8 + ls ||
+      pread(f->fd, hdr, 8 + ls, (off_t)at) != (ssize_t)(8 + ls) || memcmp(hdr, "GCOL", 4) != 0 ||
+      hdr[4] != 1)
+    return 1;
+  uint64_t size = le(hdr + 8, ls);
+  if (size < 8 + ls || size > GCOL_MAX_BYTES || size > f->size - at) return 1;
+  unsigned char *b = vs_malloc(size);
+  if (!b) return 4;
+  int rc = 1, found = 0;
+  if (pread(f->fd, b, size, (off_t)at) == (ssize_t)size) {
+    /* as HDF5 1.10.8 parses it (H5HG__cache_heap_deserialize): objects
+     * one after another to the end, object 0 (free space) included and
+     * sized by its own size field; a later object of one index overrides
+     * an earlier one.  Each must fit in what is left, and a step must move
+     * forward (a free-space size of 0 made HDF5 loop forever). */
+    uint64_t pos = 8 + ls, oh = 8 + ls; /* index, refcount, reserved, size */
+    rc = 0;
+    while (pos < size) {
+      if (size - pos < oh) break; /* a tail too small for an object: free space */
+      unsigned i = (unsigned)le(b + pos, 2);
+      uint64_t n = le(b + pos + 8, ls);
+      uint64_t need = i ? oh + ((n + 7) & ~(uint64_t)7) : n;
+      if (n > size || need < oh || need > size - pos) {
+        rc = 1;
+        break;
+      }
+      if (i == idx) found = n == len;
+      pos += need;
+    }
+  }
+  vs_free(b);
+  return rc ? rc : !found;
+}
+
+/* An attribute message: for a variable-length type (strings included),
+ * every heap ID in its data is checked. */
+static void oh_attribute(vs_h5g__oh_scan *s, const unsigned char *b, uint64_t n) {
+  if (n < 8) return;
+  unsigned version = b[0], flags = b[1];
+  if (version < 1 || version > 3 || (flags & 3)) return; /* shared type or space: HDF5's */
+  uint64_t nn = le(b + 2, 2), dn = le(b + 4, 2), sn = le(b + 6, 2), pos = version == 3 ? 9 : 8;
+  if (version == 1) {
+    nn = (nn + 7) & ~(uint64_t)7;
+    dn = (dn + 7) & ~(uint64_t)7;
+    sn = (sn + 7) & ~(uint64_t)7;
+  }
+  if (pos + nn + dn + sn > n || dn < 8) return;
+  const unsigned char *dt = b + pos + nn;
+  if ((dt[0] & 0x0f) != 9) return; /* not variable-length */
+  unsigned as = s->f->addr_size;
+  uint64_t esize = 4 + as + 4;
+  if (as < 2 || as > 8) return;
+  for (uint64_t d = pos + nn + dn + sn; d + esize <= n; d += esize) {
+    uint64_t len = le(b + d, 4), addr = le(b + d + 4, as);
+    uint32_t idx = (uint32_t)le(b + d + 4 + as, 4);
+    if (len == 0 && addr == 0) continue; /* an empty value */
+    int r = gcol_check(s, addr, idx, len);
+    if (r == 4) s->bad = 4;
+    if (r == 1) s->bad_heap = 1;
+    if (r) return;
+  }
+}
+
 /* The messages of one block: v1 (8-byte headers, 8-aligned) or v2. */
 static void oh_messages(vs_h5g__oh_scan *s, const unsigned char *p, uint64_t n, int v2, int crt_order) {
   uint64_t pos = 0, hdr = v2 ? 4u + (crt_order ? 2u : 0u) : 8u;
@@ -93,6 +167,7 @@ static void oh_messages(vs_h5g__oh_scan *s, const unsigned char *p, uint64_t n, 
       return;
     }
     if (type == 0x08) oh_layout(s, body, size);
+    if (type == 0x0C && s->check_vlen) oh_attribute(s, body, size);
     if (type == 0x01 && size >= 2) s->space_rank = body[1];
     if (type == 0x10) {
       unsigned as = s->f->addr_size, ls = s->f->len_size;
@@ -152,6 +227,8 @@ int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr) {
   } else if (!s->bad && s->zero_axis != UINT64_MAX) {
     s->bad = 2;
     s->ndims = s->chunk_nd;
+  } else if (!s->bad && s->bad_heap) {
+    s->bad = 5;
   }
   return s->bad;
 }

@@ -47,6 +47,7 @@
 #include "util/alloc.h"
 #include "util/outfile.h"
 #include "util/text.h"
+#include "io/h5guard.h"
 #include "io/h5util.h"
 #include "vsim/h5.h"
 
@@ -646,10 +647,12 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
   xd x;
   memset(&x, 0, sizeof x);
   x.f = H5I_INVALID_HID;
+  vs_h5g_file g = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
   char *rel = NULL, *h5name = NULL;
   double *times = NULL;
-  vs_status st = xmf ? vs_h5_open_result(h5_path, &x.f, err)
+  vs_status st = xmf ? vs_h5g_open_checked(h5_path, &g, err)
                      : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
+  x.f = g.file;
   if (st != VS_OK) goto done;
   x.F = dims_of(x.f, "/particles/all/position/value", 3, &x.N, &x.pos_f32);
   if (x.F < 0 || dims_of(x.f, "/particles/all/mass", 1, NULL, NULL) != x.N) {
@@ -721,7 +724,7 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
   }
   st = write_text(xmf, x.b.p, x.b.n, err);
 done:
-  if (x.f >= 0) H5Fclose(x.f);
+  vs_h5g_close(&g);
   vs_sbuf_free(&x.b);
   vs_free(times);
   vs_free(rel);

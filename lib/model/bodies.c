@@ -14,7 +14,9 @@ vs_status vs_body_count(const vs_body_desc *b, vs_body_counts *out, const char *
     case VS_BODY_LATTICE: return vs_lattice_count(b, out, file, err);
     case VS_BODY_RAGDOLL: return vs_ragdoll_count(b, out, file, err);
     case VS_BODY_MESH: break; /* vs_mesh_count, with its OBJ (model.c) */
-    case VS_BODY_RIGID: return VS_OK; /* no particles: compiled by vs_rigid_compile */
+    case VS_BODY_RIGID: /* no particles: compiled by vs_rigid_compile */
+      *out = (vs_body_counts){0, 0, 0};
+      return VS_OK;
   }
   return vs_error_set(err, VS_ERR_SCENE, file, b->loc.line, b->loc.column, "unknown body kind");
 }

@@ -13,6 +13,7 @@
 #include "model/build.h"
 #include "model/bvh.h"
 #include "scene/obj.h"
+#include "model/estimate.h"
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
@@ -294,6 +295,9 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     return vs_error_set(err, VS_ERR_LIMIT, file, 0, 0, "the scene would have more than %d constraints",
                         VS_MAX_CONSTRAINTS);
   }
+
+  /* The model's and the run's memory against the limit (estimate.c). */
+  if ((st = vs_model_check_memory(s, file, err)) != VS_OK) goto fail;
 
   /* Pass 2: every array of VS_MODEL_FIELDS, once, to its final size. */
   m->n_particles = (int32_t)np;

@@ -10,6 +10,7 @@
 #include "vsim/error.h"
 #include "vsim/frames.h"
 #include "vsim/h5.h"
+#include "vsim/memory.h"
 #include "vsim/model.h"
 #include "vsim/render.h"
 #include "vsim/scene.h"

@@ -1,0 +1,163 @@
+/* estimate.c: the model's and the run's memory from the scene's counts
+ * (vsim/memory.h), so that a scene too big for the machine is refused at
+ * once instead of after climbing to gigabytes.
+ *
+ * The model part is exact: VS_MODEL_FIELDS over the counts.  The run part
+ * is VS_STATE_FIELDS plus the solver's scratch (lib/solve/scratch.c: about
+ * 60 bytes a particle, 48 more with particle collisions, 56 a link with
+ * Jacobi relaxation) and one frame of output (positions and velocities as
+ * float64), and the colouring's work space at build (16 bytes a constraint,
+ * 8 a particle).  Hash grids and contact pairs that grow with the motion
+ * are not counted: the estimate is a floor, the limit a safe fraction. */
+#include "model/estimate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/build.h"
+#include "vsim/model.h"
+#include "vsim/state.h"
+
+static uint64_t max_memory_set; /* 0: the default */
+
+void vs_set_max_memory(uint64_t bytes) { max_memory_set = bytes; }
+
+uint64_t vs_max_memory(void) {
+  if (max_memory_set) return max_memory_set;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return (uint64_t)8 << 30; /* unknown: 8 GiB */
+  return (uint64_t)pages * (uint64_t)page / 2;
+}
+
+void vs_memory_text(uint64_t bytes, char *buf, size_t size) {
+  static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
+  double v = (double)bytes;
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, u++;
+  if (u == 0)
+    snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+  else
+    snprintf(buf, size, "%.*f %s", v < 10 ? 1 : 0, v, unit[u]);
+}
+
+int vs_parse_memory(const char *text, uint64_t *out) {
+  if (!text || !*text || !out) return -1;
+  char *end;
+  double v = strtod(text, &end);
+  if (end == text || !(v > 0)) return -1;
+  double mul = 1;
+  switch (*end) {
+    case 'k': case 'K': mul = 1024.0, end++; break;
+    case 'm': case 'M': mul = 1024.0 * 1024, end++; break;
+    case 'g': case 'G': mul = 1024.0 * 1024 * 1024, end++; break;
+    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, end++; break;
+    default: break;
+  }
+  if (*end == 'b' || *end == 'B') end++;
+  if (*end) return -1;
+  v *= mul;
+  if (!(v >= 1) || v > 9.2e18) return -1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+/* the counts of pass 1 of vs_model_build, and the largest body */
+typedef struct counts {
+  int64_t np, nd, ntri, npin, nangle, nkeys;
+  size_t biggest;
+} counts;
+
+static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error *err) {
+  memset(c, 0, sizeof *c);
+  int64_t most = -1;
+  for (size_t b = 0; b < s->n_bodies; b++) {
+    /* A mesh body's counts are its OBJ's, read later by the build; the OBJ
+     * reader's own limits (docs/scene-format.md, Meshes) bound them. */
+    if (s->bodies[b].kind == VS_BODY_MESH) continue;
+    vs_body_counts bc = {0, 0, 0};
+    vs_status st = vs_body_count(&s->bodies[b], &bc, file, err);
+    if (st != VS_OK) return st;
+    c->np += bc.particles;
+    c->nd += bc.links;
+    c->ntri += bc.triangles;
+    if (bc.particles + bc.links > most) most = bc.particles + bc.links, c->biggest = b;
+  }
+  for (size_t k = 0; k < s->n_constraints; k++) {
+    const vs_constraint_desc *cd = &s->constraints[k];
+    switch (cd->kind) {
+      case VS_KIND_DISTANCE: c->nd++; break;
+      case VS_KIND_PIN: c->npin++, c->nkeys += (int64_t)cd->n_keys; break;
+      case VS_KIND_ANGLE: c->nangle++; break;
+    }
+  }
+  return VS_OK;
+}
+
+/* int32 counts as the model holds them; larger ones are refused by the
+ * build's own limits, and are clamped here only to keep the sums finite */
+static int32_t c32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < 0 ? 0 : (int32_t)v; }
+
+static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out) {
+  vs_model fm;
+  memset(&fm, 0, sizeof fm);
+  fm.n_particles = c32(c->np);
+  fm.n_bodies = c32((int64_t)s->n_bodies);
+  fm.n_dist = c32(c->nd);
+  fm.n_pin = c32(c->npin);
+  fm.n_pin_keys = c32(c->nkeys);
+  fm.n_angle = c32(c->nangle);
+  fm.n_constraints = c32(c->nd + c->npin + c->nangle);
+  fm.n_colliders = c32((int64_t)s->n_colliders);
+  fm.n_triangles = c32(c->ntri);
+  fm.particle_collisions = s->particle_collisions;
+  const vs_model *m = &fm;
+  uint64_t model = sizeof fm, run = 0;
+#define EST_MODEL(name, type, n) model += (uint64_t)sizeof(type) * (uint64_t)(n);
+  VS_MODEL_FIELDS(EST_MODEL)
+#undef EST_MODEL
+#define EST_STATE(name, type, width, n) run += (uint64_t)sizeof(type) * (width) * (uint64_t)(n);
+  VS_STATE_FIELDS(EST_STATE)
+#undef EST_STATE
+  uint64_t np = (uint64_t)fm.n_particles, nd = (uint64_t)fm.n_dist;
+  uint64_t nc = (uint64_t)fm.n_constraints;
+  model += 16 * nc + 8 * np;                          /* colouring work space */
+  run += 60 * np;                                     /* contacts, pre-step velocities */
+  if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
+  if (s->relaxation == VS_RELAX_JACOBI) run += 56 * nd; /* per-link copies */
+  run += 48 * np + nd;                                /* one frame of output */
+  out->model = model;
+  out->run = run;
+  out->total = model + run;
+}
+
+vs_status vs_estimate_memory(const vs_scene *s, vs_memory_estimate *out, vs_error *err) {
+  if (!s || !out)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_estimate_memory: missing argument");
+  counts c;
+  vs_status st = count(s, s->file ? s->file : "<scene>", &c, err);
+  if (st == VS_OK) estimate(s, &c, out);
+  return st;
+}
+
+vs_status vs_model_check_memory(const vs_scene *s, const char *file, vs_error *err) {
+  counts c;
+  vs_status st = count(s, file, &c, err);
+  if (st != VS_OK) return st;
+  vs_memory_estimate e;
+  estimate(s, &c, &e);
+  uint64_t limit = vs_max_memory();
+  if (e.total <= limit) return VS_OK;
+  char need[32], lim[32], mt[32], rt[32];
+  vs_memory_text(e.total, need, sizeof need);
+  vs_memory_text(limit, lim, sizeof lim);
+  vs_memory_text(e.model, mt, sizeof mt);
+  vs_memory_text(e.run, rt, sizeof rt);
+  vs_loc loc = {0, 0};
+  if (s->n_bodies) loc = s->bodies[c.biggest].loc;
+  return vs_error_set(err, VS_ERR_LIMIT, file, loc.line, loc.column,
+                      "the run would take about %s of memory (model %s, run %s; %lld particles, "
+                      "%lld constraints), over the limit of %s (--max-memory)",
+                      need, mt, rt, (long long)c.np, (long long)(c.nd + c.npin + c.nangle), lim);
+}
