@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/h5util.h"
 #include "util/alloc.h"
 
 #ifndef O_CLOEXEC
@@ -23,39 +24,9 @@ int vs_h5g_mul(uint64_t a, uint64_t b, uint64_t *out) {
   return 0;
 }
 
-typedef struct error_walk {
-  char *buf;
-  size_t size;
-  int found;
-} error_walk;
-
-/* Walking upward visits the innermost record first: the one nearest to
- * what actually failed ("truncated file: eof = ...").  When a file driver
- * quotes the system's words ("error message = 'No such file'"), those. */
-static herr_t error_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
-  error_walk *w = data;
-  (void)n;
-  if (w->found || !e || !e->desc || !e->desc[0]) return 0;
-  const char *sys = strstr(e->desc, "error message = '");
-  if (sys) {
-    sys += strlen("error message = '");
-    const char *end = strchr(sys, '\'');
-    int len = end ? (int)(end - sys) : (int)strlen(sys);
-    snprintf(w->buf, w->size, "%.*s", len, sys);
-  } else {
-    snprintf(w->buf, w->size, "%s", e->desc);
-  }
-  w->found = 1;
-  return 0;
-}
-
-void vs_h5g_error_text(char *buf, size_t size) {
-  if (!buf || size == 0) return;
-  error_walk w = {buf, size, 0};
-  buf[0] = '\0';
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, error_walk_cb, &w);
-  if (!w.found) snprintf(buf, size, "unknown HDF5 error");
-}
+/* HDF5's own words for what failed: the one walk of the error stack
+ * (io/h5util.c), which the writer's messages use too. */
+void vs_h5g_error_text(char *buf, size_t size) { vs_h5_error_text(buf, size); }
 
 /* vs_error_set with HDF5's explanation appended; reads the stack first. */
 vs_status vs_h5g__fail(vs_error *err, vs_status code, const char *file, const char *what) {
