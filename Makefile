@@ -405,7 +405,6 @@ fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 	$(FUZZ_DIR)/fuzz_h5 -max_len=1048576 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 \
 	  -max_total_time=$(SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/h5- $(FUZZ_DIR)/corpus-h5
-fuzz: fuzz-h5
 # Rigid-body pyramid benchmark (issue 10): vsim's rigid solver, and the same
 # pyramid in Bullet when Bullet is installed (pkg-config bullet).
 $(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
