@@ -153,6 +153,25 @@ START_TEST(resume_and_compare) {
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   cu_expect_same(d, "a.h5", "b.h5");
+  /* a file without the surfaces (written before them) resumes without them */
+  r = cu_vsim(d, "run", scene, "-o", "o.h5", "-q", "--frames", "17", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  char *op = cu_strf("%s/o.h5", d);
+  hid_t f = H5Fopen(op, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  ck_assert(H5Ldelete(f, "/particles/rigid_surface", H5P_DEFAULT) >= 0);
+  ck_assert(H5Ldelete(f, "/connectivity/rigid_triangles", H5P_DEFAULT) >= 0);
+  ck_assert(H5Fclose(f) >= 0);
+  r = cu_vsim(d, "run", "--resume", "o.h5", "--frames", "40", "-q", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  r = cu_vsim(d, "compare", "o.h5", "a.h5", NULL);
+  CU_EXPECT_CODE(r, 1);
+  CU_EXPECT_IN(r.out, "/particles/rigid_surface/position/value: only in a.h5");
+  CU_EXPECT_IN(r.out, "different: 5 differences,");
+  cu_free(&r);
+  free(op);
   /* compare reads the surfaces: a moved box is a difference there too */
   r = cu_vsim(d, "run", scene, "-o", "c.h5", "-q", "--frames", "40", "--set",
               "bodies.box7.position=[0.01, 3, 0]", NULL);
