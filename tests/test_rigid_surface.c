@@ -6,7 +6,8 @@
  *    extents turned by its quaternion; a sphere's vertices lie on it, a
  *    capsule's on its segment's offset; every body's triangles close a
  *    surface with outward normals (its signed volume is that of the shape
- *    within the tessellation's error); float32 output is the rounded doubles
+ *    within the tessellation's error); float32 output is the rounded doubles;
+ *    output.xdmf: false writes none
  *  - resume rewrites them bitwise (vsim compare of a resumed and a straight
  *    run is equal), and compare sees a moved surface
  *  - info, compare, render and xdmf read a rigid-only file; xdmf draws the
@@ -134,6 +135,19 @@ START_TEST(surfaces_where_the_bodies_are) {
   for (int i = 0; i < V; i++)
     for (int k = 0; k < 3; k++) ck_assert(x32[0][i][k] == (float)x[0][i][k]);
   free(p32);
+
+  /* output.xdmf: false: neither the sidecar nor the surfaces it draws */
+  char *pn = run_shapes(d, "n.h5", "output.xdmf=false");
+  f = H5Fopen(pn, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  ck_assert(exists(f, "/particles/rigid/position/value"));
+  ck_assert(!exists(f, "/particles/rigid_surface"));
+  ck_assert(!exists(f, "/connectivity/rigid_triangles"));
+  H5Fclose(f);
+  char *xn = cu_strf("%s/n.xmf", d);
+  ck_assert_int_ne(access(xn, F_OK), 0);
+  free(xn);
+  free(pn);
   free(p);
   tu_rmtree(d);
   free(d);

@@ -74,7 +74,7 @@ enum { H5W_ERROR_STATS(H5W_STAT_ENUM) H5W_STATS };
   X(RANG,  1, "/particles/rigid/angular_velocity", H5W_EL_REAL, H5W_SH_RIGID3,                     \
     m->n_rigid > 0 && (f & VS_FIELD_VELOCITY), "rad s-1", H5W_FROM_RIGID(rw, 3))                  \
   X(RSURF, 1, "/particles/rigid_surface/position", H5W_EL_REAL, H5W_SH_SURFACE,                 \
-    m->n_rigid > 0 && (f & VS_FIELD_POSITION), "m", H5W_FROM_SURFACE)                             \
+    m->n_rigid > 0 && (f & VS_FIELD_POSITION) && m->output.xdmf, "m", H5W_FROM_SURFACE)           \
   X(RCON,  1, "/observables/rigid_contacts",       H5W_EL_I64,  H5W_SH_SCALAR,                     \
     m->n_rigid > 0,                       "1",     H5W_OBS(rigid_contacts))                        \
   X(ERR,   H5W_KIND_STATS, "/observables/",        H5W_EL_F64,  H5W_SH_SCALAR,                     \
