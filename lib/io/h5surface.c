@@ -59,10 +59,17 @@ static void normalize3(double *v) {
   for (int c = 0; c < 3; c++) v[c] /= l;
 }
 
-/* An icosahedron (its 20 faces found as the triples of vertices at edge
- * length from each other, turned outward), each face split in four, the
- * new vertices pushed onto the unit sphere; scaled by r. */
+/* An icosahedron, each face split in four, the new vertices pushed onto
+ * the unit sphere; scaled by r.  Vertex 4k + i (k = 0, 1, 2; i = 0..3) is
+ * the k-th cyclic permutation of (0, +-1, +-phi) (bit 0 of i: -1, bit 1:
+ * -phi); the faces are the triples at edge length 2 from each other, in
+ * index order, turned outward (counter-clockwise from outside). */
 static void sphere_mesh(double r, double *local, int32_t *tri) {
+  static const int face[20][3] = {
+      {0, 1, 8},  {0, 10, 1}, {0, 4, 5},  {0, 8, 4},  {0, 5, 10}, {1, 7, 6},  {1, 6, 8},
+      {1, 10, 7}, {2, 9, 3},  {2, 3, 11}, {2, 5, 4},  {2, 4, 9},  {2, 11, 5}, {3, 6, 7},
+      {3, 9, 6},  {3, 7, 11}, {4, 8, 9},  {5, 11, 10}, {6, 9, 8}, {7, 10, 11}};
+  const int nf = 20;
   const double p = (1 + sqrt(5.0)) / 2;
   double v[42][3];
   for (int i = 0; i < 4; i++) {
@@ -70,30 +77,6 @@ static void sphere_mesh(double r, double *local, int32_t *tri) {
     double base[3][3] = {{0, a, b}, {a, b, 0}, {b, 0, a}};
     for (int k = 0; k < 3; k++) memcpy(v[4 * k + i], base[k], sizeof base[k]);
   }
-  int face[20][3], nf = 0;
-  for (int i = 0; i < 12; i++)
-    for (int j = i + 1; j < 12; j++)
-      for (int k = j + 1; k < 12; k++) {
-        const int idx[3] = {i, j, k};
-        int edges = 1;
-        for (int e = 0; e < 3; e++) {
-          const double *x = v[idx[e]], *y = v[idx[(e + 1) % 3]];
-          double d = 0;
-          for (int c = 0; c < 3; c++) d += (x[c] - y[c]) * (x[c] - y[c]);
-          if (fabs(d - 4) > 1e-9) edges = 0;
-        }
-        if (!edges || nf == 20) continue;
-        double e1[3], e2[3], nrm[3], dot = 0;
-        for (int c = 0; c < 3; c++) e1[c] = v[j][c] - v[i][c], e2[c] = v[k][c] - v[i][c];
-        nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
-        nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
-        nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
-        for (int c = 0; c < 3; c++) dot += nrm[c] * (v[i][c] + v[j][c] + v[k][c]);
-        face[nf][0] = i;
-        face[nf][1] = dot > 0 ? j : k;
-        face[nf][2] = dot > 0 ? k : j;
-        nf++;
-      }
   for (int i = 0; i < 12; i++) normalize3(v[i]);
   signed char mid[12][12];
   memset(mid, -1, sizeof mid);
