@@ -270,6 +270,33 @@ START_TEST(readers_of_a_rigid_only_file) {
 }
 END_TEST
 
+/* a scene with no bodies: no /particles/all, no sidecar, exit 0; info and
+ * compare read it, render says there is nothing to draw */
+START_TEST(no_bodies) {
+  char *d = tu_tmpdir();
+  char *p = cu_strf("%s/e.yaml", d);
+  cu_write(p, "time: {dt: 0.01, frames: 3}\nbodies: []\n");
+  cu_proc r = cu_vsim(d, "run", "e.yaml", "-o", "e.h5", "-q", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  CU_EXPECT_LISTING(d, "e.h5 e.yaml");
+  r = cu_vsim(d, "info", "e.h5", NULL);
+  CU_EXPECT_CODE(r, 0);
+  CU_EXPECT_IN(r.out, "particles:       0\n");
+  CU_EXPECT_NOT_IN(r.out, "/particles/all");
+  CU_EXPECT_NOT_IN(r.out, "rigid bodies:");
+  cu_free(&r);
+  cu_expect_same(d, "e.h5", "e.h5");
+  r = cu_vsim(d, "render", "e.h5", "-o", "e.png", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "e.h5: no positions recorded");
+  cu_free(&r);
+  free(p);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 static Suite *rigid_surface_suite(void) {
   Suite *s = suite_create("rigid_surface");
   TCase *tc = tcase_create("rigid_surface");
@@ -277,6 +304,7 @@ static Suite *rigid_surface_suite(void) {
   tcase_add_test(tc, surfaces_where_the_bodies_are);
   tcase_add_test(tc, resume_and_compare);
   tcase_add_test(tc, readers_of_a_rigid_only_file);
+  tcase_add_test(tc, no_bodies);
   suite_add_tcase(s, tc);
   return s;
 }
