@@ -147,7 +147,8 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid
 # The program and the end-to-end tests see only the public headers
 # (lib/include/vsim/); the library and its unit tests also see the private
 # ones under lib/ (util/alloc.h, io/h5util.h, ...).
-E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli test_hostile test_hostile_read
+E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli test_hostile test_hostile_read \
+             test_rigid_surface
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@

@@ -427,7 +427,8 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   /* The ParaView sidecar, for interrupted and failed runs too: it names
    * the file now under its final name. */
   vs_status xst = VS_OK;
-  if (fst == VS_OK && model->output.xdmf && (model->output.fields & VS_FIELD_POSITION)) {
+  if (fst == VS_OK && model->output.xdmf && (model->output.fields & VS_FIELD_POSITION) &&
+      (model->n_particles > 0 || model->n_rigid > 0)) {
     vs_error xerr;
     vs_error_clear(&xerr);
     xst = vs_xdmf_write(a->output, NULL, &xerr);

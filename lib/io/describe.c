@@ -91,7 +91,7 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   const char *const root[] = {"/"};
   const char *pv = "/parameters/vsim";
   char *status = NULL, *version = NULL, *name = NULL, *command = NULL;
-  int64_t format = -1, frames = -1, colors = -1, particles = -1, constraints = -1;
+  int64_t format = -1, frames = -1, colors = -1, particles = -1, constraints = -1, rigid = -1;
   double wall = NAN, t0 = NAN, t1 = NAN;
   int has_format = 0, has_frames = 0, has_colors = 0, has_time = 0, has_ck = 0;
   int64_t ck_frame = -1;
@@ -109,8 +109,13 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
   if (vs_h5g_attr_double(f, pv, "wall_seconds", -INFINITY, INFINITY, &wall, &ig) != VS_OK)
     wall = NAN;
   if ((st = dim0(f, "/particles/all/mass", &particles, err)) != VS_OK ||
+      (st = dim0(f, "/particles/rigid/mass", &rigid, err)) != VS_OK ||
       (st = dim0(f, "/solver/constraints", &constraints, err)) != VS_OK)
     goto done;
+  /* /particles/all and /particles/rigid are there only when the scene has
+   * particles or rigid bodies */
+  if (particles < 0) particles = 0;
+  if (rigid < 0) rigid = 0;
   /* every series holds the same frames: the first one in the file says
    * (penetration is always written; position may be switched off) */
   for (int i = 0; !has_time && i < S_COUNT; i++) {
@@ -157,8 +162,11 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
     vs_sbuf_json(&b, name);
     vs_sbuf_printf(&b, ", \"command\": ");
     vs_sbuf_json(&b, command);
-    vs_sbuf_printf(&b, ", \"frames_recorded\": %lld, \"particles\": %lld, \"constraints\": %lld",
-              (long long)frames, (long long)particles, (long long)constraints);
+    vs_sbuf_printf(&b,
+                   ", \"frames_recorded\": %lld, \"particles\": %lld, \"rigid_bodies\": %lld, "
+                   "\"constraints\": %lld",
+                   (long long)frames, (long long)particles, (long long)rigid,
+                   (long long)constraints);
     vs_sbuf_printf(&b, ", \"colors\": ");
     if (has_colors)
       vs_sbuf_printf(&b, "%lld", (long long)colors);
@@ -192,6 +200,7 @@ vs_status vs_h5_describe(const char *path, int json, char **out, vs_error *err) 
     if (command && command[0]) vs_sbuf_printf(&b, "command:         %s\n", e_command);
     vs_sbuf_printf(&b, "frames recorded: %lld\n", (long long)frames);
     vs_sbuf_printf(&b, "particles:       %lld\n", (long long)particles);
+    if (rigid > 0) vs_sbuf_printf(&b, "rigid bodies:    %lld\n", (long long)rigid);
     vs_sbuf_printf(&b, "constraints:     %lld\n", (long long)constraints);
     if (has_colors) vs_sbuf_printf(&b, "colors:          %lld\n", (long long)colors);
     if (has_time) vs_sbuf_printf(&b, "time:            %.9g .. %.9g s\n", t0, t1);

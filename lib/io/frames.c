@@ -262,7 +262,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
   }
   if (!f->has_pos && !f->has_rigid)
     return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
-                        "no positions (neither %s nor %s): not a vsim result file", POS_PATH,
+                        "no positions recorded (neither %s nor %s): nothing to draw", POS_PATH,
                         RPOS_PATH);
   const vs_h5_ds *main = f->has_pos ? &f->pos : &f->rpos;
   const char *tpath = f->has_pos ? "/particles/all/position/time" : "/particles/rigid/position/time";

@@ -138,11 +138,14 @@ int h5w_attr_fixstr(vs_h5_writer *w, hid_t loc, const char *name, const char *va
 }
 
 /* H5MD's connectivity attribute particles_group: an object reference to
- * /particles/all. */
-int h5w_attr_particles_group(vs_h5_writer *w, hid_t loc) {
+ * the particles group the indices point into (/particles/all). */
+int h5w_attr_particles_group(vs_h5_writer *w, hid_t loc, const char *group) {
   hobj_ref_t ref;
-  if (H5Rcreate(&ref, w->file, "/particles/all", H5R_OBJECT, -1) < 0)
-    return h5w_fail(w, "referencing /particles/all");
+  if (H5Rcreate(&ref, w->file, group, H5R_OBJECT, -1) < 0) {
+    char what[128];
+    snprintf(what, sizeof what, "referencing %s", group);
+    return h5w_fail(w, what);
+  }
   return attr_scalar(w, loc, "particles_group", H5T_STD_REF_OBJ, H5T_STD_REF_OBJ, &ref);
 }
 
@@ -199,7 +202,7 @@ int h5w_make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hi
  * particle index that cannot be), and particles_group.  *keep as in
  * h5w_make_fixed. */
 int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, hsize_t cols,
-                   const int32_t *data, int reference, hid_t *keep) {
+                   const int32_t *data, const char *particles_group, hid_t *keep) {
   hid_t p = dataset_plist(w);
   if (p < 0) return -1;
   const int32_t fill = -1;
@@ -213,7 +216,7 @@ int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, h
   if (d < 0 || (rows * cols > 0 && H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                                             data) < 0))
     rc = fail_obj(w, "writing", loc, name);
-  if (rc == 0 && reference) rc = h5w_attr_particles_group(w, d);
+  if (rc == 0 && particles_group) rc = h5w_attr_particles_group(w, d, particles_group);
   if (space >= 0) H5Sclose(space);
   H5Pclose(p);
   if (keep && rc == 0)
@@ -355,7 +358,7 @@ int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under) {
       /* /connectivity/alive is H5MD connectivity: it names its particles */
       if (rc == 0 && d.row == H5W_ROW_LIVE) {
         hid_t g = H5Gopen2(cur, name, H5P_DEFAULT);
-        rc = g < 0 ? fail_obj(w, "opening", cur, name) : h5w_attr_particles_group(w, g);
+        rc = g < 0 ? fail_obj(w, "opening", cur, name) : h5w_attr_particles_group(w, g, "/particles/all");
         if (g >= 0) H5Gclose(g);
       }
       if (cur != w->file) H5Gclose(cur);

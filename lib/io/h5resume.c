@@ -268,6 +268,13 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
       h5w_series_describe(i, model, &d);
       snprintf(p, sizeof p, "%s/value", d.group);
       int has = vs_h5_path_exists(w->file, p);
+      /* derived data a file from before it lacks: the run goes on without */
+      if (!has && d.row == H5W_ROW_RSURF) continue;
+      /* a rigid-only file from before /particles/all was left out: it goes
+       * on with its empty particle series */
+      if (has && !d.wanted && model->n_particles == 0 &&
+          (d.row == H5W_ROW_POS || d.row == H5W_ROW_VEL))
+        d.wanted = 1;
       if (has != d.wanted) {
         snprintf(w->msg, sizeof w->msg, "%s %s in the file but %s by the scene", d.group,
                  has ? "is" : "is not", has ? "not written" : "written");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/h5series.h"
+#include "io/h5surface.h"
 
 const char *const h5w_stat_names[H5W_STATS] = {
 #define STAT_NAME(name, unit) #name,
@@ -23,12 +24,12 @@ static const char *const stat_units[H5W_STATS] = {
  * per_constraint_error, rigid_contacts), then /connectivity/alive with the
  * topology. */
 const int h5w_create_order[H5W_ROWS] = {H5W_ROW_POS,  H5W_ROW_VEL,   H5W_ROW_RPOS, H5W_ROW_RORI,
-                                        H5W_ROW_RVEL, H5W_ROW_RANG,  H5W_ROW_ERR,  H5W_ROW_PEN,
+                                        H5W_ROW_RVEL, H5W_ROW_RANG,  H5W_ROW_RSURF, H5W_ROW_ERR,  H5W_ROW_PEN,
                                         H5W_ROW_ALIVE, H5W_ROW_KIN,  H5W_ROW_POT,  H5W_ROW_OVL,
                                         H5W_ROW_PER,  H5W_ROW_RCON,  H5W_ROW_LIVE};
 /* Recording: arrays first, then the observables. */
 const int h5w_record_order[H5W_ROWS] = {H5W_ROW_POS,  H5W_ROW_VEL,  H5W_ROW_RPOS, H5W_ROW_RORI,
-                                        H5W_ROW_RVEL, H5W_ROW_RANG, H5W_ROW_PER,  H5W_ROW_LIVE,
+                                        H5W_ROW_RVEL, H5W_ROW_RANG, H5W_ROW_RSURF, H5W_ROW_PER,  H5W_ROW_LIVE,
                                         H5W_ROW_ERR,  H5W_ROW_PEN,  H5W_ROW_KIN,  H5W_ROW_POT,
                                         H5W_ROW_OVL,  H5W_ROW_ALIVE, H5W_ROW_RCON};
 
@@ -112,6 +113,14 @@ void h5w_series_describe(int i, const vs_model *m, h5w_series_desc *d) {
     d->inner[0] = (hsize_t)m->n_rigid;
     d->inner[1] = row->shape == H5W_SH_RIGID3 ? 3 : 4;
     break;
+  case H5W_SH_SURFACE: {
+    size_t nv, nt;
+    h5s_model_counts(m, &nv, &nt);
+    d->rank = 3;
+    d->inner[0] = (hsize_t)nv;
+    d->inner[1] = 3;
+    break;
+  }
   case H5W_SH_CONSTRAINT:
     d->rank = 2;
     d->inner[0] = (hsize_t)m->n_constraints;

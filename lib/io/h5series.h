@@ -14,7 +14,8 @@
  *   elem    H5W_EL_REAL (float64, float32 with output.float32),
  *           H5W_EL_F64, H5W_EL_I64 or H5W_EL_U8
  *   shape   of one frame: H5W_SH_SCALAR [], H5W_SH_PARTICLE_VEC [N, 3],
- *           H5W_SH_CONSTRAINT [M], H5W_SH_RIGID3 [B, 3], H5W_SH_RIGID4 [B, 4]
+ *           H5W_SH_CONSTRAINT [M], H5W_SH_RIGID3 [B, 3], H5W_SH_RIGID4 [B, 4],
+ *           H5W_SH_SURFACE [V, 3] (the rigid surfaces' vertices, h5surface.h)
  *   written whether a model writes it; an expression of m (the model) and
  *           f (m->output.fields); the family adds "the model has
  *           constraints of that kind" (or k is "all")
@@ -49,9 +50,9 @@ enum { H5W_ERROR_STATS(H5W_STAT_ENUM) H5W_STATS };
 /* clang-format off */
 #define H5W_SERIES(X)                                                                              \
   X(POS,   1, "/particles/all/position",           H5W_EL_REAL, H5W_SH_PARTICLE_VEC,               \
-    f & VS_FIELD_POSITION,                "m",     H5W_FROM_POSITION)                              \
+    m->n_particles > 0 && (f & VS_FIELD_POSITION), "m", H5W_FROM_POSITION)                                                      \
   X(VEL,   1, "/particles/all/velocity",           H5W_EL_REAL, H5W_SH_PARTICLE_VEC,               \
-    f & VS_FIELD_VELOCITY,                "m s-1", H5W_FROM_VELOCITY)                              \
+    m->n_particles > 0 && (f & VS_FIELD_VELOCITY), "m s-1", H5W_FROM_VELOCITY)                                                  \
   X(PEN,   1, "/observables/penetration_max",      H5W_EL_F64,  H5W_SH_SCALAR,                     \
     1,                                    "m",     H5W_OBS(penetration_max))                       \
   X(ALIVE, 1, "/observables/constraints_alive",    H5W_EL_I64,  H5W_SH_SCALAR,                     \
@@ -72,6 +73,8 @@ enum { H5W_ERROR_STATS(H5W_STAT_ENUM) H5W_STATS };
     m->n_rigid > 0 && (f & VS_FIELD_VELOCITY), "m s-1", H5W_FROM_RIGID(rv, 3))                    \
   X(RANG,  1, "/particles/rigid/angular_velocity", H5W_EL_REAL, H5W_SH_RIGID3,                     \
     m->n_rigid > 0 && (f & VS_FIELD_VELOCITY), "rad s-1", H5W_FROM_RIGID(rw, 3))                  \
+  X(RSURF, 1, "/particles/rigid_surface/position", H5W_EL_REAL, H5W_SH_SURFACE,                 \
+    m->n_rigid > 0 && (f & VS_FIELD_POSITION) && m->output.xdmf, "m", H5W_FROM_SURFACE)           \
   X(RCON,  1, "/observables/rigid_contacts",       H5W_EL_I64,  H5W_SH_SCALAR,                     \
     m->n_rigid > 0,                       "1",     H5W_OBS(rigid_contacts))                        \
   X(ERR,   H5W_KIND_STATS, "/observables/",        H5W_EL_F64,  H5W_SH_SCALAR,                     \
@@ -86,7 +89,14 @@ enum { H5W_SERIES(H5W_S_ENUM) S_COUNT };
 #define S_ERR0 S_ERR /* (kind k, stat j) at S_ERR0 + H5W_STATS k + j; k = VS_KIND_COUNT is "all" */
 
 enum { H5W_EL_REAL, H5W_EL_F64, H5W_EL_I64, H5W_EL_U8 };
-enum { H5W_SH_SCALAR, H5W_SH_PARTICLE_VEC, H5W_SH_CONSTRAINT, H5W_SH_RIGID3, H5W_SH_RIGID4 };
+enum {
+  H5W_SH_SCALAR,
+  H5W_SH_PARTICLE_VEC,
+  H5W_SH_CONSTRAINT,
+  H5W_SH_RIGID3,
+  H5W_SH_RIGID4,
+  H5W_SH_SURFACE
+};
 
 #define H5W_ROW_ENUM(id, ...) H5W_ROW_##id,
 enum { H5W_SERIES(H5W_ROW_ENUM) H5W_ROWS };

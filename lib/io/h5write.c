@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "io/h5check.h"
+#include "io/h5surface.h"
 #include "io/h5write.h"
 
 /* ---- the static part of the file ---------------------------------------- */
@@ -89,25 +90,97 @@ static int write_rigid(vs_h5_writer *w, const vs_model *m) {
   return rc;
 }
 
-/* /particles/all: the box, the particle series of H5W_SERIES, mass, body,
- * radius (viewers draw particles at it). */
+/* /particles/rigid_surface (its position series exists already): box and
+ * body [V] int32, the rigid body (index in /particles/rigid) of each vertex;
+ * /connectivity/rigid_triangles [T, 3] comes with the topology. */
+static int write_rigid_surface(vs_h5_writer *w, const vs_model *m) {
+  size_t nv, nt;
+  h5s_model_counts(m, &nv, &nt);
+  int32_t *body = vs_malloc(nv * sizeof *body + 1);
+  if (!body) {
+    snprintf(w->msg, sizeof w->msg, "out of memory for the rigid surfaces");
+    w->nomem = 1;
+    return -1;
+  }
+  size_t v = 0;
+  for (int32_t b = 0; b < m->n_rigid; b++) {
+    int n, t;
+    h5s_shape_counts(m->rigid_shape[b], &n, &t);
+    for (int i = 0; i < n; i++) body[v++] = b;
+  }
+  hsize_t d = (hsize_t)nv;
+  hid_t g = H5Gopen2(w->file, "/particles/rigid_surface", H5P_DEFAULT);
+  hid_t box = g >= 0 ? h5w_make_group(w, g, "box") : H5I_INVALID_HID;
+  int rc = box >= 0 && h5w_attr_i32(w, box, "dimension", 3) == 0 &&
+                   h5w_attr_boundary(w, box) == 0 &&
+                   h5w_make_fixed(w, g, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d, body,
+                                  NULL) == 0
+               ? 0
+               : -1;
+  if (g < 0) h5w_fail(w, "opening /particles/rigid_surface");
+  if (box >= 0) H5Gclose(box);
+  if (g >= 0) H5Gclose(g);
+  vs_free(body);
+  return rc;
+}
+
+/* 1 when the file has the rigid surfaces (with the rigid positions) */
+static int has_surface(const vs_model *m) {
+  h5w_series_desc d;
+  h5w_series_describe(S_RSURF, m, &d);
+  return d.wanted;
+}
+
+/* /connectivity/rigid_triangles: every body's triangles, into the vertices
+ * of /particles/rigid_surface. */
+static int write_rigid_triangles(vs_h5_writer *w, const vs_model *m, hid_t conn) {
+  size_t nv, nt;
+  h5s_model_counts(m, &nv, &nt);
+  int32_t *tri = vs_malloc(3 * nt * sizeof *tri + 1);
+  if (!tri) {
+    snprintf(w->msg, sizeof w->msg, "out of memory for the rigid surfaces");
+    w->nomem = 1;
+    return -1;
+  }
+  size_t v = 0, t = 0;
+  for (int32_t b = 0; b < m->n_rigid; b++) {
+    int n, k;
+    h5s_shape_counts(m->rigid_shape[b], &n, &k);
+    h5s_shape_mesh(m->rigid_shape[b], m->rigid_size + 3 * (size_t)b, NULL, tri + 3 * t);
+    for (size_t i = 3 * t; i < 3 * (t + (size_t)k); i++) tri[i] += (int32_t)v;
+    v += (size_t)n;
+    t += (size_t)k;
+  }
+  int rc = h5w_make_index(w, conn, "rigid_triangles", (hsize_t)nt, 3, tri,
+                          "/particles/rigid_surface", NULL);
+  vs_free(tri);
+  return rc;
+}
+
+/* /particles/all (when the scene has particles): the box, the particle
+ * series of H5W_SERIES, mass, body, radius (viewers draw particles at it). */
 static int write_particles(vs_h5_writer *w, const vs_model *m) {
   int rc = -1;
   hid_t mass = H5I_INVALID_HID, radius = H5I_INVALID_HID;
   hid_t parts = h5w_make_group(w, w->file, "particles");
-  hid_t all = parts >= 0 ? h5w_make_group(w, parts, "all") : H5I_INVALID_HID;
+  hid_t all = parts >= 0 && m->n_particles > 0 ? h5w_make_group(w, parts, "all") : H5I_INVALID_HID;
   hid_t box = all >= 0 ? h5w_make_group(w, all, "box") : H5I_INVALID_HID;
-  if (box < 0 || h5w_attr_i32(w, box, "dimension", 3) < 0 || h5w_attr_boundary(w, box) < 0) goto done;
+  if (parts < 0) goto done;
+  if (m->n_particles > 0 &&
+      (box < 0 || h5w_attr_i32(w, box, "dimension", 3) < 0 || h5w_attr_boundary(w, box) < 0))
+    goto done;
   if (h5w_create_series(w, m, "/particles/") < 0) goto done;
   hsize_t n = (hsize_t)m->n_particles;
-  if (h5w_make_fixed(w, all, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->mass, &mass) < 0 ||
-      h5w_attr_fixstr(w, mass, "unit", "kg") < 0 ||
-      h5w_make_fixed(w, all, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->body, NULL) < 0 ||
-      h5w_make_fixed(w, all, "radius", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->radius,
-                     &radius) < 0 ||
-      h5w_attr_fixstr(w, radius, "unit", "m") < 0)
+  if (m->n_particles > 0 &&
+      (h5w_make_fixed(w, all, "mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->mass, &mass) < 0 ||
+       h5w_attr_fixstr(w, mass, "unit", "kg") < 0 ||
+       h5w_make_fixed(w, all, "body", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->body, NULL) < 0 ||
+       h5w_make_fixed(w, all, "radius", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, m->radius,
+                      &radius) < 0 ||
+       h5w_attr_fixstr(w, radius, "unit", "m") < 0))
     goto done;
   if (m->n_rigid > 0 && write_rigid(w, m) < 0) goto done;
+  if (has_surface(m) && write_rigid_surface(w, m) < 0) goto done;
   rc = 0;
 done:
   if (radius >= 0) H5Dclose(radius);
@@ -134,7 +207,7 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   hid_t solver = conn >= 0 ? h5w_make_group(w, w->file, "solver") : H5I_INVALID_HID;
   if (solver < 0) goto done;
   if (m->n_dist > 0 &&
-      h5w_make_index(w, conn, "distance", (hsize_t)m->n_dist, 2, m->dist_ab, 1, NULL) < 0)
+      h5w_make_index(w, conn, "distance", (hsize_t)m->n_dist, 2, m->dist_ab, "/particles/all", NULL) < 0)
     goto done;
   size_t nc = (size_t)(m->n_constraints > 0 ? m->n_constraints : 0);
   size_t na = (size_t)(m->n_angle > 0 ? m->n_angle : 0);
@@ -151,15 +224,17 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
       tmp[2 * i] = m->angle_abc[3 * i];
       tmp[2 * i + 1] = m->angle_abc[3 * i + 2];
     }
-    if (h5w_make_index(w, conn, "angle", na, 2, tmp, 1, NULL) < 0) goto done;
+    if (h5w_make_index(w, conn, "angle", na, 2, tmp, "/particles/all", NULL) < 0) goto done;
   }
   if (m->n_triangles > 0 &&
-      h5w_make_index(w, conn, "triangles", (hsize_t)m->n_triangles, 3, m->triangles, 1, NULL) < 0)
+      h5w_make_index(w, conn, "triangles", (hsize_t)m->n_triangles, 3, m->triangles, "/particles/all",
+                     NULL) < 0)
     goto done;
+  if (has_surface(m) && write_rigid_triangles(w, m, conn) < 0) goto done;
   /* per-frame alive flags, when a link can tear */
   if (h5w_create_series(w, m, "/connectivity/") < 0) goto done;
   for (size_t i = 0; i < nc; i++) vs_model_constraint_particles(m, (int32_t)i, tmp + 3 * i);
-  if (h5w_make_index(w, solver, "constraints", nc, 3, tmp, 0, NULL) < 0) goto done;
+  if (h5w_make_index(w, solver, "constraints", nc, 3, tmp, NULL, NULL) < 0) goto done;
   if (m->color) {
     hsize_t d1 = nc;
     if (h5w_make_fixed(w, solver, "color", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, m->color,
@@ -456,6 +531,10 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #define H5W_FROM_OBSERVE (void)0 /* vs_observe wrote it */
 #define H5W_FROM_ALIVE from_alive(model, state, s)
 #define H5W_FROM_RIGID(field, k) from_rigid(state->field, k, (size_t)model->n_rigid, s)
+#define H5W_FROM_SURFACE                                                                    \
+  h5s_world(model, state->rx, state->rq,                                                    \
+            s->esize == sizeof(double) ? (double *)(void *)row_of(s) : NULL,                \
+            s->esize == sizeof(float) ? (float *)(void *)row_of(s) : NULL)
 #define H5W_FROM_ERROR_STATS                                                             \
   do {                                                                                   \
     int k = (i - S_ERR0) / H5W_STATS;                                                           \
@@ -474,6 +553,7 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #undef H5W_FROM_OBSERVE
 #undef H5W_FROM_ALIVE
 #undef H5W_FROM_RIGID
+#undef H5W_FROM_SURFACE
 #undef H5W_FROM_ERROR_STATS
 }
 

@@ -95,9 +95,9 @@ H5W_FN int h5w_attr_f64(vs_h5_writer *w, hid_t loc, const char *name, double v);
 H5W_FN int h5w_attr_str(vs_h5_writer *w, hid_t loc, const char *name, const char *value);
 H5W_FN int h5w_attr_boundary(vs_h5_writer *w, hid_t loc);
 H5W_FN int h5w_attr_fixstr(vs_h5_writer *w, hid_t loc, const char *name, const char *value);
-H5W_FN int h5w_attr_particles_group(vs_h5_writer *w, hid_t loc);
+H5W_FN int h5w_attr_particles_group(vs_h5_writer *w, hid_t loc, const char *group);
 H5W_FN int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, hsize_t cols,
-                          const int32_t *data, int reference, hid_t *keep);
+                          const int32_t *data, const char *particles_group, hid_t *keep);
 H5W_FN int h5w_make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                           int rank, const hsize_t *dims, const void *data, hid_t *keep);
 /* rows: frames per buffer (the chunk rows of value); 0 = chunk_rows() */

@@ -25,6 +25,12 @@
  *                         /particles/rigid/position/value) with node
  *                         attributes orientation (4 components, w x y z),
  *                         shape, size, mass, velocity, angular_velocity
+ *       Grid "rigid_surface"  Triangle from /connectivity/rigid_triangles,
+ *                         geometry row k of /particles/rigid_surface/
+ *                         position/value, node attribute body (a file from
+ *                         before the surfaces has the centres only)
+ *     A file of rigid bodies only has no /particles/all: its frames and
+ *     times are those of /particles/rigid/position.
  *     Grid "colliders" spatial collection outside time (ParaView shows it
  *     at every frame), "collider I KIND" for each of /world/colliders:
  *       mesh    Triangle into its own triangles and vertices datasets
@@ -62,6 +68,8 @@ typedef struct xd {
   int64_t n_free;
   int64_t B;        /* rigid bodies */
   int rpos_f32, rq_f32, rvel, rvel_f32, rw, rw_f32;
+  int64_t S, RT;    /* rigid surface vertices and triangles (0: a file without them) */
+  int surf_f32;
   vs_sbuf b;
 } xd;
 
@@ -232,6 +240,21 @@ static void frame(xd *x, int64_t k, double t) {
       vs_sbuf_puts(&x->b, "</Attribute>");
     }
     vs_sbuf_puts(&x->b, "</Grid>\n");
+  }
+  if (x->S > 0) {
+    snprintf(d, sizeof d, "%lld 3", (long long)x->RT);
+    vs_sbuf_printf(&x->b,
+                   "<Grid Name=\"rigid_surface\" GridType=\"Uniform\">"
+                   "<Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">",
+                   (long long)x->RT);
+    hdf_item(x, d, "Int", 4, "/connectivity/rigid_triangles");
+    vs_sbuf_puts(&x->b, "</Topology><Geometry GeometryType=\"XYZ\">");
+    slab(x, k, x->S, 3, "Float", x->surf_f32 ? 4 : 8, "/particles/rigid_surface/position/value");
+    vs_sbuf_puts(&x->b, "</Geometry>\n<Attribute Name=\"body\" AttributeType=\"Scalar\" "
+                        "Center=\"Node\">");
+    snprintf(d, sizeof d, "%lld", (long long)x->S);
+    hdf_item(x, d, "Int", 4, "/particles/rigid_surface/body");
+    vs_sbuf_puts(&x->b, "</Attribute></Grid>\n");
   }
   vs_sbuf_puts(&x->b, "</Grid>\n");
 }
@@ -482,6 +505,7 @@ static void colliders(xd *x) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   grow_rows(x, "/particles/all/position/value", x->N, lo, hi);
   grow_rows(x, "/particles/rigid/position/value", x->B, lo, hi);
+  grow_rows(x, "/particles/rigid_surface/position/value", x->S, lo, hi);
   int any = 0;
   for (size_t i = 0; i < n; i++) {
     char gp[64], vp[96];
@@ -654,8 +678,15 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
                      : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
   x.f = g.file;
   if (st != VS_OK) goto done;
+  /* the frames: of the particles' positions, or, in a file of rigid bodies
+   * only (no /particles/all), of the bodies' */
   x.F = dims_of(x.f, "/particles/all/position/value", 3, &x.N, &x.pos_f32);
-  if (x.F < 0 || dims_of(x.f, "/particles/all/mass", 1, NULL, NULL) != x.N) {
+  int has_all = x.F >= 0 || vs_h5_path_exists(x.f, "/particles/all");
+  if (!has_all) {
+    x.N = 0;
+    x.F = dims_of(x.f, "/particles/rigid/position/value", 3, NULL, NULL);
+  }
+  if (x.F < 0 || (has_all && dims_of(x.f, "/particles/all/mass", 1, NULL, NULL) != x.N)) {
     st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0,
                       "no positions recorded (output.fields without position): nothing to show");
     goto done;
@@ -685,11 +716,20 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
     x.rw = dims_of(x.f, "/particles/rigid/angular_velocity/value", 3, NULL, &x.rw_f32) == x.F;
   }
   if (x.B < 0) x.B = 0;
+  /* the surfaces (files from before them have the centres only) */
+  if (x.B > 0 &&
+      dims_of(x.f, "/particles/rigid_surface/position/value", 3, &x.S, &x.surf_f32) == x.F &&
+      dims_of(x.f, "/particles/rigid_surface/body", 1, NULL, NULL) == x.S)
+    x.RT = dims_of(x.f, "/connectivity/rigid_triangles", 2, NULL, NULL);
+  if (x.RT <= 0) x.S = x.RT = 0;
   int64_t am = 0;
   x.alive = x.M > 0 && dims_of(x.f, "/connectivity/alive/value", 2, &am, NULL) == x.F && am == x.M;
   times = vs_malloc(((size_t)x.F + 1) * sizeof *times);
   vs_h5_ds t;
-  int tr = times && vs_h5_ds_open(x.f, "/particles/all/position/time", &t) == 0 &&
+  int tr = times &&
+                   vs_h5_ds_open(x.f, has_all ? "/particles/all/position/time"
+                                              : "/particles/rigid/position/time",
+                                 &t) == 0 &&
                    t.rank == 1 && (int64_t)t.dims[0] == x.F &&
                    (x.F == 0 || H5Dread(t.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                                         times) >= 0)

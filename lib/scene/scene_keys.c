@@ -169,7 +169,8 @@ const sk_row vs_sk_rows[] = {
      .what = "an author name", .def = "unknown",
      .doc = "H5MD author name recorded in /h5md/author"},
     {"output.xdmf", SC(output.xdmf), .type = SK_BOOL, .def = "true",
-     .doc = "vsim run writes OUT.xmf beside OUT.h5, for ParaView's XDMF reader"},
+     .doc = "vsim run writes OUT.xmf beside OUT.h5, for ParaView's XDMF reader, and, with rigid "
+            "bodies, their surfaces (`/particles/rigid_surface`, see result-file.md) that it draws"},
 
     /* ---- bodies: `- KIND: {...}` ---- */
     {"name", BO(ALLB, name), .type = SK_STR, .n = VS_MAX_NAME + 1, .what = "a body name",

@@ -5,7 +5,11 @@
 A torn cloth recorded with velocities, read with MDAnalysis' H5MD reader
 (convert_units=False: MDAnalysis knows no SI length unit): every frame, its
 positions, velocities and time equal to h5py's, and every scalar observable
-(/observables/NAME/value) in ts.data.  Exit 0 when all hold."""
+(/observables/NAME/value) in ts.data.  A file with particles and rigid bodies
+(rigid dice) reads as its particles (/particles/all, the first group); a file
+of rigid bodies only (rigid_stack: no /particles/all) reads as the bodies'
+centres of mass (/particles/rigid, then the first group), velocities
+included.  Exit 0 when all hold."""
 import os
 import subprocess
 import sys
@@ -48,3 +52,23 @@ assert seen == pos.shape[0]
 assert obs["constraints_alive"][-1] < obs["constraints_alive"][0], "nothing tore"
 print("mdanalysis: %d frames of %d particles, %d observables equal to h5py's"
       % (seen, r.n_atoms, len(obs)))
+
+
+# MDAnalysis reads the first group of /particles (h5py's order: all, rigid,
+# rigid_surface): the particles when there are any, else the rigid centres
+for name, scene, group in (("dice", "configs/rigid_dice.yaml", "all"),
+                           ("stack", "configs/rigid_stack.yaml", "rigid")):
+    h5 = os.path.join(work, name + "_mda.h5")
+    subprocess.run([vsim, "run", os.path.join(root, scene), "-o", h5, "-f", "-q", "--frames", "10",
+                    "--set", "output.fields=[position,velocity]"], check=True)
+    with h5py.File(h5, "r") as f:
+        assert ("/particles/all" in f) == (group == "all"), name
+        pos = f["/particles/%s/position/value" % group][:]
+        vel = f["/particles/%s/velocity/value" % group][:]
+    r = H5MDReader(h5, convert_units=False)
+    assert (r.n_frames, r.n_atoms) == pos.shape[:2], (name, r.n_frames, r.n_atoms, pos.shape)
+    for k, ts in enumerate(r):
+        assert np.array_equal(ts.positions, pos[k].astype(np.float32)), "%s frame %d" % (name, k)
+        assert np.array_equal(ts.velocities, vel[k].astype(np.float32)), "%s frame %d" % (name, k)
+    print("mdanalysis: %s: %d frames of %d %s" % (name, r.n_frames, r.n_atoms,
+                                                 "particles" if group == "all" else "rigid centres"))

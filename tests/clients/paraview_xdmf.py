@@ -4,11 +4,14 @@
     pvpython --force-offscreen-rendering tests/clients/paraview_xdmf.py VSIM ROOT WORKDIR
 
 For a cloth, a rope, a torn cloth, a cloth on a sphere and a plane, one on a
-mesh collider, and rigid dice on a box: the .xmf beside the .h5 opens in the
+mesh collider, rigid dice on a box, a stack of rigid boxes (rigid bodies
+only: no /particles/all) and one rigid body of each shape: the .xmf beside the .h5 opens in the
 XDMF reader, has one timestep per recorded frame at the file's times, every
 frame's points are the positions h5py reads (bit for bit), the torn cloth's
 links carry `alive` equal to /connectivity/alive, the rigid grid's points
-and orientations are /particles/rigid's, each collider of /world/colliders
+and orientations are /particles/rigid's, the rigid_surface grid's points are
+/particles/rigid_surface's with the triangles of /connectivity/rigid_triangles
+(12 per box, 80 per sphere, 144 per capsule), each collider of /world/colliders
 is a grid at every frame (a mesh its vertices and triangles, a box its 8
 corners, a sphere a surface within its radius, a plane a quad on it), and a
 frame renders to a PNG that is not blank.  Exit 0 when all hold; an AssertionError otherwise."""
@@ -30,7 +33,11 @@ scenes = [("cloth", "configs/cloth_hanging.yaml", ["--frames", "12"]),
           ("torn", "configs/torn_cloth.yaml", ["--frames", "30"]),
           ("sphere", "configs/cloth_sphere.yaml", ["--frames", "3"]),
           ("drape", "configs/mesh_drape.yaml", ["--frames", "3"]),
-          ("dice", "configs/rigid_dice.yaml", ["--frames", "6"])]
+          ("dice", "configs/rigid_dice.yaml", ["--frames", "6"]),
+          ("stack", "configs/rigid_stack.yaml", ["--frames", "6"]),
+          ("shapes", "tests/data/rigid_shapes.yaml", [])]
+TRIANGLES_PER_SHAPE = [12, 80, 144]  # box, sphere, capsule
+VERTICES_PER_SHAPE = [8, 42, 74]
 
 
 def blocks(data):
@@ -52,8 +59,10 @@ for name, scene, opts in scenes:
     subprocess.run([vsim, "run", os.path.join(root, scene), "-o", h5, "-f", "-q"] + opts, check=True)
     assert os.path.exists(xmf), "vsim run wrote no " + xmf
     with h5py.File(h5, "r") as f:
-        pos = f["/particles/all/position/value"][:]
-        times = f["/particles/all/position/time"][:]
+        # a file of rigid bodies only has no /particles/all
+        parts = "/particles/all" if "/particles/all" in f else "/particles/rigid"
+        pos = f[parts + "/position/value"][:]
+        times = f[parts + "/position/time"][:]
         alive = f["/connectivity/alive/value"][:] if "/connectivity/alive" in f else None
         ntri = f["/connectivity/triangles"].shape[0] if "/connectivity/triangles" in f else 0
         rigid = "/particles/rigid" in f
@@ -61,6 +70,12 @@ for name, scene, opts in scenes:
             rpos = f["/particles/rigid/position/value"][:]
             rq = f["/particles/rigid/orientation/value"][:]
             rsize = f["/particles/rigid/size"][:]
+            shapes = f["/particles/rigid/shape"][:]
+            spos = f["/particles/rigid_surface/position/value"][:]
+            sbody = f["/particles/rigid_surface/body"][:]
+            stri = f["/connectivity/rigid_triangles"][:]
+            assert stri.shape[0] == sum(TRIANGLES_PER_SHAPE[s] for s in shapes), name
+            assert spos.shape[1] == sum(VERTICES_PER_SHAPE[s] for s in shapes), name
         coll = {}
         for i, g in f["/world/colliders"].items() if "/world/colliders" in f else []:
             c = dict(g.attrs)
@@ -91,6 +106,15 @@ for name, scene, opts in scenes:
                 s = vtk_to_numpy(ds.GetPointData().GetArray("size"))
                 assert np.array_equal(s, rsize), where + ": size"
                 continue
+            if grid == "rigid_surface":
+                assert np.array_equal(pts, spos[k]), where + ": surface vertices"
+                assert ds.GetNumberOfCells() == stri.shape[0], where + ": cells"
+                cells = vtk_to_numpy(ds.GetPolys().GetConnectivityArray() if ds.IsA("vtkPolyData")
+                                     else ds.GetCells().GetConnectivityArray())
+                assert np.array_equal(cells.reshape(-1, 3), stri), where + ": triangles"
+                body = vtk_to_numpy(ds.GetPointData().GetArray("body"))
+                assert np.array_equal(body, sbody), where + ": body"
+                continue
             if grid in coll:
                 c = coll[grid]
                 if c["kind"] == "mesh":
@@ -113,6 +137,7 @@ for name, scene, opts in scenes:
             assert np.array_equal(pts, pos[k]), "%s frame %d grid %s: positions" % (name, k, grid)
         assert seen == set(coll), "%s frame %d: colliders %s, want %s" % (name, k, seen, set(coll))
         assert rigid == ("rigid" in b), "%s frame %d: rigid grid" % (name, k)
+        assert rigid == ("rigid_surface" in b), "%s frame %d: rigid_surface grid" % (name, k)
         if ntri:
             assert b["triangles"].GetNumberOfCells() == ntri, name + ": triangles"
         if alive is not None:
@@ -136,7 +161,8 @@ for name, scene, opts in scenes:
     drawn = np.any(img != background, axis=1).sum()
     assert drawn > 100, "%s: only %d pixels drawn" % (name, drawn)
     print("paraview: %s: %d timesteps, positions equal, %d colliders%s, %d pixels drawn"
-          % (name, len(ts), len(coll), ", rigid bodies" if rigid else "", drawn))
+          % (name, len(ts), len(coll),
+             ", rigid bodies (%d surface triangles)" % stri.shape[0] if rigid else "", drawn))
     ResetSession()
 print("paraview: ok")
 sys.stdout.flush()
