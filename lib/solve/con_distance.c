@@ -45,9 +45,9 @@ static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i, 
 
 void vs_distance_project(const vs_solve_ctx *c, int32_t i, int32_t id) { project(c, c->m, i, id); }
 
-void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count, int32_t id0) {
+void vs_distance_project_order(const vs_solve_ctx *c, const int32_t *ids, int32_t count) {
   const vs_model *m = c->m;
-  for (int32_t i = 0; i < count; i++) project(c, m, start + i, id0 + i);
+  for (int32_t i = 0; i < count; i++) project(c, m, m->con_index[ids[i]], ids[i]);
 }
 
 int vs_distance_error(const vs_model *m, const vs_state *s, int32_t i, double *e, double *rest) {
