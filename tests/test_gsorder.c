@@ -70,13 +70,24 @@ static void check_order(const vs_model *m) {
   }
   free(last);
   /* the blocks cover the order, one kind each */
-  int32_t pos = 0;
+  int32_t pos = 0, rank[VS_KIND_COUNT] = {0};
   for (int32_t b = 0; b < m->n_blocks; b++) {
     const vs_block *blk = &m->blocks[b];
     ck_assert_int_eq(blk->start, pos);
     ck_assert_int_gt(blk->count, 0);
-    ck_assert_int_eq(blk->first, m->gs_order[pos]);
-    for (int32_t i = 0; i < blk->count; i++) ck_assert_int_eq(m->con_kind[m->gs_order[pos + i]], blk->kind);
+    ck_assert_int_eq(blk->first, rank[blk->kind]);
+    for (int32_t i = 0; i < blk->count; i++) {
+      const int32_t id = m->gs_order[pos + i], k = m->con_index[id], r = blk->first + i;
+      ck_assert_int_eq(m->con_kind[id], blk->kind);
+      if (blk->kind != VS_KIND_DISTANCE) continue;
+      /* the link's stream entry is a copy of its row */
+      ck_assert_int_eq(m->gs_link_index[r], k);
+      ck_assert_int_eq(m->gs_link_ab[2 * r], m->dist_ab[2 * k]);
+      ck_assert_int_eq(m->gs_link_ab[2 * r + 1], m->dist_ab[2 * k + 1]);
+      ck_assert(m->gs_link_rest[r] == m->dist_rest[k] && m->gs_link_kw[r] == m->dist_kw[k]);
+      ck_assert_int_eq(m->gs_link_side[r], m->dist_side[k]);
+    }
+    rank[blk->kind] += blk->count;
     if (b > 0) ck_assert_int_ne(blk->kind, m->blocks[b - 1].kind);
     pos += blk->count;
   }
@@ -119,13 +130,21 @@ END_TEST
 /* Replace the order with build order itself (the contract's reference). */
 static void use_build_order(vs_model *m) {
   m->n_blocks = 0;
+  int32_t rank[VS_KIND_COUNT] = {0};
   for (int32_t t = 0; t < m->n_constraints; t++) {
     m->gs_order[t] = t;
     const vs_kind kind = (vs_kind)m->con_kind[t];
     if (m->n_blocks && m->blocks[m->n_blocks - 1].kind == kind)
       m->blocks[m->n_blocks - 1].count++;
     else
-      m->blocks[m->n_blocks++] = (vs_block){kind, t, 1, t};
+      m->blocks[m->n_blocks++] = (vs_block){kind, t, 1, rank[kind]};
+    if (kind == VS_KIND_DISTANCE) {
+      const int32_t k = m->con_index[t], r = rank[kind];
+      m->gs_link_ab[2 * r] = m->dist_ab[2 * k], m->gs_link_ab[2 * r + 1] = m->dist_ab[2 * k + 1];
+      m->gs_link_rest[r] = m->dist_rest[k], m->gs_link_kw[r] = m->dist_kw[k];
+      m->gs_link_side[r] = m->dist_side[k], m->gs_link_index[r] = k;
+    }
+    rank[kind]++;
   }
 }
 

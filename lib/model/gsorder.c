@@ -24,7 +24,8 @@
  * two share a particle, except where the dependence graph leaves nothing
  * else (the first few links of a cloth, a single chain).  The order is a
  * function of the model alone: deterministic, the same on resume and for any
- * thread count.  O(n log r) time (r: constraints ready at once) and O(n)
+ * thread count.  The distance links are copied in that order into the
+ * gs_link_* arrays, which the sweep reads front to back.  O(n log r) time (r: constraints ready at once) and O(n)
  * work space, freed before returning. */
 #include <string.h>
 
@@ -94,6 +95,7 @@ vs_status vs_gs_order_model(vs_model *m, vs_error *err) {
     if (npred[id] == 0) heap_push(heap, &nheap, id);
   }
   int32_t qhead = 0, qtail = 0;
+  int32_t rank[VS_KIND_COUNT] = {0}; /* constraints of each kind placed so far */
   for (int32_t t = 0; t < nc; t++) {
     while (qhead < qtail && when[qhead] <= t) heap_push(heap, &nheap, queue[qhead++]);
     /* nothing eligible: the one ready longest (the queue is never empty
@@ -110,7 +112,17 @@ vs_status vs_gs_order_model(vs_model *m, vs_error *err) {
     if (b && b->kind == kind)
       b->count++;
     else
-      m->blocks[m->n_blocks++] = (vs_block){kind, t, 1, id};
+      m->blocks[m->n_blocks++] = (vs_block){kind, t, 1, rank[kind]};
+    if (kind == VS_KIND_DISTANCE) { /* the link's stream entry */
+      const int32_t k = m->con_index[id], r = rank[kind];
+      m->gs_link_ab[2 * r] = m->dist_ab[2 * k];
+      m->gs_link_ab[2 * r + 1] = m->dist_ab[2 * k + 1];
+      m->gs_link_rest[r] = m->dist_rest[k];
+      m->gs_link_kw[r] = m->dist_kw[k];
+      m->gs_link_side[r] = m->dist_side[k];
+      m->gs_link_index[r] = k;
+    }
+    rank[kind]++;
   }
 done:
   vs_free(last);

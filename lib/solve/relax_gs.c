@@ -15,7 +15,7 @@ void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c
       const vs_block *blk = &m->blocks[b];
       const int32_t *ids = m->gs_order + blk->start;
       if (blk->kind == VS_KIND_DISTANCE) { /* the common case, inlined */
-        vs_distance_project_order(c, ids, blk->count);
+        vs_distance_project_order(c, ids, blk->first, blk->count);
         continue;
       }
       const vs_project_fn project = vs_kind_solver[blk->kind].project;

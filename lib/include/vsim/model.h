@@ -61,7 +61,8 @@ typedef struct vs_block {
   vs_kind kind;
   int32_t start; /* position of its first constraint in gs_order */
   int32_t count;
-  int32_t first; /* build-order id of its first constraint (gs_order[start]) */
+  int32_t first; /* its first constraint's rank among those of its kind in gs_order
+                    (for distance links: the index into the gs_link_* arrays) */
 } vs_block;
 
 /* The Gauss-Seidel order (lib/model/gsorder.c, docs/physics.md): no two of
@@ -121,6 +122,14 @@ typedef struct vs_collider_mesh {
    * build order, docs/physics.md) and its n_blocks runs of one kind */       \
   X(gs_order, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_constraints : 0)  \
   X(blocks, vs_block, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_constraints : 0)   \
+  /* ... and the distance links again in that order, so that a sweep reads  \
+   * them as one stream: copies of dist_ab, dist_rest, dist_kw, dist_side,   \
+   * and each one's index k in the distance arrays (alive, compliance) */    \
+  X(gs_link_ab, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? 2 * (size_t)m->n_dist : 0)   \
+  X(gs_link_rest, double, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)      \
+  X(gs_link_kw, double, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)        \
+  X(gs_link_index, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)    \
+  X(gs_link_side, uint8_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)     \
   /* colliders (static obstacles), plane normals unit length */                               \
   X(colliders, vs_collider_desc, (size_t)m->n_colliders)                                      \
   X(collider_mesh, vs_collider_mesh, (size_t)m->n_colliders)                                  \
