@@ -4,7 +4,8 @@
  * (vs_body_count) so that the documented limits are checked before anything
  * is allocated; then the arrays are allocated once and the generators fill
  * them (every array of VS_MODEL_FIELDS, in one place).  Explicit
- * constraints follow, in file order, then the colouring. */
+ * constraints follow, in file order, then the colouring and, for
+ * Gauss-Seidel, the order its sweeps run in (gsorder.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
