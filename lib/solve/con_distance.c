@@ -48,10 +48,12 @@ void vs_distance_project(const vs_solve_ctx *c, int32_t i, int32_t id) { project
 
 /* The Gauss-Seidel sweep's loop: the arithmetic of project() exactly, on
  * the links as the model's gs_link_* arrays stream them, with the arrays and
- * flags in registers (xpbd and approx are constants of each instance). */
+ * flags in registers (xpbd, approx and tear are constants of each instance;
+ * without tearable links every link stays alive, so tear = 0 skips that
+ * test). */
 static inline __attribute__((always_inline)) void project_ordered(const vs_solve_ctx *c, const int32_t *ids,
                                                                   int32_t r0, int32_t count, const int xpbd,
-                                                                  const int approx) {
+                                                                  const int approx, const int tear) {
   const vs_model *m = c->m;
   double *restrict const x = c->x;
   double *restrict const lambda = c->lambda;
@@ -63,8 +65,7 @@ static inline __attribute__((always_inline)) void project_ordered(const vs_solve
   const double *restrict const compl_of = m->dist_compl;
   const double omega = m->omega, inv_h2 = c->inv_h2;
   for (int32_t j = 0; j < count; j++) {
-    const int32_t i = index[j];
-    if (!alive[i]) continue;
+    if (tear && !alive[index[j]]) continue;
     double *pa = x + 4 * (size_t)ab[2 * j];
     double *pb = x + 4 * (size_t)ab[2 * j + 1];
     const double wa = pa[3], wb = pb[3], wsum = wa + wb;
@@ -79,7 +80,7 @@ static inline __attribute__((always_inline)) void project_ordered(const vs_solve
       continue;
     double s;
     if (xpbd) {
-      const double at = compl_of[i] * inv_h2;
+      const double at = compl_of[index[j]] * inv_h2;
       double *lam = &lambda[ids[j]];
       const double dl = omega * (-C - at * *lam) / (wsum + at);
       *lam += dl;
@@ -93,13 +94,15 @@ static inline __attribute__((always_inline)) void project_ordered(const vs_solve
 }
 
 void vs_distance_project_order(const vs_solve_ctx *c, const int32_t *ids, int32_t r0, int32_t count) {
-  const int approx = c->m->sqrt_approximation != 0;
-  if (c->xpbd) {
-    if (approx) project_ordered(c, ids, r0, count, 1, 1);
-    else project_ordered(c, ids, r0, count, 1, 0);
+  const int approx = c->m->sqrt_approximation != 0, tear = c->m->n_tearable > 0;
+  if (approx) { /* rare: one instance, every test made */
+    project_ordered(c, ids, r0, count, c->xpbd, 1, 1);
+  } else if (c->xpbd) {
+    if (tear) project_ordered(c, ids, r0, count, 1, 0, 1);
+    else project_ordered(c, ids, r0, count, 1, 0, 0);
   } else {
-    if (approx) project_ordered(c, ids, r0, count, 0, 1);
-    else project_ordered(c, ids, r0, count, 0, 0);
+    if (tear) project_ordered(c, ids, r0, count, 0, 0, 1);
+    else project_ordered(c, ids, r0, count, 0, 0, 0);
   }
 }
 
