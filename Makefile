@@ -126,6 +126,12 @@ $(BUILD)/bench/jacobi_ns: bench/jacobi_ns.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
+# ns per projection and accuracy of the Gauss-Seidel order (docs/performance.md):
+#   build/bench/gs_ns 256 20 3
+$(BUILD)/bench/gs_ns: bench/gs_ns.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+
 # Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
 # same cloths run in its soft-body solver and the table shows both.
 # BENCH_ARGS=--quick (seconds) or --full (adds 512^2, ~3 minutes on 2 cores).

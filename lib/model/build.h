@@ -79,6 +79,9 @@ VS_PRIVATE vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char
                                       vs_error *err);
 VS_PRIVATE void vs_rigid_model_free(struct vs_rmodel *rm);
 
+/* ---- the Gauss-Seidel order (gsorder.c): gs_order, blocks ---- */
+VS_PRIVATE vs_status vs_gs_order_model(vs_model *m, vs_error *err);
+
 /* ---- colouring (coloring.c): color, color_start, color_order ---- */
 VS_PRIVATE vs_status vs_color_model(vs_model *m, vs_error *err);
 

@@ -112,6 +112,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.n_colliders = c32((int64_t)s->n_colliders);
   fm.n_triangles = c32(c->ntri);
   fm.particle_collisions = s->particle_collisions;
+  fm.relaxation = s->relaxation;
   const vs_model *m = &fm;
   uint64_t model = sizeof fm, run = 0;
 #define EST_MODEL(name, type, n) model += (uint64_t)sizeof(type) * (uint64_t)(n);
@@ -122,7 +123,11 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
 #undef EST_STATE
   uint64_t np = (uint64_t)fm.n_particles, nd = (uint64_t)fm.n_dist;
   uint64_t nc = (uint64_t)fm.n_constraints;
-  model += 16 * nc + 8 * np;                          /* colouring work space */
+  /* build work space, freed in turn: the colouring, then the Gauss-Seidel
+   * order (gsorder.c) */
+  uint64_t work = 16 * nc + 8 * np;
+  if (s->relaxation == VS_RELAX_GAUSS_SEIDEL && 25 * nc + 4 * np > work) work = 25 * nc + 4 * np;
+  model += work;
   run += 60 * np;                                     /* contacts, pre-step velocities */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 56 * nd; /* per-link copies */

@@ -4,7 +4,8 @@
  * (vs_body_count) so that the documented limits are checked before anything
  * is allocated; then the arrays are allocated once and the generators fill
  * them (every array of VS_MODEL_FIELDS, in one place).  Explicit
- * constraints follow, in file order, then the colouring. */
+ * constraints follow, in file order, then the colouring and, for
+ * Gauss-Seidel, the order its sweeps run in (gsorder.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,17 +129,12 @@ static vs_status ref_error(vs_error *err, const char *file, const vs_ref *r, siz
                       "constraints.%zu.%s: %s", ci, key, why);
 }
 
-/* Append a constraint (kind, index) to build order, merging runs into blocks;
- * *n counts the constraints pushed so far. */
+/* Append a constraint (kind, index) to build order; *n counts the
+ * constraints pushed so far. */
 static void order_push(vs_model *m, int32_t *n, vs_kind kind, int32_t index) {
   int32_t id = (*n)++;
   m->con_kind[id] = (uint8_t)kind;
   m->con_index[id] = index;
-  vs_block *last = m->n_blocks ? &m->blocks[m->n_blocks - 1] : NULL;
-  if (last && last->kind == kind && last->start + last->count == index)
-    last->count++;
-  else
-    m->blocks[m->n_blocks++] = (vs_block){kind, index, 1, id};
 }
 
 static int cmp_i32(const void *a, const void *b) {
@@ -466,6 +462,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   }
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
   if ((st = vs_color_model(m, err)) != VS_OK) goto fail;
+  if (m->relaxation == VS_RELAX_GAUSS_SEIDEL && (st = vs_gs_order_model(m, err)) != VS_OK) goto fail;
   *out = m;
   return VS_OK;
 

@@ -115,7 +115,7 @@ const sk_row vs_sk_rows[] = {
      .irange = {1, 0, 0, VS_MAX_ITERATIONS}, .def = "10", .doc = "relaxation sweeps per substep"},
     {"solver.relaxation", SC(relaxation), .type = SK_ENUM, .names = vs_sk_relaxations,
      .def = "gauss-seidel",
-     .doc = "`gauss-seidel` (constraints one after another in build order) or `jacobi` "
+     .doc = "`gauss-seidel` (constraints one after another, with the result of build order) or `jacobi` "
             "(graph-coloured: each colour projected in parallel from the same positions, on "
             "`--threads` threads)"},
     {"solver.omega", SC(omega), .type = SK_NUM, .range = OMEGA, .def = "1",

@@ -8,7 +8,8 @@
 
 #include "solve/solve.h"
 
-static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i, int32_t id) {
+static inline __attribute__((always_inline)) void project(const vs_solve_ctx *c, const vs_model *m, int32_t i,
+                                                           int32_t id) {
   if (!c->alive[i]) return;
   double *pa = c->x + 4 * (size_t)m->dist_ab[2 * i];
   double *pb = c->x + 4 * (size_t)m->dist_ab[2 * i + 1];
@@ -45,9 +46,64 @@ static inline void project(const vs_solve_ctx *c, const vs_model *m, int32_t i, 
 
 void vs_distance_project(const vs_solve_ctx *c, int32_t i, int32_t id) { project(c, c->m, i, id); }
 
-void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count, int32_t id0) {
+/* The Gauss-Seidel sweep's loop: the arithmetic of project() exactly, on
+ * the links as the model's gs_link_* arrays stream them, with the arrays and
+ * flags in registers (xpbd, approx and tear are constants of each instance;
+ * without tearable links every link stays alive, so tear = 0 skips that
+ * test). */
+static inline __attribute__((always_inline)) void project_ordered(const vs_solve_ctx *c, const int32_t *ids,
+                                                                  int32_t r0, int32_t count, const int xpbd,
+                                                                  const int approx, const int tear) {
   const vs_model *m = c->m;
-  for (int32_t i = 0; i < count; i++) project(c, m, start + i, id0 + i);
+  double *restrict const x = c->x;
+  double *restrict const lambda = c->lambda;
+  const uint8_t *restrict const alive = c->alive;
+  const int32_t *restrict const ab = m->gs_link_ab + 2 * (size_t)r0;
+  const int32_t *restrict const index = m->gs_link_index + r0;
+  const double *restrict const rest_of = m->gs_link_rest + r0, *restrict const kw_of = m->gs_link_kw + r0;
+  const uint8_t *restrict const side_of = m->gs_link_side + r0;
+  const double *restrict const compl_of = m->dist_compl;
+  const double omega = m->omega, inv_h2 = c->inv_h2;
+  for (int32_t j = 0; j < count; j++) {
+    if (tear && !alive[index[j]]) continue;
+    double *pa = x + 4 * (size_t)ab[2 * j];
+    double *pb = x + 4 * (size_t)ab[2 * j + 1];
+    const double wa = pa[3], wb = pb[3], wsum = wa + wb;
+    if (wsum == 0.0) continue;
+    const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
+    const double rest = rest_of[j], d2 = dx * dx + dy * dy + dz * dz;
+    const double len = approx && rest > 0.0 ? (d2 + rest * rest) / (2.0 * rest) : sqrt(d2);
+    if (len == 0.0) continue;
+    const double C = len - rest;
+    const uint8_t side = side_of[j];
+    if (side != VS_SIDE_EQUAL && ((side == VS_SIDE_MIN && C >= 0.0) || (side == VS_SIDE_MAX && C <= 0.0)))
+      continue;
+    double s;
+    if (xpbd) {
+      const double at = compl_of[index[j]] * inv_h2;
+      double *lam = &lambda[ids[j]];
+      const double dl = omega * (-C - at * *lam) / (wsum + at);
+      *lam += dl;
+      s = dl / len;
+    } else {
+      s = -C * kw_of[j] / len;
+    }
+    pa[0] += wa * s * dx, pa[1] += wa * s * dy, pa[2] += wa * s * dz;
+    pb[0] -= wb * s * dx, pb[1] -= wb * s * dy, pb[2] -= wb * s * dz;
+  }
+}
+
+void vs_distance_project_order(const vs_solve_ctx *c, const int32_t *ids, int32_t r0, int32_t count) {
+  const int approx = c->m->sqrt_approximation != 0, tear = c->m->n_tearable > 0;
+  if (approx) { /* rare: one instance, every test made */
+    project_ordered(c, ids, r0, count, c->xpbd, 1, 1);
+  } else if (c->xpbd) {
+    if (tear) project_ordered(c, ids, r0, count, 1, 0, 1);
+    else project_ordered(c, ids, r0, count, 1, 0, 0);
+  } else {
+    if (tear) project_ordered(c, ids, r0, count, 0, 0, 1);
+    else project_ordered(c, ids, r0, count, 0, 0, 0);
+  }
 }
 
 int vs_distance_error(const vs_model *m, const vs_state *s, int32_t i, double *e, double *rest) {

@@ -119,9 +119,10 @@ VS_PRIVATE extern const vs_kind_solver_ops vs_kind_solver[VS_KIND_COUNT];
 
 /* Project constraint `id` (build order) through its kind's row. */
 VS_PRIVATE void vs_project_constraint(const vs_solve_ctx *c, int32_t id);
-/* Distance links [start, start + count) of build-order ids id0, id0 + 1, ...
- * (a block of build order; the Gauss-Seidel fast path). */
-VS_PRIVATE void vs_distance_project_range(const vs_solve_ctx *c, int32_t start, int32_t count, int32_t id0);
+/* A distance block of the Gauss-Seidel order (its fast path): the links
+ * r0 .. r0 + count - 1 of the model's gs_link_* arrays, in that order, whose
+ * build-order ids are ids[0 .. count - 1]. */
+VS_PRIVATE void vs_distance_project_order(const vs_solve_ctx *c, const int32_t *ids, int32_t r0, int32_t count);
 
 /* ---- relaxations (relax_gs.c, relax_jacobi.c) ---- */
 VS_PRIVATE void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c);

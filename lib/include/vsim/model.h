@@ -56,13 +56,19 @@ typedef struct vs_body_info {
   double damping_rigid; /* [0, 1] per step: velocities pulled towards the body's rigid motion */
 } vs_body_info;
 
-/* A run of constraints of one kind, consecutive in build order. */
+/* A run of constraints of one kind, consecutive in the Gauss-Seidel order. */
 typedef struct vs_block {
   vs_kind kind;
-  int32_t start; /* index into that kind's arrays */
+  int32_t start; /* position of its first constraint in gs_order */
   int32_t count;
-  int32_t first; /* build-order id of its first constraint */
+  int32_t first; /* its first constraint's rank among those of its kind in gs_order
+                    (for distance links: the index into the gs_link_* arrays) */
 } vs_block;
+
+/* The Gauss-Seidel order (lib/model/gsorder.c, docs/physics.md): no two of
+ * any VS_GS_WINDOW consecutive constraints share a particle where the
+ * constraint graph allows, so that their projections overlap in the CPU. */
+#define VS_GS_WINDOW 8
 
 /* A mesh collider's triangles: its vertices and triangles (vertex numbers
  * local to it) in mesh_vertices / mesh_triangles, and the BVH over them
@@ -112,7 +118,18 @@ typedef struct vs_collider_mesh {
   /* all constraints in build order: id -> (kind, index k in the kind's arrays) */            \
   X(con_kind, uint8_t, (size_t)m->n_constraints) /* vs_kind */                                \
   X(con_index, int32_t, (size_t)m->n_constraints)                                             \
-  X(blocks, vs_block, (size_t)m->n_constraints) /* n_blocks runs of one kind */               \
+  /* Gauss-Seidel only: the order it projects in (ids; the same result as  \
+   * build order, docs/physics.md) and its n_blocks runs of one kind */       \
+  X(gs_order, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_constraints : 0)  \
+  X(blocks, vs_block, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_constraints : 0)   \
+  /* ... and the distance links again in that order, so that a sweep reads  \
+   * them as one stream: copies of dist_ab, dist_rest, dist_kw, dist_side,   \
+   * and each one's index k in the distance arrays (alive, compliance) */    \
+  X(gs_link_ab, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? 2 * (size_t)m->n_dist : 0)   \
+  X(gs_link_rest, double, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)      \
+  X(gs_link_kw, double, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)        \
+  X(gs_link_index, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)    \
+  X(gs_link_side, uint8_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)     \
   /* colliders (static obstacles), plane normals unit length */                               \
   X(colliders, vs_collider_desc, (size_t)m->n_colliders)                                      \
   X(collider_mesh, vs_collider_mesh, (size_t)m->n_colliders)                                  \
@@ -183,7 +200,7 @@ typedef struct vs_model {
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */
-  int32_t n_blocks;       /* runs of one kind in build order (blocks) */
+  int32_t n_blocks;       /* runs of one kind in gs_order (blocks); 0 for jacobi */
   int32_t n_colors;       /* graph colours (color_start) */
   int32_t color_overflow; /* colour whose constraints may share particles (solved in
                              build order on one thread), or -1 when every colour is clean */
