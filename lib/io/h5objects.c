@@ -334,11 +334,12 @@ static hid_t open_or_make_group(vs_h5_writer *w, hid_t loc, const char *name) {
 int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under) {
   size_t ulen = strlen(under);
   for (int o = 0; o < H5W_ROWS; o++) {
-    for (int i = 0; i < S_COUNT; i++) {
+    const int r = h5w_create_order[o];
+    /* the row's slots (described once each: the description prints names) */
+    for (int i = h5w_row_first[r]; i < h5w_row_first[r] + h5w_row_slots[r]; i++) {
       h5w_series_desc d;
       h5w_series_describe(i, m, &d);
-      if (d.row != h5w_create_order[o] || !d.wanted || strncmp(d.group, under, ulen) != 0)
-        continue;
+      if (!d.wanted || strncmp(d.group, under, ulen) != 0) continue;
       /* walk "/a/b/leaf": open or create a, then b, then the series leaf */
       hid_t cur = w->file;
       char *name = d.group + 1;
