@@ -407,6 +407,7 @@ int h5w_flush_series(vs_h5_writer *w, int index) {
     return -1;
   s->dims[0] = newdims[0];
   s->used = 0;
+  w->chunks_written++;
   return 0;
 }
 

@@ -22,6 +22,7 @@
  *
  * Object time stamps are off on every group and dataset (and HDF5 stores no
  * file name), so identical runs give identical datasets. */
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -526,6 +527,7 @@ static int write_frame(vs_h5_writer *w) {
   vs_observe_from(model, state, w->slot_overlap, w->slot_rcontacts, &obs,
                   per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
   int rc = 0;
+  const unsigned long chunks = w->chunks_written;
   for (int o = 0; o < H5W_ROWS; o++) {
     int r = h5w_record_order[o];
     for (int i = h5w_row_first[r]; i < h5w_row_first[r] + h5w_row_slots[r]; i++) {
@@ -534,6 +536,15 @@ static int write_frame(vs_h5_writer *w) {
       if (push_row(w, i, state) < 0) rc = -1;
     }
   }
+#ifdef SYNC_FILE_RANGE_WRITE
+  /* Start writing the chunks just written back to the disk now, on this
+   * thread, so that the fsync before the rename (vs_h5_finish, on the
+   * caller's thread) has little left to wait for.  Errors surface there. */
+  if (chunks != w->chunks_written && w->of.fd >= 0)
+    (void)sync_file_range(w->of.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)chunks;
+#endif
   /* the checkpoint is the state of the last recorded frame, whatever
    * happens to the state afterwards (a failing step, an interrupt) */
   vs_state *t = w->ck;

@@ -94,6 +94,7 @@ struct vs_h5_writer {
   int quit;                  /* no more frames: the thread ends when slot is empty */
   int64_t fail_frame;        /* the frame whose write failed (w->failed) */
   int fail_told;             /* vs_h5_record reported it ("frame N: ...") */
+  unsigned long chunks_written; /* full or final buffers appended (h5w_flush_series) */
   hsize_t ck_rows[CK_COUNT]; /* rows of each checkpoint array (the count column of the table) */
   char msg[1536];            /* what failed, for the caller's vs_error */
 };
