@@ -557,6 +557,15 @@ static int write_frame(vs_h5_writer *w) {
 static void *writer_main(void *arg) {
   vs_h5_writer *w = arg;
   vs_h5_quiet();
+  /* The checkpoint copy becomes the slot of the next frame: touch its pages
+   * here (the kernel maps them on first touch), not in the caller's copy. */
+  {
+    const vs_model *m = w->model;
+    vs_state *c = w->ck;
+#define TOUCH(name, type, width, count) memset(c->name, 0, (width) * (count) * sizeof(type));
+    VS_STATE_FIELDS(TOUCH)
+#undef TOUCH
+  }
   pthread_mutex_lock(&w->mu);
   for (;;) {
     while (!w->full && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
