@@ -686,6 +686,9 @@ START_TEST(big_frames_split_the_chunk) {
   ck_assert_uint_eq(chunk[0], 1);
   ck_assert_uint_le(chunk[1] * chunk[2] * 8, 1u << 20);
   ck_assert_uint_eq(chunk[2], 3);
+  /* equal parts that tile the frame: no chunk is stored half empty */
+  ck_assert_uint_eq(chunk[1], 32768);
+  ck_assert_uint_eq(H5Dget_storage_size(d), 3 * 65536 * 3 * 8);
   double last[3];
   hsize_t start[3] = {2, 65535, 0}, count[3] = {1, 1, 3};
   hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, count, NULL);

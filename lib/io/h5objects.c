@@ -225,7 +225,7 @@ int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, h
 
 /* Chunked, extendible dataset [0, inner...] with maxdims [UNLIMITED, ...].
  * `rows` frames per chunk; when a single frame is over CHUNK_BYTES the
- * chunk is one frame, split along axis 1. */
+ * chunk is one frame, split along axis 1 into equal parts. */
 static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype,
                              int rank, const hsize_t *inner, size_t rows) {
   hsize_t dims[3] = {0, 0, 0}, maxdims[3] = {H5S_UNLIMITED, 0, 0}, chunk[3] = {rows, 1, 1};
@@ -240,8 +240,14 @@ static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t
     if (i >= 2) tail *= (size_t)chunk[i];
   }
   if (rank >= 2 && rows == 1 && (size_t)chunk[1] * tail > CHUNK_BYTES) {
+    /* as few chunks of at most CHUNK_BYTES as the frame needs, of equal
+     * size: the last one is not mostly padding (65536 particles: 2 chunks
+     * of 32768, not 43690 + 21846 in a chunk of 43690, which stored 44 MB
+     * for 33 MB of positions over 21 frames) */
     size_t n1 = CHUNK_BYTES / tail;
-    chunk[1] = n1 > 0 ? n1 : 1;
+    if (n1 < 1) n1 = 1;
+    const size_t parts = ((size_t)chunk[1] + n1 - 1) / n1;
+    chunk[1] = ((size_t)chunk[1] + parts - 1) / parts;
   }
   hid_t p = dataset_plist(w);
   if (p < 0) return H5I_INVALID_HID;
