@@ -125,8 +125,26 @@ static int run_isolated(result *r, int frames) {
   return 0;
 }
 
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double process_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* CPU seconds of the writing run: the stepping (calling) thread's, and the
+ * rest of the process's (the writer's thread) */
+static double g_cpu_step_with, g_cpu_step_without, g_cpu_other_with;
+
 /* Share of wall time spent in the writer: the same 128^2 run with and
- * without recording every frame. */
+ * without recording every frame.  Wall time needs an idle core for the
+ * writer's thread; the stepping thread's CPU time (g_cpu_*) says what the
+ * writing costs the stepping whatever the load. */
 static int writer_share(double *share, double *with_s, double *without_s) {
   const int n = 128, frames = 100;
   char *yaml = cloth_yaml(n, "gauss-seidel", "pbd", frames);
@@ -135,9 +153,10 @@ static int writer_share(double *share, double *with_s, double *without_s) {
   vs_state *st;
   if (load(yaml, &s, &m, &st)) return -1;
   vs_error e;
-  double t0 = now();
+  double t0 = now(), c0 = thread_cpu();
   for (int f = 0; f < frames; f++) vs_step(m, st, &e);
   *without_s = now() - t0;
+  g_cpu_step_without = thread_cpu() - c0;
   vs_state_free(st);
   vs_state_create(m, &st, &e);
   char path[] = "/tmp/vsim-bench-XXXXXX";
@@ -147,6 +166,8 @@ static int writer_share(double *share, double *with_s, double *without_s) {
   vs_h5_writer *w;
   vs_h5_run_info info = {"bench", "", 1};
   t0 = now();
+  c0 = thread_cpu();
+  double p0 = process_cpu();
   if (vs_h5_open(out, s, m, &info, &w, &e)) return -1;
   vs_h5_record(w, m, st, &e);
   for (int f = 0; f < frames; f++) {
@@ -155,6 +176,8 @@ static int writer_share(double *share, double *with_s, double *without_s) {
   }
   vs_h5_finish(w, "complete", 0.0, &e);
   *with_s = now() - t0;
+  g_cpu_step_with = thread_cpu() - c0;
+  g_cpu_other_with = process_cpu() - p0 - g_cpu_step_with;
   unlink(out);
   rmdir(path);
   *share = (*with_s - *without_s) / *with_s;
@@ -309,8 +332,10 @@ int main(int argc, char **argv) {
   const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
   const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
+  const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--full")) full = 1;
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--vsim") && i + 1 < argc) vsim = argv[++i];
@@ -319,9 +344,24 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--bullet-pyramid") && i + 1 < argc) bullet_pyramid = argv[++i];
     else {
       fprintf(stderr, "usage: bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
-                      "[--pyramid PATH] [--bullet-pyramid PATH]\n");
+                      "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup]\n");
       return 2;
     }
+  }
+  /* --only: one figure, printed alone (no table, no JSON), for A/B runs */
+  if (only && !strcmp(only, "writer")) {
+    double share, with_s, without_s;
+    if (writer_share(&share, &with_s, &without_s)) return 1;
+    printf("HDF5 writing, 128^2 cloth, every frame: %.1f%% of wall time (%.3f s with, %.3f s without)\n",
+           100 * share, with_s, without_s);
+    printf("  stepping thread CPU %.3f s with, %.3f s without (%.1f%% for writing); writer thread CPU %.3f s\n",
+           g_cpu_step_with, g_cpu_step_without,
+           100 * (g_cpu_step_with - g_cpu_step_without) / g_cpu_step_with, g_cpu_other_with);
+    return 0;
+  }
+  if (only && !strcmp(only, "startup")) {
+    printf("start-up of `vsim run` on a tiny scene: %.2f ms\n", startup_ms(vsim));
+    return 0;
   }
   const int sizes[] = {64, 128, 256, 512};
   /* --quick: 64^2 and 128^2, 20 frames (seconds); default: up to 256^2
@@ -406,6 +446,9 @@ int main(int argc, char **argv) {
   double start = startup_ms(vsim);
   printf("\nHDF5 writing, 128^2 cloth, every frame: %.1f%% of wall time (%.3f s with, %.3f s without)\n",
          100 * share, with_s, without_s);
+  printf("  stepping thread CPU %.3f s with, %.3f s without (%.1f%% for writing); writer thread CPU %.3f s\n",
+         g_cpu_step_with, g_cpu_step_without,
+         100 * (g_cpu_step_with - g_cpu_step_without) / g_cpu_step_with, g_cpu_other_with);
   printf("start-up of `vsim run` on a tiny scene: %.2f ms\n", start);
 
   char dir[512];

@@ -406,6 +406,12 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     observe(model, state, &rs);
     progress_update(&bar, done);
   }
+  /* the frames handed to the writer's thread: a write that failed after
+   * the last vs_h5_record fails the run as it would have there */
+  if (st == VS_OK) {
+    st = vs_h5_wait(w, &err);
+    write_failed = st != VS_OK;
+  }
   double wall = cli_now() - t0;
   progress_end(&bar);
   int interrupted = st == VS_OK && g_stop && done < model->frames;

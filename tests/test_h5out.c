@@ -687,6 +687,9 @@ START_TEST(big_frames_split_the_chunk) {
   ck_assert_uint_eq(chunk[0], 1);
   ck_assert_uint_le(chunk[1] * chunk[2] * 8, 1u << 20);
   ck_assert_uint_eq(chunk[2], 3);
+  /* equal parts that tile the frame: no chunk is stored half empty */
+  ck_assert_uint_eq(chunk[1], 32768);
+  ck_assert_uint_eq(H5Dget_storage_size(d), 3 * 65536 * 3 * 8);
   double last[3];
   hsize_t start[3] = {2, 65535, 0}, count[3] = {1, 1, 3};
   hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, count, NULL);
@@ -885,10 +888,19 @@ static int io_failure_child(const char *dir, const char *out) {
   }
   if (rc != VS_ERR_IO) return 13;
   if (strcmp(e.file, out) != 0) return 14;
+  /* the frame whose write failed (handed over before this call, whose own
+   * frame is not recorded): "frame N: ..." with N < the state's frame */
+  long long failed_frame = -1;
+  if (sscanf(e.message, "frame %lld: ", &failed_frame) != 1 || failed_frame < 0 ||
+      failed_frame >= st->frame)
+    return 20;
   /* the dataset and the system's reason (EFBIG), not HDF5's call chain */
   if (!strstr(e.message, "writing /particles/all/position/value: File too large")) return 19;
   /* later frames keep failing */
   if (vs_h5_record(w, m, st, &e) != VS_ERR_IO) return 15;
+  if (strncmp(e.message, "an earlier write failed: writing /particles/all/position/value", 62) != 0)
+    return 21;
+  if (vs_h5_wait(w, &e) != VS_ERR_IO) return 22;
   vs_status fin = vs_h5_finish(w, "failed", 1.0, &e);
   if (fin != VS_ERR_IO) return 16;
   /* nothing renamed, temporary file removed */
@@ -1008,6 +1020,72 @@ START_TEST(non_recorded_frames_are_skipped) {
 }
 END_TEST
 
+
+/* vs_h5_record hands a copy of the frame to the writer's thread: the
+ * caller may change the state at once (here: scribble over it, as the next
+ * step would) and the file still holds the recorded frame, observables and
+ * checkpoint included.  vs_h5_wait drains the frames handed over. */
+START_TEST(recorded_frames_are_copies) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  vs_scene *s = tu_scene("time: {frames: 3}\n"
+                         "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 64}\n"
+                         "output: {fields: [position, velocity, per_constraint_error]}\n");
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  const size_t n = (size_t)m->n_particles;
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_OK);
+  for (int64_t f = 0; f < 3; f++) {
+    st->frame = f;
+    st->time = 0.5 * (double)f;
+    for (size_t i = 0; i < n; i++) {
+      st->x[4 * i + 0] = (double)i + 0.25 * (double)f;
+      st->x[4 * i + 1] = -(double)f;
+      st->x[4 * i + 2] = 0;
+      st->x[4 * i + 3] = m->x0[4 * i + 3];
+      st->v[3 * i + 0] = st->v[3 * i + 1] = 0;
+      st->v[3 * i + 2] = (double)(f + 1);
+    }
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+    for (size_t i = 0; i < 4 * n; i++) st->x[i] = 1e300; /* what the next step might leave */
+    for (size_t i = 0; i < 3 * n; i++) st->v[i] = -1e300;
+  }
+  ck_assert_int_eq(vs_h5_wait(w, &e), VS_OK);
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 0, &e), VS_OK);
+  hid_t fh = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_int_ge(fh, 0);
+  double *pos = malloc(3 * 3 * n * sizeof *pos), *vel = malloc(3 * 3 * n * sizeof *vel);
+  double *ck = malloc(4 * n * sizeof *ck), kin[3];
+  read_all(fh, "/particles/all/position/value", H5T_NATIVE_DOUBLE, pos);
+  read_all(fh, "/particles/all/velocity/value", H5T_NATIVE_DOUBLE, vel);
+  read_all(fh, "/observables/energy_kinetic/value", H5T_NATIVE_DOUBLE, kin);
+  read_all(fh, "/checkpoint/x", H5T_NATIVE_DOUBLE, ck);
+  for (int f = 0; f < 3; f++) {
+    for (size_t i = 0; i < n; i++) {
+      ck_assert_double_eq(pos[(f * n + i) * 3 + 0], (double)i + 0.25 * f);
+      ck_assert_double_eq(pos[(f * n + i) * 3 + 1], -(double)f);
+      ck_assert_double_eq(vel[(f * n + i) * 3 + 2], (double)(f + 1));
+    }
+    /* kinetic energy of the recorded velocities (the pinned-free rope) */
+    double ke = 0;
+    for (size_t i = 0; i < n; i++) ke += 0.5 * m->mass[i] * (double)(f + 1) * (double)(f + 1);
+    ck_assert_double_eq_tol(kin[f], ke, 1e-12 * ke);
+  }
+  for (size_t i = 0; i < n; i++) ck_assert_double_eq(ck[4 * i], (double)i + 0.5);
+  free(pos);
+  free(vel);
+  free(ck);
+  H5Fclose(fh);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
 
 /* ---- /checkpoint and resuming ---- */
 
@@ -1235,6 +1313,7 @@ static Suite *suite(void) {
   tcase_add_test(t, identical_runs_identical_bytes);
   tcase_add_test(t, bad_arguments_and_version);
   tcase_add_test(t, non_recorded_frames_are_skipped);
+  tcase_add_test(t, recorded_frames_are_copies);
   tcase_add_test(t, checkpoint_layout);
   tcase_add_test(t, resume_is_bitwise_identical);
   tcase_add_test(t, resume_refuses_another_scene);

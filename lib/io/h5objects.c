@@ -228,7 +228,7 @@ int h5w_make_index(vs_h5_writer *w, hid_t loc, const char *name, hsize_t rows, h
 
 /* Chunked, extendible dataset [0, inner...] with maxdims [UNLIMITED, ...].
  * `rows` frames per chunk; when a single frame is over CHUNK_BYTES the
- * chunk is one frame, split along axis 1. */
+ * chunk is one frame, split along axis 1 into equal parts. */
 static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t ftype,
                              int rank, const hsize_t *inner, size_t rows) {
   hsize_t dims[3] = {0, 0, 0}, maxdims[3] = {H5S_UNLIMITED, 0, 0}, chunk[3] = {rows, 1, 1};
@@ -243,8 +243,14 @@ static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t
     if (i >= 2) tail *= (size_t)chunk[i];
   }
   if (rank >= 2 && rows == 1 && (size_t)chunk[1] * tail > CHUNK_BYTES) {
+    /* as few chunks of at most CHUNK_BYTES as the frame needs, of equal
+     * size: the last one is not mostly padding (65536 particles: 2 chunks
+     * of 32768, not 43690 + 21846 in a chunk of 43690, which stored 44 MB
+     * for 33 MB of positions over 21 frames) */
     size_t n1 = CHUNK_BYTES / tail;
-    chunk[1] = n1 > 0 ? n1 : 1;
+    if (n1 < 1) n1 = 1;
+    const size_t parts = ((size_t)chunk[1] + n1 - 1) / n1;
+    chunk[1] = ((size_t)chunk[1] + parts - 1) / parts;
   }
   hid_t p = dataset_plist(w);
   if (p < 0) return H5I_INVALID_HID;
@@ -337,11 +343,12 @@ static hid_t open_or_make_group(vs_h5_writer *w, hid_t loc, const char *name) {
 int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under) {
   size_t ulen = strlen(under);
   for (int o = 0; o < H5W_ROWS; o++) {
-    for (int i = 0; i < S_COUNT; i++) {
+    const int r = h5w_create_order[o];
+    /* the row's slots (described once each: the description prints names) */
+    for (int i = h5w_row_first[r]; i < h5w_row_first[r] + h5w_row_slots[r]; i++) {
       h5w_series_desc d;
       h5w_series_describe(i, m, &d);
-      if (d.row != h5w_create_order[o] || !d.wanted || strncmp(d.group, under, ulen) != 0)
-        continue;
+      if (!d.wanted || strncmp(d.group, under, ulen) != 0) continue;
       /* walk "/a/b/leaf": open or create a, then b, then the series leaf */
       hid_t cur = w->file;
       char *name = d.group + 1;
@@ -409,6 +416,7 @@ int h5w_flush_series(vs_h5_writer *w, int index) {
     return -1;
   s->dims[0] = newdims[0];
   s->used = 0;
+  w->chunks_written++;
   return 0;
 }
 

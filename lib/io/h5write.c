@@ -11,11 +11,23 @@
  * observable datasets cost a memcpy per frame instead of an HDF5 call.
  * All buffers are allocated at open: recording a frame never allocates.
  *
+ * Writing overlaps stepping: vs_h5_record copies the frame's persistent
+ * state into a slot and hands it to the writer's thread (started on the
+ * first frame), which measures it, fills the rows and calls HDF5, then
+ * keeps the slot as the checkpoint and gives its old checkpoint back as
+ * the next slot (two state copies: a double buffer).  While that thread
+ * runs it is the only one calling HDF5; finish and abort join it first.
+ * The rows, their order and the chunks are those of the synchronous
+ * writer, so the file is the same byte for byte.
+ *
  * Object time stamps are off on every group and dataset (and HDF5 stores no
  * file name), so identical runs give identical datasets. */
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +38,7 @@
 #include "io/h5check.h"
 #include "io/h5surface.h"
 #include "io/h5write.h"
+#include "solve/solve.h"
 
 /* ---- the static part of the file ---------------------------------------- */
 
@@ -292,12 +305,16 @@ static void close_objects(vs_h5_writer *w) {
 
 void h5w_writer_free(vs_h5_writer *w) {
   if (!w) return;
+  h5w_stop_thread(w);
+  pthread_cond_destroy(&w->cv);
+  pthread_mutex_destroy(&w->mu);
   for (int i = 0; i < S_COUNT; i++) {
     vs_free(w->s[i].buf);
     vs_free(w->s[i].steps);
     vs_free(w->s[i].times);
   }
   vs_state_free(w->ck);
+  vs_state_free(w->slot);
   vs_free(w->vel);
   vs_free(w->path);
   vs_free(w->tmp);
@@ -306,6 +323,7 @@ void h5w_writer_free(vs_h5_writer *w) {
 
 /* Close everything and delete the temporary file. */
 void h5w_discard(vs_h5_writer *w) {
+  h5w_stop_thread(w);
   close_objects(w);
   h5w_close_id(&w->file);
   h5w_close_id(&w->fapl);
@@ -328,6 +346,25 @@ vs_status h5w_create_failure(int e) {
   }
 }
 
+/* A state of m holding only the persistent fields, uninitialised: the
+ * frame handed to the writer thread, and the checkpoint (no solver scratch:
+ * nothing steps them). */
+static vs_state *bare_state(const vs_model *m) {
+  vs_state *s = vs_calloc(1, sizeof *s);
+  if (!s) return NULL;
+  int ok = 1;
+#define BARE_ALLOC(name, type, width, count) \
+  ok &= (s->name = vs_malloc(((width) * (count) + 1) * sizeof(type))) != NULL;
+  VS_STATE_FIELDS(BARE_ALLOC)
+#undef BARE_ALLOC
+  s->threads = 1;
+  if (!ok) {
+    vs_state_free(s);
+    return NULL;
+  }
+  return s;
+}
+
 /* The writer without any HDF5 object: settings, temporary file, scratch.
  * Takes *of (the created output, outfile.h) in every case: on failure its
  * temporary file is removed. */
@@ -347,6 +384,8 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
     vs_outfile_discard(of);
     return rc;
   }
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
   w->of = *of;
   memset(of, 0, sizeof *of);
   of->fd = -1;
@@ -366,10 +405,7 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
                         sizeof *w->vel + 1);
     ok = w->vel != NULL;
   }
-  if (ok) {
-    vs_error e;
-    ok = vs_state_create(model, &w->ck, &e) == VS_OK;
-  }
+  if (ok) ok = (w->ck = bare_state(model)) != NULL && (w->slot = bare_state(model)) != NULL;
   if (!ok) {
     vs_outfile_discard(&w->of);
     h5w_writer_free(w);
@@ -557,27 +593,21 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #undef H5W_FROM_ERROR_STATS
 }
 
-vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
-                       vs_error *err) {
-  if (!w || !model || !state)
-    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_record: missing argument");
-  if (model->n_particles != w->n_particles || model->n_constraints != w->n_constraints)
-    return vs_error_set(err, VS_ERR_USAGE, w->path, 0, 0,
-                        "vs_h5_record: model differs from the one the file was opened for");
-  if (w->failed)
-    return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "an earlier write failed: %s", w->msg);
-  if (state->frame != 0 && state->frame % w->every != 0) return VS_OK;
-  /* A frame is recorded once: after a resume the checkpoint's frame is
-   * already in the file, and recording it again would duplicate a row. */
-  if (state->frame <= w->last_frame) return VS_OK;
-
+/* The frame in w->slot into the series rows (a chunk's buffer written
+ * when full), then the slot becomes the checkpoint.  -1 when a write failed
+ * (w->msg says why; the frames stay buffered for vs_h5_finish to retry).
+ * Runs on the writer thread, or on the caller's when there is none. */
+static int write_frame(vs_h5_writer *w) {
+  const vs_model *model = w->model;
+  const vs_state *state = w->slot;
   size_t n = (size_t)(w->n_particles > 0 ? w->n_particles : 0);
   series *per = &w->s[S_PER];
   vs_observables obs;
   /* per-constraint |C| lands straight in its buffer row */
-  vs_observe(model, state, &obs, per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
-
+  vs_observe_from(model, state, w->slot_overlap, w->slot_rcontacts, &obs,
+                  per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
   int rc = 0;
+  const unsigned long chunks = w->chunks_written;
   for (int o = 0; o < H5W_ROWS; o++) {
     int r = h5w_record_order[o];
     for (int i = h5w_row_first[r]; i < h5w_row_first[r] + h5w_row_slots[r]; i++) {
@@ -586,16 +616,140 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
       if (push_row(w, i, state) < 0) rc = -1;
     }
   }
-  w->frames++;
-  w->last_frame = state->frame;
+#ifdef SYNC_FILE_RANGE_WRITE
+  /* Start writing the chunks just written back to the disk now, on this
+   * thread, so that the fsync before the rename (vs_h5_finish, on the
+   * caller's thread) has little left to wait for.  Errors surface there. */
+  if (chunks != w->chunks_written && w->of.fd >= 0)
+    (void)sync_file_range(w->of.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)chunks;
+#endif
   /* the checkpoint is the state of the last recorded frame, whatever
    * happens to the state afterwards (a failing step, an interrupt) */
-  vs_state_copy(model, w->ck, state);
+  vs_state *t = w->ck;
+  w->ck = w->slot;
+  w->slot = t;
   w->has_ck = 1;
-  if (rc < 0) {
+  return rc;
+}
+
+static void *writer_main(void *arg) {
+  vs_h5_writer *w = arg;
+  vs_h5_quiet();
+  /* The checkpoint copy becomes the slot of the next frame: touch its pages
+   * here (the kernel maps them on first touch), not in the caller's copy. */
+  {
+    const vs_model *m = w->model;
+    vs_state *c = w->ck;
+#define TOUCH(name, type, width, count) memset(c->name, 0, (width) * (count) * sizeof(type));
+    VS_STATE_FIELDS(TOUCH)
+#undef TOUCH
+  }
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->full && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
+    if (!w->full) break;
+    pthread_mutex_unlock(&w->mu);
+    const int64_t frame = w->slot->frame;
+    const int rc = write_frame(w);
+    pthread_mutex_lock(&w->mu);
+    if (rc < 0 && !w->failed) {
+      w->failed = 1;
+      w->fail_frame = frame;
+    }
+    w->full = 0;
+    pthread_cond_broadcast(&w->cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* Start the writer thread with every signal blocked in it: SIGINT and the
+ * like reach the stepping thread, and a write over a file-size limit fails
+ * with EFBIG instead of raising SIGXFSZ.  0 when it runs. */
+static int start_thread(vs_h5_writer *w) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&w->thread, NULL, writer_main, w);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc == 0) w->thread_on = 1;
+  return rc;
+}
+
+void h5w_stop_thread(vs_h5_writer *w) {
+  if (!w->thread_on) return;
+  pthread_mutex_lock(&w->mu);
+  w->quit = 1;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  pthread_join(w->thread, NULL);
+  w->thread_on = 0;
+  w->quit = 0;
+}
+
+/* A failed write, as vs_h5_record reports it: the frame the first time,
+ * "an earlier write failed" after. */
+static vs_status report_failure(vs_h5_writer *w, vs_error *err) {
+  if (w->fail_told)
+    return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "an earlier write failed: %s", w->msg);
+  w->fail_told = 1;
+  return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "frame %lld: %s", (long long)w->fail_frame,
+                      w->msg);
+}
+
+/* Wait until the writer thread holds no frame; the failure of a frame
+ * handed over earlier, if any. */
+static vs_status wait_idle(vs_h5_writer *w, int wait, vs_error *err) {
+  pthread_mutex_lock(&w->mu);
+  while (wait && w->full) pthread_cond_wait(&w->cv, &w->mu);
+  const int failed = w->failed;
+  pthread_mutex_unlock(&w->mu);
+  return failed ? report_failure(w, err) : VS_OK;
+}
+
+vs_status vs_h5_wait(vs_h5_writer *w, vs_error *err) {
+  if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_wait: no writer");
+  return wait_idle(w, 1, err);
+}
+
+vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
+                       vs_error *err) {
+  if (!w || !model || !state)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_record: missing argument");
+  if (model->n_particles != w->n_particles || model->n_constraints != w->n_constraints)
+    return vs_error_set(err, VS_ERR_USAGE, w->path, 0, 0,
+                        "vs_h5_record: model differs from the one the file was opened for");
+  /* A frame is recorded once: after a resume the checkpoint's frame is
+   * already in the file, and recording it again would duplicate a row. */
+  const int recorded = (state->frame == 0 || state->frame % w->every == 0) &&
+                       state->frame > w->last_frame;
+  /* the slot is free once the thread has finished the previous frame
+   * (frames in between need not wait for it) */
+  vs_status st = wait_idle(w, recorded, err);
+  if (st != VS_OK || !recorded) return st;
+
+  /* Hand the frame over: its persistent fields, and what vs_observe reads
+   * from the solver's scratch (the last step's contacts). */
+  w->model = model;
+  vs_state_copy(model, w->slot, state);
+  w->slot_overlap = model->particle_collisions ? vs_contacts_overlap(model, state) : 0.0;
+  w->slot_rcontacts = model->n_rigid > 0 ? state->scratch->rigid_contacts : 0;
+  w->frames++;
+  w->last_frame = state->frame;
+  if (w->thread_on || start_thread(w) == 0) {
+    pthread_mutex_lock(&w->mu);
+    w->full = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return VS_OK;
+  }
+  /* no thread to be had: write it here */
+  if (write_frame(w) < 0) {
     w->failed = 1;
-    return vs_error_set(err, VS_ERR_IO, w->path, 0, 0, "frame %lld: %s", (long long)state->frame,
-                        w->msg);
+    w->fail_frame = state->frame;
+    return report_failure(w, err);
   }
   return VS_OK;
 }
@@ -639,6 +793,7 @@ int h5w_same_file(vs_h5_writer *w) {
 
 vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds, vs_error *err) {
   if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_finish: no writer");
+  h5w_stop_thread(w); /* every frame handed over is in the buffers (or written) */
   vs_h5_quiet();
   /* A failed frame write left its frames in the buffers; try once more so
    * that a transient failure still gives a complete file. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,26 @@ struct vs_h5_writer {
   int nomem;          /* what failed was an allocation: VS_ERR_NOMEM, not VS_ERR_IO */
   series s[S_COUNT];
   double *vel;               /* (n_particles x 3) scratch for float32 velocity */
-  vs_state *ck;              /* copy of the state at the last recorded frame */
+  vs_state *ck;              /* copy of the state at the last recorded frame (no scratch) */
   int has_ck;                /* ck holds a recorded frame not yet checkpointed */
+  /* The writer thread (h5write.c): vs_h5_record copies the frame into `slot`
+   * and hands it over; the thread measures it, fills the series rows, calls
+   * HDF5 when a chunk is full, then swaps slot and ck.  Only that thread
+   * calls HDF5 while it runs; vs_h5_finish and vs_h5_abort join it first.
+   * mu guards full, quit and the failure fields below. */
+  const vs_model *model;     /* of the recorded frames (alive until finish) */
+  vs_state *slot;            /* the frame handed over (no scratch) */
+  double slot_overlap;       /* what vs_observe reads from the scratch */
+  int64_t slot_rcontacts;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int thread_on;             /* thread is running (joined by h5w_stop_thread) */
+  int full;                  /* slot holds a frame the thread has not finished */
+  int quit;                  /* no more frames: the thread ends when slot is empty */
+  int64_t fail_frame;        /* the frame whose write failed (w->failed) */
+  int fail_told;             /* vs_h5_record reported it ("frame N: ...") */
+  unsigned long chunks_written; /* full or final buffers appended (h5w_flush_series) */
   hsize_t ck_rows[CK_COUNT]; /* rows of each checkpoint array (the count column of the table) */
   char msg[1536];            /* what failed, for the caller's vs_error */
 };
@@ -109,6 +128,8 @@ H5W_FN int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *und
 H5W_FN int h5w_flush_series(vs_h5_writer *w, int index);
 H5W_FN int h5w_flush_all(vs_h5_writer *w);
 H5W_FN void h5w_writer_free(vs_h5_writer *w);
+/* End the writer thread after the frame it holds (h5write.c); no-op when none runs. */
+H5W_FN void h5w_stop_thread(vs_h5_writer *w);
 H5W_FN void h5w_discard(vs_h5_writer *w);
 H5W_FN vs_status h5w_create_failure(int e);
 H5W_FN vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model,

@@ -54,6 +54,14 @@ static void rigid_observe(const vs_model *m, const vs_state *s, double *ke, doub
 }
 
 void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, double *per) {
+  vs_observe_from(m, s, m->particle_collisions ? vs_contacts_overlap(m, s) : 0.0,
+                  m->n_rigid > 0 ? s->scratch->rigid_contacts : 0, obs, per);
+}
+
+/* Everything but what the last step left in the scratch (overlap,
+ * rigid_contacts), which is given: s needs only the persistent fields. */
+void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
+                     int64_t rigid_contacts, vs_observables *obs, double *per) {
   acc k[VS_KIND_COUNT], all;
   memset(k, 0, sizeof k);
   memset(&all, 0, sizeof all);
@@ -95,12 +103,11 @@ void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, doubl
     ke += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     pe -= mass * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
   }
-  obs->overlap_max = m->particle_collisions ? vs_contacts_overlap(m, s) : 0.0;
-  obs->rigid_contacts = 0;
+  obs->overlap_max = overlap_max;
+  obs->rigid_contacts = rigid_contacts;
   if (m->n_rigid > 0) {
     rigid_observe(m, s, &ke, &pe, &pen);
     obs->penetration_max = pen;
-    obs->rigid_contacts = s->scratch->rigid_contacts;
   }
   obs->kinetic = ke;
   obs->potential = pe;

@@ -134,6 +134,10 @@ VS_PRIVATE void vs_contacts_color(const vs_model *m, vs_state *s);
 VS_PRIVATE void vs_contacts_sweep_start(const vs_model *m, vs_state *s);
 VS_PRIVATE void vs_contact_project(const vs_model *m, vs_state *s, int32_t k);
 VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
+/* vs_observe with what it reads from the scratch given (observe.c): the
+ * result file's writer thread measures a copy of the persistent fields. */
+VS_PRIVATE void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
+                                int64_t rigid_contacts, vs_observables *obs, double *per);
 
 /* ---- colliders (collide.c) ---- */
 /* Project particle i out of every collider; records contact in contact[4i..].
