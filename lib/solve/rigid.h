@@ -59,6 +59,8 @@ typedef struct vs_rsettings {
   double margin;                /* speculative contact distance, m [4 * slop] */
   double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
   int32_t substeps;             /* solver substeps per step, contacts found once [4] */
+  int32_t colored;              /* 1: constraint-graph colours, each solved in parallel
+                                 * (relaxation: jacobi); 0: one sequential order [0] */
 } vs_rsettings;
 
 typedef struct vs_rmodel {
@@ -127,7 +129,6 @@ typedef struct vs_rwork {
   int32_t dropped;       /* contact points beyond the bound in the last step */
   int32_t matched;       /* contact points warm-started from the cache in the last step */
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
-       /* contact points warm-started from the cache in the last step */
   vs_rcontact *contacts;
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
@@ -141,7 +142,22 @@ typedef struct vs_rwork {
   int64_t *pairs;        /* (max_contacts) candidate pairs i * n + j, sorted */
   int64_t *pair_tmp;     /* (max_contacts) merge-sort scratch */
   double *joint;         /* (nj x VS_RJOINT_WORK) ra, rb, K^-1 (9) or axis, bias (3) */
+  int32_t n_man;         /* manifolds (runs of contacts of one body pair) of this step */
+  int32_t *man;          /* (max_contacts + 1) first contact of each manifold, then n_contacts */
+  /* constraint-graph colours (settings.colored; rigid_color.c) */
+  int threads;           /* team size for the colours (set by the caller; never changes results) */
+  int32_t n_words;       /* 64-bit words of one colour's body set */
+  uint64_t *color_bits;  /* (VS_RCOLORS x n_words) bodies each colour touches */
+  int32_t *color_start;  /* (VS_RCOLORS + 2) items of colour c: color_items[start[c] .. start[c+1]) */
+  int32_t *color_items;  /* (nj + max_contacts) joint j as -1 - j, manifold as its index */
+  int32_t *item_color;   /* (nj + max_contacts) scratch */
 } vs_rwork;
+
+/* Colours of the constraint graph; constraints that find no free colour go
+ * to an overflow colour (index VS_RCOLORS), solved in order on one thread. */
+#define VS_RCOLORS 24
+/* A colour of fewer constraints runs on one thread (the results are the same). */
+#define VS_RPAR_ITEMS 32
 
 #define VS_RJOINT_WORK 24
 
@@ -197,6 +213,11 @@ VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int
                                      double n[3], double *depth, double pt[3]);
 
 /* ---- solver ---- */
+/* Constraint-graph colours of this step's joints and manifolds (after
+ * vs_rigid_prepare): no two constraints of a colour share a body of non-zero
+ * inverse mass.  Greedy, in identity order: joints by index, then manifolds
+ * by (a, b); each takes the lowest colour free for both its bodies. */
+VS_RPRIVATE void vs_rigid_color(const vs_rmodel *m, vs_rwork *w);
 /* Per step: anchors, effective masses, warm-start impulses from the cache. */
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* Per substep of length h. */

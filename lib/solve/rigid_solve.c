@@ -155,53 +155,47 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-static void warm_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies;
-  for (int32_t j = 0; j < m->n_joints; j++) {
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double P[3];
-    if (m->joint_kind[j] == VS_RJOINT_BALL) {
-      memcpy(P, &s->joint_impulse[3 * j], sizeof P);
-    } else {
-      double l = s->joint_impulse[3 * j];
-      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
-    }
-    apply(m, s, w, a, jw, P, -1.0);
-    apply(m, s, w, b, jw + 3, P, 1.0);
+static void warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
+  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  if (b < 0) b = m->n_bodies;
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  double P[3];
+  if (m->joint_kind[j] == VS_RJOINT_BALL) {
+    memcpy(P, &s->joint_impulse[3 * j], sizeof P);
+  } else {
+    double l = s->joint_impulse[3 * j];
+    for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
   }
+  apply(m, s, w, a, jw, P, -1.0);
+  apply(m, s, w, b, jw + 3, P, 1.0);
 }
 
-static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h, int use_bias) {
-  int32_t n = m->n_bodies;
-  double beta = use_bias ? m->set.baumgarte / h : 0.0;
-  for (int32_t j = 0; j < m->n_joints; j++) {
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double va[3], vb[3], dv[3];
-    point_vel(s, a, jw, va);
-    point_vel(s, b, jw + 3, vb);
-    sub3(vb, va, dv);
-    double P[3];
-    if (m->joint_kind[j] == VS_RJOINT_BALL) {
-      double e[3];
-      for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
-      vs_r_mul(jw + 6, e, P);
-      for (int k = 0; k < 3; k++) {
-        P[k] = -P[k];
-        s->joint_impulse[3 * j + k] += P[k];
-      }
-    } else {
-      double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
-      double l = -cd * jw[9];
-      s->joint_impulse[3 * j] += l;
-      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
+/* beta: baumgarte / h, or 0 without the bias. */
+static void solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j, double beta) {
+  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  if (b < 0) b = m->n_bodies;
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  double va[3], vb[3], dv[3];
+  point_vel(s, a, jw, va);
+  point_vel(s, b, jw + 3, vb);
+  sub3(vb, va, dv);
+  double P[3];
+  if (m->joint_kind[j] == VS_RJOINT_BALL) {
+    double e[3];
+    for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
+    vs_r_mul(jw + 6, e, P);
+    for (int k = 0; k < 3; k++) {
+      P[k] = -P[k];
+      s->joint_impulse[3 * j + k] += P[k];
     }
-    apply(m, s, w, a, jw, P, -1.0);
-    apply(m, s, w, b, jw + 3, P, 1.0);
+  } else {
+    double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
+    double l = -cd * jw[9];
+    s->joint_impulse[3 * j] += l;
+    for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
   }
+  apply(m, s, w, a, jw, P, -1.0);
+  apply(m, s, w, b, jw + 3, P, 1.0);
 }
 
 /* Move body i by the positional impulse P at r (sign +-1): x += m^-1 P,
@@ -267,11 +261,13 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   const vs_rsettings *st = &m->set;
   int32_t ci = 0; /* walk of the (sorted) cache */
   w->matched = 0;
+  w->n_man = 0;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->a, b = c->b < 0 ? n : c->b;
     c->ia = a;
     c->ib = b;
+    if (k == 0 || w->contacts[k - 1].ia != a || w->contacts[k - 1].ib != b) w->man[w->n_man++] = k;
     double fb, eb;
     if (c->b < 0) {
       fb = m->colliders[-1 - c->b].friction;
@@ -321,6 +317,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       }
     }
   }
+  w->man[w->n_man] = w->n_contacts;
 }
 
 /* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
@@ -350,146 +347,218 @@ static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const doub
          vs_r_dot(wb, bd) - vs_r_dot(wa, ad);
 }
 
-/* One manifold row on local copies of the two bodies' velocities. */
+/* The two bodies' velocities of one manifold as named scalars, so that the
+ * compiler keeps them in registers over the manifold's rows (the arithmetic
+ * is written out in the same order as with arrays: same bits). */
 typedef struct vel2 {
-  double va[3], wa[3], vb[3], wb[3];
+  double vax, vay, vaz, wax, way, waz, vbx, vby, vbz, wbx, wby, wbz;
 } vel2;
 
-static inline double lrow(const vel2 *v, const double d[3], const double ad[3], const double bd[3]) {
-  return d[0] * (v->vb[0] - v->va[0]) + d[1] * (v->vb[1] - v->va[1]) +
-         d[2] * (v->vb[2] - v->va[2]) + vs_r_dot(v->wb, bd) - vs_r_dot(v->wa, ad);
+static inline void vload(vel2 *v, const vs_rstate *s, int32_t a, int32_t b) {
+  const double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+  v->vax = va[0], v->vay = va[1], v->vaz = va[2];
+  v->wax = wa[0], v->way = wa[1], v->waz = wa[2];
+  v->vbx = vb[0], v->vby = vb[1], v->vbz = vb[2];
+  v->wbx = wb[0], v->wby = wb[1], v->wbz = wb[2];
 }
 
-static inline void lpush(vel2 *v, double ma, double mb, const double d[3], const double iad[3],
-                         const double ibd[3], double l) {
+/* Never writes a body of zero inverse mass (the world slot, a fixed body):
+ * its velocity cannot change, and the coloured solve relies on it (two
+ * constraints of a colour may share a static body). */
+static inline void vstore(const vel2 *v, vs_rstate *s, int32_t a, int32_t b, double ma, double mb) {
+  if (ma != 0) {
+    double *va = &s->v[3 * a], *wa = &s->w[3 * a];
+    va[0] = v->vax, va[1] = v->vay, va[2] = v->vaz;
+    wa[0] = v->wax, wa[1] = v->way, wa[2] = v->waz;
+  }
+  if (mb != 0) {
+    double *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+    vb[0] = v->vbx, vb[1] = v->vby, vb[2] = v->vbz;
+    wb[0] = v->wbx, wb[1] = v->wby, wb[2] = v->wbz;
+  }
+}
+
+static inline double lrow(const vel2 *v, const double *restrict d, const double *restrict ad,
+                          const double *restrict bd) {
+  return d[0] * (v->vbx - v->vax) + d[1] * (v->vby - v->vay) + d[2] * (v->vbz - v->vaz) +
+         (v->wbx * bd[0] + v->wby * bd[1] + v->wbz * bd[2]) -
+         (v->wax * ad[0] + v->way * ad[1] + v->waz * ad[2]);
+}
+
+static inline void lpush(vel2 *v, double ma, double mb, const double *restrict d,
+                         const double *restrict iad, const double *restrict ibd, double l) {
   double la = ma * l, lb = mb * l;
-  for (int k = 0; k < 3; k++) {
-    v->va[k] -= la * d[k];
-    v->wa[k] -= l * iad[k];
-    v->vb[k] += lb * d[k];
-    v->wb[k] += l * ibd[k];
+  v->vax -= la * d[0], v->vay -= la * d[1], v->vaz -= la * d[2];
+  v->wax -= l * iad[0], v->way -= l * iad[1], v->waz -= l * iad[2];
+  v->vbx += lb * d[0], v->vby += lb * d[1], v->vbz += lb * d[2];
+  v->wbx += l * ibd[0], v->wby += l * ibd[1], v->wbz += l * ibd[2];
+}
+
+/* Warm start of manifold mi: its accumulated impulses applied again. */
+static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+  int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
+  double ma = m->inv_mass[a], mb = m->inv_mass[b];
+  vel2 v;
+  vload(&v, s, a, b);
+  for (int32_t k = k0; k < k1; k++) {
+    const vs_rcontact *c = &w->contacts[k];
+    if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
+    lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
+    lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
+    lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
+  }
+  vstore(&v, s, a, b, ma, mb);
+}
+
+/* One sweep over the points of manifold mi (same body pair, consecutive). */
+static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
+                           double inv_h, double beta, int use_bias) {
+  const vs_rsettings *st = &m->set;
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+  int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
+  double ma = m->inv_mass[a], mb = m->inv_mass[b];
+  vel2 v;
+  vload(&v, s, a, b);
+  const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
+  double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+  double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
+  /* the points of a manifold in alternating order from sweep to sweep, so
+   * that the order does not leave a systematic torque */
+  for (int32_t kk = k0; kk < k1; kk++) {
+    vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
+    /* friction, limited by the current normal impulse (nothing to do on
+     * an idle speculative point) */
+    double lim = c->friction * c->pn;
+    if (lim > 0 || c->pt1 != 0 || c->pt2 != 0) {
+      double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
+      double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
+      double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
+      double len2 = n1 * n1 + n2 * n2;
+      if (len2 > lim * lim) {
+        double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+        n1 *= sc;
+        n2 *= sc;
+      }
+      l1 = n1 - c->pt1;
+      l2 = n2 - c->pt2;
+      c->pt1 = n1;
+      c->pt2 = n2;
+      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
+      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
+    }
+    /* normal: the current separation from the step's and the displacement since */
+    double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+    double target = sep > 0 ? -sep * inv_h : 0.0; /* speculative: may close the gap */
+    if (use_bias && sep < -st->slop) {
+      /* split impulse: the push acts on the pseudo velocities only */
+      double tp = beta * (-sep - st->slop);
+      if (tp > st->max_bias_velocity) tp = st->max_bias_velocity;
+      double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
+                  c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
+      double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
+      if (npp < 0) npp = 0;
+      lp = npp - c->pp;
+      c->pp = npp;
+      double la = ma * lp, lb = mb * lp;
+      for (int q = 0; q < 3; q++) {
+        if (ma != 0) {
+          pa[q] -= la * c->n[q];
+          pa[3 + q] -= lp * c->ian[q];
+        }
+        if (mb != 0) {
+          pb[q] += lb * c->n[q];
+          pb[3 + q] += lp * c->ibn[q];
+        }
+      }
+    }
+    double vn = lrow(&v, c->n, c->an, c->bn);
+    double ln = (target - vn) * c->mass_n;
+    double np = c->pn + ln;
+    if (np < 0) np = 0;
+    ln = np - c->pn;
+    if (ln != 0) {
+      c->pn = np;
+      if (np > c->pn_max) c->pn_max = np;
+      lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
+    }
+  }
+  vstore(&v, s, a, b, ma, mb);
+}
+
+/* One item of the coloured order: a joint (item < 0: joint -1 - item) or a
+ * manifold.  warm: warm start instead of a sweep. */
+typedef struct pass {
+  int warm, rev, use_bias;
+  double inv_h, beta, jbeta; /* contacts: baumgarte / h as baumgarte * (1 / h); joints: / h or 0 */
+} pass;
+
+static void do_item(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t item, const pass *p) {
+  if (item < 0) {
+    if (p->warm) warm_joint(m, s, w, -1 - item);
+    else solve_joint(m, s, w, -1 - item, p->jbeta);
+  } else if (p->warm) {
+    warm_manifold(m, s, w, item);
+  } else {
+    solve_manifold(m, s, w, item, p->rev, p->inv_h, p->beta, p->use_bias);
+  }
+}
+
+
+/* The coloured pass (relaxation: jacobi): colour after colour, the items of
+ * one colour on the team in parallel -- they share no body of non-zero
+ * inverse mass, so none reads what another writes and the result has the
+ * same bits for any number of threads -- then the overflow colour in order
+ * on one thread. */
+static void colored_pass(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, const pass *p) {
+  const int32_t *start = w->color_start, *items = w->color_items;
+  int threads = w->threads > 1 ? w->threads : 1;
+  if (threads == 1 || start[VS_RCOLORS] < VS_RPAR_ITEMS) { /* the same order, one thread */
+    for (int32_t i = 0; i < start[VS_RCOLORS + 1]; i++) do_item(m, s, w, items[i], p);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    for (int c = 0; c < VS_RCOLORS; c++) {
+      int32_t i0 = start[c], i1 = start[c + 1];
+      if (i1 - i0 < VS_RPAR_ITEMS) {
+#pragma omp single
+        for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
+      } else {
+#pragma omp for schedule(static)
+        for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
+      }
+    }
+#pragma omp single
+    for (int32_t i = start[VS_RCOLORS]; i < start[VS_RCOLORS + 1]; i++)
+      do_item(m, s, w, items[i], p);
   }
 }
 
 void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  warm_joints(m, s, w);
-  int32_t nc = w->n_contacts;
-  for (int32_t k0 = 0; k0 < nc;) {
-    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
-    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
-    double ma = m->inv_mass[a], mb = m->inv_mass[b];
-    vel2 v;
-    memcpy(v.va, &s->v[3 * a], sizeof v.va);
-    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
-    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
-    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
-    for (int32_t k = k0; k < k1; k++) {
-      const vs_rcontact *c = &w->contacts[k];
-      if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
-      lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
-      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
-      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
-    }
-    memcpy(&s->v[3 * a], v.va, sizeof v.va);
-    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
-    if (mb != 0) {
-      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
-      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
-    }
-    k0 = k1;
+  if (m->set.colored) {
+    const pass p = {1, 0, 0, 0.0, 0.0, 0.0};
+    colored_pass(m, s, w, &p);
+    return;
   }
+  for (int32_t j = 0; j < m->n_joints; j++) warm_joint(m, s, w, j);
+  for (int32_t mi = 0; mi < w->n_man; mi++) warm_manifold(m, s, w, mi);
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
                               int use_bias) {
-  const vs_rsettings *st = &m->set;
-  double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
-  solve_joints(m, s, w, h, use_bias);
-  int32_t nc = w->n_contacts;
+  double inv_h = 1.0 / h, beta = m->set.baumgarte * inv_h;
+  double jbeta = use_bias ? m->set.baumgarte / h : 0.0;
   w->sweep++;
-  for (int32_t k0 = 0; k0 < nc;) {
-    /* the points of one manifold (same body pair) are consecutive */
-    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
-    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
-    double ma = m->inv_mass[a], mb = m->inv_mass[b];
-    vel2 v;
-    memcpy(v.va, &s->v[3 * a], sizeof v.va);
-    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
-    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
-    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
-    const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
-    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    /* the points of a manifold in alternating order from sweep to sweep, so
-     * that the order does not leave a systematic torque */
-    int rev = (int)(w->sweep & 1);
-    for (int32_t kk = k0; kk < k1; kk++) {
-      vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
-      /* friction, limited by the current normal impulse (nothing to do on
-       * an idle speculative point) */
-      double lim = c->friction * c->pn;
-      if (lim > 0 || c->pt1 != 0 || c->pt2 != 0) {
-        double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
-        double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
-        double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
-        double len2 = n1 * n1 + n2 * n2;
-        if (len2 > lim * lim) {
-          double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-          n1 *= sc;
-          n2 *= sc;
-        }
-        l1 = n1 - c->pt1;
-        l2 = n2 - c->pt2;
-        c->pt1 = n1;
-        c->pt2 = n2;
-        lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
-        lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
-      }
-      /* normal: the current separation from the step's and the displacement since */
-      double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) -
-                   vs_r_dot(da + 3, c->an);
-      double target = sep > 0 ? -sep * inv_h : 0.0; /* speculative: may close the gap */
-      if (use_bias && sep < -st->slop) {
-        /* split impulse: the push acts on the pseudo velocities only */
-        double tp = beta * (-sep - st->slop);
-        if (tp > st->max_bias_velocity) tp = st->max_bias_velocity;
-        double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
-        double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
-                    c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
-        double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
-        if (npp < 0) npp = 0;
-        lp = npp - c->pp;
-        c->pp = npp;
-        double la = ma * lp, lb = mb * lp;
-        for (int q = 0; q < 3; q++) {
-          pa[q] -= la * c->n[q];
-          pa[3 + q] -= lp * c->ian[q];
-          if (mb != 0) {
-            pb[q] += lb * c->n[q];
-            pb[3 + q] += lp * c->ibn[q];
-          }
-        }
-      }
-      double vn = lrow(&v, c->n, c->an, c->bn);
-      double ln = (target - vn) * c->mass_n;
-      double np = c->pn + ln;
-      if (np < 0) np = 0;
-      ln = np - c->pn;
-      if (ln != 0) {
-        c->pn = np;
-        if (np > c->pn_max) c->pn_max = np;
-        lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
-      }
-    }
-    memcpy(&s->v[3 * a], v.va, sizeof v.va);
-    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
-    if (mb != 0) { /* never write the world slot */
-      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
-      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
-    }
-    k0 = k1;
+  int rev = (int)(w->sweep & 1);
+  if (m->set.colored) {
+    const pass p = {0, rev, use_bias, inv_h, beta, jbeta};
+    colored_pass(m, s, w, &p);
+    return;
   }
+  for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
+  for (int32_t mi = 0; mi < w->n_man; mi++) solve_manifold(m, s, w, mi, rev, inv_h, beta, use_bias);
 }
-
 /* Restitution comes after the positions moved: its impulse acts at one point
  * for both bodies (the contact point carried along by their mean
  * displacement), with lever arms from the current centres, so that it keeps
