@@ -66,11 +66,12 @@ int main(int argc, char **argv) {
   for (int f = 0; f < frames; f++) vs_rigid_step(m, s, w, h);
   double t1 = now();
   double drift = 0;
+  int worst = 0;
   for (int i = 0; i < n; i++) {
     double d[3] = {s->x[3 * i] - x0[3 * i], s->x[3 * i + 1] - x0[3 * i + 1],
                    s->x[3 * i + 2] - x0[3 * i + 2]};
     double l = sqrt(vs_r_dot(d, d));
-    if (l > drift) drift = l;
+    if (l > drift) drift = l, worst = i;
   }
   uint64_t hash = 1469598103934665603ull; /* FNV-1a over the poses' bytes */
   const unsigned char *px = (const unsigned char *)s->x, *pq = (const unsigned char *)s->q;
@@ -81,6 +82,9 @@ int main(int argc, char **argv) {
          levels, n, frames, substeps, iters,
          threads > 0 ? "coloured" : "sequential", 1e3 * (t1 - t0) / frames, drift,
          w->n_contacts, w->dropped, (unsigned long long)hash);
+  if (getenv("RIGID_PYRAMID_WORST"))
+    printf("worst box %d: moved (%.4f, %.4f, %.4f)\n", worst, s->x[3 * worst] - x0[3 * worst],
+           s->x[3 * worst + 1] - x0[3 * worst + 1], s->x[3 * worst + 2] - x0[3 * worst + 2]);
   free(x0);
   vs_rwork_free(w);
   vs_rstate_free(s);

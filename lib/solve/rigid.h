@@ -121,7 +121,21 @@ typedef struct vs_rcontact {
   double pn, pt1, pt2;   /* accumulated impulses */
   double pn_max;         /* largest normal impulse over the substeps */
   double pp;             /* accumulated pseudo impulse (position bias, this substep) */
+  double fcache[3];      /* friction vector found in the cache (warm start) */
+  double target, bias;   /* this substep: normal target velocity, split-impulse push (> 0) */
 } vs_rcontact;
+
+/* Friction of a manifold whose points share one normal (a patch), solved at
+ * the points' centre (rigid_solve.c); per-point friction otherwise. */
+typedef struct vs_rpatch {
+  int32_t on;
+  double n[3], t1[3], t2[3];
+  double a1[3], b1[3], a2[3], b2[3], ia1[3], ib1[3], ia2[3], ib2[3];
+  double iaw[3], ibw[3]; /* I^-1 n: the twist row */
+  double mass_t1, mass_t2, mass_tw;
+  double friction, rtw;  /* rtw: mean distance of the points from the centre */
+  double pt1, pt2, ptw;  /* accumulated impulses */
+} vs_rpatch;
 
 typedef struct vs_rwork {
   int32_t max_contacts;
@@ -144,6 +158,7 @@ typedef struct vs_rwork {
   double *joint;         /* (nj x VS_RJOINT_WORK) ra, rb, K^-1 (9) or axis, bias (3) */
   int32_t n_man;         /* manifolds (runs of contacts of one body pair) of this step */
   int32_t *man;          /* (max_contacts + 1) first contact of each manifold, then n_contacts */
+  vs_rpatch *patch;      /* (max_contacts + 1) per manifold */
   /* constraint-graph colours (settings.colored; rigid_color.c) */
   int threads;           /* team size for the colours (set by the caller; never changes results) */
   int32_t n_words;       /* 64-bit words of one colour's body set */
@@ -222,6 +237,7 @@ VS_RPRIVATE void vs_rigid_color(const vs_rmodel *m, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* Per substep of length h. */
 VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h);
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);

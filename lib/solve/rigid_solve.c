@@ -256,18 +256,81 @@ static inline void jrow(const double *Iw, const double r[3], const double d[3], 
   vs_r_mul(Iw, rd, ird);
 }
 
+/* Friction rows of a patch at its centre (manifolds whose points share one
+ * normal: box-box faces, a box or capsule on a plane): two tangent rows and a
+ * twist row about the normal, solved once per manifold instead of two rows
+ * per point (Coulomb: |(pt1, pt2)| <= friction * sum pn, |ptw| <= friction *
+ * sum pn * mean radius of the points about the centre). */
+static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1], cnt = k1 - k0;
+  vs_rpatch *P = &w->patch[mi];
+  const vs_rcontact *c0 = &w->contacts[k0];
+  int32_t a = c0->ia, b = c0->ib;
+  double pc[3] = {0, 0, 0}, f[3] = {0, 0, 0};
+  for (int32_t k = k0; k < k1; k++)
+    for (int q = 0; q < 3; q++) {
+      pc[q] += w->contacts[k].p[q];
+      f[q] += w->contacts[k].fcache[q];
+    }
+  for (int q = 0; q < 3; q++) pc[q] /= cnt;
+  double rt = 0;
+  for (int32_t k = k0; k < k1; k++) {
+    double d[3];
+    sub3(w->contacts[k].p, pc, d);
+    rt += vs_r_len(d);
+  }
+  P->rtw = rt / cnt;
+  P->friction = c0->friction;
+  memcpy(P->n, c0->n, sizeof P->n);
+  double ra[3], rb[3];
+  sub3(pc, &s->x[3 * a], ra);
+  sub3(pc, &s->x[3 * b], rb);
+  tangents(c0->n, P->t1, P->t2);
+  double msum = m->inv_mass[a] + m->inv_mass[b];
+  const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
+  jrow(Ia, ra, P->t1, P->a1, P->ia1);
+  jrow(Ib, rb, P->t1, P->b1, P->ib1);
+  jrow(Ia, ra, P->t2, P->a2, P->ia2);
+  jrow(Ib, rb, P->t2, P->b2, P->ib2);
+  double k1m = msum + vs_r_dot(P->a1, P->ia1) + vs_r_dot(P->b1, P->ib1);
+  double k2m = msum + vs_r_dot(P->a2, P->ia2) + vs_r_dot(P->b2, P->ib2);
+  P->mass_t1 = k1m > 0 ? 1.0 / k1m : 0.0;
+  P->mass_t2 = k2m > 0 ? 1.0 / k2m : 0.0;
+  vs_r_mul(Ia, c0->n, P->iaw);
+  vs_r_mul(Ib, c0->n, P->ibw);
+  double kw = vs_r_dot(c0->n, P->iaw) + vs_r_dot(c0->n, P->ibw);
+  P->mass_tw = kw > 0 ? 1.0 / kw : 0.0;
+  P->pt1 = vs_r_dot(f, P->t1);
+  P->pt2 = vs_r_dot(f, P->t2);
+  P->ptw = P->rtw > 0 ? vs_r_dot(f, c0->n) : 0.0;
+}
+
 void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
   const vs_rsettings *st = &m->set;
   int32_t ci = 0; /* walk of the (sorted) cache */
   w->matched = 0;
+  /* manifolds, and which of them are patches (one normal, bit for bit) */
   w->n_man = 0;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->a, b = c->b < 0 ? n : c->b;
     c->ia = a;
     c->ib = b;
-    if (k == 0 || w->contacts[k - 1].ia != a || w->contacts[k - 1].ib != b) w->man[w->n_man++] = k;
+    if (k == 0 || w->contacts[k - 1].ia != a || w->contacts[k - 1].ib != b) {
+      w->man[w->n_man] = k;
+      w->patch[w->n_man++].on = 1;
+    } else if (memcmp(c->n, w->contacts[k - 1].n, sizeof c->n) != 0) {
+      w->patch[w->n_man - 1].on = 0;
+    }
+  }
+  w->man[w->n_man] = w->n_contacts;
+  int32_t mi = -1;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->ia, b = c->ib;
+    if (k == w->man[mi + 1]) mi++;
+    int patch = w->patch[mi].on;
     double fb, eb;
     if (c->b < 0) {
       fb = m->colliders[-1 - c->b].friction;
@@ -280,27 +343,30 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     c->restitution = m->restitution[a] > eb ? m->restitution[a] : eb;
     sub3(c->p, &s->x[3 * a], c->ra);
     sub3(c->p, &s->x[3 * b], c->rb);
-    tangents(c->n, c->t1, c->t2);
     double msum = m->inv_mass[a] + m->inv_mass[b];
     const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
     jrow(Ia, c->ra, c->n, c->an, c->ian);
     jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
-    jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
-    jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
-    jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
     double kn = msum + vs_r_dot(c->an, c->ian) + vs_r_dot(c->bn, c->ibn);
-    double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
-    double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
     c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
-    c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
-    c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+    if (!patch) {
+      tangents(c->n, c->t1, c->t2);
+      jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
+      jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
+      jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
+      jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
+      double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
+      double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
+      c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+      c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+    }
     double pa[3], pb[3], dv[3];
     point_vel(s, a, c->ra, pa);
     point_vel(s, b, c->rb, pb);
     sub3(pb, pa, dv);
     c->vn0 = vs_r_dot(dv, c->n);
     c->pn = c->pt1 = c->pt2 = c->pn_max = c->pp = 0.0;
+    c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
     if (st->warm_start) {
       while (ci < s->n_cache &&
              ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
@@ -312,12 +378,16 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         const double *imp = &s->cache_impulse[4 * ci];
         w->matched++;
         c->pn = imp[0];
-        c->pt1 = vs_r_dot(imp + 1, c->t1);
-        c->pt2 = vs_r_dot(imp + 1, c->t2);
+        memcpy(c->fcache, imp + 1, sizeof c->fcache);
+        if (!patch) {
+          c->pt1 = vs_r_dot(imp + 1, c->t1);
+          c->pt2 = vs_r_dot(imp + 1, c->t2);
+        }
       }
     }
   }
-  w->man[w->n_man] = w->n_contacts;
+  for (mi = 0; mi < w->n_man; mi++)
+    if (w->patch[mi].on) prepare_patch(m, s, w, mi);
 }
 
 /* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
@@ -394,6 +464,47 @@ static inline void lpush(vel2 *v, double ma, double mb, const double *restrict d
   v->wbx += l * ibd[0], v->wby += l * ibd[1], v->wbz += l * ibd[2];
 }
 
+/* The twist row of a patch: angular only, about the normal. */
+static inline void twist(vel2 *v, const vs_rpatch *P, double l) {
+  v->wax -= l * P->iaw[0], v->way -= l * P->iaw[1], v->waz -= l * P->iaw[2];
+  v->wbx += l * P->ibw[0], v->wby += l * P->ibw[1], v->wbz += l * P->ibw[2];
+}
+
+/* Friction of a patch: the two tangent rows clamped to the disc of radius
+ * friction * (sum of the points' normal impulses), then the twist row. */
+static void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
+                           int32_t k0, int32_t k1) {
+  double sum = 0;
+  for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
+  double lim = P->friction * sum;
+  if (!(lim > 0) && P->pt1 == 0 && P->pt2 == 0 && P->ptw == 0) return;
+  double l1 = -lrow(v, P->t1, P->a1, P->b1) * P->mass_t1;
+  double l2 = -lrow(v, P->t2, P->a2, P->b2) * P->mass_t2;
+  double n1 = P->pt1 + l1, n2 = P->pt2 + l2;
+  double len2 = n1 * n1 + n2 * n2;
+  if (len2 > lim * lim) {
+    double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+    n1 *= sc;
+    n2 *= sc;
+  }
+  l1 = n1 - P->pt1;
+  l2 = n2 - P->pt2;
+  P->pt1 = n1;
+  P->pt2 = n2;
+  lpush(v, ma, mb, P->t1, P->ia1, P->ib1, l1);
+  lpush(v, ma, mb, P->t2, P->ia2, P->ib2, l2);
+  if (P->rtw > 0) {
+    double vt = (v->wbx * P->n[0] + v->wby * P->n[1] + v->wbz * P->n[2]) -
+                (v->wax * P->n[0] + v->way * P->n[1] + v->waz * P->n[2]);
+    double tl = lim * P->rtw, nt = P->ptw - vt * P->mass_tw;
+    if (nt > tl) nt = tl;
+    if (nt < -tl) nt = -tl;
+    double lt = nt - P->ptw;
+    P->ptw = nt;
+    twist(v, P, lt);
+  }
+}
+
 /* Warm start of manifold mi: its accumulated impulses applied again. */
 static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
   int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
@@ -401,6 +512,20 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   double ma = m->inv_mass[a], mb = m->inv_mass[b];
   vel2 v;
   vload(&v, s, a, b);
+  const vs_rpatch *P = &w->patch[mi];
+  if (P->on) {
+    if (P->pt1 != 0 || P->pt2 != 0 || P->ptw != 0) {
+      lpush(&v, ma, mb, P->t1, P->ia1, P->ib1, P->pt1);
+      lpush(&v, ma, mb, P->t2, P->ia2, P->ib2, P->pt2);
+      twist(&v, P, P->ptw);
+    }
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      if (c->pn != 0) lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
+    }
+    vstore(&v, s, a, b, ma, mb);
+    return;
+  }
   for (int32_t k = k0; k < k1; k++) {
     const vs_rcontact *c = &w->contacts[k];
     if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
@@ -411,18 +536,38 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   vstore(&v, s, a, b, ma, mb);
 }
 
+/* Per substep, before its sweeps: each point's separation from the step's
+ * and the bodies' displacement since (the positions do not move during the
+ * sweeps), its speculative target velocity and its position bias. */
+void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h) {
+  const vs_rsettings *st = &m->set;
+  double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
+    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+    c->pp = 0.0;
+    c->target = sep > 0 ? -sep * inv_h : 0.0;
+    c->bias = 0.0;
+    if (sep < -st->slop) {
+      double tp = beta * (-sep - st->slop);
+      c->bias = tp > st->max_bias_velocity ? st->max_bias_velocity : tp;
+    }
+  }
+}
+
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
 static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias) {
-  const vs_rsettings *st = &m->set;
   int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
   int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
   double ma = m->inv_mass[a], mb = m->inv_mass[b];
   vel2 v;
   vload(&v, s, a, b);
-  const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
-  double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
   double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
+  vs_rpatch *P = &w->patch[mi];
+  if (P->on) patch_friction(w, P, &v, ma, mb, k0, k1);
   /* the points of a manifold in alternating order from sweep to sweep, so
    * that the order does not leave a systematic torque */
   for (int32_t kk = k0; kk < k1; kk++) {
@@ -430,7 +575,7 @@ static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_
     /* friction, limited by the current normal impulse (nothing to do on
      * an idle speculative point) */
     double lim = c->friction * c->pn;
-    if (lim > 0 || c->pt1 != 0 || c->pt2 != 0) {
+    if (!P->on && (lim > 0 || c->pt1 != 0 || c->pt2 != 0)) {
       double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
       double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
       double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
@@ -447,13 +592,11 @@ static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_
       lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
       lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
     }
-    /* normal: the current separation from the step's and the displacement since */
-    double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
-    double target = sep > 0 ? -sep * inv_h : 0.0; /* speculative: may close the gap */
-    if (use_bias && sep < -st->slop) {
+    /* normal: the current separation (vs_rigid_substep_begin) */
+    double target = c->target; /* speculative: may close the gap */
+    if (use_bias && c->bias > 0) {
       /* split impulse: the push acts on the pseudo velocities only */
-      double tp = beta * (-sep - st->slop);
-      if (tp > st->max_bias_velocity) tp = st->max_bias_velocity;
+      double tp = c->bias;
       double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
                   c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
       double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
@@ -519,19 +662,22 @@ static void colored_pass(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, const pa
   }
 #pragma omp parallel num_threads(threads)
   {
-    for (int c = 0; c < VS_RCOLORS; c++) {
+    for (int c = 0; c <= VS_RCOLORS;) {
       int32_t i0 = start[c], i1 = start[c + 1];
-      if (i1 - i0 < VS_RPAR_ITEMS) {
-#pragma omp single
-        for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
-      } else {
+      if (c < VS_RCOLORS && i1 - i0 >= VS_RPAR_ITEMS) {
 #pragma omp for schedule(static)
+        for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
+        c++;
+      } else {
+        /* a run of small colours (and the overflow) in order on one thread:
+         * one barrier for the run */
+        while (c < VS_RCOLORS && start[c + 1] - start[c] < VS_RPAR_ITEMS) c++;
+        if (c == VS_RCOLORS) c++;
+        i1 = start[c];
+#pragma omp single
         for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
       }
     }
-#pragma omp single
-    for (int32_t i = start[VS_RCOLORS]; i < start[VS_RCOLORS + 1]; i++)
-      do_item(m, s, w, items[i], p);
   }
 }
 
@@ -596,16 +742,29 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
+/* The cache holds, per point, the normal impulse and a friction vector: a
+ * point's own, or its equal share of its patch's (the tangent impulse plus
+ * the twist impulse along the normal, which a tangent vector leaves free);
+ * prepare sums the shares of the points it finds again. */
 void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
   (void)m;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    const vs_rcontact *c = &w->contacts[k];
-    s->cache_ab[2 * k] = c->a;
-    s->cache_ab[2 * k + 1] = c->b;
-    s->cache_feature[k] = c->feature;
-    double *imp = &s->cache_impulse[4 * k];
-    imp[0] = c->pn;
-    for (int q = 0; q < 3; q++) imp[1 + q] = c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+  for (int32_t mi = 0; mi < w->n_man; mi++) {
+    int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+    const vs_rpatch *P = &w->patch[mi];
+    double share[3] = {0, 0, 0};
+    if (P->on)
+      for (int q = 0; q < 3; q++)
+        share[q] = (P->pt1 * P->t1[q] + P->pt2 * P->t2[q] + P->ptw * P->n[q]) / (k1 - k0);
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      s->cache_ab[2 * k] = c->a;
+      s->cache_ab[2 * k + 1] = c->b;
+      s->cache_feature[k] = c->feature;
+      double *imp = &s->cache_impulse[4 * k];
+      imp[0] = c->pn;
+      for (int q = 0; q < 3; q++)
+        imp[1 + q] = P->on ? share[q] : c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+    }
   }
   s->n_cache = w->n_contacts;
 }
