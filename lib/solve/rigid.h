@@ -102,27 +102,33 @@ typedef struct vs_rstate {
   double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
 } vs_rstate;
 
-/* One contact point (work array, rebuilt every step). */
+/* One contact point (work array, rebuilt every step).  The fields the
+ * sweeps read for every point come first, together (a few cache lines). */
 typedef struct vs_rcontact {
+  double n[3];           /* unit, from a to b */
+  double an[3], bn[3];   /* r x n */
+  double ian[3], ibn[3]; /* I^-1 (r x n) */
+  double mass_n;
+  double target, bias;   /* this substep: normal target velocity, split-impulse push (> 0) */
+  double pn, pp;         /* accumulated normal impulse, pseudo impulse (this substep) */
+  double pn_max;         /* largest normal impulse over the substeps */
+  int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
+  /* per-point friction (points that are not part of a patch) */
+  double friction;
+  double pt1, pt2;       /* accumulated impulses */
+  double mass_t1, mass_t2;
+  double t1[3], t2[3];   /* tangents */
+  double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
+  double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+  /* the narrow phase's output and the rest of prepare */
   int32_t a, b;          /* bodies (b < 0: collider -1-b) */
   uint32_t feature;
-  double n[3];           /* unit, from a to b */
   double p[3];           /* world point (midway between the surfaces) */
   double depth;
-  /* solver data (prepare) */
-  int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
   double ra[3], rb[3];   /* contact point relative to the centres */
-  double t1[3], t2[3];   /* tangents */
-  double an[3], bn[3], a1[3], b1[3], a2[3], b2[3];       /* r x direction */
-  double ian[3], ibn[3], ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
-  double mass_n, mass_t1, mass_t2;
-  double friction, restitution;
+  double restitution;
   double vn0;            /* normal approach velocity before the step */
-  double pn, pt1, pt2;   /* accumulated impulses */
-  double pn_max;         /* largest normal impulse over the substeps */
-  double pp;             /* accumulated pseudo impulse (position bias, this substep) */
   double fcache[3];      /* friction vector found in the cache (warm start) */
-  double target, bias;   /* this substep: normal target velocity, split-impulse push (> 0) */
 } vs_rcontact;
 
 /* Friction of a manifold whose points share one normal (a patch), solved at
