@@ -324,7 +324,7 @@ START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   for (int t = 2; t <= 3; t++) {
-    char th[4];
+    char th[16];
     snprintf(th, sizeof th, "%d", t);
     p = cu_vsim(g_dir, "run", pyr, "-o", "jt.h5", "-q", "--force", "--frames", "12", "--set", J,
                 "--threads", th, (char *)NULL);
