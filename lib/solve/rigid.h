@@ -112,6 +112,7 @@ typedef struct vs_rcontact {
   double target, bias;   /* this substep: normal target velocity, split-impulse push (> 0) */
   double pn, pp;         /* accumulated normal impulse, pseudo impulse (this substep) */
   double pn_max;         /* largest normal impulse over the substeps */
+  double depth;          /* at the step's start (> 0: penetration) */
   int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
   /* per-point friction (points that are not part of a patch) */
   double friction;
@@ -124,7 +125,6 @@ typedef struct vs_rcontact {
   int32_t a, b;          /* bodies (b < 0: collider -1-b) */
   uint32_t feature;
   double p[3];           /* world point (midway between the surfaces) */
-  double depth;
   double ra[3], rb[3];   /* contact point relative to the centres */
   double restitution;
   double vn0;            /* normal approach velocity before the step */
@@ -149,6 +149,7 @@ typedef struct vs_rwork {
   int32_t dropped;       /* contact points beyond the bound in the last step */
   int32_t matched;       /* contact points warm-started from the cache in the last step */
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
+  int32_t fresh;         /* the next sweep is its substep's first (separations to compute) */
   vs_rcontact *contacts;
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */

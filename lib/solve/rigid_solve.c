@@ -536,30 +536,34 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   vstore(&v, s, a, b, ma, mb);
 }
 
-/* Per substep, before its sweeps: each point's separation from the step's
- * and the bodies' displacement since (the positions do not move during the
- * sweeps), its speculative target velocity and its position bias. */
-void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h) {
-  const vs_rsettings *st = &m->set;
-  double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
-    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
-    c->pp = 0.0;
-    c->target = sep > 0 ? -sep * inv_h : 0.0;
-    c->bias = 0.0;
-    if (sep < -st->slop) {
-      double tp = beta * (-sep - st->slop);
-      c->bias = tp > st->max_bias_velocity ? st->max_bias_velocity : tp;
-    }
+/* Each point's separation from the step's and the bodies' displacement
+ * since (the positions do not move during a substep's sweeps), its
+ * speculative target velocity and its position bias: computed in the first
+ * sweep of each substep (vs_rigid_substep_begin marks it), while the point
+ * is in cache anyway. */
+static inline void point_begin(const vs_rsettings *st, const vs_rwork *w, vs_rcontact *c,
+                               double inv_h, double beta) {
+  const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
+  double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+  double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+  c->pp = 0.0;
+  c->target = sep > 0 ? -sep * inv_h : 0.0;
+  c->bias = 0.0;
+  if (sep < -st->slop) {
+    double tp = beta * (-sep - st->slop);
+    c->bias = tp > st->max_bias_velocity ? st->max_bias_velocity : tp;
   }
+}
+
+void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h) {
+  (void)m;
+  (void)h;
+  w->fresh = 1;
 }
 
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
 static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
-                           double inv_h, double beta, int use_bias) {
+                           double inv_h, double beta, int use_bias, int first) {
   int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
   int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
   double ma = m->inv_mass[a], mb = m->inv_mass[b];
@@ -572,6 +576,7 @@ static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_
    * that the order does not leave a systematic torque */
   for (int32_t kk = k0; kk < k1; kk++) {
     vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
+    if (first) point_begin(&m->set, w, c, inv_h, beta);
     /* friction, limited by the current normal impulse (nothing to do on
      * an idle speculative point) */
     double lim = c->friction * c->pn;
@@ -632,7 +637,7 @@ static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_
 /* One item of the coloured order: a joint (item < 0: joint -1 - item) or a
  * manifold.  warm: warm start instead of a sweep. */
 typedef struct pass {
-  int warm, rev, use_bias;
+  int warm, rev, use_bias, first;
   double inv_h, beta, jbeta; /* contacts: baumgarte / h as baumgarte * (1 / h); joints: / h or 0 */
 } pass;
 
@@ -643,7 +648,7 @@ static void do_item(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t item,
   } else if (p->warm) {
     warm_manifold(m, s, w, item);
   } else {
-    solve_manifold(m, s, w, item, p->rev, p->inv_h, p->beta, p->use_bias);
+    solve_manifold(m, s, w, item, p->rev, p->inv_h, p->beta, p->use_bias, p->first);
   }
 }
 
@@ -683,7 +688,7 @@ static void colored_pass(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, const pa
 
 void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   if (m->set.colored) {
-    const pass p = {1, 0, 0, 0.0, 0.0, 0.0};
+    const pass p = {1, 0, 0, 0, 0.0, 0.0, 0.0};
     colored_pass(m, s, w, &p);
     return;
   }
@@ -696,14 +701,16 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
   double inv_h = 1.0 / h, beta = m->set.baumgarte * inv_h;
   double jbeta = use_bias ? m->set.baumgarte / h : 0.0;
   w->sweep++;
-  int rev = (int)(w->sweep & 1);
+  int rev = (int)(w->sweep & 1), first = w->fresh;
+  w->fresh = 0;
   if (m->set.colored) {
-    const pass p = {0, rev, use_bias, inv_h, beta, jbeta};
+    const pass p = {0, rev, use_bias, first, inv_h, beta, jbeta};
     colored_pass(m, s, w, &p);
     return;
   }
   for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
-  for (int32_t mi = 0; mi < w->n_man; mi++) solve_manifold(m, s, w, mi, rev, inv_h, beta, use_bias);
+  for (int32_t mi = 0; mi < w->n_man; mi++)
+    solve_manifold(m, s, w, mi, rev, inv_h, beta, use_bias, first);
 }
 /* Restitution comes after the positions moved: its impulse acts at one point
  * for both bodies (the contact point carried along by their mean
