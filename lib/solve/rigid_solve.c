@@ -326,21 +326,26 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
   w->man[w->n_man] = w->n_contacts;
   int32_t mi = -1;
+  double fr = 0.0, re = 0.0; /* the manifold's pair friction and restitution */
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->ia, b = c->ib;
-    if (k == w->man[mi + 1]) mi++;
-    int patch = w->patch[mi].on;
-    double fb, eb;
-    if (c->b < 0) {
-      fb = m->colliders[-1 - c->b].friction;
-      eb = m->colliders[-1 - c->b].restitution;
-    } else {
-      fb = m->friction[b];
-      eb = m->restitution[b];
+    if (k == w->man[mi + 1]) {
+      mi++;
+      double fb, eb;
+      if (c->b < 0) {
+        fb = m->colliders[-1 - c->b].friction;
+        eb = m->colliders[-1 - c->b].restitution;
+      } else {
+        fb = m->friction[b];
+        eb = m->restitution[b];
+      }
+      fr = sqrt(m->friction[a] * fb);
+      re = m->restitution[a] > eb ? m->restitution[a] : eb;
     }
-    c->friction = sqrt(m->friction[a] * fb);
-    c->restitution = m->restitution[a] > eb ? m->restitution[a] : eb;
+    int patch = w->patch[mi].on;
+    c->friction = fr;
+    c->restitution = re;
     sub3(c->p, &s->x[3 * a], c->ra);
     sub3(c->p, &s->x[3 * b], c->rb);
     double msum = m->inv_mass[a] + m->inv_mass[b];
@@ -360,11 +365,14 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
       c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
     }
-    double pa[3], pb[3], dv[3];
-    point_vel(s, a, c->ra, pa);
-    point_vel(s, b, c->rb, pb);
-    sub3(pb, pa, dv);
-    c->vn0 = vs_r_dot(dv, c->n);
+    c->vn0 = 0.0; /* only restitution reads it */
+    if (re != 0) {
+      double pa[3], pb[3], dv[3];
+      point_vel(s, a, c->ra, pa);
+      point_vel(s, b, c->rb, pb);
+      sub3(pb, pa, dv);
+      c->vn0 = vs_r_dot(dv, c->n);
+    }
     c->pn = c->pt1 = c->pt2 = c->pn_max = c->pp = 0.0;
     c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
     if (st->warm_start) {
