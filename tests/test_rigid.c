@@ -5,6 +5,8 @@
  * ball-joint chain, determinism, the particle coupling, and the narrow phase
  * of every shape pair and collider kind. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "solve/rigid.h"
 #include "testutil.h"
@@ -341,6 +343,97 @@ START_TEST(two_runs_are_bitwise_equal) {
 }
 END_TEST
 
+/* relaxation: jacobi -- the constraint graph's colours: every joint and
+ * manifold in exactly one colour, no dynamic body twice in a colour, the
+ * fixed body shared freely; the coloured solve gives the same bits on 1, 2
+ * and 3 threads (the colours are big enough to run in parallel), and a
+ * 12-level pyramid still stands after 3 s. */
+static void colored_pyramid(world *r, int levels, int threads) {
+  pyramid(r, levels);
+  r->m->set.colored = 1;
+  r->w->threads = threads;
+}
+
+START_TEST(colored_solve_is_bitwise_across_threads) {
+  world r[3];
+  for (int t = 0; t < 3; t++) colored_pyramid(&r[t], 12, t + 1);
+  int32_t n = r[0].m->n_bodies;
+  double x0[3 * 78];
+  ck_assert_int_eq(n, 78);
+  memcpy(x0, r[0].s->x, sizeof x0);
+  for (int f = 0; f < 40; f++)
+    for (int t = 0; t < 3; t++) vs_rigid_step(r[t].m, r[t].s, r[t].w, 1.0 / 60.0);
+  /* the colours of the last step */
+  vs_rwork *w = r[0].w;
+  int32_t items = r[0].m->n_joints + w->n_man, biggest = 0;
+  ck_assert_int_gt(w->n_man, 100);
+  ck_assert_int_eq(w->color_start[VS_RCOLORS + 1], items);
+  ck_assert_int_eq(w->color_start[VS_RCOLORS + 1] - w->color_start[VS_RCOLORS], 0);
+  char *seen = calloc((size_t)items, 1);
+  for (int c = 0; c < VS_RCOLORS; c++) {
+    int32_t i0 = w->color_start[c], i1 = w->color_start[c + 1];
+    if (i1 - i0 > biggest) biggest = i1 - i0;
+    for (int32_t i = i0; i < i1; i++) {
+      int32_t mi = w->color_items[i];
+      ck_assert(mi >= 0 && mi < w->n_man && !seen[mi]);
+      seen[mi] = 1;
+      if (i > i0) ck_assert_int_gt(mi, w->color_items[i - 1]); /* identity order */
+      const vs_rcontact *ci = &w->contacts[w->man[mi]];
+      for (int32_t k = i0; k < i; k++) {
+        const vs_rcontact *ck = &w->contacts[w->man[w->color_items[k]]];
+        ck_assert(ci->ia != ck->ia && ci->ia != ck->ib && ci->ib != ck->ia &&
+                  (ci->ib == n || ci->ib != ck->ib));
+      }
+    }
+  }
+  free(seen);
+  ck_assert_int_ge(biggest, VS_RPAR_ITEMS); /* at least one colour ran on the team */
+  for (int t = 1; t < 3; t++) {
+    ck_assert(memcmp(r[0].s->x, r[t].s->x, 3 * (size_t)n * sizeof(double)) == 0);
+    ck_assert(memcmp(r[0].s->q, r[t].s->q, 4 * (size_t)n * sizeof(double)) == 0);
+    ck_assert(memcmp(r[0].s->v, r[t].s->v, 3 * (size_t)n * sizeof(double)) == 0);
+    ck_assert(memcmp(r[0].s->w, r[t].s->w, 3 * (size_t)n * sizeof(double)) == 0);
+    ck_assert(memcmp(r[0].s->cache_impulse, r[t].s->cache_impulse,
+                     4 * (size_t)r[0].s->n_cache * sizeof(double)) == 0);
+  }
+  for (int f = 40; f < 180; f++) vs_rigid_step(r[0].m, r[0].s, r[0].w, 1.0 / 60.0);
+  double worst = 0;
+  for (int32_t i = 0; i < n; i++) {
+    double d[3] = {r[0].s->x[3 * i] - x0[3 * i], r[0].s->x[3 * i + 1] - x0[3 * i + 1],
+                   r[0].s->x[3 * i + 2] - x0[3 * i + 2]};
+    if (vs_r_len(d) > worst) worst = vs_r_len(d);
+  }
+  ck_assert_msg(worst < 0.02, "a box moved %g m", worst);
+  for (int t = 0; t < 3; t++) drop(&r[t]);
+}
+END_TEST
+
+/* Joints take colours too: a chain's links alternate between two colours
+ * (each link shares a body with the next), the world anchor is shared. */
+START_TEST(joints_are_colored) {
+  world r = mk(4, 0, 4);
+  for (int i = 0; i < 4; i++) set_body(&r, i, VS_RSHAPE_BOX, 0.1, 0.1, 0.1, 1.0, 0.5, 0.0);
+  r.m->set.colored = 1;
+  for (int j = 0; j < 4; j++) {
+    r.m->joint_kind[j] = VS_RJOINT_BALL;
+    r.m->joint_ab[2 * j] = j;
+    r.m->joint_ab[2 * j + 1] = j == 0 ? -1 : j - 1;
+  }
+  finish(&r);
+  for (int i = 0; i < 4; i++) r.s->x[3 * i] = 0.3 * (i + 1); /* no contacts */
+  vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
+  const int32_t *st = r.w->color_start, *it = r.w->color_items;
+  ck_assert_int_eq(st[1] - st[0], 2);
+  ck_assert_int_eq(st[2] - st[1], 2);
+  ck_assert_int_eq(st[VS_RCOLORS + 1], 4);
+  ck_assert_int_eq(it[0], -1);
+  ck_assert_int_eq(it[1], -3);
+  ck_assert_int_eq(it[2], -2);
+  ck_assert_int_eq(it[3], -4);
+  drop(&r);
+}
+END_TEST
+
 START_TEST(particle_contact_conserves_momentum) {
   world r = mk(1, 0, 0);
   set_body(&r, 0, VS_RSHAPE_BOX, 0.4, 0.3, 0.5, 2.0, 0.5, 0.0);
@@ -669,6 +762,8 @@ int main(void) {
   tcase_add_test(t, ball_joint_chain_holds);
   tcase_add_test(t, distance_joint_to_world_keeps_length);
   tcase_add_test(t, two_runs_are_bitwise_equal);
+  tcase_add_test(t, colored_solve_is_bitwise_across_threads);
+  tcase_add_test(t, joints_are_colored);
   tcase_add_test(t, particle_contact_conserves_momentum);
   suite_add_tcase(s, t);
   return tu_run(s);

@@ -313,6 +313,45 @@ START_TEST(bitwise_across_threads_and_resume) {
 }
 END_TEST
 
+/* relaxation: jacobi on the 20-level pyramid: the rigid contacts' colours
+ * run on the team; positions and orientations have the same bytes on 1, 2
+ * and 3 threads and across --resume, and differ from gauss-seidel's order. */
+START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
+  char *pyr = cu_repo_path("configs/rigid_pyramid.yaml");
+  const char *J = "solver.relaxation=jacobi";
+  cu_proc p = cu_vsim(g_dir, "run", pyr, "-o", "j1.h5", "-q", "--frames", "12", "--set", J,
+                      "--threads", "1", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  for (int t = 2; t <= 3; t++) {
+    char th[16];
+    snprintf(th, sizeof th, "%d", t);
+    p = cu_vsim(g_dir, "run", pyr, "-o", "jt.h5", "-q", "--force", "--frames", "12", "--set", J,
+                "--threads", th, (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_equal("j1.h5", "jt.h5");
+  }
+  p = cu_vsim(g_dir, "run", pyr, "-o", "jr.h5", "-q", "--frames", "5", "--set", J, "--threads",
+              "2", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(g_dir, "run", "--resume", "jr.h5", "--frames", "12", "-q", "--threads", "3",
+              (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  expect_equal("j1.h5", "jr.h5");
+  p = cu_vsim(g_dir, "run", pyr, "-o", "gs.h5", "-q", "--frames", "12", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(g_dir, "compare", "j1.h5", "gs.h5", (char *)NULL);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "/particles/rigid/");
+  cu_free(&p);
+  free(pyr);
+}
+END_TEST
+
 START_TEST(info_on_a_rigid_only_file) {
   char *scene = in_dir("r.yaml");
   cu_write(scene, "time: {frames: 5}\nworld: {colliders: [{plane: {}}]}\n"
@@ -410,6 +449,7 @@ static Suite *suite(void) {
   tcase_set_timeout(cli, 120);
   tcase_add_checked_fixture(cli, setup, teardown);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
+  tcase_add_test(cli, jacobi_pyramid_bitwise_across_threads_and_resume);
   tcase_add_test(cli, info_on_a_rigid_only_file);
   tcase_add_test(cli, bad_rigid_inputs_exit_2_and_leave_nothing);
   tcase_add_test(cli, set_and_validate_reach_the_rigid_keys);

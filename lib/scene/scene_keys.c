@@ -117,7 +117,8 @@ const sk_row vs_sk_rows[] = {
      .def = "gauss-seidel",
      .doc = "`gauss-seidel` (constraints one after another, with the result of build order) or `jacobi` "
             "(graph-coloured: each colour projected in parallel from the same positions, on "
-            "`--threads` threads)"},
+            "`--threads` threads; rigid contacts and joints are coloured every step, each "
+            "colour solved in parallel)"},
     {"solver.omega", SC(omega), .type = SK_NUM, .range = OMEGA, .def = "1",
      .doc = "scale of every correction (successive over-relaxation)"},
     {"solver.damping", SC(damping), .type = SK_NUM, .range = NONNEG, .def = "0",

@@ -59,6 +59,8 @@ typedef struct vs_rsettings {
   double margin;                /* speculative contact distance, m [4 * slop] */
   double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
   int32_t substeps;             /* solver substeps per step, contacts found once [4] */
+  int32_t colored;              /* 1: constraint-graph colours, each solved in parallel
+                                 * (relaxation: jacobi); 0: one sequential order [0] */
 } vs_rsettings;
 
 typedef struct vs_rmodel {
@@ -100,26 +102,46 @@ typedef struct vs_rstate {
   double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
 } vs_rstate;
 
-/* One contact point (work array, rebuilt every step). */
+/* One contact point (work array, rebuilt every step).  The fields the
+ * sweeps read for every point come first, together (a few cache lines). */
 typedef struct vs_rcontact {
+  double n[3];           /* unit, from a to b */
+  double an[3], bn[3];   /* r x n */
+  double ian[3], ibn[3]; /* I^-1 (r x n) */
+  double mass_n;
+  double target, bias;   /* this substep: normal target velocity, split-impulse push (> 0) */
+  double pn, pp;         /* accumulated normal impulse, pseudo impulse (this substep) */
+  double pn_max;         /* largest normal impulse over the substeps */
+  double depth;          /* at the step's start (> 0: penetration) */
+  int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
+  /* per-point friction (points that are not part of a patch) */
+  double friction;
+  double pt1, pt2;       /* accumulated impulses */
+  double mass_t1, mass_t2;
+  double t1[3], t2[3];   /* tangents */
+  double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
+  double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+  /* the narrow phase's output and the rest of prepare */
   int32_t a, b;          /* bodies (b < 0: collider -1-b) */
   uint32_t feature;
-  double n[3];           /* unit, from a to b */
   double p[3];           /* world point (midway between the surfaces) */
-  double depth;
-  /* solver data (prepare) */
-  int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
   double ra[3], rb[3];   /* contact point relative to the centres */
-  double t1[3], t2[3];   /* tangents */
-  double an[3], bn[3], a1[3], b1[3], a2[3], b2[3];       /* r x direction */
-  double ian[3], ibn[3], ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
-  double mass_n, mass_t1, mass_t2;
-  double friction, restitution;
+  double restitution;
   double vn0;            /* normal approach velocity before the step */
-  double pn, pt1, pt2;   /* accumulated impulses */
-  double pn_max;         /* largest normal impulse over the substeps */
-  double pp;             /* accumulated pseudo impulse (position bias, this substep) */
+  double fcache[3];      /* friction vector found in the cache (warm start) */
 } vs_rcontact;
+
+/* Friction of a manifold whose points share one normal (a patch), solved at
+ * the points' centre (rigid_solve.c); per-point friction otherwise. */
+typedef struct vs_rpatch {
+  int32_t on;
+  double n[3], t1[3], t2[3];
+  double a1[3], b1[3], a2[3], b2[3], ia1[3], ib1[3], ia2[3], ib2[3];
+  double iaw[3], ibw[3]; /* I^-1 n: the twist row */
+  double mass_t1, mass_t2, mass_tw;
+  double friction, rtw;  /* rtw: mean distance of the points from the centre */
+  double pt1, pt2, ptw;  /* accumulated impulses */
+} vs_rpatch;
 
 typedef struct vs_rwork {
   int32_t max_contacts;
@@ -127,7 +149,7 @@ typedef struct vs_rwork {
   int32_t dropped;       /* contact points beyond the bound in the last step */
   int32_t matched;       /* contact points warm-started from the cache in the last step */
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
-       /* contact points warm-started from the cache in the last step */
+  int32_t fresh;         /* the next sweep is its substep's first (separations to compute) */
   vs_rcontact *contacts;
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
@@ -141,7 +163,23 @@ typedef struct vs_rwork {
   int64_t *pairs;        /* (max_contacts) candidate pairs i * n + j, sorted */
   int64_t *pair_tmp;     /* (max_contacts) merge-sort scratch */
   double *joint;         /* (nj x VS_RJOINT_WORK) ra, rb, K^-1 (9) or axis, bias (3) */
+  int32_t n_man;         /* manifolds (runs of contacts of one body pair) of this step */
+  int32_t *man;          /* (max_contacts + 1) first contact of each manifold, then n_contacts */
+  vs_rpatch *patch;      /* (max_contacts + 1) per manifold */
+  /* constraint-graph colours (settings.colored; rigid_color.c) */
+  int threads;           /* team size for the colours (set by the caller; never changes results) */
+  int32_t n_words;       /* 64-bit words of one colour's body set */
+  uint64_t *color_bits;  /* (VS_RCOLORS x n_words) bodies each colour touches */
+  int32_t *color_start;  /* (VS_RCOLORS + 2) items of colour c: color_items[start[c] .. start[c+1]) */
+  int32_t *color_items;  /* (nj + max_contacts) joint j as -1 - j, manifold as its index */
+  int32_t *item_color;   /* (nj + max_contacts) scratch */
 } vs_rwork;
+
+/* Colours of the constraint graph; constraints that find no free colour go
+ * to an overflow colour (index VS_RCOLORS), solved in order on one thread. */
+#define VS_RCOLORS 24
+/* A colour of fewer constraints runs on one thread (the results are the same). */
+#define VS_RPAR_ITEMS 32
 
 #define VS_RJOINT_WORK 24
 
@@ -197,10 +235,16 @@ VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int
                                      double n[3], double *depth, double pt[3]);
 
 /* ---- solver ---- */
+/* Constraint-graph colours of this step's joints and manifolds (after
+ * vs_rigid_prepare): no two constraints of a colour share a body of non-zero
+ * inverse mass.  Greedy, in identity order: joints by index, then manifolds
+ * by (a, b); each takes the lowest colour free for both its bodies. */
+VS_RPRIVATE void vs_rigid_color(const vs_rmodel *m, vs_rwork *w);
 /* Per step: anchors, effective masses, warm-start impulses from the cache. */
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* Per substep of length h. */
 VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h);
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);

@@ -209,8 +209,18 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->pairs = vs_calloc(uk, sizeof(int64_t));
   w->pair_tmp = vs_calloc(uk, sizeof(int64_t));
   w->joint = vs_calloc(((size_t)m->n_joints + 1) * VS_RJOINT_WORK, sizeof(double));
+  w->man = vs_calloc(uk, sizeof(int32_t));
+  w->patch = vs_calloc(uk, sizeof(vs_rpatch));
+  size_t items = (size_t)m->n_joints + uk;
+  w->threads = 1;
+  w->n_words = (int32_t)((un + 63) / 64);
+  w->color_bits = vs_calloc((size_t)VS_RCOLORS * (size_t)w->n_words, sizeof(uint64_t));
+  w->color_start = vs_calloc(VS_RCOLORS + 2, sizeof(int32_t));
+  w->color_items = vs_calloc(items, sizeof(int32_t));
+  w->item_color = vs_calloc(items, sizeof(int32_t));
   if (!w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
-      !w->pair_tmp || !w->joint) {
+      !w->pair_tmp || !w->joint || !w->man || !w->patch ||
+      !w->color_bits || !w->color_start || !w->color_items || !w->item_color) {
     vs_rwork_free(w);
     return VS_ERR_NOMEM;
   }
@@ -224,6 +234,12 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->pairs);
   vs_free(w->pair_tmp);
   vs_free(w->joint);
+  vs_free(w->man);
+  vs_free(w->patch);
+  vs_free(w->color_bits);
+  vs_free(w->color_start);
+  vs_free(w->color_items);
+  vs_free(w->item_color);
   vs_free(w->inv_iw);
   vs_free(w->q_old);
   vs_free(w->dp);

@@ -82,6 +82,18 @@ static int aabb_collider(const vs_rcollider *c, const double *box) {
   }
 }
 
+/* What the narrow phase fills in (rigid_collide.c cpt_to_contact); prepare
+ * and the substeps set the rest, so the rest of the large struct is not
+ * copied. */
+static inline void put(vs_rcontact *o, const vs_rcontact *c) {
+  o->a = c->a;
+  o->b = c->b;
+  o->feature = c->feature;
+  memcpy(o->n, c->n, sizeof o->n);
+  memcpy(o->p, c->p, sizeof o->p);
+  o->depth = c->depth;
+}
+
 void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies, nc = 0;
   double margin = m->set.margin;
@@ -122,7 +134,7 @@ void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w)
         if (!aabb_collider(&m->colliders[c], &w->aabb[6 * a])) continue;
         int k = vs_rigid_collide_collider(m, s, a, c, margin, buf);
         for (int q = 0; q < k; q++) {
-          if (nc < w->max_contacts) w->contacts[nc++] = buf[q];
+          if (nc < w->max_contacts) put(&w->contacts[nc++], &buf[q]);
           else w->dropped++;
         }
       }
@@ -132,7 +144,7 @@ void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w)
       pi++;
       int k = vs_rigid_collide_pair(m, s, a, b, margin, buf);
       for (int q = 0; q < k; q++) {
-        if (nc < w->max_contacts) w->contacts[nc++] = buf[q];
+        if (nc < w->max_contacts) put(&w->contacts[nc++], &buf[q]);
         else w->dropped++;
       }
     }

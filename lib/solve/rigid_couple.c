@@ -25,6 +25,7 @@ static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
 void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
   vs_rstate rs;
   view(m, s, &rs);
+  s->scratch->rigid->threads = s->threads;
   vs_rigid_step(m->rigid, &rs, s->scratch->rigid, h);
   s->rn_cache[0] = rs.n_cache;
   s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;

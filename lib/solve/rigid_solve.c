@@ -155,53 +155,47 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-static void warm_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies;
-  for (int32_t j = 0; j < m->n_joints; j++) {
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double P[3];
-    if (m->joint_kind[j] == VS_RJOINT_BALL) {
-      memcpy(P, &s->joint_impulse[3 * j], sizeof P);
-    } else {
-      double l = s->joint_impulse[3 * j];
-      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
-    }
-    apply(m, s, w, a, jw, P, -1.0);
-    apply(m, s, w, b, jw + 3, P, 1.0);
+static void warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
+  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  if (b < 0) b = m->n_bodies;
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  double P[3];
+  if (m->joint_kind[j] == VS_RJOINT_BALL) {
+    memcpy(P, &s->joint_impulse[3 * j], sizeof P);
+  } else {
+    double l = s->joint_impulse[3 * j];
+    for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
   }
+  apply(m, s, w, a, jw, P, -1.0);
+  apply(m, s, w, b, jw + 3, P, 1.0);
 }
 
-static void solve_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h, int use_bias) {
-  int32_t n = m->n_bodies;
-  double beta = use_bias ? m->set.baumgarte / h : 0.0;
-  for (int32_t j = 0; j < m->n_joints; j++) {
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double va[3], vb[3], dv[3];
-    point_vel(s, a, jw, va);
-    point_vel(s, b, jw + 3, vb);
-    sub3(vb, va, dv);
-    double P[3];
-    if (m->joint_kind[j] == VS_RJOINT_BALL) {
-      double e[3];
-      for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
-      vs_r_mul(jw + 6, e, P);
-      for (int k = 0; k < 3; k++) {
-        P[k] = -P[k];
-        s->joint_impulse[3 * j + k] += P[k];
-      }
-    } else {
-      double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
-      double l = -cd * jw[9];
-      s->joint_impulse[3 * j] += l;
-      for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
+/* beta: baumgarte / h, or 0 without the bias. */
+static void solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j, double beta) {
+  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  if (b < 0) b = m->n_bodies;
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  double va[3], vb[3], dv[3];
+  point_vel(s, a, jw, va);
+  point_vel(s, b, jw + 3, vb);
+  sub3(vb, va, dv);
+  double P[3];
+  if (m->joint_kind[j] == VS_RJOINT_BALL) {
+    double e[3];
+    for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
+    vs_r_mul(jw + 6, e, P);
+    for (int k = 0; k < 3; k++) {
+      P[k] = -P[k];
+      s->joint_impulse[3 * j + k] += P[k];
     }
-    apply(m, s, w, a, jw, P, -1.0);
-    apply(m, s, w, b, jw + 3, P, 1.0);
+  } else {
+    double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
+    double l = -cd * jw[9];
+    s->joint_impulse[3 * j] += l;
+    for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
   }
+  apply(m, s, w, a, jw, P, -1.0);
+  apply(m, s, w, b, jw + 3, P, 1.0);
 }
 
 /* Move body i by the positional impulse P at r (sign +-1): x += m^-1 P,
@@ -262,49 +256,125 @@ static inline void jrow(const double *Iw, const double r[3], const double d[3], 
   vs_r_mul(Iw, rd, ird);
 }
 
+/* Friction rows of a patch at its centre (manifolds whose points share one
+ * normal: box-box faces, a box or capsule on a plane): two tangent rows and a
+ * twist row about the normal, solved once per manifold instead of two rows
+ * per point (Coulomb: |(pt1, pt2)| <= friction * sum pn, |ptw| <= friction *
+ * sum pn * mean radius of the points about the centre). */
+static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1], cnt = k1 - k0;
+  vs_rpatch *P = &w->patch[mi];
+  const vs_rcontact *c0 = &w->contacts[k0];
+  int32_t a = c0->ia, b = c0->ib;
+  double pc[3] = {0, 0, 0}, f[3] = {0, 0, 0};
+  for (int32_t k = k0; k < k1; k++)
+    for (int q = 0; q < 3; q++) {
+      pc[q] += w->contacts[k].p[q];
+      f[q] += w->contacts[k].fcache[q];
+    }
+  for (int q = 0; q < 3; q++) pc[q] /= cnt;
+  double rt = 0;
+  for (int32_t k = k0; k < k1; k++) {
+    double d[3];
+    sub3(w->contacts[k].p, pc, d);
+    rt += vs_r_len(d);
+  }
+  P->rtw = rt / cnt;
+  P->friction = c0->friction;
+  memcpy(P->n, c0->n, sizeof P->n);
+  double ra[3], rb[3];
+  sub3(pc, &s->x[3 * a], ra);
+  sub3(pc, &s->x[3 * b], rb);
+  tangents(c0->n, P->t1, P->t2);
+  double msum = m->inv_mass[a] + m->inv_mass[b];
+  const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
+  jrow(Ia, ra, P->t1, P->a1, P->ia1);
+  jrow(Ib, rb, P->t1, P->b1, P->ib1);
+  jrow(Ia, ra, P->t2, P->a2, P->ia2);
+  jrow(Ib, rb, P->t2, P->b2, P->ib2);
+  double k1m = msum + vs_r_dot(P->a1, P->ia1) + vs_r_dot(P->b1, P->ib1);
+  double k2m = msum + vs_r_dot(P->a2, P->ia2) + vs_r_dot(P->b2, P->ib2);
+  P->mass_t1 = k1m > 0 ? 1.0 / k1m : 0.0;
+  P->mass_t2 = k2m > 0 ? 1.0 / k2m : 0.0;
+  vs_r_mul(Ia, c0->n, P->iaw);
+  vs_r_mul(Ib, c0->n, P->ibw);
+  double kw = vs_r_dot(c0->n, P->iaw) + vs_r_dot(c0->n, P->ibw);
+  P->mass_tw = kw > 0 ? 1.0 / kw : 0.0;
+  P->pt1 = vs_r_dot(f, P->t1);
+  P->pt2 = vs_r_dot(f, P->t2);
+  P->ptw = P->rtw > 0 ? vs_r_dot(f, c0->n) : 0.0;
+}
+
 void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
   const vs_rsettings *st = &m->set;
   int32_t ci = 0; /* walk of the (sorted) cache */
   w->matched = 0;
+  /* manifolds, and which of them are patches (one normal, bit for bit) */
+  w->n_man = 0;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->a, b = c->b < 0 ? n : c->b;
     c->ia = a;
     c->ib = b;
-    double fb, eb;
-    if (c->b < 0) {
-      fb = m->colliders[-1 - c->b].friction;
-      eb = m->colliders[-1 - c->b].restitution;
-    } else {
-      fb = m->friction[b];
-      eb = m->restitution[b];
+    if (k == 0 || w->contacts[k - 1].ia != a || w->contacts[k - 1].ib != b) {
+      w->man[w->n_man] = k;
+      w->patch[w->n_man++].on = 1;
+    } else if (memcmp(c->n, w->contacts[k - 1].n, sizeof c->n) != 0) {
+      w->patch[w->n_man - 1].on = 0;
     }
-    c->friction = sqrt(m->friction[a] * fb);
-    c->restitution = m->restitution[a] > eb ? m->restitution[a] : eb;
+  }
+  w->man[w->n_man] = w->n_contacts;
+  int32_t mi = -1;
+  double fr = 0.0, re = 0.0; /* the manifold's pair friction and restitution */
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    int32_t a = c->ia, b = c->ib;
+    if (k == w->man[mi + 1]) {
+      mi++;
+      double fb, eb;
+      if (c->b < 0) {
+        fb = m->colliders[-1 - c->b].friction;
+        eb = m->colliders[-1 - c->b].restitution;
+      } else {
+        fb = m->friction[b];
+        eb = m->restitution[b];
+      }
+      fr = sqrt(m->friction[a] * fb);
+      re = m->restitution[a] > eb ? m->restitution[a] : eb;
+    }
+    int patch = w->patch[mi].on;
+    c->friction = fr;
+    c->restitution = re;
     sub3(c->p, &s->x[3 * a], c->ra);
     sub3(c->p, &s->x[3 * b], c->rb);
-    tangents(c->n, c->t1, c->t2);
     double msum = m->inv_mass[a] + m->inv_mass[b];
     const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
     jrow(Ia, c->ra, c->n, c->an, c->ian);
     jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
-    jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
-    jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
-    jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
     double kn = msum + vs_r_dot(c->an, c->ian) + vs_r_dot(c->bn, c->ibn);
-    double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
-    double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
     c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
-    c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
-    c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
-    double pa[3], pb[3], dv[3];
-    point_vel(s, a, c->ra, pa);
-    point_vel(s, b, c->rb, pb);
-    sub3(pb, pa, dv);
-    c->vn0 = vs_r_dot(dv, c->n);
+    if (!patch) {
+      tangents(c->n, c->t1, c->t2);
+      jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
+      jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
+      jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
+      jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
+      double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
+      double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
+      c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+      c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+    }
+    c->vn0 = 0.0; /* only restitution reads it */
+    if (re != 0) {
+      double pa[3], pb[3], dv[3];
+      point_vel(s, a, c->ra, pa);
+      point_vel(s, b, c->rb, pb);
+      sub3(pb, pa, dv);
+      c->vn0 = vs_r_dot(dv, c->n);
+    }
     c->pn = c->pt1 = c->pt2 = c->pn_max = c->pp = 0.0;
+    c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
     if (st->warm_start) {
       while (ci < s->n_cache &&
              ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
@@ -316,11 +386,16 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         const double *imp = &s->cache_impulse[4 * ci];
         w->matched++;
         c->pn = imp[0];
-        c->pt1 = vs_r_dot(imp + 1, c->t1);
-        c->pt2 = vs_r_dot(imp + 1, c->t2);
+        memcpy(c->fcache, imp + 1, sizeof c->fcache);
+        if (!patch) {
+          c->pt1 = vs_r_dot(imp + 1, c->t1);
+          c->pt2 = vs_r_dot(imp + 1, c->t2);
+        }
       }
     }
   }
+  for (mi = 0; mi < w->n_man; mi++)
+    if (w->patch[mi].on) prepare_patch(m, s, w, mi);
 }
 
 /* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
@@ -350,146 +425,301 @@ static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const doub
          vs_r_dot(wb, bd) - vs_r_dot(wa, ad);
 }
 
-/* One manifold row on local copies of the two bodies' velocities. */
+/* The two bodies' velocities of one manifold as named scalars, so that the
+ * compiler keeps them in registers over the manifold's rows (the arithmetic
+ * is written out in the same order as with arrays: same bits). */
 typedef struct vel2 {
-  double va[3], wa[3], vb[3], wb[3];
+  double vax, vay, vaz, wax, way, waz, vbx, vby, vbz, wbx, wby, wbz;
 } vel2;
 
-static inline double lrow(const vel2 *v, const double d[3], const double ad[3], const double bd[3]) {
-  return d[0] * (v->vb[0] - v->va[0]) + d[1] * (v->vb[1] - v->va[1]) +
-         d[2] * (v->vb[2] - v->va[2]) + vs_r_dot(v->wb, bd) - vs_r_dot(v->wa, ad);
+static inline void vload(vel2 *v, const vs_rstate *s, int32_t a, int32_t b) {
+  const double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+  v->vax = va[0], v->vay = va[1], v->vaz = va[2];
+  v->wax = wa[0], v->way = wa[1], v->waz = wa[2];
+  v->vbx = vb[0], v->vby = vb[1], v->vbz = vb[2];
+  v->wbx = wb[0], v->wby = wb[1], v->wbz = wb[2];
 }
 
-static inline void lpush(vel2 *v, double ma, double mb, const double d[3], const double iad[3],
-                         const double ibd[3], double l) {
+/* Never writes a body of zero inverse mass (the world slot, a fixed body):
+ * its velocity cannot change, and the coloured solve relies on it (two
+ * constraints of a colour may share a static body). */
+static inline void vstore(const vel2 *v, vs_rstate *s, int32_t a, int32_t b, double ma, double mb) {
+  if (ma != 0) {
+    double *va = &s->v[3 * a], *wa = &s->w[3 * a];
+    va[0] = v->vax, va[1] = v->vay, va[2] = v->vaz;
+    wa[0] = v->wax, wa[1] = v->way, wa[2] = v->waz;
+  }
+  if (mb != 0) {
+    double *vb = &s->v[3 * b], *wb = &s->w[3 * b];
+    vb[0] = v->vbx, vb[1] = v->vby, vb[2] = v->vbz;
+    wb[0] = v->wbx, wb[1] = v->wby, wb[2] = v->wbz;
+  }
+}
+
+static inline double lrow(const vel2 *v, const double *restrict d, const double *restrict ad,
+                          const double *restrict bd) {
+  return d[0] * (v->vbx - v->vax) + d[1] * (v->vby - v->vay) + d[2] * (v->vbz - v->vaz) +
+         (v->wbx * bd[0] + v->wby * bd[1] + v->wbz * bd[2]) -
+         (v->wax * ad[0] + v->way * ad[1] + v->waz * ad[2]);
+}
+
+static inline void lpush(vel2 *v, double ma, double mb, const double *restrict d,
+                         const double *restrict iad, const double *restrict ibd, double l) {
   double la = ma * l, lb = mb * l;
-  for (int k = 0; k < 3; k++) {
-    v->va[k] -= la * d[k];
-    v->wa[k] -= l * iad[k];
-    v->vb[k] += lb * d[k];
-    v->wb[k] += l * ibd[k];
+  v->vax -= la * d[0], v->vay -= la * d[1], v->vaz -= la * d[2];
+  v->wax -= l * iad[0], v->way -= l * iad[1], v->waz -= l * iad[2];
+  v->vbx += lb * d[0], v->vby += lb * d[1], v->vbz += lb * d[2];
+  v->wbx += l * ibd[0], v->wby += l * ibd[1], v->wbz += l * ibd[2];
+}
+
+/* The twist row of a patch: angular only, about the normal. */
+static inline void twist(vel2 *v, const vs_rpatch *P, double l) {
+  v->wax -= l * P->iaw[0], v->way -= l * P->iaw[1], v->waz -= l * P->iaw[2];
+  v->wbx += l * P->ibw[0], v->wby += l * P->ibw[1], v->wbz += l * P->ibw[2];
+}
+
+/* Friction of a patch: the two tangent rows clamped to the disc of radius
+ * friction * (sum of the points' normal impulses), then the twist row. */
+static void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
+                           int32_t k0, int32_t k1) {
+  double sum = 0;
+  for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
+  double lim = P->friction * sum;
+  if (!(lim > 0) && P->pt1 == 0 && P->pt2 == 0 && P->ptw == 0) return;
+  double l1 = -lrow(v, P->t1, P->a1, P->b1) * P->mass_t1;
+  double l2 = -lrow(v, P->t2, P->a2, P->b2) * P->mass_t2;
+  double n1 = P->pt1 + l1, n2 = P->pt2 + l2;
+  double len2 = n1 * n1 + n2 * n2;
+  if (len2 > lim * lim) {
+    double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+    n1 *= sc;
+    n2 *= sc;
+  }
+  l1 = n1 - P->pt1;
+  l2 = n2 - P->pt2;
+  P->pt1 = n1;
+  P->pt2 = n2;
+  lpush(v, ma, mb, P->t1, P->ia1, P->ib1, l1);
+  lpush(v, ma, mb, P->t2, P->ia2, P->ib2, l2);
+  if (P->rtw > 0) {
+    double vt = (v->wbx * P->n[0] + v->wby * P->n[1] + v->wbz * P->n[2]) -
+                (v->wax * P->n[0] + v->way * P->n[1] + v->waz * P->n[2]);
+    double tl = lim * P->rtw, nt = P->ptw - vt * P->mass_tw;
+    if (nt > tl) nt = tl;
+    if (nt < -tl) nt = -tl;
+    double lt = nt - P->ptw;
+    P->ptw = nt;
+    twist(v, P, lt);
+  }
+}
+
+/* Warm start of manifold mi: its accumulated impulses applied again. */
+static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+  int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
+  double ma = m->inv_mass[a], mb = m->inv_mass[b];
+  vel2 v;
+  vload(&v, s, a, b);
+  const vs_rpatch *P = &w->patch[mi];
+  if (P->on) {
+    if (P->pt1 != 0 || P->pt2 != 0 || P->ptw != 0) {
+      lpush(&v, ma, mb, P->t1, P->ia1, P->ib1, P->pt1);
+      lpush(&v, ma, mb, P->t2, P->ia2, P->ib2, P->pt2);
+      twist(&v, P, P->ptw);
+    }
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      if (c->pn != 0) lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
+    }
+    vstore(&v, s, a, b, ma, mb);
+    return;
+  }
+  for (int32_t k = k0; k < k1; k++) {
+    const vs_rcontact *c = &w->contacts[k];
+    if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
+    lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
+    lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
+    lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
+  }
+  vstore(&v, s, a, b, ma, mb);
+}
+
+/* Each point's separation from the step's and the bodies' displacement
+ * since (the positions do not move during a substep's sweeps), its
+ * speculative target velocity and its position bias: computed in the first
+ * sweep of each substep (vs_rigid_substep_begin marks it), while the point
+ * is in cache anyway. */
+static inline void point_begin(const vs_rsettings *st, const vs_rwork *w, vs_rcontact *c,
+                               double inv_h, double beta) {
+  const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
+  double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+  double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+  c->pp = 0.0;
+  c->target = sep > 0 ? -sep * inv_h : 0.0;
+  c->bias = 0.0;
+  if (sep < -st->slop) {
+    double tp = beta * (-sep - st->slop);
+    c->bias = tp > st->max_bias_velocity ? st->max_bias_velocity : tp;
+  }
+}
+
+void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h) {
+  (void)m;
+  (void)h;
+  w->fresh = 1;
+}
+
+/* One sweep over the points of manifold mi (same body pair, consecutive). */
+static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
+                           double inv_h, double beta, int use_bias, int first) {
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+  int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
+  double ma = m->inv_mass[a], mb = m->inv_mass[b];
+  vel2 v;
+  vload(&v, s, a, b);
+  double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
+  vs_rpatch *P = &w->patch[mi];
+  if (P->on) patch_friction(w, P, &v, ma, mb, k0, k1);
+  /* the points of a manifold in alternating order from sweep to sweep, so
+   * that the order does not leave a systematic torque */
+  for (int32_t kk = k0; kk < k1; kk++) {
+    vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
+    if (first) point_begin(&m->set, w, c, inv_h, beta);
+    /* friction, limited by the current normal impulse (nothing to do on
+     * an idle speculative point) */
+    double lim = c->friction * c->pn;
+    if (!P->on && (lim > 0 || c->pt1 != 0 || c->pt2 != 0)) {
+      double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
+      double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
+      double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
+      double len2 = n1 * n1 + n2 * n2;
+      if (len2 > lim * lim) {
+        double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+        n1 *= sc;
+        n2 *= sc;
+      }
+      l1 = n1 - c->pt1;
+      l2 = n2 - c->pt2;
+      c->pt1 = n1;
+      c->pt2 = n2;
+      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
+      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
+    }
+    /* normal: the current separation (vs_rigid_substep_begin) */
+    double target = c->target; /* speculative: may close the gap */
+    if (use_bias && c->bias > 0) {
+      /* split impulse: the push acts on the pseudo velocities only */
+      double tp = c->bias;
+      double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
+                  c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
+      double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
+      if (npp < 0) npp = 0;
+      lp = npp - c->pp;
+      c->pp = npp;
+      double la = ma * lp, lb = mb * lp;
+      for (int q = 0; q < 3; q++) {
+        if (ma != 0) {
+          pa[q] -= la * c->n[q];
+          pa[3 + q] -= lp * c->ian[q];
+        }
+        if (mb != 0) {
+          pb[q] += lb * c->n[q];
+          pb[3 + q] += lp * c->ibn[q];
+        }
+      }
+    }
+    double vn = lrow(&v, c->n, c->an, c->bn);
+    double ln = (target - vn) * c->mass_n;
+    double np = c->pn + ln;
+    if (np < 0) np = 0;
+    ln = np - c->pn;
+    if (ln != 0) {
+      c->pn = np;
+      if (np > c->pn_max) c->pn_max = np;
+      lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
+    }
+  }
+  vstore(&v, s, a, b, ma, mb);
+}
+
+/* One item of the coloured order: a joint (item < 0: joint -1 - item) or a
+ * manifold.  warm: warm start instead of a sweep. */
+typedef struct pass {
+  int warm, rev, use_bias, first;
+  double inv_h, beta, jbeta; /* contacts: baumgarte / h as baumgarte * (1 / h); joints: / h or 0 */
+} pass;
+
+static void do_item(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t item, const pass *p) {
+  if (item < 0) {
+    if (p->warm) warm_joint(m, s, w, -1 - item);
+    else solve_joint(m, s, w, -1 - item, p->jbeta);
+  } else if (p->warm) {
+    warm_manifold(m, s, w, item);
+  } else {
+    solve_manifold(m, s, w, item, p->rev, p->inv_h, p->beta, p->use_bias, p->first);
+  }
+}
+
+
+/* The coloured pass (relaxation: jacobi): colour after colour, the items of
+ * one colour on the team in parallel -- they share no body of non-zero
+ * inverse mass, so none reads what another writes and the result has the
+ * same bits for any number of threads -- then the overflow colour in order
+ * on one thread. */
+static void colored_pass(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, const pass *p) {
+  const int32_t *start = w->color_start, *items = w->color_items;
+  int threads = w->threads > 1 ? w->threads : 1;
+  if (threads == 1 || start[VS_RCOLORS] < VS_RPAR_ITEMS) { /* the same order, one thread */
+    for (int32_t i = 0; i < start[VS_RCOLORS + 1]; i++) do_item(m, s, w, items[i], p);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    for (int c = 0; c <= VS_RCOLORS;) {
+      int32_t i0 = start[c], i1 = start[c + 1];
+      if (c < VS_RCOLORS && i1 - i0 >= VS_RPAR_ITEMS) {
+#pragma omp for schedule(static)
+        for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
+        c++;
+      } else {
+        /* a run of small colours (and the overflow) in order on one thread:
+         * one barrier for the run */
+        while (c < VS_RCOLORS && start[c + 1] - start[c] < VS_RPAR_ITEMS) c++;
+        if (c == VS_RCOLORS) c++;
+        i1 = start[c];
+#pragma omp single
+        for (int32_t i = i0; i < i1; i++) do_item(m, s, w, items[i], p);
+      }
+    }
   }
 }
 
 void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  warm_joints(m, s, w);
-  int32_t nc = w->n_contacts;
-  for (int32_t k0 = 0; k0 < nc;) {
-    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
-    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
-    double ma = m->inv_mass[a], mb = m->inv_mass[b];
-    vel2 v;
-    memcpy(v.va, &s->v[3 * a], sizeof v.va);
-    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
-    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
-    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
-    for (int32_t k = k0; k < k1; k++) {
-      const vs_rcontact *c = &w->contacts[k];
-      if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
-      lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
-      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
-      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
-    }
-    memcpy(&s->v[3 * a], v.va, sizeof v.va);
-    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
-    if (mb != 0) {
-      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
-      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
-    }
-    k0 = k1;
+  if (m->set.colored) {
+    const pass p = {1, 0, 0, 0, 0.0, 0.0, 0.0};
+    colored_pass(m, s, w, &p);
+    return;
   }
+  for (int32_t j = 0; j < m->n_joints; j++) warm_joint(m, s, w, j);
+  for (int32_t mi = 0; mi < w->n_man; mi++) warm_manifold(m, s, w, mi);
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
                               int use_bias) {
-  const vs_rsettings *st = &m->set;
-  double inv_h = 1.0 / h, beta = st->baumgarte * inv_h;
-  solve_joints(m, s, w, h, use_bias);
-  int32_t nc = w->n_contacts;
+  double inv_h = 1.0 / h, beta = m->set.baumgarte * inv_h;
+  double jbeta = use_bias ? m->set.baumgarte / h : 0.0;
   w->sweep++;
-  for (int32_t k0 = 0; k0 < nc;) {
-    /* the points of one manifold (same body pair) are consecutive */
-    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib, k1 = k0 + 1;
-    while (k1 < nc && w->contacts[k1].ia == a && w->contacts[k1].ib == b) k1++;
-    double ma = m->inv_mass[a], mb = m->inv_mass[b];
-    vel2 v;
-    memcpy(v.va, &s->v[3 * a], sizeof v.va);
-    memcpy(v.wa, &s->w[3 * a], sizeof v.wa);
-    memcpy(v.vb, &s->v[3 * b], sizeof v.vb);
-    memcpy(v.wb, &s->w[3 * b], sizeof v.wb);
-    const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
-    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    /* the points of a manifold in alternating order from sweep to sweep, so
-     * that the order does not leave a systematic torque */
-    int rev = (int)(w->sweep & 1);
-    for (int32_t kk = k0; kk < k1; kk++) {
-      vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
-      /* friction, limited by the current normal impulse (nothing to do on
-       * an idle speculative point) */
-      double lim = c->friction * c->pn;
-      if (lim > 0 || c->pt1 != 0 || c->pt2 != 0) {
-        double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
-        double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
-        double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
-        double len2 = n1 * n1 + n2 * n2;
-        if (len2 > lim * lim) {
-          double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-          n1 *= sc;
-          n2 *= sc;
-        }
-        l1 = n1 - c->pt1;
-        l2 = n2 - c->pt2;
-        c->pt1 = n1;
-        c->pt2 = n2;
-        lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
-        lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
-      }
-      /* normal: the current separation from the step's and the displacement since */
-      double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) -
-                   vs_r_dot(da + 3, c->an);
-      double target = sep > 0 ? -sep * inv_h : 0.0; /* speculative: may close the gap */
-      if (use_bias && sep < -st->slop) {
-        /* split impulse: the push acts on the pseudo velocities only */
-        double tp = beta * (-sep - st->slop);
-        if (tp > st->max_bias_velocity) tp = st->max_bias_velocity;
-        double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
-        double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
-                    c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
-        double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
-        if (npp < 0) npp = 0;
-        lp = npp - c->pp;
-        c->pp = npp;
-        double la = ma * lp, lb = mb * lp;
-        for (int q = 0; q < 3; q++) {
-          pa[q] -= la * c->n[q];
-          pa[3 + q] -= lp * c->ian[q];
-          if (mb != 0) {
-            pb[q] += lb * c->n[q];
-            pb[3 + q] += lp * c->ibn[q];
-          }
-        }
-      }
-      double vn = lrow(&v, c->n, c->an, c->bn);
-      double ln = (target - vn) * c->mass_n;
-      double np = c->pn + ln;
-      if (np < 0) np = 0;
-      ln = np - c->pn;
-      if (ln != 0) {
-        c->pn = np;
-        if (np > c->pn_max) c->pn_max = np;
-        lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
-      }
-    }
-    memcpy(&s->v[3 * a], v.va, sizeof v.va);
-    memcpy(&s->w[3 * a], v.wa, sizeof v.wa);
-    if (mb != 0) { /* never write the world slot */
-      memcpy(&s->v[3 * b], v.vb, sizeof v.vb);
-      memcpy(&s->w[3 * b], v.wb, sizeof v.wb);
-    }
-    k0 = k1;
+  int rev = (int)(w->sweep & 1), first = w->fresh;
+  w->fresh = 0;
+  if (m->set.colored) {
+    const pass p = {0, rev, use_bias, first, inv_h, beta, jbeta};
+    colored_pass(m, s, w, &p);
+    return;
   }
+  for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
+  for (int32_t mi = 0; mi < w->n_man; mi++)
+    solve_manifold(m, s, w, mi, rev, inv_h, beta, use_bias, first);
 }
-
 /* Restitution comes after the positions moved: its impulse acts at one point
  * for both bodies (the contact point carried along by their mean
  * displacement), with lever arms from the current centres, so that it keeps
@@ -527,16 +757,29 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
+/* The cache holds, per point, the normal impulse and a friction vector: a
+ * point's own, or its equal share of its patch's (the tangent impulse plus
+ * the twist impulse along the normal, which a tangent vector leaves free);
+ * prepare sums the shares of the points it finds again. */
 void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
   (void)m;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    const vs_rcontact *c = &w->contacts[k];
-    s->cache_ab[2 * k] = c->a;
-    s->cache_ab[2 * k + 1] = c->b;
-    s->cache_feature[k] = c->feature;
-    double *imp = &s->cache_impulse[4 * k];
-    imp[0] = c->pn;
-    for (int q = 0; q < 3; q++) imp[1 + q] = c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+  for (int32_t mi = 0; mi < w->n_man; mi++) {
+    int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+    const vs_rpatch *P = &w->patch[mi];
+    double share[3] = {0, 0, 0};
+    if (P->on)
+      for (int q = 0; q < 3; q++)
+        share[q] = (P->pt1 * P->t1[q] + P->pt2 * P->t2[q] + P->ptw * P->n[q]) / (k1 - k0);
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      s->cache_ab[2 * k] = c->a;
+      s->cache_ab[2 * k + 1] = c->b;
+      s->cache_feature[k] = c->feature;
+      double *imp = &s->cache_impulse[4 * k];
+      imp[0] = c->pn;
+      for (int q = 0; q < 3; q++)
+        imp[1 + q] = P->on ? share[q] : c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+    }
   }
   s->n_cache = w->n_contacts;
 }

@@ -71,6 +71,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   w->sweep = 0;
   vs_rigid_find_contacts(m, s, w);
   vs_rigid_prepare(m, s, w);
+  if (st->colored) vs_rigid_color(m, w);
   if (!st->warm_start)
     memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
   for (int32_t sub = 0; sub < nsub; sub++) {
@@ -83,7 +84,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       }
     }
     memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
-    for (int32_t k = 0; k < w->n_contacts; k++) w->contacts[k].pp = 0.0;
+    vs_rigid_substep_begin(m, w, hs);
     vs_rigid_prepare_joints(m, s, w);
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
