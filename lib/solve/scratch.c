@@ -38,7 +38,8 @@
   X(jacobi.color_two_sided, int32_t, jacobi ? (size_t)m->n_colors : 0) \
   X(jacobi.other_id, int32_t, jacobi ? (size_t)(m->n_constraints - m->n_dist) : 0) \
   X(jacobi.color_other_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0) \
-  X(jacobi.link_key, int32_t, jacobi ? (size_t)m->n_dist : 0)
+  X(jacobi.link_key, int32_t, jacobi ? (size_t)m->n_dist : 0)     \
+  X(jacobi.link_shape, uint8_t, jacobi ? (size_t)m->n_dist : 0)
 
 void vs_solver_scratch_free(vs_solver_scratch *w) {
   if (!w) return;
@@ -111,6 +112,7 @@ static int wave_layout(const vs_model *m, vs_jacobi_layout *L) {
       if ((a < b ? b - a : a - b) > span) span = a < b ? b - a : a - b;
     }
     if (!sort_by_key(L, lo, mid)) return 0;
+    for (int32_t j = lo; j + VS_JGROUP <= mid; j++) L->link_shape[j] = (uint8_t)vs_jacobi_shape(L->link_ab + 2 * j);
     if (best < 0 || L->color_two_sided[c] > L->color_two_sided[best]) best = c;
   }
   L->wave_span = span;
