@@ -93,13 +93,16 @@ static inline double vs_jk_xpbd(double dx, double dy, double dz, double rest, do
   return dl / safe;
 }
 
-/* The liveness factor of each link of the block (1 unless the model tears). */
-static inline void vs_jk_alive(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n, double *al) {
+/* The liveness factor of each link of the block: al filled from the links'
+ * alive flags when the model tears, else the shared 1.0s (vs_jk_ones). */
+VS_PRIVATE extern const double vs_jk_ones[VS_JBLOCK];
+
+static inline const double *vs_jk_alive(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n,
+                                        double *al) {
+  if (m->n_tearable <= 0) return vs_jk_ones;
   const vs_jacobi_layout *L = c->jacobi;
-  if (m->n_tearable > 0)
-    for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
-  else
-    for (int32_t k = 0; k < n; k++) al[k] = 1.0;
+  for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
+  return al;
 }
 
 #endif

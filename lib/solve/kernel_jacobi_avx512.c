@@ -153,9 +153,9 @@ void vs_jacobi_block_avx512(const vs_model *m, const vs_solve_ctx *c, int32_t j0
   const double *rest = L->link_rest + j0, *kw = L->link_kw + j0;
   const double *compl = L->link_compl + j0, *wsum = L->link_wsum + j0;
   double *lam = L->link_lambda + j0;
-  double al[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
+  double alive[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
   __m256d dd[VS_JBLOCK];
-  vs_jk_alive(m, c, j0, n, al);
+  const double *al = vs_jk_alive(m, c, j0, n, alive);
   const __m512d ih2 = _mm512_set1_pd(c->inv_h2), om = _mm512_set1_pd(m->omega);
   /* lanes (0, 1 | 4, 5) of t and (0, 1 | 4, 5) of u interleaved by pairs:
    * links 0..7 in order (see the gather below) */

@@ -23,7 +23,7 @@
 
 void vs_jacobi_block_scalar(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
   const vs_jacobi_layout *L = c->jacobi;
-  double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], al[VS_JBLOCK];
+  double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], alive[VS_JBLOCK];
   double *restrict x = c->x;
   const int32_t *ab = L->link_ab + 2 * (size_t)j0;
   for (int32_t k = 0; k < n; k++) {
@@ -33,10 +33,7 @@ void vs_jacobi_block_scalar(const vs_model *m, const vs_solve_ctx *c, int32_t j0
     dz[k] = pa[2] - pb[2];
   }
   /* Only a model with tearing links can have dead ones. */
-  if (m->n_tearable > 0)
-    for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
-  else
-    for (int32_t k = 0; k < n; k++) al[k] = 1.0;
+  const double *al = vs_jk_alive(m, c, j0, n, alive);
   const double *rest = L->link_rest + j0;
   if (m->sqrt_approximation) {
     /* Jakobsen's first-order square root (see con_distance.c), one link at a time */
