@@ -12,7 +12,11 @@
  * scatter the corrections.  That is the scalar reference below; the
  * vector paths (kernel_jacobi_*.c) give its bits and are picked per state
  * (kernel_jacobi.h, VSIM_KERNEL).  One parallel region spans the whole relaxation of
- * a step; each colour's blocks are split statically over the threads. */
+ * a step.  When every colour is two-sided links only (a cloth, a rope, a
+ * lattice), the colours (and iterations) run as a wavefront over the
+ * particles with one barrier pair per chunk of colours (below, "the
+ * wavefront schedule"); otherwise colour after colour, each colour's blocks
+ * split statically over the threads.  Both give the same bits. */
 #include <math.h>
 #include <omp.h>
 
@@ -234,8 +238,10 @@ static void wave_stages(const vs_model *m, const vs_solve_ctx *c, int64_t g0, in
     wave_trapezoid(m, c, g, S, t, T);
     if (T > 1) {
 #pragma omp barrier
-      if (S > 1 && t + 1 < T) wave_seam(m, c, g, S, t + 1, T);
+      if (S > 1) { /* a chunk of one stage has no seams */
+        if (t + 1 < T) wave_seam(m, c, g, S, t + 1, T);
 #pragma omp barrier
+      }
     }
   }
 }
