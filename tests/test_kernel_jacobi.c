@@ -55,12 +55,31 @@ static vs_state *state_on(const vs_model *m, const char *path, int threads) {
   return s;
 }
 
+/* The reference: the scalar kernel, one thread, colour after colour (no
+ * wavefront, relax_jacobi.c). */
+static vs_state *reference_on(const vs_model *m) {
+  vs_state *s = state_on(m, "scalar", 1);
+  s->scratch->jacobi.wave = 0;
+  return s;
+}
+
+static void same_state(const vs_model *m, const vs_state *ref, const vs_state *s, const char *what) {
+  const size_t n = (size_t)m->n_particles;
+  for (size_t i = 0; i < 4 * n; i++)
+    ck_assert_msg(memcmp(&ref->x[i], &s->x[i], sizeof(double)) == 0, "%s: x[%zu] = %a, reference %a", what, i,
+                  s->x[i], ref->x[i]);
+  ck_assert_msg(memcmp(ref->v, s->v, 3 * n * sizeof(double)) == 0, "%s: v differs", what);
+  ck_assert_msg(memcmp(ref->lambda, s->lambda, (size_t)m->n_constraints * sizeof(double)) == 0,
+                "%s: multipliers differ", what);
+  ck_assert_msg(memcmp(ref->alive, s->alive, (size_t)m->n_dist) == 0, "%s: alive differs", what);
+}
+
 static void same_run(vs_jacobi_path p, int threads) {
   const char *name = vs_jacobi_path_name(p);
   for (size_t sc_i = 0; sc_i < sizeof scenes / sizeof *scenes; sc_i++) {
     vs_scene *sc = tu_scene(scenes[sc_i]);
     vs_model *m = tu_model(sc);
-    vs_state *ref = state_on(m, "scalar", 1), *s = state_on(m, name, threads);
+    vs_state *ref = reference_on(m), *s = state_on(m, name, threads);
     ck_assert_int_eq(ref->scratch->jacobi.path, VS_JPATH_SCALAR);
     ck_assert_int_eq(s->scratch->jacobi.path, (int)p);
     vs_error e;
@@ -68,14 +87,9 @@ static void same_run(vs_jacobi_path p, int threads) {
       ck_assert_int_eq(vs_step(m, ref, &e), VS_OK);
       ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
     }
-    const size_t n = (size_t)m->n_particles;
-    for (size_t i = 0; i < 4 * n; i++)
-      ck_assert_msg(memcmp(&ref->x[i], &s->x[i], sizeof(double)) == 0,
-                    "scene %zu, %s, %d threads: x[%zu] = %a, scalar %a", sc_i, name, threads, i, s->x[i],
-                    ref->x[i]);
-    ck_assert(memcmp(ref->v, s->v, 3 * n * sizeof(double)) == 0);
-    ck_assert(memcmp(ref->lambda, s->lambda, (size_t)m->n_constraints * sizeof(double)) == 0);
-    ck_assert(memcmp(ref->alive, s->alive, (size_t)m->n_dist) == 0);
+    char *what = cu_strf("scene %zu, %s, %d threads", sc_i, name, threads);
+    same_state(m, ref, s, what);
+    free(what);
     if (sc_i == 2) ck_assert_int_lt(s->n_alive, m->n_dist); /* links did tear */
     if (sc_i == 1) {
       int nonzero = 0;
@@ -84,6 +98,55 @@ static void same_run(vs_jacobi_path p, int threads) {
     }
     vs_state_free(ref);
     vs_state_free(s);
+    vs_model_free(m);
+    vs_scene_free(sc);
+  }
+}
+
+/* The wavefront schedule (relax_jacobi.c) against colour after colour on
+ * cloths big enough for its chunks and seams: a square one, a wide one with
+ * shear and bend links (span = 2 rows) and a loose particle pair far away in
+ * index, xpbd, and a tearing one; 1 to 4 threads; the seam share forced up
+ * so that small cloths get long chunks of stages. */
+static const char *const wave_scenes[] = {
+    "solver: {integrator: pbd, relaxation: jacobi, iterations: 9, omega: 1.2}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [64, 61], pin: top-edge}\n",
+    "time: {substeps: 2}\n"
+    "solver: {integrator: xpbd, relaxation: jacobi, iterations: 6}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 0, 0], size: [2, 1], resolution: [41, 90], shear: {compliance: 1e-6},\n"
+    "            bend: {stiffness: 0.4, compliance: 1e-4}, pin: top-corners}\n"
+    "  - particles: {name: p, positions: [[3, 0, 0], [3, 0.1, 0]]}\n"
+    "constraints:\n"
+    "  - distance: {a: 'p:0', b: 'p:1', rest: 0.2, compliance: 1e-3}\n",
+    "solver: {integrator: pbd, relaxation: jacobi, iterations: 8}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [33, 70], pin: top-corners, tear: 1.02}\n",
+};
+
+static void wave_run(vs_jacobi_path p) {
+  const char *name = vs_jacobi_path_name(p);
+  for (size_t sc_i = 0; sc_i < sizeof wave_scenes / sizeof *wave_scenes; sc_i++) {
+    vs_scene *sc = tu_scene(wave_scenes[sc_i]);
+    vs_model *m = tu_model(sc);
+    vs_state *ref = reference_on(m);
+    vs_error e;
+    for (int f = 0; f < 5; f++) ck_assert_int_eq(vs_step(m, ref, &e), VS_OK);
+    for (int threads = 1; threads <= 4; threads++)
+      for (int d = 0; d < 3; d++) {
+        const int div = (int[]){32, 4, 1}[d];
+        vs_state *s = state_on(m, name, threads);
+        ck_assert(s->scratch->jacobi.wave_ok);
+        s->scratch->jacobi.wave_seam_div = div;
+        for (int f = 0; f < 5; f++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
+        char *what = cu_strf("wave scene %zu, %s, %d threads, seam share 1/%d", sc_i, name, threads, div);
+        same_state(m, ref, s, what);
+        free(what);
+        vs_state_free(s);
+      }
+    if (sc_i == 2) ck_assert_int_lt(ref->n_alive, m->n_dist); /* links did tear */
+    vs_state_free(ref);
     vs_model_free(m);
     vs_scene_free(sc);
   }
@@ -126,6 +189,7 @@ static void path_test(vs_jacobi_path p) {
   }
   same_run(p, 1);
   same_run(p, 2);
+  wave_run(p);
   golden(p);
 }
 

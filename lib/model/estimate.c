@@ -130,7 +130,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   model += work;
   run += 60 * np;                                     /* contacts, pre-step velocities */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
-  if (s->relaxation == VS_RELAX_JACOBI) run += 56 * nd; /* per-link copies */
+  if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
   run += 48 * np + nd;                                /* one frame of output */
   out->model = model;
   out->run = run;

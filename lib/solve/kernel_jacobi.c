@@ -9,6 +9,11 @@
 
 VS_PRIVATE extern const int vs_jacobi_built_sse2, vs_jacobi_built_avx2, vs_jacobi_built_avx512;
 
+#define ONE4 1.0, 1.0, 1.0, 1.0
+#define ONE16 ONE4, ONE4, ONE4, ONE4
+const double vs_jk_ones[VS_JBLOCK] = {ONE16, ONE16, ONE16, ONE16};
+_Static_assert(VS_JBLOCK == 64, "vs_jk_ones holds VS_JBLOCK ones");
+
 static const char *const path_names[VS_JPATH_COUNT] = {"scalar", "sse2", "avx2", "avx512"};
 
 const char *vs_jacobi_path_name(vs_jacobi_path p) {

@@ -48,6 +48,30 @@ VS_PRIVATE int vs_jacobi_path_supported(vs_jacobi_path p);
 VS_PRIVATE vs_status vs_jacobi_path_select(vs_jacobi_path *out, vs_error *err);
 VS_PRIVATE vs_jacobi_block_fn *vs_jacobi_path_fn(vs_jacobi_path p);
 
+/* The shape of 8 consecutive links of a colour (layout link_shape), which
+ * lets a vector path load and store their particles as contiguous runs
+ * instead of one by one:
+ *   VS_JSHAPE_RUNS  a_k = a_0 + k and b_k = b_0 + k, the two runs disjoint
+ *                   (a cloth's links across rows);
+ *   VS_JSHAPE_PAIRS a_k = a_0 + 2k and b_k = a_k + 1 (a cloth's links along
+ *                   a row): 16 consecutive particles.
+ * The 16 particles are distinct either way, so loading them all, computing,
+ * and storing them all is the reference's gather, corrections and scatter. */
+#define VS_JGROUP 8
+enum { VS_JSHAPE_NONE, VS_JSHAPE_RUNS, VS_JSHAPE_PAIRS };
+
+static inline int vs_jacobi_shape(const int32_t *ab) {
+  int runs = 1, pairs = 1;
+  for (int k = 0; k < VS_JGROUP; k++) {
+    runs &= ab[2 * k] == ab[0] + k && ab[2 * k + 1] == ab[1] + k;
+    pairs &= ab[2 * k] == ab[0] + 2 * k && ab[2 * k + 1] == ab[2 * k] + 1;
+  }
+  const int64_t gap = (int64_t)ab[1] - ab[0];
+  if (runs && (gap >= VS_JGROUP || gap <= -VS_JGROUP)) return VS_JSHAPE_RUNS;
+  if (pairs) return VS_JSHAPE_PAIRS;
+  return VS_JSHAPE_NONE;
+}
+
 /* One link's correction, the reference's expressions verbatim: the vector
  * paths use these for the links of a block that do not fill a vector. */
 static inline double vs_jk_pbd(double dx, double dy, double dz, double rest, double kw, double al) {
@@ -69,13 +93,16 @@ static inline double vs_jk_xpbd(double dx, double dy, double dz, double rest, do
   return dl / safe;
 }
 
-/* The liveness factor of each link of the block (1 unless the model tears). */
-static inline void vs_jk_alive(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n, double *al) {
+/* The liveness factor of each link of the block: al filled from the links'
+ * alive flags when the model tears, else the shared 1.0s (vs_jk_ones). */
+VS_PRIVATE extern const double vs_jk_ones[VS_JBLOCK];
+
+static inline const double *vs_jk_alive(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n,
+                                        double *al) {
+  if (m->n_tearable <= 0) return vs_jk_ones;
   const vs_jacobi_layout *L = c->jacobi;
-  if (m->n_tearable > 0)
-    for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
-  else
-    for (int32_t k = 0; k < n; k++) al[k] = 1.0;
+  for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
+  return al;
 }
 
 #endif

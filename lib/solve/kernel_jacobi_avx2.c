@@ -13,6 +13,81 @@
 
 const int vs_jacobi_built_avx2 = 1;
 
+/* The corrections s of 4 links (block offsets k .. k + 3), the reference's
+ * expressions operation for operation; updates the multipliers (xpbd). */
+typedef struct {
+  const double *rest, *kw, *compl, *wsum, *al;
+  double *lam;
+  __m256d ih2, om;
+  int xpbd;
+} k4_ctx;
+
+static inline __m256d k4_corr(const k4_ctx *q, int32_t k, __m256d dx, __m256d dy, __m256d dz) {
+  const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+  const __m256d len = _mm256_sqrt_pd(
+      _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz)));
+  const __m256d C = _mm256_sub_pd(len, _mm256_loadu_pd(q->rest + k));
+  if (!q->xpbd) {
+    const __m256d pos = _mm256_cmp_pd(len, zero, _CMP_GT_OQ);
+    const __m256d safe = _mm256_blendv_pd(one, len, pos);
+    const __m256d live = _mm256_blendv_pd(zero, _mm256_loadu_pd(q->al + k), pos);
+    return _mm256_mul_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_xor_pd(C, sign), _mm256_loadu_pd(q->kw + k)), safe), live);
+  }
+  const __m256d at = _mm256_mul_pd(_mm256_loadu_pd(q->compl + k), q->ih2);
+  const __m256d den0 = _mm256_add_pd(_mm256_loadu_pd(q->wsum + k), at);
+  const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ), _mm256_cmp_pd(den0, zero, _CMP_GT_OQ));
+  const __m256d safe = _mm256_blendv_pd(one, len, ok), den = _mm256_blendv_pd(one, den0, ok);
+  const __m256d live = _mm256_blendv_pd(zero, _mm256_loadu_pd(q->al + k), ok);
+  const __m256d l0 = _mm256_loadu_pd(q->lam + k);
+  const __m256d dl = _mm256_mul_pd(
+      _mm256_div_pd(_mm256_mul_pd(q->om, _mm256_sub_pd(_mm256_xor_pd(C, sign), _mm256_mul_pd(at, l0))), den), live);
+  _mm256_storeu_pd(q->lam + k, _mm256_add_pd(l0, dl));
+  return _mm256_div_pd(dl, safe);
+}
+
+/* 4 particles at p, p + st, p + 2 st, p + 3 st to x, y, z, w of the 4 (V[0..3]), and back. */
+static inline void load4(const double *p, size_t st, __m256d *V) {
+  const __m256d r0 = _mm256_loadu_pd(p), r1 = _mm256_loadu_pd(p + st);
+  const __m256d r2 = _mm256_loadu_pd(p + 2 * st), r3 = _mm256_loadu_pd(p + 3 * st);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1); /* x0 x1 z0 z1, y0 y1 w0 w1 */
+  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  V[0] = _mm256_permute2f128_pd(t0, t2, 0x20), V[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  V[1] = _mm256_permute2f128_pd(t1, t3, 0x20), V[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+static inline void store4(double *p, size_t st, const __m256d *V) {
+  const __m256d t0 = _mm256_permute2f128_pd(V[0], V[2], 0x20), t2 = _mm256_permute2f128_pd(V[0], V[2], 0x31);
+  const __m256d t1 = _mm256_permute2f128_pd(V[1], V[3], 0x20), t3 = _mm256_permute2f128_pd(V[1], V[3], 0x31);
+  _mm256_storeu_pd(p, _mm256_unpacklo_pd(t0, t1));
+  _mm256_storeu_pd(p + st, _mm256_unpackhi_pd(t0, t1));
+  _mm256_storeu_pd(p + 2 * st, _mm256_unpacklo_pd(t2, t3));
+  _mm256_storeu_pd(p + 3 * st, _mm256_unpackhi_pd(t2, t3));
+}
+
+/* A shaped group of 8 links (kernel_jacobi.h), 4 at a time: its distinct
+ * particles loaded as x, y, z, w, the corrections, pa += (w_a s) d and
+ * pb -= (w_b s) d lane by lane, stored. */
+static inline void shaped_group(const k4_ctx *q, double *x, const int32_t *ab, int32_t k0, int shape) {
+  for (int32_t k = k0; k < k0 + 8; k += 4) {
+    __m256d A[4], B[4];
+    double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+    const size_t st = shape == VS_JSHAPE_RUNS ? 4 : 8;
+    load4(pa, st, A);
+    load4(pb, st, B);
+    const __m256d dx = _mm256_sub_pd(A[0], B[0]), dy = _mm256_sub_pd(A[1], B[1]), dz = _mm256_sub_pd(A[2], B[2]);
+    const __m256d s = k4_corr(q, k, dx, dy, dz);
+    const __m256d sa = _mm256_mul_pd(A[3], s), sb = _mm256_mul_pd(B[3], s);
+    A[0] = _mm256_add_pd(A[0], _mm256_mul_pd(sa, dx));
+    A[1] = _mm256_add_pd(A[1], _mm256_mul_pd(sa, dy));
+    A[2] = _mm256_add_pd(A[2], _mm256_mul_pd(sa, dz));
+    B[0] = _mm256_sub_pd(B[0], _mm256_mul_pd(sb, dx));
+    B[1] = _mm256_sub_pd(B[1], _mm256_mul_pd(sb, dy));
+    B[2] = _mm256_sub_pd(B[2], _mm256_mul_pd(sb, dz));
+    store4(pa, st, A);
+    store4(pb, st, B);
+  }
+}
+
 void vs_jacobi_block_avx2(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
   if (m->sqrt_approximation) {
     vs_jacobi_block_scalar(m, c, j0, n);
@@ -24,14 +99,23 @@ void vs_jacobi_block_avx2(const vs_model *m, const vs_solve_ctx *c, int32_t j0, 
   const double *rest = L->link_rest + j0, *kw = L->link_kw + j0;
   const double *compl = L->link_compl + j0, *wsum = L->link_wsum + j0;
   double *lam = L->link_lambda + j0;
-  double al[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
+  double alive[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
   __m256d dd[VS_JBLOCK];
-  vs_jk_alive(m, c, j0, n, al);
-  const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+  const double *al = vs_jk_alive(m, c, j0, n, alive);
+  const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
   const __m256d ih2 = _mm256_set1_pd(c->inv_h2), om = _mm256_set1_pd(m->omega);
   const int xpbd = c->xpbd;
+  const k4_ctx q = {rest, kw, compl, wsum, al, lam, ih2, om, xpbd};
+  const uint8_t *shape = L->link_shape + j0;
+  int32_t gen[VS_JBLOCK / 4], ngen = 0; /* the quads gathered link by link, scattered below */
   int32_t k = 0;
   for (; k + 4 <= n; k += 4) {
+    if (k + 8 <= n && shape[k] != VS_JSHAPE_NONE) {
+      shaped_group(&q, x, ab, k, shape[k]);
+      k += 4;
+      continue;
+    }
+    gen[ngen++] = k;
     __m256d A[4], B[4];
     for (int i = 0; i < 4; i++) {
       A[i] = _mm256_loadu_pd(x + 4 * (size_t)ab[2 * (k + i)]);
@@ -44,28 +128,7 @@ void vs_jacobi_block_avx2(const vs_model *m, const vs_solve_ctx *c, int32_t j0, 
     const __m256d dz = _mm256_permute2f128_pd(t0, t2, 0x31);
     const __m256d wa = _mm256_permute2f128_pd(_mm256_unpackhi_pd(A[0], A[1]), _mm256_unpackhi_pd(A[2], A[3]), 0x31);
     const __m256d wb = _mm256_permute2f128_pd(_mm256_unpackhi_pd(B[0], B[1]), _mm256_unpackhi_pd(B[2], B[3]), 0x31);
-    const __m256d len = _mm256_sqrt_pd(
-        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz)));
-    const __m256d C = _mm256_sub_pd(len, _mm256_loadu_pd(rest + k));
-    __m256d s;
-    if (!xpbd) {
-      const __m256d pos = _mm256_cmp_pd(len, zero, _CMP_GT_OQ);
-      const __m256d safe = _mm256_blendv_pd(one, len, pos);
-      const __m256d live = _mm256_blendv_pd(zero, _mm256_loadu_pd(al + k), pos);
-      s = _mm256_mul_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_xor_pd(C, sign), _mm256_loadu_pd(kw + k)), safe), live);
-    } else {
-      const __m256d at = _mm256_mul_pd(_mm256_loadu_pd(compl + k), ih2);
-      const __m256d den0 = _mm256_add_pd(_mm256_loadu_pd(wsum + k), at);
-      const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ), _mm256_cmp_pd(den0, zero, _CMP_GT_OQ));
-      const __m256d safe = _mm256_blendv_pd(one, len, ok), den = _mm256_blendv_pd(one, den0, ok);
-      const __m256d live = _mm256_blendv_pd(zero, _mm256_loadu_pd(al + k), ok);
-      const __m256d l0 = _mm256_loadu_pd(lam + k);
-      const __m256d dl = _mm256_mul_pd(
-          _mm256_div_pd(_mm256_mul_pd(om, _mm256_sub_pd(_mm256_xor_pd(C, sign), _mm256_mul_pd(at, l0))), den),
-          live);
-      _mm256_storeu_pd(lam + k, _mm256_add_pd(l0, dl));
-      s = _mm256_div_pd(dl, safe);
-    }
+    const __m256d s = k4_corr(&q, k, dx, dy, dz);
     _mm256_storeu_pd(sa + k, _mm256_mul_pd(wa, s));
     _mm256_storeu_pd(sb + k, _mm256_mul_pd(wb, s));
   }
@@ -77,13 +140,15 @@ void vs_jacobi_block_avx2(const vs_model *m, const vs_solve_ctx *c, int32_t j0, 
                           : vs_jk_pbd(dx, dy, dz, rest[k], kw[k], al[k]);
     sa[k] = pa[3] * s, sb[k] = pb[3] * s;
   }
-  for (k = 0; k < n; k++) {
-    double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
-    const __m256d ua = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sa + k), dd[k]), sign, 0x8);
-    const __m256d ub = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sb + k), dd[k]), zero, 0x8);
-    _mm256_storeu_pd(pa, _mm256_add_pd(_mm256_loadu_pd(pa), ua));
-    _mm256_storeu_pd(pb, _mm256_sub_pd(_mm256_loadu_pd(pb), ub));
-  }
+  const int32_t tail = n / 4 * 4;
+  for (int32_t g = 0; g <= ngen; g++)
+    for (k = g < ngen ? gen[g] : tail; k < (g < ngen ? gen[g] + 4 : n); k++) {
+      double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+      const __m256d ua = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sa + k), dd[k]), sign, 0x8);
+      const __m256d ub = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sb + k), dd[k]), zero, 0x8);
+      _mm256_storeu_pd(pa, _mm256_add_pd(_mm256_loadu_pd(pa), ua));
+      _mm256_storeu_pd(pb, _mm256_sub_pd(_mm256_loadu_pd(pb), ub));
+    }
 }
 #else
 const int vs_jacobi_built_avx2 = 0;

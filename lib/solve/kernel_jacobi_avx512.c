@@ -21,6 +21,127 @@ static inline __m512d neg(__m512d v) { /* -v: the sign bit flipped, as C's unary
   return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(v), _mm512_set1_epi64((long long)0x8000000000000000ull)));
 }
 
+/* The corrections s of 8 links (block offsets k .. k + 7), the reference's
+ * expressions operation for operation; updates the multipliers (xpbd). */
+typedef struct {
+  const double *rest, *kw, *compl, *wsum, *al;
+  double *lam;
+  __m512d ih2, om;
+  int xpbd;
+} k8_ctx;
+
+static inline __m512d k8_corr(const k8_ctx *q, int32_t k, __m512d dx, __m512d dy, __m512d dz) {
+  const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+  const __m512d len = _mm512_sqrt_pd(
+      _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz)));
+  const __m512d C = _mm512_sub_pd(len, _mm512_loadu_pd(q->rest + k));
+  if (!q->xpbd) {
+    const __mmask8 pos = _mm512_cmp_pd_mask(len, zero, _CMP_GT_OQ);
+    const __m512d safe = _mm512_mask_blend_pd(pos, one, len);
+    const __m512d live = _mm512_mask_blend_pd(pos, zero, _mm512_loadu_pd(q->al + k));
+    return _mm512_mul_pd(_mm512_div_pd(_mm512_mul_pd(neg(C), _mm512_loadu_pd(q->kw + k)), safe), live);
+  }
+  const __m512d at = _mm512_mul_pd(_mm512_loadu_pd(q->compl + k), q->ih2);
+  const __m512d den0 = _mm512_add_pd(_mm512_loadu_pd(q->wsum + k), at);
+  const __mmask8 ok = _mm512_cmp_pd_mask(len, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(den0, zero, _CMP_GT_OQ);
+  const __m512d safe = _mm512_mask_blend_pd(ok, one, len), den = _mm512_mask_blend_pd(ok, one, den0);
+  const __m512d live = _mm512_mask_blend_pd(ok, zero, _mm512_loadu_pd(q->al + k));
+  const __m512d l0 = _mm512_loadu_pd(q->lam + k);
+  const __m512d dl = _mm512_mul_pd(
+      _mm512_div_pd(_mm512_mul_pd(q->om, _mm512_sub_pd(neg(C), _mm512_mul_pd(at, l0))), den), live);
+  _mm512_storeu_pd(q->lam + k, _mm512_add_pd(l0, dl));
+  return _mm512_div_pd(dl, safe);
+}
+
+/* Index vectors of the transposes below. */
+#define IDX(a, b, c, d, e, f, g, h) _mm512_set_epi64(h, g, f, e, d, c, b, a)
+
+/* 8 particles p0..p7 as 4 registers (p0 p1 | p2 p3 | ...) to x, y, z, w of
+ * the 8, and back. */
+static inline void runs_load(const double *p, __m512d *X, __m512d *Y, __m512d *Z, __m512d *W) {
+  const __m512d r0 = _mm512_loadu_pd(p), r1 = _mm512_loadu_pd(p + 8);
+  const __m512d r2 = _mm512_loadu_pd(p + 16), r3 = _mm512_loadu_pd(p + 24);
+  const __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1); /* x0 x2 z0 z2 x1 x3 z1 z3 */
+  const __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);
+  const __m512i lo = IDX(0, 4, 1, 5, 8, 12, 9, 13), hi = IDX(2, 6, 3, 7, 10, 14, 11, 15);
+  *X = _mm512_permutex2var_pd(t0, lo, t2), *Z = _mm512_permutex2var_pd(t0, hi, t2);
+  *Y = _mm512_permutex2var_pd(t1, lo, t3), *W = _mm512_permutex2var_pd(t1, hi, t3);
+}
+
+static inline void runs_store(double *p, __m512d X, __m512d Y, __m512d Z, __m512d W) {
+  const __m512i lo = IDX(0, 2, 8, 10, 1, 3, 9, 11), hi = IDX(4, 6, 12, 14, 5, 7, 13, 15);
+  const __m512d t0 = _mm512_permutex2var_pd(X, lo, Z), t2 = _mm512_permutex2var_pd(X, hi, Z);
+  const __m512d t1 = _mm512_permutex2var_pd(Y, lo, W), t3 = _mm512_permutex2var_pd(Y, hi, W);
+  _mm512_storeu_pd(p, _mm512_unpacklo_pd(t0, t1));
+  _mm512_storeu_pd(p + 8, _mm512_unpackhi_pd(t0, t1));
+  _mm512_storeu_pd(p + 16, _mm512_unpacklo_pd(t2, t3));
+  _mm512_storeu_pd(p + 24, _mm512_unpackhi_pd(t2, t3));
+}
+
+/* 16 particles a0 b0 a1 b1 .. a7 b7 (8 registers a_i | b_i) to x, y, z, w
+ * of the a's and of the b's (V[0..3], V[4..7]), and back. */
+static inline void pairs_load(const double *p, __m512d *V) {
+  __m512d lo[4], hi[4];
+  for (int i = 0; i < 4; i++) {
+    const __m512d r0 = _mm512_loadu_pd(p + 16 * i), r1 = _mm512_loadu_pd(p + 16 * i + 8);
+    lo[i] = _mm512_unpacklo_pd(r0, r1); /* a0x a1x a0z a1z b0x b1x b0z b1z */
+    hi[i] = _mm512_unpackhi_pd(r0, r1); /* the same of y, w */
+  }
+  const __m512i ia = IDX(0, 1, 8, 9, 2, 3, 10, 11), ib = IDX(4, 5, 12, 13, 6, 7, 14, 15);
+  const __m512d ua = _mm512_permutex2var_pd(lo[0], ia, lo[1]), va = _mm512_permutex2var_pd(lo[2], ia, lo[3]);
+  const __m512d ub = _mm512_permutex2var_pd(lo[0], ib, lo[1]), vb = _mm512_permutex2var_pd(lo[2], ib, lo[3]);
+  const __m512d ya = _mm512_permutex2var_pd(hi[0], ia, hi[1]), za = _mm512_permutex2var_pd(hi[2], ia, hi[3]);
+  const __m512d yb = _mm512_permutex2var_pd(hi[0], ib, hi[1]), zb = _mm512_permutex2var_pd(hi[2], ib, hi[3]);
+  V[0] = _mm512_shuffle_f64x2(ua, va, 0x44), V[2] = _mm512_shuffle_f64x2(ua, va, 0xEE);
+  V[1] = _mm512_shuffle_f64x2(ya, za, 0x44), V[3] = _mm512_shuffle_f64x2(ya, za, 0xEE);
+  V[4] = _mm512_shuffle_f64x2(ub, vb, 0x44), V[6] = _mm512_shuffle_f64x2(ub, vb, 0xEE);
+  V[5] = _mm512_shuffle_f64x2(yb, zb, 0x44), V[7] = _mm512_shuffle_f64x2(yb, zb, 0xEE);
+}
+
+static inline void pairs_store(double *p, const __m512d *V) {
+  const __m512d ua = _mm512_shuffle_f64x2(V[0], V[2], 0x44), va = _mm512_shuffle_f64x2(V[0], V[2], 0xEE);
+  const __m512d ya = _mm512_shuffle_f64x2(V[1], V[3], 0x44), za = _mm512_shuffle_f64x2(V[1], V[3], 0xEE);
+  const __m512d ub = _mm512_shuffle_f64x2(V[4], V[6], 0x44), vb = _mm512_shuffle_f64x2(V[4], V[6], 0xEE);
+  const __m512d yb = _mm512_shuffle_f64x2(V[5], V[7], 0x44), zb = _mm512_shuffle_f64x2(V[5], V[7], 0xEE);
+  const __m512i i0 = IDX(0, 1, 4, 5, 8, 9, 12, 13), i1 = IDX(2, 3, 6, 7, 10, 11, 14, 15);
+  const __m512d lo[4] = {_mm512_permutex2var_pd(ua, i0, ub), _mm512_permutex2var_pd(ua, i1, ub),
+                         _mm512_permutex2var_pd(va, i0, vb), _mm512_permutex2var_pd(va, i1, vb)};
+  const __m512d hi[4] = {_mm512_permutex2var_pd(ya, i0, yb), _mm512_permutex2var_pd(ya, i1, yb),
+                         _mm512_permutex2var_pd(za, i0, zb), _mm512_permutex2var_pd(za, i1, zb)};
+  for (int i = 0; i < 4; i++) {
+    _mm512_storeu_pd(p + 16 * i, _mm512_unpacklo_pd(lo[i], hi[i]));
+    _mm512_storeu_pd(p + 16 * i + 8, _mm512_unpackhi_pd(lo[i], hi[i]));
+  }
+}
+
+/* A shaped group: its 16 distinct particles loaded as x, y, z, w, the
+ * corrections, pa += (w_a s) d and pb -= (w_b s) d lane by lane, stored. */
+static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, int32_t k, int shape) {
+  __m512d V[8]; /* x, y, z, w of the a's, then of the b's */
+  double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+  if (shape == VS_JSHAPE_RUNS) {
+    runs_load(pa, &V[0], &V[1], &V[2], &V[3]);
+    runs_load(pb, &V[4], &V[5], &V[6], &V[7]);
+  } else {
+    pairs_load(pa, V);
+  }
+  const __m512d dx = _mm512_sub_pd(V[0], V[4]), dy = _mm512_sub_pd(V[1], V[5]), dz = _mm512_sub_pd(V[2], V[6]);
+  const __m512d s = k8_corr(q, k, dx, dy, dz);
+  const __m512d sa = _mm512_mul_pd(V[3], s), sb = _mm512_mul_pd(V[7], s);
+  V[0] = _mm512_add_pd(V[0], _mm512_mul_pd(sa, dx));
+  V[1] = _mm512_add_pd(V[1], _mm512_mul_pd(sa, dy));
+  V[2] = _mm512_add_pd(V[2], _mm512_mul_pd(sa, dz));
+  V[4] = _mm512_sub_pd(V[4], _mm512_mul_pd(sb, dx));
+  V[5] = _mm512_sub_pd(V[5], _mm512_mul_pd(sb, dy));
+  V[6] = _mm512_sub_pd(V[6], _mm512_mul_pd(sb, dz));
+  if (shape == VS_JSHAPE_RUNS) {
+    runs_store(pa, V[0], V[1], V[2], V[3]);
+    runs_store(pb, V[4], V[5], V[6], V[7]);
+  } else {
+    pairs_store(pa, V);
+  }
+}
+
 void vs_jacobi_block_avx512(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
   if (m->sqrt_approximation) {
     vs_jacobi_block_scalar(m, c, j0, n);
@@ -32,17 +153,24 @@ void vs_jacobi_block_avx512(const vs_model *m, const vs_solve_ctx *c, int32_t j0
   const double *rest = L->link_rest + j0, *kw = L->link_kw + j0;
   const double *compl = L->link_compl + j0, *wsum = L->link_wsum + j0;
   double *lam = L->link_lambda + j0;
-  double al[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
+  double alive[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
   __m256d dd[VS_JBLOCK];
-  vs_jk_alive(m, c, j0, n, al);
-  const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+  const double *al = vs_jk_alive(m, c, j0, n, alive);
   const __m512d ih2 = _mm512_set1_pd(c->inv_h2), om = _mm512_set1_pd(m->omega);
   /* lanes (0, 1 | 4, 5) of t and (0, 1 | 4, 5) of u interleaved by pairs:
    * links 0..7 in order (see the gather below) */
   const __m512i lo2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
   const int xpbd = c->xpbd;
+  const k8_ctx q = {rest, kw, compl, wsum, al, lam, ih2, om, xpbd};
+  const uint8_t *shape = L->link_shape + j0;
+  int32_t gen[VS_JBLOCK / 8], ngen = 0; /* the groups gathered link by link, scattered below */
   int32_t k = 0;
   for (; k + 8 <= n; k += 8) {
+    if (shape[k] != VS_JSHAPE_NONE) {
+      shaped_group(&q, x, ab, k, shape[k]);
+      continue;
+    }
+    gen[ngen++] = k;
     __m256d A[8], B[8];
     for (int i = 0; i < 8; i++) {
       A[i] = _mm256_loadu_pd(x + 4 * (size_t)ab[2 * (k + i)]);
@@ -62,27 +190,7 @@ void vs_jacobi_block_avx512(const vs_model *m, const vs_solve_ctx *c, int32_t j0
     const __m512d ub = _mm512_unpackhi_pd(pair(B[0], B[4]), pair(B[1], B[5]));
     const __m512d vb = _mm512_unpackhi_pd(pair(B[2], B[6]), pair(B[3], B[7]));
     const __m512d wa = _mm512_permutex2var_pd(ua, hi2, va), wb = _mm512_permutex2var_pd(ub, hi2, vb);
-    const __m512d len = _mm512_sqrt_pd(
-        _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz)));
-    const __m512d C = _mm512_sub_pd(len, _mm512_loadu_pd(rest + k));
-    __m512d s;
-    if (!xpbd) {
-      const __mmask8 pos = _mm512_cmp_pd_mask(len, zero, _CMP_GT_OQ);
-      const __m512d safe = _mm512_mask_blend_pd(pos, one, len);
-      const __m512d live = _mm512_mask_blend_pd(pos, zero, _mm512_loadu_pd(al + k));
-      s = _mm512_mul_pd(_mm512_div_pd(_mm512_mul_pd(neg(C), _mm512_loadu_pd(kw + k)), safe), live);
-    } else {
-      const __m512d at = _mm512_mul_pd(_mm512_loadu_pd(compl + k), ih2);
-      const __m512d den0 = _mm512_add_pd(_mm512_loadu_pd(wsum + k), at);
-      const __mmask8 ok = _mm512_cmp_pd_mask(len, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(den0, zero, _CMP_GT_OQ);
-      const __m512d safe = _mm512_mask_blend_pd(ok, one, len), den = _mm512_mask_blend_pd(ok, one, den0);
-      const __m512d live = _mm512_mask_blend_pd(ok, zero, _mm512_loadu_pd(al + k));
-      const __m512d l0 = _mm512_loadu_pd(lam + k);
-      const __m512d dl = _mm512_mul_pd(
-          _mm512_div_pd(_mm512_mul_pd(om, _mm512_sub_pd(neg(C), _mm512_mul_pd(at, l0))), den), live);
-      _mm512_storeu_pd(lam + k, _mm512_add_pd(l0, dl));
-      s = _mm512_div_pd(dl, safe);
-    }
+    const __m512d s = k8_corr(&q, k, dx, dy, dz);
     _mm512_storeu_pd(sa + k, _mm512_mul_pd(wa, s));
     _mm512_storeu_pd(sb + k, _mm512_mul_pd(wb, s));
   }
@@ -95,13 +203,15 @@ void vs_jacobi_block_avx512(const vs_model *m, const vs_solve_ctx *c, int32_t j0
     sa[k] = pa[3] * s, sb[k] = pb[3] * s;
   }
   const __m256d nz = _mm256_set1_pd(-0.0), pz = _mm256_setzero_pd();
-  for (k = 0; k < n; k++) {
-    double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
-    const __m256d ua = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sa + k), dd[k]), nz, 0x8);
-    const __m256d ub = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sb + k), dd[k]), pz, 0x8);
-    _mm256_storeu_pd(pa, _mm256_add_pd(_mm256_loadu_pd(pa), ua));
-    _mm256_storeu_pd(pb, _mm256_sub_pd(_mm256_loadu_pd(pb), ub));
-  }
+  const int32_t tail = n / 8 * 8;
+  for (int32_t g = 0; g <= ngen; g++)
+    for (k = g < ngen ? gen[g] : tail; k < (g < ngen ? gen[g] + 8 : n); k++) {
+      double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+      const __m256d ua = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sa + k), dd[k]), nz, 0x8);
+      const __m256d ub = _mm256_blend_pd(_mm256_mul_pd(_mm256_broadcast_sd(sb + k), dd[k]), pz, 0x8);
+      _mm256_storeu_pd(pa, _mm256_add_pd(_mm256_loadu_pd(pa), ua));
+      _mm256_storeu_pd(pb, _mm256_sub_pd(_mm256_loadu_pd(pb), ub));
+    }
 }
 #else
 const int vs_jacobi_built_avx512 = 0;

@@ -27,9 +27,9 @@ void vs_jacobi_block_sse2(const vs_model *m, const vs_solve_ctx *c, int32_t j0, 
   const double *rest = L->link_rest + j0, *kw = L->link_kw + j0;
   const double *compl = L->link_compl + j0, *wsum = L->link_wsum + j0;
   double *lam = L->link_lambda + j0;
-  double al[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
+  double alive[VS_JBLOCK], sa[VS_JBLOCK], sb[VS_JBLOCK];
   __m128d dxy[VS_JBLOCK], dzw[VS_JBLOCK];
-  vs_jk_alive(m, c, j0, n, al);
+  const double *al = vs_jk_alive(m, c, j0, n, alive);
   const __m128d sign = _mm_set1_pd(-0.0), one = _mm_set1_pd(1.0), zero = _mm_setzero_pd();
   const __m128d ih2 = _mm_set1_pd(c->inv_h2), om = _mm_set1_pd(m->omega);
   const int xpbd = c->xpbd;

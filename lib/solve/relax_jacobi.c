@@ -12,16 +12,22 @@
  * scatter the corrections.  That is the scalar reference below; the
  * vector paths (kernel_jacobi_*.c) give its bits and are picked per state
  * (kernel_jacobi.h, VSIM_KERNEL).  One parallel region spans the whole relaxation of
- * a step; each colour's blocks are split statically over the threads. */
+ * a step.  When every colour is two-sided links only (a cloth, a rope, a
+ * lattice), the colours (and iterations) run as a wavefront over the
+ * particles with one barrier pair per chunk of colours (below, "the
+ * wavefront schedule"); otherwise colour after colour, each colour's blocks
+ * split statically over the threads.  Both give the same bits. */
 #include <math.h>
+#include <omp.h>
 
 #include "solve/kernel_jacobi.h"
 
 #define VS_PAR_BLOCKS 16  /* a colour with fewer blocks runs on one thread */
+#define VS_WAVE_MAX_STAGES 64 /* stages in one wavefront chunk */
 
 void vs_jacobi_block_scalar(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t n) {
   const vs_jacobi_layout *L = c->jacobi;
-  double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], al[VS_JBLOCK];
+  double dx[VS_JBLOCK], dy[VS_JBLOCK], dz[VS_JBLOCK], s[VS_JBLOCK], alive[VS_JBLOCK];
   double *restrict x = c->x;
   const int32_t *ab = L->link_ab + 2 * (size_t)j0;
   for (int32_t k = 0; k < n; k++) {
@@ -31,10 +37,7 @@ void vs_jacobi_block_scalar(const vs_model *m, const vs_solve_ctx *c, int32_t j0
     dz[k] = pa[2] - pb[2];
   }
   /* Only a model with tearing links can have dead ones. */
-  if (m->n_tearable > 0)
-    for (int32_t k = 0; k < n; k++) al[k] = c->alive[L->link_index[j0 + k]] ? 1.0 : 0.0;
-  else
-    for (int32_t k = 0; k < n; k++) al[k] = 1.0;
+  const double *al = vs_jk_alive(m, c, j0, n, alive);
   const double *rest = L->link_rest + j0;
   if (m->sqrt_approximation) {
     /* Jakobsen's first-order square root (see con_distance.c), one link at a time */
@@ -109,6 +112,140 @@ static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, 
   }
 }
 
+/* ---- the wavefront schedule ----
+ * Projecting the colours one after the other sweeps the whole cloth once per
+ * colour and iteration: at 256x256 the positions (2 MiB) and links do not
+ * stay in L2, and every sweep streams them again.  The only order the
+ * results depend on is this: a link L2 of a later colour (or iteration) that
+ * shares a particle with a link L1 of an earlier one must see L1's
+ * correction; links of one colour are independent.  With key(L) = min(a, b)
+ * and every two-sided link spanning |a - b| <= D, two links that share a
+ * particle have keys at most D apart.  So the stages (colour c of iteration
+ * i, in solve order) can run as a wavefront over the keys: stage s projects
+ * its links with key < lim[s], where lim[s] <= lim[s - 1] - D and all of
+ * stage s - 1's links below lim[s - 1] are done.  Every link still sees
+ * exactly the corrections it saw colour by colour: the same bits, while a
+ * window of the cloth a few rows deep stays in cache for all the stages.
+ *
+ * Threads: thread t of T owns the keys [R_t, R_t+1) and runs the wavefront
+ * over the trapezoid R_t + s D <= key < R_t+1 - s D of stage s (s counted in
+ * a chunk of S stages); no link of a trapezoid depends on a link outside it,
+ * and no two trapezoids share a particle, so they run without any barrier.
+ * Then (one barrier) the seams R_t - s D <= key < R_t + s D, stage by
+ * stage, one thread per seam, and a barrier before the next chunk.  S is
+ * chosen so that the seams are a small share of the work (1/wave_seam_div:
+ * 1/32); a chunk of
+ * S = 1 is the plain colour-by-colour schedule. */
+#define WAVE_WINDOW 1024 /* keys stage 0 advances per round */
+#define WAVE_INF ((int64_t)1 << 40)
+
+/* First j in [lo, hi) with key[j] >= k (hi if none). */
+static int32_t key_lower_bound(const int32_t *key, int32_t lo, int32_t hi, int64_t k) {
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (key[mid] < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static void run_links(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int32_t j1) {
+  const vs_jacobi_layout *L = c->jacobi;
+  for (; j0 < j1; j0 += VS_JBLOCK) L->block(m, c, j0, j1 - j0 < VS_JBLOCK ? j1 - j0 : VS_JBLOCK);
+}
+
+/* The split key R_t of thread t of T (R_0 = -inf, R_T = +inf). */
+static int64_t wave_split(const vs_jacobi_layout *L, int t, int T) {
+  if (t <= 0) return -WAVE_INF;
+  if (t >= T) return WAVE_INF;
+  const int32_t lo = L->color_link_start[L->wave_color], n = L->color_two_sided[L->wave_color];
+  return L->link_key[lo + (int32_t)((int64_t)n * t / T)];
+}
+
+/* Stages per chunk for T threads (at most `stages`). */
+static int wave_chunk(const vs_jacobi_layout *L, int T, int stages) {
+  if (T <= 1) return stages;
+  const int64_t D = L->wave_span > 0 ? L->wave_span : 1;
+  const int32_t lo = L->color_link_start[L->wave_color], n = L->color_two_sided[L->wave_color];
+  if (n <= 0) return 1;
+  const int64_t range = (int64_t)L->link_key[lo + n - 1] - L->link_key[lo] + 1;
+  int64_t width = WAVE_INF; /* the narrowest inner region */
+  for (int t = 1; t + 1 < T; t++) {
+    const int64_t w = wave_split(L, t + 1, T) - wave_split(L, t, T);
+    if (w < width) width = w;
+  }
+  if (T == 2) width = 2 * range; /* one seam: no inner region */
+  int S = 1;
+  while (S < stages && (int64_t)(T - 1) * S * D * L->wave_seam_div <= range && (2 * (int64_t)(S + 1) + 1) * D <= width &&
+         (2 * (int64_t)(S + 1) + 1) * D <= range / T)
+    S++;
+  return S;
+}
+
+/* Thread t's trapezoid of the stages g0 .. g0 + S - 1 (colour g % n_colors). */
+static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T) {
+  const vs_jacobi_layout *L = c->jacobi;
+  const int64_t D = L->wave_span, R0 = wave_split(L, t, T), R1 = wave_split(L, t + 1, T);
+  int32_t b[VS_WAVE_MAX_STAGES], e[VS_WAVE_MAX_STAGES];
+  int64_t lim[VS_WAVE_MAX_STAGES];
+  int64_t start = WAVE_INF;
+  for (int s = 0; s < S; s++) {
+    const int32_t col = (int32_t)((g0 + s) % m->n_colors);
+    const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
+    b[s] = t > 0 ? key_lower_bound(L->link_key, lo, hi, R0 + s * D) : lo;
+    e[s] = t + 1 < T ? key_lower_bound(L->link_key, lo, hi, R1 - s * D) : hi;
+    if (e[s] < b[s]) e[s] = b[s];
+    lim[s] = -WAVE_INF;
+    if (b[s] < e[s] && L->link_key[b[s]] < start) start = L->link_key[b[s]];
+  }
+  int64_t F = start;
+  for (int busy = 1; busy;) {
+    busy = 0;
+    F += WAVE_WINDOW;
+    for (int s = 0; s < S; s++) {
+      const int64_t target = s == 0 ? F : lim[s - 1] - D;
+      int32_t j = key_lower_bound(L->link_key, b[s], e[s], target);
+      if (j < e[s]) j = b[s] + (j - b[s]) / VS_JBLOCK * VS_JBLOCK; /* whole blocks until the end */
+      run_links(m, c, b[s], j);
+      b[s] = j;
+      if (j == e[s]) {
+        lim[s] = t + 1 < T ? R1 - s * D : WAVE_INF; /* all of the trapezoid's stage s is done */
+      } else {
+        lim[s] = L->link_key[j]; /* every link with a smaller key is done */
+        busy = 1;
+      }
+    }
+  }
+}
+
+/* The seam at R_t of the stages g0 .. g0 + S - 1, stage by stage. */
+static void wave_seam(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T) {
+  const vs_jacobi_layout *L = c->jacobi;
+  const int64_t D = L->wave_span, R = wave_split(L, t, T);
+  for (int s = 1; s < S; s++) {
+    const int32_t col = (int32_t)((g0 + s) % m->n_colors);
+    const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
+    run_links(m, c, key_lower_bound(L->link_key, lo, hi, R - s * D), key_lower_bound(L->link_key, lo, hi, R + s * D));
+  }
+}
+
+/* The stages g0 .. g0 + n - 1 as a wavefront, inside the parallel region. */
+static void wave_stages(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int64_t n) {
+  const int T = omp_get_num_threads(), t = omp_get_thread_num();
+  const int S0 = wave_chunk(c->jacobi, T, n < VS_WAVE_MAX_STAGES ? (int)n : VS_WAVE_MAX_STAGES);
+  for (int64_t g = g0; g < g0 + n; g += S0) {
+    const int S = g0 + n - g < S0 ? (int)(g0 + n - g) : S0;
+    wave_trapezoid(m, c, g, S, t, T);
+    if (T > 1) {
+#pragma omp barrier
+      if (S > 1) { /* a chunk of one stage has no seams */
+        if (t + 1 < T) wave_seam(m, c, g, S, t + 1, T);
+#pragma omp barrier
+      }
+    }
+  }
+}
+
 /* The kernel keeps the multipliers of the two-sided links contiguous, in
  * layout order (link_lambda); the state keeps every constraint's multiplier
  * in its own slot, its build-order id.  Copied in before the sweeps and out
@@ -134,10 +271,15 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
   const int threads = s->threads > 0 ? s->threads : 1;
   const int parallel = threads > 1 && (m->n_dist >= VS_PAR_BLOCKS * VS_JBLOCK ||
                                        m->n_particles >= VS_PAR_BLOCKS * VS_JBLOCK);
+  const int wave = L->wave && L->wave_ok;
+  /* without contacts or colliders between them, the iterations' stages run as one wavefront */
+  const int whole = wave && !m->particle_collisions && m->n_colliders == 0;
 #pragma omp parallel num_threads(threads) if (parallel)
   {
-    for (int64_t it = 0; it < m->iterations; it++) {
-      for (int32_t col = 0; col < m->n_colors; col++) {
+    if (whole) wave_stages(m, c, 0, m->iterations * (int64_t)m->n_colors);
+    for (int64_t it = 0; it < m->iterations && !whole; it++) {
+      if (wave) wave_stages(m, c, it * (int64_t)m->n_colors, m->n_colors);
+      for (int32_t col = 0; col < m->n_colors && !wave; col++) {
         if (col == m->color_overflow) {
           /* may share particles: build order, one thread */
 #pragma omp single

@@ -2,6 +2,7 @@
  * Everything is allocated here, once, so that the step never allocates:
  * the collider contacts, the particle contacts and their spatial hash, and
  * the coloured-Jacobi layout of the distance links. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "solve/kernel_jacobi.h"
@@ -36,7 +37,9 @@
   X(jacobi.color_link_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0) \
   X(jacobi.color_two_sided, int32_t, jacobi ? (size_t)m->n_colors : 0) \
   X(jacobi.other_id, int32_t, jacobi ? (size_t)(m->n_constraints - m->n_dist) : 0) \
-  X(jacobi.color_other_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0)
+  X(jacobi.color_other_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0) \
+  X(jacobi.link_key, int32_t, jacobi ? (size_t)m->n_dist : 0)     \
+  X(jacobi.link_shape, uint8_t, jacobi ? (size_t)m->n_dist : 0)
 
 void vs_solver_scratch_free(vs_solver_scratch *w) {
   if (!w) return;
@@ -45,6 +48,79 @@ void vs_solver_scratch_free(vs_solver_scratch *w) {
 #undef VS_SCRATCH_FREE
   vs_rwork_free(w->rigid);
   vs_free(w);
+}
+
+/* One colour's two-sided links [lo, hi) in key order, ties in build order
+ * (the order inside a colour changes no bit: its links share no movable
+ * particle).  Returns 0 when out of memory. */
+typedef struct { int32_t key, j; } key_pos;
+
+static int cmp_key_pos(const void *pa, const void *pb) {
+  const key_pos *a = pa, *b = pb;
+  return a->key != b->key ? (a->key < b->key ? -1 : 1) : (a->j > b->j) - (a->j < b->j);
+}
+
+#define PERMUTE(arr, type, width)                                                   \
+  do {                                                                              \
+    type *t_ = tmp;                                                                 \
+    for (int32_t k = 0; k < n; k++)                                                 \
+      for (int d = 0; d < (width); d++) t_[(width) * k + d] = L->arr[(width) * (size_t)kp[k].j + d]; \
+    memcpy(L->arr + (width) * (size_t)lo, t_, (size_t)n * (width) * sizeof(type));   \
+  } while (0)
+
+static int sort_by_key(vs_jacobi_layout *L, int32_t lo, int32_t hi) {
+  const int32_t n = hi - lo;
+  int sorted = 1;
+  for (int32_t j = lo + 1; j < hi && sorted; j++) sorted = L->link_key[j - 1] <= L->link_key[j];
+  if (sorted) return 1;
+  key_pos *kp = vs_calloc((size_t)n, sizeof *kp);
+  void *tmp = vs_calloc((size_t)n, 2 * sizeof(double));
+  if (!kp || !tmp) {
+    vs_free(kp);
+    vs_free(tmp);
+    return 0;
+  }
+  for (int32_t k = 0; k < n; k++) kp[k] = (key_pos){L->link_key[lo + k], lo + k};
+  qsort(kp, (size_t)n, sizeof *kp, cmp_key_pos);
+  PERMUTE(link_ab, int32_t, 2);
+  PERMUTE(link_rest, double, 1);
+  PERMUTE(link_kw, double, 1);
+  PERMUTE(link_compl, double, 1);
+  PERMUTE(link_wsum, double, 1);
+  PERMUTE(link_index, int32_t, 1);
+  PERMUTE(link_id, int32_t, 1);
+  PERMUTE(link_key, int32_t, 1);
+  vs_free(kp);
+  vs_free(tmp);
+  return 1;
+}
+#undef PERMUTE
+
+/* The wavefront schedule's data (relax_jacobi.c): keys, each colour's
+ * two-sided links sorted by key, the largest span, and whether every colour
+ * is two-sided links only.  Returns 0 when out of memory. */
+static int wave_layout(const vs_model *m, vs_jacobi_layout *L) {
+  const int32_t nc = m->n_colors;
+  int ok = m->color_overflow < 0;
+  int32_t span = 0, best = -1;
+  for (int32_t c = 0; c < nc; c++) {
+    const int32_t lo = L->color_link_start[c], mid = lo + L->color_two_sided[c];
+    if (mid != L->color_link_start[c + 1] || L->color_other_start[c] != L->color_other_start[c + 1]) ok = 0;
+    for (int32_t j = lo; j < mid; j++) {
+      const int32_t a = L->link_ab[2 * j], b = L->link_ab[2 * j + 1];
+      L->link_key[j] = a < b ? a : b;
+      if ((a < b ? b - a : a - b) > span) span = a < b ? b - a : a - b;
+    }
+    if (!sort_by_key(L, lo, mid)) return 0;
+    for (int32_t j = lo; j + VS_JGROUP <= mid; j++) L->link_shape[j] = (uint8_t)vs_jacobi_shape(L->link_ab + 2 * j);
+    if (best < 0 || L->color_two_sided[c] > L->color_two_sided[best]) best = c;
+  }
+  L->wave_span = span;
+  L->wave_color = best;
+  L->wave_ok = ok && nc > 0;
+  L->wave = 1;
+  L->wave_seam_div = 32;
+  return 1;
 }
 
 /* Lay the distance links out colour by colour (SoA) for the Jacobi kernel,
@@ -112,7 +188,14 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
                         "out of memory allocating the solver's scratch for %d particles", m->n_particles);
   }
   for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
-  if (jacobi) jacobi_layout(m, &w->jacobi);
+  if (jacobi) {
+    jacobi_layout(m, &w->jacobi);
+    if (!wave_layout(m, &w->jacobi)) {
+      vs_solver_scratch_free(w);
+      return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,
+                          "out of memory laying out %d links for the Jacobi relaxation", m->n_dist);
+    }
+  }
   w->jacobi.block = vs_jacobi_path_fn(path);
   w->jacobi.path = (int)path;
   if (m->rigid && vs_rwork_create(m->rigid, &w->rigid) != VS_OK) {

@@ -37,6 +37,15 @@ typedef struct vs_jacobi_layout {
   int32_t *color_two_sided;   /* (n_colors) two-sided links at the start of each colour */
   int32_t *other_id;          /* (n_constraints - n_dist) other kinds' ids, by colour */
   int32_t *color_other_start; /* (n_colors + 1) first of each colour in other_id */
+  /* The wavefront schedule (relax_jacobi.c): each colour's two-sided links
+   * sorted by key = min(a, b); every such link has |a - b| <= wave_span. */
+  int32_t *link_key;          /* (n_dist) min(a, b) of the two-sided links */
+  uint8_t *link_shape;        /* (n_dist) VS_JSHAPE_* of the 8 two-sided links from here (kernel_jacobi.h) */
+  int32_t wave_span;          /* the largest |a - b| of a two-sided link */
+  int32_t wave_color;         /* the colour with the most two-sided links: thread splits */
+  int wave_ok;                /* 1: every colour is two-sided links only (no overflow, one-sided, other kinds) */
+  int wave;                   /* 1 (default): use the wavefront when wave_ok; 0: colour by colour (tests) */
+  int wave_seam_div;          /* seams at most 1/this of the work (32; tests lower it to force long chunks) */
 } vs_jacobi_layout;
 
 /* ---- the solver's scratch, owned by a vs_state (vs_state.scratch) ----
