@@ -537,18 +537,18 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
     for (int k = 0; k < n; k++) {
       const mpt *c = &x.cand[k];
       int drop = 0;
-      if (!c->face) {
+      if (!c->face)
         for (int q = 0; q < n && !drop; q++) {
           const mpt *f = &x.cand[q];
           if (f->group == c->group && f->face && f->depth >= c->depth) drop = 1;
         }
-        for (int q = 0; q < w && !drop; q++) {
-          const mpt *f = &x.cand[q];
-          double d[3];
-          sub3(f->p, c->p, d);
-          if (f->group == c->group && !f->face && vs_r_dot(d, d) <= 1e-18 * (1 + b->r * b->r))
-            drop = 1;
-        }
+      /* the same point through two triangles (a shared edge or corner, or
+       * a centre right over a shared edge): once */
+      for (int q = 0; q < w && !drop; q++) {
+        const mpt *f = &x.cand[q];
+        double d[3];
+        sub3(f->p, c->p, d);
+        if (f->group == c->group && vs_r_dot(d, d) <= 1e-18 * (1 + b->r * b->r)) drop = 1;
       }
       if (!drop) x.cand[w++] = *c;
     }
