@@ -20,6 +20,8 @@ computed here.  Closed shapes are wound counter-clockwise seen from outside
   tube.obj       an open cylinder (a garment-like sleeve): radius 0.25, height 0.6,
                  24 around x 10 along the y axis, quads; no caps
   floor.obj      a 4 m x 4 m floor at y = 0, 12 x 12 quads, normals up (+y)
+  terrain.obj    a 4 m x 4 m bumpy bowl, 24 x 24 quads, normals up (+y):
+                 y = 0.08 (x^2 + z^2) + 0.05 sin(2.5 x) cos(2 z)
 """
 import math
 import os
@@ -138,6 +140,18 @@ def main():
          for j in range(n) for i in range(n)]
     write(os.path.join(out, "floor.obj"), "a 4 x 4 m floor at y = 0, 12 x 12 quads, normals +y",
           v, f)
+
+    n, size = 24, 4.0
+    v = []
+    for j in range(n + 1):
+        for i in range(n + 1):
+            x, z = -size / 2 + size * i / n, size / 2 - size * j / n
+            v.append((x, 0.08 * (x * x + z * z) + 0.05 * math.sin(2.5 * x) * math.cos(2.0 * z), z))
+    f = [(j * (n + 1) + i, j * (n + 1) + i + 1, (j + 1) * (n + 1) + i + 1, (j + 1) * (n + 1) + i)
+         for j in range(n) for i in range(n)]
+    write(os.path.join(out, "terrain.obj"),
+          "a 4 x 4 m bumpy bowl, 24 x 24 quads, normals +y, "
+          "y = 0.08 (x^2 + z^2) + 0.05 sin(2.5 x) cos(2 z)", v, f)
 
 
 if __name__ == "__main__":

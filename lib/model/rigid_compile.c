@@ -16,7 +16,8 @@ _Static_assert((int)VS_RIGID_BOX == VS_RSHAPE_BOX && (int)VS_RIGID_SPHERE == VS_
                    (int)VS_RIGID_CAPSULE == VS_RSHAPE_CAPSULE,
                "scene shapes are the solver's shapes");
 _Static_assert((int)VS_COLLIDER_PLANE == VS_RCOLL_PLANE && (int)VS_COLLIDER_SPHERE == VS_RCOLL_SPHERE &&
-                   (int)VS_COLLIDER_BOX == VS_RCOLL_BOX && (int)VS_COLLIDER_BOUNDS == VS_RCOLL_BOUNDS,
+                   (int)VS_COLLIDER_BOX == VS_RCOLL_BOX && (int)VS_COLLIDER_BOUNDS == VS_RCOLL_BOUNDS &&
+                   (int)VS_COLLIDER_MESH == VS_RCOLL_MESH,
                "scene colliders are the solver's colliders");
 
 int32_t vs_rigid_count(const vs_scene *s) {
@@ -204,6 +205,10 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     rc->radius = cd->radius;
     rc->friction = cd->friction;
     rc->restitution = cd->restitution;
+    if (cd->kind == VS_COLLIDER_MESH) { /* the BVH that vs_model_build made */
+      rc->bvh = m->collider_mesh[c].bvh;
+      rc->thickness = cd->thickness;
+    }
   }
   int32_t i = 0;
   for (size_t b = 0; b < s->n_bodies; b++) {

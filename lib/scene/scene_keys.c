@@ -322,7 +322,7 @@ const sk_row vs_sk_rows[] = {
      .doc = "as the mesh body's `transform` [identity]"},
     {"thickness", CO(MC, thickness), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "m, added to each particle's radius: particles keep that far from every triangle, "
-            "on the side they came from"},
+            "on the side they came from; rigid bodies keep that far too"},
     {"friction", CO(ALLC, friction), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "Coulomb coefficient"},
     {"restitution", CO(ALLC, restitution), .type = SK_NUM, .range = UNIT, .def = "0",

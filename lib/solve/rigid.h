@@ -28,7 +28,7 @@
 
 enum { VS_RSHAPE_BOX = 0, VS_RSHAPE_SPHERE = 1, VS_RSHAPE_CAPSULE = 2 };
 /* Same numbering as vs_collider_kind. */
-enum { VS_RCOLL_PLANE = 0, VS_RCOLL_SPHERE = 1, VS_RCOLL_BOX = 2, VS_RCOLL_BOUNDS = 3 };
+enum { VS_RCOLL_PLANE = 0, VS_RCOLL_SPHERE = 1, VS_RCOLL_BOX = 2, VS_RCOLL_BOUNDS = 3, VS_RCOLL_MESH = 4 };
 enum { VS_RJOINT_BALL = 0, VS_RJOINT_DISTANCE = 1 };
 
 /* Points of one manifold (box-box: clipping gives at most 4). */
@@ -46,6 +46,8 @@ typedef struct vs_rcollider {
   double a[3], b[3];  /* plane: point, unit normal; box/bounds: min, max; sphere: centre */
   double radius;      /* sphere */
   double friction, restitution;
+  const struct vs_bvh *bvh; /* mesh: the model's BVH over its triangles (borrowed) */
+  double thickness;   /* mesh: the skin around its triangles, m */
 } vs_rcollider;
 
 typedef struct vs_rsettings {
@@ -224,6 +226,10 @@ VS_RPRIVATE int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, in
                                       int32_t j, double margin, vs_rcontact *out);
 VS_RPRIVATE int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i,
                                           int32_t c, double margin, vs_rcontact *out);
+/* Body i against mesh collider c (rigid_collide_mesh.c): at most 4 points
+ * per flat patch and 12 in all (<= VS_RIGID_PAIR_MAX), sorted by feature. */
+VS_RPRIVATE int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i,
+                                      int32_t c, double margin, vs_rcontact *out);
 /* Broad and narrow phase for the whole model: fills work->contacts, sorted by
  * (a, b, feature). */
 VS_RPRIVATE void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);

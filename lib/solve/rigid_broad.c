@@ -74,6 +74,8 @@ static int aabb_collider(const vs_rcollider *c, const double *box) {
     for (int k = 0; k < 3; k++)
       if (box[k] < c->a[k] || box[3 + k] > c->b[k]) return 1;
     return 0;
+  case VS_RCOLL_MESH: /* its BVH is walked with the body's box (rigid_collide_mesh.c) */
+    return 1;
   default: { /* plane: the box's lowest corner along the normal */
     double lo = 0;
     for (int k = 0; k < 3; k++) lo += c->b[k] * ((c->b[k] >= 0 ? box[k] : box[3 + k]) - c->a[k]);

@@ -652,9 +652,10 @@ int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
 
 int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i, int32_t ci,
                               double margin, vs_rcontact *out) {
+  const vs_rcollider *col = &m->colliders[ci];
+  if (col->kind == VS_RCOLL_MESH) return vs_rigid_collide_mesh(m, s, i, ci, margin, out);
   shp a;
   shp_body(m, s, i, &a);
-  const vs_rcollider *col = &m->colliders[ci];
   cpt c[VS_RIGID_PAIR_MAX];
   int n = 0;
   switch (col->kind) {
