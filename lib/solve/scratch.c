@@ -4,6 +4,7 @@
  * the coloured-Jacobi layout of the distance links. */
 #include <string.h>
 
+#include "solve/collide_mesh.h"
 #include "solve/kernel_jacobi.h"
 #include "solve/solve.h"
 #include "solve/rigid.h"
@@ -13,7 +14,7 @@
   X(contact, double, 4 * (size_t)m->n_particles)                      \
   X(contact_collider, int32_t, (size_t)m->n_particles)                \
   X(vpre, double, 3 * (size_t)m->n_particles)                         \
-  X(mesh_free, double, 4 * (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
+  X(mesh_cache, vs_mesh_cache, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
   X(pc_pairs, int32_t, 2 * (size_t)w->pc_cap)                         \
   X(pc_color, int32_t, (size_t)w->pc_cap)                             \
   X(pc_order, int32_t, (size_t)w->pc_cap)                             \
