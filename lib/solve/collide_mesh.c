@@ -73,11 +73,13 @@ const vs_mesh_cache *vs_mesh_cache_step(const vs_mesh_collider *mc, vs_mesh_cach
   if (!c) return NULL;
   const double R = r + mc->thickness;
   if (!covers(c, a, 0.0) || !covers(c, b, R)) {
-    /* a small ball: the query's cost grows with the triangles it reaches */
+    /* about the middle of the path, in a small ball (a query's cost grows
+     * with the triangles it reaches) that holds the path and b's shell */
     const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    const double cap = 2.0 * sqrt(dot3(d, d)) + 4.0 * R + 1e-3 * mc->bvh->extent;
-    c->n = vs_bvh_nearest(mc->bvh, b, VS_MESH_CACHE, cap, c->tri, &c->reach, &c->clear);
-    c->c[0] = b[0], c->c[1] = b[1], c->c[2] = b[2];
+    const double m[3] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])};
+    const double cap = 0.5 * sqrt(dot3(d, d)) + 4.0 * R + 1e-3 * mc->bvh->extent;
+    c->n = vs_bvh_nearest(mc->bvh, m, VS_MESH_CACHE, cap, c->tri, &c->reach, &c->clear);
+    c->c[0] = m[0], c->c[1] = m[1], c->c[2] = m[2];
   }
   c->step_ok = covers(c, a, 0.0);
   return c->step_ok && covers(c, b, R) ? c : NULL;
@@ -200,11 +202,13 @@ void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, cons
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   /* the list answers while this step's start and p's R shell lie in its
-   * ball; an empty list there means nothing is near, and nothing to do */
+   * ball (renewed about the path when they do not); nothing near: done */
   const double R = r + mc->thickness;
-  if (cache && !(cache->step_ok && covers(cache, p, R))) cache = NULL;
-  if (cache && clear_of(cache, xprev + 4 * (size_t)i, p, R)) return;
+  const double *a = xprev + 4 * (size_t)i;
+  const vs_mesh_cache *use = cache;
+  if (cache && !(cache->step_ok && covers(cache, p, R))) use = NULL;
+  if (use && clear_of(use, a, p, R)) return;
   double n[3], depth;
-  if (project(mc, cache, xprev + 4 * (size_t)i, p, r, n, &depth))
+  if (project(mc, use, a, p, r, n, &depth))
     record(contact, contact_collider, collider, i, n, depth);
 }

@@ -65,18 +65,20 @@ double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double
  * x lie inside that ball, every triangle the queries could find is in the
  * list, and the list answers them (vs_bvh_segment_list, _closest_list),
  * with the same answer as the whole BVH: the cache only saves time, so it
- * needs no checkpoint and is the same on any number of threads.  It is
- * renewed (vs_bvh_nearest about x) by the swept pass, once a step, when x
- * or xprev has left it; in between, the relaxation's projections only read
- * it, and use the whole BVH while x is outside. */
-#define VS_MESH_CACHE 16
+ * needs no checkpoint and is the same on any number of threads.  The swept
+ * pass renews it, once a step, when xprev or x's shell has left it: a slow
+ * particle near the mesh gets a list (vs_bvh_nearest about the middle of
+ * its path), a fast or far one only a mesh-free ball (n = 0, reach = clear
+ * = its distance to the mesh); the relaxation's projections only read it,
+ * and the whole BVH answers while x is outside. */
+#define VS_MESH_CACHE 32
 
 typedef struct vs_mesh_cache {
   double c[3];   /* centre */
   double reach;  /* no triangle but tri[] is nearer than this to c; 0: none yet */
   double clear;  /* no triangle at all is nearer than this to c */
   int32_t n;     /* triangles in tri[] */
-  int32_t step_ok; /* this step's xprev lies inside (set by the swept pass) */
+  int32_t step_ok; /* this step's xprev lies inside (set by vs_mesh_cache_step) */
   int32_t tri[VS_MESH_CACHE];
 } vs_mesh_cache;
 
@@ -89,8 +91,7 @@ const vs_mesh_cache *vs_mesh_cache_step(const vs_mesh_collider *mc, vs_mesh_cach
 int vs_mesh_entry_cached(const vs_mesh_collider *mc, vs_mesh_cache *cache, const double a[3],
                          const double b[3], double r, double *t, double n[3]);
 
-/* cache: NULL, or particle i's (the swept pass renews it, the projection
- * only reads it). */
+/* cache: NULL, or particle i's (renewed as needed). */
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
                            int32_t i, vs_mesh_cache *cache);
