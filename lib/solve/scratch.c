@@ -124,3 +124,5 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
   *out = w;
   return VS_OK;
 }
+
+_Static_assert(sizeof(vs_mesh_cache) == 176, "model/estimate.c counts 176 bytes a mesh cache");
