@@ -98,17 +98,17 @@ static inline void cross(const double *a, const double *b, double *o) {
  * angle's sine under 1e-4, so that its computed normal could be off by more
  * than 1e-12 rad) or a degenerate triangle gets all zeros: its bounds are 0
  * and the list queries always test it exactly. */
-static void tri_planes(const vs_bvh *b, int32_t t, double *pl) {
+static void tri_planes(const vs_bvh *b, int32_t t, float *pl) {
   const double *p[3] = {corner(b, t, 0), corner(b, t, 1), corner(b, t, 2)};
   double e1[3], e2[3], c[3];
   memset(pl, 0, VS_BVH_PLANES * sizeof *pl);
   sub(p[1], p[0], e1), sub(p[2], p[0], e2), cross(e1, e2, c);
-  const double area2 = sqrt(dot(c, c));
-  if (!(area2 > 1e-4 * sqrt(dot(e1, e1)) * sqrt(dot(e2, e2)))) return;
-  double n[3];
-  vs_tri_normal(p[0], p[1], p[2], n);
-  for (int k = 0; k < 3; k++) pl[k] = n[k];
-  pl[3] = dot(n, p[0]);
+  const double c2 = dot(c, c);
+  if (!(c2 > 1e-8 * dot(e1, e1) * dot(e2, e2))) return;
+  const double inv = 1.0 / sqrt(c2);
+  const double n[3] = {c[0] * inv, c[1] * inv, c[2] * inv};
+  for (int k = 0; k < 3; k++) pl[k] = (float)n[k];
+  pl[3] = (float)dot(n, p[0]);
   for (int j = 0; j < 3; j++) {
     double e[3], m[3];
     sub(p[(j + 1) % 3], p[j], e), cross(e, n, m);
@@ -117,9 +117,10 @@ static void tri_planes(const vs_bvh *b, int32_t t, double *pl) {
       memset(pl, 0, VS_BVH_PLANES * sizeof *pl);
       return;
     }
-    double *q = pl + 4 + 4 * j;
-    for (int k = 0; k < 3; k++) q[k] = m[k] / l;
-    q[3] = dot(q, p[j]);
+    float *q = pl + 4 + 4 * j;
+    const double il = 1.0 / l, u[3] = {m[0] * il, m[1] * il, m[2] * il};
+    for (int k = 0; k < 3; k++) q[k] = (float)u[k];
+    q[3] = (float)dot(u, p[j]);
   }
 }
 
@@ -206,6 +207,8 @@ vs_status vs_bvh_build(vs_bvh *b, const double *v, int32_t nv, const int32_t *tr
   b->scale = 1.0 + big;
   for (int k = 0; k < 3; k++)
     if (b->nodes[0].hi[k] - b->nodes[0].lo[k] > b->extent) b->extent = b->nodes[0].hi[k] - b->nodes[0].lo[k];
+  /* each triangle's own: the same on any number of threads */
+#pragma omp parallel for schedule(static) if (nt > 65536)
   for (int32_t t = 0; t < nt; t++) tri_planes(b, t, b->planes + (size_t)t * VS_BVH_PLANES);
   vs_free(B.item);
   return VS_OK;
@@ -546,10 +549,14 @@ int vs_bvh_nearest(const vs_bvh *b, const double p[3], int k, double maxd, int32
 /* Bounds from the planes of triangle t (pl): *pd, p's signed distance from
  * its plane, and the return value, how far p lies outside the edges' slabs
  * (0 inside): |p - triangle|^2 >= pd^2 + that^2.  All zeros for slivers. */
-static inline double lateral(const double *pl, const double p[3], double *pd) {
-  *pd = dot(pl, p) - pl[3];
+static inline double fdot(const float *a, const double *b) {
+  return (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
+}
+
+static inline double lateral(const float *pl, const double p[3], double *pd) {
+  *pd = fdot(pl, p) - pl[3];
   double e = 0.0;
-  const double e0 = dot(pl + 4, p) - pl[7], e1 = dot(pl + 8, p) - pl[11], e2 = dot(pl + 12, p) - pl[15];
+  const double e0 = fdot(pl + 4, p) - pl[7], e1 = fdot(pl + 8, p) - pl[11], e2 = fdot(pl + 12, p) - pl[15];
   if (e0 > e) e = e0;
   if (e1 > e) e = e1;
   if (e2 > e) e = e2;
@@ -559,8 +566,9 @@ static inline double lateral(const double *pl, const double p[3], double *pd) {
 int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const double p[3], double maxd,
                         vs_bvh_hit *hit) {
   if (!b || !b->nodes || !(maxd >= 0.0) || n < 1 || n > NEAREST_MAX) return 0;
-  /* tol: far above the rounding of the bounds and of vs_tri_closest */
-  const double tol = 1e-9 * (b->scale + max_abs3(p)), lim = maxd + tol, max2 = maxd * maxd;
+  /* tol: far above the rounding of the bounds (float planes: about 4e-7
+   * of the coordinates) and of vs_tri_closest */
+  const double tol = 4e-6 * (b->scale + max_abs3(p)), lim = maxd + tol, max2 = maxd * maxd;
   double lb2[NEAREST_MAX];
   int32_t ct[NEAREST_MAX];
   int nc = 0, first = -1;
@@ -608,13 +616,13 @@ int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const doubl
                         const double p1[3], vs_bvh_hit *hit) {
   if (!b || !b->nodes || n < 1) return 0;
   const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-  const double tol = 1e-9 * (b->scale + max_abs3(p0) + max_abs3(p1));
+  const double tol = 4e-6 * (b->scale + max_abs3(p0) + max_abs3(p1)); /* as closest_list */
   double best_t = INFINITY;
   int32_t best = -1;
   for (int i = 0; i < n; i++) {
     const int32_t t = list[i];
-    const double *pl = b->planes + (size_t)t * VS_BVH_PLANES;
-    const double sa = dot(pl, p0) - pl[3], sb = dot(pl, p1) - pl[3];
+    const float *pl = b->planes + (size_t)t * VS_BVH_PLANES;
+    const double sa = fdot(pl, p0) - pl[3], sb = fdot(pl, p1) - pl[3];
     if ((sa > tol && sb > tol) || (sa < -tol && sb < -tol)) continue; /* one side: no crossing */
     double tt;
     if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt)) continue;

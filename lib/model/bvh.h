@@ -36,10 +36,11 @@ typedef struct vs_bvh {
   int32_t depth;       /* nodes on the longest root-to-leaf path */
   vs_bvh_node *nodes;  /* n_nodes, root first */
   int32_t *order;      /* n_tri: triangle numbers, leaf by leaf */
-  /* per triangle, VS_BVH_PLANES doubles: the unit normal n and n.a, then for
-   * each edge (ab, bc, ca) its outward in-plane unit normal e and e.(its
-   * first corner): the bounds of the list queries below (never their answers) */
-  double *planes;
+  /* per triangle, VS_BVH_PLANES floats (64 bytes): the unit normal n and
+   * n.a, then for each edge (ab, bc, ca) its outward in-plane unit normal e
+   * and e.(its first corner): the bounds of the list queries below (never
+   * their answers; their slack covers the float rounding) */
+  float *planes;
   double scale;        /* 1 + the largest |coordinate| of the vertices */
   double extent;       /* the root box's longest side */
 } vs_bvh;
