@@ -217,18 +217,24 @@ static double cpu_now(void) {
 }
 
 /* A UV sphere of radius r about c with nu x nv quads (2 nu (nv - 1)
- * triangles, poles fanned) as an OBJ file. */
-static int write_sphere_obj(const char *path, double r, const double c[3], int nu, int nv) {
+ * triangles, poles fanned) as an OBJ file; its poles on the y axis, or on
+ * the x axis when side (x and y swapped; the mesh collider ignores the
+ * winding). */
+static int write_sphere_obj(const char *path, double r, const double c[3], int nu, int nv,
+                            int side) {
   FILE *f = fopen(path, "w");
   if (!f) return -1;
-  fprintf(f, "v %.17g %.17g %.17g\n", c[0], c[1] + r, c[2]);
+#define VERT(x, y, z)                                                                   \
+  (side ? fprintf(f, "v %.17g %.17g %.17g\n", c[0] + (y), c[1] + (x), c[2] + (z))     \
+        : fprintf(f, "v %.17g %.17g %.17g\n", c[0] + (x), c[1] + (y), c[2] + (z)))
+  VERT(0.0, r, 0.0);
   for (int j = 1; j < nv; j++)
     for (int i = 0; i < nu; i++) {
       double th = M_PI * j / nv, ph = 2 * M_PI * i / nu;
-      fprintf(f, "v %.17g %.17g %.17g\n", c[0] + r * sin(th) * cos(ph), c[1] + r * cos(th),
-              c[2] + r * sin(th) * sin(ph));
+      VERT(r * sin(th) * cos(ph), r * cos(th), r * sin(th) * sin(ph));
     }
-  fprintf(f, "v %.17g %.17g %.17g\n", c[0], c[1] - r, c[2]);
+  VERT(0.0, -r, 0.0);
+#undef VERT
   const int south = 2 + (nv - 1) * nu;
 #define RING(j, i) (2 + ((j) - 1) * nu + ((i) % nu))
   for (int i = 0; i < nu; i++) fprintf(f, "f 1 %d %d\n", RING(1, i + 1), RING(1, i));
@@ -276,13 +282,13 @@ static double collision_ms(const char *collider, int frames, int *ntri) {
 
 /* The collision against a 100k-triangle mesh collider vs an analytic ball of
  * the same radius (the time of the frame less the time without a collider). */
-static int mesh_collision_row(int frames, double *mesh_ms, double *sphere_ms, int *ntri) {
+static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sphere_ms, int *ntri) {
   char dir[] = "/tmp/vsim-bench-XXXXXX";
   if (!mkdtemp(dir)) return -1;
   char obj[600], col[800], cmd[700];
   snprintf(obj, sizeof obj, "%s/ball.obj", dir);
   const double c[3] = {0, 0.5, 0};
-  if (write_sphere_obj(obj, 0.5, c, 224, 224)) return -1;
+  if (write_sphere_obj(obj, 0.5, c, 224, 224, side)) return -1;
   snprintf(col, sizeof col, "{mesh: {file: \"%s\"}}", obj);
   double none = collision_ms("", frames, NULL);
   double sph = collision_ms("{sphere: {center: [0, 0.5, 0], radius: 0.5}}", frames, NULL);
@@ -336,6 +342,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--collision")) only = "collision";
     else if (!strcmp(argv[i], "--full")) full = 1;
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--vsim") && i + 1 < argc) vsim = argv[++i];
@@ -344,7 +351,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--bullet-pyramid") && i + 1 < argc) bullet_pyramid = argv[++i];
     else {
       fprintf(stderr, "usage: bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
-                      "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup]\n");
+                      "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup|collision] "
+                      "[--collision]\n");
       return 2;
     }
   }
@@ -361,6 +369,17 @@ int main(int argc, char **argv) {
   }
   if (only && !strcmp(only, "startup")) {
     printf("start-up of `vsim run` on a tiny scene: %.2f ms\n", startup_ms(vsim));
+    return 0;
+  }
+  if (only && !strcmp(only, "collision")) { /* the mesh collision row alone (--quick: 10 frames, else 30) */
+    double mesh_ms, sphere_ms;
+    int ntri = 0;
+    for (int side = 0; side < 2; side++) {
+      if (mesh_collision_row(quick ? 10 : 30, side, &mesh_ms, &sphere_ms, &ntri)) return 1;
+      printf("collision, 128^2 cloth on a ball (%s), CPU ms/frame: mesh collider of %d triangles "
+             "%.3f, analytic sphere %.3f: %.2fx\n",
+             side ? "poles on x" : "pole up", ntri, mesh_ms, sphere_ms, mesh_ms / sphere_ms);
+    }
     return 0;
   }
   const int sizes[] = {64, 128, 256, 512};
@@ -423,7 +442,7 @@ int main(int argc, char **argv) {
 
   double coll_mesh = NAN, coll_sphere = NAN;
   int coll_ntri = 0;
-  if (mesh_collision_row(quick ? 10 : 30, &coll_mesh, &coll_sphere, &coll_ntri))
+  if (mesh_collision_row(quick ? 10 : 30, 0, &coll_mesh, &coll_sphere, &coll_ntri))
     fprintf(stderr, "bench: mesh collision measurement failed\n");
   printf("\ncollision, 128^2 cloth on a ball, CPU ms/frame: mesh collider of %d triangles %.3f, "
          "analytic sphere %.3f: %.2fx\n",

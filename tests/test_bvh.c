@@ -249,6 +249,82 @@ START_TEST(build_is_deterministic_and_address_free) {
 }
 END_TEST
 
+/* The cached-neighbourhood queries (collide_mesh.h): vs_bvh_nearest's list
+ * and reach, then, for points and segments moved about inside the reach,
+ * vs_bvh_closest_list and vs_bvh_segment_list give the whole BVH's answer,
+ * bit for bit; nothing nearer than *clear; the k found are the k nearest. */
+START_TEST(list_queries_match_the_whole_bvh) {
+  soup s = make_soup(2000);
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  int used = 0, hits = 0, crossings = 0;
+  for (int q = 0; q < 3000; q++) {
+    double c[3] = {3 * urand() - 1.5, 3 * urand() - 1.5, 3 * urand() - 1.5};
+    if (q % 4 == 0) memcpy(c, C(&s, q % s.nt, q % 3), sizeof c); /* on the mesh */
+    const int k = 1 + q % 20;
+    const double cap = q % 3 ? 0.05 + 0.3 * urand() : INFINITY;
+    int32_t list[64];
+    double reach, clear;
+    const int n = vs_bvh_nearest(&b, c, k, cap, list, &reach, &clear);
+    ck_assert_int_le(n, k);
+    /* brute force: every triangle outside the list lies >= reach from c,
+     * every triangle >= clear, and the list holds the nearest ones */
+    double worst_in = 0.0;
+    for (int i = 0; i < n; i++) {
+      double qq[3];
+      worst_in = fmax(worst_in, sqrt(vs_tri_closest(C(&s, list[i], 0), C(&s, list[i], 1), C(&s, list[i], 2), c, qq)));
+    }
+    int bad = 0; /* (one assertion: check's are slow in a loop this long) */
+    for (int32_t t = 0; t < s.nt; t++) {
+      double qq[3];
+      const double d = sqrt(vs_tri_closest(C(&s, t, 0), C(&s, t, 1), C(&s, t, 2), c, qq));
+      bad += !(d >= clear);
+      int in = 0;
+      for (int i = 0; i < n; i++) in |= list[i] == t;
+      if (!in) bad += !(d >= reach && d >= worst_in * (1 - 1e-12));
+    }
+    ck_assert_int_eq(bad, 0);
+    if (!(reach > 0.0)) continue;
+    for (int m = 0; m < 8; m++) {
+      /* a point and a segment inside the reach */
+      const double R = reach * urand();
+      double u[3], w[3], p[3], p0[3];
+      for (int a = 0; a < 3; a++) u[a] = urand() - 0.5, w[a] = urand() - 0.5;
+      const double lu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+      const double lw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+      const double room = isinf(reach) ? 1.0 : reach - R;
+      const double ru = 0.999 * room * urand(), rw = 0.999 * (isinf(reach) ? 1.0 : reach) * urand();
+      for (int a = 0; a < 3; a++) p[a] = c[a] + ru * u[a] / lu, p0[a] = c[a] + rw * w[a] / lw;
+      vs_bvh_hit h1, h2;
+      const int a1 = vs_bvh_closest(&b, p, R, &h1), a2 = vs_bvh_closest_list(&b, list, n, p, R, &h2);
+      ck_assert_int_eq(a1, a2);
+      used++;
+      if (a1) {
+        hits++;
+        ck_assert_int_eq(h1.tri, h2.tri);
+        ck_assert(h1.dist == h2.dist);
+        for (int a = 0; a < 3; a++) ck_assert(h1.point[a] == h2.point[a] && h1.normal[a] == h2.normal[a]);
+      }
+      const int s1 = vs_bvh_segment(&b, p0, p, &h1), s2 = vs_bvh_segment_list(&b, list, n, p0, p, &h2);
+      ck_assert_int_eq(s1, s2);
+      if (s1) {
+        crossings++;
+        ck_assert_int_eq(h1.tri, h2.tri);
+        ck_assert(h1.t == h2.t);
+        for (int a = 0; a < 3; a++) ck_assert(h1.point[a] == h2.point[a] && h1.normal[a] == h2.normal[a]);
+      }
+    }
+  }
+  ck_assert_int_gt(used, 5000);
+  ck_assert_int_gt(hits, 300);
+  ck_assert_int_gt(crossings, 100);
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("bvh");
   TCase *t = tcase_create("bvh");
@@ -257,6 +333,7 @@ static Suite *suite(void) {
   tcase_add_test(t, closest_point_matches_brute_force_bitwise);
   tcase_add_test(t, segment_first_hit_matches_brute_force);
   tcase_add_test(t, build_is_deterministic_and_address_free);
+  tcase_add_test(t, list_queries_match_the_whole_bvh);
   suite_add_tcase(s, t);
   return s;
 }

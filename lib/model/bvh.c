@@ -82,6 +82,48 @@ static void tri_box(const vs_bvh *b, int32_t t, double lo[3], double hi[3]) {
   }
 }
 
+static inline double dot(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline void sub(const double *a, const double *b, double *o) {
+  o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2];
+}
+static inline void cross(const double *a, const double *b, double *o) {
+  o[0] = a[1] * b[2] - a[2] * b[1];
+  o[1] = a[2] * b[0] - a[0] * b[2];
+  o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* The planes of triangle t (bvh.h, vs_bvh.planes).  A sliver (its corner
+ * angle's sine under 1e-4, so that its computed normal could be off by more
+ * than 1e-12 rad) or a degenerate triangle gets all zeros: its bounds are 0
+ * and the list queries always test it exactly. */
+static void tri_planes(const vs_bvh *b, int32_t t, float *pl) {
+  const double *p[3] = {corner(b, t, 0), corner(b, t, 1), corner(b, t, 2)};
+  double e1[3], e2[3], c[3];
+  memset(pl, 0, VS_BVH_PLANES * sizeof *pl);
+  sub(p[1], p[0], e1), sub(p[2], p[0], e2), cross(e1, e2, c);
+  const double c2 = dot(c, c);
+  if (!(c2 > 1e-8 * dot(e1, e1) * dot(e2, e2))) return;
+  const double inv = 1.0 / sqrt(c2);
+  const double n[3] = {c[0] * inv, c[1] * inv, c[2] * inv};
+  for (int k = 0; k < 3; k++) pl[k] = (float)n[k];
+  pl[3] = (float)dot(n, p[0]);
+  for (int j = 0; j < 3; j++) {
+    double e[3], m[3];
+    sub(p[(j + 1) % 3], p[j], e), cross(e, n, m);
+    const double l = sqrt(dot(m, m));
+    if (!(l > 0.0)) { /* cannot happen past the sliver test; stay safe */
+      memset(pl, 0, VS_BVH_PLANES * sizeof *pl);
+      return;
+    }
+    float *q = pl + 4 + 4 * j;
+    const double il = 1.0 / l, u[3] = {m[0] * il, m[1] * il, m[2] * il};
+    for (int k = 0; k < 3; k++) q[k] = (float)u[k];
+    q[3] = (float)dot(u, p[j]);
+  }
+}
+
 /* Build the subtree over item[first, first + n); returns its node. */
 static int32_t build(build_t *B, int32_t first, int32_t n, int32_t level) {
   vs_bvh *b = B->b;
@@ -143,8 +185,9 @@ vs_status vs_bvh_build(vs_bvh *b, const double *v, int32_t nv, const int32_t *tr
   build_t B = {.b = b};
   b->nodes = vs_malloc((size_t)nt * sizeof *b->nodes);
   b->order = vs_malloc((size_t)nt * sizeof *b->order);
+  b->planes = vs_malloc((size_t)nt * VS_BVH_PLANES * sizeof *b->planes);
   B.item = vs_malloc((size_t)nt * sizeof *B.item);
-  if (!b->nodes || !b->order || !B.item) {
+  if (!b->nodes || !b->order || !b->planes || !B.item) {
     vs_free(B.item);
     vs_bvh_free(b);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory for a BVH of %d triangles",
@@ -158,6 +201,15 @@ vs_status vs_bvh_build(vs_bvh *b, const double *v, int32_t nv, const int32_t *tr
   }
   build(&B, 0, nt, 1);
   b->n_nodes = B.next;
+  double big = 0.0;
+  for (int64_t i = 0; i < 3 * (int64_t)nv; i++)
+    if (fabs(v[i]) > big) big = fabs(v[i]);
+  b->scale = 1.0 + big;
+  for (int k = 0; k < 3; k++)
+    if (b->nodes[0].hi[k] - b->nodes[0].lo[k] > b->extent) b->extent = b->nodes[0].hi[k] - b->nodes[0].lo[k];
+  /* each triangle's own: the same on any number of threads */
+#pragma omp parallel for schedule(static) if (nt > 65536)
+  for (int32_t t = 0; t < nt; t++) tri_planes(b, t, b->planes + (size_t)t * VS_BVH_PLANES);
   vs_free(B.item);
   return VS_OK;
 }
@@ -166,22 +218,12 @@ void vs_bvh_free(vs_bvh *b) {
   if (!b) return;
   vs_free(b->nodes);
   vs_free(b->order);
+  vs_free(b->planes);
   memset(b, 0, sizeof *b);
 }
 
 /* ---- per-triangle tests ---- */
 
-static inline double dot(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static inline void sub(const double *a, const double *b, double *o) {
-  o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2];
-}
-static inline void cross(const double *a, const double *b, double *o) {
-  o[0] = a[1] * b[2] - a[2] * b[1];
-  o[1] = a[2] * b[0] - a[0] * b[2];
-  o[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 void vs_tri_normal(const double *a, const double *b, const double *c, double n[3]) {
   double u[3], w[3];
@@ -375,9 +417,10 @@ int vs_bvh_closest(const vs_bvh *b, const double p[3], double maxd, vs_bvh_hit *
 }
 
 /* Entry parameter of p0 + t d into the box grown by rounding slack; 0 if
- * the segment misses it. */
+ * the segment misses it.  inv: 1 / d per axis (multiplying by it rounds a
+ * little differently from dividing by d, far inside the slack). */
 static int seg_box(const double *lo, const double *hi, const double *p0, const double *d,
-                   double *tin) {
+                   const double *inv, double *tin) {
   double t0 = 0.0, t1 = 1.0;
   for (int k = 0; k < 3; k++) {
     const double pad = 1e-9 * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k])) + 1e-300;
@@ -386,7 +429,7 @@ static int seg_box(const double *lo, const double *hi, const double *p0, const d
       if (p0[k] < l || p0[k] > h) return 0;
       continue;
     }
-    double ta = (l - p0[k]) / d[k], tb = (h - p0[k]) / d[k];
+    double ta = (l - p0[k]) * inv[k], tb = (h - p0[k]) * inv[k];
     if (ta > tb) {
       const double s = ta;
       ta = tb, tb = s;
@@ -402,6 +445,8 @@ static int seg_box(const double *lo, const double *hi, const double *p0, const d
 int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_bvh_hit *hit) {
   if (!b || !b->nodes) return 0;
   const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  const double inv[3] = {d[0] != 0.0 ? 1.0 / d[0] : 0.0, d[1] != 0.0 ? 1.0 / d[1] : 0.0,
+                         d[2] != 0.0 ? 1.0 / d[2] : 0.0};
   double best_t = INFINITY;
   int32_t best = -1;
   int32_t stack[STACK];
@@ -411,7 +456,7 @@ int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_b
     const int32_t ni = stack[--sp];
     const vs_bvh_node *nd = &b->nodes[ni];
     double tin;
-    if (!seg_box(nd->lo, nd->hi, p0, d, &tin)) continue;
+    if (!seg_box(nd->lo, nd->hi, p0, d, inv, &tin)) continue;
     if (best >= 0 && tin > best_t + 1e-9) continue;
     if (nd->count == 0) {
       stack[sp++] = nd->start;
@@ -425,6 +470,163 @@ int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_b
         continue;
       if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
     }
+  }
+  if (best < 0) return 0;
+  if (hit) {
+    hit->tri = best;
+    hit->t = best_t;
+    hit->dist = 0.0;
+    for (int k = 0; k < 3; k++) hit->point[k] = p0[k] + best_t * d[k];
+    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
+  }
+  return 1;
+}
+
+/* ---- the list queries (a particle's cached neighbourhood) ---- */
+
+#define NEAREST_MAX 64 /* the largest k of vs_bvh_nearest */
+
+static inline double max_abs3(const double *p) {
+  double m = fabs(p[0]);
+  if (fabs(p[1]) > m) m = fabs(p[1]);
+  if (fabs(p[2]) > m) m = fabs(p[2]);
+  return m;
+}
+
+int vs_bvh_nearest(const vs_bvh *b, const double p[3], int k, double maxd, int32_t *out,
+                   double *reach, double *clear) {
+  *reach = 0.0, *clear = 0.0;
+  if (!b || !b->nodes || k < 1 || k >= NEAREST_MAX || !(maxd >= 0.0)) return 0;
+  const double max2 = maxd * maxd;
+  /* the k + 1 best so far, ascending by (d2, triangle) */
+  double bd[NEAREST_MAX + 1];
+  int32_t bt[NEAREST_MAX + 1];
+  int cnt = 0;
+  int32_t stack[STACK];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const int32_t ni = stack[--sp];
+    const vs_bvh_node *nd = &b->nodes[ni];
+    const double lim = (cnt == k + 1 ? bd[k] : max2) * SLACK;
+    if (box_dist2(nd->lo, nd->hi, p) > lim) continue;
+    if (nd->count == 0) {
+      const int32_t l = ni + 1, r = nd->start;
+      const double dl = box_dist2(b->nodes[l].lo, b->nodes[l].hi, p);
+      const double dr = box_dist2(b->nodes[r].lo, b->nodes[r].hi, p);
+      if (dl <= dr) stack[sp++] = r, stack[sp++] = l;
+      else stack[sp++] = l, stack[sp++] = r;
+      continue;
+    }
+    for (int32_t i = 0; i < nd->count; i++) {
+      const int32_t t = b->order[nd->start + i];
+      double q[3];
+      const double d2 = vs_tri_closest(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p, q);
+      if (d2 > max2) continue;
+      if (cnt == k + 1 && !(d2 < bd[k] || (d2 == bd[k] && t < bt[k]))) continue;
+      int j = cnt == k + 1 ? k : cnt++;
+      while (j > 0 && (d2 < bd[j - 1] || (d2 == bd[j - 1] && t < bt[j - 1]))) {
+        bd[j] = bd[j - 1], bt[j] = bt[j - 1];
+        j--;
+      }
+      bd[j] = d2, bt[j] = t;
+    }
+  }
+  const int n = cnt < k ? cnt : k;
+  memcpy(out, bt, (size_t)n * sizeof *out);
+  /* every other triangle's computed distance is >= sqrt(bd[k]); the true
+   * one, and any later computation's, differ from it by far less than the
+   * margin taken off */
+  const double tol = 1e-9 * (b->scale + max_abs3(p));
+  const double far = cnt <= k ? maxd : sqrt(bd[k]); /* every other triangle: >= far */
+  const double r = far * (1.0 - 1e-9) - tol;
+  *reach = r > 0.0 ? r : 0.0;
+  const double c = (cnt > 0 ? sqrt(bd[0]) : maxd) * (1.0 - 1e-9) - tol;
+  *clear = c > 0.0 ? c : 0.0;
+  return n;
+}
+
+/* Bounds from the planes of triangle t (pl): *pd, p's signed distance from
+ * its plane, and the return value, how far p lies outside the edges' slabs
+ * (0 inside): |p - triangle|^2 >= pd^2 + that^2.  All zeros for slivers. */
+static inline double fdot(const float *a, const double *b) {
+  return (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
+}
+
+static inline double lateral(const float *pl, const double p[3], double *pd) {
+  *pd = fdot(pl, p) - pl[3];
+  double e = 0.0;
+  const double e0 = fdot(pl + 4, p) - pl[7], e1 = fdot(pl + 8, p) - pl[11], e2 = fdot(pl + 12, p) - pl[15];
+  if (e0 > e) e = e0;
+  if (e1 > e) e = e1;
+  if (e2 > e) e = e2;
+  return e;
+}
+
+int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const double p[3], double maxd,
+                        vs_bvh_hit *hit) {
+  if (!b || !b->nodes || !(maxd >= 0.0) || n < 1 || n > NEAREST_MAX) return 0;
+  /* tol: far above the rounding of the bounds (float planes: about 4e-7
+   * of the coordinates) and of vs_tri_closest */
+  const double tol = 4e-6 * (b->scale + max_abs3(p)), lim = maxd + tol, max2 = maxd * maxd;
+  double lb2[NEAREST_MAX];
+  int32_t ct[NEAREST_MAX];
+  int nc = 0, first = -1;
+  for (int i = 0; i < n; i++) {
+    const int32_t t = list[i];
+    double pd;
+    const double e = lateral(b->planes + (size_t)t * VS_BVH_PLANES, p, &pd);
+    if (fabs(pd) > lim || e > lim) continue;
+    const double l2 = pd * pd + e * e;
+    if (l2 > lim * lim) continue;
+    if (first < 0 || l2 < lb2[first]) first = nc;
+    lb2[nc] = l2, ct[nc++] = t;
+  }
+  if (nc == 0) return 0;
+  double best2 = INFINITY, thr2 = INFINITY, bq[3] = {0, 0, 0};
+  int32_t best = -1;
+  /* the most promising first: its distance rules most of the others out */
+  for (int j = -1; j < nc; j++) {
+    const int c = j < 0 ? first : j;
+    if (j == first) continue;
+    if (lb2[c] > thr2) continue; /* farther than the best, beyond rounding */
+    const int32_t t = ct[c];
+    double q[3];
+    const double d2 = vs_tri_closest(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p, q);
+    if (d2 > max2) continue;
+    if (best < 0 || d2 < best2 || (d2 == best2 && t < best)) {
+      best = t, best2 = d2;
+      memcpy(bq, q, sizeof bq);
+      const double th = sqrt(best2) + tol;
+      thr2 = th * th;
+    }
+  }
+  if (best < 0) return 0;
+  if (hit) {
+    hit->tri = best;
+    hit->t = 0.0;
+    hit->dist = sqrt(best2);
+    memcpy(hit->point, bq, sizeof bq);
+    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
+  }
+  return 1;
+}
+
+int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const double p0[3],
+                        const double p1[3], vs_bvh_hit *hit) {
+  if (!b || !b->nodes || n < 1) return 0;
+  const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  const double tol = 4e-6 * (b->scale + max_abs3(p0) + max_abs3(p1)); /* as closest_list */
+  double best_t = INFINITY;
+  int32_t best = -1;
+  for (int i = 0; i < n; i++) {
+    const int32_t t = list[i];
+    const float *pl = b->planes + (size_t)t * VS_BVH_PLANES;
+    const double sa = fdot(pl, p0) - pl[3], sb = fdot(pl, p1) - pl[3];
+    if ((sa > tol && sb > tol) || (sa < -tol && sb < -tol)) continue; /* one side: no crossing */
+    double tt;
+    if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt)) continue;
+    if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
   }
   if (best < 0) return 0;
   if (hit) {

@@ -36,7 +36,16 @@ typedef struct vs_bvh {
   int32_t depth;       /* nodes on the longest root-to-leaf path */
   vs_bvh_node *nodes;  /* n_nodes, root first */
   int32_t *order;      /* n_tri: triangle numbers, leaf by leaf */
+  /* per triangle, VS_BVH_PLANES floats (64 bytes): the unit normal n and
+   * n.a, then for each edge (ab, bc, ca) its outward in-plane unit normal e
+   * and e.(its first corner): the bounds of the list queries below (never
+   * their answers; their slack covers the float rounding) */
+  float *planes;
+  double scale;        /* 1 + the largest |coordinate| of the vertices */
+  double extent;       /* the root box's longest side */
 } vs_bvh;
+
+#define VS_BVH_PLANES 16
 
 /* Build over nt triangles (nt >= 1) of nv vertices; every vertex number must
  * be in [0, nv).  VS_ERR_USAGE for a bad argument, VS_ERR_LIMIT over
@@ -70,6 +79,25 @@ int vs_bvh_closest(const vs_bvh *b, const double p[3], double maxd, vs_bvh_hit *
  * barycentric coordinates, so that a segment through a shared edge hits):
  * 1 and *hit, or 0.  A segment lying in a triangle's plane does not hit it. */
 int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_bvh_hit *hit);
+
+/* (d) The k nearest triangles to p (1 <= k < 64) within maxd of it: their
+ * numbers to out (at most k), and *reach, a distance such that every
+ * triangle not in out is at least that far from p (maxd when out holds
+ * every triangle within maxd), and *clear, a distance within which p has no
+ * triangle at all.  Rounding is allowed for: both are on the safe side by
+ * far more than the queries' own rounding. */
+int vs_bvh_nearest(const vs_bvh *b, const double p[3], int k, double maxd, int32_t *out,
+                   double *reach, double *clear);
+
+/* (b) and (c) over a list of triangles (as vs_bvh_nearest gives) instead of
+ * the whole mesh: the same answer as the whole mesh whenever every triangle
+ * that could be the answer is in the list (every one within maxd of p; every
+ * one the segment meets).  Triangles are ruled out first by their planes
+ * (vs_bvh.planes), beyond rounding, and only the rest are tested exactly. */
+int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const double p[3], double maxd,
+                        vs_bvh_hit *hit);
+int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const double p0[3],
+                        const double p1[3], vs_bvh_hit *hit);
 
 /* The per-triangle tests the queries use (exposed for the brute-force tests). */
 double vs_tri_closest(const double *a, const double *bb, const double *c, const double p[3],

@@ -5,7 +5,8 @@
  * The model part is exact: VS_MODEL_FIELDS over the counts.  The run part
  * is VS_STATE_FIELDS plus the solver's scratch (lib/solve/scratch.c: about
  * 60 bytes a particle, 48 more with particle collisions, 56 a link with
- * Jacobi relaxation) and one frame of output (positions and velocities as
+ * Jacobi relaxation, 176 a particle for each mesh collider: its cached
+ * triangles, solve/collide_mesh.h) and one frame of output (positions and velocities as
  * float64), and the colouring's work space at build (16 bytes a constraint,
  * 8 a particle).  Hash grids and contact pairs that grow with the motion
  * are not counted: the estimate is a floor, the limit a safe fraction. */
@@ -131,6 +132,8 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   run += 60 * np;                                     /* contacts, pre-step velocities */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
+  for (size_t k = 0; k < s->n_colliders; k++)           /* mesh caches (vs_mesh_cache) */
+    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 176 * np;
   run += 48 * np + nd;                                /* one frame of output */
   out->model = model;
   out->run = run;

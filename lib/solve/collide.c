@@ -65,13 +65,14 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
   return 0.0;
 }
 
-static inline double *free_ball(const vs_model *m, double *mesh_free, int32_t c, int32_t i) {
-  return mesh_free ? mesh_free + 4 * ((size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i)
-                   : NULL;
+static inline vs_mesh_cache *cache_of(const vs_model *m, vs_mesh_cache *mesh_cache, int32_t c,
+                                      int32_t i) {
+  return mesh_cache ? mesh_cache + (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i
+                    : NULL;
 }
 
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
-                         int32_t *contact_collider, double *mesh_free, int32_t i) {
+                         int32_t *contact_collider, vs_mesh_cache *mesh_cache, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double r = m->radius[i];
@@ -80,7 +81,7 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
     if (cd->kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
       vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i,
-                               free_ball(m, mesh_free, c, i));
+                               cache_of(m, mesh_cache, c, i));
       continue;
     }
     double n[3];
@@ -177,7 +178,7 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
 }
 
 void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, double *mesh_free, int32_t i) {
+                      int32_t *contact_collider, vs_mesh_cache *mesh_cache, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double *a = xprev + 4 * (size_t)i;
@@ -188,11 +189,9 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
     int hits;
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
-      double *fb = free_ball(m, mesh_free, c, i);
-      /* a path inside the mesh-free ball crosses nothing; the ball is
-       * renewed here, once a step (collide_mesh.h) */
-      if (fb && vs_mesh_clear(&mc, fb, a, p)) continue;
-      hits = vs_mesh_entry(&mc, a, p, m->radius[i], &t, n);
+      /* the particle's cached triangles answer, renewed here, once a
+       * step (collide_mesh.h) */
+      hits = vs_mesh_entry_cached(&mc, cache_of(m, mesh_cache, c, i), a, p, m->radius[i], &t, n);
     } else {
       if (!m->swept) continue; /* mesh colliders are always swept */
       hits = entry(&m->colliders[c], a, p, m->radius[i], &t, n);

@@ -58,22 +58,45 @@ double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double
 /* collide.c's conventions, for particle i of the (n x 4) arrays x and
  * xprev (w = x[4i+3] == 0: pinned, untouched): record the push in
  * contact[4i..] (normal, depth += push) and contact_collider[i] = collider. */
-/* free: NULL, or this particle's cache (4 doubles, zeroed at first) of a
- * ball (centre, radius) that holds no point of the mesh: while the path
- * xprev -> x stays inside it (and x keeps R from its surface), nothing can
- * touch, and the BVH is not asked.  The answer is the same with or without
- * the cache (it only skips queries that would find nothing), so it needs no
- * checkpoint; the ball is renewed, with one nearest-point query, when the
- * particle leaves it. */
-/* 1 when the path a -> b lies in the mesh-free ball fb (renewed about b
- * when it does not), so that it crosses no triangle. */
-int vs_mesh_clear(const vs_mesh_collider *mc, double *fb, const double a[3], const double b[3]);
+/* A particle's cached neighbourhood (one per particle and mesh collider,
+ * in the solver's scratch, zeroed at first): the VS_MESH_CACHE triangles
+ * nearest to the centre c, and `reach`, a distance from c within which no
+ * other triangle lies.  While this step's start xprev and the R shell about
+ * x lie inside that ball, every triangle the queries could find is in the
+ * list, and the list answers them (vs_bvh_segment_list, _closest_list),
+ * with the same answer as the whole BVH: the cache only saves time, so it
+ * needs no checkpoint and is the same on any number of threads.  The swept
+ * pass renews it, once a step, when xprev or x's shell has left it: a slow
+ * particle near the mesh gets a list (vs_bvh_nearest about the middle of
+ * its path), a fast or far one only a mesh-free ball (n = 0, reach = clear
+ * = its distance to the mesh); the relaxation's projections only read it,
+ * and the whole BVH answers while x is outside. */
+#define VS_MESH_CACHE 32 /* 176 bytes a cache (model/estimate.c counts them) */
 
+typedef struct vs_mesh_cache {
+  double c[3];   /* centre */
+  double reach;  /* no triangle but tri[] is nearer than this to c; 0: none yet */
+  double clear;  /* no triangle at all is nearer than this to c */
+  int32_t n;     /* triangles in tri[] */
+  int32_t step_ok; /* this step's xprev lies inside (set by vs_mesh_cache_step) */
+  int32_t tri[VS_MESH_CACHE];
+} vs_mesh_cache;
+
+/* The swept pass's look at the cache (renewed about b when a or b's shell
+ * has left it): the cache when its list answers for the path a -> b, else
+ * NULL (the whole BVH must answer).  cache may be NULL. */
+const vs_mesh_cache *vs_mesh_cache_step(const vs_mesh_collider *mc, vs_mesh_cache *cache,
+                                        const double a[3], const double b[3], double r);
+/* vs_mesh_entry through the cache (NULL: none), renewing it as above. */
+int vs_mesh_entry_cached(const vs_mesh_collider *mc, vs_mesh_cache *cache, const double a[3],
+                         const double b[3], double r, double *t, double n[3]);
+
+/* cache: NULL, or particle i's (renewed as needed). */
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i, double *free);
+                           int32_t i, vs_mesh_cache *cache);
 void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                               double *x, double r, double *contact, int32_t *contact_collider,
-                              int32_t i, double *free);
+                              int32_t i, const vs_mesh_cache *cache);
 
 #endif
