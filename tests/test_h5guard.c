@@ -681,8 +681,13 @@ int main(void) {
   tcase_add_test(tc, special_files_refused);
   tcase_add_test(tc, corrupt_files_explained);
   tcase_add_test(tc, structure_probe);
-  tcase_add_test(tc, fuzz_inputs_replay);
   tcase_add_test(tc, golden_files_pass);
+  /* every golden file and kept input, each probed in a child and read whole:
+   * about a second a file under the sanitizers on a loaded machine */
+  TCase *replay = tcase_create("replay");
+  tcase_set_timeout(replay, 300);
+  tcase_add_test(replay, fuzz_inputs_replay);
   suite_add_tcase(s, tc);
+  suite_add_tcase(s, replay);
   return tu_run(s);
 }
