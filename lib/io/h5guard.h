@@ -109,9 +109,13 @@ typedef struct vs_h5g_file {
   char name[512];  /* the path as given, for messages */
 } vs_h5g_file;
 
-/* Open path read-only after the checks above.  Errors: not a regular file,
- * unreadable -> VS_ERR_IO; not HDF5, corrupt -> VS_ERR_FORMAT with HDF5's
- * innermost explanation.  On failure *f is closed (vs_h5g_close is a no-op). */
+/* Open path read-only after the checks above and HDF5's walk of the whole
+ * file in the probe child.  Errors: not a regular file, unreadable, no
+ * child process -> VS_ERR_IO; not HDF5, corrupt -> VS_ERR_FORMAT with
+ * HDF5's innermost explanation, or "corrupt file: HDF5 failed reading its
+ * structure (signal N)" / "... did not finish reading its structure in N
+ * seconds" from the probe.  On failure *f is closed (vs_h5g_close is a
+ * no-op). */
 vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err);
 void vs_h5g_close(vs_h5g_file *f);
 

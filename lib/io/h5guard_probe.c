@@ -19,7 +19,8 @@
  * terminal signals ignored (Ctrl-C reaches the parent), no core file, no
  * file written (RLIMIT_FSIZE 0), RLIMIT_CPU, RLIMIT_AS (its size now plus
  * VS_H5G_PROBE_MEMORY), alarm(); stdout and stderr to /dev/null; no stdio,
- * no atexit handler (_exit); it uses no OpenMP.  At the end of its walk it
+ * no atexit handler (_exit), no allocator hook (vsim/alloc.h: the C
+ * library's); it uses no OpenMP.  At the end of its walk it
  * writes one byte down a pipe.  If it dies by a signal, runs out of time or
  * exits without that byte (a sanitizer's report exits 1), the file is
  * refused: "corrupt file: HDF5 failed reading its structure (signal N)".
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "io/h5guard_int.h"
+#include "vsim/alloc.h"
 
 #define PROBE_OBJECTS 200000              /* objects visited */
 #define PROBE_LINKS 100000                /* links listed per group */
@@ -299,6 +301,9 @@ static void child_setup(pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(0);
   if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
+  /* the C library's allocator: a caller's hook (vsim/alloc.h) may do
+   * anything, I/O included; nothing the child frees came from the parent */
+  vs_set_allocator(NULL);
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
                               SIGSYS,  SIGALRM, SIGXCPU, SIGXFSZ};
   static const int quiet[] = {SIGINT, SIGHUP, SIGQUIT, SIGTERM, SIGPIPE, SIGTSTP};
