@@ -4,14 +4,19 @@
  * file cannot hold, counts that overflow, wrong types and ranks, a chunk
  * dimension patched to 0, special files, a truncated file.  Each must be
  * refused with the right message, without a crash or a hang (check's
- * per-test timeout).  Then the fuzz harness's checks on the golden files
- * and on every input kept in tests/data/fuzz-h5/. */
+ * per-test timeout).  The structure probe: a child that crashes, loops or
+ * allocates without bound refuses the file, this process untouched.  Then
+ * the fuzz harness's checks on the golden files and on every input kept in
+ * tests/data/fuzz-h5/. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <time.h>
+
 #include "testutil.h"
 #include "fuzz/fuzz_h5.c"
+#include "io/h5guard_int.h"
 
 static char *dir;
 static char pathbuf[4][1024];
@@ -548,6 +553,61 @@ START_TEST(corrupt_files_explained) {
 }
 END_TEST
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The structure probe (h5guard_probe.c): HDF5 walks the file in a child
+ * first; when that child crashes, runs out of time or fails, the file is
+ * refused and nothing is left open here.  A clean probe is remembered
+ * until the file changes. */
+START_TEST(structure_probe) {
+  make_good("good.h5");
+  vs_h5g_file f;
+  vs_error e;
+  vs_h5g__probe_test(1, 0, 1);
+  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_str_eq(e.message, "corrupt file: HDF5 failed reading its structure (signal 11)");
+  ck_assert_str_eq(e.file, P("good.h5"));
+  ck_assert_int_lt(f.fd, 0);
+  ck_assert_int_lt(f.file, 0);
+  /* a hang: the child's alarm (2 s) or CPU limit (1 s) */
+  vs_h5g__probe_test(2, 2, 1);
+  double t0 = seconds_now();
+  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_msg(strstr(e.message, "corrupt file: HDF5 did not finish reading its structure in ") ==
+                    e.message, "%s", e.message);
+  ck_assert_msg(seconds_now() - t0 < 10, "%.1f s", seconds_now() - t0);
+  /* unbounded allocation: the child's address space is limited, so its
+   * malloc fails (it then exits 0, the file opens) or, under a sanitizer
+   * that dies when out of memory, the file is refused; never a timeout */
+  vs_h5g__probe_test(3, 30, 1);
+  t0 = seconds_now();
+  vs_status rc = vs_h5g_open(P("good.h5"), &f, &e);
+  if (rc == VS_OK)
+    vs_h5g_close(&f);
+  else
+    ck_assert_msg(strstr(e.message, "(exit status ") != NULL, "%s", e.message);
+  ck_assert_msg(seconds_now() - t0 < 20, "%.1f s", seconds_now() - t0);
+  /* remembered: probed clean once, not probed again until the file changes */
+  vs_h5g__probe_test(0, 0, 1);
+  f = open_ok(P("good.h5"));
+  vs_h5g_close(&f);
+  vs_h5g__probe_test(1, 0, 0);
+  f = open_ok(P("good.h5"));
+  vs_h5g_close(&f);
+  struct timespec times[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+  times[1].tv_sec = 1000000000; /* mtime: 2001 */
+  times[1].tv_nsec = 0;
+  ck_assert_int_eq(utimensat(AT_FDCWD, P("good.h5"), times, 0), 0);
+  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_str_eq(e.message, "corrupt file: HDF5 failed reading its structure (signal 11)");
+  vs_h5g__probe_test(0, 0, 1);
+}
+END_TEST
+
 /* The fuzz harness's checks on every golden file (each must open and read
  * whole) and on every input kept in tests/data/fuzz-h5/. */
 START_TEST(fuzz_inputs_replay) {
@@ -620,8 +680,14 @@ int main(void) {
   tcase_add_test(tc, object_headers_read);
   tcase_add_test(tc, special_files_refused);
   tcase_add_test(tc, corrupt_files_explained);
-  tcase_add_test(tc, fuzz_inputs_replay);
+  tcase_add_test(tc, structure_probe);
   tcase_add_test(tc, golden_files_pass);
+  /* every golden file and kept input, each probed in a child and read whole:
+   * about a second a file under the sanitizers on a loaded machine */
+  TCase *replay = tcase_create("replay");
+  tcase_set_timeout(replay, 300);
+  tcase_add_test(replay, fuzz_inputs_replay);
   suite_add_tcase(s, tc);
+  suite_add_tcase(s, replay);
   return tu_run(s);
 }

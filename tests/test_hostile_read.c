@@ -14,13 +14,18 @@
  *   - a truncated file: HDF5's own reason, not "unknown HDF5 error";
  *   - the kept inputs that crashed HDF5 1.10.8 in H5Aread (a corrupt global
  *     heap): exit 2, no crash, no hang;
+ *   - a corrupt dense-storage group that crashes HDF5's own H5Literate:
+ *     info, compare, xdmf, render, plot and --resume refuse it (exit 2,
+ *     "HDF5 failed reading its structure"), the file untouched;
  *   - xdmf, render and plot refuse the same files (the viewers' reader);
  *   - memory estimated before allocating: a 5-line scene with a 7000x7000
  *     cloth is refused at once saying how much it would take, and so is
  *     --resume of a file whose resolved scene is a 5000x5000 cloth with
  *     shear and bend links (the 7000x7000 one is over the constraint
  *     count limit with them, refused before the estimate; its checkpoint
- *     checksum recomputed here, so that only the scene is at fault).
+ *     checksum recomputed here, so that only the scene is at fault);
+ *   - a scene with a 700 x 700 grid mesh body: refused by the estimate
+ *     before its OBJ is read (mesh bodies used to count as nothing).
  * The hostile files are made here with the HDF5 C API. */
 #include <hdf5.h>
 #include <sys/resource.h>
@@ -398,6 +403,62 @@ START_TEST(memory_estimate) {
 }
 END_TEST
 
+/* Issue 14: a mesh body's counts are its OBJ's.  The estimate counted mesh
+ * bodies as nothing, so a scene with a 700 x 700 grid mesh (490,000
+ * vertices, 977,202 triangles after fanning its quads, 20 MB of OBJ,
+ * generated here) ran under --max-memory 100M, climbing to 500 MB.  Now the
+ * OBJ is counted without being read (vs_obj_count_file) and the scene is
+ * refused at once: its vertices exactly, its links bounded above (3T
+ * stretch + 3T/2 bend: 4,397,409).  On the example flag the particle count
+ * is the OBJ's 192 and the bound is above the 990 links the build makes. */
+START_TEST(memory_estimate_mesh) {
+  const int n = 700;
+  FILE *fp = fopen(P("grid.obj"), "w");
+  ck_assert_ptr_nonnull(fp);
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) fprintf(fp, "v %d %d 0\n", i, j);
+  fputs("# quads, fanned into two triangles each\n", fp);
+  for (int j = 0; j + 1 < n; j++)
+    for (int i = 0; i + 1 < n; i++) {
+      int a = j * n + i + 1;
+      fprintf(fp, "f %d %d %d %d\n", a, a + 1, a + n + 1, a + n);
+    }
+  ck_assert_int_eq(fclose(fp), 0);
+  cu_write(P("mesh.yaml"), "vsim: 1\ntime: {frames: 1}\nbodies:\n  - mesh:\n      name: grid\n"
+                           "      file: grid.obj\n"
+                           "      transform: {scale: [0.001, 0.001, 0.001]}\n"
+                           "      stretch: {compliance: 1e-6}\n      bend: {compliance: 1e-3}\n");
+  double t0 = now();
+  cu_proc p = cu_vsim(dir, "run", "mesh.yaml", "-o", "m.h5", "--max-memory", "100M", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "vsim: mesh.yaml:4:5: the run would take about ");
+  CU_EXPECT_IN(p.err, "490000 particles, 4397409 constraints), over the limit of 100 MB "
+                      "(--max-memory)\n");
+  cu_free(&p);
+  ck_assert_msg(now() - t0 < 10, "%.1f s to refuse", now() - t0);
+  /* the OBJ was not read (20 MB of text, about 100 MB with its arrays and
+   * edge sort), let alone the model built (500 MB); the sanitizers' runtime
+   * alone takes about 25 MB */
+  ck_assert_int_lt(max_child_rss_mb(), 64);
+  ck_assert_int_ne(access(P("m.h5"), F_OK), 0);
+  /* the example flag: 192 vertices, 330 triangles */
+  char *flag = cu_repo_path("configs/mesh_flag.yaml");
+  p = cu_vsim(dir, "run", flag, "-o", "f.h5", "--max-memory", "1K", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "192 particles, 1485 constraints), over the limit of 1.0 KB");
+  cu_free(&p);
+  p = cu_vsim(dir, "run", flag, "-o", "f.h5", "--frames", "1", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(dir, "info", "f.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "particles:       192\n");
+  CU_EXPECT_IN(p.out, "constraints:     990\n");
+  cu_free(&p);
+  free(flag);
+}
+END_TEST
+
 /* FNV-1a 64 (io/h5check.h documents the checkpoint's checksum) */
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
@@ -541,6 +602,71 @@ START_TEST(hdf5_heap_crashes) {
 }
 END_TEST
 
+/* Issue 14: a corrupt dense-storage group (found by CI's fuzz-h5 run) on
+ * which HDF5 1.10's own H5Literate frees a pointer it never set
+ * (H5G__dense_iterate -> H5G__link_release_table).  MALLOC_PERTURB_ fills
+ * that memory with garbage, so the release build crashes every time (as
+ * the sanitizer build did): with the structure probe (h5guard_probe.c)
+ * info, compare, xdmf, render, plot and --resume refuse it, exit 2 naming
+ * the file, and --resume leaves it as it was. */
+START_TEST(hdf5_structure_crash) {
+  const char *name = "dense-group-iterate-crash";
+  char *src = cu_repo_path("tests/data/fuzz-h5/dense-group-iterate-crash");
+  char *golden = cu_repo_path("tests/golden/default.h5");
+  char *data = cu_slurp(src);
+  struct stat st;
+  ck_assert_int_eq(stat(src, &st), 0);
+  FILE *fp = fopen(P("r.h5"), "wb");
+  ck_assert_ptr_nonnull(fp);
+  ck_assert_uint_eq(fwrite(data, 1, (size_t)st.st_size, fp), (size_t)st.st_size);
+  fclose(fp);
+  setenv("MALLOC_PERTURB_", "85", 1);
+  const char *msg = "corrupt file: HDF5 failed reading its structure (signal ";
+  double t0 = now();
+  cu_proc p = cu_vsim(dir, "info", src, NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, name);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "compare", src, golden, NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, name);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "compare", golden, src, NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "xdmf", src, "-o", "v.xmf", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "render", src, "-o", "v.png", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "plot", src, "-o", "p.png", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  p = cu_vsim(dir, "run", "--resume", "r.h5", "--frames", "6", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "r.h5");
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  unsetenv("MALLOC_PERTURB_");
+  ck_assert_msg(now() - t0 < 60, "%.1f s to refuse", now() - t0);
+  /* nothing written: the resumed file byte for byte, no temp file, no picture */
+  char *after = cu_slurp(P("r.h5"));
+  ck_assert_int_eq(memcmp(after, data, (size_t)st.st_size), 0);
+  CU_EXPECT_LISTING(dir, "r.h5");
+  free(after);
+  free(data);
+  free(golden);
+  free(src);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("hostile_read");
   TCase *t = tcase_create("hostile_read");
@@ -555,8 +681,10 @@ static Suite *suite(void) {
   tcase_add_test(t, escapes_in_info);
   tcase_add_test(t, truncated_reason);
   tcase_add_test(t, hdf5_heap_crashes);
+  tcase_add_test(t, hdf5_structure_crash);
   tcase_add_test(t, memory_estimate);
   tcase_add_test(t, memory_estimate_resume);
+  tcase_add_test(t, memory_estimate_mesh);
   suite_add_tcase(s, t);
   return s;
 }

@@ -115,11 +115,25 @@ vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err) {
   const char *h5name = stat(name, &pst) == 0 && pst.st_dev == st2.st_dev && pst.st_ino == st2.st_ino
                            ? name
                            : path;
+  /* HDF5 walks the whole file's structure first in a child process
+   * (h5guard_probe.c): a corrupt structure that crashes or hangs HDF5
+   * itself is refused here instead of crashing this process later. */
+  vs_status rc = vs_h5g__probe(f, h5name, &st2, err);
+  if (rc == VS_OK) rc = vs_h5g__open_hdf5(f, h5name, &st2, err);
+  if (rc != VS_OK) vs_h5g_close(f);
+  return rc;
+}
+
+/* H5Fopen of h5name (our descriptor's /proc name, or the path) and the
+ * file's sizes and link access list into f; f->fd and f->name are set.
+ * On failure what was opened stays in f (the caller closes it). */
+vs_status vs_h5g__open_hdf5(vs_h5g_file *f, const char *h5name, const struct stat *st2,
+                            vs_error *err) {
+  const char *path = f->name;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0 || H5Pset_fapl_sec2(fapl) < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
     vs_status rc = vs_h5g__fail(err, VS_ERR_IO, path, "cannot open");
     if (fapl >= 0) H5Pclose(fapl);
-    vs_h5g_close(f);
     return rc;
   }
 #if H5_VERSION_GE(1, 10, 7)
@@ -139,14 +153,12 @@ vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err) {
   }
   H5Pclose(fapl);
   if (rc != VS_OK) {
-    vs_h5g_close(f);
     return rc;
   }
   void *handle = NULL;
   struct stat hst;
   if (H5Fget_vfd_handle(f->file, H5P_DEFAULT, &handle) < 0 || !handle ||
-      fstat(*(int *)handle, &hst) != 0 || hst.st_dev != st2.st_dev || hst.st_ino != st2.st_ino) {
-    vs_h5g_close(f);
+      fstat(*(int *)handle, &hst) != 0 || hst.st_dev != st2->st_dev || hst.st_ino != st2->st_ino) {
     return vs_error_set(err, VS_ERR_IO, path, 0, 0,
                         "cannot open: the file changed while it was being opened");
   }
@@ -156,7 +168,6 @@ vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err) {
   if (fcpl < 0 || H5Pget_sizes(fcpl, &as, &ls) < 0 || H5Pget_userblock(fcpl, &ub) < 0) {
     rc = vs_h5g__fail(err, VS_ERR_FORMAT, path, "cannot open");
     if (fcpl >= 0) H5Pclose(fcpl);
-    vs_h5g_close(f);
     return rc;
   }
   H5Pclose(fcpl);
@@ -166,7 +177,6 @@ vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err) {
   f->lapl = H5Pcreate(H5P_LINK_ACCESS);
   if (f->lapl < 0 || H5Pset_elink_cb(f->lapl, refuse_elink, NULL) < 0) {
     rc = vs_h5g__fail(err, VS_ERR_IO, path, "cannot open");
-    vs_h5g_close(f);
     return rc;
   }
   return VS_OK;

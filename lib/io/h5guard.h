@@ -38,9 +38,17 @@
  * HDF5 call can clear it.  The library never prints: HDF5's automatic error
  * printing is turned off by vs_h5g_open.
  *
- * Corrupt object headers, B-trees and heaps are parsed by HDF5 itself on
- * open; crashes there cannot be prevented by checks made from outside
- * (tests/data/fuzz-h5/README says which inputs still crash HDF5 1.10). */
+ * Corrupt object headers, B-trees and heaps are parsed by HDF5 itself, and
+ * HDF5 1.10 crashes, loops or frees invalid pointers on some of them before
+ * any check made from outside can run.  So vs_h5g_open first lets HDF5 walk
+ * the whole file in a child process (h5guard_probe.c: every link listed and
+ * looked up, object header, attribute, dataset and chunk index, behind the
+ * checks above, under CPU, time and memory limits): when the child dies by
+ * a signal, runs out of time or fails, the file is refused, VS_ERR_FORMAT
+ * "corrupt file: HDF5 failed reading its structure (signal N)".  The
+ * process must not hold HDF5's or malloc's locks in another thread while
+ * it opens a file (vsim opens files from its main thread, before or between
+ * OpenMP regions).  tests/data/fuzz-h5/README lists the inputs kept. */
 #ifndef VSIM_H5GUARD_H
 #define VSIM_H5GUARD_H
 
@@ -101,9 +109,13 @@ typedef struct vs_h5g_file {
   char name[512];  /* the path as given, for messages */
 } vs_h5g_file;
 
-/* Open path read-only after the checks above.  Errors: not a regular file,
- * unreadable -> VS_ERR_IO; not HDF5, corrupt -> VS_ERR_FORMAT with HDF5's
- * innermost explanation.  On failure *f is closed (vs_h5g_close is a no-op). */
+/* Open path read-only after the checks above and HDF5's walk of the whole
+ * file in the probe child.  Errors: not a regular file, unreadable, no
+ * child process -> VS_ERR_IO; not HDF5, corrupt -> VS_ERR_FORMAT with
+ * HDF5's innermost explanation, or "corrupt file: HDF5 failed reading its
+ * structure (signal N)" / "... did not finish reading its structure in N
+ * seconds" from the probe.  On failure *f is closed (vs_h5g_close is a
+ * no-op). */
 vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err);
 void vs_h5g_close(vs_h5g_file *f);
 

@@ -3,7 +3,14 @@
 #ifndef VSIM_H5GUARD_INT_H
 #define VSIM_H5GUARD_INT_H
 
+#include <sys/stat.h>
+
 #include "io/h5guard.h"
+
+/* The structure probe's child (h5guard_probe.c): wall-clock seconds (half
+ * of them CPU seconds) and address space beyond the process's own. */
+#define VS_H5G_PROBE_SECONDS 60u
+#define VS_H5G_PROBE_MEMORY ((unsigned long long)2 << 30)
 
 #define OH_MAX_BLOCKS 64
 
@@ -36,5 +43,20 @@ int vs_h5g__obj_info(const vs_h5g_file *f, hid_t loc, const char *name, H5O_type
  * collection or object is corrupt: HDF5 1.10.8 memcpy's past its buffer or
  * loops loading such a heap inside H5Aread). */
 int vs_h5g__oh_check(vs_h5g__oh_scan *s, uint64_t addr);
+
+/* H5Fopen of h5name and the rest of vs_h5g_open after the descriptor
+ * checks (f->fd, f->size, f->name set; st: the file checked).  On failure
+ * what was opened stays in f. */
+vs_status vs_h5g__open_hdf5(vs_h5g_file *f, const char *h5name, const struct stat *st,
+                            vs_error *err);
+/* HDF5 walks the whole file in a child process (h5guard_probe.c): VS_OK,
+ * or VS_ERR_FORMAT "corrupt file: HDF5 failed reading its structure
+ * (signal N)" when the child crashed, timed out or failed. */
+vs_status vs_h5g__probe(vs_h5g_file *f, const char *h5name, const struct stat *st,
+                        vs_error *err);
+/* Tests only: the next probes' child crashes (1), loops (2) or allocates
+ * without bound (3) before walking; 0 walks.  seconds: its time limit
+ * (0: VS_H5G_PROBE_SECONDS).  forget: forget the files already probed. */
+void vs_h5g__probe_test(int fault, unsigned seconds, int forget);
 
 #endif

@@ -9,7 +9,17 @@
  * triangles, solve/collide_mesh.h) and one frame of output (positions and velocities as
  * float64), and the colouring's work space at build (16 bytes a constraint,
  * 8 a particle).  Hash grids and contact pairs that grow with the motion
- * are not counted: the estimate is a floor, the limit a safe fraction. */
+ * are not counted: the estimate is a floor, the limit a safe fraction.
+ *
+ * Mesh bodies and mesh colliders: their counts are their OBJ files', taken
+ * by vs_obj_count_file (one pass through a 64 KiB buffer, nothing sized by
+ * the file allocated) before the build reads them.  Vertices and triangles
+ * are exact for a file the reader accepts; links are bounded above: a mesh
+ * of T triangles has at most 3T edges (stretch) and at most 3T/2 interior
+ * edges (bend, two triangle sides each).  Reading an OBJ takes its bytes,
+ * 24 bytes a vertex and 16 a triangle, and a mesh body's edge sort 48 bytes
+ * a triangle more: build work space, counted in the model.  A file that
+ * cannot be opened counts nothing here (the build's reader says why). */
 #include "model/estimate.h"
 
 #include <stdio.h>
@@ -18,6 +28,7 @@
 #include <unistd.h>
 
 #include "model/build.h"
+#include "scene/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"
 
@@ -67,23 +78,52 @@ int vs_parse_memory(const char *text, uint64_t *out) {
 /* the counts of pass 1 of vs_model_build, and the largest body */
 typedef struct counts {
   int64_t np, nd, ntri, npin, nangle, nkeys;
+  int64_t nmv, nmt;   /* mesh colliders' vertices and triangles */
+  uint64_t work;      /* bytes: the OBJ files read, the edge sorts */
   size_t biggest;
 } counts;
+
+static int64_t clamp(int64_t v, int64_t hi) { return v > hi ? hi : v; }
+
+/* A mesh body's counts from its OBJ (see the top of the file). */
+static void mesh_body_count(const vs_body_desc *b, counts *c, vs_body_counts *bc) {
+  int64_t nv, nt, bytes;
+  if (vs_obj_count_file(b->mesh.file, &nv, &nt, &bytes) != 0) return;
+  nv = clamp(nv, VS_OBJ_MAX_VERTICES);
+  nt = clamp(nt, VS_OBJ_MAX_TRIANGLES);
+  bc->particles = nv;
+  bc->triangles = nt;
+  bc->links = (b->stretch.enabled ? 3 * nt : 0) + (b->bend.enabled ? 3 * nt / 2 : 0);
+  c->work += (uint64_t)clamp(bytes, VS_OBJ_MAX_BYTES) + 1 + 24 * (uint64_t)nv +
+             (16 + 48) * (uint64_t)nt;
+}
 
 static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error *err) {
   memset(c, 0, sizeof *c);
   int64_t most = -1;
   for (size_t b = 0; b < s->n_bodies; b++) {
-    /* A mesh body's counts are its OBJ's, read later by the build; the OBJ
-     * reader's own limits (docs/scene-format.md, Meshes) bound them. */
-    if (s->bodies[b].kind == VS_BODY_MESH) continue;
     vs_body_counts bc = {0, 0, 0};
-    vs_status st = vs_body_count(&s->bodies[b], &bc, file, err);
-    if (st != VS_OK) return st;
+    if (s->bodies[b].kind == VS_BODY_MESH) {
+      mesh_body_count(&s->bodies[b], c, &bc);
+    } else {
+      vs_status st = vs_body_count(&s->bodies[b], &bc, file, err);
+      if (st != VS_OK) return st;
+    }
     c->np += bc.particles;
     c->nd += bc.links;
     c->ntri += bc.triangles;
     if (bc.particles + bc.links > most) most = bc.particles + bc.links, c->biggest = b;
+  }
+  for (size_t k = 0; k < s->n_colliders; k++) {
+    int64_t nv, nt, bytes;
+    if (s->colliders[k].kind != VS_COLLIDER_MESH ||
+        vs_obj_count_file(s->colliders[k].mesh.file, &nv, &nt, &bytes) != 0)
+      continue;
+    nv = clamp(nv, VS_OBJ_MAX_VERTICES);
+    nt = clamp(nt, VS_OBJ_MAX_TRIANGLES);
+    c->nmv += nv;
+    c->nmt += nt;
+    c->work += (uint64_t)clamp(bytes, VS_OBJ_MAX_BYTES) + 1 + 24 * (uint64_t)nv + 16 * (uint64_t)nt;
   }
   for (size_t k = 0; k < s->n_constraints; k++) {
     const vs_constraint_desc *cd = &s->constraints[k];
@@ -112,6 +152,8 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.n_constraints = c32(c->nd + c->npin + c->nangle);
   fm.n_colliders = c32((int64_t)s->n_colliders);
   fm.n_triangles = c32(c->ntri);
+  fm.n_mesh_vertices = c32(c->nmv);
+  fm.n_mesh_triangles = c32(c->nmt);
   fm.particle_collisions = s->particle_collisions;
   fm.relaxation = s->relaxation;
   const vs_model *m = &fm;
@@ -129,6 +171,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   uint64_t work = 16 * nc + 8 * np;
   if (s->relaxation == VS_RELAX_GAUSS_SEIDEL && 25 * nc + 4 * np > work) work = 25 * nc + 4 * np;
   model += work;
+  model += c->work;                                   /* OBJ files read, edge sorts */
   run += 60 * np;                                     /* contacts, pre-step velocities */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */

@@ -209,8 +209,13 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     if (s->bodies[b].kind == VS_BODY_MESH) nmc = -1;
   for (size_t c = 0; c < s->n_colliders; c++)
     if (s->colliders[c].kind == VS_COLLIDER_MESH) nmc = -1;
+  const int has_obj = nmc < 0;
   if (nmc < 0) {
     nmc = 0;
+    /* The memory check first: the estimate counts the OBJ files without
+     * reading them into memory (estimate.c), so a scene with a huge mesh
+     * is refused before they are read. */
+    if ((st = vs_model_check_memory(s, file, err)) != VS_OK) return st;
     if (!(objs = vs_calloc(nobj, sizeof *objs)))
       return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
     for (size_t b = 0; b < s->n_bodies; b++)
@@ -292,8 +297,9 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
                         VS_MAX_CONSTRAINTS);
   }
 
-  /* The model's and the run's memory against the limit (estimate.c). */
-  if ((st = vs_model_check_memory(s, file, err)) != VS_OK) goto fail;
+  /* The model's and the run's memory against the limit (estimate.c);
+   * with OBJ files, made before they were read. */
+  if (!has_obj && (st = vs_model_check_memory(s, file, err)) != VS_OK) goto fail;
 
   /* Pass 2: every array of VS_MODEL_FIELDS, once, to its final size. */
   m->n_particles = (int32_t)np;

@@ -334,6 +334,58 @@ fail:
   return st;
 }
 
+int vs_obj_count_file(const char *path, int64_t *nv, int64_t *nt, int64_t *bytes) {
+  *nv = *nt = *bytes = 0;
+  if (!path) return -1;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat sb;
+  enum { BUF = 1 << 16 };
+  char *buf = NULL;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || !(buf = vs_malloc(BUF))) {
+    close(fd);
+    return -1;
+  }
+  *bytes = (int64_t)sb.st_size;
+  /* the line so far: tokens seen, the first one's length and first byte,
+   * inside a token, inside a comment */
+  int64_t tokens = 0, first_len = 0, left = VS_OBJ_MAX_BYTES + 1;
+  char first = 0;
+  int in_token = 0, comment = 0;
+  for (;;) {
+    ssize_t got = left > 0 ? read(fd, buf, (size_t)(left < BUF ? left : BUF)) : 0;
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    left -= got;
+    for (ssize_t i = 0; i < got; i++) {
+      char c = buf[i];
+      if (c == '\n') {
+        if (tokens >= 1 && first_len == 1 && first == 'f' && tokens - 1 >= 3) *nt += tokens - 3;
+        if (tokens >= 1 && first_len == 1 && first == 'v') ++*nv;
+        tokens = first_len = 0;
+        in_token = comment = 0;
+      } else if (comment) {
+      } else if (is_space(c)) {
+        in_token = 0;
+      } else if (!in_token) {
+        if (c == '#') {
+          comment = 1;
+        } else {
+          in_token = 1;
+          if (++tokens == 1) first = c, first_len = 1;
+        }
+      } else if (tokens == 1) {
+        first_len++;
+      }
+    }
+  }
+  if (tokens >= 1 && first_len == 1 && first == 'f' && tokens - 1 >= 3) *nt += tokens - 3;
+  if (tokens >= 1 && first_len == 1 && first == 'v') ++*nv;
+  vs_free(buf);
+  close(fd);
+  return 0;
+}
+
 vs_status vs_obj_read(const char *path, const char *name, const vs_obj_options *opt,
                       vs_obj_mesh *out, vs_error *err) {
   vs_error_clear(err);

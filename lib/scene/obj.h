@@ -65,6 +65,14 @@ vs_status vs_obj_parse(const char *text, size_t len, const char *name,
 /* Release the arrays and zero the record.  NULL is accepted. */
 void vs_obj_free(vs_obj_mesh *m);
 
+/* The counts vs_obj_read would give for a file it accepts, without reading
+ * it into memory: one pass through a fixed 64 KiB buffer counting `v`
+ * statements and the triangles of `f` statements after fanning (corners -
+ * 2), by the same tokens as the reader (nothing else is checked), up to
+ * VS_OBJ_MAX_BYTES + 1 bytes; *bytes is the file's size.  -1 when the
+ * file cannot be opened or is not a regular file (vs_obj_read says why). */
+int vs_obj_count_file(const char *path, int64_t *nv, int64_t *nt, int64_t *bytes);
+
 /* Scale, then rotate (degrees, about x, then y, then z, fixed axes), then
  * translate: v' = Rz Ry Rx (S v) + translate, in place on n points. */
 typedef struct vs_obj_transform {

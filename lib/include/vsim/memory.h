@@ -28,7 +28,10 @@ void vs_set_max_memory(uint64_t bytes);
 uint64_t vs_max_memory(void);
 
 /* The estimate for a scene, from its counts alone (nothing big allocated);
- * a body whose counts cannot be computed is the error vs_model_build gives. */
+ * a body whose counts cannot be computed is the error vs_model_build gives.
+ * Mesh bodies and colliders are counted from their OBJ files (read once
+ * through a small buffer; links bounded above); an OBJ that cannot be
+ * opened counts nothing (vs_model_build reports it). */
 vs_status vs_estimate_memory(const vs_scene *s, vs_memory_estimate *out, vs_error *err);
 
 /* "7.6 GB", "512 MB", "12 KB": bytes in the units --max-memory takes. */
