@@ -175,6 +175,11 @@ typedef struct vs_rwork {
   int32_t *color_start;  /* (VS_RCOLORS + 2) items of colour c: color_items[start[c] .. start[c+1]) */
   int32_t *color_items;  /* (nj + max_contacts) joint j as -1 - j, manifold as its index */
   int32_t *item_color;   /* (nj + max_contacts) scratch */
+  /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
+  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order */
+  int32_t *ord_last;     /* (n + 1) last manifold touching each body */
+  int32_t *ord_succ;     /* (2 x (max_contacts + 1)) successor per body slot */
+  int32_t *ord_npred, *ord_heap, *ord_queue, *ord_when; /* (max_contacts + 1) */
 } vs_rwork;
 
 /* Colours of the constraint graph; constraints that find no free colour go
@@ -184,6 +189,10 @@ typedef struct vs_rwork {
 #define VS_RPAR_ITEMS 32
 
 #define VS_RJOINT_WORK 24
+
+/* Consecutive manifolds of the sequential order that touch distinct moving
+ * bodies where the constraint graph allows (rigid_order.c). */
+#define VS_RORDER_WINDOW 4
 
 /* ---- model / state / work ---- */
 
@@ -246,6 +255,10 @@ VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int
  * inverse mass.  Greedy, in identity order: joints by index, then manifolds
  * by (a, b); each takes the lowest colour free for both its bodies. */
 VS_RPRIVATE void vs_rigid_color(const vs_rmodel *m, vs_rwork *w);
+/* The sequential sweeps' manifold order (after vs_rigid_prepare; not used
+ * by the coloured solve): identity order where manifolds share a moving
+ * body, so the same bits, interleaved elsewhere (rigid_order.c). */
+VS_RPRIVATE void vs_rigid_order(const vs_rmodel *m, vs_rwork *w);
 /* Per step: anchors, effective masses, warm-start impulses from the cache. */
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* Per substep of length h. */

@@ -502,7 +502,7 @@ static inline void twist(vel2 *v, const vs_rpatch *P, double l) {
 
 /* Friction of a patch: the two tangent rows clamped to the disc of radius
  * friction * (sum of the points' normal impulses), then the twist row. */
-static void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
+static inline __attribute__((always_inline)) void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
                            int32_t k0, int32_t k1) {
   double sum = 0;
   for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
@@ -591,77 +591,132 @@ void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h) {
   w->fresh = 1;
 }
 
+/* One manifold's sweep in three parts (start, one point, finish), so that
+ * two independent manifolds can be swept in lockstep (solve_two).  Each part
+ * does the same arithmetic in the same order as a plain sweep: same bits. */
+typedef struct msweep {
+  vel2 v;
+  double ma, mb;
+  double *pa, *pb;
+  vs_rpatch *P;
+  int32_t a, b, k0, k1;
+} msweep;
+
+static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi,
+                                msweep *x) {
+  x->k0 = w->man[mi];
+  x->k1 = w->man[mi + 1];
+  x->a = w->contacts[x->k0].ia;
+  x->b = w->contacts[x->k0].ib;
+  x->ma = m->inv_mass[x->a];
+  x->mb = m->inv_mass[x->b];
+  vload(&x->v, s, x->a, x->b);
+  x->pa = &w->pv[6 * x->a];
+  x->pb = &w->pv[6 * x->b];
+  x->P = &w->patch[mi];
+  if (x->P->on) patch_friction(w, x->P, &x->v, x->ma, x->mb, x->k0, x->k1);
+}
+
+/* Point kk (0-based, in sweep order) of the manifold. */
+static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *m, vs_rwork *w, msweep *x, int32_t kk, int rev,
+                                double inv_h, double beta, int use_bias, int first) {
+  const double ma = x->ma, mb = x->mb;
+  double *pa = x->pa, *pb = x->pb;
+  vel2 *v = &x->v;
+  /* the points of a manifold in alternating order from sweep to sweep, so
+   * that the order does not leave a systematic torque */
+  vs_rcontact *c = &w->contacts[rev ? x->k1 - 1 - kk : x->k0 + kk];
+  if (first) point_begin(&m->set, w, c, inv_h, beta);
+  /* friction, limited by the current normal impulse (nothing to do on
+   * an idle speculative point) */
+  double lim = c->friction * c->pn;
+  if (!x->P->on && (lim > 0 || c->pt1 != 0 || c->pt2 != 0)) {
+    double l1 = -lrow(v, c->t1, c->a1, c->b1) * c->mass_t1;
+    double l2 = -lrow(v, c->t2, c->a2, c->b2) * c->mass_t2;
+    double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
+    double len2 = n1 * n1 + n2 * n2;
+    if (len2 > lim * lim) {
+      double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+      n1 *= sc;
+      n2 *= sc;
+    }
+    l1 = n1 - c->pt1;
+    l2 = n2 - c->pt2;
+    c->pt1 = n1;
+    c->pt2 = n2;
+    lpush(v, ma, mb, c->t1, c->ia1, c->ib1, l1);
+    lpush(v, ma, mb, c->t2, c->ia2, c->ib2, l2);
+  }
+  /* normal: the current separation (vs_rigid_substep_begin) */
+  double target = c->target; /* speculative: may close the gap */
+  if (use_bias && c->bias > 0) {
+    /* split impulse: the push acts on the pseudo velocities only */
+    double tp = c->bias;
+    double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
+                c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
+    double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
+    if (npp < 0) npp = 0;
+    lp = npp - c->pp;
+    c->pp = npp;
+    double la = ma * lp, lb = mb * lp;
+    for (int q = 0; q < 3; q++) {
+      if (ma != 0) {
+        pa[q] -= la * c->n[q];
+        pa[3 + q] -= lp * c->ian[q];
+      }
+      if (mb != 0) {
+        pb[q] += lb * c->n[q];
+        pb[3 + q] += lp * c->ibn[q];
+      }
+    }
+  }
+  double vn = lrow(v, c->n, c->an, c->bn);
+  double ln = (target - vn) * c->mass_n;
+  double np = c->pn + ln;
+  if (np < 0) np = 0;
+  ln = np - c->pn;
+  if (ln != 0) {
+    c->pn = np;
+    if (np > c->pn_max) c->pn_max = np;
+    lpush(v, ma, mb, c->n, c->ian, c->ibn, ln);
+  }
+}
+
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
 static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
-  int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
-  int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
-  double ma = m->inv_mass[a], mb = m->inv_mass[b];
-  vel2 v;
-  vload(&v, s, a, b);
-  double *pa = &w->pv[6 * a], *pb = &w->pv[6 * b];
-  vs_rpatch *P = &w->patch[mi];
-  if (P->on) patch_friction(w, P, &v, ma, mb, k0, k1);
-  /* the points of a manifold in alternating order from sweep to sweep, so
-   * that the order does not leave a systematic torque */
-  for (int32_t kk = k0; kk < k1; kk++) {
-    vs_rcontact *c = &w->contacts[rev ? k1 - 1 - (kk - k0) : kk];
-    if (first) point_begin(&m->set, w, c, inv_h, beta);
-    /* friction, limited by the current normal impulse (nothing to do on
-     * an idle speculative point) */
-    double lim = c->friction * c->pn;
-    if (!P->on && (lim > 0 || c->pt1 != 0 || c->pt2 != 0)) {
-      double l1 = -lrow(&v, c->t1, c->a1, c->b1) * c->mass_t1;
-      double l2 = -lrow(&v, c->t2, c->a2, c->b2) * c->mass_t2;
-      double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
-      double len2 = n1 * n1 + n2 * n2;
-      if (len2 > lim * lim) {
-        double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-        n1 *= sc;
-        n2 *= sc;
-      }
-      l1 = n1 - c->pt1;
-      l2 = n2 - c->pt2;
-      c->pt1 = n1;
-      c->pt2 = n2;
-      lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, l1);
-      lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, l2);
-    }
-    /* normal: the current separation (vs_rigid_substep_begin) */
-    double target = c->target; /* speculative: may close the gap */
-    if (use_bias && c->bias > 0) {
-      /* split impulse: the push acts on the pseudo velocities only */
-      double tp = c->bias;
-      double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
-                  c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
-      double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
-      if (npp < 0) npp = 0;
-      lp = npp - c->pp;
-      c->pp = npp;
-      double la = ma * lp, lb = mb * lp;
-      for (int q = 0; q < 3; q++) {
-        if (ma != 0) {
-          pa[q] -= la * c->n[q];
-          pa[3 + q] -= lp * c->ian[q];
-        }
-        if (mb != 0) {
-          pb[q] += lb * c->n[q];
-          pb[3 + q] += lp * c->ibn[q];
-        }
-      }
-    }
-    double vn = lrow(&v, c->n, c->an, c->bn);
-    double ln = (target - vn) * c->mass_n;
-    double np = c->pn + ln;
-    if (np < 0) np = 0;
-    ln = np - c->pn;
-    if (ln != 0) {
-      c->pn = np;
-      if (np > c->pn_max) c->pn_max = np;
-      lpush(&v, ma, mb, c->n, c->ian, c->ibn, ln);
-    }
+  msweep x;
+  msweep_start(m, s, w, mi, &x);
+  for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
+    msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
+  vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
+}
+
+/* Manifolds mi and mj, which share no body of non-zero inverse mass, swept
+ * in lockstep: neither reads what the other writes, so the result is that of
+ * mi then mj, while the CPU overlaps their two dependency chains. */
+static void solve_two(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int32_t mj,
+                      int rev, double inv_h, double beta, int use_bias, int first) {
+  msweep x, y;
+  msweep_start(m, s, w, mi, &x);
+  msweep_start(m, s, w, mj, &y);
+  int32_t nx = x.k1 - x.k0, ny = y.k1 - y.k0, nmax = nx > ny ? nx : ny;
+  for (int32_t kk = 0; kk < nmax; kk++) {
+    if (kk < nx) msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
+    if (kk < ny) msweep_point(m, w, &y, kk, rev, inv_h, beta, use_bias, first);
   }
-  vstore(&v, s, a, b, ma, mb);
+  vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
+  vstore(&y.v, s, y.a, y.b, y.ma, y.mb);
+}
+
+/* Whether manifolds mi and mj share a body of non-zero inverse mass. */
+static inline int share_body(const vs_rmodel *m, const vs_rwork *w, int32_t mi, int32_t mj) {
+  const vs_rcontact *ci = &w->contacts[w->man[mi]], *cj = &w->contacts[w->man[mj]];
+  int32_t bi[2] = {ci->ia, ci->ib}, bj[2] = {cj->ia, cj->ib};
+  for (int p = 0; p < 2; p++)
+    for (int q = 0; q < 2; q++)
+      if (bi[p] == bj[q] && m->inv_mass[bi[p]] != 0) return 1;
+  return 0;
 }
 
 /* One item of the coloured order: a joint (item < 0: joint -1 - item) or a
@@ -739,8 +794,16 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
     return;
   }
   for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
-  for (int32_t mi = 0; mi < w->n_man; mi++)
-    solve_manifold(m, s, w, mi, rev, inv_h, beta, use_bias, first);
+  const int32_t *ord = w->sorder;
+  for (int32_t t = 0; t < w->n_man;) {
+    if (t + 1 < w->n_man && !share_body(m, w, ord[t], ord[t + 1])) {
+      solve_two(m, s, w, ord[t], ord[t + 1], rev, inv_h, beta, use_bias, first);
+      t += 2;
+    } else {
+      solve_manifold(m, s, w, ord[t], rev, inv_h, beta, use_bias, first);
+      t++;
+    }
+  }
 }
 /* Restitution comes after the positions moved: its impulse acts at one point
  * for both bodies (the contact point carried along by their mean
