@@ -116,13 +116,7 @@ typedef struct vs_rcontact {
   double pn_max;         /* largest normal impulse over the substeps */
   double depth;          /* at the step's start (> 0: penetration) */
   int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
-  /* per-point friction (points that are not part of a patch) */
-  double friction;
-  double pt1, pt2;       /* accumulated impulses */
-  double mass_t1, mass_t2;
-  double t1[3], t2[3];   /* tangents */
-  double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
-  double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+  double friction;       /* the pair's */
   /* the narrow phase's output and the rest of prepare */
   int32_t a, b;          /* bodies (b < 0: collider -1-b) */
   uint32_t feature;
@@ -132,6 +126,17 @@ typedef struct vs_rcontact {
   double vn0;            /* normal approach velocity before the step */
   double fcache[3];      /* friction vector found in the cache (warm start) */
 } vs_rcontact;
+
+/* Per-point friction rows of a contact that is not part of a patch
+ * (vs_rwork.fric, same index as the contact): kept apart so that the contacts
+ * the sweeps stream over stay small (most points are in patches). */
+typedef struct vs_rfric {
+  double pt1, pt2;       /* accumulated impulses */
+  double mass_t1, mass_t2;
+  double t1[3], t2[3];   /* tangents */
+  double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
+  double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+} vs_rfric;
 
 /* Friction of a manifold whose points share one normal (a patch), solved at
  * the points' centre (rigid_solve.c); per-point friction otherwise. */
@@ -153,6 +158,7 @@ typedef struct vs_rwork {
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
   int32_t fresh;         /* the next sweep is its substep's first (separations to compute) */
   vs_rcontact *contacts;
+  vs_rfric *fric;        /* (max_contacts + 1) per contact, set only for points outside a patch */
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */

@@ -198,6 +198,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   size_t un = (size_t)m->n_bodies + 1, uk = (size_t)m->max_contacts + 1;
   w->max_contacts = m->max_contacts;
   w->contacts = vs_calloc(uk, sizeof(vs_rcontact));
+  w->fric = vs_calloc(uk, sizeof(vs_rfric));
   w->inv_iw = vs_calloc(9 * un, sizeof(double));
   w->q_old = vs_calloc(4 * un, sizeof(double));
   w->dp = vs_calloc(6 * un, sizeof(double));
@@ -240,6 +241,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
 void vs_rwork_free(vs_rwork *w) {
   if (!w) return;
   vs_free(w->contacts);
+  vs_free(w->fric);
   vs_free(w->pairs);
   vs_free(w->pair_tmp);
   vs_free(w->joint);

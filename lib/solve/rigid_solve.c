@@ -354,16 +354,18 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     jrow(Ib, c->rb, c->n, c->bn, c->ibn);
     double kn = msum + vs_r_dot(c->an, c->ian) + vs_r_dot(c->bn, c->ibn);
     c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
+    vs_rfric *fc = &w->fric[k];
     if (!patch) {
-      tangents(c->n, c->t1, c->t2);
-      jrow(Ia, c->ra, c->t1, c->a1, c->ia1);
-      jrow(Ib, c->rb, c->t1, c->b1, c->ib1);
-      jrow(Ia, c->ra, c->t2, c->a2, c->ia2);
-      jrow(Ib, c->rb, c->t2, c->b2, c->ib2);
-      double k1 = msum + vs_r_dot(c->a1, c->ia1) + vs_r_dot(c->b1, c->ib1);
-      double k2 = msum + vs_r_dot(c->a2, c->ia2) + vs_r_dot(c->b2, c->ib2);
-      c->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
-      c->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+      tangents(c->n, fc->t1, fc->t2);
+      jrow(Ia, c->ra, fc->t1, fc->a1, fc->ia1);
+      jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
+      jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
+      jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
+      double k1 = msum + vs_r_dot(fc->a1, fc->ia1) + vs_r_dot(fc->b1, fc->ib1);
+      double k2 = msum + vs_r_dot(fc->a2, fc->ia2) + vs_r_dot(fc->b2, fc->ib2);
+      fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+      fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+      fc->pt1 = fc->pt2 = 0.0;
     }
     c->vn0 = 0.0; /* only restitution reads it */
     if (re != 0) {
@@ -373,7 +375,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       sub3(pb, pa, dv);
       c->vn0 = vs_r_dot(dv, c->n);
     }
-    c->pn = c->pt1 = c->pt2 = c->pn_max = c->pp = 0.0;
+    c->pn = c->pn_max = c->pp = 0.0;
     c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
     if (st->warm_start) {
       while (ci < s->n_cache &&
@@ -388,8 +390,8 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         c->pn = imp[0];
         memcpy(c->fcache, imp + 1, sizeof c->fcache);
         if (!patch) {
-          c->pt1 = vs_r_dot(imp + 1, c->t1);
-          c->pt2 = vs_r_dot(imp + 1, c->t2);
+          fc->pt1 = vs_r_dot(imp + 1, fc->t1);
+          fc->pt2 = vs_r_dot(imp + 1, fc->t2);
         }
       }
     }
@@ -558,10 +560,11 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   }
   for (int32_t k = k0; k < k1; k++) {
     const vs_rcontact *c = &w->contacts[k];
-    if (c->pn == 0 && c->pt1 == 0 && c->pt2 == 0) continue;
+    const vs_rfric *fc = &w->fric[k];
+    if (c->pn == 0 && fc->pt1 == 0 && fc->pt2 == 0) continue;
     lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
-    lpush(&v, ma, mb, c->t1, c->ia1, c->ib1, c->pt1);
-    lpush(&v, ma, mb, c->t2, c->ia2, c->ib2, c->pt2);
+    lpush(&v, ma, mb, fc->t1, fc->ia1, fc->ib1, fc->pt1);
+    lpush(&v, ma, mb, fc->t2, fc->ia2, fc->ib2, fc->pt2);
   }
   vstore(&v, s, a, b, ma, mb);
 }
@@ -625,27 +628,31 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
   vel2 *v = &x->v;
   /* the points of a manifold in alternating order from sweep to sweep, so
    * that the order does not leave a systematic torque */
-  vs_rcontact *c = &w->contacts[rev ? x->k1 - 1 - kk : x->k0 + kk];
+  const int32_t k = rev ? x->k1 - 1 - kk : x->k0 + kk;
+  vs_rcontact *c = &w->contacts[k];
   if (first) point_begin(&m->set, w, c, inv_h, beta);
   /* friction, limited by the current normal impulse (nothing to do on
    * an idle speculative point) */
-  double lim = c->friction * c->pn;
-  if (!x->P->on && (lim > 0 || c->pt1 != 0 || c->pt2 != 0)) {
-    double l1 = -lrow(v, c->t1, c->a1, c->b1) * c->mass_t1;
-    double l2 = -lrow(v, c->t2, c->a2, c->b2) * c->mass_t2;
-    double n1 = c->pt1 + l1, n2 = c->pt2 + l2;
-    double len2 = n1 * n1 + n2 * n2;
-    if (len2 > lim * lim) {
-      double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-      n1 *= sc;
-      n2 *= sc;
+  if (!x->P->on) {
+    vs_rfric *f = &w->fric[k];
+    double lim = c->friction * c->pn;
+    if (lim > 0 || f->pt1 != 0 || f->pt2 != 0) {
+      double l1 = -lrow(v, f->t1, f->a1, f->b1) * f->mass_t1;
+      double l2 = -lrow(v, f->t2, f->a2, f->b2) * f->mass_t2;
+      double n1 = f->pt1 + l1, n2 = f->pt2 + l2;
+      double len2 = n1 * n1 + n2 * n2;
+      if (len2 > lim * lim) {
+        double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+        n1 *= sc;
+        n2 *= sc;
+      }
+      l1 = n1 - f->pt1;
+      l2 = n2 - f->pt2;
+      f->pt1 = n1;
+      f->pt2 = n2;
+      lpush(v, ma, mb, f->t1, f->ia1, f->ib1, l1);
+      lpush(v, ma, mb, f->t2, f->ia2, f->ib2, l2);
     }
-    l1 = n1 - c->pt1;
-    l2 = n2 - c->pt2;
-    c->pt1 = n1;
-    c->pt2 = n2;
-    lpush(v, ma, mb, c->t1, c->ia1, c->ib1, l1);
-    lpush(v, ma, mb, c->t2, c->ia2, c->ib2, l2);
   }
   /* normal: the current separation (vs_rigid_substep_begin) */
   double target = c->target; /* speculative: may close the gap */
@@ -863,7 +870,8 @@ void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w
       double *imp = &s->cache_impulse[4 * k];
       imp[0] = c->pn;
       for (int q = 0; q < 3; q++)
-        imp[1 + q] = P->on ? share[q] : c->pt1 * c->t1[q] + c->pt2 * c->t2[q];
+        imp[1 + q] = P->on ? share[q]
+                           : w->fric[k].pt1 * w->fric[k].t1[q] + w->fric[k].pt2 * w->fric[k].t2[q];
     }
   }
   s->n_cache = w->n_contacts;
