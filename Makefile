@@ -29,6 +29,11 @@ SANLD := -fsanitize=address,undefined,float-cast-overflow
 # FcFini does not give back: LeakSanitizer is told to ignore those, and only
 # those (tests/lsan.supp); every program the tests start inherits it.
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+# The check timeouts catch hangs; under the sanitizers every run is several
+# times slower, and every file a reader opens forks the structure probe
+# (lib/io/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
+# resume cases took over its 60 s on 2 loaded cores.
+export CK_TIMEOUT_MULTIPLIER := 4
 endif
 
 # MPI=1: the same variant built with mpicc under $(BUILD)/mpi, so that
