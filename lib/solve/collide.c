@@ -79,9 +79,25 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
   for (int32_t c = 0; c < m->n_colliders; c++) {
     const vs_collider_desc *cd = &m->colliders[c];
     if (cd->kind == VS_COLLIDER_MESH) {
+      const vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
+      if (cp) {
+        /* the contact plane (as vs_collide_mesh_particle, inlined: this is
+         * the relaxation's inner loop) */
+        if (!cp->on) continue;
+        const double R = r + cd->thickness;
+        const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
+                         (p[2] - cp->q[2]) * cp->n[2];
+        if (d >= R) continue;
+        const double push = R - d;
+        p[0] += push * cp->n[0], p[1] += push * cp->n[1], p[2] += push * cp->n[2];
+        double *ct = contact + 4 * (size_t)i;
+        ct[0] = cp->n[0], ct[1] = cp->n[1], ct[2] = cp->n[2];
+        ct[3] += push;
+        contact_collider[i] = c;
+        continue;
+      }
       const vs_mesh_collider mc = mesh_of(m, c);
-      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i,
-                               contact_of(m, mesh_contact, c, i));
+      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i, NULL);
       continue;
     }
     double n[3];
@@ -192,11 +208,12 @@ static void contact_planes(const vs_model *m, const double *xprev, const double 
 }
 
 void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, int32_t i) {
+                      int32_t *contact_collider, const vs_mesh_contact *mesh_contact, int32_t i) {
   for (int32_t c = 0; c < m->n_colliders; c++)
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
-      vs_collide_mesh_final(&mc, c, xprev, x, m->radius[i], contact, contact_collider, i);
+      vs_collide_mesh_final(&mc, c, xprev, x, m->radius[i], contact, contact_collider, i,
+                            mesh_contact ? contact_of(m, (vs_mesh_contact *)mesh_contact, c, i) : NULL);
     }
 }
 

@@ -85,9 +85,18 @@ static int q_closest(const vs_mesh_collider *mc, const double p[3], double maxd,
   if (c < 0) return 0;
   int n;
   const int32_t *list = cell_list(g, c, &n);
-  if (n == 0) return 0;
-  if (n > LIST_MAX) return vs_bvh_closest(mc->bvh, p, maxd, h);
-  return vs_bvh_closest_list(mc->bvh, list, n, p, maxd, h);
+  /* long lists (a pole's fan) in pieces: the nearest of the pieces'
+   * nearest, ties to the lowest number */
+  int found = 0;
+  for (int k = 0; k < n; k += LIST_MAX) {
+    vs_bvh_hit hh;
+    if (vs_bvh_closest_list(mc->bvh, list + k, n - k < LIST_MAX ? n - k : LIST_MAX, p, maxd, &hh) &&
+        (!found || hh.dist < h->dist || (hh.dist == h->dist && hh.tri < h->tri))) {
+      *h = hh, found = 1;
+      maxd = hh.dist;
+    }
+  }
+  return found;
 }
 
 static int entry(const vs_mesh_collider *mc, const double a[3], const double b[3], double r,
@@ -187,9 +196,16 @@ void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const 
   cp->on = 0;
   /* the closest point within the grid's margin (the relaxation moves a
    * particle: one a little farther than R can reach the shell) */
-  const double R = r + mc->thickness;
+  const double R = r + mc->thickness, maxd = mc->grid ? mc->grid->margin : R;
   vs_bvh_hit h;
-  if (!q_closest(mc, p, mc->grid ? mc->grid->margin : R, &h)) return;
+  for (int k = 0; k < 3; k++) cp->c[k] = p[k];
+  /* (less a rounding allowance far above vs_tri_closest's) */
+  const double tol = 1e-9 * (mc->bvh->scale + fabs(p[0]) + fabs(p[1]) + fabs(p[2]));
+  if (!q_closest(mc, p, maxd, &h)) {
+    cp->clear = maxd - tol;
+    return;
+  }
+  cp->clear = h.dist - tol;
   double u[3];
   if (h.dist > 0.0) {
     for (int k = 0; k < 3; k++) u[k] = (p[k] - h.point[k]) / h.dist;
@@ -240,9 +256,18 @@ void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, cons
 
 void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i) {
+                           int32_t i, const vs_mesh_contact *cp) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
+  if (cp && cp->clear > 0.0) {
+    /* the step's start and p's R shell inside the mesh-free ball (c,
+     * clear): the path cannot meet a triangle, nor p's shell touch one */
+    const double *a = xprev + 4 * (size_t)i;
+    const double da[3] = {a[0] - cp->c[0], a[1] - cp->c[1], a[2] - cp->c[2]};
+    const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
+    const double lim = cp->clear - (r + mc->thickness);
+    if (lim > 0.0 && dot3(dp, dp) < lim * lim && dot3(da, da) < cp->clear * cp->clear) return;
+  }
   double n[3], depth;
   if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
     record(contact, contact_collider, collider, i, n, depth);

@@ -66,9 +66,11 @@ double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double
  * when no triangle is that near. */
 typedef struct vs_mesh_contact {
   double q[3], n[3];
-  int32_t tri; /* the triangle q lies on */
+  double c[3];  /* where the particle was (after the swept test) */
+  double clear; /* no triangle is nearer than this to c (0: unknown) */
+  int32_t tri;  /* the triangle q lies on */
   int32_t on;
-} vs_mesh_contact; /* 56 bytes (model/estimate.c counts them) */
+} vs_mesh_contact; /* 88 bytes (model/estimate.c counts them) */
 
 /* collide.c's conventions, for particle i of the (n x 4) arrays x and
  * xprev (w = x[4i+3] == 0: pinned, untouched): record the push in
@@ -86,7 +88,9 @@ typedef struct vs_mesh_contact {
  * With mc->grid the queries look up the grid's cells (model/meshgrid.h),
  * falling back to the BVH for paths longer than 32 margins; the answers
  * are the BVH's either way. */
-/* The contact plane of a particle at p whose step started at a. */
+/* The contact plane of a particle at p whose step started at a.  (The
+ * final pass skips a particle whose path and shell stay in the mesh-free
+ * ball (c, clear): nothing there to find.) */
 void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const double p[3],
                            double r, vs_mesh_contact *cp);
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
@@ -97,6 +101,6 @@ void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, cons
                               int32_t i, const vs_mesh_contact *cp);
 void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i);
+                           int32_t i, const vs_mesh_contact *cp);
 
 #endif

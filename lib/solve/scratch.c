@@ -208,4 +208,4 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
   return VS_OK;
 }
 
-_Static_assert(sizeof(vs_mesh_contact) == 56, "model/estimate.c counts 56 bytes a mesh contact plane");
+_Static_assert(sizeof(vs_mesh_contact) == 88, "model/estimate.c counts 88 bytes a mesh contact plane");

@@ -163,7 +163,8 @@ VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double 
 /* Mesh colliders: the exact projection of particle i at the end of the step
  * (after the relaxation, which saw only its contact planes: collide_mesh.h). */
 VS_PRIVATE void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
-                                 int32_t *contact_collider, int32_t i);
+                                 int32_t *contact_collider, const struct vs_mesh_contact *mesh_contact,
+                                 int32_t i);
 /* Deepest penetration of particle position p (radius r) into any collider. */
 VS_PRIVATE double vs_collide_penetration(const vs_model *m, const double *p, double r);
 
