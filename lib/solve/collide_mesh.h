@@ -79,9 +79,9 @@ typedef struct vs_mesh_contact {
  * The collision detection runs once a step (Macklin and Mueller's PBD):
  *   - swept: the swept test of the path xprev -> x (above), then the
  *     contact plane of x (cp, when not NULL);
- *   - particle (each relaxation sweep): with cp, x is kept R on the normal's
- *     side of cp's plane and nothing else (a few operations, as the plane
- *     collider); with cp NULL, the exact projection above;
+ *   - particle (each relaxation sweep): with cp, x is kept R on the
+ *     normal's side of cp's plane and nothing else (a few operations, as
+ *     the plane collider); with cp NULL, the exact projection above;
  *   - final (once, after the relaxation, before the velocity pass): the
  *     exact projection, so that no particle ends the step crossed through
  *     or inside the R shell of any triangle.
