@@ -31,7 +31,7 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
   memset(g, 0, sizeof *g);
   if (!b || b->n_tri < 1 || !(margin > 0.0) || !isfinite(margin))
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_mesh_grid_build: bad argument");
-  const int64_t nt = b->n_tri, max_cells = 2 * nt + 4096, max_entries = 32 * nt + 65536;
+  const int64_t nt = b->n_tri, max_cells = 16 * nt + 4096, max_entries = 48 * nt + 65536;
   /* the lists' margin: margin plus far more than the rounding of a lookup */
   const double m = margin + 1e-6 * b->scale;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -46,9 +46,9 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
                     (d[2] - c[j][2]) * (d[2] - c[j][2]));
     }
   }
-  /* cells about the mean edge, at least 2 margins (a list then holds the
-   * triangles of a few cells around), grown until the bounds hold */
-  double h = fmax(edges / (3.0 * (double)nt), 2.0 * margin);
+  /* cells of the mean edge or the margin, whichever is longer (a list then
+   * holds the triangles within about 3 cells), grown until the bounds hold */
+  double h = fmax(edges / (3.0 * (double)nt), margin);
   double ext = 0.0;
   for (int k = 0; k < 3; k++) lo[k] -= m, hi[k] += m, ext = fmax(ext, hi[k] - lo[k]);
   if (!(h > 0.0)) h = ext;
@@ -74,7 +74,7 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
         break;
       }
     }
-    h *= 1.5;
+    h *= 1.1;
   }
   const int64_t cells = (int64_t)g->n[0] * g->n[1] * g->n[2];
   g->margin = margin;

@@ -8,8 +8,8 @@
  * list of p's cell holds every triangle within `margin` of p, and a point
  * outside the grid has none: one O(1) lookup instead of a BVH walk.
  *
- * Memory is bounded: at most 2 n_tri + 4096 cells and 32 n_tri + 65536
- * list entries (h grows until both hold), 4 bytes each
+ * Memory is bounded: at most 16 n_tri + 4096 cells and 48 n_tri + 65536
+ * list entries (h grows by 10 % until both hold), 4 bytes each
  * (VS_MESH_GRID_BYTES, counted by model/estimate.c). */
 #ifndef VSIM_MESHGRID_H
 #define VSIM_MESHGRID_H
@@ -19,7 +19,7 @@
 #include "model/bvh.h"
 #include "vsim/error.h"
 
-#define VS_MESH_GRID_BYTES(nt) (4 * (2 * (int64_t)(nt) + 4097) + 4 * (32 * (int64_t)(nt) + 65536))
+#define VS_MESH_GRID_BYTES(nt) (4 * (16 * (int64_t)(nt) + 4097) + 4 * (48 * (int64_t)(nt) + 65536))
 
 typedef struct vs_mesh_grid {
   double lo[3];     /* the grid's corner */
