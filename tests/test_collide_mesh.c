@@ -187,6 +187,73 @@ START_TEST(side_is_kept) {
 }
 END_TEST
 
+/* Through the grid (model/meshgrid.h) the swept test, the exact projection
+ * and the contact plane's point give the whole BVH's answers bit for bit,
+ * for short paths (the cells) and long ones (the BVH again), on the
+ * icosphere; and the plane projection keeps a particle R from the plane. */
+START_TEST(grid_queries_equal_the_bvh) {
+  vs_obj_mesh m = load("icosphere.obj");
+  vs_bvh b;
+  vs_mesh_grid g;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, m.vertices, m.n_vertices, m.triangles, m.n_triangles, &e), VS_OK);
+  const double r = 0.005, th = 0.002;
+  ck_assert_int_eq(vs_mesh_grid_build(&g, &b, 2 * (r + th), &e), VS_OK);
+  const vs_mesh_collider slow = {.bvh = &b, .thickness = th}, fast = {.bvh = &b, .grid = &g, .thickness = th};
+  uint64_t s = 7;
+  int moved = 0, swept = 0, planes = 0;
+  for (int n = 0; n < 4000; n++) {
+    double u[6];
+    for (int k = 0; k < 6; k++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      u[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    /* a start near the sphere (radius 0.5), a path of 1 mm to 40 cm */
+    const double len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    const double rad = 0.5 + 0.04 * u[3], step = n % 10 == 0 ? 0.4 : 0.001 + 0.05 * fabs(u[4]);
+    double a[4], p1[4], p2[4], n1[3], n2[3], d1, d2;
+    for (int k = 0; k < 3; k++) a[k] = rad * u[k] / len;
+    for (int k = 0; k < 3; k++) p1[k] = a[k] + step * u[(k + 2) % 6] - 0.3 * step * a[k];
+    a[3] = p1[3] = 1;
+    memcpy(p2, p1, sizeof p1);
+    int k1 = vs_mesh_project(&slow, a, p1, r, n1, &d1), k2 = vs_mesh_project(&fast, a, p2, r, n2, &d2);
+    ck_assert_int_eq(k1, k2);
+    ck_assert(memcmp(p1, p2, sizeof p1) == 0);
+    if (k1) ck_assert(d1 == d2 && memcmp(n1, n2, sizeof n1) == 0), moved++;
+    for (int k = 0; k < 3; k++) p1[k] = a[k] + step * u[(k + 2) % 6] - 0.3 * step * a[k];
+    memcpy(p2, p1, sizeof p1);
+    k1 = vs_mesh_sweep(&slow, a, p1, r, n1, &d1), k2 = vs_mesh_sweep(&fast, a, p2, r, n2, &d2);
+    ck_assert_int_eq(k1, k2);
+    ck_assert(memcmp(p1, p2, sizeof p1) == 0);
+    if (k1) ck_assert(d1 == d2 && memcmp(n1, n2, sizeof n1) == 0), swept++;
+    /* the contact plane: the closest point within the margin; then a
+     * point pushed onto it ends R on its normal's side */
+    vs_mesh_contact cp;
+    vs_mesh_contact_plane(&fast, a, p2, r, &cp);
+    vs_bvh_hit h;
+    const int near = vs_bvh_closest(&b, p2, g.margin, &h);
+    ck_assert_int_eq(cp.on, near);
+    if (!near) continue;
+    planes++;
+    ck_assert_int_eq(cp.tri, h.tri);
+    ck_assert(memcmp(cp.q, h.point, sizeof cp.q) == 0);
+    double x[4] = {cp.q[0], cp.q[1], cp.q[2], 1}, ct[4] = {0, 0, 0, 0};
+    int32_t cc = -1;
+    vs_collide_mesh_particle(&fast, 3, a, x, r, ct, &cc, 0, &cp);
+    const double dd = (x[0] - cp.q[0]) * cp.n[0] + (x[1] - cp.q[1]) * cp.n[1] + (x[2] - cp.q[2]) * cp.n[2];
+    ck_assert_double_eq_tol(dd, r + th, 1e-12);
+    ck_assert_int_eq(cc, 3);
+    ck_assert_double_eq_tol(ct[3], r + th, 1e-12);
+  }
+  ck_assert_int_gt(moved, 300);
+  ck_assert_int_gt(swept, 100);
+  ck_assert_int_gt(planes, 1000);
+  vs_mesh_grid_free(&g);
+  vs_bvh_free(&b);
+  vs_obj_free(&m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("collide_mesh");
   TCase *t = tcase_create("collide_mesh");
@@ -195,6 +262,7 @@ static Suite *suite(void) {
   tcase_add_test(t, fast_particles_stay_outside_a_closed_mesh);
   tcase_add_test(t, particle_rests_on_a_mesh_floor_at_radius_plus_thickness);
   tcase_add_test(t, side_is_kept);
+  tcase_add_test(t, grid_queries_equal_the_bvh);
   suite_add_tcase(s, t);
   return s;
 }
