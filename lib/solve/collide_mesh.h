@@ -1,5 +1,6 @@
 /* collide_mesh.h (private): particles against a static triangle mesh, found
- * through its BVH (model/bvh.h).  Built to plug in as a collider kind next to
+ * through its grid of triangle lists (model/meshgrid.h) or its BVH
+ * (model/bvh.h).  Built to plug in as a collider kind next to
  * the analytic ones of collide.c, with the same contact record: contact[4i..]
  * = (unit normal, accumulated push depth), contact_collider[i] = the
  * collider's number, read by the friction/restitution pass of step.c.
