@@ -406,6 +406,7 @@ static int same(const probed *a, const struct stat *st) {
 
 vs_status vs_h5g__probe(vs_h5g_file *f, const char *h5name, const struct stat *st,
                         vs_error *err) {
+  if (probe_fault < 0) return VS_OK; /* a test whose subject is elsewhere */
   for (unsigned i = 0; i < sizeof cache / sizeof cache[0]; i++)
     if (cache[i].ino && same(&cache[i], st)) return VS_OK;
   pid_t parent = getpid();

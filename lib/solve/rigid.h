@@ -116,13 +116,7 @@ typedef struct vs_rcontact {
   double pn_max;         /* largest normal impulse over the substeps */
   double depth;          /* at the step's start (> 0: penetration) */
   int32_t ia, ib;        /* body slots (b < 0 -> the world slot n) */
-  /* per-point friction (points that are not part of a patch) */
-  double friction;
-  double pt1, pt2;       /* accumulated impulses */
-  double mass_t1, mass_t2;
-  double t1[3], t2[3];   /* tangents */
-  double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
-  double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+  double friction;       /* the pair's */
   /* the narrow phase's output and the rest of prepare */
   int32_t a, b;          /* bodies (b < 0: collider -1-b) */
   uint32_t feature;
@@ -132,6 +126,17 @@ typedef struct vs_rcontact {
   double vn0;            /* normal approach velocity before the step */
   double fcache[3];      /* friction vector found in the cache (warm start) */
 } vs_rcontact;
+
+/* Per-point friction rows of a contact that is not part of a patch
+ * (vs_rwork.fric, same index as the contact): kept apart so that the contacts
+ * the sweeps stream over stay small (most points are in patches). */
+typedef struct vs_rfric {
+  double pt1, pt2;       /* accumulated impulses */
+  double mass_t1, mass_t2;
+  double t1[3], t2[3];   /* tangents */
+  double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
+  double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+} vs_rfric;
 
 /* Friction of a manifold whose points share one normal (a patch), solved at
  * the points' centre (rigid_solve.c); per-point friction otherwise. */
@@ -153,6 +158,7 @@ typedef struct vs_rwork {
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
   int32_t fresh;         /* the next sweep is its substep's first (separations to compute) */
   vs_rcontact *contacts;
+  vs_rfric *fric;        /* (max_contacts + 1) per contact, set only for points outside a patch */
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *q_old;         /* (n x 4) orientation at the start of the position update */
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */
@@ -175,6 +181,11 @@ typedef struct vs_rwork {
   int32_t *color_start;  /* (VS_RCOLORS + 2) items of colour c: color_items[start[c] .. start[c+1]) */
   int32_t *color_items;  /* (nj + max_contacts) joint j as -1 - j, manifold as its index */
   int32_t *item_color;   /* (nj + max_contacts) scratch */
+  /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
+  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order */
+  int32_t *ord_last;     /* (n + 1) last manifold touching each body */
+  int32_t *ord_succ;     /* (2 x (max_contacts + 1)) successor per body slot */
+  int32_t *ord_npred, *ord_heap, *ord_queue, *ord_when; /* (max_contacts + 1) */
 } vs_rwork;
 
 /* Colours of the constraint graph; constraints that find no free colour go
@@ -184,6 +195,10 @@ typedef struct vs_rwork {
 #define VS_RPAR_ITEMS 32
 
 #define VS_RJOINT_WORK 24
+
+/* Consecutive manifolds of the sequential order that touch distinct moving
+ * bodies where the constraint graph allows (rigid_order.c). */
+#define VS_RORDER_WINDOW 4
 
 /* ---- model / state / work ---- */
 
@@ -246,6 +261,10 @@ VS_RPRIVATE int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int
  * inverse mass.  Greedy, in identity order: joints by index, then manifolds
  * by (a, b); each takes the lowest colour free for both its bodies. */
 VS_RPRIVATE void vs_rigid_color(const vs_rmodel *m, vs_rwork *w);
+/* The sequential sweeps' manifold order (after vs_rigid_prepare; not used
+ * by the coloured solve): identity order where manifolds share a moving
+ * body, so the same bits, interleaved elsewhere (rigid_order.c). */
+VS_RPRIVATE void vs_rigid_order(const vs_rmodel *m, vs_rwork *w);
 /* Per step: anchors, effective masses, warm-start impulses from the cache. */
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* Per substep of length h. */

@@ -198,6 +198,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   size_t un = (size_t)m->n_bodies + 1, uk = (size_t)m->max_contacts + 1;
   w->max_contacts = m->max_contacts;
   w->contacts = vs_calloc(uk, sizeof(vs_rcontact));
+  w->fric = vs_calloc(uk, sizeof(vs_rfric));
   w->inv_iw = vs_calloc(9 * un, sizeof(double));
   w->q_old = vs_calloc(4 * un, sizeof(double));
   w->dp = vs_calloc(6 * un, sizeof(double));
@@ -218,7 +219,16 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->color_start = vs_calloc(VS_RCOLORS + 2, sizeof(int32_t));
   w->color_items = vs_calloc(items, sizeof(int32_t));
   w->item_color = vs_calloc(items, sizeof(int32_t));
-  if (!w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
+  w->sorder = vs_calloc(uk, sizeof(int32_t));
+  w->ord_last = vs_calloc(un, sizeof(int32_t));
+  w->ord_succ = vs_calloc(2 * uk, sizeof(int32_t));
+  w->ord_npred = vs_calloc(uk, sizeof(int32_t));
+  w->ord_heap = vs_calloc(uk, sizeof(int32_t));
+  w->ord_queue = vs_calloc(uk, sizeof(int32_t));
+  w->ord_when = vs_calloc(uk, sizeof(int32_t));
+  if (!w->sorder || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
+      !w->ord_queue || !w->ord_when ||
+      !w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint || !w->man || !w->patch ||
       !w->color_bits || !w->color_start || !w->color_items || !w->item_color) {
     vs_rwork_free(w);
@@ -231,6 +241,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
 void vs_rwork_free(vs_rwork *w) {
   if (!w) return;
   vs_free(w->contacts);
+  vs_free(w->fric);
   vs_free(w->pairs);
   vs_free(w->pair_tmp);
   vs_free(w->joint);
@@ -240,6 +251,13 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->color_start);
   vs_free(w->color_items);
   vs_free(w->item_color);
+  vs_free(w->sorder);
+  vs_free(w->ord_last);
+  vs_free(w->ord_succ);
+  vs_free(w->ord_npred);
+  vs_free(w->ord_heap);
+  vs_free(w->ord_queue);
+  vs_free(w->ord_when);
   vs_free(w->inv_iw);
   vs_free(w->q_old);
   vs_free(w->dp);

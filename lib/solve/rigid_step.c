@@ -72,6 +72,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   vs_rigid_find_contacts(m, s, w);
   vs_rigid_prepare(m, s, w);
   if (st->colored) vs_rigid_color(m, w);
+  else vs_rigid_order(m, w);
   if (!st->warm_start)
     memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
   for (int32_t sub = 0; sub < nsub; sub++) {

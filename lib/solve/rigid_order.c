@@ -1,0 +1,93 @@
+/* rigid_order.c: the order the sequential sweeps visit the manifolds in
+ * (docs/physics.md, rigid bodies; the same list scheduling as the
+ * Gauss-Seidel order of lib/model/gsorder.c, done every step).
+ *
+ * In identity order (a, b) consecutive manifolds share body a, so each waits
+ * for the previous one's velocity update: one long latency chain.  Two
+ * manifolds that share no body of non-zero inverse mass commute exactly (each
+ * reads and writes only its own bodies' velocities and pseudo velocities and
+ * its own rows; the world and fixed bodies are never written), so any order
+ * that keeps every pair of manifolds sharing a moving body in identity order
+ * gives the same bits as identity order.  List scheduling of that dependence
+ * graph:
+ *
+ *   - the predecessors of manifold i are, per moving body of i, the last
+ *     manifold before i in identity order that touches the body;
+ *   - a manifold becomes eligible VS_RORDER_WINDOW positions after its last
+ *     predecessor was placed; of the eligible ones the lowest id goes next
+ *     (the order stays close to identity order, for the caches);
+ *   - when none is eligible, the one that became ready first goes next.
+ *
+ * So a run of VS_RORDER_WINDOW consecutive manifolds of the order touches
+ * distinct moving bodies wherever the graph allows; the sweep takes two
+ * consecutive independent manifolds at a time and runs their rows in
+ * lockstep (rigid_solve.c, solve_two), so that the CPU overlaps their
+ * dependency chains (the rows of one manifold are one chain through the two
+ * bodies' velocities).  The 20-level pyramid's graph (590 manifolds) has a
+ * longest chain of 110, so there is room.  The warm start, a short chain
+ * per manifold, keeps identity order.  The order depends only on this step's manifolds: deterministic, the
+ * same on resume and for any thread count.  O(M log r) time, no allocation
+ * (the work arrays are sized with the contact buffer). */
+#include "solve/rigid.h"
+
+static void heap_push(int32_t *h, int32_t *n, int32_t v) {
+  int32_t i = (*n)++;
+  while (i > 0) {
+    int32_t parent = (i - 1) / 2;
+    if (h[parent] <= v) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = v;
+}
+
+static int32_t heap_pop(int32_t *h, int32_t *n) {
+  const int32_t top = h[0], v = h[--*n];
+  int32_t i = 0;
+  for (;;) {
+    int32_t c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && h[c + 1] < h[c]) c++;
+    if (v <= h[c]) break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (*n > 0) h[i] = v;
+  return top;
+}
+
+void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
+  const int32_t n = m->n_bodies, nm = w->n_man;
+  int32_t *last = w->ord_last, *succ = w->ord_succ, *npred = w->ord_npred;
+  int32_t *heap = w->ord_heap, *queue = w->ord_queue, *when = w->ord_when;
+  for (int32_t i = 0; i <= n; i++) last[i] = -1;
+  int32_t nheap = 0;
+  for (int32_t mi = 0; mi < nm; mi++) {
+    const vs_rcontact *c = &w->contacts[w->man[mi]];
+    const int32_t body[2] = {c->ia, c->ib};
+    succ[2 * mi] = succ[2 * mi + 1] = -1;
+    npred[mi] = 0;
+    for (int s = 0; s < 2; s++) {
+      const int32_t b = body[s];
+      if (b >= n || m->inv_mass[b] == 0) continue;
+      const int32_t q = last[b];
+      last[b] = mi;
+      if (q < 0) continue;
+      /* the slot of q that holds b */
+      const vs_rcontact *cq = &w->contacts[w->man[q]];
+      succ[2 * q + (cq->ia == b ? 0 : 1)] = mi;
+      npred[mi]++;
+    }
+    if (npred[mi] == 0) heap_push(heap, &nheap, mi);
+  }
+  int32_t qhead = 0, qtail = 0;
+  for (int32_t t = 0; t < nm; t++) {
+    while (qhead < qtail && when[qhead] <= t) heap_push(heap, &nheap, queue[qhead++]);
+    const int32_t id = nheap > 0 ? heap_pop(heap, &nheap) : queue[qhead++];
+    w->sorder[t] = id;
+    for (int s = 0; s < 2; s++) {
+      const int32_t c = succ[2 * id + s];
+      if (c >= 0 && --npred[c] == 0) queue[qtail] = c, when[qtail++] = t + VS_RORDER_WINDOW;
+    }
+  }
+}
