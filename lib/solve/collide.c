@@ -10,8 +10,12 @@
 
 static inline vs_mesh_collider mesh_of(const vs_model *m, int32_t c) {
   const vs_collider_desc *cd = &m->colliders[c];
-  return (vs_mesh_collider){m->collider_mesh[c].bvh, m->collider_mesh[c].grid, cd->thickness,
-                            cd->friction, cd->restitution};
+  return (vs_mesh_collider){.bvh = m->collider_mesh[c].bvh,
+                            .grid = m->collider_mesh[c].grid,
+                            .margin = m->collider_mesh[c].margin,
+                            .thickness = cd->thickness,
+                            .friction = cd->friction,
+                            .restitution = cd->restitution};
 }
 
 static inline double dot3(const double *a, const double *b) {

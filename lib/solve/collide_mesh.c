@@ -196,7 +196,8 @@ void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const 
   cp->on = 0;
   /* the closest point within the grid's margin (the relaxation moves a
    * particle: one a little farther than R can reach the shell) */
-  const double R = r + mc->thickness, maxd = mc->grid ? mc->grid->margin : R;
+  const double R = r + mc->thickness,
+               maxd = mc->margin > 0.0 ? mc->margin : mc->grid ? mc->grid->margin : R;
   vs_bvh_hit h;
   for (int k = 0; k < 3; k++) cp->c[k] = p[k];
   /* (less a rounding allowance far above vs_tri_closest's) */

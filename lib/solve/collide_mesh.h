@@ -30,6 +30,7 @@
 typedef struct vs_mesh_collider {
   const vs_bvh *bvh;  /* over the mesh's triangles (zero-area ones left out) */
   const vs_mesh_grid *grid; /* NULL: every query walks the BVH */
+  double margin;      /* the contact planes' reach; 0: the grid's, else R */
   double thickness;   /* >= 0, added to each particle's radius */
   double friction;    /* Coulomb coefficient, for the velocity pass */
   double restitution; /* for the velocity pass */

@@ -81,7 +81,8 @@ typedef struct vs_collider_mesh {
   int32_t first_triangle, n_triangles;
   int32_t slot;        /* among the mesh colliders (0, 1, ...) */
   struct vs_bvh *bvh; /* NULL for analytic colliders */
-  struct vs_mesh_grid *grid; /* NULL for analytic colliders */
+  struct vs_mesh_grid *grid; /* NULL for analytic colliders, and when not worth building */
+  double margin;       /* the contact planes' reach (model.c), grid or not */
 } vs_collider_mesh;
 
 #define VS_MAX_COLORS 64 /* graph colours before the overflow colour */
