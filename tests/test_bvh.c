@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "model/bvh.h"
+#include "model/meshgrid.h"
 
 static uint64_t rng = 88172645463325252ull;
 static double urand(void) { /* xorshift64*, [0, 1) */
@@ -325,6 +326,60 @@ START_TEST(list_queries_match_the_whole_bvh) {
 }
 END_TEST
 
+/* The mesh grid (model/meshgrid.h): the list of a point's cell holds every
+ * triangle within the margin of the point (brute force), a point outside
+ * the grid has none that near, the memory bounds hold, and two builds give
+ * the same arrays. */
+START_TEST(grid_lists_hold_every_triangle_within_the_margin) {
+  soup s = make_soup(2000);
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  const double margins[] = {0.01, 0.05, 0.3};
+  for (int mi = 0; mi < 3; mi++) {
+    vs_mesh_grid g, g2;
+    ck_assert_int_eq(vs_mesh_grid_build(&g, &b, margins[mi], &e), VS_OK);
+    ck_assert_int_eq(vs_mesh_grid_build(&g2, &b, margins[mi], &e), VS_OK);
+    const int64_t cells = (int64_t)g.n[0] * g.n[1] * g.n[2];
+    ck_assert_int_le(cells, 16 * (int64_t)s.nt + 4096);
+    ck_assert_int_le(g.n_entries, 48 * (int64_t)s.nt + 65536);
+    ck_assert_int_eq(g.start[cells], g.n_entries);
+    ck_assert(memcmp(g.start, g2.start, (size_t)(cells + 1) * sizeof *g.start) == 0);
+    ck_assert(memcmp(g.tri, g2.tri, (size_t)g.n_entries * sizeof *g.tri) == 0);
+    int bad = 0, near = 0, outside = 0;
+    for (int q = 0; q < 3000; q++) {
+      double c[3] = {5 * urand() - 2.5, 5 * urand() - 2.5, 5 * urand() - 2.5};
+      if (q % 3 == 0) { /* near the mesh */
+        memcpy(c, C(&s, q % s.nt, q % 3), sizeof c);
+        for (int a = 0; a < 3; a++) c[a] += 2 * margins[mi] * (urand() - 0.5);
+      }
+      const int64_t id = vs_mesh_grid_cell(&g, c);
+      outside += id < 0;
+      for (int32_t t = 0; t < s.nt; t++) {
+        double qq[3];
+        if (!(sqrt(vs_tri_closest(C(&s, t, 0), C(&s, t, 1), C(&s, t, 2), c, qq)) <= margins[mi])) continue;
+        near++;
+        int in = 0;
+        if (id >= 0)
+          for (int32_t k = g.start[id]; k < g.start[id + 1]; k++) in |= g.tri[k] == t;
+        bad += !in;
+      }
+      /* each list in triangle order, without repeats */
+      if (id >= 0)
+        for (int32_t k = g.start[id] + 1; k < g.start[id + 1]; k++) bad += !(g.tri[k - 1] < g.tri[k]);
+    }
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_gt(near, 1000);
+    ck_assert_int_gt(outside, 10);
+    vs_mesh_grid_free(&g);
+    vs_mesh_grid_free(&g2);
+  }
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("bvh");
   TCase *t = tcase_create("bvh");
@@ -334,6 +389,7 @@ static Suite *suite(void) {
   tcase_add_test(t, segment_first_hit_matches_brute_force);
   tcase_add_test(t, build_is_deterministic_and_address_free);
   tcase_add_test(t, list_queries_match_the_whole_bvh);
+  tcase_add_test(t, grid_lists_hold_every_triangle_within_the_margin);
   suite_add_tcase(s, t);
   return s;
 }

@@ -7,7 +7,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "testutil.h"
+#include "runutil.h"
+#include "util/alloc.h"
 
 #include "model/bvh.h"
 #include "scene/obj.h"
@@ -187,6 +188,115 @@ START_TEST(side_is_kept) {
 }
 END_TEST
 
+/* Through the grid (model/meshgrid.h) the swept test, the exact projection
+ * and the contact plane's point give the whole BVH's answers bit for bit,
+ * for short paths (the cells) and long ones (the BVH again), on the
+ * icosphere; and the plane projection keeps a particle R from the plane. */
+START_TEST(grid_queries_equal_the_bvh) {
+  vs_obj_mesh m = load("icosphere.obj");
+  vs_bvh b;
+  vs_mesh_grid g;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, m.vertices, m.n_vertices, m.triangles, m.n_triangles, &e), VS_OK);
+  const double r = 0.005, th = 0.002;
+  ck_assert_int_eq(vs_mesh_grid_build(&g, &b, 2 * (r + th), &e), VS_OK);
+  const vs_mesh_collider slow = {.bvh = &b, .thickness = th}, fast = {.bvh = &b, .grid = &g, .thickness = th};
+  uint64_t s = 7;
+  int moved = 0, swept = 0, planes = 0;
+  for (int n = 0; n < 4000; n++) {
+    double u[6];
+    for (int k = 0; k < 6; k++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      u[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    /* a start near the sphere (radius 0.5), a path of 1 mm to 40 cm */
+    const double len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    const double rad = 0.5 + 0.04 * u[3], step = n % 10 == 0 ? 0.4 : 0.001 + 0.05 * fabs(u[4]);
+    double a[4], p1[4], p2[4], n1[3], n2[3], d1, d2;
+    for (int k = 0; k < 3; k++) a[k] = rad * u[k] / len;
+    for (int k = 0; k < 3; k++) p1[k] = a[k] + step * u[(k + 2) % 6] - 0.3 * step * a[k];
+    a[3] = p1[3] = 1;
+    memcpy(p2, p1, sizeof p1);
+    int k1 = vs_mesh_project(&slow, a, p1, r, n1, &d1), k2 = vs_mesh_project(&fast, a, p2, r, n2, &d2);
+    ck_assert_int_eq(k1, k2);
+    ck_assert(memcmp(p1, p2, sizeof p1) == 0);
+    if (k1) ck_assert(d1 == d2 && memcmp(n1, n2, sizeof n1) == 0), moved++;
+    for (int k = 0; k < 3; k++) p1[k] = a[k] + step * u[(k + 2) % 6] - 0.3 * step * a[k];
+    memcpy(p2, p1, sizeof p1);
+    k1 = vs_mesh_sweep(&slow, a, p1, r, n1, &d1), k2 = vs_mesh_sweep(&fast, a, p2, r, n2, &d2);
+    ck_assert_int_eq(k1, k2);
+    ck_assert(memcmp(p1, p2, sizeof p1) == 0);
+    if (k1) ck_assert(d1 == d2 && memcmp(n1, n2, sizeof n1) == 0), swept++;
+    /* the contact plane: the closest point within the margin; then a
+     * point pushed onto it ends R on its normal's side */
+    vs_mesh_contact cp;
+    vs_mesh_contact_plane(&fast, a, p2, r, &cp);
+    vs_bvh_hit h;
+    const int near = vs_bvh_closest(&b, p2, g.margin, &h);
+    ck_assert_int_eq(cp.on, near);
+    if (!near) continue;
+    planes++;
+    ck_assert_int_eq(cp.tri, h.tri);
+    ck_assert(memcmp(cp.q, h.point, sizeof cp.q) == 0);
+    double x[4] = {cp.q[0], cp.q[1], cp.q[2], 1}, ct[4] = {0, 0, 0, 0};
+    int32_t cc = -1;
+    vs_collide_mesh_particle(&fast, 3, a, x, r, ct, &cc, 0, &cp);
+    const double dd = (x[0] - cp.q[0]) * cp.n[0] + (x[1] - cp.q[1]) * cp.n[1] + (x[2] - cp.q[2]) * cp.n[2];
+    ck_assert_double_eq_tol(dd, r + th, 1e-12);
+    ck_assert_int_eq(cc, 3);
+    ck_assert_double_eq_tol(ct[3], r + th, 1e-12);
+  }
+  ck_assert_int_gt(moved, 300);
+  ck_assert_int_gt(swept, 100);
+  ck_assert_int_gt(planes, 1000);
+  vs_mesh_grid_free(&g);
+  vs_bvh_free(&b);
+  vs_obj_free(&m);
+}
+END_TEST
+
+/* The grid (model/meshgrid.h) is a shortcut the model builds only when the
+ * particles are at least an eighth of the triangles: a run without it must
+ * give the same bits.  The drape of configs/mesh_drape.yaml (24^2 cloth on
+ * the bunny-like mesh, with its grid), stepped once as built and once with
+ * the grid taken away. */
+START_TEST(grid_or_not_gives_the_same_bits) {
+  char *obj = cu_repo_path("configs/meshes/bunny_like.obj");
+  char *yaml = cu_strf(
+      "time: {dt: 1/60, substeps: 2}\n"
+      "solver: {iterations: 8}\n"
+      "world: {colliders: [{mesh: {file: \"%s\", transform: {translate: [0, 0.357, 0]}, "
+      "friction: 0.5, thickness: 0.005}}, {plane: {friction: 0.6}}]}\n"
+      "bodies: [{cloth: {name: s, origin: [-0.9, 1.2, -0.9], size: [1.8, 1.8], "
+      "resolution: [24, 24], plane: xz}}]\n",
+      obj);
+  vs_scene *sc = tu_scene(yaml);
+  vs_model *a = tu_model(sc), *b = tu_model(sc);
+  ck_assert_ptr_nonnull(a->collider_mesh[0].grid);
+  ck_assert_double_eq(a->collider_mesh[0].margin, b->collider_mesh[0].margin);
+  vs_mesh_grid_free(b->collider_mesh[0].grid);
+  vs_free(b->collider_mesh[0].grid);
+  b->collider_mesh[0].grid = NULL;
+  vs_state *sa = tu_state(a), *sb = tu_state(b);
+  vs_error e;
+  int touched = 0;
+  for (int f = 0; f < 90; f++) {
+    ck_assert_int_eq(vs_step(a, sa, &e), VS_OK);
+    ck_assert_int_eq(vs_step(b, sb, &e), VS_OK);
+    ck_assert_msg(!memcmp(sa->x, sb->x, 4 * sizeof(double) * (size_t)a->n_particles) &&
+                      !memcmp(sa->v, sb->v, 3 * sizeof(double) * (size_t)a->n_particles),
+                  "frame %d: the run without the grid differs", f + 1);
+  }
+  /* the cloth did reach the mesh: some particle rests above the floor */
+  for (int32_t i = 0; i < a->n_particles; i++) touched += sa->x[4 * i + 1] > 0.1;
+  ck_assert_int_gt(touched, 10);
+  vs_state_free(sa), vs_state_free(sb);
+  vs_model_free(a), vs_model_free(b);
+  vs_scene_free(sc);
+  free(yaml), free(obj);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("collide_mesh");
   TCase *t = tcase_create("collide_mesh");
@@ -195,6 +305,8 @@ static Suite *suite(void) {
   tcase_add_test(t, fast_particles_stay_outside_a_closed_mesh);
   tcase_add_test(t, particle_rests_on_a_mesh_floor_at_radius_plus_thickness);
   tcase_add_test(t, side_is_kept);
+  tcase_add_test(t, grid_queries_equal_the_bvh);
+  tcase_add_test(t, grid_or_not_gives_the_same_bits);
   suite_add_tcase(s, t);
   return s;
 }

@@ -5,8 +5,8 @@
  * The model part is exact: VS_MODEL_FIELDS over the counts.  The run part
  * is VS_STATE_FIELDS plus the solver's scratch (lib/solve/scratch.c: about
  * 60 bytes a particle, 48 more with particle collisions, 56 a link with
- * Jacobi relaxation, 176 a particle for each mesh collider: its cached
- * triangles, solve/collide_mesh.h) and one frame of output (positions and velocities as
+ * Jacobi relaxation, 88 a particle for each mesh collider: its contact
+ * plane, solve/collide_mesh.h) and one frame of output (positions and velocities as
  * float64), and the colouring's work space at build (16 bytes a constraint,
  * 8 a particle).  Hash grids and contact pairs that grow with the motion
  * are not counted: the estimate is a floor, the limit a safe fraction.
@@ -18,7 +18,9 @@
  * of T triangles has at most 3T edges (stretch) and at most 3T/2 interior
  * edges (bend, two triangle sides each).  Reading an OBJ takes its bytes,
  * 24 bytes a vertex and 16 a triangle, and a mesh body's edge sort 48 bytes
- * a triangle more: build work space, counted in the model.  A file that
+ * a triangle more: build work space, counted in the model, as is a mesh
+ * collider's grid of triangle lists (model/meshgrid.h: bounded by
+ * VS_MESH_GRID_BYTES).  A file that
  * cannot be opened counts nothing here (the build's reader says why). */
 #include "model/estimate.h"
 
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "model/build.h"
+#include "model/meshgrid.h"
 #include "scene/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"
@@ -79,6 +82,7 @@ int vs_parse_memory(const char *text, uint64_t *out) {
 typedef struct counts {
   int64_t np, nd, ntri, npin, nangle, nkeys;
   int64_t nmv, nmt;   /* mesh colliders' vertices and triangles */
+  uint64_t grids;     /* their grids' bytes, at most */
   uint64_t work;      /* bytes: the OBJ files read, the edge sorts */
   size_t biggest;
 } counts;
@@ -123,6 +127,7 @@ static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error 
     nt = clamp(nt, VS_OBJ_MAX_TRIANGLES);
     c->nmv += nv;
     c->nmt += nt;
+    c->grids += (uint64_t)VS_MESH_GRID_BYTES(nt);
     c->work += (uint64_t)clamp(bytes, VS_OBJ_MAX_BYTES) + 1 + 24 * (uint64_t)nv + 16 * (uint64_t)nt;
   }
   for (size_t k = 0; k < s->n_constraints; k++) {
@@ -171,12 +176,13 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   uint64_t work = 16 * nc + 8 * np;
   if (s->relaxation == VS_RELAX_GAUSS_SEIDEL && 25 * nc + 4 * np > work) work = 25 * nc + 4 * np;
   model += work;
-  model += c->work;                                   /* OBJ files read, edge sorts */
+  model += c->work;
+  model += c->grids;                                   /* OBJ files read, edge sorts */
   run += 60 * np;                                     /* contacts, pre-step velocities */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
-  for (size_t k = 0; k < s->n_colliders; k++)           /* mesh caches (vs_mesh_cache) */
-    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 176 * np;
+  for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes (vs_mesh_contact) */
+    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 88 * np;
   run += 48 * np + nd;                                /* one frame of output */
   out->model = model;
   out->run = run;

@@ -10,8 +10,12 @@
 
 static inline vs_mesh_collider mesh_of(const vs_model *m, int32_t c) {
   const vs_collider_desc *cd = &m->colliders[c];
-  return (vs_mesh_collider){m->collider_mesh[c].bvh, cd->thickness, cd->friction,
-                            cd->restitution};
+  return (vs_mesh_collider){.bvh = m->collider_mesh[c].bvh,
+                            .grid = m->collider_mesh[c].grid,
+                            .margin = m->collider_mesh[c].margin,
+                            .thickness = cd->thickness,
+                            .friction = cd->friction,
+                            .restitution = cd->restitution};
 }
 
 static inline double dot3(const double *a, const double *b) {
@@ -65,23 +69,39 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
   return 0.0;
 }
 
-static inline vs_mesh_cache *cache_of(const vs_model *m, vs_mesh_cache *mesh_cache, int32_t c,
+static inline vs_mesh_contact *contact_of(const vs_model *m, vs_mesh_contact *mesh_contact, int32_t c,
                                       int32_t i) {
-  return mesh_cache ? mesh_cache + (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i
+  return mesh_contact ? mesh_contact + (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i
                     : NULL;
 }
 
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
-                         int32_t *contact_collider, vs_mesh_cache *mesh_cache, int32_t i) {
+                         int32_t *contact_collider, vs_mesh_contact *mesh_contact, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double r = m->radius[i];
   for (int32_t c = 0; c < m->n_colliders; c++) {
     const vs_collider_desc *cd = &m->colliders[c];
     if (cd->kind == VS_COLLIDER_MESH) {
+      const vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
+      if (cp) {
+        /* the contact plane (as vs_collide_mesh_particle, inlined: this is
+         * the relaxation's inner loop) */
+        if (!cp->on) continue;
+        const double R = r + cd->thickness;
+        const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
+                         (p[2] - cp->q[2]) * cp->n[2];
+        if (d >= R) continue;
+        const double push = R - d;
+        p[0] += push * cp->n[0], p[1] += push * cp->n[1], p[2] += push * cp->n[2];
+        double *ct = contact + 4 * (size_t)i;
+        ct[0] = cp->n[0], ct[1] = cp->n[1], ct[2] = cp->n[2];
+        ct[3] += push;
+        contact_collider[i] = c;
+        continue;
+      }
       const vs_mesh_collider mc = mesh_of(m, c);
-      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i,
-                               cache_of(m, mesh_cache, c, i));
+      vs_collide_mesh_particle(&mc, c, xprev, x, r, contact, contact_collider, i, NULL);
       continue;
     }
     double n[3];
@@ -177,10 +197,37 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
   return 0;
 }
 
+/* The contact planes of particle i's mesh colliders, once its swept test is
+ * done (collide_mesh.h). */
+static void contact_planes(const vs_model *m, const double *xprev, const double *x,
+                           vs_mesh_contact *mesh_contact, int32_t i) {
+  if (!mesh_contact) return;
+  for (int32_t c = 0; c < m->n_colliders; c++)
+    if (m->colliders[c].kind == VS_COLLIDER_MESH) {
+      const vs_mesh_collider mc = mesh_of(m, c);
+      vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
+      if (x[4 * (size_t)i + 3] == 0.0) cp->on = 0; /* pinned: never projected */
+      else vs_mesh_contact_plane(&mc, xprev + 4 * (size_t)i, x + 4 * (size_t)i, m->radius[i], cp);
+    }
+}
+
+void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
+                      int32_t *contact_collider, const vs_mesh_contact *mesh_contact, int32_t i) {
+  for (int32_t c = 0; c < m->n_colliders; c++)
+    if (m->colliders[c].kind == VS_COLLIDER_MESH) {
+      const vs_mesh_collider mc = mesh_of(m, c);
+      vs_collide_mesh_final(&mc, c, xprev, x, m->radius[i], contact, contact_collider, i,
+                            mesh_contact ? contact_of(m, (vs_mesh_contact *)mesh_contact, c, i) : NULL);
+    }
+}
+
 void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, vs_mesh_cache *mesh_cache, int32_t i) {
+                      int32_t *contact_collider, vs_mesh_contact *mesh_contact, int32_t i) {
   double *p = x + 4 * (size_t)i;
-  if (p[3] == 0.0) return;
+  if (p[3] == 0.0) {
+    contact_planes(m, xprev, x, mesh_contact, i);
+    return;
+  }
   const double *a = xprev + 4 * (size_t)i;
   double best = 2.0, bn[3] = {0, 0, 0};
   int32_t hit = -1;
@@ -189,9 +236,7 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
     int hits;
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
-      /* the particle's cached triangles answer, renewed here, once a
-       * step (collide_mesh.h) */
-      hits = vs_mesh_entry_cached(&mc, cache_of(m, mesh_cache, c, i), a, p, m->radius[i], &t, n);
+      hits = vs_mesh_entry(&mc, a, p, m->radius[i], &t, n);
     } else {
       if (!m->swept) continue; /* mesh colliders are always swept */
       hits = entry(&m->colliders[c], a, p, m->radius[i], &t, n);
@@ -199,7 +244,10 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
     if (hits && t < best)
       best = t, hit = c, bn[0] = n[0], bn[1] = n[1], bn[2] = n[2];
   }
-  if (hit < 0) return;
+  if (hit < 0) {
+    contact_planes(m, xprev, x, mesh_contact, i);
+    return;
+  }
   /* Stop at the entry point, then slide the rest of the way along the
    * surface: the normal part of the remaining path is the push. */
   const double d[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
@@ -209,4 +257,5 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
   ct[0] = bn[0], ct[1] = bn[1], ct[2] = bn[2];
   ct[3] += rem * -dn;
   contact_collider[i] = hit;
+  contact_planes(m, xprev, x, mesh_contact, i);
 }

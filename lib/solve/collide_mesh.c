@@ -36,60 +36,73 @@ static double plane_dist(const vs_bvh *b, int32_t t, const double n[3], const do
   return dot3(rel, n);
 }
 
-/* The queries, over the whole BVH (cache NULL) or a particle's cached list
- * (when it covers the query: collide_mesh.h, vs_mesh_cache). */
-static int q_segment(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const double a[3],
-                     const double b[3], vs_bvh_hit *h) {
-  return cache ? vs_bvh_segment_list(mc->bvh, cache->tri, cache->n, a, b, h)
-               : vs_bvh_segment(mc->bvh, a, b, h);
+/* The queries: through the grid's cells when there is a grid and the
+ * query fits its margin, else the whole BVH; the same answer either way
+ * (a cell's list holds every triangle within the margin of its points:
+ * model/meshgrid.h; the list queries answer as the BVH: model/bvh.h). */
+#define SEG_PIECES 16 /* the longest path through the grid: 32 margins */
+#define LIST_MAX 64   /* vs_bvh_closest_list's longest list */
+
+static inline const int32_t *cell_list(const vs_mesh_grid *g, int64_t c, int *n) {
+  *n = g->start[c + 1] - g->start[c];
+  return g->tri + g->start[c];
 }
 
-static int q_closest(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const double p[3],
-                     double maxd, vs_bvh_hit *h) {
-  return cache ? vs_bvh_closest_list(mc->bvh, cache->tri, cache->n, p, maxd, h)
-               : vs_bvh_closest(mc->bvh, p, maxd, h);
-}
-
-/* Whether every triangle within R of q is in the cache's list. */
-static inline int covers(const vs_mesh_cache *c, const double q[3], double R) {
-  if (!(c->reach > R)) return 0;
-  const double d[3] = {q[0] - c->c[0], q[1] - c->c[1], q[2] - c->c[2]};
-  const double lim = c->reach - R;
-  return dot3(d, d) < lim * lim;
-}
-
-/* Whether the path a -> b and the R shell about b lie in the cache's
- * mesh-free ball (the list is not needed: nothing can touch). */
-static inline int clear_of(const vs_mesh_cache *c, const double a[3], const double b[3], double R) {
-  if (!(c->clear > R)) return 0;
-  const double da[3] = {a[0] - c->c[0], a[1] - c->c[1], a[2] - c->c[2]};
-  const double db[3] = {b[0] - c->c[0], b[1] - c->c[1], b[2] - c->c[2]};
-  const double lim = c->clear - R;
-  return dot3(db, db) < lim * lim && dot3(da, da) < c->clear * c->clear;
-}
-
-const vs_mesh_cache *vs_mesh_cache_step(const vs_mesh_collider *mc, vs_mesh_cache *c,
-                                        const double a[3], const double b[3], double r) {
-  if (!c) return NULL;
-  const double R = r + mc->thickness;
-  if (!covers(c, a, 0.0) || !covers(c, b, R)) {
-    /* about the middle of the path, in a small ball (a query's cost grows
-     * with the triangles it reaches) that holds the path and b's shell */
-    const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    const double m[3] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])};
-    const double cap = 0.5 * sqrt(dot3(d, d)) + 4.0 * R + 1e-3 * mc->bvh->extent;
-    c->n = vs_bvh_nearest(mc->bvh, m, VS_MESH_CACHE, cap, c->tri, &c->reach, &c->clear);
-    c->c[0] = m[0], c->c[1] = m[1], c->c[2] = m[2];
+static int q_segment(const vs_mesh_collider *mc, const double a[3], const double b[3],
+                     vs_bvh_hit *h) {
+  const vs_mesh_grid *g = mc->grid;
+  if (!g) return vs_bvh_segment(mc->bvh, a, b, h);
+  const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const double len = sqrt(dot3(d, d));
+  /* pieces of at most 2 margins: each point of the path lies within a
+   * margin of its piece's middle, so the middles' cells hold every
+   * triangle the path meets */
+  const double pieces = ceil(len / (2.0 * g->margin));
+  if (!(pieces <= SEG_PIECES)) return vs_bvh_segment(mc->bvh, a, b, h);
+  const int np = pieces < 1.0 ? 1 : (int)pieces;
+  int found = 0;
+  int64_t last = -1;
+  for (int j = 0; j < np; j++) {
+    const double f = ((double)j + 0.5) / (double)np;
+    const double s[3] = {a[0] + f * d[0], a[1] + f * d[1], a[2] + f * d[2]};
+    const int64_t c = vs_mesh_grid_cell(g, s);
+    if (c < 0 || c == last) continue;
+    last = c;
+    int n;
+    const int32_t *list = cell_list(g, c, &n);
+    vs_bvh_hit hh;
+    if (n > 0 && vs_bvh_segment_list(mc->bvh, list, n, a, b, &hh) &&
+        (!found || hh.t < h->t || (hh.t == h->t && hh.tri < h->tri)))
+      *h = hh, found = 1;
   }
-  c->step_ok = covers(c, a, 0.0);
-  return c->step_ok && covers(c, b, R) ? c : NULL;
+  return found;
 }
 
-static int entry(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const double a[3],
-                 const double b[3], double r, double *t, double n[3]) {
+static int q_closest(const vs_mesh_collider *mc, const double p[3], double maxd, vs_bvh_hit *h) {
+  const vs_mesh_grid *g = mc->grid;
+  if (!g || !(maxd <= g->margin)) return vs_bvh_closest(mc->bvh, p, maxd, h);
+  const int64_t c = vs_mesh_grid_cell(g, p);
+  if (c < 0) return 0;
+  int n;
+  const int32_t *list = cell_list(g, c, &n);
+  /* long lists (a pole's fan) in pieces: the nearest of the pieces'
+   * nearest, ties to the lowest number */
+  int found = 0;
+  for (int k = 0; k < n; k += LIST_MAX) {
+    vs_bvh_hit hh;
+    if (vs_bvh_closest_list(mc->bvh, list + k, n - k < LIST_MAX ? n - k : LIST_MAX, p, maxd, &hh) &&
+        (!found || hh.dist < h->dist || (hh.dist == h->dist && hh.tri < h->tri))) {
+      *h = hh, found = 1;
+      maxd = hh.dist;
+    }
+  }
+  return found;
+}
+
+static int entry(const vs_mesh_collider *mc, const double a[3], const double b[3], double r,
+                 double *t, double n[3]) {
   vs_bvh_hit h;
-  if (cache && clear_of(cache, a, b, 0.0)) return 0;
-  if (!q_segment(mc, cache, a, b, &h)) return 0;
+  if (!q_segment(mc, a, b, &h)) return 0;
   const double R = r + mc->thickness;
   const double da = side_normal(mc->bvh, h.tri, h.normal, a, b, n);
   const double db = plane_dist(mc->bvh, h.tri, n, b);
@@ -103,18 +116,13 @@ static int entry(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const d
 
 int vs_mesh_entry(const vs_mesh_collider *mc, const double a[3], const double b[3], double r,
                   double *t, double n[3]) {
-  return entry(mc, NULL, a, b, r, t, n);
+  return entry(mc, a, b, r, t, n);
 }
 
-int vs_mesh_entry_cached(const vs_mesh_collider *mc, vs_mesh_cache *cache, const double a[3],
-                         const double b[3], double r, double *t, double n[3]) {
-  return entry(mc, vs_mesh_cache_step(mc, cache, a, b, r), a, b, r, t, n);
-}
-
-static int sweep(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const double a[3],
-                 double b[3], double r, double n[3], double *push) {
+static int sweep(const vs_mesh_collider *mc, const double a[3], double b[3], double r,
+                 double n[3], double *push) {
   double te;
-  if (!entry(mc, cache, a, b, r, &te, n)) return 0;
+  if (!entry(mc, a, b, r, &te, n)) return 0;
   /* Stop at te, then slide the rest along the plane: the normal part of
    * the remaining path is the push (as vs_collide_swept). */
   const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
@@ -126,18 +134,18 @@ static int sweep(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const d
 
 int vs_mesh_sweep(const vs_mesh_collider *mc, const double a[3], double b[3], double r,
                   double n[3], double *push) {
-  return sweep(mc, NULL, a, b, r, n, push);
+  return sweep(mc, a, b, r, n, push);
 }
 
-static int project(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const double prev[3],
-                   double p[3], double r, double n[3], double *depth) {
+static int project(const vs_mesh_collider *mc, const double prev[3], double p[3], double r,
+                   double n[3], double *depth) {
   const double R = r + mc->thickness;
   int moved = 0;
   double total = 0.0;
   vs_bvh_hit h;
   /* pulled through the surface since the start of the step: back to R on
    * prev's side of the crossed triangle's plane */
-  if (q_segment(mc, cache, prev, p, &h)) {
+  if (q_segment(mc, prev, p, &h)) {
     double sn[3];
     side_normal(mc->bvh, h.tri, h.normal, prev, p, sn);
     const double dp = plane_dist(mc->bvh, h.tri, sn, p);
@@ -145,12 +153,10 @@ static int project(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const
       for (int k = 0; k < 3; k++) p[k] += (R - dp) * sn[k], n[k] = sn[k];
       total += R - dp;
       moved = 1;
-      /* p moved: the list answers for the new p only if it still covers it */
-      if (cache && !covers(cache, p, R)) cache = NULL;
     }
   }
   /* nearer than R to the mesh: out along the direction from the closest point */
-  if (q_closest(mc, cache, p, R, &h) && h.dist < R) {
+  if (q_closest(mc, p, R, &h) && h.dist < R) {
     double u[3];
     if (h.dist > 0.0) {
       for (int k = 0; k < 3; k++) u[k] = (p[k] - h.point[k]) / h.dist;
@@ -167,7 +173,7 @@ static int project(const vs_mesh_collider *mc, const vs_mesh_cache *cache, const
 
 int vs_mesh_project(const vs_mesh_collider *mc, const double prev[3], double p[3], double r,
                     double n[3], double *depth) {
-  return project(mc, NULL, prev, p, r, n, depth);
+  return project(mc, prev, p, r, n, depth);
 }
 
 double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double r) {
@@ -185,30 +191,85 @@ static void record(double *contact, int32_t *contact_collider, int32_t collider,
   contact_collider[i] = collider;
 }
 
+void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const double p[3],
+                           double r, vs_mesh_contact *cp) {
+  cp->on = 0;
+  /* the closest point within the grid's margin (the relaxation moves a
+   * particle: one a little farther than R can reach the shell) */
+  const double R = r + mc->thickness,
+               maxd = mc->margin > 0.0 ? mc->margin : mc->grid ? mc->grid->margin : R;
+  vs_bvh_hit h;
+  for (int k = 0; k < 3; k++) cp->c[k] = p[k];
+  /* (less a rounding allowance far above vs_tri_closest's) */
+  const double tol = 1e-9 * (mc->bvh->scale + fabs(p[0]) + fabs(p[1]) + fabs(p[2]));
+  if (!q_closest(mc, p, maxd, &h)) {
+    cp->clear = maxd - tol;
+    return;
+  }
+  cp->clear = h.dist - tol;
+  double u[3];
+  if (h.dist > 0.0) {
+    for (int k = 0; k < 3; k++) u[k] = (p[k] - h.point[k]) / h.dist;
+  } else {
+    side_normal(mc->bvh, h.tri, h.normal, a, p, u);
+  }
+  for (int k = 0; k < 3; k++) cp->q[k] = h.point[k], cp->n[k] = u[k];
+  cp->tri = h.tri;
+  cp->on = 1;
+}
+
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i, vs_mesh_cache *cache) {
+                           int32_t i, vs_mesh_contact *cp) {
   double *p = x + 4 * (size_t)i;
-  if (p[3] == 0.0) return;
   const double *a = xprev + 4 * (size_t)i;
-  double n[3], push;
-  if (sweep(mc, vs_mesh_cache_step(mc, cache, a, p, r), a, p, r, n, &push))
-    record(contact, contact_collider, collider, i, n, push);
+  if (p[3] != 0.0) {
+    double n[3], push;
+    if (sweep(mc, a, p, r, n, &push)) record(contact, contact_collider, collider, i, n, push);
+  }
+  if (cp) {
+    if (p[3] != 0.0) vs_mesh_contact_plane(mc, a, p, r, cp);
+    else cp->on = 0;
+  }
 }
 
 void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                               double *x, double r, double *contact, int32_t *contact_collider,
-                              int32_t i, const vs_mesh_cache *cache) {
+                              int32_t i, const vs_mesh_contact *cp) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
-  /* the list answers while this step's start and p's R shell lie in its
-   * ball (renewed about the path when they do not); nothing near: done */
-  const double R = r + mc->thickness;
-  const double *a = xprev + 4 * (size_t)i;
-  const vs_mesh_cache *use = cache;
-  if (cache && !(cache->step_ok && covers(cache, p, R))) use = NULL;
-  if (use && clear_of(use, a, p, R)) return;
   double n[3], depth;
-  if (project(mc, use, a, p, r, n, &depth))
+  if (!cp) {
+    if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
+      record(contact, contact_collider, collider, i, n, depth);
+    return;
+  }
+  if (!cp->on) return;
+  /* R on the normal's side of the contact plane, as the plane collider */
+  const double R = r + mc->thickness;
+  const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
+                   (p[2] - cp->q[2]) * cp->n[2];
+  if (d >= R) return;
+  const double push = R - d;
+  p[0] += push * cp->n[0], p[1] += push * cp->n[1], p[2] += push * cp->n[2];
+  record(contact, contact_collider, collider, i, cp->n, push);
+}
+
+void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
+                           double *x, double r, double *contact, int32_t *contact_collider,
+                           int32_t i, const vs_mesh_contact *cp) {
+  double *p = x + 4 * (size_t)i;
+  if (p[3] == 0.0) return;
+  if (cp && cp->clear > 0.0) {
+    /* the step's start and p's R shell inside the mesh-free ball (c,
+     * clear): the path cannot meet a triangle, nor p's shell touch one */
+    const double *a = xprev + 4 * (size_t)i;
+    const double da[3] = {a[0] - cp->c[0], a[1] - cp->c[1], a[2] - cp->c[2]};
+    const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
+    const double lim = cp->clear - (r + mc->thickness);
+    if (lim > 0.0 && dot3(dp, dp) < lim * lim && dot3(da, da) < cp->clear * cp->clear) return;
+  }
+  double n[3], depth;
+  if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
     record(contact, contact_collider, collider, i, n, depth);
 }

@@ -1,5 +1,6 @@
 /* collide_mesh.h (private): particles against a static triangle mesh, found
- * through its BVH (model/bvh.h).  Built to plug in as a collider kind next to
+ * through its grid of triangle lists (model/meshgrid.h) or its BVH
+ * (model/bvh.h).  Built to plug in as a collider kind next to
  * the analytic ones of collide.c, with the same contact record: contact[4i..]
  * = (unit normal, accumulated push depth), contact_collider[i] = the
  * collider's number, read by the friction/restitution pass of step.c.
@@ -12,7 +13,8 @@
  *   - swept (once per step, before the relaxation, as vs_collide_swept): if
  *     the path xprev -> x crosses a triangle, the particle stops where it is
  *     R from that triangle's plane, and slides the rest of the way along it;
- *   - project (every sweep, as vs_collide_particle): if the path xprev -> x
+ *   - project (once at the end of the step, and every sweep when there is
+ *     no contact plane, below): if the path xprev -> x
  *     crosses a triangle (a constraint pulled it through), x goes back to R
  *     on xprev's side of that triangle's plane; then, if the closest point q
  *     of the mesh is nearer than R, x = q + R (x - q) / |x - q|.
@@ -23,9 +25,12 @@
 #include <stdint.h>
 
 #include "model/bvh.h"
+#include "model/meshgrid.h"
 
 typedef struct vs_mesh_collider {
   const vs_bvh *bvh;  /* over the mesh's triangles (zero-area ones left out) */
+  const vs_mesh_grid *grid; /* NULL: every query walks the BVH */
+  double margin;      /* the contact planes' reach; 0: the grid's, else R */
   double thickness;   /* >= 0, added to each particle's radius */
   double friction;    /* Coulomb coefficient, for the velocity pass */
   double restitution; /* for the velocity pass */
@@ -55,48 +60,49 @@ int vs_mesh_project(const vs_mesh_collider *mc, const double prev[3], double p[3
  * particle belongs to is a matter of its history.) */
 double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double r);
 
+/* Per step, the contact plane of a particle (one per particle and mesh
+ * collider, in the solver's scratch; written by the swept pass before any
+ * read, so it needs no checkpoint): the closest point q of the mesh to the
+ * particle after the swept test, within the grid's margin, and the unit
+ * normal n from q towards the particle (on the side it came from); on = 0
+ * when no triangle is that near. */
+typedef struct vs_mesh_contact {
+  double q[3], n[3];
+  double c[3];  /* where the particle was (after the swept test) */
+  double clear; /* no triangle is nearer than this to c (0: unknown) */
+  int32_t tri;  /* the triangle q lies on */
+  int32_t on;
+} vs_mesh_contact; /* 88 bytes (model/estimate.c counts them) */
+
 /* collide.c's conventions, for particle i of the (n x 4) arrays x and
  * xprev (w = x[4i+3] == 0: pinned, untouched): record the push in
- * contact[4i..] (normal, depth += push) and contact_collider[i] = collider. */
-/* A particle's cached neighbourhood (one per particle and mesh collider,
- * in the solver's scratch, zeroed at first): the VS_MESH_CACHE triangles
- * nearest to the centre c, and `reach`, a distance from c within which no
- * other triangle lies.  While this step's start xprev and the R shell about
- * x lie inside that ball, every triangle the queries could find is in the
- * list, and the list answers them (vs_bvh_segment_list, _closest_list),
- * with the same answer as the whole BVH: the cache only saves time, so it
- * needs no checkpoint and is the same on any number of threads.  The swept
- * pass renews it, once a step, when xprev or x's shell has left it: a slow
- * particle near the mesh gets a list (vs_bvh_nearest about the middle of
- * its path), a fast or far one only a mesh-free ball (n = 0, reach = clear
- * = its distance to the mesh); the relaxation's projections only read it,
- * and the whole BVH answers while x is outside. */
-#define VS_MESH_CACHE 32 /* 176 bytes a cache (model/estimate.c counts them) */
-
-typedef struct vs_mesh_cache {
-  double c[3];   /* centre */
-  double reach;  /* no triangle but tri[] is nearer than this to c; 0: none yet */
-  double clear;  /* no triangle at all is nearer than this to c */
-  int32_t n;     /* triangles in tri[] */
-  int32_t step_ok; /* this step's xprev lies inside (set by vs_mesh_cache_step) */
-  int32_t tri[VS_MESH_CACHE];
-} vs_mesh_cache;
-
-/* The swept pass's look at the cache (renewed about b when a or b's shell
- * has left it): the cache when its list answers for the path a -> b, else
- * NULL (the whole BVH must answer).  cache may be NULL. */
-const vs_mesh_cache *vs_mesh_cache_step(const vs_mesh_collider *mc, vs_mesh_cache *cache,
-                                        const double a[3], const double b[3], double r);
-/* vs_mesh_entry through the cache (NULL: none), renewing it as above. */
-int vs_mesh_entry_cached(const vs_mesh_collider *mc, vs_mesh_cache *cache, const double a[3],
-                         const double b[3], double r, double *t, double n[3]);
-
-/* cache: NULL, or particle i's (renewed as needed). */
+ * contact[4i..] (normal, depth += push) and contact_collider[i] = collider.
+ *
+ * The collision detection runs once a step (Macklin and Mueller's PBD):
+ *   - swept: the swept test of the path xprev -> x (above), then the
+ *     contact plane of x (cp, when not NULL);
+ *   - particle (each relaxation sweep): with cp, x is kept R on the
+ *     normal's side of cp's plane and nothing else (a few operations, as
+ *     the plane collider); with cp NULL, the exact projection above;
+ *   - final (once, after the relaxation, before the velocity pass): the
+ *     exact projection, so that no particle ends the step crossed through
+ *     or inside the R shell of any triangle.
+ * With mc->grid the queries look up the grid's cells (model/meshgrid.h),
+ * falling back to the BVH for paths longer than 32 margins; the answers
+ * are the BVH's either way. */
+/* The contact plane of a particle at p whose step started at a.  (The
+ * final pass skips a particle whose path and shell stay in the mesh-free
+ * ball (c, clear): nothing there to find.) */
+void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const double p[3],
+                           double r, vs_mesh_contact *cp);
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i, vs_mesh_cache *cache);
+                           int32_t i, vs_mesh_contact *cp);
 void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                               double *x, double r, double *contact, int32_t *contact_collider,
-                              int32_t i, const vs_mesh_cache *cache);
+                              int32_t i, const vs_mesh_contact *cp);
+void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
+                           double *x, double r, double *contact, int32_t *contact_collider,
+                           int32_t i, const vs_mesh_contact *cp);
 
 #endif

@@ -72,13 +72,17 @@ typedef struct vs_block {
 
 /* A mesh collider's triangles: its vertices and triangles (vertex numbers
  * local to it) in mesh_vertices / mesh_triangles, and the BVH over them
- * (lib/model/bvh.h), built once by vs_model_build. */
+ * (lib/model/bvh.h) and the uniform grid of triangle lists (lib/model/meshgrid.h),
+ * built once by vs_model_build. */
 struct vs_bvh;
+struct vs_mesh_grid;
 typedef struct vs_collider_mesh {
   int32_t first_vertex, n_vertices;
   int32_t first_triangle, n_triangles;
   int32_t slot;        /* among the mesh colliders (0, 1, ...) */
   struct vs_bvh *bvh; /* NULL for analytic colliders */
+  struct vs_mesh_grid *grid; /* NULL for analytic colliders, and when not worth building */
+  double margin;       /* the contact planes' reach (model.c), grid or not */
 } vs_collider_mesh;
 
 #define VS_MAX_COLORS 64 /* graph colours before the overflow colour */
