@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "io/h5check.h"
+#include "io/h5guard_int.h"
 #include "io/h5surface.h"
 #include "io/h5write.h"
 #include "solve/solve.h"
@@ -827,6 +828,8 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
     if (rc != VS_OK) {
       snprintf(w->msg, sizeof w->msg, "%s", perr.message);
       ok = 0;
+    } else {
+      vs_h5g__trust(w->path, w->of.dev, w->of.ino); /* the output as given (of.path is released) */
     }
   }
   if (!ok) {
