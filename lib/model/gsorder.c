@@ -30,33 +30,7 @@
 #include <string.h>
 
 #include "model/build.h"
-
-/* Binary min-heap of constraint ids. */
-static void heap_push(int32_t *h, int32_t *n, int32_t v) {
-  int32_t i = (*n)++;
-  while (i > 0) {
-    int32_t parent = (i - 1) / 2;
-    if (h[parent] <= v) break;
-    h[i] = h[parent];
-    i = parent;
-  }
-  h[i] = v;
-}
-
-static int32_t heap_pop(int32_t *h, int32_t *n) {
-  const int32_t top = h[0], v = h[--*n];
-  int32_t i = 0;
-  for (;;) {
-    int32_t c = 2 * i + 1;
-    if (c >= *n) break;
-    if (c + 1 < *n && h[c + 1] < h[c]) c++;
-    if (v <= h[c]) break;
-    h[i] = h[c];
-    i = c;
-  }
-  if (*n > 0) h[i] = v;
-  return top;
-}
+#include "util/heap.h"
 
 vs_status vs_gs_order_model(vs_model *m, vs_error *err) {
   const int32_t nc = m->n_constraints;
@@ -92,15 +66,15 @@ vs_status vs_gs_order_model(vs_model *m, vs_error *err) {
         if (pq[s] == p[j]) succ[(size_t)q * VS_MAX_ARITY + (size_t)s] = id;
       npred[id]++;
     }
-    if (npred[id] == 0) heap_push(heap, &nheap, id);
+    if (npred[id] == 0) vs_heap_push(heap, &nheap, id);
   }
   int32_t qhead = 0, qtail = 0;
   int32_t rank[VS_KIND_COUNT] = {0}; /* constraints of each kind placed so far */
   for (int32_t t = 0; t < nc; t++) {
-    while (qhead < qtail && when[qhead] <= t) heap_push(heap, &nheap, queue[qhead++]);
+    while (qhead < qtail && when[qhead] <= t) vs_heap_push(heap, &nheap, queue[qhead++]);
     /* nothing eligible: the one ready longest (the queue is never empty
      * then, since the dependence graph is acyclic) */
-    const int32_t id = nheap > 0 ? heap_pop(heap, &nheap) : queue[qhead++];
+    const int32_t id = nheap > 0 ? vs_heap_pop(heap, &nheap) : queue[qhead++];
     m->gs_order[t] = id;
     for (int s = 0; s < VS_MAX_ARITY; s++) {
       const int32_t c = succ[(size_t)id * VS_MAX_ARITY + (size_t)s];

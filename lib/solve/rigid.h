@@ -237,6 +237,10 @@ VS_RPRIVATE void vs_quat_integrate(double q[4], const double w[3], double h);
 /* Contacts between bodies i < j (or body i and collider c) appended to out
  * (at most VS_RIGID_MANIFOLD, colliders VS_RIGID_PAIR_MAX); returns the count.  Only points with
  * depth > -margin are returned. */
+/* Closest points of segments p0-p1 and q0-q1: the parameters s, t in
+ * [0, 1] (Ericson, Real-Time Collision Detection, 5.1.9); rigid_collide.c. */
+VS_RPRIVATE void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3],
+                              const double q1[3], double *s_out, double *t_out);
 VS_RPRIVATE int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, int32_t i,
                                       int32_t j, double margin, vs_rcontact *out);
 VS_RPRIVATE int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i,

@@ -87,9 +87,9 @@ static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
   for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
 }
 
-/* Closest points of segments p0-p1 and q0-q1 (parameters s, t). */
-static void seg_seg(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
-                    double *s_out, double *t_out) {
+/* Closest points of segments p0-p1 and q0-q1 (parameters s, t); rigid.h. */
+void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
+                  double *s_out, double *t_out) {
   double d1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
   double d2[3] = {q1[0] - q0[0], q1[1] - q0[1], q1[2] - q0[2]};
   double r[3] = {p0[0] - q0[0], p0[1] - q0[1], p0[2] - q0[2]};
@@ -164,7 +164,7 @@ static int capsule_capsule(const shp *a, const shp *b, double margin, cpt *o) {
     }
   }
   double s, t, pa[3], pb[3];
-  seg_seg(p0, p1, q0, q1, &s, &t);
+  vs_r_seg_seg(p0, p1, q0, q1, &s, &t);
   lerp3(p0, p1, s, pa);
   lerp3(q0, q1, t, pb);
   return sphere_sphere(pa, a->r, pb, b->r, margin, 0, o);
@@ -501,7 +501,7 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
       b1[c] = pb[c] + b->h[eb] * B[eb][c];
     }
     double s, t, qa[3], qb[3];
-    seg_seg(a0, a1, b0, b1, &s, &t);
+    vs_r_seg_seg(a0, a1, b0, b1, &s, &t);
     lerp3(a0, a1, s, qa);
     lerp3(b0, b1, t, qb);
     double sep = vs_r_dot(eu, qb) - vs_r_dot(eu, qa);

@@ -240,46 +240,6 @@ static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
   for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
 }
 
-/* Closest points of segments p0-p1 and q0-q1 (parameters s, t), Ericson §5.1.9. */
-static void seg_seg(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
-                    double *s_out, double *t_out) {
-  double d1[3], d2[3], r[3];
-  sub3(p1, p0, d1);
-  sub3(q1, q0, d2);
-  sub3(p0, q0, r);
-  double a = vs_r_dot(d1, d1), e = vs_r_dot(d2, d2), f = vs_r_dot(d2, r), s, t;
-  if (a <= 1e-24 && e <= 1e-24) {
-    s = t = 0;
-  } else if (a <= 1e-24) {
-    s = 0;
-    t = f / e;
-    t = t < 0 ? 0 : (t > 1 ? 1 : t);
-  } else {
-    double c = vs_r_dot(d1, r);
-    if (e <= 1e-24) {
-      t = 0;
-      s = -c / a;
-      s = s < 0 ? 0 : (s > 1 ? 1 : s);
-    } else {
-      double b = vs_r_dot(d1, d2), den = a * e - b * b;
-      s = den > 1e-12 * a * e ? (b * f - c * e) / den : 0.0;
-      s = s < 0 ? 0 : (s > 1 ? 1 : s);
-      t = (b * s + f) / e;
-      if (t < 0) {
-        t = 0;
-        s = -c / a;
-        s = s < 0 ? 0 : (s > 1 ? 1 : s);
-      } else if (t > 1) {
-        t = 1;
-        s = (b - c) / a;
-        s = s < 0 ? 0 : (s > 1 ? 1 : s);
-      }
-    }
-  }
-  *s_out = s;
-  *t_out = t;
-}
-
 /* The parameter s of the point of segment p0-p1 closest to triangle ABC, and
  * its squared distance. */
 static double seg_tri(const double *A, const double *B, const double *C, const double nw[3],
@@ -301,7 +261,7 @@ static double seg_tri(const double *A, const double *B, const double *C, const d
   const double *V[3] = {A, B, C};
   for (int k = 0; k < 3; k++) {
     double ss, tt, pa[3], pb[3], d[3];
-    seg_seg(p0, p1, V[k], V[(k + 1) % 3], &ss, &tt);
+    vs_r_seg_seg(p0, p1, V[k], V[(k + 1) % 3], &ss, &tt);
     lerp3(p0, p1, ss, pa);
     lerp3(V[k], V[(k + 1) % 3], tt, pb);
     sub3(pa, pb, d);

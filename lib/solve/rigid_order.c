@@ -29,32 +29,7 @@
  * same on resume and for any thread count.  O(M log r) time, no allocation
  * (the work arrays are sized with the contact buffer). */
 #include "solve/rigid.h"
-
-static void heap_push(int32_t *h, int32_t *n, int32_t v) {
-  int32_t i = (*n)++;
-  while (i > 0) {
-    int32_t parent = (i - 1) / 2;
-    if (h[parent] <= v) break;
-    h[i] = h[parent];
-    i = parent;
-  }
-  h[i] = v;
-}
-
-static int32_t heap_pop(int32_t *h, int32_t *n) {
-  const int32_t top = h[0], v = h[--*n];
-  int32_t i = 0;
-  for (;;) {
-    int32_t c = 2 * i + 1;
-    if (c >= *n) break;
-    if (c + 1 < *n && h[c + 1] < h[c]) c++;
-    if (v <= h[c]) break;
-    h[i] = h[c];
-    i = c;
-  }
-  if (*n > 0) h[i] = v;
-  return top;
-}
+#include "util/heap.h"
 
 void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
   const int32_t n = m->n_bodies, nm = w->n_man;
@@ -78,12 +53,12 @@ void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
       succ[2 * q + (cq->ia == b ? 0 : 1)] = mi;
       npred[mi]++;
     }
-    if (npred[mi] == 0) heap_push(heap, &nheap, mi);
+    if (npred[mi] == 0) vs_heap_push(heap, &nheap, mi);
   }
   int32_t qhead = 0, qtail = 0;
   for (int32_t t = 0; t < nm; t++) {
-    while (qhead < qtail && when[qhead] <= t) heap_push(heap, &nheap, queue[qhead++]);
-    const int32_t id = nheap > 0 ? heap_pop(heap, &nheap) : queue[qhead++];
+    while (qhead < qtail && when[qhead] <= t) vs_heap_push(heap, &nheap, queue[qhead++]);
+    const int32_t id = nheap > 0 ? vs_heap_pop(heap, &nheap) : queue[qhead++];
     w->sorder[t] = id;
     for (int s = 0; s < 2; s++) {
       const int32_t c = succ[2 * id + s];
