@@ -442,6 +442,21 @@ static int seg_box(const double *lo, const double *hi, const double *p0, const d
   return 1;
 }
 
+/* The segment queries' answer: 0 when no triangle (best < 0), else 1 with
+ * *hit (when given) at parameter best_t along p0 + t d. */
+static int segment_hit(const vs_bvh *b, int32_t best, double best_t, const double p0[3],
+                       const double d[3], vs_bvh_hit *hit) {
+  if (best < 0) return 0;
+  if (hit) {
+    hit->tri = best;
+    hit->t = best_t;
+    hit->dist = 0.0;
+    for (int k = 0; k < 3; k++) hit->point[k] = p0[k] + best_t * d[k];
+    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
+  }
+  return 1;
+}
+
 int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_bvh_hit *hit) {
   if (!b || !b->nodes) return 0;
   const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
@@ -471,15 +486,7 @@ int vs_bvh_segment(const vs_bvh *b, const double p0[3], const double p1[3], vs_b
       if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
     }
   }
-  if (best < 0) return 0;
-  if (hit) {
-    hit->tri = best;
-    hit->t = best_t;
-    hit->dist = 0.0;
-    for (int k = 0; k < 3; k++) hit->point[k] = p0[k] + best_t * d[k];
-    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
-  }
-  return 1;
+  return segment_hit(b, best, best_t, p0, d, hit);
 }
 
 /* ---- the list queries (a particle's cached neighbourhood) ---- */
@@ -628,13 +635,5 @@ int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const doubl
     if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt)) continue;
     if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
   }
-  if (best < 0) return 0;
-  if (hit) {
-    hit->tri = best;
-    hit->t = best_t;
-    hit->dist = 0.0;
-    for (int k = 0; k < 3; k++) hit->point[k] = p0[k] + best_t * d[k];
-    vs_tri_normal(corner(b, best, 0), corner(b, best, 1), corner(b, best, 2), hit->normal);
-  }
-  return 1;
+  return segment_hit(b, best, best_t, p0, d, hit);
 }
