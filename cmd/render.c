@@ -361,7 +361,9 @@ int cmd_render(int argc, char **argv, const char *command_line) {
   j.w = o.width, j.h = o.height;
   vs_frames *g = NULL;
   vs_status s = vs_frames_open(in, &j.f, &err);
+  if (s == VS_OK) s = vs_frames_check_drawable(j.f, &err);
   if (s == VS_OK && golden) s = vs_frames_open(golden, &g, &err);
+  if (s == VS_OK && golden) s = vs_frames_check_drawable(g, &err);
   if (s != VS_OK) {
     code = fail(&err, in, CLI_PHASE_INPUT);
     goto done;

@@ -333,6 +333,34 @@ START_TEST(plot_two_files_on_a_log_scale) {
 }
 END_TEST
 
+/* output.fields without position: plot draws the observables; render says
+ * there is nothing to draw (exit 2, no picture), also for --frame */
+START_TEST(plot_a_file_without_positions) {
+  run_scene(CURTAIN, "n.h5", "output.fields=[constraint_error]");
+  cu_proc p = cu_vsim(g_dir, "plot", "n.h5", "-o", "p.png", "--series", "constraint_error_max",
+                      "--size", "640x400", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *path = cu_strf("%s/p.png", g_dir);
+  img m = load_png(path);
+  ck_assert_int_eq(m.w, 640);
+  int blue = count_near(&m, 31, 119, 180, 12);
+  ck_assert_msg(blue > 100, "blue %d pixels", blue);
+  cairo_surface_destroy(m.s);
+  unlink(path);
+  free(path);
+  const char *ls = "n.h5";
+  {
+    const char *a[] = {"render", "n.h5", "-o", "r.png", NULL};
+    expect_fail("render", "n.h5: no positions recorded", ls, a);
+  }
+  {
+    const char *a[] = {"render", "n.h5", "-o", "r.png", "--frame", "0", NULL};
+    expect_fail("render frame", "n.h5: no positions recorded", ls, a);
+  }
+}
+END_TEST
+
 START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
   run_scene(CURTAIN, "a.h5", NULL);
   char *foreign = cu_strf("%s/other.h5", g_dir);
@@ -386,6 +414,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, render_movie_without_ffmpeg_says_so);
   tcase_add_test(tc, render_bad_inputs_exit_2_and_leave_nothing);
   tcase_add_test(tc, plot_two_files_on_a_log_scale);
+  tcase_add_test(tc, plot_a_file_without_positions);
   tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
   tcase_add_test(tc, help_texts);
   suite_add_tcase(s, tc);

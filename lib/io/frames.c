@@ -260,10 +260,9 @@ static vs_status load(vs_frames *f, vs_error *err) {
       return r == 0 ? vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: missing", RQUAT_PATH)
                     : fr_shape_error(f, err, RQUAT_PATH, &f->rquat, "[F, B, 4]");
   }
-  if (!f->has_pos && !f->has_rigid)
-    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
-                        "no positions recorded (neither %s nor %s): nothing to draw", POS_PATH,
-                        RPOS_PATH);
+  /* no positions (output.fields without position): no frames to draw, but
+   * the observables are there for plot; vs_frames_check_drawable says so */
+  if (!f->has_pos && !f->has_rigid) return fr_load_series(f, err);
   const vs_h5_ds *main = f->has_pos ? &f->pos : &f->rpos;
   const char *tpath = f->has_pos ? "/particles/all/position/time" : "/particles/rigid/position/time";
   f->F = (size_t)main->dims[0];
@@ -411,6 +410,13 @@ size_t vs_frames_count(const vs_frames *f) { return f->F; }
 double vs_frames_time(const vs_frames *f, size_t k) { return k < f->F ? f->time[k] : NAN; }
 const vs_frames_topology *vs_frames_topo(const vs_frames *f) { return &f->t; }
 int vs_frames_has_velocity(const vs_frames *f) { return f->has_vel; }
+
+vs_status vs_frames_check_drawable(const vs_frames *f, vs_error *err) {
+  if (f->has_pos || f->has_rigid) return VS_OK;
+  return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                      "no positions recorded (neither %s nor %s): nothing to draw", POS_PATH,
+                      RPOS_PATH);
+}
 
 size_t vs_frames_at_time(const vs_frames *f, double t) {
   size_t best = 0;

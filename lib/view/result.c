@@ -241,6 +241,9 @@ static const char *base_name(const char *p) {
 vs_status vs_renderer_new(vs_frames *f, vs_frames *golden, const vs_render_opts *o,
                           vs_renderer **out, vs_error *err) {
   *out = NULL;
+  vs_status dr = vs_frames_check_drawable(f, err);
+  if (dr == VS_OK && golden) dr = vs_frames_check_drawable(golden, err);
+  if (dr != VS_OK) return dr;
   if (o->width < 1 || o->height < 1 || o->width > 16384 || o->height > 16384)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
                         "image size %dx%d out of range (1 to 16384 pixels each way)", o->width,

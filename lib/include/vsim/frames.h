@@ -63,17 +63,21 @@ typedef struct vs_frames_topology {
 /* Open a result file.  Errors: unreadable -> VS_ERR_IO; not HDF5, or HDF5
  * but not a vsim result ("not a vsim result file"), or a dataset of the wrong
  * shape -> VS_ERR_FORMAT naming the dataset; a file with no frames ->
- * VS_ERR_FORMAT. */
+ * VS_ERR_FORMAT.  A file that recorded no positions (output.fields without
+ * position) opens with its observables and no frames to draw (count 0). */
 vs_status vs_frames_open(const char *path, vs_frames **out, vs_error *err);
 void vs_frames_close(vs_frames *f);
 
 const char *vs_frames_path(const vs_frames *f);
-size_t vs_frames_count(const vs_frames *f);          /* F recorded frames, >= 1 */
+size_t vs_frames_count(const vs_frames *f);          /* F recorded frames: >= 1 with positions, else 0 */
 double vs_frames_time(const vs_frames *f, size_t k);  /* seconds; NaN when k >= F */
 /* The frame whose time is nearest t (the earlier one on a tie). */
 size_t vs_frames_at_time(const vs_frames *f, double t);
 const vs_frames_topology *vs_frames_topo(const vs_frames *f);
 int vs_frames_has_velocity(const vs_frames *f);
+/* VS_OK when the file has positions to draw (particles or rigid bodies),
+ * else VS_ERR_FORMAT: "no positions recorded (...): nothing to draw". */
+vs_status vs_frames_check_drawable(const vs_frames *f, vs_error *err);
 
 /* Frame k (0 <= k < F; else VS_ERR_USAGE naming the valid range) into the
  * caller's arrays: positions [N][3]; velocities [N][3] (VS_ERR_FORMAT when
