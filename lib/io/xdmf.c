@@ -55,6 +55,7 @@
 #include "util/text.h"
 #include "io/h5guard.h"
 #include "io/h5util.h"
+#include "io/xdmf.h"
 #include "vsim/h5.h"
 
 typedef struct xd {
@@ -663,21 +664,16 @@ static vs_status write_text(const char *path, const char *text, size_t len, vs_e
   return vs_outfile_publish(&o, err);
 }
 
-vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err) {
-  if (!h5_path)
-    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_xdmf_write: missing argument");
-  char *own = xmf_path ? NULL : vs_xdmf_default_path(h5_path);
-  const char *xmf = xmf_path ? xmf_path : own;
+/* The sidecar's text for the result file open as f (named h5_path; the
+ * .xmf goes to xmf) into *out.  On failure *out is freed. */
+static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_sbuf *out,
+                              vs_error *err) {
   xd x;
   memset(&x, 0, sizeof x);
-  x.f = H5I_INVALID_HID;
-  vs_h5g_file g = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
+  x.f = f;
   char *rel = NULL, *h5name = NULL;
   double *times = NULL;
-  vs_status st = xmf ? vs_h5g_open_checked(h5_path, &g, err)
-                     : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
-  x.f = g.file;
-  if (st != VS_OK) goto done;
+  vs_status st = VS_OK;
   /* the frames: of the particles' positions, or, in a file of rigid bodies
    * only (no /particles/all), of the bodies' */
   x.F = dims_of(x.f, "/particles/all/position/value", 3, &x.N, &x.pos_f32);
@@ -762,13 +758,47 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
     st = vs_error_set(err, VS_ERR_NOMEM, xmf, 0, 0, "out of memory");
     goto done;
   }
-  st = write_text(xmf, x.b.p, x.b.n, err);
 done:
-  vs_h5g_close(&g);
-  vs_sbuf_free(&x.b);
+  if (st == VS_OK)
+    *out = x.b;
+  else
+    vs_sbuf_free(&x.b);
   vs_free(times);
   vs_free(rel);
   vs_free(h5name);
+  return st;
+}
+
+vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err) {
+  if (!h5_path)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_xdmf_write: missing argument");
+  char *own = xmf_path ? NULL : vs_xdmf_default_path(h5_path);
+  const char *xmf = xmf_path ? xmf_path : own;
+  vs_h5g_file g = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
+  vs_sbuf text = {0};
+  vs_status st = xmf ? vs_h5g_open_checked(h5_path, &g, err)
+                     : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
+  if (st == VS_OK) st = sidecar_text(g.file, h5_path, xmf, &text, err);
+  vs_h5g_close(&g);
+  if (st == VS_OK) st = write_text(xmf, text.p, text.n, err);
+  vs_sbuf_free(&text);
   vs_free(own);
   return st;
+}
+
+vs_status vs_xdmf__text(hid_t f, const char *h5_path, const char *xmf_path, char **text,
+                        size_t *len, vs_error *err) {
+  *text = NULL;
+  *len = 0;
+  vs_sbuf b = {0};
+  vs_status st = sidecar_text(f, h5_path, xmf_path, &b, err);
+  if (st == VS_OK) {
+    *text = b.p;
+    *len = b.n;
+  }
+  return st;
+}
+
+vs_status vs_xdmf__write_text(const char *xmf_path, const char *text, size_t len, vs_error *err) {
+  return write_text(xmf_path, text, len, err);
 }
