@@ -805,6 +805,7 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
   if (xst) *xst = VS_OK;
   if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_finish: no writer");
   char *xmf = NULL, *xtext = NULL;
+  char published[PATH_MAX];
   size_t xlen = 0;
   vs_status xs = VS_OK;
   h5w_stop_thread(w); /* every frame handed over is in the buffers (or written) */
@@ -842,6 +843,9 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
      * VS_ERR_EXISTS); the temporary file is removed on failure */
     vs_error perr;
     vs_error_clear(&perr);
+    /* with a sidecar to write beside it, one fsync of the directory after
+     * both renames makes both names durable (vs_xdmf__write_text) */
+    if (xtext) w->of.published = published;
     rc = vs_outfile_publish(&w->of, &perr);
     if (rc != VS_OK) {
       snprintf(w->msg, sizeof w->msg, "%s", perr.message);
@@ -855,7 +859,8 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
     h5w_discard(w);
   } else {
     h5w_close_id(&w->fapl);
-    if (xst) *xst = xs == VS_OK ? vs_xdmf__write_text(xmf, xtext, xlen, xerr) : xs;
+    if (xst) *xst = xs == VS_OK ? vs_xdmf__write_text(xmf, xtext, xlen, published, xerr) : xs;
+    if (xtext && (!xst || *xst != VS_OK)) vs_outfile_sync_dir(published, NULL);
   }
   vs_free(xtext);
   vs_free(xmf);

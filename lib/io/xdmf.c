@@ -646,10 +646,13 @@ static char *xml_escape(const char *s) {
 /* The sidecar goes through the same safe output files as the result file
  * (util/outfile.h): an exclusive temporary name that fits NAME_MAX beside
  * it, never a special file, an existing .xmf replaced (it is derived data). */
-static vs_status write_text(const char *path, const char *text, size_t len, vs_error *err) {
+static vs_status write_text(const char *path, const char *text, size_t len, const char *also,
+                            vs_error *err) {
   vs_outfile o;
   vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, &o, err);
   if (rc != VS_OK) return rc;
+  char published[PATH_MAX];
+  if (also) o.published = published;
   size_t done = 0;
   while (done < len) {
     ssize_t k = write(o.fd, text + done, len - done);
@@ -661,7 +664,9 @@ static vs_status write_text(const char *path, const char *text, size_t len, vs_e
     }
     done += (size_t)k;
   }
-  return vs_outfile_publish(&o, err);
+  rc = vs_outfile_publish(&o, err);
+  if (rc == VS_OK && also) vs_outfile_sync_dir(published, also);
+  return rc;
 }
 
 /* The sidecar's text for the result file open as f (named h5_path; the
@@ -780,7 +785,7 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
                      : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
   if (st == VS_OK) st = sidecar_text(g.file, h5_path, xmf, &text, err);
   vs_h5g_close(&g);
-  if (st == VS_OK) st = write_text(xmf, text.p, text.n, err);
+  if (st == VS_OK) st = write_text(xmf, text.p, text.n, NULL, err);
   vs_sbuf_free(&text);
   vs_free(own);
   return st;
@@ -799,6 +804,7 @@ vs_status vs_xdmf__text(hid_t f, const char *h5_path, const char *xmf_path, char
   return st;
 }
 
-vs_status vs_xdmf__write_text(const char *xmf_path, const char *text, size_t len, vs_error *err) {
-  return write_text(xmf_path, text, len, err);
+vs_status vs_xdmf__write_text(const char *xmf_path, const char *text, size_t len,
+                              const char *also_sync, vs_error *err) {
+  return write_text(xmf_path, text, len, also_sync, err);
 }

@@ -18,9 +18,13 @@ __attribute__((visibility("hidden"))) vs_status vs_xdmf__text(hid_t f, const cha
                                                               const char *xmf_path, char **text,
                                                               size_t *len, vs_error *err);
 
-/* Write text to xmf_path through a temporary file renamed into place. */
+/* Write text to xmf_path through a temporary file renamed into place.
+ * also_sync: a file published just before whose directory was left
+ * unsynced (outfile.h): on success the one fsync of a directory they share
+ * covers both names (else each directory is synced); NULL: none. */
 __attribute__((visibility("hidden"))) vs_status vs_xdmf__write_text(const char *xmf_path,
                                                                     const char *text, size_t len,
+                                                                    const char *also_sync,
                                                                     vs_error *err);
 
 #endif
