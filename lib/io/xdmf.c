@@ -71,6 +71,7 @@ typedef struct xd {
   int rpos_f32, rq_f32, rvel, rvel_f32, rw, rw_f32;
   int64_t S, RT;    /* rigid surface vertices and triangles (0: a file without them) */
   int surf_f32;
+  int nomem;        /* an allocation failed: the text is incomplete */
   vs_sbuf b;
 } xd;
 
@@ -271,7 +272,10 @@ static int inline_items(xd *x) {
   size_t big = 3 * (size_t)(x->T > x->M ? x->T : x->M);
   if (2 * pairs > big) big = 2 * pairs;
   int32_t *idx = vs_malloc((big + 1) * sizeof *idx);
-  if (!used || !idx) goto done;
+  if (!used || !idx) {
+    x->nomem = 1;
+    goto done;
+  }
   const char *sets[] = {"/connectivity/distance", "/connectivity/angle", "/connectivity/triangles"};
   const int64_t rows[] = {x->Md, x->Ma, x->T};
   const int cols[] = {2, 2, 3};
@@ -347,6 +351,7 @@ static void grow(double lo[3], double hi[3], const double p[3]) {
 static void grow_rows(xd *x, const char *path, int64_t a, double lo[3], double hi[3]) {
   if (x->F <= 0 || a <= 0) return;
   double *buf = vs_malloc((size_t)a * 3 * sizeof *buf);
+  if (!buf) x->nomem = 1;
   vs_h5_ds d;
   if (buf && vs_h5_ds_open(x->f, path, &d) == 0)
     for (int r = 0; r < 2; r++) {
@@ -469,7 +474,9 @@ typedef struct coll {
 static coll read_collider(xd *x, const char *g) {
   coll c;
   memset(&c, 0, sizeof c);
-  char *kind = vs_h5_attr_string(x->f, g, "kind", NULL);
+  int nomem = 0;
+  char *kind = vs_h5_attr_string(x->f, g, "kind", &nomem);
+  if (nomem) x->nomem = 1;
   if (!kind) return c;
   char vp[96], tp[96];
   snprintf(vp, sizeof vp, "%s/vertices", g);
@@ -525,6 +532,7 @@ static void colliders(xd *x) {
     } else if (c.kind == 5) {
       snprintf(vp, sizeof vp, "%s/vertices", gp);
       double *v = vs_malloc((size_t)c.nv * 3 * sizeof *v);
+      if (!v) x->nomem = 1;
       vs_h5_ds d;
       if (v && vs_h5_ds_open(x->f, vp, &d) == 0 &&
           H5Dread(d.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
@@ -580,9 +588,10 @@ static char *dir_part(const char *path) {
 }
 
 /* The path of h5 relative to the directory of xmf (both exist). */
-static char *relative_to(const char *h5, const char *xmf) {
+static char *relative_to(const char *h5, const char *xmf, int *nomem) {
   char *dh = dir_part(h5), *dx = dir_part(xmf);
   char *out = NULL;
+  if (!dh || !dx) *nomem = 1;
   char rh[PATH_MAX], rx[PATH_MAX];
   if (dh && dx && realpath(dh, rh) && realpath(dx, rx)) {
     size_t i = 0, common = 0;
@@ -602,7 +611,7 @@ static char *relative_to(const char *h5, const char *xmf) {
     const char *base = strrchr(h5, '/');
     vs_sbuf_puts(&b, base ? base + 1 : h5);
     if (!b.bad) out = b.p;
-    else vs_sbuf_free(&b);
+    else vs_sbuf_free(&b), *nomem = 1;
   }
   vs_free(dh);
   vs_free(dx);
@@ -737,12 +746,14 @@ static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_
                ? 0
                : -1;
   vs_h5_ds_close(&t);
-  rel = relative_to(h5_path, xmf);
+  rel = relative_to(h5_path, xmf, &x.nomem);
   h5name = rel ? xml_escape(rel) : NULL;
   x.h5 = h5name;
-  if (!times || !h5name) {
-    st = vs_error_set(err, !times ? VS_ERR_NOMEM : VS_ERR_USAGE, xmf, 0, 0,
-                      !times ? "out of memory" : "the directory of this file or of %s does not exist",
+  if (rel && !h5name) x.nomem = 1;
+  if (!times || x.nomem || !h5name) {
+    st = vs_error_set(err, !times || x.nomem ? VS_ERR_NOMEM : VS_ERR_USAGE, xmf, 0, 0,
+                      !times || x.nomem ? "out of memory"
+                                        : "the directory of this file or of %s does not exist",
                       h5_path);
     goto done;
   }
@@ -751,7 +762,9 @@ static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_
                      "open with ParaView's XDMF reader -->\n"
                      "<Xdmf Version=\"2.0\">\n<Domain>\n");
   if (tr < 0 || inline_items(&x) < 0) {
-    st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0, "cannot read its time or connectivity");
+    st = x.nomem ? vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory")
+                 : vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0,
+                                "cannot read its time or connectivity");
     goto done;
   }
   vs_sbuf_puts(&x.b, "<Grid Name=\"vsim\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
@@ -759,7 +772,7 @@ static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_
   vs_sbuf_puts(&x.b, "</Grid>\n");
   colliders(&x);
   vs_sbuf_puts(&x.b, "</Domain>\n</Xdmf>\n");
-  if (x.b.bad) {
+  if (x.b.bad || x.nomem) {
     st = vs_error_set(err, VS_ERR_NOMEM, xmf, 0, 0, "out of memory");
     goto done;
   }
