@@ -8,8 +8,10 @@
  * kernel backs a region marked MADV_HUGEPAGE with 2 MiB pages where it can
  * (transparent_hugepage "madvise", the usual default): one fault per 2 MiB.
  * glibc does this itself under GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which
- * the program cannot set for itself once started, so it does the same by
- * hand, once, before anything else:
+ * the program cannot set for itself once started, so `vsim run` does the
+ * same by hand, once, before anything else (not the commands that fork the
+ * validating reader's probe, nor --resume: a child's first touches of a
+ * huge-page heap fill 2 MiB pages, which made `vsim xdmf` slower):
  *  - one arena (the writer's thread allocates from the same heap; no
  *    allocation happens inside a step, so there is nothing to contend for);
  *  - allocations up to 1 MiB come from the heap (HDF5's 512 KiB cache

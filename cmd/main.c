@@ -123,7 +123,6 @@ static int dispatch(int argc, char **argv, const char *command_line) {
 }
 
 int main(int argc, char **argv) {
-  cli_heap_setup();
   if (argc < 2) {
     usage(stderr);
     return CLI_EXIT_USAGE;

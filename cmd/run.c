@@ -517,6 +517,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     free(a.sets);
     return code;
   }
+  /* heap.c: first touches of memory on huge pages.  Not for --resume,
+   * whose validating reader forks a child (h5guard_probe.c) that would
+   * pay for the huge pages again */
+  if (!a.resume) cli_heap_setup();
 
   /* --set in order, then --frames (so that it wins over --set time.frames). */
   vs_override *sets = calloc(a.n_sets + 1, sizeof *sets);
