@@ -38,6 +38,9 @@ void cli_json_number(FILE *f, double v);
 /* Monotonic seconds. */
 double cli_now(void);
 
+/* Put the heap on transparent huge pages (heap.c); first thing in `vsim run`. */
+void cli_heap_setup(void);
+
 /* The command line, shell-quoted where needed, joined by spaces (malloc'd). */
 char *cli_join_argv(int argc, char **argv);
 

@@ -428,18 +428,16 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
 
   vs_error ferr;
   vs_error_clear(&ferr);
-  vs_status fst = vs_h5_finish(w, status, wall, &ferr);
-  restore_signals();
   /* The ParaView sidecar, for interrupted and failed runs too: it names
-   * the file now under its final name. */
+   * the file under its final name, written once the file is published. */
   vs_status xst = VS_OK;
-  if (fst == VS_OK && model->output.xdmf && (model->output.fields & VS_FIELD_POSITION) &&
-      (model->n_particles > 0 || model->n_rigid > 0)) {
-    vs_error xerr;
-    vs_error_clear(&xerr);
-    xst = vs_xdmf_write(a->output, NULL, &xerr);
-    if (xst != VS_OK) cli_report(&xerr, a->output);
-  }
+  vs_error xerr;
+  vs_error_clear(&xerr);
+  int sidecar = model->output.xdmf && (model->output.fields & VS_FIELD_POSITION) &&
+                (model->n_particles > 0 || model->n_rigid > 0);
+  vs_status fst = vs_h5_finish_xdmf(w, status, wall, &ferr, sidecar ? &xst : NULL, &xerr);
+  restore_signals();
+  if (xst != VS_OK) cli_report(&xerr, a->output);
 
   int code = CLI_EXIT_OK;
   if (fst == VS_ERR_EXISTS) {
@@ -519,6 +517,10 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     free(a.sets);
     return code;
   }
+  /* heap.c: first touches of memory on huge pages.  Not for --resume,
+   * whose validating reader forks a child (h5guard_probe.c) that would
+   * pay for the huge pages again */
+  if (!a.resume) cli_heap_setup();
 
   /* --set in order, then --frames (so that it wins over --set time.frames). */
   vs_override *sets = calloc(a.n_sets + 1, sizeof *sets);

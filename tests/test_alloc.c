@@ -173,10 +173,11 @@ static void unbuild(vs_scene *scene, vs_model *model, vs_state *state) {
   vs_scene_free(scene);
 }
 
-/* Step and record until frame `to`, then finish with `status`.  The writer
- * is always consumed. */
+/* Step and record until frame `to`, then finish with `status` (and the
+ * XDMF sidecar with it when `sidecar`, as vsim run does).  The writer is
+ * always consumed. */
 static int run_frames(vs_h5_writer *w, const vs_model *m, vs_state *st, int64_t to,
-                      const char *status, outcome *o) {
+                      const char *status, int sidecar, outcome *o) {
   vs_error e;
   vs_status rc = vs_h5_record(w, m, st, &e);
   if (rc) {
@@ -193,7 +194,12 @@ static int run_frames(vs_h5_writer *w, const vs_model *m, vs_state *st, int64_t 
       return stop(o, "vs_h5_record", rc, &e);
     }
   }
-  if ((rc = vs_h5_finish(w, status, 0.5, &e))) return stop(o, "vs_h5_finish", rc, &e);
+  vs_status xst = VS_OK;
+  vs_error xe;
+  vs_error_clear(&xe);
+  rc = sidecar ? vs_h5_finish_xdmf(w, status, 0.5, &e, &xst, &xe) : vs_h5_finish(w, status, 0.5, &e);
+  if (rc) return stop(o, "vs_h5_finish", rc, &e);
+  if (xst) return stop(o, "the sidecar", xst, &xe);
   return 0;
 }
 
@@ -217,7 +223,7 @@ static int first_half(const char *out, outcome *o) {
     if (rc)
       failed = stop(o, "vs_h5_open", rc, &e);
     else
-      failed = run_frames(w, model, state, 3, "interrupted", o);
+      failed = run_frames(w, model, state, 3, "interrupted", 0, o);
   }
   vs_free_buffer(yaml);
   unbuild(scene, model, state);
@@ -247,7 +253,7 @@ static int resume(const char *out, outcome *o) {
     if (rc)
       failed = stop(o, "vs_h5_reopen", rc, &e);
     else
-      failed = run_frames(w, model, state, model->frames, "complete", o);
+      failed = run_frames(w, model, state, model->frames, "complete", 1, o);
   }
   vs_free_buffer(yaml);
   unbuild(scene, model, state);
@@ -372,6 +378,17 @@ static long fail_each(int seg, const fixture *f, long stride) {
     const char *where = o.stage ? o.stage : "no stage failed";
     ck_assert_msg(g.live == 0, "%s, k = %ld (%s): %ld blocks leaked", seg_names[seg], k, where,
                   g.live);
+    /* the resumed run's sidecar: there when the file and it were written,
+     * never when writing it failed */
+    char xmf[600];
+    snprintf(xmf, sizeof xmf, "%s/out.xmf", f->dir);
+    int has_xmf = access(xmf, F_OK) == 0;
+    ck_assert_msg(!has_xmf || seg == SEG_RESUME, "%s, k = %ld: a sidecar", seg_names[seg], k);
+    ck_assert_msg(!has_xmf || !o.stage, "%s, k = %ld (%s): a sidecar after a failure",
+                  seg_names[seg], k, where);
+    ck_assert_msg(has_xmf || seg != SEG_RESUME || o.stage, "%s, k = %ld: no sidecar",
+                  seg_names[seg], k);
+    unlink(xmf);
     stray_files(f->dir, "out.h5", stray, sizeof stray);
     ck_assert_msg(stray[0] == '\0', "%s, k = %ld (%s): left behind: %s", seg_names[seg], k, where,
                   stray);

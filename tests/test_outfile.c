@@ -4,6 +4,7 @@
  * wins, the file is the winner's, no temporary file is left). */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -269,6 +270,37 @@ START_TEST(race_without_force) {
 }
 END_TEST
 
+/* published: the publish leaves the directory's fsync to the caller and
+ * names the file it published, a symlink's target when the output is one
+ * (vs_xdmf__write_text then syncs that directory once for two files). */
+START_TEST(published_names_the_target) {
+  char published[PATH_MAX] = "";
+  vs_outfile o;
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_int_eq(mkdir(P("real"), 0777), 0);
+  write_text(P("real/out.h5"), "old");
+  ck_assert_int_eq(symlink("real/out.h5", P("link.h5")), 0);
+  ck_assert_int_eq(vs_outfile_create(P("link.h5"), VS_OUTFILE_FORCE, &o, &e), VS_OK);
+  o.published = published;
+  ck_assert_int_eq(write(o.fd, "new", 3), 3);
+  ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_OK);
+  ck_assert_str_eq(published, P("real/out.h5"));
+  ck_assert_str_eq(read_text(P("link.h5")), "new");
+  vs_outfile_sync_dir(published, P("link.h5")); /* both directories: nothing to see but no harm */
+  ck_assert_int_eq(temp_files(), 0);
+  /* a failed publish leaves it as it was */
+  published[0] = '\0';
+  ck_assert_int_eq(vs_outfile_create(P("new.h5"), 0, &o, &e), VS_OK);
+  o.published = published;
+  write_text(P("new.h5"), "someone else's");
+  ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_ERR_EXISTS);
+  ck_assert_str_eq(published, "");
+  ck_assert_str_eq(read_text(P("new.h5")), "someone else's");
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("outfile");
   TCase *tc = tcase_create("outfile");
@@ -281,6 +313,7 @@ int main(void) {
   tcase_add_test(tc, long_names);
   tcase_add_test(tc, mode_follows_umask);
   tcase_add_test(tc, race_without_force);
+  tcase_add_test(tc, published_names_the_target);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -269,6 +269,65 @@ START_TEST(colliders_and_rigid_bodies) {
 }
 END_TEST
 
+/* vsim run builds its sidecar from the file it still has open (no second
+ * open): the same bytes as `vsim xdmf` reading the published file, for
+ * scenes with every kind of grid: triangles, links, free particles, tearing
+ * (Mixed cells and alive), velocity in float32, rigid bodies and their
+ * surfaces, every collider kind, and a run in a subdirectory. */
+START_TEST(run_sidecar_is_the_xdmf_commands) {
+  char *d = tu_tmpdir();
+  char *sub = cu_strf("%s/sub", d);
+  ck_assert_int_eq(mkdir(sub, 0777), 0);
+  free(sub);
+  static const char *const cases[][4] = {
+      {"cloth_sphere", "3", "output.every=1", "sub/a.h5"},
+      {"torn_cloth", "3", "output.fields=[position,velocity]", "b.h5"},
+      {"mesh_drape", "2", "output.every=1", "c.h5"},
+      {"rigid_mesh", "2", "output.fields=[position,velocity]", "d.h5"},
+      {"rigid_dice", "3", "output.precision=float32", "e.h5"},
+      {"stick_in_box", "2", "output.every=2", "f.h5"},
+      {"ragdoll", "2", "output.every=1", "g.h5"},
+      {"ball_pile", "2", "output.every=1", "sub/h.h5"},
+  };
+  /* what the cases cover between them */
+  static const char *const wanted[] = {
+      "\"collider 0 sphere\"", "plane\"", "mesh\"", "box\"", "Name=\"alive\"",
+      "Name=\"rigid_surface\"", "Name=\"triangles\"", "Name=\"particles\"",
+      "Precision=\"4\" Format=\"HDF\">e.h5:/particles/rigid/position/value"};
+  int seen[sizeof wanted / sizeof wanted[0]] = {0};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *scene_path = cu_strf("configs/%s.yaml", cases[i][0]);
+    char *yaml = cu_repo_path(scene_path);
+    cu_proc r = cu_vsim(d, "run", yaml, "-o", cases[i][3], "-q", "--frames", cases[i][1], "--set",
+                        cases[i][2], NULL);
+    CU_EXPECT_CODE(r, 0);
+    cu_free(&r);
+    char *xmf = cu_strf("%.*s.xmf", (int)strlen(cases[i][3]) - 3, cases[i][3]);
+    char *again = cu_strf("%.*s.again.xmf", (int)strlen(cases[i][3]) - 3, cases[i][3]);
+    char *run_text = slurp_in(d, xmf);
+    r = cu_vsim(d, "xdmf", cases[i][3], "-o", again, NULL);
+    CU_EXPECT_CODE(r, 0);
+    cu_free(&r);
+    char *cmd_text = slurp_in(d, again);
+    ck_assert_msg(strcmp(run_text, cmd_text) == 0, "%s: the run's sidecar differs from vsim xdmf's",
+                  cases[i][0]);
+    ck_assert(strstr(run_text, "<Time Value=") != NULL);
+    for (size_t k = 0; k < sizeof seen / sizeof seen[0]; k++)
+      if (strstr(run_text, wanted[k])) seen[k] = 1;
+    free(run_text);
+    free(cmd_text);
+    free(xmf);
+    free(again);
+    free(yaml);
+    free(scene_path);
+  }
+  for (size_t k = 0; k < sizeof seen / sizeof seen[0]; k++)
+    ck_assert_msg(seen[k], "no case covers %s", wanted[k]);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 static Suite *xdmf_cli_suite(void) {
   Suite *s = suite_create("xdmf_cli");
   TCase *tc = tcase_create("xdmf_cli");
@@ -276,6 +335,7 @@ static Suite *xdmf_cli_suite(void) {
   tcase_add_test(tc, run_writes_the_sidecar);
   tcase_add_test(tc, xdmf_command);
   tcase_add_test(tc, colliders_and_rigid_bodies);
+  tcase_add_test(tc, run_sidecar_is_the_xdmf_commands);
   suite_add_tcase(s, tc);
   return s;
 }

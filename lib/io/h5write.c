@@ -39,6 +39,7 @@
 #include "io/h5guard_int.h"
 #include "io/h5surface.h"
 #include "io/h5write.h"
+#include "io/xdmf.h"
 #include "solve/solve.h"
 
 /* ---- the static part of the file ---------------------------------------- */
@@ -793,7 +794,20 @@ int h5w_same_file(vs_h5_writer *w) {
 }
 
 vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds, vs_error *err) {
+  return vs_h5_finish_xdmf(w, status, wall_seconds, err, NULL, NULL);
+}
+
+/* The sidecar is built from the file still open, before it is closed (the
+ * same reads as vs_xdmf_write's, without opening and walking it again),
+ * and written once the file is published under its name. */
+vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_seconds,
+                            vs_error *err, vs_status *xst, vs_error *xerr) {
+  if (xst) *xst = VS_OK;
   if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_finish: no writer");
+  char *xmf = NULL, *xtext = NULL;
+  char published[PATH_MAX];
+  size_t xlen = 0;
+  vs_status xs = VS_OK;
   h5w_stop_thread(w); /* every frame handed over is in the buffers (or written) */
   vs_h5_quiet();
   /* A failed frame write left its frames in the buffers; try once more so
@@ -812,6 +826,11 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
       ok = 0;
     }
   }
+  if (ok && xst) {
+    xmf = vs_xdmf_default_path(w->path);
+    xs = xmf ? vs_xdmf__text(w->file, w->path, xmf, &xtext, &xlen, xerr)
+             : vs_error_set(xerr, VS_ERR_NOMEM, w->path, 0, 0, "out of memory");
+  }
   if (ok && H5Fclose(w->file) < 0) {
     h5w_fail(w, "closing the file");
     ok = 0;
@@ -824,6 +843,9 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
      * VS_ERR_EXISTS); the temporary file is removed on failure */
     vs_error perr;
     vs_error_clear(&perr);
+    /* with a sidecar to write beside it, one fsync of the directory after
+     * both renames makes both names durable (vs_xdmf__write_text) */
+    if (xtext) w->of.published = published;
     rc = vs_outfile_publish(&w->of, &perr);
     if (rc != VS_OK) {
       snprintf(w->msg, sizeof w->msg, "%s", perr.message);
@@ -837,7 +859,11 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
     h5w_discard(w);
   } else {
     h5w_close_id(&w->fapl);
+    if (xst) *xst = xs == VS_OK ? vs_xdmf__write_text(xmf, xtext, xlen, published, xerr) : xs;
+    if (xtext && (!xst || *xst != VS_OK)) vs_outfile_sync_dir(published, NULL);
   }
+  vs_free(xtext);
+  vs_free(xmf);
   h5w_writer_free(w);
   return rc;
 }

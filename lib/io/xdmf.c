@@ -55,6 +55,7 @@
 #include "util/text.h"
 #include "io/h5guard.h"
 #include "io/h5util.h"
+#include "io/xdmf.h"
 #include "vsim/h5.h"
 
 typedef struct xd {
@@ -70,6 +71,7 @@ typedef struct xd {
   int rpos_f32, rq_f32, rvel, rvel_f32, rw, rw_f32;
   int64_t S, RT;    /* rigid surface vertices and triangles (0: a file without them) */
   int surf_f32;
+  int nomem;        /* an allocation failed: the text is incomplete */
   vs_sbuf b;
 } xd;
 
@@ -270,7 +272,10 @@ static int inline_items(xd *x) {
   size_t big = 3 * (size_t)(x->T > x->M ? x->T : x->M);
   if (2 * pairs > big) big = 2 * pairs;
   int32_t *idx = vs_malloc((big + 1) * sizeof *idx);
-  if (!used || !idx) goto done;
+  if (!used || !idx) {
+    x->nomem = 1;
+    goto done;
+  }
   const char *sets[] = {"/connectivity/distance", "/connectivity/angle", "/connectivity/triangles"};
   const int64_t rows[] = {x->Md, x->Ma, x->T};
   const int cols[] = {2, 2, 3};
@@ -346,6 +351,7 @@ static void grow(double lo[3], double hi[3], const double p[3]) {
 static void grow_rows(xd *x, const char *path, int64_t a, double lo[3], double hi[3]) {
   if (x->F <= 0 || a <= 0) return;
   double *buf = vs_malloc((size_t)a * 3 * sizeof *buf);
+  if (!buf) x->nomem = 1;
   vs_h5_ds d;
   if (buf && vs_h5_ds_open(x->f, path, &d) == 0)
     for (int r = 0; r < 2; r++) {
@@ -468,7 +474,9 @@ typedef struct coll {
 static coll read_collider(xd *x, const char *g) {
   coll c;
   memset(&c, 0, sizeof c);
-  char *kind = vs_h5_attr_string(x->f, g, "kind", NULL);
+  int nomem = 0;
+  char *kind = vs_h5_attr_string(x->f, g, "kind", &nomem);
+  if (nomem) x->nomem = 1;
   if (!kind) return c;
   char vp[96], tp[96];
   snprintf(vp, sizeof vp, "%s/vertices", g);
@@ -524,6 +532,7 @@ static void colliders(xd *x) {
     } else if (c.kind == 5) {
       snprintf(vp, sizeof vp, "%s/vertices", gp);
       double *v = vs_malloc((size_t)c.nv * 3 * sizeof *v);
+      if (!v) x->nomem = 1;
       vs_h5_ds d;
       if (v && vs_h5_ds_open(x->f, vp, &d) == 0 &&
           H5Dread(d.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
@@ -579,9 +588,10 @@ static char *dir_part(const char *path) {
 }
 
 /* The path of h5 relative to the directory of xmf (both exist). */
-static char *relative_to(const char *h5, const char *xmf) {
+static char *relative_to(const char *h5, const char *xmf, int *nomem) {
   char *dh = dir_part(h5), *dx = dir_part(xmf);
   char *out = NULL;
+  if (!dh || !dx) *nomem = 1;
   char rh[PATH_MAX], rx[PATH_MAX];
   if (dh && dx && realpath(dh, rh) && realpath(dx, rx)) {
     size_t i = 0, common = 0;
@@ -601,7 +611,7 @@ static char *relative_to(const char *h5, const char *xmf) {
     const char *base = strrchr(h5, '/');
     vs_sbuf_puts(&b, base ? base + 1 : h5);
     if (!b.bad) out = b.p;
-    else vs_sbuf_free(&b);
+    else vs_sbuf_free(&b), *nomem = 1;
   }
   vs_free(dh);
   vs_free(dx);
@@ -645,10 +655,13 @@ static char *xml_escape(const char *s) {
 /* The sidecar goes through the same safe output files as the result file
  * (util/outfile.h): an exclusive temporary name that fits NAME_MAX beside
  * it, never a special file, an existing .xmf replaced (it is derived data). */
-static vs_status write_text(const char *path, const char *text, size_t len, vs_error *err) {
+static vs_status write_text(const char *path, const char *text, size_t len, const char *also,
+                            vs_error *err) {
   vs_outfile o;
   vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, &o, err);
   if (rc != VS_OK) return rc;
+  char published[PATH_MAX];
+  if (also) o.published = published;
   size_t done = 0;
   while (done < len) {
     ssize_t k = write(o.fd, text + done, len - done);
@@ -660,24 +673,21 @@ static vs_status write_text(const char *path, const char *text, size_t len, vs_e
     }
     done += (size_t)k;
   }
-  return vs_outfile_publish(&o, err);
+  rc = vs_outfile_publish(&o, err);
+  if (rc == VS_OK && also) vs_outfile_sync_dir(published, also);
+  return rc;
 }
 
-vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err) {
-  if (!h5_path)
-    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_xdmf_write: missing argument");
-  char *own = xmf_path ? NULL : vs_xdmf_default_path(h5_path);
-  const char *xmf = xmf_path ? xmf_path : own;
+/* The sidecar's text for the result file open as f (named h5_path; the
+ * .xmf goes to xmf) into *out.  On failure *out is freed. */
+static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_sbuf *out,
+                              vs_error *err) {
   xd x;
   memset(&x, 0, sizeof x);
-  x.f = H5I_INVALID_HID;
-  vs_h5g_file g = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
+  x.f = f;
   char *rel = NULL, *h5name = NULL;
   double *times = NULL;
-  vs_status st = xmf ? vs_h5g_open_checked(h5_path, &g, err)
-                     : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
-  x.f = g.file;
-  if (st != VS_OK) goto done;
+  vs_status st = VS_OK;
   /* the frames: of the particles' positions, or, in a file of rigid bodies
    * only (no /particles/all), of the bodies' */
   x.F = dims_of(x.f, "/particles/all/position/value", 3, &x.N, &x.pos_f32);
@@ -736,12 +746,14 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
                ? 0
                : -1;
   vs_h5_ds_close(&t);
-  rel = relative_to(h5_path, xmf);
+  rel = relative_to(h5_path, xmf, &x.nomem);
   h5name = rel ? xml_escape(rel) : NULL;
   x.h5 = h5name;
-  if (!times || !h5name) {
-    st = vs_error_set(err, !times ? VS_ERR_NOMEM : VS_ERR_USAGE, xmf, 0, 0,
-                      !times ? "out of memory" : "the directory of this file or of %s does not exist",
+  if (rel && !h5name) x.nomem = 1;
+  if (!times || x.nomem || !h5name) {
+    st = vs_error_set(err, !times || x.nomem ? VS_ERR_NOMEM : VS_ERR_USAGE, xmf, 0, 0,
+                      !times || x.nomem ? "out of memory"
+                                        : "the directory of this file or of %s does not exist",
                       h5_path);
     goto done;
   }
@@ -750,7 +762,9 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
                      "open with ParaView's XDMF reader -->\n"
                      "<Xdmf Version=\"2.0\">\n<Domain>\n");
   if (tr < 0 || inline_items(&x) < 0) {
-    st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0, "cannot read its time or connectivity");
+    st = x.nomem ? vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory")
+                 : vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0,
+                                "cannot read its time or connectivity");
     goto done;
   }
   vs_sbuf_puts(&x.b, "<Grid Name=\"vsim\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
@@ -758,17 +772,52 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
   vs_sbuf_puts(&x.b, "</Grid>\n");
   colliders(&x);
   vs_sbuf_puts(&x.b, "</Domain>\n</Xdmf>\n");
-  if (x.b.bad) {
+  if (x.b.bad || x.nomem) {
     st = vs_error_set(err, VS_ERR_NOMEM, xmf, 0, 0, "out of memory");
     goto done;
   }
-  st = write_text(xmf, x.b.p, x.b.n, err);
 done:
-  vs_h5g_close(&g);
-  vs_sbuf_free(&x.b);
+  if (st == VS_OK)
+    *out = x.b;
+  else
+    vs_sbuf_free(&x.b);
   vs_free(times);
   vs_free(rel);
   vs_free(h5name);
+  return st;
+}
+
+vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err) {
+  if (!h5_path)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_xdmf_write: missing argument");
+  char *own = xmf_path ? NULL : vs_xdmf_default_path(h5_path);
+  const char *xmf = xmf_path ? xmf_path : own;
+  vs_h5g_file g = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
+  vs_sbuf text = {0};
+  vs_status st = xmf ? vs_h5g_open_checked(h5_path, &g, err)
+                     : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
+  if (st == VS_OK) st = sidecar_text(g.file, h5_path, xmf, &text, err);
+  vs_h5g_close(&g);
+  if (st == VS_OK) st = write_text(xmf, text.p, text.n, NULL, err);
+  vs_sbuf_free(&text);
   vs_free(own);
   return st;
+}
+
+vs_status vs_xdmf__text(hid_t f, const char *h5_path, const char *xmf_path, char **text,
+                        size_t *len, vs_error *err) {
+  *text = NULL;
+  *len = 0;
+  vs_sbuf b = {0};
+  vs_status st = sidecar_text(f, h5_path, xmf_path, &b, err);
+  if (st == VS_OK) {
+    *text = b.p;
+    *len = b.n;
+  }
+  return st;
+}
+
+vs_status vs_xdmf__write_text(const char *xmf_path, const char *text, size_t len,
+                              const char *also_sync, vs_error *err) {
+  return write_text(xmf_path, text, len, also_sync, err);
 }

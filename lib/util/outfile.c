@@ -226,6 +226,8 @@ static int publish_noreplace(const char *tmp, const char *path) {
   return rename(tmp, path);
 }
 
+static size_t dir_len(const char *path);
+
 vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
   if (!o || !o->tmp || o->fd < 0)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_outfile_publish: nothing to publish");
@@ -256,23 +258,43 @@ vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
   } else {
     vs_free(o->tmp); /* published: nothing to remove */
     o->tmp = NULL;
-    /* the directory on the stack: once published, nothing can fail for
-     * want of memory (an allocation failing here went unreported) */
-    char dir[PATH_MAX];
-    const char *slash = strrchr(o->path, '/');
-    size_t n = slash ? (size_t)(slash - o->path) : 0;
-    if (!slash)
-      snprintf(dir, sizeof dir, ".");
-    else if (n == 0)
-      snprintf(dir, sizeof dir, "/");
-    else
-      snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir - 1 ? n : sizeof dir - 1), o->path);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      fsync(dfd); /* durability of the name; some file systems refuse: not an error */
-      close(dfd);
+    if (o->published) {
+      snprintf(o->published, PATH_MAX, "%s", o->path);
+    } else {
+      vs_outfile_sync_dir(o->path, NULL);
     }
   }
   vs_outfile_discard(o);
   return rc;
+}
+
+/* The length of path's directory part ("." counts 1, "/" 1). */
+static size_t dir_len(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
+}
+
+void vs_outfile_sync_dir(const char *path, const char *other) {
+  /* the directory on the stack: once published, nothing can fail for
+   * want of memory (an allocation failing here went unreported) */
+  char dir[PATH_MAX];
+  size_t n = dir_len(path);
+  if (n == 0)
+    snprintf(dir, sizeof dir, ".");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir - 1 ? n : sizeof dir - 1), path);
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd); /* durability of the name; some file systems refuse: not an error */
+    close(dfd);
+  }
+  if (other && other[0]) {
+    size_t m = dir_len(other);
+    char od[PATH_MAX];
+    if (m == 0)
+      snprintf(od, sizeof od, ".");
+    else
+      snprintf(od, sizeof od, "%.*s", (int)(m < sizeof od - 1 ? m : sizeof od - 1), other);
+    if (strcmp(od, dir) != 0) vs_outfile_sync_dir(other, NULL);
+  }
 }

@@ -42,6 +42,9 @@ typedef struct vs_outfile {
   unsigned flags;
   dev_t dev;       /* of tmp, to check it before publishing */
   ino_t ino;
+  char *published; /* NULL: publish syncs the directory; else a PATH_MAX buffer that
+                      publish fills with the published path, whose directory the
+                      caller syncs (vs_outfile_sync_dir): once for two files there */
 } vs_outfile;
 
 /* Check path as an output without creating anything: VS_OK when it may be
@@ -63,6 +66,11 @@ int vs_outfile_same(const vs_outfile *o, int fd);
  * the directory.  On failure the temporary file is removed.  Either way o
  * is released (vs_outfile_discard is then a no-op). */
 vs_status vs_outfile_publish(vs_outfile *o, vs_error *err);
+
+/* fsync the directory of path (its name's durability; a file system that
+ * refuses is not an error), and that of other too when it is another
+ * directory (other NULL: none). */
+void vs_outfile_sync_dir(const char *path, const char *other);
 
 /* Remove the temporary file and release o.  Safe on a zeroed or released o. */
 void vs_outfile_discard(vs_outfile *o);

@@ -57,6 +57,15 @@ vs_status vs_h5_wait(vs_h5_writer *w, vs_error *err);
 vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
                        vs_error *err);
 
+/* vs_h5_finish, and when it succeeds, the XDMF sidecar beside the output
+ * (vs_xdmf_default_path, as vs_xdmf_write(path, NULL) would write it, byte
+ * for byte) read from the file before it is closed rather than reopened.
+ * *xst: the sidecar's outcome (VS_OK when the file failed: no sidecar is
+ * written then), its error in xerr; the return value and err are
+ * vs_h5_finish's.  xst NULL: no sidecar. */
+vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_seconds,
+                            vs_error *err, vs_status *xst, vs_error *xerr);
+
 /* Close and delete the temporary file; nothing is renamed.  Frees w. */
 void vs_h5_abort(vs_h5_writer *w);
 
