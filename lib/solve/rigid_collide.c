@@ -293,9 +293,13 @@ static int clip(const cvert *in, int n, const double u[3], double off, double to
                 cvert *out) {
   int m = 0;
   off += tol;
+  if (n <= 0) return 0;
+  /* each vertex's distance once: db of one edge is da of the next */
+  const double d0 = vs_r_dot(u, in[0].p) - off;
+  double da = d0;
   for (int i = 0; i < n; i++) {
     const cvert *a = &in[i], *b = &in[(i + 1) % n];
-    double da = vs_r_dot(u, a->p) - off, db = vs_r_dot(u, b->p) - off;
+    const double db = i + 1 < n ? vs_r_dot(u, b->p) - off : d0;
     if (da <= 0) out[m++] = *a;
     if ((da <= 0) != (db <= 0)) {
       double t = da / (da - db);
@@ -304,6 +308,7 @@ static int clip(const cvert *in, int n, const double u[3], double off, double to
       out[m].id = 8 + 2 * k + (da > 0);
       m++;
     }
+    da = db;
   }
   return m;
 }
