@@ -574,11 +574,19 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
  * speculative target velocity and its position bias: computed in the first
  * sweep of each substep (vs_rigid_substep_begin marks it), while the point
  * is in cache anyway. */
-static inline void point_begin(const vs_rsettings *st, const vs_rwork *w, vs_rcontact *c,
-                               double inv_h, double beta) {
-  const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
-  double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-  double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+static inline __attribute__((always_inline)) void point_begin(const vs_rsettings *st,
+                                                              const vs_rwork *w, vs_rcontact *c,
+                                                              double inv_h, double beta,
+                                                              int moved) {
+  double sep = -c->depth;
+  if (moved) {
+    const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
+    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+  }
+  /* !moved (the step's first substep, no displacement yet): the sums above
+   * add only zeros to -depth, which leaves it unchanged but for the sign of
+   * a zero depth, and that changes neither the target nor the bias */
   c->pp = 0.0;
   c->target = sep > 0 ? -sep * inv_h : 0.0;
   c->bias = 0.0;
@@ -634,7 +642,7 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
    * that the order does not leave a systematic torque */
   vs_rcontact *c = x->c;
   x->c += x->step;
-  if (first) point_begin(&m->set, w, c, inv_h, beta);
+  if (first) point_begin(&m->set, w, c, inv_h, beta, first == 1);
   /* friction, limited by the current normal impulse (nothing to do on
    * an idle speculative point) */
   if (!x->P->on) {
@@ -736,9 +744,10 @@ static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_
   sweep_one(m, s, w, mi, rev, inv_h, beta, use_bias, first);
 }
 
-/* The sequential sweep over the manifolds in w->sorder; compiled twice, for
- * a substep's first sweep (first = 1: separations computed) and the others,
- * so that neither carries the other's branch. */
+/* The sequential sweep over the manifolds in w->sorder; compiled three
+ * times, for a substep's first sweep (first = 1: separations computed from
+ * the displacements; 2: the step's first substep, no displacement yet) and
+ * the others, so that none carries another's branches. */
 static inline __attribute__((always_inline)) void seq_sweep(const vs_rmodel *m, vs_rstate *s,
                                                             vs_rwork *w, int rev, double inv_h,
                                                             double beta, int use_bias, int first) {
@@ -829,7 +838,8 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
     return;
   }
   for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
-  if (first) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 1);
+  if (first == 1) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 1);
+  else if (first == 2) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 2);
   else seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 0);
 }
 /* Restitution comes after the positions moved: its impulse acts at one point
