@@ -156,7 +156,8 @@ typedef struct vs_rwork {
   int32_t dropped;       /* contact points beyond the bound in the last step */
   int32_t matched;       /* contact points warm-started from the cache in the last step */
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
-  int32_t fresh;         /* the next sweep is its substep's first (separations to compute) */
+  int32_t fresh;         /* the next sweep is its substep's first (separations to compute):
+                          * 1, or 2 when w->dp is still zero (the step's first substep) */
   vs_rcontact *contacts;
   vs_rfric *fric;        /* (max_contacts + 1) per contact, set only for points outside a patch */
   double *inv_iw;        /* (n x 9) world inverse inertia */

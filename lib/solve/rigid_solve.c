@@ -574,11 +574,19 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
  * speculative target velocity and its position bias: computed in the first
  * sweep of each substep (vs_rigid_substep_begin marks it), while the point
  * is in cache anyway. */
-static inline void point_begin(const vs_rsettings *st, const vs_rwork *w, vs_rcontact *c,
-                               double inv_h, double beta) {
-  const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
-  double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-  double sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+static inline __attribute__((always_inline)) void point_begin(const vs_rsettings *st,
+                                                              const vs_rwork *w, vs_rcontact *c,
+                                                              double inv_h, double beta,
+                                                              int moved) {
+  double sep = -c->depth;
+  if (moved) {
+    const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
+    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+  }
+  /* !moved (the step's first substep, no displacement yet): the sums above
+   * add only zeros to -depth, which leaves it unchanged but for the sign of
+   * a zero depth, and that changes neither the target nor the bias */
   c->pp = 0.0;
   c->target = sep > 0 ? -sep * inv_h : 0.0;
   c->bias = 0.0;
@@ -602,11 +610,13 @@ typedef struct msweep {
   double ma, mb;
   double *pa, *pb;
   vs_rpatch *P;
+  vs_rcontact *c;        /* the next point in sweep order */
+  int32_t step;          /* +1, or -1 in reversed sweeps */
   int32_t a, b, k0, k1;
 } msweep;
 
 static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi,
-                                msweep *x) {
+                                int rev, msweep *x) {
   x->k0 = w->man[mi];
   x->k1 = w->man[mi + 1];
   x->a = w->contacts[x->k0].ia;
@@ -617,6 +627,8 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
   x->pa = &w->pv[6 * x->a];
   x->pb = &w->pv[6 * x->b];
   x->P = &w->patch[mi];
+  x->c = &w->contacts[rev ? x->k1 - 1 : x->k0];
+  x->step = rev ? -1 : 1;
   if (x->P->on) patch_friction(w, x->P, &x->v, x->ma, x->mb, x->k0, x->k1);
 }
 
@@ -628,13 +640,13 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
   vel2 *v = &x->v;
   /* the points of a manifold in alternating order from sweep to sweep, so
    * that the order does not leave a systematic torque */
-  const int32_t k = rev ? x->k1 - 1 - kk : x->k0 + kk;
-  vs_rcontact *c = &w->contacts[k];
-  if (first) point_begin(&m->set, w, c, inv_h, beta);
+  vs_rcontact *c = x->c;
+  x->c += x->step;
+  if (first) point_begin(&m->set, w, c, inv_h, beta, first == 1);
   /* friction, limited by the current normal impulse (nothing to do on
    * an idle speculative point) */
   if (!x->P->on) {
-    vs_rfric *f = &w->fric[k];
+    vs_rfric *f = &w->fric[c - w->contacts];
     double lim = c->friction * c->pn;
     if (lim > 0 || f->pt1 != 0 || f->pt2 != 0) {
       double l1 = -lrow(v, f->t1, f->a1, f->b1) * f->mass_t1;
@@ -680,20 +692,20 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
   double vn = lrow(v, c->n, c->an, c->bn);
   double ln = (target - vn) * c->mass_n;
   double np = c->pn + ln;
-  if (np < 0) np = 0;
+  np = 0.0 > np ? 0.0 : np; /* maxsd, no branch: the same value as if (np < 0) np = 0 */
   ln = np - c->pn;
   if (ln != 0) {
     c->pn = np;
-    if (np > c->pn_max) c->pn_max = np;
+    c->pn_max = np > c->pn_max ? np : c->pn_max;
     lpush(v, ma, mb, c->n, c->ian, c->ibn, ln);
   }
 }
 
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
-static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
+static inline __attribute__((always_inline)) void sweep_one(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
   msweep x;
-  msweep_start(m, s, w, mi, &x);
+  msweep_start(m, s, w, mi, rev, &x);
   for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
     msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
   vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
@@ -702,11 +714,11 @@ static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_
 /* Manifolds mi and mj, which share no body of non-zero inverse mass, swept
  * in lockstep: neither reads what the other writes, so the result is that of
  * mi then mj, while the CPU overlaps their two dependency chains. */
-static void solve_two(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int32_t mj,
+static inline __attribute__((always_inline)) void sweep_two(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int32_t mj,
                       int rev, double inv_h, double beta, int use_bias, int first) {
   msweep x, y;
-  msweep_start(m, s, w, mi, &x);
-  msweep_start(m, s, w, mj, &y);
+  msweep_start(m, s, w, mi, rev, &x);
+  msweep_start(m, s, w, mj, rev, &y);
   int32_t nx = x.k1 - x.k0, ny = y.k1 - y.k0, nmax = nx > ny ? nx : ny;
   for (int32_t kk = 0; kk < nmax; kk++) {
     if (kk < nx) msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
@@ -716,6 +728,7 @@ static void solve_two(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi,
   vstore(&y.v, s, y.a, y.b, y.ma, y.mb);
 }
 
+
 /* Whether manifolds mi and mj share a body of non-zero inverse mass. */
 static inline int share_body(const vs_rmodel *m, const vs_rwork *w, int32_t mi, int32_t mj) {
   const vs_rcontact *ci = &w->contacts[w->man[mi]], *cj = &w->contacts[w->man[mj]];
@@ -724,6 +737,30 @@ static inline int share_body(const vs_rmodel *m, const vs_rwork *w, int32_t mi, 
     for (int q = 0; q < 2; q++)
       if (bi[p] == bj[q] && m->inv_mass[bi[p]] != 0) return 1;
   return 0;
+}
+
+static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
+                           double inv_h, double beta, int use_bias, int first) {
+  sweep_one(m, s, w, mi, rev, inv_h, beta, use_bias, first);
+}
+
+/* The sequential sweep over the manifolds in w->sorder; compiled three
+ * times, for a substep's first sweep (first = 1: separations computed from
+ * the displacements; 2: the step's first substep, no displacement yet) and
+ * the others, so that none carries another's branches. */
+static inline __attribute__((always_inline)) void seq_sweep(const vs_rmodel *m, vs_rstate *s,
+                                                            vs_rwork *w, int rev, double inv_h,
+                                                            double beta, int use_bias, int first) {
+  const int32_t *ord = w->sorder;
+  for (int32_t t = 0; t < w->n_man;) {
+    if (t + 1 < w->n_man && !share_body(m, w, ord[t], ord[t + 1])) {
+      sweep_two(m, s, w, ord[t], ord[t + 1], rev, inv_h, beta, use_bias, first);
+      t += 2;
+    } else {
+      sweep_one(m, s, w, ord[t], rev, inv_h, beta, use_bias, first);
+      t++;
+    }
+  }
 }
 
 /* One item of the coloured order: a joint (item < 0: joint -1 - item) or a
@@ -801,16 +838,9 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
     return;
   }
   for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
-  const int32_t *ord = w->sorder;
-  for (int32_t t = 0; t < w->n_man;) {
-    if (t + 1 < w->n_man && !share_body(m, w, ord[t], ord[t + 1])) {
-      solve_two(m, s, w, ord[t], ord[t + 1], rev, inv_h, beta, use_bias, first);
-      t += 2;
-    } else {
-      solve_manifold(m, s, w, ord[t], rev, inv_h, beta, use_bias, first);
-      t++;
-    }
-  }
+  if (first == 1) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 1);
+  else if (first == 2) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 2);
+  else seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 0);
 }
 /* Restitution comes after the positions moved: its impulse acts at one point
  * for both bodies (the contact point carried along by their mean

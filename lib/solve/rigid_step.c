@@ -86,6 +86,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     }
     memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
     vs_rigid_substep_begin(m, w, hs);
+    if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
     vs_rigid_prepare_joints(m, s, w);
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
