@@ -52,6 +52,12 @@ static int q_segment(const vs_mesh_collider *mc, const double a[3], const double
                      vs_bvh_hit *h) {
   const vs_mesh_grid *g = mc->grid;
   if (!g) return vs_bvh_segment(mc->bvh, a, b, h);
+  /* a path wholly on one side of the grid's box meets nothing (most of a
+   * cloth hanging beside a small mesh) */
+  for (int k = 0; k < 3; k++) {
+    const double hi = g->lo[k] + g->h * (double)g->n[k];
+    if ((a[k] < g->lo[k] && b[k] < g->lo[k]) || (a[k] > hi && b[k] > hi)) return 0;
+  }
   const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   const double len = sqrt(dot3(d, d));
   /* pieces of at most 2 margins: each point of the path lies within a
