@@ -143,8 +143,19 @@ int vs_mesh_sweep(const vs_mesh_collider *mc, const double a[3], double b[3], do
   return sweep(mc, a, b, r, n, push);
 }
 
-static int project(const vs_mesh_collider *mc, const double prev[3], double p[3], double r,
-                   double n[3], double *depth) {
+/* Whether p's R shell lies inside cp's mesh-free ball (c, clear): then no
+ * triangle is within R of p. */
+static inline int shell_free(const vs_mesh_contact *cp, const double p[3], double R) {
+  const double lim = cp->clear - R;
+  const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
+  return cp->clear > 0.0 && lim > 0.0 && dot3(dp, dp) < lim * lim;
+}
+
+/* (cp, when given: the closest-point query is left out when p has not
+ * moved and its shell is inside cp's mesh-free ball: it would find
+ * nothing) */
+static int project(const vs_mesh_collider *mc, const vs_mesh_contact *cp, const double prev[3],
+                   double p[3], double r, double n[3], double *depth) {
   const double R = r + mc->thickness;
   int moved = 0;
   double total = 0.0;
@@ -162,7 +173,7 @@ static int project(const vs_mesh_collider *mc, const double prev[3], double p[3]
     }
   }
   /* nearer than R to the mesh: out along the direction from the closest point */
-  if (q_closest(mc, p, R, &h) && h.dist < R) {
+  if (!(cp && !moved && shell_free(cp, p, R)) && q_closest(mc, p, R, &h) && h.dist < R) {
     double u[3];
     if (h.dist > 0.0) {
       for (int k = 0; k < 3; k++) u[k] = (p[k] - h.point[k]) / h.dist;
@@ -179,7 +190,7 @@ static int project(const vs_mesh_collider *mc, const double prev[3], double p[3]
 
 int vs_mesh_project(const vs_mesh_collider *mc, const double prev[3], double p[3], double r,
                     double n[3], double *depth) {
-  return project(mc, prev, p, r, n, depth);
+  return project(mc, NULL, prev, p, r, n, depth);
 }
 
 double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double r) {
@@ -246,7 +257,7 @@ void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, cons
   if (p[3] == 0.0) return;
   double n[3], depth;
   if (!cp) {
-    if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
+    if (project(mc, NULL, xprev + 4 * (size_t)i, p, r, n, &depth))
       record(contact, contact_collider, collider, i, n, depth);
     return;
   }
@@ -266,16 +277,15 @@ void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const d
                            int32_t i, const vs_mesh_contact *cp) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
-  if (cp && cp->clear > 0.0) {
-    /* the step's start and p's R shell inside the mesh-free ball (c,
-     * clear): the path cannot meet a triangle, nor p's shell touch one */
+  const double R = r + mc->thickness;
+  if (cp && shell_free(cp, p, R)) {
+    /* the step's start too inside the mesh-free ball (c, clear): the path
+     * cannot meet a triangle, nor p's shell touch one */
     const double *a = xprev + 4 * (size_t)i;
     const double da[3] = {a[0] - cp->c[0], a[1] - cp->c[1], a[2] - cp->c[2]};
-    const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
-    const double lim = cp->clear - (r + mc->thickness);
-    if (lim > 0.0 && dot3(dp, dp) < lim * lim && dot3(da, da) < cp->clear * cp->clear) return;
+    if (dot3(da, da) < cp->clear * cp->clear) return;
   }
   double n[3], depth;
-  if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
+  if (project(mc, cp, xprev + 4 * (size_t)i, p, r, n, &depth))
     record(contact, contact_collider, collider, i, n, depth);
 }
