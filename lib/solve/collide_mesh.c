@@ -48,16 +48,22 @@ static inline const int32_t *cell_list(const vs_mesh_grid *g, int64_t c, int *n)
   return g->tri + g->start[c];
 }
 
+/* Whether the path a -> b lies wholly on one side of the grid's box: then
+ * no triangle is within the grid's margin of it (most of a cloth hanging
+ * beside a small mesh). */
+static inline int beside_grid(const vs_mesh_grid *g, const double a[3], const double b[3]) {
+  for (int k = 0; k < 3; k++) {
+    const double hi = g->lo[k] + g->h * (double)g->n[k];
+    if ((a[k] < g->lo[k] && b[k] < g->lo[k]) || (a[k] > hi && b[k] > hi)) return 1;
+  }
+  return 0;
+}
+
 static int q_segment(const vs_mesh_collider *mc, const double a[3], const double b[3],
                      vs_bvh_hit *h) {
   const vs_mesh_grid *g = mc->grid;
   if (!g) return vs_bvh_segment(mc->bvh, a, b, h);
-  /* a path wholly on one side of the grid's box meets nothing (most of a
-   * cloth hanging beside a small mesh) */
-  for (int k = 0; k < 3; k++) {
-    const double hi = g->lo[k] + g->h * (double)g->n[k];
-    if ((a[k] < g->lo[k] && b[k] < g->lo[k]) || (a[k] > hi && b[k] > hi)) return 0;
-  }
+  if (beside_grid(g, a, b)) return 0;
   const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   const double len = sqrt(dot3(d, d));
   /* pieces of at most 2 margins: each point of the path lies within a
@@ -278,6 +284,9 @@ void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const d
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double R = r + mc->thickness;
+  /* the path beside the grid: it meets nothing, nor has p a triangle
+   * within R <= the margin (and cp stays unread) */
+  if (mc->grid && R <= mc->grid->margin && beside_grid(mc->grid, xprev + 4 * (size_t)i, p)) return;
   if (cp && shell_free(cp, p, R)) {
     /* the step's start too inside the mesh-free ball (c, clear): the path
      * cannot meet a triangle, nor p's shell touch one */
