@@ -326,6 +326,57 @@ START_TEST(list_queries_match_the_whole_bvh) {
 }
 END_TEST
 
+/* The list queries' plane bounds (four triangles at a time in float on
+ * SSE2) rule out no answer: far from the origin (2000 m: float rounds the
+ * coordinates by 1e-4 m), a point just inside maxd of a triangle and a
+ * segment through it near an edge get the whole BVH's answers, bit for bit,
+ * from a list of every triangle near enough (brute force, up to 64). */
+START_TEST(list_bounds_keep_the_answers_far_from_the_origin) {
+  soup s = make_soup(2000);
+  for (int32_t i = 0; i < s.nv; i++) s.v[3 * i] += 1000.0, s.v[3 * i + 1] -= 2000.0, s.v[3 * i + 2] += 500.0;
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  int bad = 0, hits = 0, crossings = 0, long_lists = 0;
+  for (int q = 0; q < 2000; q++) {
+    const int32_t t = (int32_t)(urand() * s.nt);
+    const double maxd = q % 2 ? 0.01 : 0.2 * urand();
+    double n[3], w[3] = {urand(), urand(), 0}, x[3], p[3], p0[3], p1[3];
+    if (q % 3 == 0) w[0] = 1e-13; /* next to an edge */
+    if (w[0] + w[1] > 1) w[0] = 1 - w[0], w[1] = 1 - w[1];
+    w[2] = 1 - w[0] - w[1];
+    vs_tri_normal(C(&s, t, 0), C(&s, t, 1), C(&s, t, 2), n);
+    for (int a = 0; a < 3; a++) {
+      x[a] = w[0] * C(&s, t, 0)[a] + w[1] * C(&s, t, 1)[a] + w[2] * C(&s, t, 2)[a];
+      p[a] = x[a] + maxd * (1 - 1e-9) * n[a];
+      p0[a] = x[a] + 0.5 * maxd * n[a], p1[a] = x[a] - 0.5 * maxd * n[a];
+    }
+    int32_t list[64];
+    int nl = 0;
+    for (int32_t u = 0; u < s.nt && nl < 64; u++) {
+      double qq[3];
+      if (vs_tri_closest(C(&s, u, 0), C(&s, u, 1), C(&s, u, 2), x, qq) <= 4.1 * maxd * maxd) list[nl++] = u;
+    }
+    if (nl == 64) continue; /* (a crowded spot: the list could miss one) */
+    long_lists += nl >= 8;
+    vs_bvh_hit h1, h2;
+    const int a1 = vs_bvh_closest(&b, p, maxd, &h1), a2 = vs_bvh_closest_list(&b, list, nl, p, maxd, &h2);
+    bad += a1 != a2;
+    if (a1 && a2) bad += h1.tri != h2.tri || h1.dist != h2.dist, hits++;
+    const int s1 = vs_bvh_segment(&b, p0, p1, &h1), s2 = vs_bvh_segment_list(&b, list, nl, p0, p1, &h2);
+    bad += s1 != s2;
+    if (s1 && s2) bad += h1.tri != h2.tri || h1.t != h2.t, crossings++;
+  }
+  ck_assert_int_eq(bad, 0);
+  ck_assert_int_gt(hits, 1500);
+  ck_assert_int_gt(crossings, 1500);
+  ck_assert_int_gt(long_lists, 200);
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
 /* The mesh grid (model/meshgrid.h): the list of a point's cell holds every
  * triangle within the margin of the point (brute force), a point outside
  * the grid has none that near, the memory bounds hold, and two builds give
@@ -389,6 +440,7 @@ static Suite *suite(void) {
   tcase_add_test(t, segment_first_hit_matches_brute_force);
   tcase_add_test(t, build_is_deterministic_and_address_free);
   tcase_add_test(t, list_queries_match_the_whole_bvh);
+  tcase_add_test(t, list_bounds_keep_the_answers_far_from_the_origin);
   tcase_add_test(t, grid_lists_hold_every_triangle_within_the_margin);
   suite_add_tcase(s, t);
   return s;

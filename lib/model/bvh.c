@@ -12,6 +12,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "util/alloc.h"
 
@@ -570,6 +573,80 @@ static inline double lateral(const float *pl, const double p[3], double *pd) {
   return e;
 }
 
+#if defined(__SSE2__)
+/* The same bounds for four triangles at once, in float: the point rounded
+ * to float (6e-8 of its coordinates) and five float operations (6e-8 of
+ * |p| + |n.a| each) add about 5e-7 (scale + |p|) to the planes' own
+ * rounding, far inside the queries' allowance tol = 4e-6 (scale + |p|).
+ * A NaN (coordinates beyond float) keeps the triangle for the exact test. */
+typedef struct bounds4_t {
+  __m128 x, y, z, lim, lim2;
+} bounds4_t;
+
+static inline void bounds4_init(bounds4_t *q, const double p[3], double lim) {
+  float l = (float)lim;
+  if ((double)l < lim) l = nextafterf(l, INFINITY);
+  float l2 = l * l;
+  if ((double)l2 < (double)l * (double)l) l2 = nextafterf(l2, INFINITY);
+  q->x = _mm_set1_ps((float)p[0]), q->y = _mm_set1_ps((float)p[1]), q->z = _mm_set1_ps((float)p[2]);
+  q->lim = _mm_set1_ps(l), q->lim2 = _mm_set1_ps(l2);
+}
+
+/* Row k (0: the plane, 1-3: the edges) of four triangles, transposed:
+ * r[0..2] the four normals' x, y, z, r[3] their offsets. */
+static inline void bounds4_load(const float *pl0, const float *pl1, const float *pl2,
+                                const float *pl3, int k, __m128 r[4]) {
+  __m128 r0 = _mm_loadu_ps(pl0 + 4 * k), r1 = _mm_loadu_ps(pl1 + 4 * k),
+         r2 = _mm_loadu_ps(pl2 + 4 * k), r3 = _mm_loadu_ps(pl3 + 4 * k);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  r[0] = r0, r[1] = r1, r[2] = r2, r[3] = r3;
+}
+
+/* n.p - n.a for the four rows r */
+static inline __m128 bounds4_eval(const bounds4_t *q, const __m128 r[4]) {
+  return _mm_sub_ps(
+      _mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], q->x), _mm_mul_ps(r[1], q->y)), _mm_mul_ps(r[2], q->z)),
+      r[3]);
+}
+
+static inline __m128 bounds4_row(const bounds4_t *q, const float *pl0, const float *pl1,
+                                 const float *pl2, const float *pl3, int k) {
+  __m128 r[4];
+  bounds4_load(pl0, pl1, pl2, pl3, k, r);
+  return bounds4_eval(q, r);
+}
+
+/* closest_list's filter for list[0..4): bit j set when triangle j may lie
+ * within lim of p, its bound pd^2 + e^2 in l2[j]. */
+static inline int bounds4_closest(const bounds4_t *q, const float *planes, const int32_t *list,
+                                  float l2[4]) {
+  const float *pl[4];
+  for (int j = 0; j < 4; j++) pl[j] = planes + (size_t)list[j] * VS_BVH_PLANES;
+  const __m128 pd = bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 0);
+  __m128 e = _mm_max_ps(bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 1), _mm_setzero_ps());
+  e = _mm_max_ps(e, bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 2));
+  e = _mm_max_ps(e, bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 3));
+  const __m128 d2 = _mm_add_ps(_mm_mul_ps(pd, pd), _mm_mul_ps(e, e));
+  _mm_storeu_ps(l2, d2);
+  return _mm_movemask_ps(_mm_cmpngt_ps(d2, q->lim2));
+}
+
+/* segment_list's filter: bit j set unless both ends lie beyond lim on the
+ * same side of triangle j's plane. */
+static inline int bounds4_segment(const bounds4_t *qa, const bounds4_t *qb, const float *planes,
+                                  const int32_t *list) {
+  const float *pl[4];
+  for (int j = 0; j < 4; j++) pl[j] = planes + (size_t)list[j] * VS_BVH_PLANES;
+  __m128 r[4];
+  bounds4_load(pl[0], pl[1], pl[2], pl[3], 0, r);
+  const __m128 sa = bounds4_eval(qa, r), sb = bounds4_eval(qb, r);
+  const __m128 nlim = _mm_sub_ps(_mm_setzero_ps(), qa->lim);
+  const __m128 above = _mm_and_ps(_mm_cmpgt_ps(sa, qa->lim), _mm_cmpgt_ps(sb, qa->lim)),
+               below = _mm_and_ps(_mm_cmplt_ps(sa, nlim), _mm_cmplt_ps(sb, nlim));
+  return ~_mm_movemask_ps(_mm_or_ps(above, below)) & 15;
+}
+#endif
+
 int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const double p[3], double maxd,
                         vs_bvh_hit *hit) {
   if (!b || !b->nodes || !(maxd >= 0.0) || n < 1 || n > NEAREST_MAX) return 0;
@@ -578,8 +655,24 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
   const double tol = 4e-6 * (b->scale + max_abs3(p)), lim = maxd + tol, max2 = maxd * maxd;
   double lb2[NEAREST_MAX];
   int32_t ct[NEAREST_MAX];
-  int nc = 0, first = -1;
-  for (int i = 0; i < n; i++) {
+  int nc = 0, first = -1, i = 0;
+#if defined(__SSE2__)
+  /* four triangles at a time in float (see bounds4) */
+  {
+    bounds4_t q;
+    bounds4_init(&q, p, lim);
+    for (; i + 4 <= n; i += 4) {
+      float l2[4];
+      int keep = bounds4_closest(&q, b->planes, list + i, l2);
+      for (int j = 0; keep; j++, keep >>= 1) {
+        if (!(keep & 1)) continue;
+        if (first < 0 || (double)l2[j] < lb2[first]) first = nc;
+        lb2[nc] = (double)l2[j], ct[nc++] = list[i + j];
+      }
+    }
+  }
+#endif
+  for (; i < n; i++) {
     const int32_t t = list[i];
     double pd;
     const double e = lateral(b->planes + (size_t)t * VS_BVH_PLANES, p, &pd);
@@ -626,7 +719,24 @@ int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const doubl
   const double tol = 4e-6 * (b->scale + max_abs3(p0) + max_abs3(p1)); /* as closest_list */
   double best_t = INFINITY;
   int32_t best = -1;
-  for (int i = 0; i < n; i++) {
+  int i = 0;
+#if defined(__SSE2__)
+  {
+    bounds4_t qa, qb;
+    bounds4_init(&qa, p0, tol), bounds4_init(&qb, p1, tol);
+    for (; i + 4 <= n; i += 4) {
+      int cross = bounds4_segment(&qa, &qb, b->planes, list + i);
+      for (int j = 0; cross; j++, cross >>= 1) {
+        if (!(cross & 1)) continue;
+        const int32_t t = list[i + j];
+        double tt;
+        if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt)) continue;
+        if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
+      }
+    }
+  }
+#endif
+  for (; i < n; i++) {
     const int32_t t = list[i];
     const float *pl = b->planes + (size_t)t * VS_BVH_PLANES;
     const double sa = fdot(pl, p0) - pl[3], sb = fdot(pl, p1) - pl[3];

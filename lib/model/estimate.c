@@ -5,8 +5,8 @@
  * The model part is exact: VS_MODEL_FIELDS over the counts.  The run part
  * is VS_STATE_FIELDS plus the solver's scratch (lib/solve/scratch.c: about
  * 60 bytes a particle, 48 more with particle collisions, 56 a link with
- * Jacobi relaxation, 88 a particle for each mesh collider: its contact
- * plane, solve/collide_mesh.h) and one frame of output (positions and velocities as
+ * Jacobi relaxation, 89 a particle for each mesh collider: its contact
+ * plane, solve/collide_mesh.h, and its flag) and one frame of output (positions and velocities as
  * float64), and the colouring's work space at build (16 bytes a constraint,
  * 8 a particle).  Hash grids and contact pairs that grow with the motion
  * are not counted: the estimate is a floor, the limit a safe fraction.
@@ -182,7 +182,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
   for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes (vs_mesh_contact) */
-    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 88 * np;
+    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 89 * np; /* + its dense flag */
   run += 48 * np + nd;                                /* one frame of output */
   out->model = model;
   out->run = run;

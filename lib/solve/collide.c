@@ -76,18 +76,20 @@ static inline vs_mesh_contact *contact_of(const vs_model *m, vs_mesh_contact *me
 }
 
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
-                         int32_t *contact_collider, vs_mesh_contact *mesh_contact, int32_t i) {
+                         int32_t *contact_collider, vs_mesh_contact *mesh_contact,
+                         const uint8_t *mesh_on, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double r = m->radius[i];
   for (int32_t c = 0; c < m->n_colliders; c++) {
     const vs_collider_desc *cd = &m->colliders[c];
     if (cd->kind == VS_COLLIDER_MESH) {
-      const vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
-      if (cp) {
+      if (mesh_contact) {
         /* the contact plane (as vs_collide_mesh_particle, inlined: this is
-         * the relaxation's inner loop) */
-        if (!cp->on) continue;
+         * the relaxation's inner loop); the dense flags first, so that a
+         * particle without a plane reads one byte */
+        if (!mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i]) continue;
+        const vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
         const double R = r + cd->thickness;
         const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
                          (p[2] - cp->q[2]) * cp->n[2];
@@ -200,7 +202,7 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
 /* The contact planes of particle i's mesh colliders, once its swept test is
  * done (collide_mesh.h). */
 static void contact_planes(const vs_model *m, const double *xprev, const double *x,
-                           vs_mesh_contact *mesh_contact, int32_t i) {
+                           vs_mesh_contact *mesh_contact, uint8_t *mesh_on, int32_t i) {
   if (!mesh_contact) return;
   for (int32_t c = 0; c < m->n_colliders; c++)
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
@@ -208,6 +210,7 @@ static void contact_planes(const vs_model *m, const double *xprev, const double 
       vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
       if (x[4 * (size_t)i + 3] == 0.0) cp->on = 0; /* pinned: never projected */
       else vs_mesh_contact_plane(&mc, xprev + 4 * (size_t)i, x + 4 * (size_t)i, m->radius[i], cp);
+      mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] = cp->on != 0;
     }
 }
 
@@ -222,10 +225,11 @@ void vs_collide_final(const vs_model *m, const double *xprev, double *x, double 
 }
 
 void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, vs_mesh_contact *mesh_contact, int32_t i) {
+                      int32_t *contact_collider, vs_mesh_contact *mesh_contact, uint8_t *mesh_on,
+                      int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) {
-    contact_planes(m, xprev, x, mesh_contact, i);
+    contact_planes(m, xprev, x, mesh_contact, mesh_on, i);
     return;
   }
   const double *a = xprev + 4 * (size_t)i;
@@ -245,7 +249,7 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
       best = t, hit = c, bn[0] = n[0], bn[1] = n[1], bn[2] = n[2];
   }
   if (hit < 0) {
-    contact_planes(m, xprev, x, mesh_contact, i);
+    contact_planes(m, xprev, x, mesh_contact, mesh_on, i);
     return;
   }
   /* Stop at the entry point, then slide the rest of the way along the
@@ -257,5 +261,5 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
   ct[0] = bn[0], ct[1] = bn[1], ct[2] = bn[2];
   ct[3] += rem * -dn;
   contact_collider[i] = hit;
-  contact_planes(m, xprev, x, mesh_contact, i);
+  contact_planes(m, xprev, x, mesh_contact, mesh_on, i);
 }

@@ -48,10 +48,22 @@ static inline const int32_t *cell_list(const vs_mesh_grid *g, int64_t c, int *n)
   return g->tri + g->start[c];
 }
 
+/* Whether the path a -> b lies wholly on one side of the grid's box: then
+ * no triangle is within the grid's margin of it (most of a cloth hanging
+ * beside a small mesh). */
+static inline int beside_grid(const vs_mesh_grid *g, const double a[3], const double b[3]) {
+  for (int k = 0; k < 3; k++) {
+    const double hi = g->lo[k] + g->h * (double)g->n[k];
+    if ((a[k] < g->lo[k] && b[k] < g->lo[k]) || (a[k] > hi && b[k] > hi)) return 1;
+  }
+  return 0;
+}
+
 static int q_segment(const vs_mesh_collider *mc, const double a[3], const double b[3],
                      vs_bvh_hit *h) {
   const vs_mesh_grid *g = mc->grid;
   if (!g) return vs_bvh_segment(mc->bvh, a, b, h);
+  if (beside_grid(g, a, b)) return 0;
   const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   const double len = sqrt(dot3(d, d));
   /* pieces of at most 2 margins: each point of the path lies within a
@@ -137,8 +149,19 @@ int vs_mesh_sweep(const vs_mesh_collider *mc, const double a[3], double b[3], do
   return sweep(mc, a, b, r, n, push);
 }
 
-static int project(const vs_mesh_collider *mc, const double prev[3], double p[3], double r,
-                   double n[3], double *depth) {
+/* Whether p's R shell lies inside cp's mesh-free ball (c, clear): then no
+ * triangle is within R of p. */
+static inline int shell_free(const vs_mesh_contact *cp, const double p[3], double R) {
+  const double lim = cp->clear - R;
+  const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
+  return cp->clear > 0.0 && lim > 0.0 && dot3(dp, dp) < lim * lim;
+}
+
+/* (cp, when given: the closest-point query is left out when p has not
+ * moved and its shell is inside cp's mesh-free ball: it would find
+ * nothing) */
+static int project(const vs_mesh_collider *mc, const vs_mesh_contact *cp, const double prev[3],
+                   double p[3], double r, double n[3], double *depth) {
   const double R = r + mc->thickness;
   int moved = 0;
   double total = 0.0;
@@ -156,7 +179,7 @@ static int project(const vs_mesh_collider *mc, const double prev[3], double p[3]
     }
   }
   /* nearer than R to the mesh: out along the direction from the closest point */
-  if (q_closest(mc, p, R, &h) && h.dist < R) {
+  if (!(cp && !moved && shell_free(cp, p, R)) && q_closest(mc, p, R, &h) && h.dist < R) {
     double u[3];
     if (h.dist > 0.0) {
       for (int k = 0; k < 3; k++) u[k] = (p[k] - h.point[k]) / h.dist;
@@ -173,7 +196,7 @@ static int project(const vs_mesh_collider *mc, const double prev[3], double p[3]
 
 int vs_mesh_project(const vs_mesh_collider *mc, const double prev[3], double p[3], double r,
                     double n[3], double *depth) {
-  return project(mc, prev, p, r, n, depth);
+  return project(mc, NULL, prev, p, r, n, depth);
 }
 
 double vs_mesh_penetration(const vs_mesh_collider *mc, const double p[3], double r) {
@@ -240,7 +263,7 @@ void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, cons
   if (p[3] == 0.0) return;
   double n[3], depth;
   if (!cp) {
-    if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
+    if (project(mc, NULL, xprev + 4 * (size_t)i, p, r, n, &depth))
       record(contact, contact_collider, collider, i, n, depth);
     return;
   }
@@ -260,16 +283,18 @@ void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const d
                            int32_t i, const vs_mesh_contact *cp) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
-  if (cp && cp->clear > 0.0) {
-    /* the step's start and p's R shell inside the mesh-free ball (c,
-     * clear): the path cannot meet a triangle, nor p's shell touch one */
+  const double R = r + mc->thickness;
+  /* the path beside the grid: it meets nothing, nor has p a triangle
+   * within R <= the margin (and cp stays unread) */
+  if (mc->grid && R <= mc->grid->margin && beside_grid(mc->grid, xprev + 4 * (size_t)i, p)) return;
+  if (cp && shell_free(cp, p, R)) {
+    /* the step's start too inside the mesh-free ball (c, clear): the path
+     * cannot meet a triangle, nor p's shell touch one */
     const double *a = xprev + 4 * (size_t)i;
     const double da[3] = {a[0] - cp->c[0], a[1] - cp->c[1], a[2] - cp->c[2]};
-    const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
-    const double lim = cp->clear - (r + mc->thickness);
-    if (lim > 0.0 && dot3(dp, dp) < lim * lim && dot3(da, da) < cp->clear * cp->clear) return;
+    if (dot3(da, da) < cp->clear * cp->clear) return;
   }
   double n[3], depth;
-  if (project(mc, xprev + 4 * (size_t)i, p, r, n, &depth))
+  if (project(mc, cp, xprev + 4 * (size_t)i, p, r, n, &depth))
     record(contact, contact_collider, collider, i, n, depth);
 }

@@ -86,7 +86,9 @@ typedef struct vs_mesh_contact {
  *     the plane collider); with cp NULL, the exact projection above;
  *   - final (once, after the relaxation, before the velocity pass): the
  *     exact projection, so that no particle ends the step crossed through
- *     or inside the R shell of any triangle.
+ *     or inside the R shell of any triangle (left out where it can find
+ *     nothing: a path beside the grid's box; a start and shell inside cp's
+ *     mesh-free ball; the closest-point query when the shell alone is).
  * With mc->grid the queries look up the grid's cells (model/meshgrid.h),
  * falling back to the BVH for paths longer than 32 margins; the answers
  * are the BVH's either way. */

@@ -25,6 +25,6 @@ void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c
     for (int32_t k = 0; k < w->pc_n; k++) vs_contact_project(m, s, k);
     if (m->n_colliders > 0)
       for (int32_t i = 0; i < m->n_particles; i++)
-        vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, i);
+        vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
   }
 }

@@ -322,11 +322,11 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
         if (parallel) {
 #pragma omp for schedule(static)
           for (int32_t i = 0; i < m->n_particles; i++)
-            vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, i);
+            vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
         } else {
 #pragma omp single
           for (int32_t i = 0; i < m->n_particles; i++)
-            vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, i);
+            vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
         }
       }
     }

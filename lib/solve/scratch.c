@@ -16,6 +16,7 @@
   X(contact_collider, int32_t, (size_t)m->n_particles)                \
   X(vpre, double, 3 * (size_t)m->n_particles)                         \
   X(mesh_contact, vs_mesh_contact, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
+  X(mesh_on, uint8_t, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
   X(pc_pairs, int32_t, 2 * (size_t)w->pc_cap)                         \
   X(pc_color, int32_t, (size_t)w->pc_cap)                             \
   X(pc_order, int32_t, (size_t)w->pc_cap)                             \

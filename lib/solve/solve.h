@@ -61,6 +61,8 @@ struct vs_solver_scratch {
   int32_t *contact_collider;  /* (n_particles) collider that pushed it last, -1 = none */
   double *vpre;               /* (n_particles x 3) velocity before the solve (restitution) */
   struct vs_mesh_contact *mesh_contact; /* (mesh colliders x n_particles) contact planes, per step (collide_mesh.h) */
+  uint8_t *mesh_on;           /* (mesh colliders x n_particles) mesh_contact[].on, dense: the relaxation reads a
+                               * particle's plane only when it has one (most have none) */
 
   /* particle-particle contacts, found anew every step (particle_collisions) */
   int32_t pc_n, pc_cap;       /* contacts this step, capacity */
@@ -155,11 +157,12 @@ VS_PRIVATE void vs_observe_from(const vs_model *m, const vs_state *s, double ove
  * xprev: the start-of-step positions (a mesh keeps particles on that side). */
 VS_PRIVATE void vs_collide_particle(const vs_model *m, const double *xprev, double *x,
                                     double *contact, int32_t *contact_collider, struct vs_mesh_contact *mesh_contact,
-                                    int32_t i);
+                                    const uint8_t *mesh_on, int32_t i);
 /* Swept test (world.swept): stop particle i where its path from xprev first
  * enters a collider, then slide the rest along the surface. */
 VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                                 int32_t *contact_collider, struct vs_mesh_contact *mesh_contact, int32_t i);
+                                 int32_t *contact_collider, struct vs_mesh_contact *mesh_contact,
+                                 uint8_t *mesh_on, int32_t i);
 /* Mesh colliders: the exact projection of particle i at the end of the step
  * (after the relaxation, which saw only its contact planes: collide_mesh.h). */
 VS_PRIVATE void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,

@@ -321,7 +321,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
       for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
       if (m->swept || m->n_mesh_colliders > 0) /* a mesh collider is always swept */
         for (int32_t i = 0; i < m->n_particles; i++)
-          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, i);
+          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
     }
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);
