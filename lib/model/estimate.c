@@ -31,6 +31,7 @@
 
 #include "model/build.h"
 #include "model/meshgrid.h"
+#include "solve/rigid.h"
 #include "scene/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"
@@ -84,6 +85,7 @@ typedef struct counts {
   int64_t nmv, nmt;   /* mesh colliders' vertices and triangles */
   uint64_t grids;     /* their grids' bytes, at most */
   uint64_t work;      /* bytes: the OBJ files read, the edge sorts */
+  int32_t nrigid, nrjoints, nattach; /* rigid bodies, their joints, attached particles */
   size_t biggest;
 } counts;
 
@@ -130,8 +132,11 @@ static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error 
     c->grids += (uint64_t)VS_MESH_GRID_BYTES(nt);
     c->work += (uint64_t)clamp(bytes, VS_OBJ_MAX_BYTES) + 1 + 24 * (uint64_t)nv + 16 * (uint64_t)nt;
   }
+  c->nrigid = vs_rigid_count(s);
+  vs_rigid_count_items(s, &c->nrjoints, &c->nattach);
   for (size_t k = 0; k < s->n_constraints; k++) {
     const vs_constraint_desc *cd = &s->constraints[k];
+    if (vs_rigid_item(cd)) continue; /* a rigid joint or an attach, counted above */
     switch (cd->kind) {
       case VS_KIND_DISTANCE: c->nd++; break;
       case VS_KIND_PIN: c->npin++, c->nkeys += (int64_t)cd->n_keys; break;
@@ -161,6 +166,10 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.n_mesh_triangles = c32(c->nmt);
   fm.particle_collisions = s->particle_collisions;
   fm.relaxation = s->relaxation;
+  fm.n_rigid = c->nrigid;
+  fm.n_rjoints = c->nrjoints;
+  fm.n_attach = c->nattach;
+  fm.rigid_max_contacts = c->nrigid > 0 ? VS_RIGID_CONTACTS_PER_BODY * c->nrigid + 64 : 0;
   const vs_model *m = &fm;
   uint64_t model = sizeof fm, run = 0;
 #define EST_MODEL(name, type, n) model += (uint64_t)sizeof(type) * (uint64_t)(n);
@@ -184,6 +193,13 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes (vs_mesh_contact) */
     if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 89 * np; /* + its dense flag */
   run += 48 * np + nd;                                /* one frame of output */
+  if (c->nrigid > 0) {
+    /* the rigid solver's own model, state and work (contacts: 24 a body) */
+    run += vs_rigid_bytes(c->nrigid, (int64_t)s->n_colliders, c->nrjoints);
+    /* a frame of rigid output: pose, velocities, and the surfaces for
+     * viewers (at most 74 vertices a body, a capsule's, io/h5surface.c) */
+    run += (uint64_t)c->nrigid * (8 * 13 + (s->output.xdmf ? 74 * 24 : 0));
+  }
   out->model = model;
   out->run = run;
   out->total = model + run;
@@ -213,8 +229,11 @@ vs_status vs_model_check_memory(const vs_scene *s, const char *file, vs_error *e
   vs_memory_text(e.run, rt, sizeof rt);
   vs_loc loc = {0, 0};
   if (s->n_bodies) loc = s->bodies[c.biggest].loc;
+  char rigid[48] = "";
+  if (c.nrigid > 0) snprintf(rigid, sizeof rigid, ", %ld rigid bodies", (long)c.nrigid);
   return vs_error_set(err, VS_ERR_LIMIT, file, loc.line, loc.column,
                       "the run would take about %s of memory (model %s, run %s; %lld particles, "
-                      "%lld constraints), over the limit of %s (--max-memory)",
-                      need, mt, rt, (long long)c.np, (long long)(c.nd + c.npin + c.nangle), lim);
+                      "%lld constraints%s), over the limit of %s (--max-memory)",
+                      need, mt, rt, (long long)c.np, (long long)(c.nd + c.npin + c.nangle), rigid,
+                      lim);
 }

@@ -222,6 +222,10 @@ VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
 VS_RPRIVATE vs_status vs_rstate_create(const vs_rmodel *m, vs_rstate **out);
 VS_RPRIVATE void vs_rstate_free(vs_rstate *s);
 VS_RPRIVATE vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out);
+/* Bytes that vs_rmodel_create, vs_rstate_create and vs_rwork_create take
+ * for n bodies, nc colliders and nj joints at the default max_contacts (the
+ * memory estimate, model/estimate.c). */
+VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj);
 VS_RPRIVATE void vs_rwork_free(vs_rwork *w);
 
 /* ---- quaternions (w, x, y, z) ---- */
