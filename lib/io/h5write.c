@@ -318,6 +318,9 @@ void h5w_writer_free(vs_h5_writer *w) {
   vs_state_free(w->ck);
   vs_state_free(w->slot);
   vs_free(w->vel);
+  vs_free(w->ow.order);
+  vs_free(w->ow.tmp);
+  vs_free(w->ow.key);
   vs_free(w->path);
   vs_free(w->tmp);
   vs_free(w);
@@ -406,6 +409,13 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
     w->vel = vs_malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
                         sizeof *w->vel + 1);
     ok = w->vel != NULL;
+  }
+  if (ok && model->n_rigid > 0) {
+    size_t nr = (size_t)model->n_rigid;
+    w->ow.order = vs_malloc(nr * sizeof *w->ow.order);
+    w->ow.tmp = vs_malloc(nr * sizeof *w->ow.tmp);
+    w->ow.key = vs_malloc(nr * sizeof *w->ow.key);
+    ok = w->ow.order && w->ow.tmp && w->ow.key;
   }
   if (ok) ok = (w->ck = bare_state(model)) != NULL && (w->slot = bare_state(model)) != NULL;
   if (!ok) {
@@ -606,7 +616,7 @@ static int write_frame(vs_h5_writer *w) {
   series *per = &w->s[S_PER];
   vs_observables obs;
   /* per-constraint |C| lands straight in its buffer row */
-  vs_observe_from(model, state, w->slot_overlap, w->slot_rcontacts, &obs,
+  vs_observe_from(model, state, w->slot_overlap, w->slot_rcontacts, &w->ow, &obs,
                   per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
   int rc = 0;
   const unsigned long chunks = w->chunks_written;

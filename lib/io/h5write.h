@@ -20,6 +20,7 @@
 #include "util/outfile.h"
 #include "io/h5series.h"
 #include "io/h5util.h"
+#include "solve/solve.h"
 #include "vsim/h5.h"
 #include "vsim/step.h"
 #include "vsim/vsim.h"
@@ -75,6 +76,7 @@ struct vs_h5_writer {
   int nomem;          /* what failed was an allocation: VS_ERR_NOMEM, not VS_ERR_IO */
   series s[S_COUNT];
   double *vel;               /* (n_particles x 3) scratch for float32 velocity */
+  vs_observe_work ow;        /* the writer thread's for vs_observe_from (n_rigid each) */
   vs_state *ck;              /* copy of the state at the last recorded frame (no scratch) */
   int has_ck;                /* ck holds a recorded frame not yet checkpointed */
   /* The writer thread (h5write.c): vs_h5_record copies the frame into `slot`

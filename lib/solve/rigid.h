@@ -228,6 +228,11 @@ VS_RPRIVATE vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out);
 VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj);
 VS_RPRIVATE void vs_rwork_free(vs_rwork *w);
 
+/* The bodies in order of the low x of their bounding spheres (key[i] =
+ * x_i - bound_i; ties by index): order, tmp and key hold n_bodies each. */
+VS_RPRIVATE void vs_rigid_sort_spheres(const vs_rmodel *m, const vs_rstate *s, int32_t *order,
+                                       int32_t *tmp, double *key);
+
 /* ---- quaternions (w, x, y, z) ---- */
 VS_RPRIVATE void vs_quat_mul(const double a[4], const double b[4], double out[4]);
 VS_RPRIVATE void vs_quat_normalize(double q[4]);

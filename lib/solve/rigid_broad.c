@@ -60,6 +60,15 @@ static void msort_i64(int64_t *a, int64_t *tmp, int32_t n) {
   }
 }
 
+void vs_rigid_sort_spheres(const vs_rmodel *m, const vs_rstate *s, int32_t *order,
+                           int32_t *tmp, double *key) {
+  for (int32_t i = 0; i < m->n_bodies; i++) {
+    order[i] = i;
+    key[i] = s->x[3 * i] - m->bound[i];
+  }
+  msort_idx(order, tmp, key, m->n_bodies);
+}
+
 static int aabb_collider(const vs_rcollider *c, const double *box) {
   switch (c->kind) {
   case VS_RCOLL_SPHERE:

@@ -147,10 +147,17 @@ VS_PRIVATE void vs_contacts_color(const vs_model *m, vs_state *s);
 VS_PRIVATE void vs_contacts_sweep_start(const vs_model *m, vs_state *s);
 VS_PRIVATE void vs_contact_project(const vs_model *m, vs_state *s, int32_t k);
 VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
+/* Work space of the rigid bodies' penetration measure: n_rigid each. */
+typedef struct vs_observe_work {
+  int32_t *order, *tmp;
+  double *key;
+} vs_observe_work;
 /* vs_observe with what it reads from the scratch given (observe.c): the
- * result file's writer thread measures a copy of the persistent fields. */
+ * result file's writer thread measures a copy of the persistent fields,
+ * with its own work space (ow: needed when the model has rigid bodies). */
 VS_PRIVATE void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
-                                int64_t rigid_contacts, vs_observables *obs, double *per);
+                                int64_t rigid_contacts, const vs_observe_work *ow,
+                                vs_observables *obs, double *per);
 
 /* ---- colliders (collide.c) ---- */
 /* Project particle i out of every collider; records contact in contact[4i..].
