@@ -6,9 +6,12 @@
  * is VS_STATE_FIELDS plus the solver's scratch (lib/solve/scratch.c: about
  * 60 bytes a particle, 48 more with particle collisions, 56 a link with
  * Jacobi relaxation, 89 a particle for each mesh collider: its contact
- * plane, solve/collide_mesh.h, and its flag) and one frame of output (positions and velocities as
- * float64), and the colouring's work space at build (16 bytes a constraint,
- * 8 a particle).  Hash grids and contact pairs that grow with the motion
+ * plane, solve/collide_mesh.h, and its flag) and one frame of output
+ * (positions and velocities as float64; rigid bodies: their poses and
+ * surfaces), the rigid solver's model, state and work (solve/rigid.h:
+ * vs_rigid_bytes, its contact buffers at their bound of 24 a body, of which
+ * a run touches only what it fills), and the colouring's work space at
+ * build (16 bytes a constraint, 8 a particle).  Hash grids and contact pairs that grow with the motion
  * are not counted: the estimate is a floor, the limit a safe fraction.
  *
  * Mesh bodies and mesh colliders: their counts are their OBJ files', taken
