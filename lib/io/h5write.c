@@ -308,6 +308,7 @@ void h5w_writer_free(vs_h5_writer *w) {
   if (!w) return;
   h5w_stop_thread(w);
   pthread_cond_destroy(&w->cv);
+  pthread_cond_destroy(&w->sync_cv);
   pthread_mutex_destroy(&w->mu);
   for (int i = 0; i < S_COUNT; i++) {
     vs_free(w->s[i].buf);
@@ -387,6 +388,7 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
   }
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);
+  pthread_cond_init(&w->sync_cv, NULL);
   w->of = *of;
   memset(of, 0, sizeof *of);
   of->fd = -1;
@@ -438,6 +440,8 @@ int h5w_make_plists(vs_h5_writer *w) {
   return 0;
 }
 
+static int start_thread(vs_h5_writer *w);
+
 vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
                      const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err) {
   if (out) *out = NULL;
@@ -454,6 +458,12 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   rc = h5w_writer_new(path, &of, model, &w, err);
   if (rc != VS_OK) return rc;
   w->resolved_hash = h5c_hash_text(info ? info->resolved_yaml : NULL);
+  /* the thread touches the state copies while this one creates the file
+   * (the first vs_h5_record waits for the slot); without a thread, the
+   * first frame starts one or is written here */
+  w->model = model;
+  w->full = w->touch_slot = 1;
+  if (start_thread(w) != 0) w->full = w->touch_slot = 0;
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
     /* The root group's object header in the 1.10 format carries time
@@ -623,9 +633,13 @@ static int write_frame(vs_h5_writer *w) {
    * caller's thread) has little left to wait for.  Errors surface there. */
   if (chunks != w->chunks_written && w->of.fd >= 0)
     (void)sync_file_range(w->of.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-  (void)chunks;
 #endif
+  if (chunks != w->chunks_written && w->sync_on) {
+    pthread_mutex_lock(&w->mu);
+    w->sync_dirty = 1;
+    pthread_cond_broadcast(&w->sync_cv);
+    pthread_mutex_unlock(&w->mu);
+  }
   /* the checkpoint is the state of the last recorded frame, whatever
    * happens to the state afterwards (a failing step, an interrupt) */
   vs_state *t = w->ck;
@@ -635,24 +649,37 @@ static int write_frame(vs_h5_writer *w) {
   return rc;
 }
 
+/* Touch every page of a bare state (the kernel maps them on first touch,
+ * which costs 10-40 us a page on a VM): on this thread, not in the
+ * caller's copy. */
+static void touch_state(const vs_model *m, vs_state *c) {
+#define TOUCH(name, type, width, count) memset(c->name, 0, (width) * (count) * sizeof(type));
+  VS_STATE_FIELDS(TOUCH)
+#undef TOUCH
+}
+
 static void *writer_main(void *arg) {
   vs_h5_writer *w = arg;
-  vs_h5_quiet();
-  /* The checkpoint copy becomes the slot of the next frame: touch its pages
-   * here (the kernel maps them on first touch), not in the caller's copy. */
-  {
-    const vs_model *m = w->model;
-    vs_state *c = w->ck;
-#define TOUCH(name, type, width, count) memset(c->name, 0, (width) * (count) * sizeof(type));
-    VS_STATE_FIELDS(TOUCH)
-#undef TOUCH
+  /* Started by vs_h5_open (w->full set: the slot is not free yet), this
+   * thread first touches the two state copies while the caller creates the
+   * file; no HDF5 call until a frame comes (vs_h5_open calls HDF5 then). */
+  if (w->touch_slot) {
+    touch_state(w->model, w->slot);
+    pthread_mutex_lock(&w->mu);
+    w->full = 0;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
   }
+  touch_state(w->model, w->ck); /* the slot of the next frame */
+  int quiet = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
     while (!w->full && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
     if (!w->full) break;
     pthread_mutex_unlock(&w->mu);
     const int64_t frame = w->slot->frame;
+    if (!quiet) vs_h5_quiet();
+    quiet = 1;
     const int rc = write_frame(w);
     pthread_mutex_lock(&w->mu);
     if (rc < 0 && !w->failed) {
@@ -666,13 +693,33 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
-/* Start the writer thread with every signal blocked in it: SIGINT and the
- * like reach the stepping thread, and a write over a file-size limit fails
- * with EFBIG instead of raising SIGXFSZ.  0 when it runs. */
+/* The syncer: fdatasync of the temporary file whenever chunks were
+ * appended since its last one (no HDF5 call, only the file descriptor). */
+static void *syncer_main(void *arg) {
+  vs_h5_writer *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->sync_dirty && !w->sync_quit) pthread_cond_wait(&w->sync_cv, &w->mu);
+    if (w->sync_quit) break; /* the final fsync does the rest */
+    w->sync_dirty = 0;
+    pthread_mutex_unlock(&w->mu);
+    const int e = fdatasync(w->of.fd) == 0 ? 0 : errno;
+    pthread_mutex_lock(&w->mu);
+    if (e && !w->sync_errno) w->sync_errno = e;
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* Start the writer thread (and the syncer, when it can) with every signal
+ * blocked in them: SIGINT and the like reach the stepping thread, and a
+ * write over a file-size limit fails with EFBIG instead of raising
+ * SIGXFSZ.  0 when the writer runs. */
 static int start_thread(vs_h5_writer *w) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+  if (w->of.fd >= 0 && pthread_create(&w->syncer, NULL, syncer_main, w) == 0) w->sync_on = 1;
   int rc = pthread_create(&w->thread, NULL, writer_main, w);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc == 0) w->thread_on = 1;
@@ -680,14 +727,24 @@ static int start_thread(vs_h5_writer *w) {
 }
 
 void h5w_stop_thread(vs_h5_writer *w) {
-  if (!w->thread_on) return;
-  pthread_mutex_lock(&w->mu);
-  w->quit = 1;
-  pthread_cond_broadcast(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-  pthread_join(w->thread, NULL);
-  w->thread_on = 0;
-  w->quit = 0;
+  if (w->thread_on) {
+    pthread_mutex_lock(&w->mu);
+    w->quit = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    w->thread_on = 0;
+    w->quit = 0;
+  }
+  if (w->sync_on) {
+    pthread_mutex_lock(&w->mu);
+    w->sync_quit = 1;
+    pthread_cond_broadcast(&w->sync_cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->syncer, NULL);
+    w->sync_on = 0;
+    w->sync_quit = 0;
+  }
 }
 
 /* A failed write, as vs_h5_record reports it: the frame the first time,
@@ -817,6 +874,10 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
     ok = 0;
   }
   w->file = H5I_INVALID_HID;
+  if (ok && w->sync_errno) { /* the syncer's fdatasync failed: as the fsync would */
+    snprintf(w->msg, sizeof w->msg, "syncing '%s': %s", w->tmp, strerror(w->sync_errno));
+    ok = 0;
+  }
   vs_status rc = VS_OK;
   if (ok) {
     /* sync, then rename into place; without --force the name must still be

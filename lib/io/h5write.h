@@ -90,8 +90,22 @@ struct vs_h5_writer {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int thread_on;             /* thread is running (joined by h5w_stop_thread) */
-  int full;                  /* slot holds a frame the thread has not finished */
+  int full;                  /* slot holds a frame the thread has not finished (or, from
+                              * vs_h5_open, the thread is still touching its pages) */
+  int touch_slot;            /* set before the thread starts: touch the slot first */
   int quit;                  /* no more frames: the thread ends when slot is empty */
+  /* The syncer thread: fdatasync of the temporary file while the run goes
+   * on, each time the writer thread has appended chunks since the last one,
+   * so that the fsync of vs_h5_finish finds little left to write (on a VM
+   * the host's flush is proportional to what is dirty).  Its first failure
+   * is kept in sync_errno: the file's error is reported once per open file,
+   * so the final fsync would not see it again.  Guarded by mu. */
+  pthread_t syncer;
+  pthread_cond_t sync_cv;
+  int sync_on;               /* syncer is running */
+  int sync_dirty;            /* chunks appended since the syncer's last fdatasync */
+  int sync_quit;             /* the syncer ends */
+  int sync_errno;            /* its first failure, 0 when none */
   int64_t fail_frame;        /* the frame whose write failed (w->failed) */
   int fail_told;             /* vs_h5_record reported it ("frame N: ...") */
   unsigned long chunks_written; /* full or final buffers appended (h5w_flush_series) */
