@@ -315,8 +315,7 @@ void h5w_writer_free(vs_h5_writer *w) {
     vs_free(w->s[i].steps);
     vs_free(w->s[i].times);
   }
-  vs_state_free(w->ck);
-  vs_state_free(w->slot);
+  for (int i = 0; i < w->n_pool; i++) vs_state_free(w->pool[i]);
   vs_free(w->vel);
   vs_free(w->path);
   vs_free(w->tmp);
@@ -408,7 +407,22 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
                         sizeof *w->vel + 1);
     ok = w->vel != NULL;
   }
-  if (ok) ok = (w->ck = bare_state(model)) != NULL && (w->slot = bare_state(model)) != NULL;
+  /* the state copies: two, up to H5W_SLOTS while they take no more than
+   * H5W_SLOTS_BYTES together; the last one is the checkpoint */
+  size_t bytes = 0;
+  {
+    const vs_model *m = model;
+#define STATE_BYTES(name, type, width, count) bytes += (width) * (count) * sizeof(type);
+    VS_STATE_FIELDS(STATE_BYTES)
+#undef STATE_BYTES
+  }
+  const size_t fit = H5W_SLOTS_BYTES / (bytes > 0 ? bytes : 1);
+  const int n_pool = fit >= H5W_SLOTS ? H5W_SLOTS : fit > 2 ? (int)fit : 2;
+  for (; ok && w->n_pool < n_pool; w->n_pool++) ok = (w->pool[w->n_pool] = bare_state(model)) != NULL;
+  if (ok) {
+    w->ck = w->pool[w->n_pool - 1];
+    for (int i = 0; i < w->n_pool - 1; i++) w->free_slot[w->n_free++] = w->pool[i];
+  }
   if (!ok) {
     vs_outfile_discard(&w->of);
     h5w_writer_free(w);
@@ -459,11 +473,16 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   if (rc != VS_OK) return rc;
   w->resolved_hash = h5c_hash_text(info ? info->resolved_yaml : NULL);
   /* the thread touches the state copies while this one creates the file
-   * (the first vs_h5_record waits for the slot); without a thread, the
-   * first frame starts one or is written here */
+   * (the first vs_h5_record waits for a slot); without a thread, the first
+   * frame starts one or is written here */
   w->model = model;
-  w->full = w->touch_slot = 1;
-  if (start_thread(w) != 0) w->full = w->touch_slot = 0;
+  const int n_free = w->n_free;
+  w->touch = 1;
+  w->n_free = 0; /* the thread frees each slot once touched */
+  if (start_thread(w) != 0) {
+    w->touch = 0;
+    w->n_free = n_free;
+  }
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
     /* The root group's object header in the 1.10 format carries time
@@ -604,18 +623,20 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #undef H5W_FROM_ERROR_STATS
 }
 
-/* The frame in w->slot into the series rows (a chunk's buffer written
- * when full), then the slot becomes the checkpoint.  -1 when a write failed
- * (w->msg says why; the frames stay buffered for vs_h5_finish to retry).
- * Runs on the writer thread, or on the caller's when there is none. */
-static int write_frame(vs_h5_writer *w) {
+/* The frame in slot into the series rows (a chunk's buffer written when
+ * full), then the slot becomes the checkpoint and *old the previous one.
+ * -1 when a write failed (w->msg says why; the frames stay buffered for
+ * vs_h5_finish to retry).  Runs on the writer thread, or on the caller's
+ * when there is none. */
+static int write_frame(vs_h5_writer *w, vs_state *slot, double overlap, int64_t rcontacts,
+                       vs_state **old) {
   const vs_model *model = w->model;
-  const vs_state *state = w->slot;
+  const vs_state *state = slot;
   size_t n = (size_t)(w->n_particles > 0 ? w->n_particles : 0);
   series *per = &w->s[S_PER];
   vs_observables obs;
   /* per-constraint |C| lands straight in its buffer row */
-  vs_observe_from(model, state, w->slot_overlap, w->slot_rcontacts, &obs,
+  vs_observe_from(model, state, overlap, rcontacts, &obs,
                   per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
   int rc = 0;
   const unsigned long chunks = w->chunks_written;
@@ -642,9 +663,8 @@ static int write_frame(vs_h5_writer *w) {
   }
   /* the checkpoint is the state of the last recorded frame, whatever
    * happens to the state afterwards (a failing step, an interrupt) */
-  vs_state *t = w->ck;
-  w->ck = w->slot;
-  w->slot = t;
+  *old = w->ck;
+  w->ck = slot;
   w->has_ck = 1;
   return rc;
 }
@@ -660,33 +680,58 @@ static void touch_state(const vs_model *m, vs_state *c) {
 
 static void *writer_main(void *arg) {
   vs_h5_writer *w = arg;
-  /* Started by vs_h5_open (w->full set: the slot is not free yet), this
-   * thread first touches the two state copies while the caller creates the
-   * file; no HDF5 call until a frame comes (vs_h5_open calls HDF5 then). */
-  if (w->touch_slot) {
-    touch_state(w->model, w->slot);
+  /* Started by vs_h5_open (w->touch), this thread touches the pages of
+   * the state copies, freeing each slot once touched: the first slot and
+   * the checkpoint while the caller creates the file, the other slots
+   * (pool[1 .. n_pool - 2]) one at a time when no frame waits.  No HDF5
+   * call until a frame comes (vs_h5_open calls HDF5 until then). */
+  int untouched = 0; /* pool[untouched .. n_pool - 2] are not free yet */
+  if (w->touch) {
+    touch_state(w->model, w->pool[0]);
     pthread_mutex_lock(&w->mu);
-    w->full = 0;
+    w->free_slot[w->n_free++] = w->pool[0];
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
+    touch_state(w->model, w->ck);
+    untouched = 1;
   }
-  touch_state(w->model, w->ck); /* the slot of the next frame */
-  int quiet = 0;
+  int quiet = 0, failed = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
-    while (!w->full && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
-    if (!w->full) break;
+    while (!w->q_len && !w->quit) {
+      if (w->touch && untouched < w->n_pool - 1) {
+        vs_state *p = w->pool[untouched++];
+        pthread_mutex_unlock(&w->mu);
+        touch_state(w->model, p);
+        pthread_mutex_lock(&w->mu);
+        w->free_slot[w->n_free++] = p;
+        pthread_cond_broadcast(&w->cv);
+        continue;
+      }
+      pthread_cond_wait(&w->cv, &w->mu);
+    }
+    if (!w->q_len) break;
+    vs_state *slot = w->q[w->q_head].s, *old = NULL;
+    const double overlap = w->q[w->q_head].overlap;
+    const int64_t rcontacts = w->q[w->q_head].rcontacts;
     pthread_mutex_unlock(&w->mu);
-    const int64_t frame = w->slot->frame;
+    const int64_t frame = slot->frame;
     if (!quiet) vs_h5_quiet();
     quiet = 1;
-    const int rc = write_frame(w);
+    /* After a failed write (its frame stays buffered, the buffer full) the
+     * frames handed over before the caller heard of it are not recorded, as
+     * they would not have been handed over with one slot. */
+    const int rc = failed ? (old = slot, 0) : write_frame(w, slot, overlap, rcontacts, &old);
     pthread_mutex_lock(&w->mu);
+    if (failed) w->dropped++;
     if (rc < 0 && !w->failed) {
       w->failed = 1;
       w->fail_frame = frame;
     }
-    w->full = 0;
+    failed = w->failed;
+    w->free_slot[w->n_free++] = old;
+    w->q_head = (w->q_head + 1) % H5W_SLOTS;
+    w->q_len--;
     pthread_cond_broadcast(&w->cv);
   }
   pthread_mutex_unlock(&w->mu);
@@ -757,11 +802,13 @@ static vs_status report_failure(vs_h5_writer *w, vs_error *err) {
                       w->msg);
 }
 
-/* Wait until the writer thread holds no frame; the failure of a frame
- * handed over earlier, if any. */
+/* Wait for a free slot (WAIT_SLOT) or until the writer thread holds no
+ * frame (WAIT_ALL); the failure of a frame handed over earlier, if any. */
+enum { WAIT_NONE, WAIT_SLOT, WAIT_ALL };
 static vs_status wait_idle(vs_h5_writer *w, int wait, vs_error *err) {
   pthread_mutex_lock(&w->mu);
-  while (wait && w->full) pthread_cond_wait(&w->cv, &w->mu);
+  while ((wait == WAIT_SLOT && !w->n_free) || (wait == WAIT_ALL && w->q_len))
+    pthread_cond_wait(&w->cv, &w->mu);
   const int failed = w->failed;
   pthread_mutex_unlock(&w->mu);
   return failed ? report_failure(w, err) : VS_OK;
@@ -769,7 +816,7 @@ static vs_status wait_idle(vs_h5_writer *w, int wait, vs_error *err) {
 
 vs_status vs_h5_wait(vs_h5_writer *w, vs_error *err) {
   if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_wait: no writer");
-  return wait_idle(w, 1, err);
+  return wait_idle(w, WAIT_ALL, err);
 }
 
 vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
@@ -783,28 +830,38 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
    * already in the file, and recording it again would duplicate a row. */
   const int recorded = (state->frame == 0 || state->frame % w->every == 0) &&
                        state->frame > w->last_frame;
-  /* the slot is free once the thread has finished the previous frame
-   * (frames in between need not wait for it) */
-  vs_status st = wait_idle(w, recorded, err);
+  /* a slot is free once the thread has finished an earlier frame (frames
+   * in between need not wait for it) */
+  vs_status st = wait_idle(w, recorded ? WAIT_SLOT : WAIT_NONE, err);
   if (st != VS_OK || !recorded) return st;
 
   /* Hand the frame over: its persistent fields, and what vs_observe reads
    * from the solver's scratch (the last step's contacts). */
-  w->model = model;
-  vs_state_copy(model, w->slot, state);
-  w->slot_overlap = model->particle_collisions ? vs_contacts_overlap(model, state) : 0.0;
-  w->slot_rcontacts = model->n_rigid > 0 ? state->scratch->rigid_contacts : 0;
+  pthread_mutex_lock(&w->mu);
+  vs_state *slot = w->free_slot[--w->n_free];
+  pthread_mutex_unlock(&w->mu);
+  if (!w->thread_on) w->model = model; /* the thread reads it */
+  vs_state_copy(model, slot, state);
+  const double overlap = model->particle_collisions ? vs_contacts_overlap(model, state) : 0.0;
+  const int64_t rcontacts = model->n_rigid > 0 ? state->scratch->rigid_contacts : 0;
   w->frames++;
   w->last_frame = state->frame;
   if (w->thread_on || start_thread(w) == 0) {
     pthread_mutex_lock(&w->mu);
-    w->full = 1;
+    const int tail = (w->q_head + w->q_len) % H5W_SLOTS;
+    w->q[tail].s = slot;
+    w->q[tail].overlap = overlap;
+    w->q[tail].rcontacts = rcontacts;
+    w->q_len++;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     return VS_OK;
   }
   /* no thread to be had: write it here */
-  if (write_frame(w) < 0) {
+  vs_state *old = NULL;
+  const int rc = write_frame(w, slot, overlap, rcontacts, &old);
+  w->free_slot[w->n_free++] = old;
+  if (rc < 0) {
     w->failed = 1;
     w->fail_frame = state->frame;
     return report_failure(w, err);
@@ -859,7 +916,7 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
   int ok = h5w_flush_all(w) == 0;
   ok = ok && h5w_attr_str(w, w->params, "status", status ? status : "complete") == 0 &&
        h5w_attr_f64(w, w->params, "wall_seconds", wall_seconds) == 0 &&
-       h5w_attr_i64(w, w->params, "frames_recorded", w->frames) == 0;
+       h5w_attr_i64(w, w->params, "frames_recorded", w->frames - w->dropped) == 0;
   ok = ok && (!w->has_ck || write_checkpoint(w) == 0);
   close_objects(w);
   if (ok) {
