@@ -455,6 +455,7 @@ int h5w_make_plists(vs_h5_writer *w) {
 }
 
 static int start_thread(vs_h5_writer *w);
+static void kick_syncer(vs_h5_writer *w);
 
 vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
                      const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err) {
@@ -655,12 +656,7 @@ static int write_frame(vs_h5_writer *w, vs_state *slot, double overlap, int64_t 
   if (chunks != w->chunks_written && w->of.fd >= 0)
     (void)sync_file_range(w->of.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
-  if (chunks != w->chunks_written && w->sync_on) {
-    pthread_mutex_lock(&w->mu);
-    w->sync_dirty = 1;
-    pthread_cond_broadcast(&w->sync_cv);
-    pthread_mutex_unlock(&w->mu);
-  }
+  if (chunks != w->chunks_written) kick_syncer(w);
   /* the checkpoint is the state of the last recorded frame, whatever
    * happens to the state afterwards (a failing step, an interrupt) */
   *old = w->ck;
@@ -735,6 +731,12 @@ static void *writer_main(void *arg) {
     pthread_cond_broadcast(&w->cv);
   }
   pthread_mutex_unlock(&w->mu);
+  /* no frame will come: the checkpoint's checksum (a serial FNV-1a of the
+   * whole state), while vs_h5_finish writes the checkpoint's datasets */
+  if (w->has_ck) {
+    w->ck_sum = h5c_state_checksum(w->resolved_hash, w->ck, w->ck_rows);
+    w->ck_sum_ok = 1;
+  }
   return NULL;
 }
 
@@ -771,16 +773,35 @@ static int start_thread(vs_h5_writer *w) {
   return rc;
 }
 
-void h5w_stop_thread(vs_h5_writer *w) {
-  if (w->thread_on) {
-    pthread_mutex_lock(&w->mu);
-    w->quit = 1;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->thread, NULL);
-    w->thread_on = 0;
-    w->quit = 0;
-  }
+/* No more frames: once the writer thread has written every frame handed
+ * over it calls HDF5 no more (it computes the checksum, then ends). */
+static void drain_writer(vs_h5_writer *w) {
+  if (!w->thread_on) return;
+  pthread_mutex_lock(&w->mu);
+  w->quit = 1;
+  pthread_cond_broadcast(&w->cv);
+  while (w->q_len) pthread_cond_wait(&w->cv, &w->mu);
+  pthread_mutex_unlock(&w->mu);
+}
+
+static void stop_writer(vs_h5_writer *w) {
+  if (!w->thread_on) return;
+  drain_writer(w);
+  pthread_join(w->thread, NULL);
+  w->thread_on = 0;
+  w->quit = 0;
+}
+
+/* Start an fdatasync now if the syncer runs (the data just written). */
+static void kick_syncer(vs_h5_writer *w) {
+  if (!w->sync_on) return;
+  pthread_mutex_lock(&w->mu);
+  w->sync_dirty = 1;
+  pthread_cond_broadcast(&w->sync_cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+static void stop_syncer(vs_h5_writer *w) {
   if (w->sync_on) {
     pthread_mutex_lock(&w->mu);
     w->sync_quit = 1;
@@ -790,6 +811,11 @@ void h5w_stop_thread(vs_h5_writer *w) {
     w->sync_on = 0;
     w->sync_quit = 0;
   }
+}
+
+void h5w_stop_thread(vs_h5_writer *w) {
+  stop_writer(w);
+  stop_syncer(w);
 }
 
 /* A failed write, as vs_h5_record reports it: the frame the first time,
@@ -869,6 +895,13 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
   return VS_OK;
 }
 
+/* The checkpoint's checksum: the writer thread's (it ends with it), or
+ * computed here when there was no thread. */
+static uint64_t checkpoint_sum(vs_h5_writer *w) {
+  stop_writer(w);
+  return w->ck_sum_ok ? w->ck_sum : h5c_state_checksum(w->resolved_hash, w->ck, w->ck_rows);
+}
+
 /* /checkpoint: one dataset per VS_STATE_FIELDS array, [count, width] (or
  * [count] for width 1), plus the counters as attributes.  Replaced whole on
  * every finish, so a resumed file holds only the newest. */
@@ -891,8 +924,7 @@ static int write_checkpoint(vs_h5_writer *w) {
   if (rc == 0)
     rc = h5w_attr_i64(w, g, "frame", c->frame) < 0 || h5w_attr_i64(w, g, "step", c->step) < 0 ||
                  h5w_attr_f64(w, g, "time", c->time) < 0 || h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0 ||
-                 h5w_attr_i64(w, g, "checksum_fnv1a64",
-                              (int64_t)h5c_state_checksum(w->resolved_hash, c, w->ck_rows)) < 0
+                 h5w_attr_i64(w, g, "checksum_fnv1a64", (int64_t)checkpoint_sum(w)) < 0
              ? -1
              : 0;
   H5Gclose(g);
@@ -908,7 +940,9 @@ int h5w_same_file(vs_h5_writer *w) {
 
 vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds, vs_error *err) {
   if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_finish: no writer");
-  h5w_stop_thread(w); /* every frame handed over is in the buffers (or written) */
+  /* every frame handed over is in the buffers (or written); the thread
+   * computes the checkpoint's checksum meanwhile (checkpoint_sum joins it) */
+  drain_writer(w);
   vs_h5_quiet();
   /* A failed frame write left its frames in the buffers; try once more so
    * that a transient failure still gives a complete file. */
@@ -918,6 +952,8 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
        h5w_attr_f64(w, w->params, "wall_seconds", wall_seconds) == 0 &&
        h5w_attr_i64(w, w->params, "frames_recorded", w->frames - w->dropped) == 0;
   ok = ok && (!w->has_ck || write_checkpoint(w) == 0);
+  stop_writer(w);
+  kick_syncer(w); /* the last chunks and the checkpoint, while HDF5 closes */
   close_objects(w);
   if (ok) {
     ssize_t left = H5Fget_obj_count(w->file, H5F_OBJ_ALL);
@@ -931,6 +967,7 @@ vs_status vs_h5_finish(vs_h5_writer *w, const char *status, double wall_seconds,
     ok = 0;
   }
   w->file = H5I_INVALID_HID;
+  stop_syncer(w);
   if (ok && w->sync_errno) { /* the syncer's fdatasync failed: as the fsync would */
     snprintf(w->msg, sizeof w->msg, "syncing '%s': %s", w->tmp, strerror(w->sync_errno));
     ok = 0;

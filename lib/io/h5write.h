@@ -108,6 +108,8 @@ struct vs_h5_writer {
   int thread_on;             /* thread is running (joined by h5w_stop_thread) */
   int touch;                 /* set before the thread starts: it touches the slots' pages */
   int quit;                  /* no more frames: the thread ends when the queue is empty */
+  uint64_t ck_sum;           /* the checkpoint's checksum, from the thread as it ends */
+  int ck_sum_ok;             /* ck_sum is that of ck */
   /* The syncer thread: fdatasync of the temporary file while the run goes
    * on, each time the writer thread has appended chunks since the last one,
    * so that the fsync of vs_h5_finish finds little left to write (on a VM
