@@ -58,8 +58,8 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
   _Generic((p), double *: H5T_IEEE_F64LE, uint8_t *: H5T_STD_U8LE,                     \
            int32_t *: H5T_STD_I32LE, int64_t *: H5T_STD_I64LE)
 
-/* most state copies of a writer (H5W_SLOTS_BYTES: what decides below it) */
-#define H5W_SLOTS 4
+/* state copies of a writer: H5W_SLOTS while they take at most H5W_SLOTS_BYTES, else 2 */
+#define H5W_SLOTS 3
 #define H5W_SLOTS_BYTES ((size_t)16 << 20)
 
 struct vs_h5_writer {
@@ -85,10 +85,11 @@ struct vs_h5_writer {
   /* The writer thread (h5write.c): vs_h5_record copies the frame into a
    * free slot and queues it; the thread measures it, fills the series rows,
    * calls HDF5 when a chunk is full, then makes it the checkpoint and frees
-   * the old one.  Slots: 2 to H5W_SLOTS copies of the persistent state
-   * (more when the state is small), so that a slow frame on the thread (a
-   * chunk written, the thread waiting for a core) does not stop the
-   * stepping.  Only that thread calls HDF5 while it runs; vs_h5_finish and
+   * the old one.  Slots: H5W_SLOTS copies of the persistent state while
+   * they fit in H5W_SLOTS_BYTES, else 2: the third gives a frame of slack,
+   * so that a slow frame on the thread (a chunk written, the thread waiting
+   * for a core) does not stop the stepping; more would cost more fresh
+   * pages to touch (3-4 ms a MB on a VM) than they save.  Only that thread calls HDF5 while it runs; vs_h5_finish and
    * vs_h5_abort join it first.  mu guards the queue, the free slots, quit
    * and the failure fields below. */
   const vs_model *model;     /* of the recorded frames (alive until finish) */
