@@ -12,13 +12,16 @@
  * All buffers are allocated at open: recording a frame never allocates.
  *
  * Writing overlaps stepping: vs_h5_record copies the frame's persistent
- * state into a slot and hands it to the writer's thread (started on the
- * first frame), which measures it, fills the rows and calls HDF5, then
- * keeps the slot as the checkpoint and gives its old checkpoint back as
- * the next slot (two state copies: a double buffer).  While that thread
- * runs it is the only one calling HDF5; finish and abort join it first.
- * The rows, their order and the chunks are those of the synchronous
- * writer, so the file is the same byte for byte.
+ * state into a free slot and queues it for the writer's thread (started by
+ * vs_h5_open, where it touches the slots' pages while the file is created),
+ * which measures it, fills the rows and calls HDF5, then keeps the slot as
+ * the checkpoint and frees its old checkpoint (three state copies, two
+ * for big states).  While that thread runs it is the only one calling
+ * HDF5; finish and abort drain and join it first.  A syncer thread
+ * fdatasyncs the temporary file as chunks are appended, so the fsync
+ * before the rename has little left.  The rows, their order and the
+ * chunks are those of the synchronous writer, so the file is the same
+ * byte for byte.
  *
  * Object time stamps are off on every group and dataset (and HDF5 stores no
  * file name), so identical runs give identical datasets. */
