@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -668,11 +669,24 @@ static int write_frame(vs_h5_writer *w, vs_state *slot, double overlap, int64_t 
   return rc;
 }
 
-/* Touch every page of a bare state (the kernel maps them on first touch,
- * which costs 10-40 us a page on a VM): on this thread, not in the
- * caller's copy. */
+/* Map the pages of p[0 .. n) (the kernel maps them on first touch, which
+ * costs 10-40 us a page on a VM): one madvise for the whole pages where
+ * the kernel has MADV_POPULATE_WRITE (Linux 5.14; about a third of the
+ * faults' time here), then a write to every page. */
+static void touch_pages(void *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+  const uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
+  if (page > 0 && b > a) (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#endif
+  memset(p, 0, n);
+}
+
+/* Touch every page of a bare state: on this thread, not in the caller's
+ * copy. */
 static void touch_state(const vs_model *m, vs_state *c) {
-#define TOUCH(name, type, width, count) memset(c->name, 0, (width) * (count) * sizeof(type));
+#define TOUCH(name, type, width, count) touch_pages(c->name, (width) * (count) * sizeof(type));
   VS_STATE_FIELDS(TOUCH)
 #undef TOUCH
 }
