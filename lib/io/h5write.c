@@ -673,13 +673,20 @@ static int write_frame(vs_h5_writer *w, vs_state *slot, double overlap, int64_t 
  * costs 10-40 us a page on a VM): one madvise for the whole pages where
  * the kernel has MADV_POPULATE_WRITE (Linux 5.14; about a third of the
  * faults' time here), then a write to every page. */
-static void touch_pages(void *p, size_t n) {
+static void populate(void *p, size_t n) {
 #ifdef MADV_POPULATE_WRITE
   const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
   const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
   const uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
   if (page > 0 && b > a) (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)n;
 #endif
+}
+
+static void touch_pages(void *p, size_t n) {
+  populate(p, n);
   memset(p, 0, n);
 }
 
@@ -729,7 +736,13 @@ static void *writer_main(void *arg) {
     const int64_t rcontacts = w->q[w->q_head].rcontacts;
     pthread_mutex_unlock(&w->mu);
     const int64_t frame = slot->frame;
-    if (!quiet) vs_h5_quiet();
+    if (!quiet) {
+      vs_h5_quiet();
+      /* the series buffers (allocated by vs_h5_open, filled from here on):
+       * their pages mapped in one go each, contents unchanged */
+      for (int i = 0; i < S_COUNT; i++)
+        if (w->s[i].buf) populate(w->s[i].buf, w->s[i].cap * w->s[i].row_elems * w->s[i].esize);
+    }
     quiet = 1;
     /* After a failed write (its frame stays buffered, the buffer full) the
      * frames handed over before the caller heard of it are not recorded, as
