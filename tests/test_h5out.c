@@ -868,6 +868,43 @@ START_TEST(abort_leaves_nothing) {
 }
 END_TEST
 
+/* vs_h5_open starts the writer's thread, which touches the state copies
+ * while the file is created: a finish or an abort right after the open
+ * (no frame recorded) stops it and gives a file without frames and without
+ * /checkpoint, or nothing. */
+START_TEST(finish_or_abort_right_after_open) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5"), *out2 = join(dir, "out2.h5");
+  vs_scene *s = tu_scene(rope_scene);
+  vs_model *m = tu_model(s);
+  vs_h5_writer *w = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_OK);
+  ck_assert_msg(vs_h5_finish(w, "complete", 0, &e) == VS_OK, "%s", e.message);
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  ck_assert_double_eq(attr_num(f, "/parameters/vsim", "frames_recorded"), 0);
+  ck_assert(!exists(f, "/checkpoint"));
+  hsize_t dims[3] = {1, 1, 1};
+  hid_t d = H5Dopen2(f, "/particles/all/position/value", H5P_DEFAULT);
+  hid_t sp = H5Dget_space(d);
+  H5Sget_simple_extent_dims(sp, dims, NULL);
+  ck_assert_int_eq(dims[0], 0);
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+  ck_assert_int_eq(vs_h5_open(out2, s, m, NULL, &w, &e), VS_OK);
+  vs_h5_abort(w);
+  ck_assert_int_eq(count_entries(dir), 1); /* out.h5 alone */
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out2);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 /* Run in a child with a small file-size limit so that writes fail with
  * EFBIG, like a full disk.  Returns the child's report code. */
 static int io_failure_child(const char *dir, const char *out) {
@@ -1315,6 +1352,7 @@ static Suite *suite(void) {
   tcase_add_test(t, existing_output_needs_force);
   tcase_add_test(t, bad_directories);
   tcase_add_test(t, abort_leaves_nothing);
+  tcase_add_test(t, finish_or_abort_right_after_open);
   tcase_add_test(t, write_failure_is_io_error);
   tcase_add_test(t, identical_runs_identical_bytes);
   tcase_add_test(t, bad_arguments_and_version);

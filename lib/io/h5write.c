@@ -12,13 +12,16 @@
  * All buffers are allocated at open: recording a frame never allocates.
  *
  * Writing overlaps stepping: vs_h5_record copies the frame's persistent
- * state into a slot and hands it to the writer's thread (started on the
- * first frame), which measures it, fills the rows and calls HDF5, then
- * keeps the slot as the checkpoint and gives its old checkpoint back as
- * the next slot (two state copies: a double buffer).  While that thread
- * runs it is the only one calling HDF5; finish and abort join it first.
- * The rows, their order and the chunks are those of the synchronous
- * writer, so the file is the same byte for byte.
+ * state into a free slot and queues it for the writer's thread (started by
+ * vs_h5_open, where it touches the slots' pages while the file is created),
+ * which measures it, fills the rows and calls HDF5, then keeps the slot as
+ * the checkpoint and frees its old checkpoint (three state copies, two
+ * for big states).  While that thread runs it is the only one calling
+ * HDF5; finish and abort drain and join it first.  A syncer thread
+ * fdatasyncs the temporary file as chunks are appended, so the fsync
+ * before the rename has little left.  The rows, their order and the
+ * chunks are those of the synchronous writer, so the file is the same
+ * byte for byte.
  *
  * Object time stamps are off on every group and dataset (and HDF5 stores no
  * file name), so identical runs give identical datasets. */
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -309,14 +313,14 @@ void h5w_writer_free(vs_h5_writer *w) {
   if (!w) return;
   h5w_stop_thread(w);
   pthread_cond_destroy(&w->cv);
+  pthread_cond_destroy(&w->sync_cv);
   pthread_mutex_destroy(&w->mu);
   for (int i = 0; i < S_COUNT; i++) {
     vs_free(w->s[i].buf);
     vs_free(w->s[i].steps);
     vs_free(w->s[i].times);
   }
-  vs_state_free(w->ck);
-  vs_state_free(w->slot);
+  for (int i = 0; i < w->n_pool; i++) vs_state_free(w->pool[i]);
   vs_free(w->vel);
   vs_free(w->ow.order);
   vs_free(w->ow.tmp);
@@ -391,6 +395,7 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
   }
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);
+  pthread_cond_init(&w->sync_cv, NULL);
   w->of = *of;
   memset(of, 0, sizeof *of);
   of->fd = -1;
@@ -417,7 +422,22 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
     w->ow.key = vs_malloc(nr * sizeof *w->ow.key);
     ok = w->ow.order && w->ow.tmp && w->ow.key;
   }
-  if (ok) ok = (w->ck = bare_state(model)) != NULL && (w->slot = bare_state(model)) != NULL;
+  /* the state copies: two, up to H5W_SLOTS while they take no more than
+   * H5W_SLOTS_BYTES together; the last one is the checkpoint */
+  size_t bytes = 0;
+  {
+    const vs_model *m = model;
+#define STATE_BYTES(name, type, width, count) bytes += (width) * (count) * sizeof(type);
+    VS_STATE_FIELDS(STATE_BYTES)
+#undef STATE_BYTES
+  }
+  const size_t fit = H5W_SLOTS_BYTES / (bytes > 0 ? bytes : 1);
+  const int n_pool = fit >= H5W_SLOTS ? H5W_SLOTS : fit > 2 ? (int)fit : 2;
+  for (; ok && w->n_pool < n_pool; w->n_pool++) ok = (w->pool[w->n_pool] = bare_state(model)) != NULL;
+  if (ok) {
+    w->ck = w->pool[w->n_pool - 1];
+    for (int i = 0; i < w->n_pool - 1; i++) w->free_slot[w->n_free++] = w->pool[i];
+  }
   if (!ok) {
     vs_outfile_discard(&w->of);
     h5w_writer_free(w);
@@ -449,6 +469,9 @@ int h5w_make_plists(vs_h5_writer *w) {
   return 0;
 }
 
+static int start_thread(vs_h5_writer *w);
+static void kick_syncer(vs_h5_writer *w);
+
 vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *model,
                      const vs_h5_run_info *info, vs_h5_writer **out, vs_error *err) {
   if (out) *out = NULL;
@@ -465,6 +488,17 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   rc = h5w_writer_new(path, &of, model, &w, err);
   if (rc != VS_OK) return rc;
   w->resolved_hash = h5c_hash_text(info ? info->resolved_yaml : NULL);
+  /* the thread touches the state copies while this one creates the file
+   * (the first vs_h5_record waits for a slot); without a thread, the first
+   * frame starts one or is written here */
+  w->model = model;
+  const int n_free = w->n_free;
+  w->touch = 1;
+  w->n_free = 0; /* the thread frees each slot once touched */
+  if (start_thread(w) != 0) {
+    w->touch = 0;
+    w->n_free = n_free;
+  }
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
     /* The root group's object header in the 1.10 format carries time
@@ -605,18 +639,20 @@ static void fill_row(vs_h5_writer *w, int r, int i, const vs_model *model, const
 #undef H5W_FROM_ERROR_STATS
 }
 
-/* The frame in w->slot into the series rows (a chunk's buffer written
- * when full), then the slot becomes the checkpoint.  -1 when a write failed
- * (w->msg says why; the frames stay buffered for vs_h5_finish to retry).
- * Runs on the writer thread, or on the caller's when there is none. */
-static int write_frame(vs_h5_writer *w) {
+/* The frame in slot into the series rows (a chunk's buffer written when
+ * full), then the slot becomes the checkpoint and *old the previous one.
+ * -1 when a write failed (w->msg says why; the frames stay buffered for
+ * vs_h5_finish to retry).  Runs on the writer thread, or on the caller's
+ * when there is none. */
+static int write_frame(vs_h5_writer *w, vs_state *slot, double overlap, int64_t rcontacts,
+                       vs_state **old) {
   const vs_model *model = w->model;
-  const vs_state *state = w->slot;
+  const vs_state *state = slot;
   size_t n = (size_t)(w->n_particles > 0 ? w->n_particles : 0);
   series *per = &w->s[S_PER];
   vs_observables obs;
   /* per-constraint |C| lands straight in its buffer row */
-  vs_observe_from(model, state, w->slot_overlap, w->slot_rcontacts, &w->ow, &obs,
+  vs_observe_from(model, state, overlap, rcontacts, &w->ow, &obs,
                   per->value >= 0 ? (double *)(void *)row_of(per) : NULL);
   int rc = 0;
   const unsigned long chunks = w->chunks_written;
@@ -634,71 +670,193 @@ static int write_frame(vs_h5_writer *w) {
    * caller's thread) has little left to wait for.  Errors surface there. */
   if (chunks != w->chunks_written && w->of.fd >= 0)
     (void)sync_file_range(w->of.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-  (void)chunks;
 #endif
+  if (chunks != w->chunks_written) kick_syncer(w);
   /* the checkpoint is the state of the last recorded frame, whatever
    * happens to the state afterwards (a failing step, an interrupt) */
-  vs_state *t = w->ck;
-  w->ck = w->slot;
-  w->slot = t;
+  *old = w->ck;
+  w->ck = slot;
   w->has_ck = 1;
   return rc;
 }
 
+/* Map the pages of p[0 .. n) (the kernel maps them on first touch, which
+ * costs 10-40 us a page on a VM): one madvise for the whole pages where
+ * the kernel has MADV_POPULATE_WRITE (Linux 5.14; about a third of the
+ * faults' time here), then a write to every page. */
+static void populate(void *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+  const uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
+  if (page > 0 && b > a) (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+static void touch_pages(void *p, size_t n) {
+  populate(p, n);
+  memset(p, 0, n);
+}
+
+/* Touch every page of a bare state: on this thread, not in the caller's
+ * copy. */
+static void touch_state(const vs_model *m, vs_state *c) {
+#define TOUCH(name, type, width, count) touch_pages(c->name, (width) * (count) * sizeof(type));
+  VS_STATE_FIELDS(TOUCH)
+#undef TOUCH
+}
+
 static void *writer_main(void *arg) {
   vs_h5_writer *w = arg;
-  vs_h5_quiet();
-  /* The checkpoint copy becomes the slot of the next frame: touch its pages
-   * here (the kernel maps them on first touch), not in the caller's copy. */
-  {
-    const vs_model *m = w->model;
-    vs_state *c = w->ck;
-#define TOUCH(name, type, width, count) memset(c->name, 0, (width) * (count) * sizeof(type));
-    VS_STATE_FIELDS(TOUCH)
-#undef TOUCH
+  /* Started by vs_h5_open (w->touch), this thread touches the pages of
+   * the state copies, freeing each slot once touched: the first slot and
+   * the checkpoint while the caller creates the file, the other slots
+   * (pool[1 .. n_pool - 2]) one at a time when no frame waits.  No HDF5
+   * call until a frame comes (vs_h5_open calls HDF5 until then). */
+  int untouched = 0; /* pool[untouched .. n_pool - 2] are not free yet */
+  if (w->touch) {
+    touch_state(w->model, w->pool[0]);
+    pthread_mutex_lock(&w->mu);
+    w->free_slot[w->n_free++] = w->pool[0];
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    touch_state(w->model, w->ck);
+    untouched = 1;
   }
+  int quiet = 0, failed = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
-    while (!w->full && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
-    if (!w->full) break;
+    while (!w->q_len && !w->quit) {
+      if (w->touch && untouched < w->n_pool - 1) {
+        vs_state *p = w->pool[untouched++];
+        pthread_mutex_unlock(&w->mu);
+        touch_state(w->model, p);
+        pthread_mutex_lock(&w->mu);
+        w->free_slot[w->n_free++] = p;
+        pthread_cond_broadcast(&w->cv);
+        continue;
+      }
+      pthread_cond_wait(&w->cv, &w->mu);
+    }
+    if (!w->q_len) break;
+    vs_state *slot = w->q[w->q_head].s, *old = NULL;
+    const double overlap = w->q[w->q_head].overlap;
+    const int64_t rcontacts = w->q[w->q_head].rcontacts;
     pthread_mutex_unlock(&w->mu);
-    const int64_t frame = w->slot->frame;
-    const int rc = write_frame(w);
+    const int64_t frame = slot->frame;
+    if (!quiet) {
+      vs_h5_quiet();
+      /* the series buffers (allocated by vs_h5_open, filled from here on):
+       * their pages mapped in one go each, contents unchanged */
+      for (int i = 0; i < S_COUNT; i++)
+        if (w->s[i].buf) populate(w->s[i].buf, w->s[i].cap * w->s[i].row_elems * w->s[i].esize);
+    }
+    quiet = 1;
+    /* After a failed write (its frame stays buffered, the buffer full) the
+     * frames handed over before the caller heard of it are not recorded, as
+     * they would not have been handed over with one slot. */
+    const int rc = failed ? (old = slot, 0) : write_frame(w, slot, overlap, rcontacts, &old);
     pthread_mutex_lock(&w->mu);
+    if (failed) w->dropped++;
     if (rc < 0 && !w->failed) {
       w->failed = 1;
       w->fail_frame = frame;
     }
-    w->full = 0;
+    failed = w->failed;
+    w->free_slot[w->n_free++] = old;
+    w->q_head = (w->q_head + 1) % H5W_SLOTS;
+    w->q_len--;
     pthread_cond_broadcast(&w->cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  /* no frame will come: the checkpoint's checksum (a serial FNV-1a of the
+   * whole state), while vs_h5_finish writes the checkpoint's datasets */
+  if (w->has_ck) {
+    w->ck_sum = h5c_state_checksum(w->resolved_hash, w->ck, w->ck_rows);
+    w->ck_sum_ok = 1;
+  }
+  return NULL;
+}
+
+/* The syncer: fdatasync of the temporary file whenever chunks were
+ * appended since its last one (no HDF5 call, only the file descriptor). */
+static void *syncer_main(void *arg) {
+  vs_h5_writer *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->sync_dirty && !w->sync_quit) pthread_cond_wait(&w->sync_cv, &w->mu);
+    if (w->sync_quit) break; /* the final fsync does the rest */
+    w->sync_dirty = 0;
+    pthread_mutex_unlock(&w->mu);
+    const int e = fdatasync(w->of.fd) == 0 ? 0 : errno;
+    pthread_mutex_lock(&w->mu);
+    if (e && !w->sync_errno) w->sync_errno = e;
   }
   pthread_mutex_unlock(&w->mu);
   return NULL;
 }
 
-/* Start the writer thread with every signal blocked in it: SIGINT and the
- * like reach the stepping thread, and a write over a file-size limit fails
- * with EFBIG instead of raising SIGXFSZ.  0 when it runs. */
+/* Start the writer thread (and the syncer, when it can) with every signal
+ * blocked in them: SIGINT and the like reach the stepping thread, and a
+ * write over a file-size limit fails with EFBIG instead of raising
+ * SIGXFSZ.  0 when the writer runs. */
 static int start_thread(vs_h5_writer *w) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+  if (w->of.fd >= 0 && pthread_create(&w->syncer, NULL, syncer_main, w) == 0) w->sync_on = 1;
   int rc = pthread_create(&w->thread, NULL, writer_main, w);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc == 0) w->thread_on = 1;
   return rc;
 }
 
-void h5w_stop_thread(vs_h5_writer *w) {
+/* No more frames: once the writer thread has written every frame handed
+ * over it calls HDF5 no more (it computes the checksum, then ends). */
+static void drain_writer(vs_h5_writer *w) {
   if (!w->thread_on) return;
   pthread_mutex_lock(&w->mu);
   w->quit = 1;
   pthread_cond_broadcast(&w->cv);
+  while (w->q_len) pthread_cond_wait(&w->cv, &w->mu);
   pthread_mutex_unlock(&w->mu);
+}
+
+static void stop_writer(vs_h5_writer *w) {
+  if (!w->thread_on) return;
+  drain_writer(w);
   pthread_join(w->thread, NULL);
   w->thread_on = 0;
   w->quit = 0;
+}
+
+/* Start an fdatasync now if the syncer runs (the data just written). */
+static void kick_syncer(vs_h5_writer *w) {
+  if (!w->sync_on) return;
+  pthread_mutex_lock(&w->mu);
+  w->sync_dirty = 1;
+  pthread_cond_broadcast(&w->sync_cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+static void stop_syncer(vs_h5_writer *w) {
+  if (w->sync_on) {
+    pthread_mutex_lock(&w->mu);
+    w->sync_quit = 1;
+    pthread_cond_broadcast(&w->sync_cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->syncer, NULL);
+    w->sync_on = 0;
+    w->sync_quit = 0;
+  }
+}
+
+void h5w_stop_thread(vs_h5_writer *w) {
+  stop_writer(w);
+  stop_syncer(w);
 }
 
 /* A failed write, as vs_h5_record reports it: the frame the first time,
@@ -711,11 +869,13 @@ static vs_status report_failure(vs_h5_writer *w, vs_error *err) {
                       w->msg);
 }
 
-/* Wait until the writer thread holds no frame; the failure of a frame
- * handed over earlier, if any. */
+/* Wait for a free slot (WAIT_SLOT) or until the writer thread holds no
+ * frame (WAIT_ALL); the failure of a frame handed over earlier, if any. */
+enum { WAIT_NONE, WAIT_SLOT, WAIT_ALL };
 static vs_status wait_idle(vs_h5_writer *w, int wait, vs_error *err) {
   pthread_mutex_lock(&w->mu);
-  while (wait && w->full) pthread_cond_wait(&w->cv, &w->mu);
+  while ((wait == WAIT_SLOT && !w->n_free) || (wait == WAIT_ALL && w->q_len))
+    pthread_cond_wait(&w->cv, &w->mu);
   const int failed = w->failed;
   pthread_mutex_unlock(&w->mu);
   return failed ? report_failure(w, err) : VS_OK;
@@ -723,7 +883,7 @@ static vs_status wait_idle(vs_h5_writer *w, int wait, vs_error *err) {
 
 vs_status vs_h5_wait(vs_h5_writer *w, vs_error *err) {
   if (!w) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5_wait: no writer");
-  return wait_idle(w, 1, err);
+  return wait_idle(w, WAIT_ALL, err);
 }
 
 vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
@@ -737,33 +897,50 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
    * already in the file, and recording it again would duplicate a row. */
   const int recorded = (state->frame == 0 || state->frame % w->every == 0) &&
                        state->frame > w->last_frame;
-  /* the slot is free once the thread has finished the previous frame
-   * (frames in between need not wait for it) */
-  vs_status st = wait_idle(w, recorded, err);
+  /* a slot is free once the thread has finished an earlier frame (frames
+   * in between need not wait for it) */
+  vs_status st = wait_idle(w, recorded ? WAIT_SLOT : WAIT_NONE, err);
   if (st != VS_OK || !recorded) return st;
 
   /* Hand the frame over: its persistent fields, and what vs_observe reads
    * from the solver's scratch (the last step's contacts). */
-  w->model = model;
-  vs_state_copy(model, w->slot, state);
-  w->slot_overlap = model->particle_collisions ? vs_contacts_overlap(model, state) : 0.0;
-  w->slot_rcontacts = model->n_rigid > 0 ? state->scratch->rigid_contacts : 0;
+  pthread_mutex_lock(&w->mu);
+  vs_state *slot = w->free_slot[--w->n_free];
+  pthread_mutex_unlock(&w->mu);
+  if (!w->thread_on) w->model = model; /* the thread reads it */
+  vs_state_copy(model, slot, state);
+  const double overlap = model->particle_collisions ? vs_contacts_overlap(model, state) : 0.0;
+  const int64_t rcontacts = model->n_rigid > 0 ? state->scratch->rigid_contacts : 0;
   w->frames++;
   w->last_frame = state->frame;
   if (w->thread_on || start_thread(w) == 0) {
     pthread_mutex_lock(&w->mu);
-    w->full = 1;
+    const int tail = (w->q_head + w->q_len) % H5W_SLOTS;
+    w->q[tail].s = slot;
+    w->q[tail].overlap = overlap;
+    w->q[tail].rcontacts = rcontacts;
+    w->q_len++;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     return VS_OK;
   }
   /* no thread to be had: write it here */
-  if (write_frame(w) < 0) {
+  vs_state *old = NULL;
+  const int rc = write_frame(w, slot, overlap, rcontacts, &old);
+  w->free_slot[w->n_free++] = old;
+  if (rc < 0) {
     w->failed = 1;
     w->fail_frame = state->frame;
     return report_failure(w, err);
   }
   return VS_OK;
+}
+
+/* The checkpoint's checksum: the writer thread's (it ends with it), or
+ * computed here when there was no thread. */
+static uint64_t checkpoint_sum(vs_h5_writer *w) {
+  stop_writer(w);
+  return w->ck_sum_ok ? w->ck_sum : h5c_state_checksum(w->resolved_hash, w->ck, w->ck_rows);
 }
 
 /* /checkpoint: one dataset per VS_STATE_FIELDS array, [count, width] (or
@@ -788,8 +965,7 @@ static int write_checkpoint(vs_h5_writer *w) {
   if (rc == 0)
     rc = h5w_attr_i64(w, g, "frame", c->frame) < 0 || h5w_attr_i64(w, g, "step", c->step) < 0 ||
                  h5w_attr_f64(w, g, "time", c->time) < 0 || h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0 ||
-                 h5w_attr_i64(w, g, "checksum_fnv1a64",
-                              (int64_t)h5c_state_checksum(w->resolved_hash, c, w->ck_rows)) < 0
+                 h5w_attr_i64(w, g, "checksum_fnv1a64", (int64_t)checkpoint_sum(w)) < 0
              ? -1
              : 0;
   H5Gclose(g);
@@ -818,7 +994,9 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
   char published[PATH_MAX];
   size_t xlen = 0;
   vs_status xs = VS_OK;
-  h5w_stop_thread(w); /* every frame handed over is in the buffers (or written) */
+  /* every frame handed over is in the buffers (or written); the thread
+   * computes the checkpoint's checksum meanwhile (checkpoint_sum joins it) */
+  drain_writer(w);
   vs_h5_quiet();
   /* A failed frame write left its frames in the buffers; try once more so
    * that a transient failure still gives a complete file. */
@@ -826,8 +1004,10 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
   int ok = h5w_flush_all(w) == 0;
   ok = ok && h5w_attr_str(w, w->params, "status", status ? status : "complete") == 0 &&
        h5w_attr_f64(w, w->params, "wall_seconds", wall_seconds) == 0 &&
-       h5w_attr_i64(w, w->params, "frames_recorded", w->frames) == 0;
+       h5w_attr_i64(w, w->params, "frames_recorded", w->frames - w->dropped) == 0;
   ok = ok && (!w->has_ck || write_checkpoint(w) == 0);
+  stop_writer(w);
+  kick_syncer(w); /* the last chunks and the checkpoint, while HDF5 closes */
   close_objects(w);
   if (ok) {
     ssize_t left = H5Fget_obj_count(w->file, H5F_OBJ_ALL);
@@ -846,6 +1026,11 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
     ok = 0;
   }
   w->file = H5I_INVALID_HID;
+  stop_syncer(w);
+  if (ok && w->sync_errno) { /* the syncer's fdatasync failed: as the fsync would */
+    snprintf(w->msg, sizeof w->msg, "syncing '%s': %s", w->tmp, strerror(w->sync_errno));
+    ok = 0;
+  }
   vs_status rc = VS_OK;
   if (ok) {
     /* sync, then rename into place; without --force the name must still be

@@ -59,6 +59,10 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
   _Generic((p), double *: H5T_IEEE_F64LE, uint8_t *: H5T_STD_U8LE,                     \
            int32_t *: H5T_STD_I32LE, int64_t *: H5T_STD_I64LE)
 
+/* state copies of a writer: H5W_SLOTS while they take at most H5W_SLOTS_BYTES, else 2 */
+#define H5W_SLOTS 3
+#define H5W_SLOTS_BYTES ((size_t)16 << 20)
+
 struct vs_h5_writer {
   char *path; /* the output as given */
   char *tmp;  /* the temporary file beside it */
@@ -70,7 +74,8 @@ struct vs_h5_writer {
   size_t rows_hint;   /* frames the run will record (chunks hold no more), 0 = unknown */
   int32_t n_particles;
   int32_t n_constraints;
-  int64_t frames;     /* frames recorded (buffered or written) */
+  int64_t frames;     /* frames recorded (buffered or written), handed over included */
+  int64_t dropped;    /* of those, handed over after a failed write: not recorded */
   int64_t last_frame; /* the last recorded frame, -1 before the first */
   int failed;         /* a write failed: the file can no longer be trusted */
   int nomem;          /* what failed was an allocation: VS_ERR_NOMEM, not VS_ERR_IO */
@@ -79,21 +84,47 @@ struct vs_h5_writer {
   vs_observe_work ow;        /* the writer thread's for vs_observe_from (n_rigid each) */
   vs_state *ck;              /* copy of the state at the last recorded frame (no scratch) */
   int has_ck;                /* ck holds a recorded frame not yet checkpointed */
-  /* The writer thread (h5write.c): vs_h5_record copies the frame into `slot`
-   * and hands it over; the thread measures it, fills the series rows, calls
-   * HDF5 when a chunk is full, then swaps slot and ck.  Only that thread
-   * calls HDF5 while it runs; vs_h5_finish and vs_h5_abort join it first.
-   * mu guards full, quit and the failure fields below. */
+  /* The writer thread (h5write.c): vs_h5_record copies the frame into a
+   * free slot and queues it; the thread measures it, fills the series rows,
+   * calls HDF5 when a chunk is full, then makes it the checkpoint and frees
+   * the old one.  Slots: H5W_SLOTS copies of the persistent state while
+   * they fit in H5W_SLOTS_BYTES, else 2: the third gives a frame of slack,
+   * so that a slow frame on the thread (a chunk written, the thread waiting
+   * for a core) does not stop the stepping; more would cost more fresh
+   * pages to touch (3-4 ms a MB on a VM) than they save.  Only that thread calls HDF5 while it runs; vs_h5_finish and
+   * vs_h5_abort join it first.  mu guards the queue, the free slots, quit
+   * and the failure fields below. */
   const vs_model *model;     /* of the recorded frames (alive until finish) */
-  vs_state *slot;            /* the frame handed over (no scratch) */
-  double slot_overlap;       /* what vs_observe reads from the scratch */
-  int64_t slot_rcontacts;
+  vs_state *pool[H5W_SLOTS]; /* every state copy (ck, free or queued) */
+  int n_pool;
+  vs_state *free_slot[H5W_SLOTS]; /* touched and free: the caller fills them */
+  int n_free;
+  struct {
+    vs_state *s;             /* the frame handed over (no scratch) */
+    double overlap;          /* what vs_observe reads from the scratch */
+    int64_t rcontacts;
+  } q[H5W_SLOTS];            /* frames handed over, oldest at q_head */
+  int q_head, q_len;         /* q_len counts the one being written */
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int thread_on;             /* thread is running (joined by h5w_stop_thread) */
-  int full;                  /* slot holds a frame the thread has not finished */
-  int quit;                  /* no more frames: the thread ends when slot is empty */
+  int touch;                 /* set before the thread starts: it touches the slots' pages */
+  int quit;                  /* no more frames: the thread ends when the queue is empty */
+  uint64_t ck_sum;           /* the checkpoint's checksum, from the thread as it ends */
+  int ck_sum_ok;             /* ck_sum is that of ck */
+  /* The syncer thread: fdatasync of the temporary file while the run goes
+   * on, each time the writer thread has appended chunks since the last one,
+   * so that the fsync of vs_h5_finish finds little left to write (on a VM
+   * the host's flush is proportional to what is dirty).  Its first failure
+   * is kept in sync_errno: the file's error is reported once per open file,
+   * so the final fsync would not see it again.  Guarded by mu. */
+  pthread_t syncer;
+  pthread_cond_t sync_cv;
+  int sync_on;               /* syncer is running */
+  int sync_dirty;            /* chunks appended since the syncer's last fdatasync */
+  int sync_quit;             /* the syncer ends */
+  int sync_errno;            /* its first failure, 0 when none */
   int64_t fail_frame;        /* the frame whose write failed (w->failed) */
   int fail_told;             /* vs_h5_record reported it ("frame N: ...") */
   unsigned long chunks_written; /* full or final buffers appended (h5w_flush_series) */

@@ -37,13 +37,15 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
 
 /* Record the state if state->frame is a recorded frame (frame 0, and every
  * output.every-th frame); otherwise do nothing.  The frame is copied and
- * handed to the writer's own thread, which measures it (vs_observe) and
- * calls HDF5 while the caller steps on: the call waits only for the frame
- * handed over before.  A write that failed is reported by the next call
- * (or vs_h5_wait) as "frame N: ..." for the frame that failed, then as "an
- * earlier write failed: ...".  model must stay alive until vs_h5_finish or
- * vs_h5_abort; no other HDF5 call may run meanwhile (HDF5 is not
- * thread-safe). */
+ * handed to the writer's own thread (started by vs_h5_open), which
+ * measures it (vs_observe) and calls HDF5 while the caller steps on: the
+ * call waits only when that thread still holds every free copy (two
+ * frames handed over before; one for states over ~5 MB).  A write that
+ * failed is reported by a later call (or vs_h5_wait) as "frame N: ..." for
+ * the frame that failed, then as "an earlier write failed: ..."; frames
+ * handed over after it are not recorded.  model must stay alive until
+ * vs_h5_finish or vs_h5_abort; no other HDF5 call may run meanwhile (HDF5
+ * is not thread-safe). */
 vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *state,
                        vs_error *err);
 
