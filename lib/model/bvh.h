@@ -39,8 +39,10 @@ typedef struct vs_bvh {
   /* per triangle, VS_BVH_PLANES floats (64 bytes): the unit normal n and
    * n.a, then for each edge (ab, bc, ca) its outward in-plane unit normal e
    * and e.(its first corner): the bounds of the list queries below (never
-   * their answers; their slack covers the float rounding) */
+   * their answers; their slack covers the float rounding); 64-byte
+   * aligned, so that a triangle's planes are one cache line, not two */
   float *planes;
+  void *planes_mem;    /* the allocation planes lies in */
   double scale;        /* 1 + the largest |coordinate| of the vertices */
   double extent;       /* the root box's longest side */
 } vs_bvh;
