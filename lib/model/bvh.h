@@ -49,6 +49,11 @@ typedef struct vs_bvh {
 
 #define VS_BVH_PLANES 16
 
+/* What a BVH over nt triangles holds (fewer than nt nodes, the order, the
+ * planes and their alignment), counted by model/estimate.c. */
+#define VS_BVH_BYTES(nt) \
+  ((int64_t)(nt) * ((int64_t)sizeof(vs_bvh_node) + 4 + 4 * VS_BVH_PLANES) + 63)
+
 /* Build over nt triangles (nt >= 1) of nv vertices; every vertex number must
  * be in [0, nv).  VS_ERR_USAGE for a bad argument, VS_ERR_LIMIT over
  * VS_BVH_MAX_TRIANGLES, VS_ERR_NOMEM.  *b is empty on failure. */
