@@ -202,7 +202,7 @@ START_TEST(grid_queries_equal_the_bvh) {
   ck_assert_int_eq(vs_mesh_grid_build(&g, &b, 2 * (r + th), &e), VS_OK);
   const vs_mesh_collider slow = {.bvh = &b, .thickness = th}, fast = {.bvh = &b, .grid = &g, .thickness = th};
   uint64_t s = 7;
-  int moved = 0, swept = 0, planes = 0;
+  int moved = 0, swept = 0, planes = 0, unwritten = 0;
   for (int n = 0; n < 4000; n++) {
     double u[6];
     for (int k = 0; k < 6; k++) {
@@ -229,11 +229,21 @@ START_TEST(grid_queries_equal_the_bvh) {
     if (k1) ck_assert(d1 == d2 && memcmp(n1, n2, sizeof n1) == 0), swept++;
     /* the contact plane: the closest point within the margin; then a
      * point pushed onto it ends R on its normal's side */
-    vs_mesh_contact cp;
+    vs_mesh_contact cp, cq, blank;
+    memset(&cp, 0xa5, sizeof cp), memset(&cq, 0xa5, sizeof cq), memset(&blank, 0xa5, sizeof blank);
     vs_mesh_contact_plane(&fast, a, p2, r, &cp);
     vs_bvh_hit h;
     const int near = vs_bvh_closest(&b, p2, g.margin, &h);
     ck_assert_int_eq(cp.on, near);
+    /* the lazy form: the same record, or none written when there is no
+     * plane (p outside the grid) */
+    if (vs_mesh_contact_plane_near(&fast, a, p2, r, &cq)) {
+      ck_assert(memcmp(&cq, &cp, sizeof cp) == 0);
+    } else {
+      ck_assert_int_eq(near, 0);
+      ck_assert(memcmp(&cq, &blank, sizeof cq) == 0);
+      unwritten++;
+    }
     if (!near) continue;
     planes++;
     ck_assert_int_eq(cp.tri, h.tri);
@@ -249,6 +259,7 @@ START_TEST(grid_queries_equal_the_bvh) {
   ck_assert_int_gt(moved, 300);
   ck_assert_int_gt(swept, 100);
   ck_assert_int_gt(planes, 1000);
+  ck_assert_int_gt(unwritten, 5); /* 11: the 40 cm paths */
   vs_mesh_grid_free(&g);
   vs_bvh_free(&b);
   vs_obj_free(&m);

@@ -188,7 +188,11 @@ vs_status vs_bvh_build(vs_bvh *b, const double *v, int32_t nv, const int32_t *tr
   build_t B = {.b = b};
   b->nodes = vs_malloc((size_t)nt * sizeof *b->nodes);
   b->order = vs_malloc((size_t)nt * sizeof *b->order);
-  b->planes = vs_malloc((size_t)nt * VS_BVH_PLANES * sizeof *b->planes);
+  /* (malloc aligns to 16 bytes: each 64-byte record would straddle two
+   * cache lines) */
+  b->planes_mem = vs_malloc((size_t)nt * VS_BVH_PLANES * sizeof *b->planes + 63);
+  if (b->planes_mem)
+    b->planes = (float *)(((uintptr_t)b->planes_mem + 63) & ~(uintptr_t)63);
   B.item = vs_malloc((size_t)nt * sizeof *B.item);
   if (!b->nodes || !b->order || !b->planes || !B.item) {
     vs_free(B.item);
@@ -221,7 +225,7 @@ void vs_bvh_free(vs_bvh *b) {
   if (!b) return;
   vs_free(b->nodes);
   vs_free(b->order);
-  vs_free(b->planes);
+  vs_free(b->planes_mem);
   memset(b, 0, sizeof *b);
 }
 

@@ -39,13 +39,20 @@ typedef struct vs_bvh {
   /* per triangle, VS_BVH_PLANES floats (64 bytes): the unit normal n and
    * n.a, then for each edge (ab, bc, ca) its outward in-plane unit normal e
    * and e.(its first corner): the bounds of the list queries below (never
-   * their answers; their slack covers the float rounding) */
+   * their answers; their slack covers the float rounding); 64-byte
+   * aligned, so that a triangle's planes are one cache line, not two */
   float *planes;
+  void *planes_mem;    /* the allocation planes lies in */
   double scale;        /* 1 + the largest |coordinate| of the vertices */
   double extent;       /* the root box's longest side */
 } vs_bvh;
 
 #define VS_BVH_PLANES 16
+
+/* What a BVH over nt triangles holds (fewer than nt nodes, the order, the
+ * planes and their alignment), counted by model/estimate.c. */
+#define VS_BVH_BYTES(nt) \
+  ((int64_t)(nt) * ((int64_t)sizeof(vs_bvh_node) + 4 + 4 * VS_BVH_PLANES) + 63)
 
 /* Build over nt triangles (nt >= 1) of nv vertices; every vertex number must
  * be in [0, nv).  VS_ERR_USAGE for a bad argument, VS_ERR_LIMIT over

@@ -24,7 +24,8 @@
  * 24 bytes a vertex and 16 a triangle, and a mesh body's edge sort 48 bytes
  * a triangle more: build work space, counted in the model, as is a mesh
  * collider's grid of triangle lists (model/meshgrid.h: bounded by
- * VS_MESH_GRID_BYTES).  A file that
+ * VS_MESH_GRID_BYTES) and its BVH (model/bvh.h: VS_BVH_BYTES, 124 bytes a
+ * triangle).  A file that
  * cannot be opened counts nothing here (the build's reader says why). */
 #include "model/estimate.h"
 
@@ -133,7 +134,7 @@ static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error 
     nt = clamp(nt, VS_OBJ_MAX_TRIANGLES);
     c->nmv += nv;
     c->nmt += nt;
-    c->grids += (uint64_t)VS_MESH_GRID_BYTES(nt);
+    c->grids += (uint64_t)VS_MESH_GRID_BYTES(nt) + (uint64_t)VS_BVH_BYTES(nt);
     c->work += (uint64_t)clamp(bytes, VS_OBJ_MAX_BYTES) + 1 + 24 * (uint64_t)nv + 16 * (uint64_t)nt;
   }
   c->nrigid = vs_rigid_count(s);

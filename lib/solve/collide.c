@@ -88,7 +88,7 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
         /* the contact plane (as vs_collide_mesh_particle, inlined: this is
          * the relaxation's inner loop); the dense flags first, so that a
          * particle without a plane reads one byte */
-        if (!mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i]) continue;
+        if (mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] != 1) continue;
         const vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
         const double R = r + cd->thickness;
         const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
@@ -208,19 +208,26 @@ static void contact_planes(const vs_model *m, const double *xprev, const double 
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
       vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
-      if (x[4 * (size_t)i + 3] == 0.0) cp->on = 0; /* pinned: never projected */
-      else vs_mesh_contact_plane(&mc, xprev + 4 * (size_t)i, x + 4 * (size_t)i, m->radius[i], cp);
-      mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] = cp->on != 0;
+      uint8_t on;
+      if (x[4 * (size_t)i + 3] == 0.0) on = 0, cp->on = 0; /* pinned: never projected */
+      else if (!vs_mesh_contact_plane_near(&mc, xprev + 4 * (size_t)i, x + 4 * (size_t)i, m->radius[i], cp))
+        on = 2; /* nothing near: the record left unwritten (most of a cloth beside the mesh) */
+      else on = cp->on != 0;
+      mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] = on;
     }
 }
 
 void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, const vs_mesh_contact *mesh_contact, int32_t i) {
+                      int32_t *contact_collider, const vs_mesh_contact *mesh_contact,
+                      const uint8_t *mesh_on, int32_t i) {
   for (int32_t c = 0; c < m->n_colliders; c++)
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
+      /* (an unwritten record, mesh_on 2: no plane to skip work with) */
+      const int written =
+          mesh_contact && mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] != 2;
       vs_collide_mesh_final(&mc, c, xprev, x, m->radius[i], contact, contact_collider, i,
-                            mesh_contact ? contact_of(m, (vs_mesh_contact *)mesh_contact, c, i) : NULL);
+                            written ? contact_of(m, (vs_mesh_contact *)mesh_contact, c, i) : NULL);
     }
 }
 

@@ -241,6 +241,17 @@ void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const 
   cp->on = 1;
 }
 
+int vs_mesh_contact_plane_near(const vs_mesh_collider *mc, const double a[3], const double p[3],
+                               double r, vs_mesh_contact *cp) {
+  const vs_mesh_grid *g = mc->grid;
+  const double R = r + mc->thickness,
+               maxd = mc->margin > 0.0 ? mc->margin : g ? g->margin : R;
+  /* outside the grid: q_closest finds nothing within the grid's margin */
+  if (g && maxd <= g->margin && vs_mesh_grid_cell(g, p) < 0) return 0;
+  vs_mesh_contact_plane(mc, a, p, r, cp);
+  return 1;
+}
+
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
                            int32_t i, vs_mesh_contact *cp) {

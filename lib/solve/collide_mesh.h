@@ -97,6 +97,13 @@ typedef struct vs_mesh_contact {
  * ball (c, clear): nothing there to find.) */
 void vs_mesh_contact_plane(const vs_mesh_collider *mc, const double a[3], const double p[3],
                            double r, vs_mesh_contact *cp);
+/* As vs_mesh_contact_plane, but returns 0 and leaves cp unwritten when p is
+ * outside the grid's cells (then it has no triangle within the plane's
+ * reach: no plane; most of a cloth beside a small mesh), else 1.  The
+ * record then holds nothing: the caller marks it (solve.h, mesh_on = 2)
+ * and passes no cp to vs_collide_mesh_final. */
+int vs_mesh_contact_plane_near(const vs_mesh_collider *mc, const double a[3], const double p[3],
+                               double r, vs_mesh_contact *cp);
 void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
                            int32_t i, vs_mesh_contact *cp);

@@ -62,7 +62,8 @@ struct vs_solver_scratch {
   double *vpre;               /* (n_particles x 3) velocity before the solve (restitution) */
   struct vs_mesh_contact *mesh_contact; /* (mesh colliders x n_particles) contact planes, per step (collide_mesh.h) */
   uint8_t *mesh_on;           /* (mesh colliders x n_particles) mesh_contact[].on, dense: the relaxation reads a
-                               * particle's plane only when it has one (most have none) */
+                               * particle's plane only when it has one (most have none); 2: no plane, and
+                               * the record not written this step (vs_mesh_contact_plane_near) */
 
   /* particle-particle contacts, found anew every step (particle_collisions) */
   int32_t pc_n, pc_cap;       /* contacts this step, capacity */
@@ -174,7 +175,7 @@ VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double 
  * (after the relaxation, which saw only its contact planes: collide_mesh.h). */
 VS_PRIVATE void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
                                  int32_t *contact_collider, const struct vs_mesh_contact *mesh_contact,
-                                 int32_t i);
+                                 const uint8_t *mesh_on, int32_t i);
 /* Deepest penetration of particle position p (radius r) into any collider. */
 VS_PRIVATE double vs_collide_penetration(const vs_model *m, const double *p, double r);
 

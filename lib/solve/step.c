@@ -331,7 +331,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     if (m->n_attach > 0) vs_attach_rigid(m, s, h); /* after both moved: the gap at the step's end */
     if (m->n_mesh_colliders > 0) /* the exact pass: no particle ends inside a mesh (collide_mesh.h) */
       for (int32_t i = 0; i < m->n_particles; i++)
-        vs_collide_final(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, i);
+        vs_collide_final(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
     update_velocities(m, s);
     tear_links(m, s);
     s->step++;
