@@ -237,6 +237,42 @@ START_TEST(unknown_path_is_an_error) {
 }
 END_TEST
 
+/* The wavefront's lag per stage is the span of the stage's own colour
+ * (relax_jacobi.c): color_span is the largest |a - b| of each colour's
+ * two-sided links, reached by one of them, and on a cloth the links along
+ * rows make a colour of span 1 while a row is 48 particles.  The hot arrays
+ * start on 64-byte lines (util/alloc.h, vs_calloc_aligned). */
+START_TEST(colour_spans_and_aligned_arrays) {
+  vs_scene *sc = tu_scene("solver: {integrator: pbd, relaxation: jacobi, iterations: 3}\n"
+                          "bodies:\n"
+                          "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [48, 40], pin: top-edge}\n");
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  const vs_jacobi_layout *L = &s->scratch->jacobi;
+  ck_assert(L->wave_ok);
+  int32_t least = INT32_MAX, most = 0;
+  for (int32_t c = 0; c < m->n_colors; c++) {
+    int32_t span = 0;
+    for (int32_t j = L->color_link_start[c]; j < L->color_link_start[c] + L->color_two_sided[c]; j++) {
+      const int32_t d = abs(L->link_ab[2 * j] - L->link_ab[2 * j + 1]);
+      if (d > span) span = d;
+    }
+    ck_assert_int_eq(L->color_span[c], span);
+    if (span < least) least = span;
+    if (span > most) most = span;
+  }
+  ck_assert_int_eq(least, 1);
+  ck_assert_int_eq(most, 48);
+  ck_assert_int_eq(L->wave_span, most);
+  const void *hot[] = {s->x, s->xprev, s->v, L->link_ab, L->link_rest, L->link_kw, L->link_key, L->link_shape};
+  for (size_t k = 0; k < sizeof hot / sizeof *hot; k++)
+    ck_assert_msg((uintptr_t)hot[k] % 64 == 0, "array %zu at %p is not on a 64-byte line", k, hot[k]);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
 /* The program: the same message, exit 2, no output file left. */
 START_TEST(program_refuses_an_unknown_path) {
   char *dir = tu_tmpdir();
@@ -265,6 +301,7 @@ static Suite *suite(void) {
   tcase_add_test(t, auto_takes_the_widest_supported);
   tcase_add_test(t, unknown_path_is_an_error);
   tcase_add_test(t, program_refuses_an_unknown_path);
+  tcase_add_test(t, colour_spans_and_aligned_arrays);
   suite_add_tcase(s, t);
   return s;
 }

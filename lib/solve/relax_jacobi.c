@@ -127,16 +127,25 @@ static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, 
  * and every two-sided link spanning |a - b| <= D, two links that share a
  * particle have keys at most D apart.  So the stages (colour c of iteration
  * i, in solve order) can run as a wavefront over the keys: stage s projects
- * its links with key < lim[s], where lim[s] <= lim[s - 1] - D and all of
- * stage s - 1's links below lim[s - 1] are done.  Every link still sees
- * exactly the corrections it saw colour by colour: the same bits, while a
- * window of the cloth a few rows deep stays in cache for all the stages.
+ * its links with key < lim[s], where lim[s] <= lim[s - 1] - D_s and all of
+ * stage s - 1's links below lim[s - 1] are done; D_s <= D is the span of
+ * stage s's own colour (color_span): a link L2 of stage s touches particles
+ * p <= key(L2) + D_s, and a link L1 of stage s - 1 that shares p has
+ * key(L1) <= p, so every L1 that L2 needs is below lim[s - 1]; one not yet
+ * done (key >= lim[s - 1]) touches no particle below lim[s - 1], where all
+ * of L2's are.  Every link still sees exactly the corrections it saw colour
+ * by colour: the same bits, while a window of the cloth a few rows deep
+ * stays in cache for all the stages.  A cloth's links along its rows span
+ * 1, across them a row: a colour of links along rows only lags by 1 (at
+ * 256x256 one of the four greedy colours is, so the 40 stages' window is a
+ * quarter shallower than with D for every stage).
  *
  * Threads: thread t of T owns the keys [R_t, R_t+1) and runs the wavefront
- * over the trapezoid R_t + s D <= key < R_t+1 - s D of stage s (s counted in
- * a chunk of S stages); no link of a trapezoid depends on a link outside it,
+ * over the trapezoid R_t + Lo_s <= key < R_t+1 - Up_s of stage s (s counted
+ * in a chunk of S stages; Lo_s = D_0 + .. + D_s-1, Up_s = D_1 + .. + D_s,
+ * both at most s D); no link of a trapezoid depends on a link outside it,
  * and no two trapezoids share a particle, so they run without any barrier.
- * Then (one barrier) the seams R_t - s D <= key < R_t + s D, stage by
+ * Then (one barrier) the seams R_t - Up_s <= key < R_t + Lo_s, stage by
  * stage, one thread per seam, and a barrier before the next chunk.  S is
  * chosen so that the seams are a small share of the work (1/wave_seam_div:
  * 1/32); a chunk of
@@ -190,15 +199,18 @@ static int wave_chunk(const vs_jacobi_layout *L, int T, int stages) {
 /* Thread t's trapezoid of the stages g0 .. g0 + S - 1 (colour g % n_colors). */
 static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T) {
   const vs_jacobi_layout *L = c->jacobi;
-  const int64_t D = L->wave_span, R0 = wave_split(L, t, T), R1 = wave_split(L, t + 1, T);
-  int32_t b[VS_WAVE_MAX_STAGES], e[VS_WAVE_MAX_STAGES];
-  int64_t lim[VS_WAVE_MAX_STAGES];
-  int64_t start = WAVE_INF;
+  const int64_t R0 = wave_split(L, t, T), R1 = wave_split(L, t + 1, T);
+  int32_t b[VS_WAVE_MAX_STAGES], e[VS_WAVE_MAX_STAGES], span[VS_WAVE_MAX_STAGES];
+  int64_t lim[VS_WAVE_MAX_STAGES], up[VS_WAVE_MAX_STAGES];
+  int64_t start = WAVE_INF, lo_off = 0, up_off = 0;
   for (int s = 0; s < S; s++) {
     const int32_t col = (int32_t)((g0 + s) % m->n_colors);
     const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
-    b[s] = t > 0 ? key_lower_bound(L->link_key, lo, hi, R0 + s * D) : lo;
-    e[s] = t + 1 < T ? key_lower_bound(L->link_key, lo, hi, R1 - s * D) : hi;
+    span[s] = L->color_span[col];
+    if (s > 0) up_off += span[s], lo_off += span[s - 1];
+    up[s] = up_off;
+    b[s] = t > 0 ? key_lower_bound(L->link_key, lo, hi, R0 + lo_off) : lo;
+    e[s] = t + 1 < T ? key_lower_bound(L->link_key, lo, hi, R1 - up_off) : hi;
     if (e[s] < b[s]) e[s] = b[s];
     lim[s] = -WAVE_INF;
     if (b[s] < e[s] && L->link_key[b[s]] < start) start = L->link_key[b[s]];
@@ -208,13 +220,17 @@ static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0,
     busy = 0;
     F += WAVE_WINDOW;
     for (int s = 0; s < S; s++) {
-      const int64_t target = s == 0 ? F : lim[s - 1] - D;
-      int32_t j = key_lower_bound(L->link_key, b[s], e[s], target);
-      if (j < e[s]) j = b[s] + (j - b[s]) / VS_JBLOCK * VS_JBLOCK; /* whole blocks until the end */
+      const int64_t target = s == 0 ? F : lim[s - 1] - span[s];
+      /* whole blocks of keys below target (a block's last key is its largest), or
+       * all the rest: a stage advances a few blocks a round, so a walk by blocks
+       * costs less than a binary search's mispredicted branches */
+      int32_t j = b[s];
+      while (j + VS_JBLOCK <= e[s] && L->link_key[j + VS_JBLOCK - 1] < target) j += VS_JBLOCK;
+      if (j < e[s] && L->link_key[e[s] - 1] < target) j = e[s];
       run_links(m, c, b[s], j);
       b[s] = j;
       if (j == e[s]) {
-        lim[s] = t + 1 < T ? R1 - s * D : WAVE_INF; /* all of the trapezoid's stage s is done */
+        lim[s] = t + 1 < T ? R1 - up[s] : WAVE_INF; /* all of the trapezoid's stage s is done */
       } else {
         lim[s] = L->link_key[j]; /* every link with a smaller key is done */
         busy = 1;
@@ -226,11 +242,13 @@ static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0,
 /* The seam at R_t of the stages g0 .. g0 + S - 1, stage by stage. */
 static void wave_seam(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T) {
   const vs_jacobi_layout *L = c->jacobi;
-  const int64_t D = L->wave_span, R = wave_split(L, t, T);
+  const int64_t R = wave_split(L, t, T);
+  int64_t lo_off = 0, up_off = 0;
   for (int s = 1; s < S; s++) {
-    const int32_t col = (int32_t)((g0 + s) % m->n_colors);
+    const int32_t col = (int32_t)((g0 + s) % m->n_colors), prev = (int32_t)((g0 + s - 1) % m->n_colors);
     const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
-    run_links(m, c, key_lower_bound(L->link_key, lo, hi, R - s * D), key_lower_bound(L->link_key, lo, hi, R + s * D));
+    up_off += L->color_span[col], lo_off += L->color_span[prev];
+    run_links(m, c, key_lower_bound(L->link_key, lo, hi, R - up_off), key_lower_bound(L->link_key, lo, hi, R + lo_off));
   }
 }
 

@@ -41,7 +41,8 @@
   X(jacobi.other_id, int32_t, jacobi ? (size_t)(m->n_constraints - m->n_dist) : 0) \
   X(jacobi.color_other_start, int32_t, jacobi ? (size_t)m->n_colors + 1 : 0) \
   X(jacobi.link_key, int32_t, jacobi ? (size_t)m->n_dist : 0)     \
-  X(jacobi.link_shape, uint8_t, jacobi ? (size_t)m->n_dist : 0)
+  X(jacobi.link_shape, uint8_t, jacobi ? (size_t)m->n_dist : 0)      \
+  X(jacobi.color_span, int32_t, jacobi ? (size_t)m->n_colors : 0)
 
 void vs_solver_scratch_free(vs_solver_scratch *w) {
   if (!w) return;
@@ -108,11 +109,14 @@ static int wave_layout(const vs_model *m, vs_jacobi_layout *L) {
   for (int32_t c = 0; c < nc; c++) {
     const int32_t lo = L->color_link_start[c], mid = lo + L->color_two_sided[c];
     if (mid != L->color_link_start[c + 1] || L->color_other_start[c] != L->color_other_start[c + 1]) ok = 0;
+    int32_t cspan = 0;
     for (int32_t j = lo; j < mid; j++) {
       const int32_t a = L->link_ab[2 * j], b = L->link_ab[2 * j + 1];
       L->link_key[j] = a < b ? a : b;
-      if ((a < b ? b - a : a - b) > span) span = a < b ? b - a : a - b;
+      if ((a < b ? b - a : a - b) > cspan) cspan = a < b ? b - a : a - b;
     }
+    L->color_span[c] = cspan;
+    if (cspan > span) span = cspan;
     if (!sort_by_key(L, lo, mid)) return 0;
     for (int32_t j = lo; j + VS_JGROUP <= mid; j++) L->link_shape[j] = (uint8_t)vs_jacobi_shape(L->link_ab + 2 * j);
     if (best < 0 || L->color_two_sided[c] > L->color_two_sided[best]) best = c;
@@ -164,6 +168,13 @@ static void jacobi_layout(const vs_model *m, vs_jacobi_layout *L) {
   L->color_other_start[nc] = o;
 }
 
+/* The Jacobi layout's arrays, which the kernels read as vectors, start on a
+ * cache line; the rest come from vs_calloc (a large untouched block costs no
+ * page until used). */
+static void *scratch_alloc(const char *name, size_t n, size_t size) {
+  return strncmp(name, "jacobi.", 7) == 0 ? vs_calloc_aligned(n, size) : vs_calloc(n, size);
+}
+
 vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err) {
   *out = NULL;
   vs_jacobi_path path;
@@ -181,7 +192,7 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
     w->hash_size = hs;
   }
   int ok = 1;
-#define VS_SCRATCH_ALLOC(name, type, count) ok &= (w->name = vs_calloc((count) + 1, sizeof(type))) != NULL;
+#define VS_SCRATCH_ALLOC(name, type, count) ok &= (w->name = scratch_alloc(#name, (count) + 1, sizeof(type))) != NULL;
   VS_SCRATCH_FIELDS(VS_SCRATCH_ALLOC)
 #undef VS_SCRATCH_ALLOC
   if (!ok) {

@@ -41,6 +41,7 @@ typedef struct vs_jacobi_layout {
    * sorted by key = min(a, b); every such link has |a - b| <= wave_span. */
   int32_t *link_key;          /* (n_dist) min(a, b) of the two-sided links */
   uint8_t *link_shape;        /* (n_dist) VS_JSHAPE_* of the 8 two-sided links from here (kernel_jacobi.h) */
+  int32_t *color_span;        /* (n_colors) the largest |a - b| of each colour's two-sided links */
   int32_t wave_span;          /* the largest |a - b| of a two-sided link */
   int32_t wave_color;         /* the colour with the most two-sided links: thread splits */
   int wave_ok;                /* 1: every colour is two-sided links only (no overflow, one-sided, other kinds) */

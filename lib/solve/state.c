@@ -20,7 +20,7 @@ vs_status vs_state_create(const vs_model *m, vs_state **out, vs_error *err) {
   if (!s) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory allocating the state");
   int ok = 1;
 #define VS_STATE_ALLOC(name, type, width, count) \
-  ok &= (s->name = vs_calloc((width) * (count) + 1, sizeof(type))) != NULL;
+  ok &= (s->name = vs_calloc_aligned((width) * (count) + 1, sizeof(type))) != NULL;
   VS_STATE_FIELDS(VS_STATE_ALLOC)
 #undef VS_STATE_ALLOC
   size_t n = (size_t)m->n_particles;

@@ -104,6 +104,18 @@ static void predict(const vs_model *m, vs_state *s) {
         pi[k] = cur;
       }
     }
+  } else if (m->n_rigid_damped == 0) {
+    /* one streaming pass: each particle's operations as in the two below */
+    for (int32_t i = 0; i < n; i++) {
+      double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
+      pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
+      if (xi[3] == 0.0) continue;
+      for (int k = 0; k < 3; k++) {
+        vi[k] += g[k] * h;
+        vi[k] *= damp;
+        xi[k] = xi[k] + h * vi[k];
+      }
+    }
   } else {
     for (int32_t i = 0; i < n; i++) {
       double *xi = x + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
@@ -113,7 +125,7 @@ static void predict(const vs_model *m, vs_state *s) {
         vi[k] *= damp;
       }
     }
-    if (m->n_rigid_damped > 0) damp_rigid(m, s, v, 3);
+    damp_rigid(m, s, v, 3);
     for (int32_t i = 0; i < n; i++) {
       double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
       pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
@@ -163,6 +175,14 @@ static void update_velocities(const vs_model *m, vs_state *s) {
   const int32_t n = m->n_particles;
   const double h = m->h, inv_h = 1.0 / m->h;
   const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
+  if (m->n_colliders == 0) { /* no contacts: v = (x - x_prev) / h only (verlet: nothing) */
+    if (verlet) return;
+    const double *restrict x = s->x, *restrict xp = s->xprev;
+    double *restrict v = s->v;
+    for (int32_t i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) v[3 * (size_t)i + k] = (x[4 * (size_t)i + k] - xp[4 * (size_t)i + k]) * inv_h;
+    return;
+  }
   for (int32_t i = 0; i < n; i++) {
     double *xi = s->x + 4 * (size_t)i, *pi = s->xprev + 4 * (size_t)i, *vi = s->v + 3 * (size_t)i;
     if (!verlet)
@@ -239,6 +259,36 @@ static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *bu
   if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ")");
 }
 
+/* 1 when no particle fails check_state's test below (finite, and no faster
+ * than the runaway bound): one pass without branches over x and v, the same
+ * v2 as the test's; only a failure pays for the particle-by-particle search
+ * that names the first one.  x - x is 0 for a finite x, NaN otherwise. */
+static int particles_fine(const vs_model *m, const vs_state *s) {
+  const double vmax = m->runaway_speed, vmax2 = vmax * vmax, h = m->h;
+  const int32_t n = m->n_particles;
+  const double *restrict x = s->x, *restrict xp = s->xprev, *restrict v = s->v;
+  int bad = 0;
+  if (vmax <= 0.0) {
+    for (int32_t i = 0; i < n; i++) {
+      const double *p = x + 4 * (size_t)i;
+      bad |= !((p[0] - p[0]) + (p[1] - p[1]) + (p[2] - p[2]) == 0.0);
+    }
+  } else if (m->integrator == VS_INTEGRATOR_VERLET) {
+    for (int32_t i = 0; i < n; i++) {
+      const double *p = x + 4 * (size_t)i, *q = xp + 4 * (size_t)i;
+      const double v0 = (p[0] - q[0]) / h, v1 = (p[1] - q[1]) / h, v2 = (p[2] - q[2]) / h;
+      bad |= !((p[0] - p[0]) + (p[1] - p[1]) + (p[2] - p[2]) == 0.0) | !(v0 * v0 + v1 * v1 + v2 * v2 <= vmax2);
+    }
+  } else {
+    for (int32_t i = 0; i < n; i++) {
+      const double *p = x + 4 * (size_t)i, *q = v + 3 * (size_t)i;
+      bad |= !((p[0] - p[0]) + (p[1] - p[1]) + (p[2] - p[2]) == 0.0) |
+             !(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] <= vmax2);
+    }
+  }
+  return !bad;
+}
+
 /* After every frame: a non-finite position, or a particle faster than the
  * runaway bound, fails the run naming frame, particle, body and the
  * constraint that moved it last. */
@@ -262,6 +312,7 @@ static vs_status check_state(const vs_model *m, const vs_state *s, vs_error *err
                         "%g); try more substeps or solver.rigid iterations, or a smaller dt",
                         (long long)s->frame, name, sqrt(v2), vmax);
   }
+  if (particles_fine(m, s)) return VS_OK;
   for (int32_t i = 0; i < m->n_particles; i++) {
     const double *p = s->x + 4 * (size_t)i;
     const int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
@@ -333,7 +384,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
       for (int32_t i = 0; i < m->n_particles; i++)
         vs_collide_final(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
     update_velocities(m, s);
-    tear_links(m, s);
+    if (m->n_tearable > 0) tear_links(m, s); /* only links with a breaking length can tear */
     s->step++;
   }
   s->frame++;

@@ -36,6 +36,16 @@ void vs_free(void *ptr) {
   if (ptr) current.free_fn(ptr, current.ctx);
 }
 
+void *vs_calloc_aligned(size_t n, size_t size) {
+  if (current.malloc_fn != libc_malloc) return vs_calloc(n, size);
+  if (size && n > SIZE_MAX / size) return NULL;
+  void *p = NULL;
+  const size_t bytes = n * size;
+  if (posix_memalign(&p, 64, bytes > 0 ? bytes : 1) != 0) return NULL;
+  memset(p, 0, bytes);
+  return p;
+}
+
 char *vs_strdup(const char *s) {
   size_t n = strlen(s) + 1;
   char *p = vs_malloc(n);
