@@ -1211,6 +1211,14 @@ START_TEST(checkpoint_layout) {
   H5Dclose(expect_ds(f, "/checkpoint/v", H5T_FLOAT, 8, 2, n3));
   H5Dclose(expect_ds(f, "/checkpoint/lambda", H5T_FLOAT, 8, 1, &nc));
   H5Dclose(expect_ds(f, "/checkpoint/alive", H5T_INTEGER, 1, 1, &nd));
+  /* no rigid bodies: their empty arrays are left out */
+  static const char *const rigid[] = {"rx", "rq", "rv", "rw", "rn_cache", "rcache_ab",
+                                      "rcache_feature", "rcache_impulse", "rjoint_impulse"};
+  char rp[64];
+  for (size_t k = 0; k < sizeof rigid / sizeof rigid[0]; k++) {
+    snprintf(rp, sizeof rp, "/checkpoint/%s", rigid[k]);
+    ck_assert_msg(!exists(f, rp), "%s", rp);
+  }
   ck_assert_double_eq(attr_num(f, "/checkpoint", "frame"), 5);
   ck_assert_double_eq(attr_num(f, "/checkpoint", "step"), 5);
   ck_assert_double_eq_tol(attr_num(f, "/checkpoint", "time"), 0.05, 1e-12);
@@ -1334,6 +1342,65 @@ START_TEST(resume_refuses_another_scene) {
 }
 END_TEST
 
+/* Files written before the empty checkpoint arrays were left out hold
+ * them as [0] or [0, width]: they resume the same (the checksum hashes 0
+ * elements either way).  A missing array the scene needs is refused. */
+START_TEST(resume_accepts_both_checkpoint_layouts) {
+  char *dir = tu_tmpdir();
+  char *whole = join(dir, "whole.h5"), *part = join(dir, "part.h5");
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml, RESUME_SCENE, "xpbd", "gauss-seidel", 1);
+  run_until(whole, yaml, -1, "complete");
+  run_until(part, yaml, 5, "interrupted");
+  /* the old layout: every rigid array present and empty */
+  hid_t f = H5Fopen(part, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  static const struct {
+    const char *name;
+    int width, is_int;
+  } old[] = {{"rx", 3, 0},       {"rq", 4, 0},        {"rv", 3, 0},
+             {"rw", 3, 0},       {"rn_cache", 1, 1},  {"rcache_ab", 2, 1},
+             {"rcache_feature", 1, 1}, {"rcache_impulse", 4, 0}, {"rjoint_impulse", 3, 0}};
+  char p[64];
+  for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
+    snprintf(p, sizeof p, "/checkpoint/%s", old[k].name);
+    ck_assert(!exists(f, p));
+    hsize_t d[2] = {0, (hsize_t)old[k].width};
+    hid_t sp = H5Screate_simple(old[k].width > 1 ? 2 : 1, d, NULL);
+    hid_t ds = H5Dcreate2(f, p, old[k].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge(ds, 0);
+    H5Dclose(ds);
+    H5Sclose(sp);
+  }
+  H5Fclose(f);
+  resume(part);
+  vs_compare_result r;
+  vs_error e;
+  ck_assert_int_eq(vs_compare_files(part, whole, NULL, &r, &e), VS_OK);
+  ck_assert_uint_eq(r.n_diffs, 0);
+  vs_compare_result_free(&r);
+  /* the new layout refused for a scene that needs an array it left out:
+   * particles only (no lambda, no alive) against the rope's links */
+  char *bare = join(dir, "bare.h5");
+  run_until(bare, "time: {frames: 2}\nbodies:\n  - particles: {positions: [[0, 1, 0], [1, 1, 0]]}\n",
+            1, "interrupted");
+  vs_scene *s = tu_scene("time: {frames: 2}\nbodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], "
+                         "segments: 1}\n");
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  ck_assert_int_eq(vs_h5_read_checkpoint(bare, m, st, &e), VS_ERR_FORMAT);
+  ck_assert_str_eq(e.message, "checkpoint has no 'lambda', the scene needs [1]: not the same scene");
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(bare);
+  free(whole);
+  free(part);
+  free(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("h5out");
   TCase *t = tcase_create("h5out");
@@ -1361,6 +1428,7 @@ static Suite *suite(void) {
   tcase_add_test(t, checkpoint_layout);
   tcase_add_test(t, resume_is_bitwise_identical);
   tcase_add_test(t, resume_refuses_another_scene);
+  tcase_add_test(t, resume_accepts_both_checkpoint_layouts);
   suite_add_tcase(s, t);
   return s;
 }

@@ -94,6 +94,15 @@ static vs_status hash_array(const vs_h5g_file *f, const char *name, unsigned gty
                             unsigned char *buf, ck_values *v, vs_error *err) {
   char p[96];
   snprintf(p, sizeof p, "/checkpoint/%s", name);
+  /* an empty array may be left out (h5write.c): 0 elements */
+  int present = vs_h5g_path(f, p, err);
+  if (present < 0) return VS_ERR_FORMAT;
+  if (present == 0) {
+    const uint64_t none = 0;
+    *rows_out = 0;
+    *h = h5c_hash(*h, &none, sizeof none);
+    return VS_OK;
+  }
   vs_h5g_spec spec;
   vs_h5g_spec_init(&spec, gtype, width > 1 ? 2 : 1, UINT64_MAX);
   if (width > 1) vs_h5g_spec_dim(&spec, 1, (uint64_t)width, (uint64_t)width);

@@ -58,6 +58,20 @@ static vs_status read_ck_array(const vs_h5g_file *f, const char *path, const cha
                                void *buf, vs_error *err) {
   char p[128];
   snprintf(p, sizeof p, "/checkpoint/%s", name);
+  /* an empty array may be left out (h5write.c); files that have it empty
+   * (written before) read the same */
+  int present = vs_h5g_path(f, p, err);
+  if (present < 0) return VS_ERR_FORMAT;
+  if (present == 0) {
+    if (rows == 0) return VS_OK;
+    if (width > 1)
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "checkpoint has no '%s', the scene needs [%llu, %d]: not the same scene",
+                          name, (unsigned long long)rows, width);
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "checkpoint has no '%s', the scene needs [%llu]: not the same scene", name,
+                        (unsigned long long)rows);
+  }
   vs_h5g_spec spec;
   vs_h5g_spec_init(&spec, gtype, width > 1 ? 2 : 1, UINT64_MAX);
   vs_h5g_dset d;

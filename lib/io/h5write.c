@@ -943,8 +943,8 @@ static uint64_t checkpoint_sum(vs_h5_writer *w) {
   return w->ck_sum_ok ? w->ck_sum : h5c_state_checksum(w->resolved_hash, w->ck, w->ck_rows);
 }
 
-/* /checkpoint: one dataset per VS_STATE_FIELDS array, [count, width] (or
- * [count] for width 1), plus the counters as attributes.  Replaced whole on
+/* /checkpoint: one dataset per non-empty VS_STATE_FIELDS array, [count,
+ * width] (or [count] for width 1), plus the counters as attributes.  Replaced whole on
  * every finish, so a resumed file holds only the newest. */
 static int write_checkpoint(vs_h5_writer *w) {
   if (H5Lexists(w->file, "checkpoint", H5P_DEFAULT) > 0 &&
@@ -954,8 +954,12 @@ static int write_checkpoint(vs_h5_writer *w) {
   if (g < 0) return -1;
   const vs_state *c = w->ck;
   int rc = 0;
+  /* an empty array is left out (the rigid-body arrays of a scene without
+   * rigid bodies, lambda without constraints...): readers take a missing
+   * one for [0] or [0, width], and the checksum hashes it as 0 elements
+   * either way, so files written with them still resume */
 #define CK_WRITE(name, type, width, count)                                                   \
-  if (rc == 0) {                                                                             \
+  if (rc == 0 && w->ck_rows[CK_##name] > 0) {                                                \
     hsize_t d[2] = {w->ck_rows[CK_##name], (hsize_t)(width)};                                \
     rc = h5w_make_fixed(w, g, #name, CK_FTYPE(c->name), CK_MTYPE(c->name), (width) > 1 ? 2 : 1, d, \
                     c->name, NULL);                                                          \
