@@ -1342,10 +1342,19 @@ START_TEST(resume_refuses_another_scene) {
 }
 END_TEST
 
+/* 1 when paths a and b of f are links to one object. */
+static int same_object(hid_t f, const char *a, const char *b) {
+  H5O_info_t ia, ib;
+  ck_assert_int_ge(H5Oget_info_by_name2(f, a, &ia, H5O_INFO_BASIC, H5P_DEFAULT), 0);
+  ck_assert_int_ge(H5Oget_info_by_name2(f, b, &ib, H5O_INFO_BASIC, H5P_DEFAULT), 0);
+  return ia.fileno == ib.fileno && ia.addr == ib.addr;
+}
+
 /* Files written before the empty checkpoint arrays were left out hold
- * them as [0] or [0, width]: they resume the same (the checksum hashes 0
- * elements either way).  A missing array the scene needs is refused. */
-START_TEST(resume_accepts_both_checkpoint_layouts) {
+ * them as [0] or [0, width], and before step and time were shared a pair
+ * per series: they resume the same (the checksum hashes 0 elements either
+ * way).  A missing array the scene needs is refused. */
+START_TEST(resume_accepts_both_layouts) {
   char *dir = tu_tmpdir();
   char *whole = join(dir, "whole.h5"), *part = join(dir, "part.h5");
   char yaml[2048];
@@ -1372,6 +1381,26 @@ START_TEST(resume_accepts_both_checkpoint_layouts) {
     H5Dclose(ds);
     H5Sclose(sp);
   }
+  /* ... and a step and time of its own in every series: new files link
+   * them to the first series' (the same object), old ones copied them */
+  static const char *const follow[] = {"/particles/all/velocity", "/observables/energy_kinetic",
+                                       "/observables/constraint_error_max",
+                                       "/connectivity/alive"};
+  for (size_t k = 0; k < sizeof follow / sizeof follow[0]; k++) {
+    for (int t = 0; t < 2; t++) {
+      const char *leaf = t ? "time" : "step";
+      char lead[96];
+      snprintf(lead, sizeof lead, "/particles/all/position/%s", leaf);
+      snprintf(p, sizeof p, "%s/%s", follow[k], leaf);
+      ck_assert_msg(same_object(f, p, lead), "%s", p);
+      hid_t g = H5Gopen2(f, follow[k], H5P_DEFAULT);
+      ck_assert_int_ge(g, 0);
+      ck_assert_int_ge(H5Ldelete(g, leaf, H5P_DEFAULT), 0);
+      ck_assert_int_ge(H5Ocopy(f, lead, g, leaf, H5P_DEFAULT, H5P_DEFAULT), 0);
+      H5Gclose(g);
+      ck_assert_msg(!same_object(f, p, lead), "%s", p);
+    }
+  }
   H5Fclose(f);
   resume(part);
   vs_compare_result r;
@@ -1379,6 +1408,16 @@ START_TEST(resume_accepts_both_checkpoint_layouts) {
   ck_assert_int_eq(vs_compare_files(part, whole, NULL, &r, &e), VS_OK);
   ck_assert_uint_eq(r.n_diffs, 0);
   vs_compare_result_free(&r);
+  /* the whole run's file: every series' step and time are the first's */
+  f = H5Fopen(whole, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  for (size_t k = 0; k < sizeof follow / sizeof follow[0]; k++) {
+    snprintf(p, sizeof p, "%s/step", follow[k]);
+    ck_assert_msg(same_object(f, p, "/particles/all/position/step"), "%s", p);
+    snprintf(p, sizeof p, "%s/time", follow[k]);
+    ck_assert_msg(same_object(f, p, "/particles/all/position/time"), "%s", p);
+  }
+  H5Fclose(f);
   /* the new layout refused for a scene that needs an array it left out:
    * particles only (no lambda, no alive) against the rope's links */
   char *bare = join(dir, "bare.h5");
@@ -1428,7 +1467,7 @@ static Suite *suite(void) {
   tcase_add_test(t, checkpoint_layout);
   tcase_add_test(t, resume_is_bitwise_identical);
   tcase_add_test(t, resume_refuses_another_scene);
-  tcase_add_test(t, resume_accepts_both_checkpoint_layouts);
+  tcase_add_test(t, resume_accepts_both_layouts);
   suite_add_tcase(s, t);
   return s;
 }

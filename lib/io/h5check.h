@@ -7,7 +7,8 @@
  *     from; without its terminating NUL),
  *   - for every VS_STATE_FIELDS array, its element count (uint64) and its
  *     elements as the machine holds them (little-endian IEEE doubles, bytes,
- *     int32, int64),
+ *     int32, int64); an array left out of the file (empty ones are) counts
+ *     as 0 elements,
  *   - frame, step (int64), time (double), n_alive (int64).
  * It is written with every checkpoint.  A file whose checkpoint has no
  * checksum (written by an older vsim) is refused: it cannot be verified. */

@@ -307,17 +307,33 @@ int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
 /* unit: the group's `unit` attribute, none when NULL, "" or "1"
  * (dimensionless).  H5MD puts units on the value dataset, but MDAnalysis
  * 2.4 refuses a length unit it does not know ("m") there. */
-int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
-                    const hsize_t *inner, hid_t ftype, hid_t mtype, const char *unit) {
+/* A hard link `name` in g to the dataset d, opened through it. */
+static hid_t link_to(vs_h5_writer *w, hid_t g, const char *name, hid_t d) {
+  if (H5Lcreate_hard(d, ".", g, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+    return fail_obj(w, "linking", g, name);
+  hid_t id = H5Dopen2(g, name, H5P_DEFAULT);
+  if (id < 0) fail_obj(w, "opening", g, name);
+  return id;
+}
+
+/* lead: the series whose step and time this one shares (hard links; every
+ * series is recorded on the same frames), NULL to create them. */
+int h5w_make_series(vs_h5_writer *w, series *s, const series *lead, hid_t loc, const char *name,
+                    int rank, const hsize_t *inner, hid_t ftype, hid_t mtype, const char *unit) {
   if (h5w_series_alloc(w, s, name, rank, inner, ftype, mtype, 0) < 0) return -1;
   hid_t g = h5w_make_group(w, loc, name);
   if (g < 0) return -1;
   hsize_t none[1] = {0};
   s->value = make_extendible(w, g, "value", ftype, rank, inner, s->cap);
+  s->shared = lead != NULL;
   if (s->value >= 0)
-    s->step = make_extendible(w, g, "step", H5T_STD_I64LE, 1, none, chunk_rows(w, sizeof(int64_t)));
+    s->step = lead ? link_to(w, g, "step", lead->step)
+                   : make_extendible(w, g, "step", H5T_STD_I64LE, 1, none,
+                                     chunk_rows(w, sizeof(int64_t)));
   if (s->step >= 0)
-    s->time = make_extendible(w, g, "time", H5T_IEEE_F64LE, 1, none, chunk_rows(w, sizeof(double)));
+    s->time = lead ? link_to(w, g, "time", lead->time)
+                   : make_extendible(w, g, "time", H5T_IEEE_F64LE, 1, none,
+                                     chunk_rows(w, sizeof(double)));
   if (s->time >= 0 && unit && unit[0] && strcmp(unit, "1") != 0 &&
       h5w_attr_fixstr(w, g, "unit", unit) < 0)
     h5w_close_id(&s->time);
@@ -361,7 +377,10 @@ int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under) {
         cur = next;
         name = slash + 1;
       }
-      int rc = h5w_make_series(w, &w->s[i], cur, name, d.rank, d.inner, d.ftype, d.mtype, d.unit);
+      const series *lead = w->time_lead >= 0 ? &w->s[w->time_lead] : NULL;
+      int rc = h5w_make_series(w, &w->s[i], lead, cur, name, d.rank, d.inner, d.ftype, d.mtype,
+                               d.unit);
+      if (rc == 0 && !lead) w->time_lead = i;
       /* /connectivity/alive is H5MD connectivity: it names its particles */
       if (rc == 0 && d.row == H5W_ROW_LIVE) {
         hid_t g = H5Gopen2(cur, name, H5P_DEFAULT);
@@ -410,9 +429,11 @@ int h5w_flush_series(vs_h5_writer *w, int index) {
   }
   newdims[0] = s->dims[0] + s->used;
   count[0] = s->used;
+  /* shared step and time are written by the series that created them */
   if (append_block(w, s->value, s->rank, newdims, start, count, s->mtype, s->buf) < 0 ||
-      append_block(w, s->step, 1, newdims, start, count, H5T_NATIVE_INT64, s->steps) < 0 ||
-      append_block(w, s->time, 1, newdims, start, count, H5T_NATIVE_DOUBLE, s->times) < 0)
+      (!s->shared &&
+       (append_block(w, s->step, 1, newdims, start, count, H5T_NATIVE_INT64, s->steps) < 0 ||
+        append_block(w, s->time, 1, newdims, start, count, H5T_NATIVE_DOUBLE, s->times) < 0)))
     return -1;
   s->dims[0] = newdims[0];
   s->used = 0;

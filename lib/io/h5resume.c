@@ -183,6 +183,22 @@ static vs_status copy_bytes(const char *src, int out, const char *dst, char *why
   return rc;
 }
 
+/* The file address of an open object's header (its identity: two hard
+ * links to one dataset give the same), 0 when it cannot be had. */
+static uint64_t obj_addr(hid_t id) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t oi;
+  haddr_t a = HADDR_UNDEF;
+  if (H5Oget_info3(id, &oi, H5O_INFO_BASIC) < 0 || H5VLnative_token_to_addr(id, oi.token, &a) < 0)
+    return 0;
+  return (uint64_t)a;
+#else
+  H5O_info_t oi;
+  if (H5Oget_info2(id, &oi, H5O_INFO_BASIC) < 0) return 0;
+  return (uint64_t)oi.addr;
+#endif
+}
+
 /* Open series i of a reopened file, checking that it is what the model
  * would write; 1 = layout mismatch (message in w->msg), -1 = HDF5 error. */
 static int open_series(vs_h5_writer *w, const h5w_series_desc *d, int i) {
@@ -229,6 +245,23 @@ static int open_series(vs_h5_writer *w, const h5w_series_desc *d, int i) {
   if (dcpl >= 0) H5Pclose(dcpl);
   if (h5w_series_alloc(w, s, group, rank, inner, ftype, mtype, (size_t)chunk[0]) < 0) return -1;
   s->dims[0] = dims[0];
+  /* step and time hard links to an earlier series' (files since they were
+   * shared): that one writes them; files with a pair per series append to
+   * each as before */
+  if (w->time_lead < 0) {
+    w->time_lead = i;
+  } else {
+    const series *lead = &w->s[w->time_lead];
+    const uint64_t sa = obj_addr(s->step), ta = obj_addr(s->time);
+    const int share_step = sa != 0 && sa == obj_addr(lead->step);
+    const int share_time = ta != 0 && ta == obj_addr(lead->time);
+    if (share_step != share_time) {
+      snprintf(w->msg, sizeof w->msg,
+               "%s shares only one of its step and time with the first series", group);
+      return 1;
+    }
+    s->shared = share_step;
+  }
   return 0;
 }
 

@@ -401,6 +401,7 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
   of->fd = -1;
   w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
   for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
+  w->time_lead = -1;
   w->every = model->output.every > 0 ? model->output.every : 1;
   w->rows_hint = (size_t)(model->frames > 0 ? model->frames / w->every : 0) + 1;
   w->compression = model->output.compression;

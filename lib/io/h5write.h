@@ -35,6 +35,8 @@
 /* One H5MD time series: value [F, ...], step [F] int64, time [F] float64. */
 typedef struct series {
   hid_t value, step, time; /* H5I_INVALID_HID when the series is not written */
+  int shared;              /* step and time are hard links to the first series' (every
+                              series is recorded on the same frames): that one writes them */
   hid_t mtype;             /* memory type of buf */
   int rank;                /* of value, axis 0 included (1..3) */
   hsize_t dims[3];         /* value's extent in the file; dims[0] = frames written */
@@ -71,6 +73,7 @@ struct vs_h5_writer {
   hid_t file, fapl, gcpl, params;
   int compression;
   int64_t every;
+  int time_lead;      /* the series whose step and time the others link to, -1 before one */
   size_t rows_hint;   /* frames the run will record (chunks hold no more), 0 = unknown */
   int32_t n_particles;
   int32_t n_constraints;
@@ -155,8 +158,9 @@ H5W_FN int h5w_make_fixed(vs_h5_writer *w, hid_t loc, const char *name, hid_t ft
 /* rows: frames per buffer (the chunk rows of value); 0 = chunk_rows() */
 H5W_FN int h5w_series_alloc(vs_h5_writer *w, series *s, const char *name, int rank,
                             const hsize_t *inner, hid_t ftype, hid_t mtype, size_t rows);
-H5W_FN int h5w_make_series(vs_h5_writer *w, series *s, hid_t loc, const char *name, int rank,
-                           const hsize_t *inner, hid_t ftype, hid_t mtype, const char *unit);
+H5W_FN int h5w_make_series(vs_h5_writer *w, series *s, const series *lead, hid_t loc,
+                           const char *name, int rank, const hsize_t *inner, hid_t ftype,
+                           hid_t mtype, const char *unit);
 H5W_FN int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *under);
 H5W_FN int h5w_flush_series(vs_h5_writer *w, int index);
 H5W_FN int h5w_flush_all(vs_h5_writer *w);
