@@ -1440,6 +1440,54 @@ START_TEST(resume_accepts_both_layouts) {
 }
 END_TEST
 
+/* The syncer thread (fdatasync as chunks are appended) starts only once
+ * the file holds 4 MiB: a small run has the writer's thread alone, a big
+ * one both.  Threads counted in /proc/self/task (this test's process runs
+ * nothing else). */
+static int record_and_count_threads(const char *path, const char *yaml) {
+  vs_scene *s = tu_scene(yaml);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_error e;
+  vs_h5_writer *w = NULL;
+  ck_assert_msg(vs_h5_open(path, s, m, NULL, &w, &e) == VS_OK, "%s", e.message);
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  for (int64_t f = 0; f < m->frames; f++) {
+    ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  }
+  ck_assert_int_eq(vs_h5_wait(w, &e), VS_OK);
+  const int threads = count_entries("/proc/self/task");
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 1.0, &e), VS_OK);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  return threads;
+}
+
+START_TEST(syncer_only_for_big_files) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  ck_assert_int_eq(
+      record_and_count_threads(
+          out, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0], [1, 1, 0]]}\n"),
+      2);
+  /* 64 x 64 particles, 3 doubles: 96 KiB a frame, 61 frames: 5.9 MiB */
+  char *big = join(dir, "big.h5");
+  ck_assert_int_eq(record_and_count_threads(big, "time: {frames: 60}\nbodies:\n  - cloth: {origin: "
+                                                 "[0, 1, 0], size: [1, 1], resolution: [63, 63], "
+                                                 "plane: xz, pin: top-corners}\n"),
+                   3);
+  struct stat sb;
+  ck_assert_int_eq(stat(big, &sb), 0);
+  ck_assert_int_gt(sb.st_size, 4 << 20);
+  tu_rmtree(dir);
+  free(big);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("h5out");
   TCase *t = tcase_create("h5out");
@@ -1468,6 +1516,7 @@ static Suite *suite(void) {
   tcase_add_test(t, resume_is_bitwise_identical);
   tcase_add_test(t, resume_refuses_another_scene);
   tcase_add_test(t, resume_accepts_both_layouts);
+  tcase_add_test(t, syncer_only_for_big_files);
   suite_add_tcase(s, t);
   return s;
 }

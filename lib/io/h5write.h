@@ -64,6 +64,8 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
 /* state copies of a writer: H5W_SLOTS while they take at most H5W_SLOTS_BYTES, else 2 */
 #define H5W_SLOTS 3
 #define H5W_SLOTS_BYTES ((size_t)16 << 20)
+/* the file size from which the syncer thread runs (kick_syncer) */
+#define H5W_SYNC_FROM ((size_t)4 << 20)
 
 struct vs_h5_writer {
   char *path; /* the output as given */
@@ -125,6 +127,7 @@ struct vs_h5_writer {
   pthread_t syncer;
   pthread_cond_t sync_cv;
   int sync_on;               /* syncer is running */
+  int sync_tried;            /* it was started (or could not be): not again */
   int sync_dirty;            /* chunks appended since the syncer's last fdatasync */
   int sync_quit;             /* the syncer ends */
   int sync_errno;            /* its first failure, 0 when none */
