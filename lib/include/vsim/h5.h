@@ -79,7 +79,7 @@ const char *vs_h5_library_version(void);
 
 /* ---- resuming (vsim run --resume, docs/result-file.md, /checkpoint) ----
  * Every finished file holds /checkpoint: the state (every VS_STATE_FIELDS
- * array and the counters) after the last recorded frame.  To resume: build
+ * array that is not empty, and the counters) after the last recorded frame.  To resume: build
  * the model from the file's `resolved` scene (vs_h5_read_parameter), create
  * a state, vs_h5_read_checkpoint into it, vs_h5_reopen the file, then step
  * and record as usual.  The datasets end up bitwise identical to those of
