@@ -15,8 +15,12 @@
  *  - one arena (the writer's thread allocates from the same heap; no
  *    allocation happens inside a step, so there is nothing to contend for);
  *  - allocations up to 1 MiB come from the heap (HDF5's 512 KiB cache
- *    table among them), which grows 8 MiB at a time and is not trimmed
- *    below 16 MiB;
+ *    table among them), which grows 64 MiB at a time (address space: only
+ *    the 2 MiB pages touched become memory) and is not trimmed below
+ *    128 MiB.  Only the first growth is marked MADV_HUGEPAGE (a later one
+ *    is a new mapping without the mark), so it must hold the whole heap
+ *    of a usual run: with 8 MiB, a 128x128 cloth's model and HDF5's
+ *    tables landed past it, on 4 KiB pages (~400 faults in vs_h5_open);
  *  - the heap's top is moved to a 2 MiB boundary (the gap is an allocation
  *    never touched: address space, not memory) and what lies above it is
  *    marked MADV_HUGEPAGE.
@@ -40,7 +44,7 @@ void cli_heap_setup(void) {
   /* the sanitizer's allocator is not glibc's */
 #elif defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_ARENA_MAX)
   const uintptr_t huge = (uintptr_t)2 << 20, page = 4096;
-  const int pad = 8 << 20;
+  const int pad = 64 << 20;
   if (!mallopt(M_ARENA_MAX, 1) || !mallopt(M_MMAP_THRESHOLD, 4 << 20) ||
       !mallopt(M_TOP_PAD, pad) || !mallopt(M_TRIM_THRESHOLD, 2 * pad))
     return;
