@@ -1442,7 +1442,8 @@ END_TEST
 
 /* The syncer thread (fdatasync as chunks are appended) starts only once
  * the file holds 4 MiB: a small run has the writer's thread alone, a big
- * one both.  Threads counted in /proc/self/task (this test's process runs
+ * one both, and a run that records at most H5W_INLINE_BYTES (frames x
+ * state) neither.  Threads counted in /proc/self/task (this test's process runs
  * nothing else). */
 static int record_and_count_threads(const char *path, const char *yaml) {
   vs_scene *s = tu_scene(yaml);
@@ -1468,9 +1469,18 @@ static int record_and_count_threads(const char *path, const char *yaml) {
 START_TEST(syncer_only_for_big_files) {
   char *dir = tu_tmpdir();
   char *out = join(dir, "out.h5");
+  /* two frames of a two-particle state (H5W_INLINE_BYTES): written on the
+   * caller's thread, no writer thread, no syncer */
   ck_assert_int_eq(
       record_and_count_threads(
           out, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0], [1, 1, 0]]}\n"),
+      1);
+  /* the same state (176 bytes) over 10000 frames, 1.7 MB: the writer
+   * thread, no syncer */
+  char *many = join(dir, "many.h5");
+  ck_assert_int_eq(
+      record_and_count_threads(
+          many, "time: {frames: 10000}\nbodies:\n  - particles: {positions: [[0, 1, 0], [1, 1, 0]]}\n"),
       2);
   /* 64 x 64 particles, 3 doubles: 96 KiB a frame, 61 frames: 5.9 MiB */
   char *big = join(dir, "big.h5");
@@ -1483,6 +1493,7 @@ START_TEST(syncer_only_for_big_files) {
   ck_assert_int_gt(sb.st_size, 4 << 20);
   tu_rmtree(dir);
   free(big);
+  free(many);
   free(out);
   free(dir);
 }

@@ -454,7 +454,11 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
 #undef STATE_BYTES
   }
   const size_t fit = H5W_SLOTS_BYTES / (bytes > 0 ? bytes : 1);
-  const int n_pool = fit >= H5W_SLOTS ? H5W_SLOTS : fit > 2 ? (int)fit : 2;
+  /* a short run of a small state writes on the caller's thread: a slot
+   * and the checkpoint */
+  w->inline_write = w->rows_hint > 0 && bytes <= H5W_INLINE_BYTES / w->rows_hint;
+  const int n_pool =
+      w->inline_write ? 2 : fit >= H5W_SLOTS ? H5W_SLOTS : fit > 2 ? (int)fit : 2;
   for (; ok && w->n_pool < n_pool; w->n_pool++) ok = (w->pool[w->n_pool] = bare_state(model)) != NULL;
   if (ok) {
     w->ck = w->pool[w->n_pool - 1];
@@ -517,7 +521,7 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   const int n_free = w->n_free;
   w->touch = 1;
   w->n_free = 0; /* the thread frees each slot once touched */
-  if (start_thread(w) != 0) {
+  if (w->inline_write || start_thread(w) != 0) {
     w->touch = 0;
     w->n_free = n_free;
   }
@@ -936,7 +940,7 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
   const int64_t rcontacts = model->n_rigid > 0 ? state->scratch->rigid_contacts : 0;
   w->frames++;
   w->last_frame = state->frame;
-  if (w->thread_on || start_thread(w) == 0) {
+  if (w->thread_on || (!w->inline_write && start_thread(w) == 0)) {
     pthread_mutex_lock(&w->mu);
     const int tail = (w->q_head + w->q_len) % H5W_SLOTS;
     w->q[tail].s = slot;
@@ -947,7 +951,7 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
     pthread_mutex_unlock(&w->mu);
     return VS_OK;
   }
-  /* no thread to be had: write it here */
+  /* a short run of a small state, or no thread to be had: write it here */
   vs_state *old = NULL;
   const int rc = write_frame(w, slot, overlap, rcontacts, &old);
   w->free_slot[w->n_free++] = old;

@@ -64,6 +64,10 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
 /* state copies of a writer: H5W_SLOTS while they take at most H5W_SLOTS_BYTES, else 2 */
 #define H5W_SLOTS 3
 #define H5W_SLOTS_BYTES ((size_t)16 << 20)
+/* a run that will record no more than this (frames x state bytes) writes
+ * its frames on the caller's thread: the writer thread's start and its
+ * hand-overs would cost more than the writing they overlap (start-up) */
+#define H5W_INLINE_BYTES ((size_t)1 << 20)
 /* the file size from which the syncer thread runs (kick_syncer) */
 #define H5W_SYNC_FROM ((size_t)4 << 20)
 
@@ -89,6 +93,7 @@ struct vs_h5_writer {
   vs_observe_work ow;        /* the writer thread's for vs_observe_from (n_rigid each) */
   vs_state *ck;              /* copy of the state at the last recorded frame (no scratch) */
   int has_ck;                /* ck holds a recorded frame not yet checkpointed */
+  int inline_write;          /* no writer thread: frames are written by vs_h5_record */
   /* The writer thread (h5write.c): vs_h5_record copies the frame into a
    * free slot and queues it; the thread measures it, fills the series rows,
    * calls HDF5 when a chunk is full, then makes it the checkpoint and frees
