@@ -20,7 +20,10 @@
  * HDF5; finish and abort drain and join it first.  A syncer thread
  * (started once the file holds H5W_SYNC_FROM bytes) fdatasyncs the
  * temporary file as chunks are appended, so the fsync before the rename
- * has little left.  The rows, their order and the
+ * has little left.  A run that will record at most H5W_INLINE_BYTES
+ * (frames x state bytes: a short run of a small scene) has neither thread:
+ * vs_h5_record writes each frame itself, as it does when no thread can be
+ * started.  The rows, their order and the
  * chunks are those of the synchronous writer, so the file is the same
  * byte for byte.
  *

@@ -40,7 +40,9 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
  * handed to the writer's own thread (started by vs_h5_open), which
  * measures it (vs_observe) and calls HDF5 while the caller steps on: the
  * call waits only when that thread still holds every free copy (two
- * frames handed over before; one for states over ~5 MB).  A write that
+ * frames handed over before; one for states over ~5 MB).  A run that will
+ * record at most 1 MiB (frames x state) has no such thread: the frame is
+ * written in this call.  A write that
  * failed is reported by a later call (or vs_h5_wait) as "frame N: ..." for
  * the frame that failed, then as "an earlier write failed: ..."; frames
  * handed over after it are not recorded.  model must stay alive until
