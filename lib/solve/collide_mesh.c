@@ -161,7 +161,7 @@ int vs_mesh_sweep(const vs_mesh_collider *mc, const double a[3], double b[3], do
 
 /* Whether p's R shell lies inside cp's mesh-free ball (c, clear): then no
  * triangle is within R of p. */
-static inline int shell_free(const vs_mesh_contact *cp, const double p[3], double R) {
+static inline int shell_free(const vs_mesh_ball *cp, const double p[3], double R) {
   const double lim = cp->clear - R;
   const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
   return cp->clear > 0.0 && lim > 0.0 && dot3(dp, dp) < lim * lim;
@@ -170,7 +170,7 @@ static inline int shell_free(const vs_mesh_contact *cp, const double p[3], doubl
 /* (cp, when given: the closest-point query is left out when p has not
  * moved and its shell is inside cp's mesh-free ball: it would find
  * nothing) */
-static int project(const vs_mesh_collider *mc, const vs_mesh_contact *cp, const double prev[3],
+static int project(const vs_mesh_collider *mc, const vs_mesh_ball *cp, const double prev[3],
                    double p[3], double r, double n[3], double *depth) {
   const double R = r + mc->thickness;
   int moved = 0;
@@ -303,7 +303,7 @@ void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, cons
 
 void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i, const vs_mesh_contact *cp) {
+                           int32_t i, const vs_mesh_ball *cp) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
   const double R = r + mc->thickness;
