@@ -250,25 +250,6 @@ START_TEST(build_is_deterministic_and_address_free) {
 }
 END_TEST
 
-/* The runs (model/bvh.h) of a list of distinct triangles, sorted first. */
-static int to_runs(const int32_t *list, int n, uint32_t *run) {
-  int32_t t[64];
-  memcpy(t, list, (size_t)n * sizeof *t);
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
-      const int32_t x = t[j];
-      t[j] = t[j - 1], t[j - 1] = x;
-    }
-  int nr = 0;
-  for (int i = 0; i < n;) {
-    int k = 1;
-    while (i + k < n && t[i + k] == t[i] + k) k++;
-    run[nr++] = vs_bvh_run(t[i], k);
-    i += k;
-  }
-  return nr;
-}
-
 /* The cached-neighbourhood queries (collide_mesh.h): vs_bvh_nearest's list
  * and reach, then, for points and segments moved about inside the reach,
  * vs_bvh_closest_list and vs_bvh_segment_list give the whole BVH's answer,
@@ -334,25 +315,6 @@ START_TEST(list_queries_match_the_whole_bvh) {
         ck_assert(h1.t == h2.t);
         for (int a = 0; a < 3; a++) ck_assert(h1.point[a] == h2.point[a] && h1.normal[a] == h2.normal[a]);
       }
-      /* the same over the list's runs */
-      uint32_t run[64];
-      const int nr = n > 0 ? to_runs(list, n, run) : 0;
-      const int a3 = vs_bvh_closest_runs(&b, run, nr, p, R, &h2);
-      ck_assert_int_eq(a1, a3);
-      if (a1) {
-        vs_bvh_closest(&b, p, R, &h1);
-        ck_assert_int_eq(h1.tri, h2.tri);
-        ck_assert(h1.dist == h2.dist);
-        for (int a = 0; a < 3; a++) ck_assert(h1.point[a] == h2.point[a] && h1.normal[a] == h2.normal[a]);
-      }
-      const int s3 = vs_bvh_segment_runs(&b, run, nr, p0, p, &h2);
-      ck_assert_int_eq(s1, s3);
-      if (s1) {
-        vs_bvh_segment(&b, p0, p, &h1);
-        ck_assert_int_eq(h1.tri, h2.tri);
-        ck_assert(h1.t == h2.t);
-        for (int a = 0; a < 3; a++) ck_assert(h1.point[a] == h2.point[a] && h1.normal[a] == h2.normal[a]);
-      }
     }
   }
   ck_assert_int_gt(used, 5000);
@@ -404,21 +366,6 @@ START_TEST(list_bounds_keep_the_answers_far_from_the_origin) {
     const int s1 = vs_bvh_segment(&b, p0, p1, &h1), s2 = vs_bvh_segment_list(&b, list, nl, p0, p1, &h2);
     bad += s1 != s2;
     if (s1 && s2) bad += h1.tri != h2.tri || h1.t != h2.t, crossings++;
-    /* and over the list's runs (it is in triangle order) */
-    uint32_t run[64];
-    const int nr = nl > 0 ? to_runs(list, nl, run) : 0;
-    const int a3 = vs_bvh_closest_runs(&b, run, nr, p, maxd, &h2);
-    bad += a1 != a3;
-    if (a3) {
-      vs_bvh_closest(&b, p, maxd, &h1);
-      bad += h1.tri != h2.tri || h1.dist != h2.dist;
-    }
-    const int s3 = vs_bvh_segment_runs(&b, run, nr, p0, p1, &h2);
-    bad += s1 != s3;
-    if (s3) {
-      vs_bvh_segment(&b, p0, p1, &h1);
-      bad += h1.tri != h2.tri || h1.t != h2.t;
-    }
   }
   ck_assert_int_eq(bad, 0);
   ck_assert_int_gt(hits, 1500);

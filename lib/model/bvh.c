@@ -622,7 +622,10 @@ static inline __m128 bounds4_row(const bounds4_t *q, const float *pl0, const flo
 
 /* closest_list's filter for list[0..4): bit j set when triangle j may lie
  * within lim of p, its bound pd^2 + e^2 in l2[j]. */
-static inline int bounds4_closest_pl(const bounds4_t *q, const float *const pl[4], float l2[4]) {
+static inline int bounds4_closest(const bounds4_t *q, const float *planes, const int32_t *list,
+                                  float l2[4]) {
+  const float *pl[4];
+  for (int j = 0; j < 4; j++) pl[j] = planes + (size_t)list[j] * VS_BVH_PLANES;
   const __m128 pd = bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 0);
   __m128 e = _mm_max_ps(bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 1), _mm_setzero_ps());
   e = _mm_max_ps(e, bounds4_row(q, pl[0], pl[1], pl[2], pl[3], 2));
@@ -632,17 +635,12 @@ static inline int bounds4_closest_pl(const bounds4_t *q, const float *const pl[4
   return _mm_movemask_ps(_mm_cmpngt_ps(d2, q->lim2));
 }
 
-static inline int bounds4_closest(const bounds4_t *q, const float *planes, const int32_t *list,
-                                  float l2[4]) {
-  const float *pl[4];
-  for (int j = 0; j < 4; j++) pl[j] = planes + (size_t)list[j] * VS_BVH_PLANES;
-  return bounds4_closest_pl(q, pl, l2);
-}
-
 /* segment_list's filter: bit j set unless both ends lie beyond lim on the
  * same side of triangle j's plane. */
-static inline int bounds4_segment_pl(const bounds4_t *qa, const bounds4_t *qb,
-                                     const float *const pl[4]) {
+static inline int bounds4_segment(const bounds4_t *qa, const bounds4_t *qb, const float *planes,
+                                  const int32_t *list) {
+  const float *pl[4];
+  for (int j = 0; j < 4; j++) pl[j] = planes + (size_t)list[j] * VS_BVH_PLANES;
   __m128 r[4];
   bounds4_load(pl[0], pl[1], pl[2], pl[3], 0, r);
   const __m128 sa = bounds4_eval(qa, r), sb = bounds4_eval(qb, r);
@@ -651,25 +649,14 @@ static inline int bounds4_segment_pl(const bounds4_t *qa, const bounds4_t *qb,
                below = _mm_and_ps(_mm_cmplt_ps(sa, nlim), _mm_cmplt_ps(sb, nlim));
   return ~_mm_movemask_ps(_mm_or_ps(above, below)) & 15;
 }
-
-static inline int bounds4_segment(const bounds4_t *qa, const bounds4_t *qb, const float *planes,
-                                  const int32_t *list) {
-  const float *pl[4];
-  for (int j = 0; j < 4; j++) pl[j] = planes + (size_t)list[j] * VS_BVH_PLANES;
-  return bounds4_segment_pl(qa, qb, pl);
-}
-
 #endif
-
-static int closest_pick(const vs_bvh *b, const double *lb2, const int32_t *ct, int nc, int first,
-                        const double p[3], double maxd, double tol, vs_bvh_hit *hit);
 
 int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const double p[3], double maxd,
                         vs_bvh_hit *hit) {
   if (!b || !b->nodes || !(maxd >= 0.0) || n < 1 || n > NEAREST_MAX) return 0;
   /* tol: far above the rounding of the bounds (float planes: about 4e-7
    * of the coordinates) and of vs_tri_closest */
-  const double tol = 4e-6 * (b->scale + max_abs3(p)), lim = maxd + tol;
+  const double tol = 4e-6 * (b->scale + max_abs3(p)), lim = maxd + tol, max2 = maxd * maxd;
   double lb2[NEAREST_MAX];
   int32_t ct[NEAREST_MAX];
   int nc = 0, first = -1, i = 0;
@@ -699,14 +686,6 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
     if (first < 0 || l2 < lb2[first]) first = nc;
     lb2[nc] = l2, ct[nc++] = t;
   }
-  return closest_pick(b, lb2, ct, nc, first, p, maxd, tol, hit);
-}
-
-/* closest_list's exact part: the nc candidates ct (their bounds lb2, the
- * smallest at first) tested exactly, the most promising first. */
-static int closest_pick(const vs_bvh *b, const double *lb2, const int32_t *ct, int nc, int first,
-                        const double p[3], double maxd, double tol, vs_bvh_hit *hit) {
-  const double max2 = maxd * maxd;
   if (nc == 0) return 0;
   double best2 = INFINITY, thr2 = INFINITY, bq[3] = {0, 0, 0};
   int32_t best = -1;
@@ -770,135 +749,5 @@ int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const doubl
     if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt)) continue;
     if (best < 0 || tt < best_t || (tt == best_t && t < best)) best = t, best_t = tt;
   }
-  return segment_hit(b, best, best_t, p0, d, hit);
-}
-
-/* ---- the same over runs of consecutive triangles (the grid's lists) ---- */
-
-/* segment_list's exact test of triangle t, kept when first by (t, number) */
-static inline void segment_try(const vs_bvh *b, int32_t t, const double p0[3], const double d[3],
-                               int32_t *best, double *best_t) {
-  double tt;
-  if (!vs_tri_segment(corner(b, t, 0), corner(b, t, 1), corner(b, t, 2), p0, d, &tt)) return;
-  if (*best < 0 || tt < *best_t || (tt == *best_t && t < *best)) *best = t, *best_t = tt;
-}
-
-/* closest_runs' candidates from a group of four: lanes keep (bit l: ids[l]
- * or, ids NULL, t + l), their bounds l2 */
-static inline void closest_take(int keep, const float l2[4], const int32_t *ids, int32_t t,
-                                double *lb2, int32_t *ct, int *nc, int *first) {
-  for (int l = 0; keep; l++, keep >>= 1) {
-    if (!(keep & 1)) continue;
-    if (*first < 0 || (double)l2[l] < lb2[*first]) *first = *nc;
-    lb2[*nc] = (double)l2[l], ct[(*nc)++] = ids ? ids[l] : t + l;
-  }
-}
-
-int vs_bvh_closest_runs(const vs_bvh *b, const uint32_t *run, int nrun, const double p[3],
-                        double maxd, vs_bvh_hit *hit) {
-  if (!b || !b->nodes || !(maxd >= 0.0) || nrun < 1) return 0;
-  const double tol = 4e-6 * (b->scale + max_abs3(p)), lim = maxd + tol; /* as closest_list */
-  double lb2[NEAREST_MAX];
-  int32_t ct[NEAREST_MAX];
-  int nc = 0, first = -1, total = 0;
-#if defined(__SSE2__)
-  /* a run's records are consecutive: four at a time from the record of
-   * its first, its last k % 4 gathered with other runs' into groups of
-   * four (pend) */
-  bounds4_t q;
-  bounds4_init(&q, p, lim);
-  int32_t pend[4];
-  int np = 0;
-  for (int r = 0; r < nrun; r++) {
-    const int32_t t0 = vs_bvh_run_first(run[r]), k = vs_bvh_run_count(run[r]);
-    if ((total += k) > NEAREST_MAX) return 0;
-    int32_t j = 0;
-    for (; j + 4 <= k; j += 4) {
-      const float *p0 = b->planes + (size_t)(t0 + j) * VS_BVH_PLANES;
-      const float *pl[4] = {p0, p0 + VS_BVH_PLANES, p0 + 2 * VS_BVH_PLANES, p0 + 3 * VS_BVH_PLANES};
-      float l2[4];
-      closest_take(bounds4_closest_pl(&q, pl, l2), l2, NULL, t0 + j, lb2, ct, &nc, &first);
-    }
-    for (; j < k; j++) {
-      pend[np++] = t0 + j;
-      if (np == 4) {
-        float l2[4];
-        closest_take(bounds4_closest(&q, b->planes, pend, l2), l2, pend, 0, lb2, ct, &nc, &first);
-        np = 0;
-      }
-    }
-  }
-  if (np > 0) {
-    for (int l = np; l < 4; l++) pend[l] = pend[np - 1];
-    float l2[4];
-    closest_take(bounds4_closest(&q, b->planes, pend, l2) & ((1 << np) - 1), l2, pend, 0, lb2, ct,
-                 &nc, &first);
-  }
-#else
-  for (int r = 0; r < nrun; r++) {
-    const int32_t t0 = vs_bvh_run_first(run[r]), k = vs_bvh_run_count(run[r]);
-    if ((total += k) > NEAREST_MAX) return 0;
-    for (int32_t t = t0; t < t0 + k; t++) {
-      double pd;
-      const double e = lateral(b->planes + (size_t)t * VS_BVH_PLANES, p, &pd);
-      if (fabs(pd) > lim || e > lim) continue;
-      const double l2 = pd * pd + e * e;
-      if (l2 > lim * lim) continue;
-      if (first < 0 || l2 < lb2[first]) first = nc;
-      lb2[nc] = l2, ct[nc++] = t;
-    }
-  }
-#endif
-  return closest_pick(b, lb2, ct, nc, first, p, maxd, tol, hit);
-}
-
-int vs_bvh_segment_runs(const vs_bvh *b, const uint32_t *run, int nrun, const double p0[3],
-                        const double p1[3], vs_bvh_hit *hit) {
-  if (!b || !b->nodes || nrun < 1) return 0;
-  const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-  const double tol = 4e-6 * (b->scale + max_abs3(p0) + max_abs3(p1)); /* as segment_list */
-  double best_t = INFINITY;
-  int32_t best = -1;
-#if defined(__SSE2__)
-  /* as closest_runs */
-  bounds4_t qa, qb;
-  bounds4_init(&qa, p0, tol), bounds4_init(&qb, p1, tol);
-  int32_t pend[4];
-  int np = 0;
-  for (int r = 0; r < nrun; r++) {
-    const int32_t t0 = vs_bvh_run_first(run[r]), k = vs_bvh_run_count(run[r]);
-    int32_t j = 0;
-    for (; j + 4 <= k; j += 4) {
-      const float *pa = b->planes + (size_t)(t0 + j) * VS_BVH_PLANES;
-      const float *pl[4] = {pa, pa + VS_BVH_PLANES, pa + 2 * VS_BVH_PLANES, pa + 3 * VS_BVH_PLANES};
-      for (int cross = bounds4_segment_pl(&qa, &qb, pl), l = 0; cross; l++, cross >>= 1)
-        if (cross & 1) segment_try(b, t0 + j + l, p0, d, &best, &best_t);
-    }
-    for (; j < k; j++) {
-      pend[np++] = t0 + j;
-      if (np == 4) {
-        for (int cross = bounds4_segment(&qa, &qb, b->planes, pend), l = 0; cross; l++, cross >>= 1)
-          if (cross & 1) segment_try(b, pend[l], p0, d, &best, &best_t);
-        np = 0;
-      }
-    }
-  }
-  if (np > 0) {
-    for (int l = np; l < 4; l++) pend[l] = pend[np - 1];
-    for (int cross = bounds4_segment(&qa, &qb, b->planes, pend) & ((1 << np) - 1), l = 0; cross;
-         l++, cross >>= 1)
-      if (cross & 1) segment_try(b, pend[l], p0, d, &best, &best_t);
-  }
-#else
-  for (int r = 0; r < nrun; r++) {
-    const int32_t t0 = vs_bvh_run_first(run[r]), k = vs_bvh_run_count(run[r]);
-    for (int32_t t = t0; t < t0 + k; t++) {
-      const float *pl = b->planes + (size_t)t * VS_BVH_PLANES;
-      const double sa = fdot(pl, p0) - pl[3], sb = fdot(pl, p1) - pl[3];
-      if ((sa > tol && sb > tol) || (sa < -tol && sb < -tol)) continue;
-      segment_try(b, t, p0, d, &best, &best_t);
-    }
-  }
-#endif
   return segment_hit(b, best, best_t, p0, d, hit);
 }

@@ -106,24 +106,6 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
 int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const double p0[3],
                         const double p1[3], vs_bvh_hit *hit);
 
-/* A run of consecutive triangles, first << 6 | (count - 1): count <= 64,
- * triangle numbers < VS_BVH_MAX_TRIANGLES = 2^26 (the mesh grid's lists,
- * model/meshgrid.h). */
-#define VS_BVH_RUN_MAX 64
-static inline uint32_t vs_bvh_run(int32_t first, int32_t count) {
-  return (uint32_t)first << 6 | (uint32_t)(count - 1);
-}
-static inline int32_t vs_bvh_run_first(uint32_t r) { return (int32_t)(r >> 6); }
-static inline int32_t vs_bvh_run_count(uint32_t r) { return (int32_t)(r & 63u) + 1; }
-
-/* (b) and (c) over nrun runs: the answer of the list queries over the
- * triangles the runs hold; a run's records are read four at a time, and
- * nothing is written out.  closest: 0 when the runs hold more than 64. */
-int vs_bvh_closest_runs(const vs_bvh *b, const uint32_t *run, int nrun, const double p[3],
-                        double maxd, vs_bvh_hit *hit);
-int vs_bvh_segment_runs(const vs_bvh *b, const uint32_t *run, int nrun, const double p0[3],
-                        const double p1[3], vs_bvh_hit *hit);
-
 /* The per-triangle tests the queries use (exposed for the brute-force tests). */
 double vs_tri_closest(const double *a, const double *bb, const double *c, const double p[3],
                       double q[3]);

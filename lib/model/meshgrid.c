@@ -122,7 +122,7 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
       const uint32_t first = tri[j], most = VS_MESH_GRID_RUN - (uint32_t)((j - r0) % VS_MESH_GRID_RUN);
       uint32_t n = 1;
       while (j + n < r1 && n < most && tri[j + n] == first + n) n++;
-      tri[w++] = vs_bvh_run((int32_t)first, (int32_t)n);
+      tri[w++] = first << 6 | (n - 1);
       j += n;
     }
   }

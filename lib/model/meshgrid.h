@@ -27,7 +27,7 @@
 #include "model/bvh.h"
 #include "vsim/error.h"
 
-#define VS_MESH_GRID_RUN VS_BVH_RUN_MAX /* the longest run */
+#define VS_MESH_GRID_RUN 64 /* the longest run (6 bits; triangle numbers < 2^26 = VS_BVH_MAX_TRIANGLES) */
 
 #define VS_MESH_GRID_BYTES(nt) (4 * (16 * (int64_t)(nt) + 4097) + 4 * (48 * (int64_t)(nt) + 65536))
 
@@ -59,8 +59,8 @@ static inline int64_t vs_mesh_grid_cell(const vs_mesh_grid *g, const double p[3]
   return id;
 }
 
-/* Run r's first triangle and count (model/bvh.h). */
-static inline int32_t vs_mesh_grid_run_first(uint32_t r) { return vs_bvh_run_first(r); }
-static inline int32_t vs_mesh_grid_run_count(uint32_t r) { return vs_bvh_run_count(r); }
+/* Run r's first triangle and count. */
+static inline int32_t vs_mesh_grid_run_first(uint32_t r) { return (int32_t)(r >> 6); }
+static inline int32_t vs_mesh_grid_run_count(uint32_t r) { return (int32_t)(r & 63u) + 1; }
 
 #endif
