@@ -396,9 +396,7 @@ START_TEST(grid_lists_hold_every_triangle_within_the_margin) {
     ck_assert_int_le(g.n_entries, 48 * (int64_t)s.nt + 65536);
     ck_assert_int_eq(g.start[cells], g.n_entries);
     ck_assert(memcmp(g.start, g2.start, (size_t)(cells + 1) * sizeof *g.start) == 0);
-    ck_assert(memcmp(g.run, g2.run, (size_t)g.n_entries * sizeof *g.run) == 0);
-    /* (the soup's sphere is numbered row by row: its lists have runs) */
-    ck_assert_int_lt(g.n_entries, g.n_tri_entries);
+    ck_assert(memcmp(g.tri, g2.tri, (size_t)g.n_entries * sizeof *g.tri) == 0);
     int bad = 0, near = 0, outside = 0;
     for (int q = 0; q < 3000; q++) {
       double c[3] = {5 * urand() - 2.5, 5 * urand() - 2.5, 5 * urand() - 2.5};
@@ -414,26 +412,12 @@ START_TEST(grid_lists_hold_every_triangle_within_the_margin) {
         near++;
         int in = 0;
         if (id >= 0)
-          for (int32_t k = g.start[id]; k < g.start[id + 1]; k++)
-            in |= t >= vs_mesh_grid_run_first(g.run[k]) &&
-                  t < vs_mesh_grid_run_first(g.run[k]) + vs_mesh_grid_run_count(g.run[k]);
+          for (int32_t k = g.start[id]; k < g.start[id + 1]; k++) in |= g.tri[k] == t;
         bad += !in;
       }
-      /* each list in triangle order, without repeats; no run across a
-       * multiple of VS_MESH_GRID_RUN in the list, and none shorter than it
-       * could be (followed by the next number short of such a multiple) */
-      if (id >= 0) {
-        int64_t pos = 0;
-        for (int32_t k = g.start[id]; k < g.start[id + 1]; k++) {
-          const int32_t cnt = vs_mesh_grid_run_count(g.run[k]);
-          bad += pos / VS_MESH_GRID_RUN != (pos + cnt - 1) / VS_MESH_GRID_RUN;
-          pos += cnt;
-          if (k + 1 == g.start[id + 1]) break;
-          const int32_t end = vs_mesh_grid_run_first(g.run[k]) + cnt;
-          bad += !(end <= vs_mesh_grid_run_first(g.run[k + 1]));
-          bad += end == vs_mesh_grid_run_first(g.run[k + 1]) && pos % VS_MESH_GRID_RUN != 0;
-        }
-      }
+      /* each list in triangle order, without repeats */
+      if (id >= 0)
+        for (int32_t k = g.start[id] + 1; k < g.start[id + 1]; k++) bad += !(g.tri[k - 1] < g.tri[k]);
     }
     ck_assert_int_eq(bad, 0);
     ck_assert_int_gt(near, 1000);

@@ -9,7 +9,7 @@
 void vs_mesh_grid_free(vs_mesh_grid *g) {
   if (!g) return;
   vs_free(g->start);
-  vs_free(g->run);
+  vs_free(g->tri);
   memset(g, 0, sizeof *g);
 }
 
@@ -79,9 +79,8 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
   const int64_t cells = (int64_t)g->n[0] * g->n[1] * g->n[2];
   g->margin = margin;
   g->start = vs_calloc((size_t)cells + 1, sizeof *g->start);
-  uint32_t *tri = vs_malloc((size_t)(g->n_entries > 0 ? g->n_entries : 1) * sizeof *tri);
-  g->run = tri;
-  if (!g->start || !g->run) {
+  g->tri = vs_malloc((size_t)(g->n_entries > 0 ? g->n_entries : 1) * sizeof *g->tri);
+  if (!g->start || !g->tri) {
     vs_mesh_grid_free(g);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory building a mesh grid");
   }
@@ -95,7 +94,7 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
           for (int32_t x = c0[0]; x <= c1[0]; x++) {
             const int64_t id = ((int64_t)z * g->n[1] + y) * g->n[0] + x;
             if (pass == 0) g->start[id + 1]++;
-            else tri[g->start[id]++] = (uint32_t)t;
+            else g->tri[g->start[id]++] = t;
           }
     }
     if (pass == 0) {
@@ -109,26 +108,5 @@ vs_status vs_mesh_grid_build(vs_mesh_grid *g, const vs_bvh *b, double margin, vs
       g->start[0] = 0;
     }
   }
-  /* each list into runs of consecutive numbers, in place (a list's runs
-   * are at most its entries, so the writes stay behind the reads) */
-  g->n_tri_entries = g->n_entries;
-  int64_t w = 0;
-  for (int64_t k = 0; k < cells; k++) {
-    const int64_t r0 = g->start[k], r1 = g->start[k + 1];
-    g->start[k] = (int32_t)w;
-    for (int64_t j = r0; j < r1;) {
-      /* (a run ends at a multiple of VS_MESH_GRID_RUN in its list: the
-       * queries take a list in pieces of that many, whole runs) */
-      const uint32_t first = tri[j], most = VS_MESH_GRID_RUN - (uint32_t)((j - r0) % VS_MESH_GRID_RUN);
-      uint32_t n = 1;
-      while (j + n < r1 && n < most && tri[j + n] == first + n) n++;
-      tri[w++] = first << 6 | (n - 1);
-      j += n;
-    }
-  }
-  g->start[cells] = (int32_t)w;
-  g->n_entries = w;
-  uint32_t *shrunk = vs_realloc(tri, (size_t)(w > 0 ? w : 1) * sizeof *tri);
-  if (shrunk) g->run = shrunk; /* (a failed shrink keeps the larger block) */
   return VS_OK;
 }

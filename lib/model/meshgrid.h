@@ -8,17 +8,9 @@
  * list of p's cell holds every triangle within `margin` of p, and a point
  * outside the grid has none: one O(1) lookup instead of a BVH walk.
  *
- * A list is stored as runs of consecutive triangle numbers, 4 bytes a run
- * (the first number << 6 | the count - 1, at most VS_MESH_GRID_RUN
- * triangles, none across a multiple of VS_MESH_GRID_RUN in its list, so
- * that the list's pieces of that many are whole runs): a mesh numbered with any locality (rows of a UV sphere, an
- * exporter's strips) lists a cell's 30-odd triangles in a handful of runs,
- * so that a query reads a few bytes of list instead of 4 a triangle.
- *
  * Memory is bounded: at most 16 n_tri + 4096 cells and 48 n_tri + 65536
  * list entries (h grows by 10 % until both hold), 4 bytes each
- * (VS_MESH_GRID_BYTES, counted by model/estimate.c); the runs are at most
- * as many as the entries (the array is shrunk to them once built). */
+ * (VS_MESH_GRID_BYTES, counted by model/estimate.c). */
 #ifndef VSIM_MESHGRID_H
 #define VSIM_MESHGRID_H
 
@@ -27,8 +19,6 @@
 #include "model/bvh.h"
 #include "vsim/error.h"
 
-#define VS_MESH_GRID_RUN 64 /* the longest run (6 bits; triangle numbers < 2^26 = VS_BVH_MAX_TRIANGLES) */
-
 #define VS_MESH_GRID_BYTES(nt) (4 * (16 * (int64_t)(nt) + 4097) + 4 * (48 * (int64_t)(nt) + 65536))
 
 typedef struct vs_mesh_grid {
@@ -36,11 +26,10 @@ typedef struct vs_mesh_grid {
   double h, inv_h;  /* cell side */
   double margin;    /* every triangle within this of a point is in its cell's list */
   int32_t n[3];     /* cells per axis */
-  int32_t *start;   /* n0 n1 n2 + 1: cell k's runs are run[start[k] .. start[k+1]) */
-  uint32_t *run;    /* first triangle << 6 | (count - 1), in triangle order, no repeats */
-  int64_t n_entries; /* runs, all lists */
-  int64_t n_tri_entries; /* triangles, all lists */
-  int32_t max_list; /* the longest list, triangles */
+  int32_t *start;   /* n0 n1 n2 + 1: cell k's triangles are tri[start[k] .. start[k+1]) */
+  int32_t *tri;
+  int64_t n_entries;
+  int32_t max_list; /* the longest list */
 } vs_mesh_grid;
 
 /* Build over the BVH's triangles (borrowed vertices and triangles), margin
@@ -58,9 +47,5 @@ static inline int64_t vs_mesh_grid_cell(const vs_mesh_grid *g, const double p[3]
   }
   return id;
 }
-
-/* Run r's first triangle and count. */
-static inline int32_t vs_mesh_grid_run_first(uint32_t r) { return (int32_t)(r >> 6); }
-static inline int32_t vs_mesh_grid_run_count(uint32_t r) { return (int32_t)(r & 63u) + 1; }
 
 #endif

@@ -4,9 +4,6 @@
 
 #include <math.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 static inline double dot3(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -46,34 +43,9 @@ static double plane_dist(const vs_bvh *b, int32_t t, const double n[3], const do
 #define SEG_PIECES 16 /* the longest path through the grid: 32 margins */
 #define LIST_MAX 64   /* vs_bvh_closest_list's longest list */
 
-/* A cell's list, runs (model/meshgrid.h) written out into the list
- * queries' pieces: a run never crosses a multiple of VS_MESH_GRID_RUN =
- * LIST_MAX in its list, so the pieces are whole runs, and the same pieces
- * of LIST_MAX numbers as the list's. */
-_Static_assert(VS_MESH_GRID_RUN == LIST_MAX, "a piece is whole runs");
-
-/* The next piece of the runs [*run, end) into buf (LIST_MAX + 3: a run is
- * written four numbers at a time, up to 3 past its end): how many (0:
- * done). */
-static inline int list_piece(const uint32_t **run, const uint32_t *end, int32_t *buf) {
-  int n = 0;
-  for (const uint32_t *r = *run; r < end; r++) {
-    const int32_t first = vs_mesh_grid_run_first(*r), k = vs_mesh_grid_run_count(*r);
-    if (n + k > LIST_MAX) {
-      *run = r;
-      return n;
-    }
-#if defined(__SSE2__)
-    __m128i v = _mm_add_epi32(_mm_set1_epi32(first), _mm_setr_epi32(0, 1, 2, 3));
-    for (int j = 0; j < k; j += 4, v = _mm_add_epi32(v, _mm_set1_epi32(4)))
-      _mm_storeu_si128((__m128i *)(buf + n + j), v);
-#else
-    for (int j = 0; j < k; j++) buf[n + j] = first + j;
-#endif
-    n += k;
-  }
-  *run = end;
-  return n;
+static inline const int32_t *cell_list(const vs_mesh_grid *g, int64_t c, int *n) {
+  *n = g->start[c + 1] - g->start[c];
+  return g->tri + g->start[c];
 }
 
 /* Whether the path a -> b lies wholly on one side of the grid's box: then
@@ -108,16 +80,12 @@ static int q_segment(const vs_mesh_collider *mc, const double a[3], const double
     const int64_t c = vs_mesh_grid_cell(g, s);
     if (c < 0 || c == last) continue;
     last = c;
-    /* the first hit of the list's pieces: the smallest t, then the lowest
-     * number, as of the whole list at once */
-    const uint32_t *run = g->run + g->start[c], *end = g->run + g->start[c + 1];
-    int32_t list[LIST_MAX + 3];
-    for (int n; (n = list_piece(&run, end, list)) > 0;) {
-      vs_bvh_hit hh;
-      if (vs_bvh_segment_list(mc->bvh, list, n, a, b, &hh) &&
-          (!found || hh.t < h->t || (hh.t == h->t && hh.tri < h->tri)))
-        *h = hh, found = 1;
-    }
+    int n;
+    const int32_t *list = cell_list(g, c, &n);
+    vs_bvh_hit hh;
+    if (n > 0 && vs_bvh_segment_list(mc->bvh, list, n, a, b, &hh) &&
+        (!found || hh.t < h->t || (hh.t == h->t && hh.tri < h->tri)))
+      *h = hh, found = 1;
   }
   return found;
 }
@@ -127,14 +95,14 @@ static int q_closest(const vs_mesh_collider *mc, const double p[3], double maxd,
   if (!g || !(maxd <= g->margin)) return vs_bvh_closest(mc->bvh, p, maxd, h);
   const int64_t c = vs_mesh_grid_cell(g, p);
   if (c < 0) return 0;
-  /* long lists (a pole's fan) in pieces of LIST_MAX: the nearest of the
-   * pieces' nearest, ties to the lowest number */
-  const uint32_t *run = g->run + g->start[c], *end = g->run + g->start[c + 1];
-  int32_t list[LIST_MAX + 3];
+  int n;
+  const int32_t *list = cell_list(g, c, &n);
+  /* long lists (a pole's fan) in pieces: the nearest of the pieces'
+   * nearest, ties to the lowest number */
   int found = 0;
-  for (int n; (n = list_piece(&run, end, list)) > 0;) {
+  for (int k = 0; k < n; k += LIST_MAX) {
     vs_bvh_hit hh;
-    if (vs_bvh_closest_list(mc->bvh, list, n, p, maxd, &hh) &&
+    if (vs_bvh_closest_list(mc->bvh, list + k, n - k < LIST_MAX ? n - k : LIST_MAX, p, maxd, &hh) &&
         (!found || hh.dist < h->dist || (hh.dist == h->dist && hh.tri < h->tri))) {
       *h = hh, found = 1;
       maxd = hh.dist;
