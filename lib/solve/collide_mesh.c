@@ -72,12 +72,20 @@ static int q_segment(const vs_mesh_collider *mc, const double a[3], const double
   const double pieces = ceil(len / (2.0 * g->margin));
   if (!(pieces <= SEG_PIECES)) return vs_bvh_segment(mc->bvh, a, b, h);
   const int np = pieces < 1.0 ? 1 : (int)pieces;
-  int found = 0;
-  int64_t last = -1;
+  /* the pieces' cells first, their list bounds fetched at once: each
+   * lookup waits on memory (the bounds, then the list, then the planes),
+   * and the pieces' waits then overlap */
+  int64_t cell[SEG_PIECES];
   for (int j = 0; j < np; j++) {
     const double f = ((double)j + 0.5) / (double)np;
     const double s[3] = {a[0] + f * d[0], a[1] + f * d[1], a[2] + f * d[2]};
-    const int64_t c = vs_mesh_grid_cell(g, s);
+    cell[j] = vs_mesh_grid_cell(g, s);
+    if (cell[j] >= 0) __builtin_prefetch(g->start + cell[j]);
+  }
+  int found = 0;
+  int64_t last = -1;
+  for (int j = 0; j < np; j++) {
+    const int64_t c = cell[j];
     if (c < 0 || c == last) continue;
     last = c;
     int n;
