@@ -672,6 +672,8 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
         if (!(keep & 1)) continue;
         if (first < 0 || (double)l2[j] < lb2[first]) first = nc;
         lb2[nc] = (double)l2[j], ct[nc++] = list[i + j];
+        /* (its corners' numbers: the exact test below waits on them) */
+        __builtin_prefetch(b->tri + 3 * (size_t)list[i + j]);
       }
     }
   }
@@ -685,6 +687,7 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
     if (l2 > lim * lim) continue;
     if (first < 0 || l2 < lb2[first]) first = nc;
     lb2[nc] = l2, ct[nc++] = t;
+    __builtin_prefetch(b->tri + 3 * (size_t)t);
   }
   if (nc == 0) return 0;
   double best2 = INFINITY, thr2 = INFINITY, bq[3] = {0, 0, 0};

@@ -199,8 +199,8 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   run += 60 * np;                                     /* contacts, pre-step velocities */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
-  for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes (vs_mesh_contact) */
-    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 89 * np; /* + its dense flag */
+  for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes and balls */
+    if (s->colliders[k].kind == VS_COLLIDER_MESH) run += 81 * np; /* + its dense flag */
   run += 48 * np + nd;                                /* one frame of output */
   if (c->nrigid > 0) {
     /* the rigid solver's own model, state and work (contacts: 24 a body) */

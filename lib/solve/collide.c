@@ -4,6 +4,7 @@
  * (normal, accumulated depth, collider) for the velocity pass of step.c, where
  * friction and restitution act. */
 #include <math.h>
+#include <string.h>
 
 #include "solve/collide_mesh.h"
 #include "solve/solve.h"
@@ -69,14 +70,14 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
   return 0.0;
 }
 
-static inline vs_mesh_contact *contact_of(const vs_model *m, vs_mesh_contact *mesh_contact, int32_t c,
-                                      int32_t i) {
-  return mesh_contact ? mesh_contact + (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i
-                    : NULL;
+/* Particle i's record of mesh collider c in a (mesh colliders x
+ * n_particles) array. */
+static inline size_t record_of(const vs_model *m, int32_t c, int32_t i) {
+  return (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i;
 }
 
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
-                         int32_t *contact_collider, vs_mesh_contact *mesh_contact,
+                         int32_t *contact_collider, const vs_mesh_plane *mesh_contact,
                          const uint8_t *mesh_on, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) return;
@@ -89,7 +90,7 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
          * the relaxation's inner loop); the dense flags first, so that a
          * particle without a plane reads one byte */
         if (mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] != 1) continue;
-        const vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
+        const vs_mesh_plane *cp = mesh_contact + record_of(m, c, i);
         const double R = r + cd->thickness;
         const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
                          (p[2] - cp->q[2]) * cp->n[2];
@@ -202,41 +203,52 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
 /* The contact planes of particle i's mesh colliders, once its swept test is
  * done (collide_mesh.h). */
 static void contact_planes(const vs_model *m, const double *xprev, const double *x,
-                           vs_mesh_contact *mesh_contact, uint8_t *mesh_on, int32_t i) {
+                           vs_mesh_plane *mesh_contact, vs_mesh_ball *mesh_ball, uint8_t *mesh_on,
+                           int32_t i) {
   if (!mesh_contact) return;
   for (int32_t c = 0; c < m->n_colliders; c++)
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
-      vs_mesh_contact *cp = contact_of(m, mesh_contact, c, i);
+      const size_t k = record_of(m, c, i);
+      vs_mesh_contact cp;
       uint8_t on;
-      if (x[4 * (size_t)i + 3] == 0.0) on = 0, cp->on = 0; /* pinned: never projected */
-      else if (!vs_mesh_contact_plane_near(&mc, xprev + 4 * (size_t)i, x + 4 * (size_t)i, m->radius[i], cp))
-        on = 2; /* nothing near: the record left unwritten (most of a cloth beside the mesh) */
-      else on = cp->on != 0;
-      mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] = on;
+      if (x[4 * (size_t)i + 3] == 0.0) on = 0; /* pinned: never projected (nor read) */
+      else if (!vs_mesh_contact_plane_near(&mc, xprev + 4 * (size_t)i, x + 4 * (size_t)i, m->radius[i], &cp))
+        on = 2; /* nothing near: the records left unwritten (most of a cloth beside the mesh) */
+      else {
+        /* the ball for the final pass; the plane only where there is one */
+        on = cp.on != 0;
+        memcpy(mesh_ball[k].c, cp.c, sizeof cp.c);
+        mesh_ball[k].clear = cp.clear;
+        if (on) {
+          memcpy(mesh_contact[k].q, cp.q, sizeof cp.q);
+          memcpy(mesh_contact[k].n, cp.n, sizeof cp.n);
+        }
+      }
+      mesh_on[k] = on;
     }
 }
 
 void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, const vs_mesh_contact *mesh_contact,
+                      int32_t *contact_collider, const vs_mesh_ball *mesh_ball,
                       const uint8_t *mesh_on, int32_t i) {
   for (int32_t c = 0; c < m->n_colliders; c++)
     if (m->colliders[c].kind == VS_COLLIDER_MESH) {
       const vs_mesh_collider mc = mesh_of(m, c);
       /* (an unwritten record, mesh_on 2: no plane to skip work with) */
-      const int written =
-          mesh_contact && mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] != 2;
+      const size_t k = record_of(m, c, i);
+      const int written = mesh_ball && mesh_on[k] != 2;
       vs_collide_mesh_final(&mc, c, xprev, x, m->radius[i], contact, contact_collider, i,
-                            written ? contact_of(m, (vs_mesh_contact *)mesh_contact, c, i) : NULL);
+                            written ? mesh_ball + k : NULL);
     }
 }
 
 void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                      int32_t *contact_collider, vs_mesh_contact *mesh_contact, uint8_t *mesh_on,
-                      int32_t i) {
+                      int32_t *contact_collider, vs_mesh_plane *mesh_contact, vs_mesh_ball *mesh_ball,
+                      uint8_t *mesh_on, int32_t i) {
   double *p = x + 4 * (size_t)i;
   if (p[3] == 0.0) {
-    contact_planes(m, xprev, x, mesh_contact, mesh_on, i);
+    contact_planes(m, xprev, x, mesh_contact, mesh_ball, mesh_on, i);
     return;
   }
   const double *a = xprev + 4 * (size_t)i;
@@ -256,7 +268,7 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
       best = t, hit = c, bn[0] = n[0], bn[1] = n[1], bn[2] = n[2];
   }
   if (hit < 0) {
-    contact_planes(m, xprev, x, mesh_contact, mesh_on, i);
+    contact_planes(m, xprev, x, mesh_contact, mesh_ball, mesh_on, i);
     return;
   }
   /* Stop at the entry point, then slide the rest of the way along the
@@ -268,5 +280,5 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
   ct[0] = bn[0], ct[1] = bn[1], ct[2] = bn[2];
   ct[3] += rem * -dn;
   contact_collider[i] = hit;
-  contact_planes(m, xprev, x, mesh_contact, mesh_on, i);
+  contact_planes(m, xprev, x, mesh_contact, mesh_ball, mesh_on, i);
 }

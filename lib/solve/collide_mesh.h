@@ -72,7 +72,19 @@ typedef struct vs_mesh_contact {
   double clear; /* no triangle is nearer than this to c (0: unknown) */
   int32_t tri;  /* the triangle q lies on */
   int32_t on;
-} vs_mesh_contact; /* 88 bytes (model/estimate.c counts them) */
+} vs_mesh_contact;
+
+/* The solver's scratch keeps a contact in two arrays (solve.h): the plane
+ * the relaxation reads every sweep (48 bytes, so that the particles on the
+ * mesh share cache lines: the 88-byte record brought 1.4 lines a particle
+ * into every sweep), and the mesh-free ball the final pass reads (32
+ * bytes; model/estimate.c counts both). */
+typedef struct vs_mesh_plane {
+  double q[3], n[3];
+} vs_mesh_plane;
+typedef struct vs_mesh_ball {
+  double c[3], clear;
+} vs_mesh_ball;
 
 /* collide.c's conventions, for particle i of the (n x 4) arrays x and
  * xprev (w = x[4i+3] == 0: pinned, untouched): record the push in
@@ -110,8 +122,10 @@ void vs_collide_mesh_swept(const vs_mesh_collider *mc, int32_t collider, const d
 void vs_collide_mesh_particle(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                               double *x, double r, double *contact, int32_t *contact_collider,
                               int32_t i, const vs_mesh_contact *cp);
+/* (final: cp, when given, the mesh-free ball of the particle's contact
+ * record) */
 void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const double *xprev,
                            double *x, double r, double *contact, int32_t *contact_collider,
-                           int32_t i, const vs_mesh_contact *cp);
+                           int32_t i, const vs_mesh_ball *cp);
 
 #endif

@@ -15,7 +15,8 @@
   X(contact, double, 4 * (size_t)m->n_particles)                      \
   X(contact_collider, int32_t, (size_t)m->n_particles)                \
   X(vpre, double, 3 * (size_t)m->n_particles)                         \
-  X(mesh_contact, vs_mesh_contact, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
+  X(mesh_contact, vs_mesh_plane, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
+  X(mesh_ball, vs_mesh_ball, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
   X(mesh_on, uint8_t, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
   X(pc_pairs, int32_t, 2 * (size_t)w->pc_cap)                         \
   X(pc_color, int32_t, (size_t)w->pc_cap)                             \
@@ -220,4 +221,5 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
   return VS_OK;
 }
 
-_Static_assert(sizeof(vs_mesh_contact) == 88, "model/estimate.c counts 88 bytes a mesh contact plane");
+_Static_assert(sizeof(vs_mesh_plane) + sizeof(vs_mesh_ball) == 80,
+               "model/estimate.c counts 80 bytes a mesh contact plane");

@@ -54,14 +54,16 @@ typedef struct vs_jacobi_layout {
  * so that the step never allocates. */
 #define VS_CONTACTS_PER_PARTICLE 16 /* contact list capacity per particle with a radius */
 
-struct vs_mesh_contact; /* solve/collide_mesh.h */
+struct vs_mesh_plane; /* solve/collide_mesh.h */
+struct vs_mesh_ball;
 
 struct vs_solver_scratch {
   /* collider contacts of this step */
   double *contact;            /* (n_particles x 4) contact normal and accumulated normal push */
   int32_t *contact_collider;  /* (n_particles) collider that pushed it last, -1 = none */
   double *vpre;               /* (n_particles x 3) velocity before the solve (restitution) */
-  struct vs_mesh_contact *mesh_contact; /* (mesh colliders x n_particles) contact planes, per step (collide_mesh.h) */
+  struct vs_mesh_plane *mesh_contact; /* (mesh colliders x n_particles) contact planes, per step (collide_mesh.h) */
+  struct vs_mesh_ball *mesh_ball; /* (mesh colliders x n_particles) their mesh-free balls, for the final pass */
   uint8_t *mesh_on;           /* (mesh colliders x n_particles) mesh_contact[].on, dense: the relaxation reads a
                                * particle's plane only when it has one (most have none); 2: no plane, and
                                * the record not written this step (vs_mesh_contact_plane_near) */
@@ -165,17 +167,17 @@ VS_PRIVATE void vs_observe_from(const vs_model *m, const vs_state *s, double ove
 /* Project particle i out of every collider; records contact in contact[4i..].
  * xprev: the start-of-step positions (a mesh keeps particles on that side). */
 VS_PRIVATE void vs_collide_particle(const vs_model *m, const double *xprev, double *x,
-                                    double *contact, int32_t *contact_collider, struct vs_mesh_contact *mesh_contact,
-                                    const uint8_t *mesh_on, int32_t i);
+                                    double *contact, int32_t *contact_collider,
+                                    const struct vs_mesh_plane *mesh_contact, const uint8_t *mesh_on, int32_t i);
 /* Swept test (world.swept): stop particle i where its path from xprev first
  * enters a collider, then slide the rest along the surface. */
 VS_PRIVATE void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double *contact,
-                                 int32_t *contact_collider, struct vs_mesh_contact *mesh_contact,
-                                 uint8_t *mesh_on, int32_t i);
+                                 int32_t *contact_collider, struct vs_mesh_plane *mesh_contact,
+                                 struct vs_mesh_ball *mesh_ball, uint8_t *mesh_on, int32_t i);
 /* Mesh colliders: the exact projection of particle i at the end of the step
  * (after the relaxation, which saw only its contact planes: collide_mesh.h). */
 VS_PRIVATE void vs_collide_final(const vs_model *m, const double *xprev, double *x, double *contact,
-                                 int32_t *contact_collider, const struct vs_mesh_contact *mesh_contact,
+                                 int32_t *contact_collider, const struct vs_mesh_ball *mesh_ball,
                                  const uint8_t *mesh_on, int32_t i);
 /* Deepest penetration of particle position p (radius r) into any collider. */
 VS_PRIVATE double vs_collide_penetration(const vs_model *m, const double *p, double r);

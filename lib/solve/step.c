@@ -372,7 +372,8 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
       for (int32_t i = 0; i < m->n_particles; i++) w->contact_collider[i] = -1;
       if (m->swept || m->n_mesh_colliders > 0) /* a mesh collider is always swept */
         for (int32_t i = 0; i < m->n_particles; i++)
-          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
+          vs_collide_swept(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_ball,
+                           w->mesh_on, i);
     }
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);
@@ -382,7 +383,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     if (m->n_attach > 0) vs_attach_rigid(m, s, h); /* after both moved: the gap at the step's end */
     if (m->n_mesh_colliders > 0) /* the exact pass: no particle ends inside a mesh (collide_mesh.h) */
       for (int32_t i = 0; i < m->n_particles; i++)
-        vs_collide_final(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
+        vs_collide_final(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_ball, w->mesh_on, i);
     update_velocities(m, s);
     if (m->n_tearable > 0) tear_links(m, s); /* only links with a breaking length can tear */
     s->step++;
