@@ -117,11 +117,11 @@ static inline void pairs_store(double *p, const __m512d *V) {
 /* A shaped group, computed on the particles as loaded (AoS: two particles
  * (x, y, z, w) per register): d = a - b per particle pair, one transpose of
  * the d's to dx, dy, dz of the 8 links for the lengths and corrections, then
- * s broadcast back per particle, (w s) d added (a) or subtracted (b) in the
- * x, y, z lanes only (w untouched), stored as loaded.  The same operations
- * per lane as the reference (d = pa - pb, (dx dx + dy dy) + dz dz, sa = w_a s,
- * pa + sa d, pb - sb d), 15 (runs) or 23 (pairs) shuffles per 8 links
- * instead of 32 / 48 for transposing the particles both ways. */
+ * w s broadcast back per particle and (w s) d added to the x, y, z lanes only
+ * (w untouched), stored as loaded.  The same operations per lane as the
+ * reference (d = pa - pb, (dx dx + dy dy) + dz dz, sa = w_a s, pa + sa d,
+ * pb - sb d).  Shuffles per 8 links: 19 (runs) and 23 (pairs), against 32
+ * and 48 for transposing the particles to x, y, z, w and back. */
 static inline void d_transpose(__m512d P0, __m512d P1, __m512d P2, __m512d P3, __m512i lo, __m512i hi,
                                __m512d *dx, __m512d *dy, __m512d *dz) {
   const __m512d t0 = _mm512_unpacklo_pd(P0, P1), t1 = _mm512_unpackhi_pd(P0, P1);
@@ -129,6 +129,11 @@ static inline void d_transpose(__m512d P0, __m512d P1, __m512d P2, __m512d P3, _
   *dx = _mm512_permutex2var_pd(t0, lo, t2), *dz = _mm512_permutex2var_pd(t0, hi, t2);
   *dy = _mm512_permutex2var_pd(t1, lo, t3);
 }
+
+/* Keeps a value as computed: GCC would otherwise merge two broadcast loads
+ * and their blend into one load and a shuffle, or a stored vector and its
+ * reloaded lanes into permutes (the shuffle unit is what this saves). */
+#define KEEP(v) __asm__("" : "+v"(v))
 
 #define XYZ 0x77 /* the x, y, z lanes of two particles */
 
@@ -154,27 +159,41 @@ static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, i
       _mm512_storeu_pd(pb + 8 * i, _mm512_mask_sub_pd(B[i], XYZ, B[i], _mm512_mul_pd(sb, D[i])));
     }
   } else {
-    /* R_k = (a_k | b_k); D_k = (a_k - b_k | a_k - b_k) */
+    /* R_k = (a_k | b_k); a_k and b_k each broadcast to both halves (256-bit
+     * loads, no shuffle); D_k = (a_k - b_k, w_a | a_k - b_k, w_b) */
     __m512d R[8], D[8];
     _Pragma("GCC unroll 8")
     for (int i = 0; i < 8; i++) {
+      __m512d a = _mm512_broadcast_f64x4(_mm256_loadu_pd(pa + 8 * i));
+      __m512d b = _mm512_broadcast_f64x4(_mm256_loadu_pd(pa + 8 * i + 4));
+      KEEP(a);
+      KEEP(b);
       R[i] = _mm512_loadu_pd(pa + 8 * i);
-      const __m512d sw = _mm512_shuffle_f64x2(R[i], R[i], 0x4E);
-      D[i] = _mm512_mask_sub_pd(_mm512_sub_pd(R[i], sw), 0xF0, sw, R[i]);
+      D[i] = _mm512_mask_sub_pd(R[i], XYZ, a, b);
     }
-    /* (d_i | d_i+4), as the gather path below */
-    __m512d P[4];
+    /* P_i = (d_i | d_i+4) and Q_i = (d_i+4 | d_i) transposed: dx, dy, dz of
+     * the links in order, and their w rows (w_a 0..3, w_b 4..7) and (w_a 4..7,
+     * w_b 0..3) */
+    const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    __m512d P[4], Q[4];
     _Pragma("GCC unroll 8")
-    for (int i = 0; i < 4; i++) P[i] = _mm512_mask_blend_pd(0xF0, D[i], D[i + 4]);
-    d_transpose(P[0], P[1], P[2], P[3], _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0),
-                _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), &dx, &dy, &dz);
+    for (int i = 0; i < 4; i++) {
+      P[i] = _mm512_mask_blend_pd(0xF0, D[i], D[i + 4]);
+      Q[i] = _mm512_mask_blend_pd(0xF0, D[i + 4], D[i]);
+    }
+    d_transpose(P[0], P[1], P[2], P[3], lo, hi, &dx, &dy, &dz);
+    const __m512d w1 = _mm512_permutex2var_pd(_mm512_unpackhi_pd(P[0], P[1]), hi, _mm512_unpackhi_pd(P[2], P[3]));
+    const __m512d w2 = _mm512_permutex2var_pd(_mm512_unpackhi_pd(Q[0], Q[1]), hi, _mm512_unpackhi_pd(Q[2], Q[3]));
+    const __m512d wa = _mm512_permutex2var_pd(w1, IDX(0, 1, 2, 3, 8, 9, 10, 11), w2);
+    const __m512d wb = _mm512_permutex2var_pd(w2, IDX(4, 5, 6, 7, 12, 13, 14, 15), w1);
     const __m512d s = k8_corr(q, k, dx, dy, dz);
+    /* sa = w_a s, -sb = -(w_b s): b + (-sb) d is b - sb d (IEEE subtraction
+     * adds the negation; rounding is symmetric in the sign) */
+    const __m512d sa = _mm512_mul_pd(wa, s), nsb = neg(_mm512_mul_pd(wb, s));
     _Pragma("GCC unroll 8")
     for (int i = 0; i < 8; i++) {
-      const __m512d S = _mm512_permutexvar_pd(_mm512_set1_epi64(i), s);
-      const __m512d u = _mm512_mul_pd(_mm512_mul_pd(_mm512_permutex_pd(R[i], 0xFF), S), D[i]);
-      const __m512d r = _mm512_mask_add_pd(R[i], 0x07, R[i], u);
-      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_sub_pd(r, 0x70, R[i], u));
+      const __m512d S = _mm512_permutex2var_pd(sa, IDX(i, i, i, i, 8 + i, 8 + i, 8 + i, 8 + i), nsb);
+      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_add_pd(R[i], XYZ, R[i], _mm512_mul_pd(S, D[i])));
     }
   }
 }
