@@ -134,13 +134,21 @@ static void wave_run(vs_jacobi_path p) {
     vs_error e;
     for (int f = 0; f < 5; f++) ck_assert_int_eq(vs_step(m, ref, &e), VS_OK);
     for (int threads = 1; threads <= 4; threads++)
-      for (int d = 0; d < 3; d++) {
-        const int div = (int[]){32, 4, 1}[d];
+      for (int d = 0; d < (threads == 2 ? 5 : 3); d++) {
+        /* two threads: also thread 0's share held far from even (relax_jacobi.c, wave_balance) */
+        const int div = (int[]){32, 4, 1, 4, 4}[d];
+        const double share = (double[]){0.0, 0.0, 0.0, 0.1, 0.9}[d];
         vs_state *s = state_on(m, name, threads);
         ck_assert(s->scratch->jacobi.wave_ok);
         s->scratch->jacobi.wave_seam_div = div;
+        s->scratch->jacobi.wave_share_fixed = share;
+        if (share > 0.0) s->scratch->jacobi.wave_share = share;
         for (int f = 0; f < 5; f++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
-        char *what = cu_strf("wave scene %zu, %s, %d threads, seam share 1/%d", sc_i, name, threads, div);
+        if (threads == 2 && share > 0.0) ck_assert(s->scratch->jacobi.wave_share == share);
+        if (threads == 2 && share == 0.0)
+          ck_assert(s->scratch->jacobi.wave_share >= 0.25 && s->scratch->jacobi.wave_share <= 0.75);
+        char *what = cu_strf("wave scene %zu, %s, %d threads, seam share 1/%d, thread 0's share %g", sc_i, name,
+                             threads, div, share);
         same_state(m, ref, s, what);
         free(what);
         vs_state_free(s);
