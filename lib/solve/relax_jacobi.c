@@ -150,7 +150,11 @@ static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, 
  * stage, one thread per seam, and a barrier before the next chunk.  S is
  * chosen so that the seams are a small share of the work (1/wave_seam_div:
  * 1/32); a chunk of
- * S = 1 is the plain colour-by-colour schedule. */
+ * S = 1 is the plain colour-by-colour schedule.  With two threads the split
+ * R_1 follows the threads' speeds (wave_balance: a VM's two cores may run at
+ * different speeds, and even halves wait for the slower one); the
+ * decomposition holds for any R_1, so which thread projects a link never
+ * changes a bit. */
 #define WAVE_WINDOW 1024 /* keys stage 0 advances per round */
 #define WAVE_INF ((int64_t)1 << 40)
 
