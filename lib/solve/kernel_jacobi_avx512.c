@@ -141,22 +141,29 @@ static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, i
   double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
   __m512d dx, dy, dz;
   if (shape == VS_JSHAPE_RUNS) {
-    /* A_i = (a_2i | a_2i+1), B_i the same of the b's; D_i = A_i - B_i = (d_2i | d_2i+1) */
+    /* A_i = (a_2i | a_2i+1), B_i the same of the b's; D_i = (d_2i | d_2i+1)
+     * in the x, y, z lanes and w_a in the w lanes */
     __m512d A[4], B[4], D[4];
     _Pragma("GCC unroll 8")
     for (int i = 0; i < 4; i++) {
       A[i] = _mm512_loadu_pd(pa + 8 * i), B[i] = _mm512_loadu_pd(pb + 8 * i);
-      D[i] = _mm512_sub_pd(A[i], B[i]);
+      D[i] = _mm512_mask_sub_pd(A[i], XYZ, A[i], B[i]);
     }
-    d_transpose(D[0], D[1], D[2], D[3], IDX(0, 4, 1, 5, 8, 12, 9, 13), IDX(2, 6, 3, 7, 10, 14, 11, 15), &dx, &dy, &dz);
+    const __m512i lo = IDX(0, 4, 1, 5, 8, 12, 9, 13), hi = IDX(2, 6, 3, 7, 10, 14, 11, 15);
+    const __m512d t0 = _mm512_unpacklo_pd(D[0], D[1]), t1 = _mm512_unpackhi_pd(D[0], D[1]);
+    const __m512d t2 = _mm512_unpacklo_pd(D[2], D[3]), t3 = _mm512_unpackhi_pd(D[2], D[3]);
+    dx = _mm512_permutex2var_pd(t0, lo, t2), dz = _mm512_permutex2var_pd(t0, hi, t2);
+    dy = _mm512_permutex2var_pd(t1, lo, t3);
+    const __m512d wa = _mm512_permutex2var_pd(t1, hi, t3);
+    const __m512d wb = _mm512_permutex2var_pd(_mm512_unpackhi_pd(B[0], B[1]), hi, _mm512_unpackhi_pd(B[2], B[3]));
     const __m512d s = k8_corr(q, k, dx, dy, dz);
+    const __m512d sa = _mm512_mul_pd(wa, s), sb = _mm512_mul_pd(wb, s);
     _Pragma("GCC unroll 8")
     for (int i = 0; i < 4; i++) {
-      const __m512d S = _mm512_permutexvar_pd(IDX(2 * i, 2 * i, 2 * i, 2 * i, 2 * i + 1, 2 * i + 1, 2 * i + 1, 2 * i + 1), s);
-      const __m512d sa = _mm512_mul_pd(_mm512_permutex_pd(A[i], 0xFF), S);
-      const __m512d sb = _mm512_mul_pd(_mm512_permutex_pd(B[i], 0xFF), S);
-      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_add_pd(A[i], XYZ, A[i], _mm512_mul_pd(sa, D[i])));
-      _mm512_storeu_pd(pb + 8 * i, _mm512_mask_sub_pd(B[i], XYZ, B[i], _mm512_mul_pd(sb, D[i])));
+      const __m512i bi = IDX(2 * i, 2 * i, 2 * i, 2 * i, 2 * i + 1, 2 * i + 1, 2 * i + 1, 2 * i + 1);
+      const __m512d Sa = _mm512_permutexvar_pd(bi, sa), Sb = _mm512_permutexvar_pd(bi, sb);
+      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_add_pd(A[i], XYZ, A[i], _mm512_mul_pd(Sa, D[i])));
+      _mm512_storeu_pd(pb + 8 * i, _mm512_mask_sub_pd(B[i], XYZ, B[i], _mm512_mul_pd(Sb, D[i])));
     }
   } else {
     /* R_k = (a_k | b_k); a_k and b_k each broadcast to both halves (256-bit
