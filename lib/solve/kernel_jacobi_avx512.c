@@ -5,7 +5,9 @@
  * register, and two-source permutes transpose them to dx, dy, dz of eight
  * links; the corrections follow the reference's expressions operation for
  * operation (masks select, as the reference's ?: do); the scatter is the
- * AVX2 path's, link by link in layout order. */
+ * AVX2 path's, link by link in layout order.  The shaped groups (most of a
+ * cloth's links) load and store their 16 particles whole and compute on
+ * them as loaded (shaped_group below). */
 #include "solve/kernel_jacobi.h"
 
 #ifdef __AVX512F__
@@ -55,64 +57,6 @@ static inline __m512d k8_corr(const k8_ctx *q, int32_t k, __m512d dx, __m512d dy
 
 /* Index vectors of the transposes below. */
 #define IDX(a, b, c, d, e, f, g, h) _mm512_set_epi64(h, g, f, e, d, c, b, a)
-
-/* 8 particles p0..p7 as 4 registers (p0 p1 | p2 p3 | ...) to x, y, z, w of
- * the 8, and back. */
-static inline void runs_load(const double *p, __m512d *X, __m512d *Y, __m512d *Z, __m512d *W) {
-  const __m512d r0 = _mm512_loadu_pd(p), r1 = _mm512_loadu_pd(p + 8);
-  const __m512d r2 = _mm512_loadu_pd(p + 16), r3 = _mm512_loadu_pd(p + 24);
-  const __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1); /* x0 x2 z0 z2 x1 x3 z1 z3 */
-  const __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);
-  const __m512i lo = IDX(0, 4, 1, 5, 8, 12, 9, 13), hi = IDX(2, 6, 3, 7, 10, 14, 11, 15);
-  *X = _mm512_permutex2var_pd(t0, lo, t2), *Z = _mm512_permutex2var_pd(t0, hi, t2);
-  *Y = _mm512_permutex2var_pd(t1, lo, t3), *W = _mm512_permutex2var_pd(t1, hi, t3);
-}
-
-static inline void runs_store(double *p, __m512d X, __m512d Y, __m512d Z, __m512d W) {
-  const __m512i lo = IDX(0, 2, 8, 10, 1, 3, 9, 11), hi = IDX(4, 6, 12, 14, 5, 7, 13, 15);
-  const __m512d t0 = _mm512_permutex2var_pd(X, lo, Z), t2 = _mm512_permutex2var_pd(X, hi, Z);
-  const __m512d t1 = _mm512_permutex2var_pd(Y, lo, W), t3 = _mm512_permutex2var_pd(Y, hi, W);
-  _mm512_storeu_pd(p, _mm512_unpacklo_pd(t0, t1));
-  _mm512_storeu_pd(p + 8, _mm512_unpackhi_pd(t0, t1));
-  _mm512_storeu_pd(p + 16, _mm512_unpacklo_pd(t2, t3));
-  _mm512_storeu_pd(p + 24, _mm512_unpackhi_pd(t2, t3));
-}
-
-/* 16 particles a0 b0 a1 b1 .. a7 b7 (8 registers a_i | b_i) to x, y, z, w
- * of the a's and of the b's (V[0..3], V[4..7]), and back. */
-static inline void pairs_load(const double *p, __m512d *V) {
-  __m512d lo[4], hi[4];
-  for (int i = 0; i < 4; i++) {
-    const __m512d r0 = _mm512_loadu_pd(p + 16 * i), r1 = _mm512_loadu_pd(p + 16 * i + 8);
-    lo[i] = _mm512_unpacklo_pd(r0, r1); /* a0x a1x a0z a1z b0x b1x b0z b1z */
-    hi[i] = _mm512_unpackhi_pd(r0, r1); /* the same of y, w */
-  }
-  const __m512i ia = IDX(0, 1, 8, 9, 2, 3, 10, 11), ib = IDX(4, 5, 12, 13, 6, 7, 14, 15);
-  const __m512d ua = _mm512_permutex2var_pd(lo[0], ia, lo[1]), va = _mm512_permutex2var_pd(lo[2], ia, lo[3]);
-  const __m512d ub = _mm512_permutex2var_pd(lo[0], ib, lo[1]), vb = _mm512_permutex2var_pd(lo[2], ib, lo[3]);
-  const __m512d ya = _mm512_permutex2var_pd(hi[0], ia, hi[1]), za = _mm512_permutex2var_pd(hi[2], ia, hi[3]);
-  const __m512d yb = _mm512_permutex2var_pd(hi[0], ib, hi[1]), zb = _mm512_permutex2var_pd(hi[2], ib, hi[3]);
-  V[0] = _mm512_shuffle_f64x2(ua, va, 0x44), V[2] = _mm512_shuffle_f64x2(ua, va, 0xEE);
-  V[1] = _mm512_shuffle_f64x2(ya, za, 0x44), V[3] = _mm512_shuffle_f64x2(ya, za, 0xEE);
-  V[4] = _mm512_shuffle_f64x2(ub, vb, 0x44), V[6] = _mm512_shuffle_f64x2(ub, vb, 0xEE);
-  V[5] = _mm512_shuffle_f64x2(yb, zb, 0x44), V[7] = _mm512_shuffle_f64x2(yb, zb, 0xEE);
-}
-
-static inline void pairs_store(double *p, const __m512d *V) {
-  const __m512d ua = _mm512_shuffle_f64x2(V[0], V[2], 0x44), va = _mm512_shuffle_f64x2(V[0], V[2], 0xEE);
-  const __m512d ya = _mm512_shuffle_f64x2(V[1], V[3], 0x44), za = _mm512_shuffle_f64x2(V[1], V[3], 0xEE);
-  const __m512d ub = _mm512_shuffle_f64x2(V[4], V[6], 0x44), vb = _mm512_shuffle_f64x2(V[4], V[6], 0xEE);
-  const __m512d yb = _mm512_shuffle_f64x2(V[5], V[7], 0x44), zb = _mm512_shuffle_f64x2(V[5], V[7], 0xEE);
-  const __m512i i0 = IDX(0, 1, 4, 5, 8, 9, 12, 13), i1 = IDX(2, 3, 6, 7, 10, 11, 14, 15);
-  const __m512d lo[4] = {_mm512_permutex2var_pd(ua, i0, ub), _mm512_permutex2var_pd(ua, i1, ub),
-                         _mm512_permutex2var_pd(va, i0, vb), _mm512_permutex2var_pd(va, i1, vb)};
-  const __m512d hi[4] = {_mm512_permutex2var_pd(ya, i0, yb), _mm512_permutex2var_pd(ya, i1, yb),
-                         _mm512_permutex2var_pd(za, i0, zb), _mm512_permutex2var_pd(za, i1, zb)};
-  for (int i = 0; i < 4; i++) {
-    _mm512_storeu_pd(p + 16 * i, _mm512_unpacklo_pd(lo[i], hi[i]));
-    _mm512_storeu_pd(p + 16 * i + 8, _mm512_unpackhi_pd(lo[i], hi[i]));
-  }
-}
 
 /* A shaped group, computed on the particles as loaded (AoS: two particles
  * (x, y, z, w) per register): d = a - b per particle pair, one transpose of

@@ -103,9 +103,11 @@ static void pass_range(int32_t n, int32_t *i0, int32_t *i1) {
  * two threads a serial pass of the step would cap the speed-up of the whole
  * step (Amdahl: these passes are 10-13% of a 1-thread 256x256 Jacobi step). */
 #define VS_PASS_MIN 4096
+#ifdef _OPENMP
 static int pass_threads(const vs_state *s, int32_t n) {
   return s->threads > 1 && n >= VS_PASS_MIN ? s->threads : 1;
 }
+#endif
 
 static void predict(const vs_model *m, vs_state *s) {
   vs_solver_scratch *const w = s->scratch;
