@@ -5,7 +5,9 @@
  * the scatter, are transposed to dx, dy, dz; the corrections follow the
  * reference's expressions operation for operation; the scatter goes link by
  * link in layout order, one 256-bit read-modify-write per particle whose w
- * lane adds -0.0 (or subtracts +0.0), which leaves every value as it was. */
+ * lane adds -0.0 (or subtracts +0.0), which leaves every value as it was.
+ * The shaped groups (most of a cloth's links) load and store their
+ * particles whole and compute on them as loaded (shaped_4 below). */
 #include "solve/kernel_jacobi.h"
 
 #ifdef __AVX2__
