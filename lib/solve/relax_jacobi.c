@@ -181,8 +181,8 @@ static int64_t wave_split(const vs_jacobi_layout *L, int t, int T, double f) {
   if (t <= 0) return -WAVE_INF;
   if (t >= T) return WAVE_INF;
   const int32_t lo = L->color_link_start[L->wave_color], n = L->color_two_sided[L->wave_color];
-  if (T == 2) {
-    int32_t j = (int32_t)((double)n * f);
+  if (T == 2 && n > 0) {
+    const int32_t j = (int32_t)((double)n * f);
     return L->link_key[lo + (j < 0 ? 0 : j >= n ? n - 1 : j)];
   }
   return L->link_key[lo + (int32_t)((int64_t)n * t / T)];
