@@ -5,7 +5,9 @@
  * register, and two-source permutes transpose them to dx, dy, dz of eight
  * links; the corrections follow the reference's expressions operation for
  * operation (masks select, as the reference's ?: do); the scatter is the
- * AVX2 path's, link by link in layout order. */
+ * AVX2 path's, link by link in layout order.  The shaped groups (most of a
+ * cloth's links) load and store their 16 particles whole and compute on
+ * them as loaded (shaped_group below). */
 #include "solve/kernel_jacobi.h"
 
 #ifdef __AVX512F__
@@ -56,89 +58,94 @@ static inline __m512d k8_corr(const k8_ctx *q, int32_t k, __m512d dx, __m512d dy
 /* Index vectors of the transposes below. */
 #define IDX(a, b, c, d, e, f, g, h) _mm512_set_epi64(h, g, f, e, d, c, b, a)
 
-/* 8 particles p0..p7 as 4 registers (p0 p1 | p2 p3 | ...) to x, y, z, w of
- * the 8, and back. */
-static inline void runs_load(const double *p, __m512d *X, __m512d *Y, __m512d *Z, __m512d *W) {
-  const __m512d r0 = _mm512_loadu_pd(p), r1 = _mm512_loadu_pd(p + 8);
-  const __m512d r2 = _mm512_loadu_pd(p + 16), r3 = _mm512_loadu_pd(p + 24);
-  const __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1); /* x0 x2 z0 z2 x1 x3 z1 z3 */
-  const __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);
-  const __m512i lo = IDX(0, 4, 1, 5, 8, 12, 9, 13), hi = IDX(2, 6, 3, 7, 10, 14, 11, 15);
-  *X = _mm512_permutex2var_pd(t0, lo, t2), *Z = _mm512_permutex2var_pd(t0, hi, t2);
-  *Y = _mm512_permutex2var_pd(t1, lo, t3), *W = _mm512_permutex2var_pd(t1, hi, t3);
+/* A shaped group, computed on the particles as loaded (AoS: two particles
+ * (x, y, z, w) per register): d = a - b per particle pair, one transpose of
+ * the d's to dx, dy, dz of the 8 links for the lengths and corrections, then
+ * w s broadcast back per particle and (w s) d added to the x, y, z lanes only
+ * (w untouched), stored as loaded.  The same operations per lane as the
+ * reference (d = pa - pb, (dx dx + dy dy) + dz dz, sa = w_a s, pa + sa d,
+ * pb - sb d).  Shuffles per 8 links: 19 (runs) and 23 (pairs), against 32
+ * and 48 for transposing the particles to x, y, z, w and back. */
+static inline void d_transpose(__m512d P0, __m512d P1, __m512d P2, __m512d P3, __m512i lo, __m512i hi,
+                               __m512d *dx, __m512d *dy, __m512d *dz) {
+  const __m512d t0 = _mm512_unpacklo_pd(P0, P1), t1 = _mm512_unpackhi_pd(P0, P1);
+  const __m512d t2 = _mm512_unpacklo_pd(P2, P3), t3 = _mm512_unpackhi_pd(P2, P3);
+  *dx = _mm512_permutex2var_pd(t0, lo, t2), *dz = _mm512_permutex2var_pd(t0, hi, t2);
+  *dy = _mm512_permutex2var_pd(t1, lo, t3);
 }
 
-static inline void runs_store(double *p, __m512d X, __m512d Y, __m512d Z, __m512d W) {
-  const __m512i lo = IDX(0, 2, 8, 10, 1, 3, 9, 11), hi = IDX(4, 6, 12, 14, 5, 7, 13, 15);
-  const __m512d t0 = _mm512_permutex2var_pd(X, lo, Z), t2 = _mm512_permutex2var_pd(X, hi, Z);
-  const __m512d t1 = _mm512_permutex2var_pd(Y, lo, W), t3 = _mm512_permutex2var_pd(Y, hi, W);
-  _mm512_storeu_pd(p, _mm512_unpacklo_pd(t0, t1));
-  _mm512_storeu_pd(p + 8, _mm512_unpackhi_pd(t0, t1));
-  _mm512_storeu_pd(p + 16, _mm512_unpacklo_pd(t2, t3));
-  _mm512_storeu_pd(p + 24, _mm512_unpackhi_pd(t2, t3));
-}
+/* Keeps a value as computed: GCC would otherwise merge two broadcast loads
+ * and their blend into one load and a shuffle, or a stored vector and its
+ * reloaded lanes into permutes (the shuffle unit is what this saves). */
+#define KEEP(v) __asm__("" : "+v"(v))
 
-/* 16 particles a0 b0 a1 b1 .. a7 b7 (8 registers a_i | b_i) to x, y, z, w
- * of the a's and of the b's (V[0..3], V[4..7]), and back. */
-static inline void pairs_load(const double *p, __m512d *V) {
-  __m512d lo[4], hi[4];
-  for (int i = 0; i < 4; i++) {
-    const __m512d r0 = _mm512_loadu_pd(p + 16 * i), r1 = _mm512_loadu_pd(p + 16 * i + 8);
-    lo[i] = _mm512_unpacklo_pd(r0, r1); /* a0x a1x a0z a1z b0x b1x b0z b1z */
-    hi[i] = _mm512_unpackhi_pd(r0, r1); /* the same of y, w */
-  }
-  const __m512i ia = IDX(0, 1, 8, 9, 2, 3, 10, 11), ib = IDX(4, 5, 12, 13, 6, 7, 14, 15);
-  const __m512d ua = _mm512_permutex2var_pd(lo[0], ia, lo[1]), va = _mm512_permutex2var_pd(lo[2], ia, lo[3]);
-  const __m512d ub = _mm512_permutex2var_pd(lo[0], ib, lo[1]), vb = _mm512_permutex2var_pd(lo[2], ib, lo[3]);
-  const __m512d ya = _mm512_permutex2var_pd(hi[0], ia, hi[1]), za = _mm512_permutex2var_pd(hi[2], ia, hi[3]);
-  const __m512d yb = _mm512_permutex2var_pd(hi[0], ib, hi[1]), zb = _mm512_permutex2var_pd(hi[2], ib, hi[3]);
-  V[0] = _mm512_shuffle_f64x2(ua, va, 0x44), V[2] = _mm512_shuffle_f64x2(ua, va, 0xEE);
-  V[1] = _mm512_shuffle_f64x2(ya, za, 0x44), V[3] = _mm512_shuffle_f64x2(ya, za, 0xEE);
-  V[4] = _mm512_shuffle_f64x2(ub, vb, 0x44), V[6] = _mm512_shuffle_f64x2(ub, vb, 0xEE);
-  V[5] = _mm512_shuffle_f64x2(yb, zb, 0x44), V[7] = _mm512_shuffle_f64x2(yb, zb, 0xEE);
-}
+#define XYZ 0x77 /* the x, y, z lanes of two particles */
 
-static inline void pairs_store(double *p, const __m512d *V) {
-  const __m512d ua = _mm512_shuffle_f64x2(V[0], V[2], 0x44), va = _mm512_shuffle_f64x2(V[0], V[2], 0xEE);
-  const __m512d ya = _mm512_shuffle_f64x2(V[1], V[3], 0x44), za = _mm512_shuffle_f64x2(V[1], V[3], 0xEE);
-  const __m512d ub = _mm512_shuffle_f64x2(V[4], V[6], 0x44), vb = _mm512_shuffle_f64x2(V[4], V[6], 0xEE);
-  const __m512d yb = _mm512_shuffle_f64x2(V[5], V[7], 0x44), zb = _mm512_shuffle_f64x2(V[5], V[7], 0xEE);
-  const __m512i i0 = IDX(0, 1, 4, 5, 8, 9, 12, 13), i1 = IDX(2, 3, 6, 7, 10, 11, 14, 15);
-  const __m512d lo[4] = {_mm512_permutex2var_pd(ua, i0, ub), _mm512_permutex2var_pd(ua, i1, ub),
-                         _mm512_permutex2var_pd(va, i0, vb), _mm512_permutex2var_pd(va, i1, vb)};
-  const __m512d hi[4] = {_mm512_permutex2var_pd(ya, i0, yb), _mm512_permutex2var_pd(ya, i1, yb),
-                         _mm512_permutex2var_pd(za, i0, zb), _mm512_permutex2var_pd(za, i1, zb)};
-  for (int i = 0; i < 4; i++) {
-    _mm512_storeu_pd(p + 16 * i, _mm512_unpacklo_pd(lo[i], hi[i]));
-    _mm512_storeu_pd(p + 16 * i + 8, _mm512_unpackhi_pd(lo[i], hi[i]));
-  }
-}
-
-/* A shaped group: its 16 distinct particles loaded as x, y, z, w, the
- * corrections, pa += (w_a s) d and pb -= (w_b s) d lane by lane, stored. */
 static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, int32_t k, int shape) {
-  __m512d V[8]; /* x, y, z, w of the a's, then of the b's */
   double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
+  __m512d dx, dy, dz;
   if (shape == VS_JSHAPE_RUNS) {
-    runs_load(pa, &V[0], &V[1], &V[2], &V[3]);
-    runs_load(pb, &V[4], &V[5], &V[6], &V[7]);
+    /* A_i = (a_2i | a_2i+1), B_i the same of the b's; D_i = (d_2i | d_2i+1)
+     * in the x, y, z lanes and w_a in the w lanes */
+    __m512d A[4], B[4], D[4];
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < 4; i++) {
+      A[i] = _mm512_loadu_pd(pa + 8 * i), B[i] = _mm512_loadu_pd(pb + 8 * i);
+      D[i] = _mm512_mask_sub_pd(A[i], XYZ, A[i], B[i]);
+    }
+    const __m512i lo = IDX(0, 4, 1, 5, 8, 12, 9, 13), hi = IDX(2, 6, 3, 7, 10, 14, 11, 15);
+    const __m512d t0 = _mm512_unpacklo_pd(D[0], D[1]), t1 = _mm512_unpackhi_pd(D[0], D[1]);
+    const __m512d t2 = _mm512_unpacklo_pd(D[2], D[3]), t3 = _mm512_unpackhi_pd(D[2], D[3]);
+    dx = _mm512_permutex2var_pd(t0, lo, t2), dz = _mm512_permutex2var_pd(t0, hi, t2);
+    dy = _mm512_permutex2var_pd(t1, lo, t3);
+    const __m512d wa = _mm512_permutex2var_pd(t1, hi, t3);
+    const __m512d wb = _mm512_permutex2var_pd(_mm512_unpackhi_pd(B[0], B[1]), hi, _mm512_unpackhi_pd(B[2], B[3]));
+    const __m512d s = k8_corr(q, k, dx, dy, dz);
+    const __m512d sa = _mm512_mul_pd(wa, s), sb = _mm512_mul_pd(wb, s);
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < 4; i++) {
+      const __m512i bi = IDX(2 * i, 2 * i, 2 * i, 2 * i, 2 * i + 1, 2 * i + 1, 2 * i + 1, 2 * i + 1);
+      const __m512d Sa = _mm512_permutexvar_pd(bi, sa), Sb = _mm512_permutexvar_pd(bi, sb);
+      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_add_pd(A[i], XYZ, A[i], _mm512_mul_pd(Sa, D[i])));
+      _mm512_storeu_pd(pb + 8 * i, _mm512_mask_sub_pd(B[i], XYZ, B[i], _mm512_mul_pd(Sb, D[i])));
+    }
   } else {
-    pairs_load(pa, V);
-  }
-  const __m512d dx = _mm512_sub_pd(V[0], V[4]), dy = _mm512_sub_pd(V[1], V[5]), dz = _mm512_sub_pd(V[2], V[6]);
-  const __m512d s = k8_corr(q, k, dx, dy, dz);
-  const __m512d sa = _mm512_mul_pd(V[3], s), sb = _mm512_mul_pd(V[7], s);
-  V[0] = _mm512_add_pd(V[0], _mm512_mul_pd(sa, dx));
-  V[1] = _mm512_add_pd(V[1], _mm512_mul_pd(sa, dy));
-  V[2] = _mm512_add_pd(V[2], _mm512_mul_pd(sa, dz));
-  V[4] = _mm512_sub_pd(V[4], _mm512_mul_pd(sb, dx));
-  V[5] = _mm512_sub_pd(V[5], _mm512_mul_pd(sb, dy));
-  V[6] = _mm512_sub_pd(V[6], _mm512_mul_pd(sb, dz));
-  if (shape == VS_JSHAPE_RUNS) {
-    runs_store(pa, V[0], V[1], V[2], V[3]);
-    runs_store(pb, V[4], V[5], V[6], V[7]);
-  } else {
-    pairs_store(pa, V);
+    /* R_k = (a_k | b_k); a_k and b_k each broadcast to both halves (256-bit
+     * loads, no shuffle); D_k = (a_k - b_k, w_a | a_k - b_k, w_b) */
+    __m512d R[8], D[8];
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < 8; i++) {
+      __m512d a = _mm512_broadcast_f64x4(_mm256_loadu_pd(pa + 8 * i));
+      __m512d b = _mm512_broadcast_f64x4(_mm256_loadu_pd(pa + 8 * i + 4));
+      KEEP(a);
+      KEEP(b);
+      R[i] = _mm512_loadu_pd(pa + 8 * i);
+      D[i] = _mm512_mask_sub_pd(R[i], XYZ, a, b);
+    }
+    /* P_i = (d_i | d_i+4) and Q_i = (d_i+4 | d_i) transposed: dx, dy, dz of
+     * the links in order, and their w rows (w_a 0..3, w_b 4..7) and (w_a 4..7,
+     * w_b 0..3) */
+    const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    __m512d P[4], Q[4];
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < 4; i++) {
+      P[i] = _mm512_mask_blend_pd(0xF0, D[i], D[i + 4]);
+      Q[i] = _mm512_mask_blend_pd(0xF0, D[i + 4], D[i]);
+    }
+    d_transpose(P[0], P[1], P[2], P[3], lo, hi, &dx, &dy, &dz);
+    const __m512d w1 = _mm512_permutex2var_pd(_mm512_unpackhi_pd(P[0], P[1]), hi, _mm512_unpackhi_pd(P[2], P[3]));
+    const __m512d w2 = _mm512_permutex2var_pd(_mm512_unpackhi_pd(Q[0], Q[1]), hi, _mm512_unpackhi_pd(Q[2], Q[3]));
+    const __m512d wa = _mm512_permutex2var_pd(w1, IDX(0, 1, 2, 3, 8, 9, 10, 11), w2);
+    const __m512d wb = _mm512_permutex2var_pd(w2, IDX(4, 5, 6, 7, 12, 13, 14, 15), w1);
+    const __m512d s = k8_corr(q, k, dx, dy, dz);
+    /* sa = w_a s, -sb = -(w_b s): b + (-sb) d is b - sb d (IEEE subtraction
+     * adds the negation; rounding is symmetric in the sign) */
+    const __m512d sa = _mm512_mul_pd(wa, s), nsb = neg(_mm512_mul_pd(wb, s));
+    _Pragma("GCC unroll 8")
+    for (int i = 0; i < 8; i++) {
+      const __m512d S = _mm512_permutex2var_pd(sa, IDX(i, i, i, i, 8 + i, 8 + i, 8 + i, 8 + i), nsb);
+      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_add_pd(R[i], XYZ, R[i], _mm512_mul_pd(S, D[i])));
+    }
   }
 }
 

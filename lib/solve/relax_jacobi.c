@@ -23,6 +23,7 @@
 #else /* a build without OpenMP (the fuzzers): one thread */
 static inline int omp_get_num_threads(void) { return 1; }
 static inline int omp_get_thread_num(void) { return 0; }
+static inline double omp_get_wtime(void) { return 0.0; }
 #endif
 
 #include "solve/kernel_jacobi.h"
@@ -149,7 +150,11 @@ static void colour_blocks(const vs_model *m, const vs_solve_ctx *c, int32_t lo, 
  * stage, one thread per seam, and a barrier before the next chunk.  S is
  * chosen so that the seams are a small share of the work (1/wave_seam_div:
  * 1/32); a chunk of
- * S = 1 is the plain colour-by-colour schedule. */
+ * S = 1 is the plain colour-by-colour schedule.  With two threads the split
+ * R_1 follows the threads' speeds (wave_balance: a VM's two cores may run at
+ * different speeds, and even halves wait for the slower one); the
+ * decomposition holds for any R_1, so which thread projects a link never
+ * changes a bit. */
 #define WAVE_WINDOW 1024 /* keys stage 0 advances per round */
 #define WAVE_INF ((int64_t)1 << 40)
 
@@ -168,11 +173,18 @@ static void run_links(const vs_model *m, const vs_solve_ctx *c, int32_t j0, int3
   for (; j0 < j1; j0 += VS_JBLOCK) L->block(m, c, j0, j1 - j0 < VS_JBLOCK ? j1 - j0 : VS_JBLOCK);
 }
 
-/* The split key R_t of thread t of T (R_0 = -inf, R_T = +inf). */
-static int64_t wave_split(const vs_jacobi_layout *L, int t, int T) {
+/* The split key R_t of thread t of T (R_0 = -inf, R_T = +inf): quantiles
+ * of the wave colour's links, or with two threads thread 0's share f of
+ * them (any split gives the same bits: it only says which thread projects
+ * a link, and the trapezoids and the seam cover every link once). */
+static int64_t wave_split(const vs_jacobi_layout *L, int t, int T, double f) {
   if (t <= 0) return -WAVE_INF;
   if (t >= T) return WAVE_INF;
   const int32_t lo = L->color_link_start[L->wave_color], n = L->color_two_sided[L->wave_color];
+  if (T == 2 && n > 0) {
+    const int32_t j = (int32_t)((double)n * f);
+    return L->link_key[lo + (j < 0 ? 0 : j >= n ? n - 1 : j)];
+  }
   return L->link_key[lo + (int32_t)((int64_t)n * t / T)];
 }
 
@@ -185,7 +197,7 @@ static int wave_chunk(const vs_jacobi_layout *L, int T, int stages) {
   const int64_t range = (int64_t)L->link_key[lo + n - 1] - L->link_key[lo] + 1;
   int64_t width = WAVE_INF; /* the narrowest inner region */
   for (int t = 1; t + 1 < T; t++) {
-    const int64_t w = wave_split(L, t + 1, T) - wave_split(L, t, T);
+    const int64_t w = wave_split(L, t + 1, T, 0.5) - wave_split(L, t, T, 0.5);
     if (w < width) width = w;
   }
   if (T == 2) width = 2 * range; /* one seam: no inner region */
@@ -197,9 +209,9 @@ static int wave_chunk(const vs_jacobi_layout *L, int T, int stages) {
 }
 
 /* Thread t's trapezoid of the stages g0 .. g0 + S - 1 (colour g % n_colors). */
-static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T) {
+static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T, double f) {
   const vs_jacobi_layout *L = c->jacobi;
-  const int64_t R0 = wave_split(L, t, T), R1 = wave_split(L, t + 1, T);
+  const int64_t R0 = wave_split(L, t, T, f), R1 = wave_split(L, t + 1, T, f);
   int32_t b[VS_WAVE_MAX_STAGES], e[VS_WAVE_MAX_STAGES], span[VS_WAVE_MAX_STAGES];
   int64_t lim[VS_WAVE_MAX_STAGES], up[VS_WAVE_MAX_STAGES];
   int64_t start = WAVE_INF, lo_off = 0, up_off = 0;
@@ -240,9 +252,9 @@ static void wave_trapezoid(const vs_model *m, const vs_solve_ctx *c, int64_t g0,
 }
 
 /* The seam at R_t of the stages g0 .. g0 + S - 1, stage by stage. */
-static void wave_seam(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T) {
+static void wave_seam(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int S, int t, int T, double f) {
   const vs_jacobi_layout *L = c->jacobi;
-  const int64_t R = wave_split(L, t, T);
+  const int64_t R = wave_split(L, t, T, f);
   int64_t lo_off = 0, up_off = 0;
   for (int s = 1; s < S; s++) {
     const int32_t col = (int32_t)((g0 + s) % m->n_colors), prev = (int32_t)((g0 + s - 1) % m->n_colors);
@@ -252,17 +264,39 @@ static void wave_seam(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int 
   }
 }
 
-/* The stages g0 .. g0 + n - 1 as a wavefront, inside the parallel region. */
-static void wave_stages(const vs_model *m, const vs_solve_ctx *c, int64_t g0, int64_t n) {
+/* Two threads: thread 0's next share from the threads' times on the
+ * trapezoids of a chunk (share f): the split that would have made them
+ * equal, half way, within [1/4, 3/4]. */
+static void wave_balance(vs_jacobi_layout *B, double f) {
+  if (B->wave_share_fixed > 0.0) {
+    B->wave_share = B->wave_share_fixed;
+    return;
+  }
+  const double t0 = B->wave_time[0], t1 = B->wave_time[1];
+  if (!(t0 > 0.0 && t1 > 0.0)) return;
+  const double r0 = f / t0, r1 = (1.0 - f) / t1; /* links per second */
+  double g = f + 0.5 * (r0 / (r0 + r1) - f);
+  B->wave_share = g < 0.25 ? 0.25 : g > 0.75 ? 0.75 : g;
+}
+
+/* The stages g0 .. g0 + n - 1 as a wavefront, inside the parallel region.
+ * B is the layout c->jacobi, writable for the two threads' share: thread 1
+ * writes it between a chunk's barriers while thread 0 runs the seam, and
+ * both read it after the second barrier. */
+static void wave_stages(const vs_model *m, const vs_solve_ctx *c, vs_jacobi_layout *B, int64_t g0, int64_t n) {
   const int T = omp_get_num_threads(), t = omp_get_thread_num();
   const int S0 = wave_chunk(c->jacobi, T, n < VS_WAVE_MAX_STAGES ? (int)n : VS_WAVE_MAX_STAGES);
   for (int64_t g = g0; g < g0 + n; g += S0) {
     const int S = g0 + n - g < S0 ? (int)(g0 + n - g) : S0;
-    wave_trapezoid(m, c, g, S, t, T);
+    const double f = T == 2 ? B->wave_share : 0.5;
+    const double start = T == 2 ? omp_get_wtime() : 0.0;
+    wave_trapezoid(m, c, g, S, t, T, f);
     if (T > 1) {
+      if (T == 2) B->wave_time[t] = omp_get_wtime() - start;
 #pragma omp barrier
       if (S > 1) { /* a chunk of one stage has no seams */
-        if (t + 1 < T) wave_seam(m, c, g, S, t + 1, T);
+        if (t + 1 < T) wave_seam(m, c, g, S, t + 1, T, f);
+        else if (T == 2) wave_balance(B, f);
 #pragma omp barrier
       }
     }
@@ -299,9 +333,9 @@ void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
   const int whole = wave && !m->particle_collisions && m->n_colliders == 0;
 #pragma omp parallel num_threads(threads) if (parallel)
   {
-    if (whole) wave_stages(m, c, 0, m->iterations * (int64_t)m->n_colors);
+    if (whole) wave_stages(m, c, &w->jacobi, 0, m->iterations * (int64_t)m->n_colors);
     for (int64_t it = 0; it < m->iterations && !whole; it++) {
-      if (wave) wave_stages(m, c, it * (int64_t)m->n_colors, m->n_colors);
+      if (wave) wave_stages(m, c, &w->jacobi, it * (int64_t)m->n_colors, m->n_colors);
       for (int32_t col = 0; col < m->n_colors && !wave; col++) {
         if (col == m->color_overflow) {
           /* may share particles: build order, one thread */

@@ -127,6 +127,8 @@ static int wave_layout(const vs_model *m, vs_jacobi_layout *L) {
   L->wave_ok = ok && nc > 0;
   L->wave = 1;
   L->wave_seam_div = 32;
+  L->wave_share = 0.5;
+  L->wave_share_fixed = 0.0;
   return 1;
 }
 

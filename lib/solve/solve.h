@@ -47,6 +47,12 @@ typedef struct vs_jacobi_layout {
   int wave_ok;                /* 1: every colour is two-sided links only (no overflow, one-sided, other kinds) */
   int wave;                   /* 1 (default): use the wavefront when wave_ok; 0: colour by colour (tests) */
   int wave_seam_div;          /* seams at most 1/this of the work (32; tests lower it to force long chunks) */
+  /* Two threads: thread 0's share of the wave colour's links, moved after
+   * each chunk of stages towards the two threads' measured speeds (the two
+   * cores of a VM may differ); which thread projects a link changes no bit. */
+  double wave_share;          /* 0.5 at first, kept within [1/4, 3/4] */
+  double wave_share_fixed;    /* > 0: the share held there (tests), else measured */
+  double wave_time[2];        /* each thread's time on its trapezoid of the last chunk */
 } vs_jacobi_layout;
 
 /* ---- the solver's scratch, owned by a vs_state (vs_state.scratch) ----
