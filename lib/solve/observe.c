@@ -161,14 +161,17 @@ void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
   obs->penetration_max = pen;
   /* Energy of the movable particles (pinned ones have infinite mass and do
    * not move, or move kinematically: neither is the system's energy), in
-   * particle order; one loop per integrator. */
+   * particle order; one loop per integrator.  Pinned is told by the mass,
+   * which the loop reads anyway, not by the inverse mass in x0 (512 KiB
+   * more to read at 128^2): vs_builder_pin sets both, inverse mass 0 and
+   * mass +inf, and 1 / mass of a finite mass is never 0. */
   double ke = 0.0, pe = 0.0;
   const double g0 = m->gravity[0], g1 = m->gravity[1], g2 = m->gravity[2];
-  const double *x0 = m->x0, *mass = m->mass, *xs = s->x;
+  const double *mass = m->mass, *xs = s->x;
   if (m->integrator == VS_INTEGRATOR_VERLET) {
     const double h = m->h, *xp = s->xprev;
     for (int32_t i = 0; i < m->n_particles; i++) {
-      if (x0[4 * (size_t)i + 3] == 0.0) continue;
+      if (mass[i] == INFINITY) continue;
       const double *x = xs + 4 * (size_t)i, *p = xp + 4 * (size_t)i;
       const double v0 = (x[0] - p[0]) / h, v1 = (x[1] - p[1]) / h, v2 = (x[2] - p[2]) / h;
       ke += 0.5 * mass[i] * (v0 * v0 + v1 * v1 + v2 * v2);
@@ -177,7 +180,7 @@ void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
   } else {
     const double *vs = s->v;
     for (int32_t i = 0; i < m->n_particles; i++) {
-      if (x0[4 * (size_t)i + 3] == 0.0) continue;
+      if (mass[i] == INFINITY) continue;
       const double *x = xs + 4 * (size_t)i, *v = vs + 3 * (size_t)i;
       ke += 0.5 * mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
       pe -= mass[i] * (g0 * x[0] + g1 * x[1] + g2 * x[2]);
