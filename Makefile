@@ -136,9 +136,9 @@ VSIM_LDLIBS := $(filter-out -lcairo,$(VSIM_LDLIBS))
 $(VSIM): $(CMD_OBJ) $(LIBA)
 	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
 
-$(BUILD)/bench/bench: bench/bench.c $(LIBA)
+$(BUILD)/bench/bench: bench/bench.c $(BUILD)/obj/cmd/heap.o $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(BUILD)/obj/cmd/heap.o $(LIBA) $(LDLIBS) -o $@
 
 # ns per projection of the coloured-Jacobi kernel paths (docs/performance.md):
 #   VSIM_KERNEL=avx2 build/bench/jacobi_ns 256 1 10 3

@@ -379,7 +379,17 @@ static int run_pyramid(const char *prog, double *ms, double *drift) {
   return got && rc == 0 ? 0 : -1;
 }
 
+/* cmd/heap.c: `vsim run`'s heap on transparent huge pages */
+void cli_heap_setup(void);
+
 int main(int argc, char **argv) {
+  /* --huge-heap (first argument only, before anything is allocated): the
+   * heap that `vsim run` gives the library, so that --only writer measures
+   * what users get (docs/performance.md, "Writing") */
+  if (argc > 1 && !strcmp(argv[1], "--huge-heap")) {
+    cli_heap_setup();
+    argv++, argc--;
+  }
   const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
   const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
@@ -395,7 +405,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--pyramid") && i + 1 < argc) pyramid = argv[++i];
     else if (!strcmp(argv[i], "--bullet-pyramid") && i + 1 < argc) bullet_pyramid = argv[++i];
     else {
-      fprintf(stderr, "usage: bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
+      fprintf(stderr, "usage: bench [--huge-heap] [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
                       "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup|collision] "
                       "[--collision]\n");
       return 2;

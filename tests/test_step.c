@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "testutil.h"
+#include "solve/solve.h"
 
 /* Scene templates below are format strings shared between tests. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -556,6 +557,129 @@ START_TEST(xpbd_multipliers_do_not_depend_on_the_relaxation) {
 }
 END_TEST
 
+/* vs_observe's statistics against a reference that measures every
+ * constraint through its kind's error function, in id order, as it did
+ * before it walked runs of distance links over the link table: every
+ * figure the same bits.  Cloths (two-sided, torn links), a ragdoll (one-
+ * sided links, angle limits), explicit pins and one-sided links between the
+ * bodies, which break the runs; positions jittered at several scales so the
+ * relative maximum moves up and down the link order, on each integrator.
+ * (The ragdoll's limits are one-sided links; the angle is explicit.)  A
+ * rope whose links are stretched a hair more one after the other checks
+ * that no link that raises the relative maximum is passed over. */
+typedef struct ref_acc {
+  double max, sum2, max_rel;
+  int64_t n;
+} ref_acc;
+static void ref_add(ref_acc *a, double e, double rest) {
+  if (e > a->max) a->max = e;
+  a->sum2 += e * e;
+  if (rest > 0.0 && e / rest > a->max_rel) a->max_rel = e / rest;
+  a->n++;
+}
+static void same_stats(const vs_error_stats *got, const ref_acc *a, const char *what) {
+  const double rms = a->n ? sqrt(a->sum2 / (double)a->n) : 0.0;
+  ck_assert_msg(memcmp(&got->max, &a->max, sizeof a->max) == 0, "%s max %.17g, want %.17g", what,
+                got->max, a->max);
+  ck_assert_msg(memcmp(&got->rms, &rms, sizeof rms) == 0, "%s rms %.17g, want %.17g", what,
+                got->rms, rms);
+  ck_assert_msg(memcmp(&got->max_relative, &a->max_rel, sizeof a->max_rel) == 0,
+                "%s max_relative %.17g, want %.17g", what, got->max_relative, a->max_rel);
+  ck_assert_int_eq(got->count, a->n);
+}
+START_TEST(observe_is_the_per_constraint_measure_bit_for_bit) {
+  static const char *integ[] = {"verlet", "pbd", "xpbd"};
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml,
+           "time: {dt: 0.01, frames: 10}\n"
+           "solver: {integrator: %s}\n"
+           "bodies:\n"
+           "  - rope: {name: q, from: [0, 5, 0], to: [10, 5, 0], segments: 200}\n"
+           "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [16, 12], pin: top-edge, tear: 1.2}\n"
+           "  - ragdoll: {name: r, origin: [3, 0, 0], height: 1.8}\n"
+           "  - cloth: {name: d, origin: [0, 0, 2], size: [0.5, 0.5], resolution: [5, 5]}\n"
+           "constraints:\n"
+           "  - distance: {a: 'c:0', b: 'r:0', max: 3}\n"
+           "  - pin: {particle: 'c:3,3'}\n"
+           "  - angle: {a: 'r:9', b: 'r:11', c: 'r:13', min: 170}\n"
+           "  - distance: {a: 'c:1', b: 'd:2', min: 2.5}\n"
+           "  - distance: {a: 'd:0', b: 'd:7'}\n",
+           integ[_i]);
+  sim r = sim_new(yaml);
+  const vs_model *m = r.m;
+  for (int f = 0; f < 5; f++) step_ok(&r);
+  unsigned seed = 12345u + (unsigned)_i;
+  for (int round = 0; round < 6; round++) {
+    /* jitter at 1e-2 .. 1e-12 m, so the ratios e / rest land near each other */
+    const double scale = pow(10.0, -2.0 * (round + 1));
+    for (int32_t i = 0; i < m->n_particles; i++)
+      for (int d = 0; d < 3; d++) {
+        seed = seed * 1103515245u + 12345u;
+        r.s->x[4 * i + d] += scale * ((double)(seed >> 8) / 16777216.0 - 0.5);
+      }
+    if (round == 2)
+      for (int32_t k = 3; k < m->n_dist; k += 7) r.s->alive[k] = 0; /* torn */
+    if (round >= 1) {
+      /* the rope (particles 0..200, links 0..199) stretched by 60% and a
+       * little more link after link, by 2^-27 .. 2^-31 of the stretch: each
+       * link raises the relative maximum by a hair */
+      double at = 0.0;
+      for (int32_t j = 0; j <= 200; j++) {
+        r.s->x[4 * j] = at, r.s->x[4 * j + 1] = 5.0, r.s->x[4 * j + 2] = 0.0;
+        if (j < 200) at += m->dist_rest[j] * (1.6 + 0.6 * j * ldexp(1.0, -26 - round));
+      }
+    }
+    ref_acc kind[VS_KIND_COUNT], all;
+    memset(kind, 0, sizeof kind);
+    memset(&all, 0, sizeof all);
+    double *want = calloc((size_t)m->n_constraints + 1, sizeof *want);
+    double *got = calloc((size_t)m->n_constraints + 1, sizeof *got);
+    int64_t alive = 0;
+    for (int32_t id = 0; id < m->n_constraints; id++) {
+      const vs_kind k = (vs_kind)m->con_kind[id];
+      double e = 0.0, rest = 0.0;
+      if (!vs_kind_solver[k].error(m, r.s, m->con_index[id], &e, &rest)) continue;
+      alive++;
+      ref_add(&kind[k], e, rest);
+      ref_add(&all, e, rest);
+      want[id] = e;
+    }
+    double ke = 0.0, pe = 0.0;
+    for (int32_t i = 0; i < m->n_particles; i++) {
+      if (m->x0[4 * i + 3] == 0.0) continue;
+      const double mass = m->mass[i], *x = r.s->x + 4 * i;
+      double v[3];
+      for (int d = 0; d < 3; d++)
+        v[d] = m->integrator == VS_INTEGRATOR_VERLET ? (x[d] - r.s->xprev[4 * i + d]) / m->h
+                                                     : r.s->v[3 * i + d];
+      ke += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      pe -= mass * (m->gravity[0] * x[0] + m->gravity[1] * x[1] + m->gravity[2] * x[2]);
+    }
+    vs_observables o;
+    vs_observe(m, r.s, &o, got);
+    char what[64];
+    for (int k = 0; k < VS_KIND_COUNT; k++) {
+      snprintf(what, sizeof what, "%s round %d kind %d", integ[_i], round, k);
+      same_stats(&o.kind[k], &kind[k], what);
+    }
+    snprintf(what, sizeof what, "%s round %d all", integ[_i], round);
+    same_stats(&o.all, &all, what);
+    ck_assert_int_eq(o.alive, alive);
+    ck_assert_msg(memcmp(got, want, (size_t)m->n_constraints * sizeof *got) == 0,
+                  "%s round %d: per-constraint errors differ", integ[_i], round);
+    ck_assert_msg(memcmp(&o.kinetic, &ke, sizeof ke) == 0 && memcmp(&o.potential, &pe, sizeof pe) == 0,
+                  "%s round %d: energy %.17g %.17g, want %.17g %.17g", integ[_i], round, o.kinetic,
+                  o.potential, ke, pe);
+    ck_assert(o.kind[VS_KIND_DISTANCE].count > 0 && o.kind[VS_KIND_ANGLE].count > 0 &&
+              o.kind[VS_KIND_PIN].count > 0);
+    ck_assert(o.all.count < m->n_constraints || round < 2);
+    free(want);
+    free(got);
+  }
+  sim_free(&r);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("step");
   TCase *t = tcase_create("physics");
@@ -580,6 +704,7 @@ static Suite *suite(void) {
   tcase_add_test(t, sphere_and_box_and_bounds_hold_particles);
   tcase_add_test(t, runaway_is_reported_with_the_constraint_that_moved_it);
   tcase_add_test(t, xpbd_multipliers_do_not_depend_on_the_relaxation);
+  tcase_add_loop_test(t, observe_is_the_per_constraint_measure_bit_for_bit, 0, 3);
   suite_add_tcase(s, t);
   return s;
 }

@@ -257,6 +257,10 @@ static hid_t make_extendible(vs_h5_writer *w, hid_t loc, const char *name, hid_t
   int ok = H5Pset_chunk(p, rank, chunk) >= 0;
   if (ok && w->compression > 0)
     ok = H5Pset_shuffle(p) >= 0 && H5Pset_deflate(p, (unsigned)w->compression) >= 0;
+  else if (ok) /* every row within the extent is written: nothing to fill, and
+                * with the file's chunk cache of 0 bytes (h5w_make_plists)
+                * HDF5 writes each chunk straight from the series buffer */
+    ok = H5Pset_fill_time(p, H5D_FILL_TIME_NEVER) >= 0;
   hid_t space = ok ? H5Screate_simple(rank, dims, maxdims) : H5I_INVALID_HID;
   hid_t d = space >= 0 ? H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, p, H5P_DEFAULT)
                        : H5I_INVALID_HID;

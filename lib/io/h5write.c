@@ -495,6 +495,20 @@ int h5w_make_plists(vs_h5_writer *w) {
       H5Pset_libver_bounds(w->fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0 ||
       H5Pset_obj_track_times(w->gcpl, 0) < 0)
     return h5w_fail(w, "creating property lists");
+  /* Uncompressed series bypass HDF5's chunk cache: with no cache bytes
+   * (and no fill at allocation, make_extendible) each chunk is written
+   * straight from the series buffer, where the cache cleared a chunk's
+   * buffer (768 KiB at 128^2) and copied the rows into it before writing
+   * it (HDF5 1.10 H5D__chunk_cacheable).  Same values; each chunk is placed
+   * in the file when written, not when the cache evicts it. */
+  if (w->compression == 0) {
+    int mdc = 0;
+    size_t slots = 0, bytes = 0;
+    double w0 = 0.0;
+    if (H5Pget_cache(w->fapl, &mdc, &slots, &bytes, &w0) < 0 ||
+        H5Pset_cache(w->fapl, mdc, slots, 0, w0) < 0)
+      return h5w_fail(w, "creating property lists");
+  }
   return 0;
 }
 

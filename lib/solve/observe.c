@@ -71,6 +71,52 @@ void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, doubl
                   m->n_rigid > 0 ? s->scratch->rigid_contacts : 0, &ow, obs, per);
 }
 
+/* The distance links k0 .. k0+n-1, which are the constraints id0 .. id0+n-1
+ * (a run of consecutive ids over consecutive links, as bodies build them):
+ * their errors straight over the link table, without vs_distance_error's
+ * call and the id -> index look-up, added to the kind's accumulator and to
+ * `all` in id order with the same operations as add(), so every sum and
+ * maximum is the same bits.  per: the run's first entry, or NULL. */
+static int64_t distance_run(const vs_model *m, const vs_state *s, int32_t k0, int32_t n, acc *ka,
+                            acc *aa, double *per) {
+  double kmax = ka->max, ksum = ka->sum2, krel = ka->max_rel;
+  double amax = aa->max, asum = aa->sum2, arel = aa->max_rel;
+  int64_t alive = 0;
+  const int32_t *ab = m->dist_ab + 2 * (size_t)k0;
+  const double *restv = m->dist_rest + k0, *x = s->x;
+  const uint8_t *side = m->dist_side + k0, *live = s->alive + k0;
+  for (int32_t j = 0; j < n; j++) {
+    if (!live[j]) { /* torn */
+      if (per) per[j] = 0.0;
+      continue;
+    }
+    const double *pa = x + 4 * (size_t)ab[2 * j], *pb = x + 4 * (size_t)ab[2 * j + 1];
+    const double dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
+    const double rest = restv[j], C = sqrt(dx * dx + dy * dy + dz * dz) - rest;
+    double e;
+    switch (side[j]) {
+      case VS_SIDE_MIN: e = C < 0.0 ? -C : 0.0; break;
+      case VS_SIDE_MAX: e = C > 0.0 ? C : 0.0; break;
+      default: e = fabs(C); break;
+    }
+    const double e2 = e * e;
+    if (e > kmax) kmax = e;
+    if (e > amax) amax = e;
+    ksum += e2;
+    asum += e2;
+    if (rest > 0.0) {
+      const double q = e / rest;
+      if (q > krel) krel = q;
+      if (q > arel) arel = q;
+    }
+    alive++;
+    if (per) per[j] = e;
+  }
+  ka->max = kmax, ka->sum2 = ksum, ka->max_rel = krel, ka->n += alive;
+  aa->max = amax, aa->sum2 = asum, aa->max_rel = arel, aa->n += alive;
+  return alive;
+}
+
 /* Everything but what the last step left in the scratch (overlap,
  * rigid_contacts), which is given: s needs only the persistent fields. */
 void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
@@ -80,17 +126,28 @@ void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
   memset(k, 0, sizeof k);
   memset(&all, 0, sizeof all);
   int64_t alive = 0;
-  for (int32_t id = 0; id < m->n_constraints; id++) {
+  const int32_t nc = m->n_constraints;
+  for (int32_t id = 0; id < nc;) {
     const vs_kind kind = (vs_kind)m->con_kind[id];
-    double e = 0.0, rest = 0.0;
-    if (!vs_kind_solver[kind].error(m, s, m->con_index[id], &e, &rest)) { /* torn */
-      if (per) per[id] = 0.0;
+    const int32_t k0 = m->con_index[id];
+    if (kind == VS_KIND_DISTANCE) {
+      int32_t end = id + 1;
+      while (end < nc && m->con_kind[end] == VS_KIND_DISTANCE && m->con_index[end] == k0 + (end - id))
+        end++;
+      alive += distance_run(m, s, k0, end - id, &k[kind], &all, per ? per + id : NULL);
+      id = end;
       continue;
     }
-    alive++;
-    add(&k[kind], e, rest);
-    add(&all, e, rest);
-    if (per) per[id] = e;
+    double e = 0.0, rest = 0.0;
+    if (!vs_kind_solver[kind].error(m, s, k0, &e, &rest)) { /* torn */
+      if (per) per[id] = 0.0;
+    } else {
+      alive++;
+      add(&k[kind], e, rest);
+      add(&all, e, rest);
+      if (per) per[id] = e;
+    }
+    id++;
   }
   for (int j = 0; j < VS_KIND_COUNT; j++) obs->kind[j] = finish(&k[j]);
   obs->all = finish(&all);
@@ -103,19 +160,31 @@ void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
     }
   obs->penetration_max = pen;
   /* Energy of the movable particles (pinned ones have infinite mass and do
-   * not move, or move kinematically: neither is the system's energy). */
+   * not move, or move kinematically: neither is the system's energy), in
+   * particle order; one loop per integrator.  Pinned is told by the mass,
+   * which the loop reads anyway, not by the inverse mass in x0 (512 KiB
+   * more to read at 128^2): vs_builder_pin sets both, inverse mass 0 and
+   * mass +inf, and 1 / mass of a finite mass is never 0. */
   double ke = 0.0, pe = 0.0;
-  const double *g = m->gravity;
-  for (int32_t i = 0; i < m->n_particles; i++) {
-    if (m->x0[4 * (size_t)i + 3] == 0.0) continue;
-    const double mass = m->mass[i], *x = s->x + 4 * (size_t)i;
-    double v[3];
-    if (m->integrator == VS_INTEGRATOR_VERLET)
-      for (int d = 0; d < 3; d++) v[d] = (x[d] - s->xprev[4 * (size_t)i + d]) / m->h;
-    else
-      for (int d = 0; d < 3; d++) v[d] = s->v[3 * (size_t)i + d];
-    ke += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    pe -= mass * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
+  const double g0 = m->gravity[0], g1 = m->gravity[1], g2 = m->gravity[2];
+  const double *mass = m->mass, *xs = s->x;
+  if (m->integrator == VS_INTEGRATOR_VERLET) {
+    const double h = m->h, *xp = s->xprev;
+    for (int32_t i = 0; i < m->n_particles; i++) {
+      if (mass[i] == INFINITY) continue;
+      const double *x = xs + 4 * (size_t)i, *p = xp + 4 * (size_t)i;
+      const double v0 = (x[0] - p[0]) / h, v1 = (x[1] - p[1]) / h, v2 = (x[2] - p[2]) / h;
+      ke += 0.5 * mass[i] * (v0 * v0 + v1 * v1 + v2 * v2);
+      pe -= mass[i] * (g0 * x[0] + g1 * x[1] + g2 * x[2]);
+    }
+  } else {
+    const double *vs = s->v;
+    for (int32_t i = 0; i < m->n_particles; i++) {
+      if (mass[i] == INFINITY) continue;
+      const double *x = xs + 4 * (size_t)i, *v = vs + 3 * (size_t)i;
+      ke += 0.5 * mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      pe -= mass[i] * (g0 * x[0] + g1 * x[1] + g2 * x[2]);
+    }
   }
   obs->overlap_max = overlap_max;
   obs->rigid_contacts = rigid_contacts;
