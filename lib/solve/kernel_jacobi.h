@@ -54,11 +54,18 @@ VS_PRIVATE vs_jacobi_block_fn *vs_jacobi_path_fn(vs_jacobi_path p);
  *   VS_JSHAPE_RUNS  a_k = a_0 + k and b_k = b_0 + k, the two runs disjoint
  *                   (a cloth's links across rows);
  *   VS_JSHAPE_PAIRS a_k = a_0 + 2k and b_k = a_k + 1 (a cloth's links along
- *                   a row): 16 consecutive particles.
- * The 16 particles are distinct either way, so loading them all, computing,
- * and storing them all is the reference's gather, corrections and scatter. */
+ *                   a row): 16 consecutive particles;
+ *   VS_JSHAPE_ANY   neither, but the 16 particles distinct (a cloth's rows'
+ *                   ends, where a colour mixes links along and across rows):
+ *                   the AVX-512 path loads and stores each particle whole
+ *                   (two 256-bit halves per link) instead of link by link;
+ *                   the other paths gather these as NONE.
+ * The 16 particles are distinct in each, so loading them all, computing,
+ * and storing them all is the reference's gather, corrections and scatter.
+ * NONE groups (a particle twice: links between pinned particles, which a
+ * colour may share) keep the gather and the scatter in layout order. */
 #define VS_JGROUP 8
-enum { VS_JSHAPE_NONE, VS_JSHAPE_RUNS, VS_JSHAPE_PAIRS };
+enum { VS_JSHAPE_NONE, VS_JSHAPE_RUNS, VS_JSHAPE_PAIRS, VS_JSHAPE_ANY };
 
 static inline int vs_jacobi_shape(const int32_t *ab) {
   int runs = 1, pairs = 1;
@@ -69,7 +76,10 @@ static inline int vs_jacobi_shape(const int32_t *ab) {
   const int64_t gap = (int64_t)ab[1] - ab[0];
   if (runs && (gap >= VS_JGROUP || gap <= -VS_JGROUP)) return VS_JSHAPE_RUNS;
   if (pairs) return VS_JSHAPE_PAIRS;
-  return VS_JSHAPE_NONE;
+  for (int i = 1; i < 2 * VS_JGROUP; i++)
+    for (int k = 0; k < i; k++)
+      if (ab[i] == ab[k]) return VS_JSHAPE_NONE;
+  return VS_JSHAPE_ANY;
 }
 
 /* One link's correction, the reference's expressions verbatim: the vector

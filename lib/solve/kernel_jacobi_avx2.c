@@ -121,7 +121,7 @@ void vs_jacobi_block_avx2(const vs_model *m, const vs_solve_ctx *c, int32_t j0, 
   int32_t gen[VS_JBLOCK / 4], ngen = 0; /* the quads gathered link by link, scattered below */
   int32_t k = 0;
   for (; k + 4 <= n; k += 4) {
-    if (k + 8 <= n && shape[k] != VS_JSHAPE_NONE) {
+    if (k + 8 <= n && (shape[k] == VS_JSHAPE_RUNS || shape[k] == VS_JSHAPE_PAIRS)) {
       shaped_group(&q, x, ab, k, shape[k]);
       k += 4;
       continue;

@@ -81,7 +81,8 @@ static inline void d_transpose(__m512d P0, __m512d P1, __m512d P2, __m512d P3, _
 
 #define XYZ 0x77 /* the x, y, z lanes of two particles */
 
-static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, int32_t k, int shape) {
+static inline __attribute__((always_inline)) void shaped_group(const k8_ctx *q, double *x, const int32_t *ab,
+                                                                int32_t k, int shape) {
   double *pa = x + 4 * (size_t)ab[2 * k], *pb = x + 4 * (size_t)ab[2 * k + 1];
   __m512d dx, dy, dz;
   if (shape == VS_JSHAPE_RUNS) {
@@ -112,14 +113,19 @@ static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, i
   } else {
     /* R_k = (a_k | b_k); a_k and b_k each broadcast to both halves (256-bit
      * loads, no shuffle); D_k = (a_k - b_k, w_a | a_k - b_k, w_b) */
+    /* VS_JSHAPE_ANY: link k's two particles anywhere (p0, p1), R_k = (a_k |
+     * b_k) by a blend of the two broadcasts, stored back as two halves */
     __m512d R[8], D[8];
+    double *p0[8], *p1[8];
     _Pragma("GCC unroll 8")
     for (int i = 0; i < 8; i++) {
-      __m512d a = _mm512_broadcast_f64x4(_mm256_loadu_pd(pa + 8 * i));
-      __m512d b = _mm512_broadcast_f64x4(_mm256_loadu_pd(pa + 8 * i + 4));
+      p0[i] = shape == VS_JSHAPE_PAIRS ? pa + 8 * i : x + 4 * (size_t)ab[2 * (k + i)];
+      p1[i] = shape == VS_JSHAPE_PAIRS ? pa + 8 * i + 4 : x + 4 * (size_t)ab[2 * (k + i) + 1];
+      __m512d a = _mm512_broadcast_f64x4(_mm256_loadu_pd(p0[i]));
+      __m512d b = _mm512_broadcast_f64x4(_mm256_loadu_pd(p1[i]));
       KEEP(a);
       KEEP(b);
-      R[i] = _mm512_loadu_pd(pa + 8 * i);
+      R[i] = shape == VS_JSHAPE_PAIRS ? _mm512_loadu_pd(p0[i]) : _mm512_mask_blend_pd(0xF0, a, b);
       D[i] = _mm512_mask_sub_pd(R[i], XYZ, a, b);
     }
     /* P_i = (d_i | d_i+4) and Q_i = (d_i+4 | d_i) transposed: dx, dy, dz of
@@ -144,7 +150,13 @@ static inline void shaped_group(const k8_ctx *q, double *x, const int32_t *ab, i
     _Pragma("GCC unroll 8")
     for (int i = 0; i < 8; i++) {
       const __m512d S = _mm512_permutex2var_pd(sa, IDX(i, i, i, i, 8 + i, 8 + i, 8 + i, 8 + i), nsb);
-      _mm512_storeu_pd(pa + 8 * i, _mm512_mask_add_pd(R[i], XYZ, R[i], _mm512_mul_pd(S, D[i])));
+      const __m512d v = _mm512_mask_add_pd(R[i], XYZ, R[i], _mm512_mul_pd(S, D[i]));
+      if (shape == VS_JSHAPE_PAIRS) {
+        _mm512_storeu_pd(p0[i], v);
+      } else {
+        _mm256_storeu_pd(p0[i], _mm512_castpd512_pd256(v));
+        _mm256_storeu_pd(p1[i], _mm512_extractf64x4_pd(v, 1));
+      }
     }
   }
 }
@@ -173,8 +185,10 @@ void vs_jacobi_block_avx512(const vs_model *m, const vs_solve_ctx *c, int32_t j0
   int32_t gen[VS_JBLOCK / 8], ngen = 0; /* the groups gathered link by link, scattered below */
   int32_t k = 0;
   for (; k + 8 <= n; k += 8) {
-    if (shape[k] != VS_JSHAPE_NONE) {
-      shaped_group(&q, x, ab, k, shape[k]);
+    if (shape[k] != VS_JSHAPE_NONE) { /* each shape its own copy (constant shape) */
+      if (shape[k] == VS_JSHAPE_RUNS) shaped_group(&q, x, ab, k, VS_JSHAPE_RUNS);
+      else if (shape[k] == VS_JSHAPE_PAIRS) shaped_group(&q, x, ab, k, VS_JSHAPE_PAIRS);
+      else shaped_group(&q, x, ab, k, VS_JSHAPE_ANY);
       continue;
     }
     gen[ngen++] = k;
