@@ -281,6 +281,52 @@ START_TEST(colour_spans_and_aligned_arrays) {
 }
 END_TEST
 
+/* Group shapes (kernel_jacobi.h): runs, pairs, any 16 distinct particles
+ * (VS_JSHAPE_ANY: loaded whole by the AVX-512 path, so the whole-run tests
+ * above hold it to the reference), and NONE only with a particle twice; on a
+ * cloth every group of a colour is shaped but the ones between pinned
+ * particles (the top edge), and some are ANY (row ends). */
+START_TEST(group_shapes) {
+  int32_t ab[16];
+  for (int k = 0; k < 8; k++) ab[2 * k] = 100 + k, ab[2 * k + 1] = 200 + k;
+  ck_assert_int_eq(vs_jacobi_shape(ab), VS_JSHAPE_RUNS);
+  for (int k = 0; k < 8; k++) ab[2 * k] = 100 + 2 * k, ab[2 * k + 1] = 101 + 2 * k;
+  ck_assert_int_eq(vs_jacobi_shape(ab), VS_JSHAPE_PAIRS);
+  ab[0] = 7, ab[1] = 300; /* a link across rows before 7 pairs: 16 distinct */
+  ck_assert_int_eq(vs_jacobi_shape(ab), VS_JSHAPE_ANY);
+  ab[15] = 300; /* particle 300 twice */
+  ck_assert_int_eq(vs_jacobi_shape(ab), VS_JSHAPE_NONE);
+  for (int k = 0; k < 8; k++) ab[2 * k] = 100 + k, ab[2 * k + 1] = 104 + k; /* runs that overlap */
+  ck_assert_int_eq(vs_jacobi_shape(ab), VS_JSHAPE_NONE);
+
+  vs_scene *sc = tu_scene("solver: {integrator: pbd, relaxation: jacobi, iterations: 2}\n"
+                          "bodies:\n"
+                          "  - cloth: {name: c, origin: [0, 0, 0], size: [1, 1], resolution: [48, 40], pin: top-edge}\n");
+  vs_model *m = tu_model(sc);
+  vs_state *s = tu_state(m);
+  const vs_jacobi_layout *L = &s->scratch->jacobi;
+  int32_t count[4] = {0};
+  for (int32_t c = 0; c < m->n_colors; c++) {
+    const int32_t lo = L->color_link_start[c], hi = lo + L->color_two_sided[c];
+    for (int32_t j = lo; j + 8 <= hi; j += 8) {
+      const int sh = L->link_shape[j];
+      count[sh]++;
+      ck_assert_int_eq(sh, vs_jacobi_shape(L->link_ab + 2 * j));
+      if (sh == VS_JSHAPE_NONE) /* a link between two pinned particles */
+        for (int k = 0; k < 8; k++)
+          ck_assert(s->x[4 * L->link_ab[2 * (j + k)] + 3] == 0.0 || s->x[4 * L->link_ab[2 * (j + k) + 1] + 3] == 0.0);
+    }
+  }
+  ck_assert_int_gt(count[VS_JSHAPE_ANY], 0);
+  ck_assert_int_gt(count[VS_JSHAPE_RUNS], 0);
+  ck_assert_int_gt(count[VS_JSHAPE_PAIRS], 0);
+  ck_assert_int_le(count[VS_JSHAPE_NONE], 48 / 8 + 1);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
 /* The step's streaming passes (prediction, velocities, the state check) run
  * on the state's threads from VS_PASS_MIN (4096) particles on (step.c): a
  * cloth above that, pbd and xpbd, on 2 and 3 threads and every path gives
@@ -347,6 +393,7 @@ static Suite *suite(void) {
   tcase_add_test(t, unknown_path_is_an_error);
   tcase_add_test(t, program_refuses_an_unknown_path);
   tcase_add_test(t, colour_spans_and_aligned_arrays);
+  tcase_add_test(t, group_shapes);
   tcase_add_test(t, streaming_passes_on_threads);
   suite_add_tcase(s, t);
   return s;
