@@ -16,7 +16,9 @@
  * vs_h5_open, where it touches the slots' pages while the file is created),
  * which measures it, fills the rows and calls HDF5, then keeps the slot as
  * the checkpoint and frees its old checkpoint (three state copies, two
- * for big states).  While that thread runs it is the only one calling
+ * for big states).  After its first frame the thread also makes /checkpoint
+ * (filled with that frame), which vs_h5_finish overwrites in place with the
+ * last recorded frame.  While that thread runs it is the only one calling
  * HDF5; finish and abort drain and join it first.  A syncer thread
  * (started once the file holds H5W_SYNC_FROM bytes) fdatasyncs the
  * temporary file as chunks are appended, so the fsync before the rename
