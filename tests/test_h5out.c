@@ -1279,6 +1279,82 @@ START_TEST(resume_is_bitwise_identical) {
 }
 END_TEST
 
+/* A run recording more than H5W_INLINE_BYTES has the writer's thread,
+ * which makes /checkpoint right after the first frame (filled with that
+ * frame) and vs_h5_finish writes the last recorded frame over it in place:
+ * read back, the checkpoint is that frame's state bit for bit, interrupted
+ * or complete; it lies near the start of the file (made early, not at the
+ * end); and resuming the interrupted file gives the uninterrupted one. */
+#define EARLY_SCENE                                                                          \
+  "vsim: 1\n"                                                                                \
+  "time: {dt: 0.01, frames: 20, substeps: 2}\n"                                              \
+  "solver: {integrator: xpbd, relaxation: gauss-seidel, iterations: 3}\n"                    \
+  "bodies:\n"                                                                                \
+  "  - cloth: {name: c, origin: [0, 1.2, 0], size: [1, 1], resolution: [40, 40], plane: xz,\n" \
+  "            pin: top-corners, tear: 1.0002}\n"
+START_TEST(early_checkpoint_is_the_last_frame) {
+  char *dir = tu_tmpdir();
+  char *whole = join(dir, "whole.h5"), *part = join(dir, "part.h5");
+  vs_scene *s = tu_scene(EARLY_SCENE);
+  vs_model *m = tu_model(s);
+  char *resolved = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_scene_to_yaml(s, &resolved, &e), VS_OK);
+  for (int c = 0; c < 2; c++) {
+    const int64_t stop = c == 0 ? 7 : m->frames;
+    const char *path = c == 0 ? part : whole;
+    vs_state *st = tu_state(m);
+    vs_h5_run_info info = {"vsim run", resolved, 1};
+    vs_h5_writer *w = NULL;
+    ck_assert_msg(vs_h5_open(path, s, m, &info, &w, &e) == VS_OK, "%s", e.message);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+    for (int64_t f = 0; f < stop; f++) {
+      ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+      ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+    }
+    ck_assert_int_eq(vs_h5_finish(w, c == 0 ? "interrupted" : "complete", 1.0, &e), VS_OK);
+    vs_state *got = tu_state(m);
+    ck_assert_msg(vs_h5_read_checkpoint(path, m, got, &e) == VS_OK, "%s", e.message);
+    ck_assert_int_eq(got->frame, stop);
+    ck_assert_int_eq(got->step, st->step);
+    const size_t n = (size_t)m->n_particles;
+    ck_assert_int_eq(memcmp(got->x, st->x, 4 * n * sizeof(double)), 0);
+    ck_assert_int_eq(memcmp(got->xprev, st->xprev, 4 * n * sizeof(double)), 0);
+    ck_assert_int_eq(memcmp(got->v, st->v, 3 * n * sizeof(double)), 0);
+    ck_assert_int_eq(memcmp(got->lambda, st->lambda, (size_t)m->n_constraints * sizeof(double)), 0);
+    ck_assert_int_eq(memcmp(got->alive, st->alive, (size_t)m->n_dist), 0);
+    /* the first frame's state was overwritten: the cloth has moved */
+    ck_assert(memcmp(got->x, m->x0, 4 * n * sizeof(double)) != 0);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "/checkpoint/x", H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    const haddr_t at = H5Dget_offset(d);
+    ck_assert_msg(at != HADDR_UNDEF && at < (haddr_t)sb.st_size / 2,
+                  "/checkpoint/x at %llu of %lld bytes", (unsigned long long)at,
+                  (long long)sb.st_size);
+    H5Dclose(d);
+    H5Fclose(f);
+    vs_state_free(got);
+    vs_state_free(st);
+  }
+  resume(part);
+  vs_compare_result r;
+  ck_assert_int_eq(vs_compare_files(part, whole, NULL, &r, &e), VS_OK);
+  ck_assert_msg(r.n_diffs == 0, "%zu diffs, first %s (%s)", r.n_diffs,
+                r.n_diffs ? r.diffs[0].path : "", r.n_diffs ? r.diffs[0].detail : "");
+  vs_compare_result_free(&r);
+  vs_free_buffer(resolved);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(whole);
+  free(part);
+  free(dir);
+}
+END_TEST
+
 START_TEST(resume_refuses_another_scene) {
   char *dir = tu_tmpdir();
   char *out = join(dir, "out.h5");
@@ -1525,6 +1601,7 @@ static Suite *suite(void) {
   tcase_add_test(t, recorded_frames_are_copies);
   tcase_add_test(t, checkpoint_layout);
   tcase_add_test(t, resume_is_bitwise_identical);
+  tcase_add_test(t, early_checkpoint_is_the_last_frame);
   tcase_add_test(t, resume_refuses_another_scene);
   tcase_add_test(t, resume_accepts_both_layouts);
   tcase_add_test(t, syncer_only_for_big_files);

@@ -16,7 +16,9 @@
  * vs_h5_open, where it touches the slots' pages while the file is created),
  * which measures it, fills the rows and calls HDF5, then keeps the slot as
  * the checkpoint and frees its old checkpoint (three state copies, two
- * for big states).  While that thread runs it is the only one calling
+ * for big states).  After its first frame the thread also makes /checkpoint
+ * (filled with that frame), which vs_h5_finish overwrites in place with the
+ * last recorded frame.  While that thread runs it is the only one calling
  * HDF5; finish and abort drain and join it first.  A syncer thread
  * (started once the file holds H5W_SYNC_FROM bytes) fdatasyncs the
  * temporary file as chunks are appended, so the fsync before the rename
@@ -329,6 +331,8 @@ static void close_objects(vs_h5_writer *w) {
     h5w_close_id(&w->s[i].step);
     h5w_close_id(&w->s[i].time);
   }
+  for (int i = 0; i < CK_COUNT; i++) h5w_close_id(&w->ck_ds[i]);
+  h5w_close_id(&w->ck_group);
   h5w_close_id(&w->params);
   h5w_close_id(&w->gcpl);
 }
@@ -424,6 +428,8 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
   memset(of, 0, sizeof *of);
   of->fd = -1;
   w->file = w->fapl = w->gcpl = w->params = H5I_INVALID_HID;
+  w->ck_group = H5I_INVALID_HID;
+  for (int i = 0; i < CK_COUNT; i++) w->ck_ds[i] = H5I_INVALID_HID;
   for (int i = 0; i < S_COUNT; i++) series_init(&w->s[i]);
   w->time_lead = -1;
   w->every = model->output.every > 0 ? model->output.every : 1;
@@ -541,6 +547,8 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   if (w->inline_write || start_thread(w) != 0) {
     w->touch = 0;
     w->n_free = n_free;
+  } else {
+    w->ck_early = 1; /* a new file: no /checkpoint yet */
   }
   int ok = 0;
   if (h5w_make_plists(w) == 0) {
@@ -740,6 +748,38 @@ static void touch_state(const vs_model *m, vs_state *c) {
 #undef TOUCH
 }
 
+/* The checkpoint's group and datasets, made by the writer thread right
+ * after its first frame (a fixed place in the sequence of HDF5 calls, so
+ * the file is the same bytes run to run) and filled with that frame's
+ * state: vs_h5_finish then writes the last frame's state over them in
+ * place, into file pages already in the page cache, where it created them
+ * and wrote 1.7 MB (at 128^2) into fresh pages on the caller's time.  On a
+ * failure what was made is closed and finish makes the checkpoint as
+ * before (it replaces a /checkpoint that exists), reporting any error. */
+static void make_checkpoint_early(vs_h5_writer *w) {
+  w->ck_early = 0;
+  const int nomem = w->nomem;
+  hid_t g = h5w_make_group(w, w->file, "checkpoint");
+  const vs_state *c = w->ck;
+  int rc = g >= 0 ? 0 : -1;
+#define CK_MAKE(name, type, width, count)                                                   \
+  if (rc == 0 && w->ck_rows[CK_##name] > 0) {                                              \
+    hsize_t d[2] = {w->ck_rows[CK_##name], (hsize_t)(width)};                              \
+    rc = h5w_make_fixed(w, g, #name, CK_FTYPE(c->name), CK_MTYPE(c->name), (width) > 1 ? 2 : 1, \
+                        d, c->name, &w->ck_ds[CK_##name]);                                 \
+  }
+  VS_STATE_FIELDS(CK_MAKE)
+#undef CK_MAKE
+  if (rc == 0) {
+    w->ck_group = g;
+    return;
+  }
+  for (int i = 0; i < CK_COUNT; i++) h5w_close_id(&w->ck_ds[i]);
+  if (g >= 0) H5Gclose(g);
+  w->msg[0] = '\0'; /* no frame failed: finish says what fails there */
+  w->nomem = nomem;
+}
+
 static void *writer_main(void *arg) {
   vs_h5_writer *w = arg;
   /* Started by vs_h5_open (w->touch), this thread touches the pages of
@@ -790,6 +830,7 @@ static void *writer_main(void *arg) {
      * frames handed over before the caller heard of it are not recorded, as
      * they would not have been handed over with one slot. */
     const int rc = failed ? (old = slot, 0) : write_frame(w, slot, overlap, rcontacts, &old);
+    if (rc == 0 && !failed && w->ck_early) make_checkpoint_early(w);
     pthread_mutex_lock(&w->mu);
     if (failed) w->dropped++;
     if (rc < 0 && !w->failed) {
@@ -991,10 +1032,38 @@ static uint64_t checkpoint_sum(vs_h5_writer *w) {
   return w->ck_sum_ok ? w->ck_sum : h5c_state_checksum(w->resolved_hash, w->ck, w->ck_rows);
 }
 
+static int checkpoint_attrs(vs_h5_writer *w, hid_t g) {
+  const vs_state *c = w->ck;
+  return h5w_attr_i64(w, g, "frame", c->frame) < 0 || h5w_attr_i64(w, g, "step", c->step) < 0 ||
+                 h5w_attr_f64(w, g, "time", c->time) < 0 ||
+                 h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0 ||
+                 h5w_attr_i64(w, g, "checksum_fnv1a64", (int64_t)checkpoint_sum(w)) < 0
+             ? -1
+             : 0;
+}
+
+/* /checkpoint made early (make_checkpoint_early): the last frame's state
+ * over the first one's, the same datasets, then the counters. */
+static int write_checkpoint_in_place(vs_h5_writer *w) {
+  const vs_state *c = w->ck;
+  int rc = 0;
+#define CK_OVER(name, type, width, count)                                                      \
+  if (rc == 0 && w->ck_ds[CK_##name] >= 0 &&                                                 \
+      H5Dwrite(w->ck_ds[CK_##name], CK_MTYPE(c->name), H5S_ALL, H5S_ALL, H5P_DEFAULT, c->name) < 0) \
+    rc = h5w_fail(w, "writing /checkpoint/" #name);
+  VS_STATE_FIELDS(CK_OVER)
+#undef CK_OVER
+  for (int i = 0; i < CK_COUNT; i++) h5w_close_id(&w->ck_ds[i]);
+  if (rc == 0) rc = checkpoint_attrs(w, w->ck_group);
+  h5w_close_id(&w->ck_group);
+  return rc;
+}
+
 /* /checkpoint: one dataset per non-empty VS_STATE_FIELDS array, [count,
  * width] (or [count] for width 1), plus the counters as attributes.  Replaced whole on
  * every finish, so a resumed file holds only the newest. */
 static int write_checkpoint(vs_h5_writer *w) {
+  if (w->ck_group >= 0) return write_checkpoint_in_place(w);
   if (H5Lexists(w->file, "checkpoint", H5P_DEFAULT) > 0 &&
       H5Ldelete(w->file, "checkpoint", H5P_DEFAULT) < 0)
     return h5w_fail(w, "replacing /checkpoint");
@@ -1014,12 +1083,7 @@ static int write_checkpoint(vs_h5_writer *w) {
   }
   VS_STATE_FIELDS(CK_WRITE)
 #undef CK_WRITE
-  if (rc == 0)
-    rc = h5w_attr_i64(w, g, "frame", c->frame) < 0 || h5w_attr_i64(w, g, "step", c->step) < 0 ||
-                 h5w_attr_f64(w, g, "time", c->time) < 0 || h5w_attr_i64(w, g, "n_alive", c->n_alive) < 0 ||
-                 h5w_attr_i64(w, g, "checksum_fnv1a64", (int64_t)checkpoint_sum(w)) < 0
-             ? -1
-             : 0;
+  if (rc == 0) rc = checkpoint_attrs(w, g);
   H5Gclose(g);
   return rc;
 }

@@ -140,6 +140,13 @@ struct vs_h5_writer {
   int fail_told;             /* vs_h5_record reported it ("frame N: ...") */
   unsigned long chunks_written; /* full or final buffers appended (h5w_flush_series) */
   hsize_t ck_rows[CK_COUNT]; /* rows of each checkpoint array (the count column of the table) */
+  /* /checkpoint made early (vs_h5_open's runs with a writer thread): the
+   * thread creates the group and its datasets right after the first frame,
+   * filled with that frame's state, and keeps them open; vs_h5_finish
+   * writes the last frame's state over them in place (make_checkpoint_early) */
+  int ck_early;              /* 1: the thread makes them after its first frame */
+  hid_t ck_group;            /* the group, or H5I_INVALID_HID */
+  hid_t ck_ds[CK_COUNT];     /* its datasets (H5I_INVALID_HID: an empty array) */
   char msg[1536];            /* what failed, for the caller's vs_error */
 };
 
