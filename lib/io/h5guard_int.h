@@ -1,5 +1,6 @@
 /* h5guard_int.h (private to lib/io/h5guard*.c): what the three parts of
- * the guard share.  Nothing else includes it. */
+ * the guard share.  Nothing else in lib/ includes it; the tests and the
+ * HDF5 fuzzer use its test hooks. */
 #ifndef VSIM_H5GUARD_INT_H
 #define VSIM_H5GUARD_INT_H
 
