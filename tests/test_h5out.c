@@ -2,6 +2,7 @@
  * the HDF5 API, recorded frames, precision, compression, the temporary file
  * and the errors around the output path. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 #include "io/h5series.h"
 #include "testutil.h"
+#include "util/outfile.h"
 
 /* A scene with every kind of constraint: cloth (triangles), rope, an
  * explicit pin and an angle limit. */
@@ -1575,6 +1577,65 @@ START_TEST(syncer_only_for_big_files) {
 }
 END_TEST
 
+/* A sync that fails publishes nothing: the syncer thread's fdatasync (a
+ * big file: it runs as chunks are appended; its error is kept for
+ * vs_h5_finish) and the fsync before the rename (a small file, written on
+ * the caller's thread).  vs_h5_finish says which file and why, the output
+ * name stays free and the temporary file is removed.  The failure is
+ * injected at the one place every sync of an output goes through
+ * (vs_outfile_sync_fd). */
+static void record_failing_sync(const char *dir, const char *yaml, int which) {
+  char *out = join(dir, "out.h5");
+  vs_scene *s = tu_scene(yaml);
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_error e;
+  vs_h5_writer *w = NULL;
+  vs_outfile__fail_syncs(EIO, which);
+  ck_assert_msg(vs_h5_open(out, s, m, NULL, &w, &e) == VS_OK, "%s", e.message);
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", vs_h5_temp_path(w));
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  for (int64_t f = 0; f < m->frames; f++) {
+    ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  }
+  ck_assert_int_eq(vs_h5_finish(w, "complete", 1.0, &e), VS_ERR_IO);
+  vs_outfile__fail_syncs(0, 0);
+  char want[4200];
+  snprintf(want, sizeof want, "syncing '%s': %s", tmp, strerror(EIO));
+  ck_assert_str_eq(e.message, want);
+  ck_assert_str_eq(e.file, out);
+  ck_assert_int_ne(access(out, F_OK), 0);
+  ck_assert_int_eq(count_entries(dir), 0);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  free(out);
+}
+
+START_TEST(failed_sync_publishes_nothing) {
+  char *dir = tu_tmpdir();
+  /* 64 x 64 particles over 60 frames, 5.9 MiB: the syncer's fdatasync
+   * fails, the final fsync would not */
+  record_failing_sync(dir,
+                      "time: {frames: 60}\nbodies:\n  - cloth: {origin: [0, 1, 0], size: [1, 1], "
+                      "resolution: [63, 63], plane: xz, pin: top-corners}\n",
+                      1);
+  /* two particles, one frame: no syncer; the fsync before the rename fails */
+  record_failing_sync(dir, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n", 2);
+  /* and a sync that works again publishes */
+  char *out = join(dir, "ok.h5");
+  ck_assert_int_eq(
+      record_and_count_threads(out, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n"),
+      1);
+  ck_assert_int_eq(access(out, F_OK), 0);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("h5out");
   TCase *t = tcase_create("h5out");
@@ -1595,6 +1656,7 @@ static Suite *suite(void) {
   tcase_add_test(t, abort_leaves_nothing);
   tcase_add_test(t, finish_or_abort_right_after_open);
   tcase_add_test(t, write_failure_is_io_error);
+  tcase_add_test(t, failed_sync_publishes_nothing);
   tcase_add_test(t, identical_runs_identical_bytes);
   tcase_add_test(t, bad_arguments_and_version);
   tcase_add_test(t, non_recorded_frames_are_skipped);

@@ -176,8 +176,9 @@ static vs_status copy_bytes(const char *src, int out, const char *dst, char *why
   }
   vs_free(buf);
   close(in);
-  if (rc == VS_OK && fsync(out) != 0) {
-    snprintf(why, why_size, "writing '%s': %s", dst, strerror(errno));
+  int se;
+  if (rc == VS_OK && (se = vs_outfile_sync_fd(out, 0)) != 0) {
+    snprintf(why, why_size, "writing '%s': %s", dst, strerror(se));
     rc = VS_ERR_IO;
   }
   return rc;

@@ -863,7 +863,7 @@ static void *syncer_main(void *arg) {
     if (w->sync_quit) break; /* the final fsync does the rest */
     w->sync_dirty = 0;
     pthread_mutex_unlock(&w->mu);
-    const int e = fdatasync(w->of.fd) == 0 ? 0 : errno;
+    const int e = vs_outfile_sync_fd(w->of.fd, 1);
     pthread_mutex_lock(&w->mu);
     if (e && !w->sync_errno) w->sync_errno = e;
   }

@@ -228,14 +228,27 @@ static int publish_noreplace(const char *tmp, const char *path) {
 
 static size_t dir_len(const char *path);
 
+static int sync_fault, sync_fault_which;
+
+void vs_outfile__fail_syncs(int errnum, int which) {
+  sync_fault = errnum;
+  sync_fault_which = which;
+}
+
+int vs_outfile_sync_fd(int fd, int data_only) {
+  if (sync_fault && (sync_fault_which & (data_only ? 1 : 2))) return sync_fault;
+  return (data_only ? fdatasync(fd) : fsync(fd)) == 0 ? 0 : errno;
+}
+
 vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
   if (!o || !o->tmp || o->fd < 0)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_outfile_publish: nothing to publish");
   vs_status rc = VS_OK;
   struct stat st;
   int replace = (o->flags & (VS_OUTFILE_FORCE | VS_OUTFILE_REPLACE)) != 0;
-  if (fsync(o->fd) != 0) {
-    rc = vs_error_set(err, VS_ERR_IO, o->path, 0, 0, "syncing '%s': %s", o->tmp, strerror(errno));
+  const int se = vs_outfile_sync_fd(o->fd, 0);
+  if (se != 0) {
+    rc = vs_error_set(err, VS_ERR_IO, o->path, 0, 0, "syncing '%s': %s", o->tmp, strerror(se));
   } else if (lstat(o->tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != o->dev ||
              st.st_ino != o->ino) {
     /* removing it would remove someone else's file */

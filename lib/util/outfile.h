@@ -62,6 +62,17 @@ vs_status vs_outfile_create(const char *path, unsigned flags, vs_outfile *o, vs_
 /* 1 when fd is the temporary file created (same device and inode). */
 int vs_outfile_same(const vs_outfile *o, int fd);
 
+/* fsync(fd), or fdatasync(fd) when data_only: 0, else the errno.  Every
+ * sync of an output file goes through it (vs_outfile_publish, and the
+ * result writer's syncer thread, io/h5write.c). */
+int vs_outfile_sync_fd(int fd, int data_only);
+
+/* Tests only: from now on vs_outfile_sync_fd fails with errnum instead of
+ * syncing, for fdatasync when bit 0 of which is set, for fsync when bit 1
+ * is; vs_outfile__fail_syncs(0, 0) syncs again.  Set it while no output
+ * file is open (the syncer thread reads it). */
+void vs_outfile__fail_syncs(int errnum, int which);
+
 /* fsync the temporary file, then make it the output (see above) and sync
  * the directory.  On failure the temporary file is removed.  Either way o
  * is released (vs_outfile_discard is then a no-op). */
