@@ -393,9 +393,11 @@ int main(int argc, char **argv) {
   const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
   const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
+  int coll_frames = 0; /* --only collision --frames N: N frames from the drop (default 30) */
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--frames") && i + 1 < argc) coll_frames = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--collision")) only = "collision";
     else if (!strcmp(argv[i], "--full")) full = 1;
@@ -407,7 +409,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench [--huge-heap] [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
                       "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup|collision] "
-                      "[--collision]\n");
+                      "[--collision] [--frames N]\n");
       return 2;
     }
   }
@@ -434,7 +436,9 @@ int main(int argc, char **argv) {
     double mesh_ms, sphere_ms;
     int ntri = 0;
     for (int side = 0; side < 2; side++) {
-      if (mesh_collision_row(quick ? 10 : 30, side, &mesh_ms, &sphere_ms, &ntri)) return 1;
+      if (mesh_collision_row(coll_frames > 0 ? coll_frames : quick ? 10 : 30, side, &mesh_ms,
+                             &sphere_ms, &ntri))
+        return 1;
       printf("collision, 128^2 cloth on a ball (%s), CPU ms/frame: mesh collider of %d triangles "
              "%.3f, analytic sphere %.3f: %.2fx\n",
              side ? "poles on x" : "pole up", ntri, mesh_ms, sphere_ms, mesh_ms / sphere_ms);
