@@ -1584,7 +1584,7 @@ END_TEST
  * name stays free and the temporary file is removed.  The failure is
  * injected at the one place every sync of an output goes through
  * (vs_outfile_sync_fd). */
-static void record_failing_sync(const char *dir, const char *yaml, int which) {
+static void record_failing_sync(const char *dir, const char *yaml, int which, int sidecar) {
   char *out = join(dir, "out.h5");
   vs_scene *s = tu_scene(yaml);
   vs_model *m = tu_model(s);
@@ -1600,7 +1600,12 @@ static void record_failing_sync(const char *dir, const char *yaml, int which) {
     ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
     ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
   }
-  ck_assert_int_eq(vs_h5_finish(w, "complete", 1.0, &e), VS_ERR_IO);
+  vs_status xst = VS_OK;
+  vs_error xe;
+  vs_error_clear(&xe);
+  ck_assert_int_eq(sidecar ? vs_h5_finish_xdmf(w, "complete", 1.0, &e, &xst, &xe)
+                           : vs_h5_finish(w, "complete", 1.0, &e),
+                   VS_ERR_IO);
   vs_outfile__fail_syncs(0, 0);
   char want[4200];
   snprintf(want, sizeof want, "syncing '%s': %s", tmp, strerror(EIO));
@@ -1621,9 +1626,12 @@ START_TEST(failed_sync_publishes_nothing) {
   record_failing_sync(dir,
                       "time: {frames: 60}\nbodies:\n  - cloth: {origin: [0, 1, 0], size: [1, 1], "
                       "resolution: [63, 63], plane: xz, pin: top-corners}\n",
-                      1);
-  /* two particles, one frame: no syncer; the fsync before the rename fails */
-  record_failing_sync(dir, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n", 2);
+                      1, 0);
+  /* two particles, one frame: no syncer; the fsync before the rename fails,
+   * alone, and on its thread beside the sidecar's (vs_h5_finish_xdmf: the
+   * sidecar's temporary file is removed too) */
+  record_failing_sync(dir, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n", 2, 0);
+  record_failing_sync(dir, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n", 2, 1);
   /* and a sync that works again publishes */
   char *out = join(dir, "ok.h5");
   ck_assert_int_eq(
