@@ -63,8 +63,9 @@ vs_status vs_outfile_create(const char *path, unsigned flags, vs_outfile *o, vs_
 int vs_outfile_same(const vs_outfile *o, int fd);
 
 /* fsync(fd), or fdatasync(fd) when data_only: 0, else the errno.  Every
- * sync of an output file goes through it (vs_outfile_publish, and the
- * result writer's syncer thread, io/h5write.c). */
+ * sync of an output file goes through it (vs_outfile_publish, the result
+ * writer's syncer thread, io/h5write.c, and resume's copy, io/h5resume.c;
+ * not the directory's sync, whose failure is no error). */
 int vs_outfile_sync_fd(int fd, int data_only);
 
 /* Tests only: from now on vs_outfile_sync_fd fails with errnum instead of

@@ -32,9 +32,9 @@
 #define FUZZ_DSET_BYTES ((uint64_t)64 << 20)
 /* The probe child's time limit here: 8 s of wall time (4 s of CPU), well
  * under libFuzzer's -timeout=20 (Makefile).  With the library's 60 s, an
- * input on which HDF5 loops in the child (it does on some corrupt B-trees)
- * was reported by libFuzzer as a timeout before the probe could refuse it;
- * a golden file's walk takes milliseconds, even under the sanitizers. */
+ * input on which HDF5 kept working in the child (CI, 2026-11-23) was
+ * reported by libFuzzer as a timeout before the probe could refuse it; a
+ * golden file's walk takes milliseconds, even under the sanitizers. */
 #define FUZZ_PROBE_SECONDS 8u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
