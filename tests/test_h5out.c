@@ -1591,7 +1591,7 @@ static void record_failing_sync(const char *dir, const char *yaml, int which, in
   vs_state *st = tu_state(m);
   vs_error e;
   vs_h5_writer *w = NULL;
-  vs_outfile__fail_syncs(EIO, which);
+  vs_outfile__fail_syncs(EIO, which, 0);
   ck_assert_msg(vs_h5_open(out, s, m, NULL, &w, &e) == VS_OK, "%s", e.message);
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s", vs_h5_temp_path(w));
@@ -1606,7 +1606,7 @@ static void record_failing_sync(const char *dir, const char *yaml, int which, in
   ck_assert_int_eq(sidecar ? vs_h5_finish_xdmf(w, "complete", 1.0, &e, &xst, &xe)
                            : vs_h5_finish(w, "complete", 1.0, &e),
                    VS_ERR_IO);
-  vs_outfile__fail_syncs(0, 0);
+  vs_outfile__fail_syncs(0, 0, 0);
   char want[4200];
   snprintf(want, sizeof want, "syncing '%s': %s", tmp, strerror(EIO));
   ck_assert_str_eq(e.message, want);
@@ -1628,8 +1628,8 @@ START_TEST(failed_sync_publishes_nothing) {
                       "resolution: [63, 63], plane: xz, pin: top-corners}\n",
                       1, 0);
   /* two particles, one frame: no syncer; the fsync before the rename fails,
-   * alone, and on its thread beside the sidecar's (vs_h5_finish_xdmf: the
-   * sidecar's temporary file is removed too) */
+   * alone, and with a sidecar (vs_h5_finish_xdmf stages the sidecar's
+   * temporary file before that fsync: it is removed too) */
   record_failing_sync(dir, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n", 2, 0);
   record_failing_sync(dir, "time: {frames: 1}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n", 2, 1);
   /* and a sync that works again publishes */
@@ -1639,6 +1639,52 @@ START_TEST(failed_sync_publishes_nothing) {
       1);
   ck_assert_int_eq(access(out, F_OK), 0);
   tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
+/* The sidecar's own sync fails (the result file's, the first fsync,
+ * works): the result file is published and reads back, the error names
+ * the sidecar's temporary file, and neither the .xmf nor any temporary
+ * file is left. */
+START_TEST(failed_sidecar_sync_keeps_the_result) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  vs_scene *s = tu_scene("time: {frames: 2}\nbodies:\n  - particles: {positions: [[0, 1, 0]]}\n");
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  vs_error e, xe;
+  vs_error_clear(&e);
+  vs_error_clear(&xe);
+  vs_h5_writer *w = NULL;
+  vs_outfile__fail_syncs(EIO, 2, 1);
+  ck_assert_msg(vs_h5_open(out, s, m, NULL, &w, &e) == VS_OK, "%s", e.message);
+  ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  for (int64_t f = 0; f < m->frames; f++) {
+    ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+  }
+  vs_status xst = VS_OK;
+  ck_assert_msg(vs_h5_finish_xdmf(w, "complete", 1.0, &e, &xst, &xe) == VS_OK, "%s", e.message);
+  vs_outfile__fail_syncs(0, 0, 0);
+  ck_assert_int_eq(xst, VS_ERR_IO);
+  char *xmf = join(dir, "out.xmf");
+  ck_assert_str_eq(xe.file, xmf);
+  ck_assert_msg(strstr(xe.message, "syncing '") && strstr(xe.message, ".out.xmf.tmp-") &&
+                    strstr(xe.message, strerror(EIO)),
+                "%s", xe.message);
+  ck_assert_int_ne(access(xmf, F_OK), 0);
+  ck_assert_int_eq(count_entries(dir), 1); /* out.h5 alone */
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  ck_assert_double_eq(attr_num(f, "/parameters/vsim", "frames_recorded"), 3);
+  H5Fclose(f);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(xmf);
   free(out);
   free(dir);
 }
@@ -1665,6 +1711,7 @@ static Suite *suite(void) {
   tcase_add_test(t, finish_or_abort_right_after_open);
   tcase_add_test(t, write_failure_is_io_error);
   tcase_add_test(t, failed_sync_publishes_nothing);
+  tcase_add_test(t, failed_sidecar_sync_keeps_the_result);
   tcase_add_test(t, identical_runs_identical_bytes);
   tcase_add_test(t, bad_arguments_and_version);
   tcase_add_test(t, non_recorded_frames_are_skipped);

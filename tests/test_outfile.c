@@ -272,7 +272,7 @@ END_TEST
 
 /* published: the publish leaves the directory's fsync to the caller and
  * names the file it published, a symlink's target when the output is one
- * (vs_xdmf__write_text then syncs that directory once for two files). */
+ * (vs_h5_finish_xdmf then syncs that directory once for the result file and its sidecar). */
 START_TEST(published_names_the_target) {
   char published[PATH_MAX] = "";
   vs_outfile o;

@@ -654,28 +654,32 @@ static char *xml_escape(const char *s) {
 
 /* The sidecar goes through the same safe output files as the result file
  * (util/outfile.h): an exclusive temporary name that fits NAME_MAX beside
- * it, never a special file, an existing .xmf replaced (it is derived data). */
-static vs_status write_text(const char *path, const char *text, size_t len, const char *also,
+ * it, never a special file, an existing .xmf replaced (it is derived data).
+ * stage_text writes the temporary file and starts its writing to disk;
+ * publishing it is the caller's (vs_outfile_publish). */
+static vs_status stage_text(const char *path, const char *text, size_t len, vs_outfile *o,
                             vs_error *err) {
-  vs_outfile o;
-  vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, &o, err);
+  vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, o, err);
   if (rc != VS_OK) return rc;
-  char published[PATH_MAX];
-  if (also) o.published = published;
   size_t done = 0;
   while (done < len) {
-    ssize_t k = write(o.fd, text + done, len - done);
+    ssize_t k = write(o->fd, text + done, len - done);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) {
       int e = k < 0 ? errno : EIO;
-      vs_outfile_discard(&o);
+      vs_outfile_discard(o);
       return vs_error_set(err, VS_ERR_IO, path, 0, 0, "writing: %s", strerror(e));
     }
     done += (size_t)k;
   }
-  rc = vs_outfile_publish(&o, err);
-  if (rc == VS_OK && also) vs_outfile_sync_dir(published, also);
-  return rc;
+  vs_outfile_start_writeback(o);
+  return VS_OK;
+}
+
+static vs_status write_text(const char *path, const char *text, size_t len, vs_error *err) {
+  vs_outfile o;
+  vs_status rc = stage_text(path, text, len, &o, err);
+  return rc == VS_OK ? vs_outfile_publish(&o, err) : rc;
 }
 
 /* The sidecar's text for the result file open as f (named h5_path; the
@@ -798,7 +802,7 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
                      : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
   if (st == VS_OK) st = sidecar_text(g.file, h5_path, xmf, &text, err);
   vs_h5g_close(&g);
-  if (st == VS_OK) st = write_text(xmf, text.p, text.n, NULL, err);
+  if (st == VS_OK) st = write_text(xmf, text.p, text.n, err);
   vs_sbuf_free(&text);
   vs_free(own);
   return st;
@@ -817,7 +821,7 @@ vs_status vs_xdmf__text(hid_t f, const char *h5_path, const char *xmf_path, char
   return st;
 }
 
-vs_status vs_xdmf__write_text(const char *xmf_path, const char *text, size_t len,
-                              const char *also_sync, vs_error *err) {
-  return write_text(xmf_path, text, len, also_sync, err);
+vs_status vs_xdmf__stage_text(const char *xmf_path, const char *text, size_t len,
+                              vs_outfile *o, vs_error *err) {
+  return stage_text(xmf_path, text, len, o, err);
 }

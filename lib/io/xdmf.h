@@ -1,7 +1,7 @@
 /* xdmf.h (private): the XDMF sidecar's two halves, for the writer
  * (h5write.c), which builds the text from the file it still has open
- * (no second open, no validating walk of a file it wrote itself) and
- * writes it once the result file is published.  vs_xdmf_write (vsim/h5.h)
+ * (no second open, no validating walk of a file it wrote itself), stages
+ * it before the result file is synced and publishes it after.  vs_xdmf_write (vsim/h5.h)
  * is the same two halves on a file opened by the validating reader. */
 #ifndef VSIM_IO_XDMF_H
 #define VSIM_IO_XDMF_H
@@ -9,6 +9,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "util/outfile.h"
 #include "vsim/error.h"
 
 /* The sidecar of the result file open as f, which the .xmf at xmf_path
@@ -18,13 +19,13 @@ __attribute__((visibility("hidden"))) vs_status vs_xdmf__text(hid_t f, const cha
                                                               const char *xmf_path, char **text,
                                                               size_t *len, vs_error *err);
 
-/* Write text to xmf_path through a temporary file renamed into place.
- * also_sync: a file published just before whose directory was left
- * unsynced (outfile.h): on success the one fsync of a directory they share
- * covers both names (else each directory is synced); NULL: none. */
-__attribute__((visibility("hidden"))) vs_status vs_xdmf__write_text(const char *xmf_path,
+/* Write text to a temporary file beside xmf_path (outfile.h: an existing
+ * .xmf is replaced) and start writing it to disk, into *o; the caller
+ * publishes it (vs_outfile_publish) or discards it.  The writer stages the
+ * sidecar before it syncs the result file, so that the sidecar's own sync,
+ * after, finds its data already on disk. */
+__attribute__((visibility("hidden"))) vs_status vs_xdmf__stage_text(const char *xmf_path,
                                                                     const char *text, size_t len,
-                                                                    const char *also_sync,
-                                                                    vs_error *err);
+                                                                    vs_outfile *o, vs_error *err);
 
 #endif

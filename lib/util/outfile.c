@@ -1,4 +1,5 @@
 /* outfile.c: creating output files safely (outfile.h). */
+#define _GNU_SOURCE /* sync_file_range */
 #include "util/outfile.h"
 
 #include <errno.h>
@@ -228,16 +229,27 @@ static int publish_noreplace(const char *tmp, const char *path) {
 
 static size_t dir_len(const char *path);
 
-static int sync_fault, sync_fault_which;
+static int sync_fault, sync_fault_which, sync_fault_after;
 
-void vs_outfile__fail_syncs(int errnum, int which) {
+void vs_outfile__fail_syncs(int errnum, int which, int after) {
   sync_fault = errnum;
   sync_fault_which = which;
+  __atomic_store_n(&sync_fault_after, after, __ATOMIC_SEQ_CST);
 }
 
 int vs_outfile_sync_fd(int fd, int data_only) {
-  if (sync_fault && (sync_fault_which & (data_only ? 1 : 2))) return sync_fault;
+  if (sync_fault && (sync_fault_which & (data_only ? 1 : 2)) &&
+      __atomic_fetch_sub(&sync_fault_after, 1, __ATOMIC_SEQ_CST) <= 0)
+    return sync_fault;
   return (data_only ? fdatasync(fd) : fsync(fd)) == 0 ? 0 : errno;
+}
+
+void vs_outfile_start_writeback(const vs_outfile *o) {
+#ifdef SYNC_FILE_RANGE_WRITE
+  if (o && o->fd >= 0) (void)sync_file_range(o->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)o;
+#endif
 }
 
 vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {

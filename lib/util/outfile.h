@@ -68,11 +68,17 @@ int vs_outfile_same(const vs_outfile *o, int fd);
  * not the directory's sync, whose failure is no error). */
 int vs_outfile_sync_fd(int fd, int data_only);
 
+/* Start writing the temporary file's data to disk without waiting
+ * (sync_file_range where there is one; nothing elsewhere): a file staged
+ * this way before another file's fsync is mostly on disk by its own. */
+void vs_outfile_start_writeback(const vs_outfile *o);
+
 /* Tests only: from now on vs_outfile_sync_fd fails with errnum instead of
  * syncing, for fdatasync when bit 0 of which is set, for fsync when bit 1
- * is; vs_outfile__fail_syncs(0, 0) syncs again.  Set it while no output
- * file is open (the syncer thread reads it). */
-void vs_outfile__fail_syncs(int errnum, int which);
+ * is, once the first `after` of those syncs have run as usual (0: from the
+ * first); vs_outfile__fail_syncs(0, 0, 0) syncs again.  Set it while no
+ * output file is open (the syncer thread reads it). */
+void vs_outfile__fail_syncs(int errnum, int which, int after);
 
 /* fsync the temporary file, then make it the output (see above) and sync
  * the directory.  On failure the temporary file is removed.  Either way o
