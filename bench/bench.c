@@ -3,8 +3,9 @@
  * Cloths of 64^2 .. 256^2 particles (512^2 with --full), structural links only, top edge pinned,
  * 10 iterations, 100 frames, for Gauss-Seidel and coloured Jacobi at 1 and 2
  * threads, integrators pbd and xpbd.  Each configuration runs in a child
- * process so that its peak resident memory is its own.  Prints a table and
- * writes the same as JSON (build/bench/bench.json by default).
+ * process so that its peak resident memory is its own; every figure is the
+ * median of three rounds (one with --quick).  Prints a table and writes the
+ * same as JSON (build/bench/bench.json by default).
  *
  *   bench [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH]
  *
@@ -207,6 +208,12 @@ extern char **environ;
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+/* The median of n values (n odd, at most ROUNDS); v is left sorted. */
+enum { ROUNDS = 3 };
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);
+  return v[n / 2];
 }
 static int spawn_wait(const char *vsim, char *const argv[]) {
   pid_t pid;
@@ -447,47 +454,84 @@ int main(int argc, char **argv) {
   }
   const int sizes[] = {64, 128, 256, 512};
   /* --quick: 64^2 and 128^2, 20 frames (seconds); default: up to 256^2
-   * (about a minute on 2 cores); --full adds 512^2 (about 3 minutes). */
+   * (about two minutes on 2 cores); --full adds 512^2.  Every figure is the
+   * median of ROUNDS rounds (one with --quick); a round runs every
+   * configuration once, then Bullet's cloths, so that the runs of one
+   * configuration are spread over the whole bench, as the issue's "medians
+   * of 3 alternating runs" (a single run of a two-thread configuration
+   * swung 1.5x-2.2x with the host's load). */
   const int nsizes = quick ? 2 : full ? 4 : 3, frames = quick ? 20 : 100;
+  const int rounds = quick ? 1 : ROUNDS;
   const char *integs[] = {"pbd", "xpbd"};
   struct { const char *relax; int threads; } modes[] = {{"gauss-seidel", 1}, {"jacobi", 1}, {"jacobi", 2}};
-  result res[64];
-  int nres = 0;
-  printf("%-6s %-13s %-5s %3s %7s %11s %12s %8s %11s %9s\n", "cloth", "relaxation", "integ", "thr",
-         "colors", "ms/frame", "ns/project", "speedup", "max_rel", "peak MiB");
+  enum { NCONF = 4 * 2 * 3 };
+  result res[NCONF], runs[NCONF][ROUNDS];
+  bullet_result bres[8], bruns[8][ROUNDS];
+  int nres = 0, nb = 0, bullet_ok = bullet != NULL;
   for (int si = 0; si < nsizes; si++)
-    for (int ii = 0; ii < 2; ii++) {
-      double base_j = 0;
-      for (int mi = 0; mi < 3; mi++) {
+    for (int ii = 0; ii < 2; ii++)
+      for (int mi = 0; mi < 3; mi++, nres++) {
         result *r = &res[nres];
         memset(r, 0, sizeof *r);
         r->n = sizes[si], r->relax = modes[mi].relax, r->integ = integs[ii], r->threads = modes[mi].threads;
-        if (run_isolated(r, frames)) {
-          fprintf(stderr, "bench: run failed\n");
-          return 1;
-        }
-        if (mi == 1) base_j = r->ms_per_frame;
-        char speed[16] = "";
-        if (mi == 2) snprintf(speed, sizeof speed, "%.2fx", base_j / r->ms_per_frame);
-        printf("%4d^2 %-13s %-5s %3d %7d %11.3f %12.2f %8s %11.3e %9.1f\n", r->n, r->relax, r->integ,
-               r->threads, r->colors, r->ms_per_frame, r->ns_per_proj, speed, r->max_rel, r->peak_mib);
-        fflush(stdout);
-        nres++;
+      }
+  printf("(each figure: the median of %d round%s)\n", rounds, rounds > 1 ? "s" : "");
+  fflush(stdout);
+  for (int round = 0; round < rounds; round++) {
+    for (int i = 0; i < nres; i++) {
+      runs[i][round] = res[i];
+      if (run_isolated(&runs[i][round], frames)) {
+        fprintf(stderr, "bench: run failed\n");
+        return 1;
       }
     }
+    for (int si = 0; bullet_ok && si < nsizes; si++)
+      if (run_bullet(bullet, sizes[si], frames, &bruns[si][round])) {
+        fprintf(stderr, "bench: %s failed\n", bullet);
+        bullet_ok = 0;
+      }
+  }
+  /* each configuration: the run of median time (its other figures with
+   * it), and the largest peak memory of its runs */
+  for (int i = 0; i < nres; i++) {
+    double ms[ROUNDS], peak = 0.0;
+    for (int k = 0; k < rounds; k++) {
+      ms[k] = runs[i][k].ms_per_frame;
+      if (runs[i][k].peak_mib > peak) peak = runs[i][k].peak_mib;
+    }
+    const double med = median_of(ms, rounds);
+    for (int k = 0; k < rounds; k++)
+      if (runs[i][k].ms_per_frame == med) {
+        res[i] = runs[i][k];
+        break;
+      }
+    res[i].peak_mib = peak;
+  }
+  printf("%-6s %-13s %-5s %3s %7s %11s %12s %8s %11s %9s\n", "cloth", "relaxation", "integ", "thr",
+         "colors", "ms/frame", "ns/project", "speedup", "max_rel", "peak MiB");
+  for (int i = 0; i < nres; i++) {
+    const result *r = &res[i];
+    char speed[16] = "";
+    /* two threads against one: the ratio of the two medians */
+    if (i % 3 == 2) snprintf(speed, sizeof speed, "%.2fx", res[i - 1].ms_per_frame / r->ms_per_frame);
+    printf("%4d^2 %-13s %-5s %3d %7d %11.3f %12.2f %8s %11.3e %9.1f\n", r->n, r->relax, r->integ,
+           r->threads, r->colors, r->ms_per_frame, r->ns_per_proj, speed, r->max_rel, r->peak_mib);
+  }
   /* The peer, side by side: Bullet's soft-body cloth against vsim's pbd rows
    * of the same size (Gauss-Seidel and Jacobi on one thread). */
-  bullet_result bres[8];
-  int nb = 0;
-  if (bullet) {
+  if (bullet_ok) {
     printf("\n%-6s %9s %12s %11s | %14s %7s %14s %7s %11s\n", "cloth", "Bullet ms", "ns/project",
            "max_rel", "vsim GS ns/pr", "ratio", "vsim Jac ns/pr", "ratio", "vsim max_rel");
     for (int si = 0; si < nsizes; si++) {
+      double ms[ROUNDS];
+      for (int k = 0; k < rounds; k++) ms[k] = bruns[si][k].ms_per_frame;
+      const double med = median_of(ms, rounds);
       bullet_result *b = &bres[nb];
-      if (run_bullet(bullet, sizes[si], frames, b)) {
-        fprintf(stderr, "bench: %s failed\n", bullet);
-        break;
-      }
+      for (int k = 0; k < rounds; k++)
+        if (bruns[si][k].ms_per_frame == med) {
+          *b = bruns[si][k];
+          break;
+        }
       const result *gs = NULL, *jac = NULL;
       for (int i = 0; i < nres; i++)
         if (res[i].n == sizes[si] && !strcmp(res[i].integ, "pbd") && res[i].threads == 1) {
@@ -505,8 +549,16 @@ int main(int argc, char **argv) {
 
   double coll_mesh = NAN, coll_sphere = NAN;
   int coll_ntri = 0;
-  if (mesh_collision_row(quick ? 10 : 30, 0, &coll_mesh, &coll_sphere, &coll_ntri))
-    fprintf(stderr, "bench: mesh collision measurement failed\n");
+  {
+    double cm[ROUNDS], cs[ROUNDS];
+    int k = 0;
+    for (; k < rounds; k++)
+      if (mesh_collision_row(quick ? 10 : 30, 0, &cm[k], &cs[k], &coll_ntri)) {
+        fprintf(stderr, "bench: mesh collision measurement failed\n");
+        break;
+      }
+    if (k == rounds) coll_mesh = median_of(cm, rounds), coll_sphere = median_of(cs, rounds);
+  }
   printf("\ncollision, 128^2 cloth on a ball, CPU ms/frame: mesh collider of %d triangles %.3f, "
          "analytic sphere %.3f: %.2fx\n",
          coll_ntri, coll_mesh, coll_sphere, coll_mesh / coll_sphere);
@@ -524,7 +576,28 @@ int main(int argc, char **argv) {
   }
 
   double share = NAN, with_s = NAN, without_s = NAN;
-  if (writer_share(&share, &with_s, &without_s)) fprintf(stderr, "bench: writer measurement failed\n");
+  {
+    /* the run of median share, its phases with it */
+    double sh[ROUNDS], w[ROUNDS][8];
+    int k = 0;
+    for (; k < rounds; k++) {
+      if (writer_share(&sh[k], &w[k][0], &w[k][1])) {
+        fprintf(stderr, "bench: writer measurement failed\n");
+        break;
+      }
+      w[k][2] = g_cpu_step_with, w[k][3] = g_cpu_step_without, w[k][4] = g_cpu_other_with;
+      w[k][5] = g_open_ms, w[k][6] = g_record_ms, w[k][7] = g_finish_ms;
+    }
+    if (k == rounds) {
+      double sorted[ROUNDS];
+      memcpy(sorted, sh, sizeof sorted);
+      const double med = median_of(sorted, rounds);
+      for (k = 0; k < rounds && sh[k] != med; k++) continue;
+      share = sh[k], with_s = w[k][0], without_s = w[k][1];
+      g_cpu_step_with = w[k][2], g_cpu_step_without = w[k][3], g_cpu_other_with = w[k][4];
+      g_open_ms = w[k][5], g_record_ms = w[k][6], g_finish_ms = w[k][7];
+    }
+  }
   double best = NAN, start = startup_ms(vsim, &best);
   printf("\nHDF5 writing, 128^2 cloth, every frame: %.1f%% of wall time (%.3f s with, %.3f s without)\n",
          100 * share, with_s, without_s);
@@ -548,7 +621,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench: cannot write %s: %s\n", out, strerror(errno));
     return 1;
   }
-  fprintf(f, "{\n  \"vsim\": \"%s\",\n  \"frames\": %d,\n  \"iterations\": 10,\n  \"runs\": [\n", vs_version(), frames);
+  fprintf(f, "{\n  \"vsim\": \"%s\",\n  \"frames\": %d,\n  \"iterations\": 10,\n  \"rounds\": %d,\n  \"runs\": [\n",
+          vs_version(), frames, rounds);
   for (int i = 0; i < nres; i++) {
     const result *r = &res[i];
     fprintf(f,
