@@ -17,8 +17,10 @@
  * ns/projection = wall time of the stepping / (frames * substeps * iterations
  * * links): it includes prediction, velocity update and tearing checks, so it
  * is an upper bound on the projection itself. */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,11 +105,40 @@ static int run_one(result *r, int frames) {
   return 0;
 }
 
+/* One core for every one-thread figure (vsim's one-thread rows, Bullet's
+ * cloths, the collision row, the pyramids): the two virtual cores of a
+ * VM can run at different speeds (1.1-1.5x apart here, swapping with the
+ * host's load), so a side-by-side ratio is only fair on one core.  The
+ * last core the bench may use; -1: one core only, nothing to pin. */
+static int g_core = -1;
+static cpu_set_t g_all;
+
+static void pick_core(void) {
+  CPU_ZERO(&g_all);
+  if (sched_getaffinity(0, sizeof g_all, &g_all) != 0 || CPU_COUNT(&g_all) < 2) return;
+  for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+    if (CPU_ISSET(c, &g_all)) {
+      g_core = c;
+      return;
+    }
+}
+
+/* Pin this process (and the children it starts) to g_core, or undo it. */
+static void pin(int on) {
+  if (g_core < 0) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(g_core, &one);
+  (void)sched_setaffinity(0, sizeof one, on ? &one : &g_all);
+}
+
 /* Fork so that ru_maxrss is this configuration's alone. */
 static int run_isolated(result *r, int frames) {
   int fd[2];
   if (pipe(fd)) return -1;
+  if (r->threads == 1) pin(1);
   pid_t pid = fork();
+  if (r->threads == 1) pin(0);
   if (pid == 0) {
     close(fd[0]);
     int rc = run_one(r, frames);
@@ -335,9 +366,11 @@ static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sph
   const double c[3] = {0, 0.5, 0};
   if (write_sphere_obj(obj, 0.5, c, 224, 224, side)) return -1;
   snprintf(col, sizeof col, "{mesh: {file: \"%s\"}}", obj);
+  pin(1);
   double none = collision_ms("", frames, NULL);
   double sph = collision_ms("{sphere: {center: [0, 0.5, 0], radius: 0.5}}", frames, NULL);
   double mesh = collision_ms(col, frames, ntri);
+  pin(0);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0) return -1;
   *mesh_ms = mesh - none;
@@ -355,7 +388,9 @@ typedef struct bullet_result {
 static int run_bullet(const char *prog, int n, int frames, bullet_result *b) {
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "%s %d %d 10", prog, n, frames);
+  pin(1);
   FILE *p = popen(cmd, "r");
+  pin(0);
   if (!p) return -1;
   b->n = n;
   int got = fscanf(p, "%lld %lf %lf %lf", &b->links, &b->ms_per_frame, &b->ns_per_proj, &b->max_rel);
@@ -368,7 +403,9 @@ static int run_bullet(const char *prog, int n, int frames, bullet_result *b) {
 static int run_pyramid(const char *prog, double *ms, double *drift) {
   char cmd[1200], line[512];
   snprintf(cmd, sizeof cmd, "%s 20 600", prog);
+  pin(1);
   FILE *p = popen(cmd, "r");
+  pin(0);
   if (!p) return -1;
   int got = 0;
   while (fgets(line, sizeof line, p)) {
@@ -397,6 +434,7 @@ int main(int argc, char **argv) {
     cli_heap_setup();
     argv++, argc--;
   }
+  pick_core();
   const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
   const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
@@ -475,7 +513,9 @@ int main(int argc, char **argv) {
         memset(r, 0, sizeof *r);
         r->n = sizes[si], r->relax = modes[mi].relax, r->integ = integs[ii], r->threads = modes[mi].threads;
       }
-  printf("(each figure: the median of %d round%s)\n", rounds, rounds > 1 ? "s" : "");
+  printf("(each figure: the median of %d round%s", rounds, rounds > 1 ? "s" : "");
+  if (g_core >= 0) printf("; one-thread runs, Bullet's included, on cpu %d", g_core);
+  printf(")\n");
   fflush(stdout);
   for (int round = 0; round < rounds; round++) {
     for (int i = 0; i < nres; i++) {
