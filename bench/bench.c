@@ -240,11 +240,16 @@ static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
-/* The median of n values (n odd, at most ROUNDS); v is left sorted. */
+/* Which of n values (n odd, at most ROUNDS) is their median: the run whose
+ * other figures go with it. */
 enum { ROUNDS = 3 };
-static double median_of(double *v, int n) {
-  qsort(v, (size_t)n, sizeof v[0], cmp_double);
-  return v[n / 2];
+static int median_at(const double *v, int n) {
+  double sorted[ROUNDS];
+  memcpy(sorted, v, (size_t)n * sizeof v[0]);
+  qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
+  int k = 0;
+  while (k < n - 1 && v[k] != sorted[n / 2]) k++;
+  return k;
 }
 static int spawn_wait(const char *vsim, char *const argv[]) {
   pid_t pid;
@@ -492,7 +497,7 @@ int main(int argc, char **argv) {
   }
   const int sizes[] = {64, 128, 256, 512};
   /* --quick: 64^2 and 128^2, 20 frames (seconds); default: up to 256^2
-   * (about two minutes on 2 cores); --full adds 512^2.  Every figure is the
+   * (about a minute on 2 cores, Bullet's rows included); --full adds 512^2.  Every figure is the
    * median of ROUNDS rounds (one with --quick); a round runs every
    * configuration once, then Bullet's cloths, so that the runs of one
    * configuration are spread over the whole bench, as the issue's "medians
@@ -539,12 +544,7 @@ int main(int argc, char **argv) {
       ms[k] = runs[i][k].ms_per_frame;
       if (runs[i][k].peak_mib > peak) peak = runs[i][k].peak_mib;
     }
-    const double med = median_of(ms, rounds);
-    for (int k = 0; k < rounds; k++)
-      if (runs[i][k].ms_per_frame == med) {
-        res[i] = runs[i][k];
-        break;
-      }
+    res[i] = runs[i][median_at(ms, rounds)];
     res[i].peak_mib = peak;
   }
   printf("%-6s %-13s %-5s %3s %7s %11s %12s %8s %11s %9s\n", "cloth", "relaxation", "integ", "thr",
@@ -565,13 +565,8 @@ int main(int argc, char **argv) {
     for (int si = 0; si < nsizes; si++) {
       double ms[ROUNDS];
       for (int k = 0; k < rounds; k++) ms[k] = bruns[si][k].ms_per_frame;
-      const double med = median_of(ms, rounds);
       bullet_result *b = &bres[nb];
-      for (int k = 0; k < rounds; k++)
-        if (bruns[si][k].ms_per_frame == med) {
-          *b = bruns[si][k];
-          break;
-        }
+      *b = bruns[si][median_at(ms, rounds)];
       const result *gs = NULL, *jac = NULL;
       for (int i = 0; i < nres; i++)
         if (res[i].n == sizes[si] && !strcmp(res[i].integ, "pbd") && res[i].threads == 1) {
@@ -597,7 +592,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: mesh collision measurement failed\n");
         break;
       }
-    if (k == rounds) coll_mesh = median_of(cm, rounds), coll_sphere = median_of(cs, rounds);
+    if (k == rounds) coll_mesh = cm[median_at(cm, rounds)], coll_sphere = cs[median_at(cs, rounds)];
   }
   printf("\ncollision, 128^2 cloth on a ball, CPU ms/frame: mesh collider of %d triangles %.3f, "
          "analytic sphere %.3f: %.2fx\n",
@@ -629,10 +624,7 @@ int main(int argc, char **argv) {
       w[k][5] = g_open_ms, w[k][6] = g_record_ms, w[k][7] = g_finish_ms;
     }
     if (k == rounds) {
-      double sorted[ROUNDS];
-      memcpy(sorted, sh, sizeof sorted);
-      const double med = median_of(sorted, rounds);
-      for (k = 0; k < rounds && sh[k] != med; k++) continue;
+      k = median_at(sh, rounds);
       share = sh[k], with_s = w[k][0], without_s = w[k][1];
       g_cpu_step_with = w[k][2], g_cpu_step_without = w[k][3], g_cpu_other_with = w[k][4];
       g_open_ms = w[k][5], g_record_ms = w[k][6], g_finish_ms = w[k][7];
