@@ -31,7 +31,6 @@
  *
  * Object time stamps are off on every group and dataset (and HDF5 stores no
  * file name), so identical runs give identical datasets. */
-#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -722,9 +721,7 @@ static int write_frame(vs_h5_writer *w, vs_state *slot, double overlap, int64_t 
    * to do anyway, and here the call would be on the caller's time (0.1-0.3
    * ms on this VM). */
   if (chunks != w->chunks_written && !w->inline_write) {
-#ifdef SYNC_FILE_RANGE_WRITE
-    if (w->of.fd >= 0) (void)sync_file_range(w->of.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
+    vs_outfile_start_writeback(&w->of);
     kick_syncer(w);
   }
   /* the checkpoint is the state of the last recorded frame, whatever
