@@ -9,13 +9,16 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/lsan_interface.h>
 #endif
 
 #include "io/h5series.h"
+#include "model/estimate.h"
 #include "testutil.h"
 #include "util/outfile.h"
 
@@ -1577,6 +1580,98 @@ START_TEST(syncer_only_for_big_files) {
 }
 END_TEST
 
+/* A small state gets many copies and its frames are handed to the writer's
+ * thread in batches (the thread is woken once half of them wait:
+ * model/estimate.h, vs_writer_copies): frames left waiting below that mark
+ * are still written, by vs_h5_wait (which must wake the thread rather than
+ * wait for it forever) and by vs_h5_finish, in order and bit for bit. */
+/* Until every other thread of this process sleeps (state S in
+ * /proc/self/task/ID/stat), at most 10 s. */
+static void wait_others_asleep(void) {
+  char me[32];
+  snprintf(me, sizeof me, "%ld", (long)syscall(SYS_gettid));
+  for (int tries = 0; tries < 1000; tries++) {
+    DIR *d = opendir("/proc/self/task");
+    ck_assert(d != NULL);
+    int awake = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+      if (de->d_name[0] == '.' || strcmp(de->d_name, me) == 0) continue;
+      char path[300], buf[512];
+      snprintf(path, sizeof path, "/proc/self/task/%s/stat", de->d_name);
+      FILE *f = fopen(path, "r");
+      if (!f) continue;
+      size_t got = fread(buf, 1, sizeof buf - 1, f);
+      fclose(f);
+      buf[got] = '\0';
+      const char *r = strrchr(buf, ')'); /* "pid (name) S ..." */
+      if (r && r[1] == ' ' && r[2] != 'S') awake = 1;
+    }
+    closedir(d);
+    if (!awake) return;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+START_TEST(small_state_frames_batched) {
+  char *dir = tu_tmpdir();
+  char *out = join(dir, "out.h5");
+  vs_scene *s = tu_scene("time: {dt: 0.01, frames: 1000}\nsolver: {iterations: 2}\n"
+                         "bodies:\n  - cloth: {origin: [0, 1, 0], size: [1, 1], resolution: [31, 31],"
+                         " plane: xz, pin: top-corners}\n");
+  vs_model *m = tu_model(s);
+  vs_state *st = tu_state(m);
+  /* 1024 particles: about 100 KB of state, 1000 frames: the thread, with
+   * more than the three copies of a big state */
+  size_t bytes = 0;
+#define TU_BYTES(name, type, width, count) bytes += (width) * (count) * sizeof(type);
+  VS_STATE_FIELDS(TU_BYTES)
+#undef TU_BYTES
+  ck_assert_int_gt(vs_writer_copies(bytes), 8);
+  ck_assert_int_eq(vs_writer_copies((size_t)16 << 20), 2);
+  ck_assert_int_eq(vs_writer_copies((size_t)3 << 20), 3);
+  const size_t n = 4 * (size_t)m->n_particles;
+  double *x = malloc(6 * n * sizeof *x);
+  vs_error e;
+  vs_h5_writer *w = NULL;
+  ck_assert_msg(vs_h5_open(out, s, m, NULL, &w, &e) == VS_OK, "%s", e.message);
+  for (int f = 0; f < 6; f++) {
+    if (f > 0) ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
+    memcpy(x + (size_t)f * n, st->x, n * sizeof *x);
+    ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
+    if (f == 0) {
+      /* the first frame written, the copies touched: the thread sleeps */
+      ck_assert_int_eq(vs_h5_wait(w, &e), VS_OK);
+      wait_others_asleep();
+    }
+    /* three frames waiting, fewer than the mark: the thread is woken */
+    if (f == 3) ck_assert_int_eq(vs_h5_wait(w, &e), VS_OK);
+  }
+  ck_assert_int_eq(vs_h5_finish(w, "interrupted", 1.0, &e), VS_OK);
+  hid_t fh = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_int_ge(fh, 0);
+  ck_assert_double_eq(attr_num(fh, "/parameters/vsim", "frames_recorded"), 6);
+  const size_t np = (size_t)m->n_particles;
+  double *got = malloc(6 * np * 3 * sizeof *got);
+  read_all(fh, "/particles/all/position/value", H5T_NATIVE_DOUBLE, got);
+  for (size_t f = 0; f < 6; f++)
+    for (size_t i = 0; i < np; i++)
+      for (int k = 0; k < 3; k++)
+        ck_assert_msg(got[(f * np + i) * 3 + k] == x[f * n + 4 * i + k], "frame %zu particle %zu",
+                      f, i);
+  H5Fclose(fh);
+  free(got);
+  free(x);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 /* A sync that fails publishes nothing: the syncer thread's fdatasync (a
  * big file: it runs as chunks are appended; its error is kept for
  * vs_h5_finish) and the fsync before the rename (a small file, written on
@@ -1722,6 +1817,7 @@ static Suite *suite(void) {
   tcase_add_test(t, resume_refuses_another_scene);
   tcase_add_test(t, resume_accepts_both_layouts);
   tcase_add_test(t, syncer_only_for_big_files);
+  tcase_add_test(t, small_state_frames_batched);
   suite_add_tcase(s, t);
   return s;
 }

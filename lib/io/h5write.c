@@ -452,8 +452,7 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
     w->ow.key = vs_malloc(nr * sizeof *w->ow.key);
     ok = w->ow.order && w->ow.tmp && w->ow.key;
   }
-  /* the state copies: two, up to H5W_SLOTS while they take no more than
-   * H5W_SLOTS_BYTES together; the last one is the checkpoint */
+  /* the state copies (vs_writer_copies); the last one is the checkpoint */
   size_t bytes = 0;
   {
     const vs_model *m = model;
@@ -461,12 +460,12 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
     VS_STATE_FIELDS(STATE_BYTES)
 #undef STATE_BYTES
   }
-  const size_t fit = H5W_SLOTS_BYTES / (bytes > 0 ? bytes : 1);
   /* a short run of a small state writes on the caller's thread: a slot
    * and the checkpoint */
   w->inline_write = w->rows_hint > 0 && bytes <= H5W_INLINE_BYTES / w->rows_hint;
-  const int n_pool =
-      w->inline_write ? 2 : fit >= H5W_SLOTS ? H5W_SLOTS : fit > 2 ? (int)fit : 2;
+  const int n_pool = w->inline_write ? 2 : vs_writer_copies(bytes);
+  /* woken once half the slots wait (every frame with three copies) */
+  w->wake_at = n_pool > 4 ? (n_pool - 1) / 2 : 1;
   for (; ok && w->n_pool < n_pool; w->n_pool++) ok = (w->pool[w->n_pool] = bare_state(model)) != NULL;
   if (ok) {
     w->ck = w->pool[w->n_pool - 1];
@@ -960,6 +959,10 @@ static vs_status report_failure(vs_h5_writer *w, vs_error *err) {
 enum { WAIT_NONE, WAIT_SLOT, WAIT_ALL };
 static vs_status wait_idle(vs_h5_writer *w, int wait, vs_error *err) {
   pthread_mutex_lock(&w->mu);
+  /* the thread may sleep with fewer than wake_at frames waiting: wake it
+   * before waiting for it */
+  if ((wait == WAIT_SLOT && !w->n_free) || (wait == WAIT_ALL && w->q_len))
+    pthread_cond_broadcast(&w->cv);
   while ((wait == WAIT_SLOT && !w->n_free) || (wait == WAIT_ALL && w->q_len))
     pthread_cond_wait(&w->cv, &w->mu);
   const int failed = w->failed;
@@ -1006,7 +1009,7 @@ vs_status vs_h5_record(vs_h5_writer *w, const vs_model *model, const vs_state *s
     w->q[tail].overlap = overlap;
     w->q[tail].rcontacts = rcontacts;
     w->q_len++;
-    pthread_cond_broadcast(&w->cv);
+    if (w->q_len >= w->wake_at) pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     return VS_OK;
   }

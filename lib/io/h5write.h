@@ -20,6 +20,7 @@
 #include "util/outfile.h"
 #include "io/h5series.h"
 #include "io/h5util.h"
+#include "model/estimate.h"
 #include "solve/solve.h"
 #include "vsim/h5.h"
 #include "vsim/step.h"
@@ -61,9 +62,8 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
   _Generic((p), double *: H5T_IEEE_F64LE, uint8_t *: H5T_STD_U8LE,                     \
            int32_t *: H5T_STD_I32LE, int64_t *: H5T_STD_I64LE)
 
-/* state copies of a writer: H5W_SLOTS while they take at most H5W_SLOTS_BYTES, else 2 */
-#define H5W_SLOTS 3
-#define H5W_SLOTS_BYTES ((size_t)16 << 20)
+/* state copies of a writer, at most (model/estimate.h: vs_writer_copies) */
+#define H5W_SLOTS VS_WRITER_COPIES_MAX
 /* a run that will record no more than this (frames x state bytes) writes
  * its frames on the caller's thread: the writer thread's start and its
  * hand-overs would cost more than the writing they overlap (start-up) */
@@ -97,11 +97,14 @@ struct vs_h5_writer {
   /* The writer thread (h5write.c): vs_h5_record copies the frame into a
    * free slot and queues it; the thread measures it, fills the series rows,
    * calls HDF5 when a chunk is full, then makes it the checkpoint and frees
-   * the old one.  Slots: H5W_SLOTS copies of the persistent state while
-   * they fit in H5W_SLOTS_BYTES, else 2: the third gives a frame of slack,
-   * so that a slow frame on the thread (a chunk written, the thread waiting
-   * for a core) does not stop the stepping; more would cost more fresh
-   * pages to touch (3-4 ms a MB on a VM) than they save.  Only that thread calls HDF5 while it runs; vs_h5_finish and
+   * the old one.  Slots (vs_writer_copies): three copies of the persistent
+   * state while they fit in 16 MiB, else 2: the third gives a frame of
+   * slack, so that a slow frame on the thread (a chunk written, the thread
+   * waiting for a core) does not stop the stepping; more would cost more
+   * fresh pages to touch (3-4 ms a MB on a VM) than they save, except for
+   * a small state, which gets up to 2 MiB more: the caller then wakes the
+   * thread only once wake_at frames wait (half the slots), since waking a
+   * sleeping thread costs the caller ~32 us on a VM, a small cloth's step.  Only that thread calls HDF5 while it runs; vs_h5_finish and
    * vs_h5_abort join it first.  mu guards the queue, the free slots, quit
    * and the failure fields below. */
   const vs_model *model;     /* of the recorded frames (alive until finish) */
@@ -115,6 +118,7 @@ struct vs_h5_writer {
     int64_t rcontacts;
   } q[H5W_SLOTS];            /* frames handed over, oldest at q_head */
   int q_head, q_len;         /* q_len counts the one being written */
+  int wake_at;               /* the caller wakes the thread once q_len reaches it */
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;

@@ -3,8 +3,8 @@
  * once instead of after climbing to gigabytes.
  *
  * The model part is exact: VS_MODEL_FIELDS over the counts.  The run part
- * is VS_STATE_FIELDS (the state, and the result file writer's two or three
- * copies of it) plus the solver's scratch (lib/solve/scratch.c: about
+ * is VS_STATE_FIELDS (the state, and the result file writer's copies of it:
+ * vs_writer_copies) plus the solver's scratch (lib/solve/scratch.c: about
  * 60 bytes a particle, 48 more with particle collisions, 56 a link with
  * Jacobi relaxation, 89 a particle for each mesh collider: its contact
  * plane, solve/collide_mesh.h, and its flag) and one frame of output
@@ -184,9 +184,9 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
 #define EST_STATE(name, type, width, n) state += (uint64_t)sizeof(type) * (width) * (uint64_t)(n);
   VS_STATE_FIELDS(EST_STATE)
 #undef EST_STATE
-  /* the state, and the result file writer's copies of it (io/h5write.c:
-   * three while they take at most 16 MiB together, else two) */
-  run += state + (3 * state <= ((uint64_t)16 << 20) ? 3 : 2) * state;
+  /* the state, and the result file writer's copies of it (io/h5write.c,
+   * vs_writer_copies) */
+  run += state + (uint64_t)vs_writer_copies((size_t)state) * state;
   uint64_t np = (uint64_t)fm.n_particles, nd = (uint64_t)fm.n_dist;
   uint64_t nc = (uint64_t)fm.n_constraints;
   /* build work space, freed in turn: the colouring, then the Gauss-Seidel
