@@ -330,7 +330,8 @@ static int write_sphere_obj(const char *path, double r, const double c[3], int n
 /* CPU ms per frame of a 128^2 cloth resting on a ball (pbd, Gauss-Seidel,
  * 10 iterations, 1 thread), with the ball given as `collider` (YAML), or
  * none; *ntri: the mesh's triangles from the model. */
-static double collision_ms(const char *collider, int frames, int *ntri) {
+/* (per_frame, when given: each frame's CPU seconds added to it) */
+static double collision_ms(const char *collider, int frames, int *ntri, double *per_frame) {
   char y[2048];
   snprintf(y, sizeof y,
            "time: {dt: 0.016666666666666666, frames: %d}\n"
@@ -353,7 +354,11 @@ static double collision_ms(const char *collider, int frames, int *ntri) {
   st->threads = 1;
   if (ntri) *ntri = m->n_mesh_triangles;
   double t0 = cpu_now();
-  for (int f = 0; f < frames; f++) vs_step(m, st, &e);
+  for (int f = 0; f < frames; f++) {
+    const double f0 = per_frame ? cpu_now() : 0.0;
+    vs_step(m, st, &e);
+    if (per_frame) per_frame[f] += cpu_now() - f0;
+  }
   double ms = 1e3 * (cpu_now() - t0) / frames;
   vs_state_free(st);
   vs_model_free(m);
@@ -363,7 +368,10 @@ static double collision_ms(const char *collider, int frames, int *ntri) {
 
 /* The collision against a 100k-triangle mesh collider vs an analytic ball of
  * the same radius (the time of the frame less the time without a collider). */
-static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sphere_ms, int *ntri) {
+/* (windows > 0: also each window of that many frames, mesh and sphere
+ * against no collider, printed) */
+static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sphere_ms, int *ntri,
+                              int windows) {
   char dir[] = "/tmp/vsim-bench-XXXXXX";
   if (!mkdtemp(dir)) return -1;
   char obj[600], col[800], cmd[700];
@@ -372,10 +380,21 @@ static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sph
   if (write_sphere_obj(obj, 0.5, c, 224, 224, side)) return -1;
   snprintf(col, sizeof col, "{mesh: {file: \"%s\"}}", obj);
   pin(1);
-  double none = collision_ms("", frames, NULL);
-  double sph = collision_ms("{sphere: {center: [0, 0.5, 0], radius: 0.5}}", frames, NULL);
-  double mesh = collision_ms(col, frames, ntri);
+  double *pf = windows > 0 ? calloc(3 * (size_t)frames, sizeof *pf) : NULL;
+  double none = collision_ms("", frames, NULL, pf);
+  double sph = collision_ms("{sphere: {center: [0, 0.5, 0], radius: 0.5}}", frames, NULL,
+                            pf ? pf + frames : NULL);
+  double mesh = collision_ms(col, frames, ntri, pf ? pf + 2 * frames : NULL);
   pin(0);
+  for (int w0 = 0; pf && w0 < frames; w0 += windows) {
+    const int w1 = w0 + windows < frames ? w0 + windows : frames;
+    double n = 0, sp = 0, me = 0;
+    for (int f = w0; f < w1; f++) n += pf[f], sp += pf[frames + f], me += pf[2 * frames + f];
+    printf("  frames %3d-%3d: no collider %.3f, sphere +%.3f, mesh +%.3f ms/frame: %.2fx\n", w0,
+           w1 - 1, 1e3 * n / (w1 - w0), 1e3 * (sp - n) / (w1 - w0), 1e3 * (me - n) / (w1 - w0),
+           (me - n) / (sp - n));
+  }
+  free(pf);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0) return -1;
   *mesh_ms = mesh - none;
@@ -444,10 +463,12 @@ int main(int argc, char **argv) {
   const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
   int coll_frames = 0; /* --only collision --frames N: N frames from the drop (default 30) */
+  int coll_windows = 0; /* --only collision --windows W: each W frames' figures too */
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--frames") && i + 1 < argc) coll_frames = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--windows") && i + 1 < argc) coll_windows = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--collision")) only = "collision";
     else if (!strcmp(argv[i], "--full")) full = 1;
@@ -459,7 +480,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench [--huge-heap] [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
                       "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup|collision] "
-                      "[--collision] [--frames N]\n");
+                      "[--collision] [--frames N] [--windows W]\n");
       return 2;
     }
   }
@@ -487,7 +508,7 @@ int main(int argc, char **argv) {
     int ntri = 0;
     for (int side = 0; side < 2; side++) {
       if (mesh_collision_row(coll_frames > 0 ? coll_frames : quick ? 10 : 30, side, &mesh_ms,
-                             &sphere_ms, &ntri))
+                             &sphere_ms, &ntri, coll_windows))
         return 1;
       printf("collision, 128^2 cloth on a ball (%s), CPU ms/frame: mesh collider of %d triangles "
              "%.3f, analytic sphere %.3f: %.2fx\n",
@@ -588,7 +609,7 @@ int main(int argc, char **argv) {
     double cm[ROUNDS], cs[ROUNDS];
     int k = 0;
     for (; k < rounds; k++)
-      if (mesh_collision_row(quick ? 10 : 30, 0, &cm[k], &cs[k], &coll_ntri)) {
+      if (mesh_collision_row(quick ? 10 : 30, 0, &cm[k], &cs[k], &coll_ntri, 0)) {
         fprintf(stderr, "bench: mesh collision measurement failed\n");
         break;
       }
