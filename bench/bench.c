@@ -366,6 +366,36 @@ static double collision_ms(const char *collider, int frames, int *ntri, double *
   return ms;
 }
 
+/* A short rope (10 links, pbd, 10 iterations, one thread, pinned): CPU
+ * microseconds a step over `steps` steps, where the step's fixed costs
+ * show (a parallel region of one thread cost ~1.4 us, three a step:
+ * docs/performance.md, "Small scenes"). */
+static double short_rope_us(const char *relax, int steps) {
+  char y[512];
+  snprintf(y, sizeof y,
+           "time: {dt: 0.016666666666666666, frames: %d}\n"
+           "solver: {iterations: 10, relaxation: %s}\n"
+           "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 10, pin: [0]}\n",
+           steps, relax);
+  vs_scene *s;
+  vs_model *m;
+  vs_state *st;
+  if (load(y, &s, &m, &st)) return NAN;
+  st->threads = 1;
+  vs_error e;
+  pin(1);
+  double t0 = cpu_now();
+  int f = 0;
+  for (; f < steps; f++)
+    if (vs_step(m, st, &e) != VS_OK) break;
+  double us = 1e6 * (cpu_now() - t0) / steps;
+  pin(0);
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(s);
+  return f == steps ? us : NAN;
+}
+
 /* The collision against a 100k-triangle mesh collider vs an analytic ball of
  * the same radius (the time of the frame less the time without a collider). */
 /* (windows > 0: also each window of that many frames, mesh and sphere
@@ -618,6 +648,18 @@ int main(int argc, char **argv) {
   printf("\ncollision, 128^2 cloth on a ball, CPU ms/frame: mesh collider of %d triangles %.3f, "
          "analytic sphere %.3f: %.2fx\n",
          coll_ntri, coll_mesh, coll_sphere, coll_mesh / coll_sphere);
+  double rope_gs = NAN, rope_jac = NAN;
+  {
+    double g[ROUNDS], j[ROUNDS];
+    for (int k = 0; k < rounds; k++) {
+      g[k] = short_rope_us("gauss-seidel", quick ? 2000 : 20000);
+      j[k] = short_rope_us("jacobi", quick ? 2000 : 20000);
+    }
+    rope_gs = g[median_at(g, rounds)], rope_jac = j[median_at(j, rounds)];
+  }
+  printf("\nshort rope (10 links, pbd, 10 iterations, one thread), CPU us/step: gauss-seidel %.3f, "
+         "jacobi %.3f\n",
+         rope_gs, rope_jac);
   /* The rigid pyramid: vsim's defaults (solver.rigid) beside Bullet's 10
    * iterations, time per frame and the largest drift of a box after 10 s. */
   double pv_ms = NAN, pv_drift = NAN, pb_ms = NAN, pb_drift = NAN;
@@ -698,8 +740,10 @@ int main(int argc, char **argv) {
           isfinite(pb_ms) ? pb_ms : -1.0, isfinite(pb_drift) ? pb_drift : -1.0);
   fprintf(f,
           "  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f,\n"
-          "  \"collision_mesh\": {\"triangles\": %d, \"mesh_ms\": %.4f, \"sphere_ms\": %.4f}\n}\n",
-          share, start, coll_ntri, coll_mesh, coll_sphere);
+          "  \"collision_mesh\": {\"triangles\": %d, \"mesh_ms\": %.4f, \"sphere_ms\": %.4f},\n"
+          "  \"short_rope_us_per_step\": {\"gauss_seidel\": %.4f, \"jacobi\": %.4f}\n}\n",
+          share, start, coll_ntri, coll_mesh, coll_sphere, isfinite(rope_gs) ? rope_gs : -1.0,
+          isfinite(rope_jac) ? rope_jac : -1.0);
   fclose(f);
   printf("wrote %s\n", out);
   return 0;

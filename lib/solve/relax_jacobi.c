@@ -321,67 +321,80 @@ static void link_lambda_copy(const vs_model *m, const vs_solve_ctx *c, int out) 
   }
 }
 
+/* The iterations of vs_relax_jacobi, on the team (parallel) or, outside
+ * any parallel region, on this thread alone: the worksharing constructs
+ * below then bind to no team and cost nothing, where a parallel region of
+ * one thread costs ~1.4 us a step (libgomp's team and barrier). */
+static void jacobi_iterations(const vs_model *m, vs_state *s, const vs_solve_ctx *c, int parallel,
+                              int wave, int whole) {
+  const vs_jacobi_layout *L = c->jacobi;
+  vs_solver_scratch *const w = s->scratch;
+  if (whole) wave_stages(m, c, &w->jacobi, 0, m->iterations * (int64_t)m->n_colors);
+  for (int64_t it = 0; it < m->iterations && !whole; it++) {
+    if (wave) wave_stages(m, c, &w->jacobi, it * (int64_t)m->n_colors, m->n_colors);
+    for (int32_t col = 0; col < m->n_colors && !wave; col++) {
+      if (col == m->color_overflow) {
+        /* may share particles: build order, one thread */
+#pragma omp single
+        for (int32_t j = m->color_start[col]; j < m->color_start[col + 1]; j++)
+          vs_project_constraint(c, m->color_order[j]);
+        continue;
+      }
+      const int32_t lo = L->color_link_start[col], mid = lo + L->color_two_sided[col];
+      colour_blocks(m, c, lo, mid, parallel);
+      if (mid < L->color_link_start[col + 1] || L->color_other_start[col] < L->color_other_start[col + 1]) {
+        /* one-sided links and other kinds: rare, one thread */
+#pragma omp single
+        {
+          for (int32_t j = mid; j < L->color_link_start[col + 1]; j++)
+            vs_distance_project(c, L->link_index[j], L->link_id[j]);
+          for (int32_t j = L->color_other_start[col]; j < L->color_other_start[col + 1]; j++)
+            vs_project_constraint(c, L->other_id[j]);
+        }
+      }
+    }
+    /* this step's particle contacts, coloured per step */
+#pragma omp single
+    vs_contacts_sweep_start(m, s);
+    for (int32_t col = 0; col < w->pc_ncolors && w->pc_n > 0; col++) {
+      const int32_t lo = w->pc_start[col], hi = w->pc_start[col + 1];
+      if (parallel && col < 64 && hi - lo >= VS_PAR_BLOCKS * VS_JBLOCK) {
+#pragma omp for schedule(static)
+        for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, w->pc_order[j]);
+      } else {
+#pragma omp single
+        for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, w->pc_order[j]);
+      }
+    }
+    if (m->n_colliders > 0) {
+      if (parallel) {
+#pragma omp for schedule(static)
+        for (int32_t i = 0; i < m->n_particles; i++)
+          vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
+      } else {
+#pragma omp single
+        for (int32_t i = 0; i < m->n_particles; i++)
+          vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
+      }
+    }
+  }
+}
+
 void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
   if (c->xpbd) link_lambda_copy(m, c, 0);
   const vs_jacobi_layout *L = c->jacobi;
-  vs_solver_scratch *const w = s->scratch;
   const int threads = s->threads > 0 ? s->threads : 1;
   const int parallel = threads > 1 && (m->n_dist >= VS_PAR_BLOCKS * VS_JBLOCK ||
                                        m->n_particles >= VS_PAR_BLOCKS * VS_JBLOCK);
   const int wave = L->wave && L->wave_ok;
   /* without contacts or colliders between them, the iterations' stages run as one wavefront */
   const int whole = wave && !m->particle_collisions && m->n_colliders == 0;
-#pragma omp parallel num_threads(threads) if (parallel)
-  {
-    if (whole) wave_stages(m, c, &w->jacobi, 0, m->iterations * (int64_t)m->n_colors);
-    for (int64_t it = 0; it < m->iterations && !whole; it++) {
-      if (wave) wave_stages(m, c, &w->jacobi, it * (int64_t)m->n_colors, m->n_colors);
-      for (int32_t col = 0; col < m->n_colors && !wave; col++) {
-        if (col == m->color_overflow) {
-          /* may share particles: build order, one thread */
-#pragma omp single
-          for (int32_t j = m->color_start[col]; j < m->color_start[col + 1]; j++)
-            vs_project_constraint(c, m->color_order[j]);
-          continue;
-        }
-        const int32_t lo = L->color_link_start[col], mid = lo + L->color_two_sided[col];
-        colour_blocks(m, c, lo, mid, parallel);
-        if (mid < L->color_link_start[col + 1] || L->color_other_start[col] < L->color_other_start[col + 1]) {
-          /* one-sided links and other kinds: rare, one thread */
-#pragma omp single
-          {
-            for (int32_t j = mid; j < L->color_link_start[col + 1]; j++)
-              vs_distance_project(c, L->link_index[j], L->link_id[j]);
-            for (int32_t j = L->color_other_start[col]; j < L->color_other_start[col + 1]; j++)
-              vs_project_constraint(c, L->other_id[j]);
-          }
-        }
-      }
-      /* this step's particle contacts, coloured per step */
-#pragma omp single
-      vs_contacts_sweep_start(m, s);
-      for (int32_t col = 0; col < w->pc_ncolors && w->pc_n > 0; col++) {
-        const int32_t lo = w->pc_start[col], hi = w->pc_start[col + 1];
-        if (parallel && col < 64 && hi - lo >= VS_PAR_BLOCKS * VS_JBLOCK) {
-#pragma omp for schedule(static)
-          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, w->pc_order[j]);
-        } else {
-#pragma omp single
-          for (int32_t j = lo; j < hi; j++) vs_contact_project(m, s, w->pc_order[j]);
-        }
-      }
-      if (m->n_colliders > 0) {
-        if (parallel) {
-#pragma omp for schedule(static)
-          for (int32_t i = 0; i < m->n_particles; i++)
-            vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
-        } else {
-#pragma omp single
-          for (int32_t i = 0; i < m->n_particles; i++)
-            vs_collide_particle(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_contact, w->mesh_on, i);
-        }
-      }
-    }
-  }
+#ifdef _OPENMP
+  if (parallel) {
+#pragma omp parallel num_threads(threads)
+    jacobi_iterations(m, s, c, parallel, wave, whole);
+  } else
+#endif
+    jacobi_iterations(m, s, c, parallel, wave, whole);
   if (c->xpbd) link_lambda_copy(m, c, 1);
 }

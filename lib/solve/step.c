@@ -88,16 +88,6 @@ static inline v2d v2_load(const double *p) {
 }
 static inline void v2_store(double *p, v2d a) { memcpy(p, &a, sizeof a); }
 
-/* This thread's share [i0, i1) of n particles, inside a parallel region. */
-static void pass_range(int32_t n, int32_t *i0, int32_t *i1) {
-#ifdef _OPENMP
-  const int T = omp_get_num_threads(), t = omp_get_thread_num();
-#else
-  const int T = 1, t = 0;
-#endif
-  *i0 = (int32_t)((int64_t)n * t / T), *i1 = (int32_t)((int64_t)n * (t + 1) / T);
-}
-
 /* Threads for a streaming pass over n particles: the relaxation's count
  * (the state's), one for a cloth too small to pay for waking them.  With
  * two threads a serial pass of the step would cap the speed-up of the whole
@@ -107,7 +97,41 @@ static void pass_range(int32_t n, int32_t *i0, int32_t *i1) {
 static int pass_threads(const vs_state *s, int32_t n) {
   return s->threads > 1 && n >= VS_PASS_MIN ? s->threads : 1;
 }
+
+/* This thread's share [i0, i1) of n particles, inside a parallel region. */
+static void pass_range(int32_t n, int32_t *i0, int32_t *i1) {
+  const int T = omp_get_num_threads(), t = omp_get_thread_num();
+  *i0 = (int32_t)((int64_t)n * t / T), *i1 = (int32_t)((int64_t)n * (t + 1) / T);
+}
 #endif
+
+/* The streaming passes below run on the team only when it pays
+ * (pass_threads > 1): a parallel region of one thread still costs ~1.4 us
+ * (libgomp's team and its end-of-region barrier, a futex call each time),
+ * three a step, as much as a whole step of a short rope. */
+
+/* predict, pbd and xpbd without damped rigid links: particles [i0, i1) */
+typedef struct {
+  double *x, *xp, *v;
+  v2d gh01, damp2, h2;
+  double gh2z, damp, h;
+} predict_args;
+static void predict_range(const predict_args *a, int32_t i0, int32_t i1) {
+  double *restrict x = a->x, *restrict xp = a->xp, *restrict v = a->v;
+  const v2d gh01 = a->gh01, damp2 = a->damp2, h2 = a->h2;
+  const double gh2z = a->gh2z, damp = a->damp, h = a->h;
+  for (int32_t i = i0; i < i1; i++) {
+    double *restrict xi = x + 4 * (size_t)i, *restrict pi = xp + 4 * (size_t)i, *restrict vi = v + 3 * (size_t)i;
+    const v2d x01 = v2_load(xi);
+    const double x2 = xi[2];
+    v2_store(pi, x01), pi[2] = x2;
+    if (xi[3] == 0.0) continue;
+    const v2d v01 = (v2_load(vi) + gh01) * damp2;
+    const double v2 = (vi[2] + gh2z) * damp;
+    v2_store(vi, v01), vi[2] = v2;
+    v2_store(xi, x01 + h2 * v01), xi[2] = x2 + h * v2;
+  }
+}
 
 static void predict(const vs_model *m, vs_state *s) {
   vs_solver_scratch *const w = s->scratch;
@@ -142,20 +166,18 @@ static void predict(const vs_model *m, vs_state *s) {
   } else if (m->n_rigid_damped == 0) {
     /* one streaming pass: each particle's operations as in the two below;
      * particle by particle, so any split over threads gives the same bits */
-    const v2d gh01 = {g[0] * h, g[1] * h}, damp2 = {damp, damp}, h2 = {h, h};
-    const double gh2z = g[2] * h;
-#pragma omp parallel for num_threads(pass_threads(s, n)) schedule(static)
-    for (int32_t i = 0; i < n; i++) {
-      double *restrict xi = x + 4 * (size_t)i, *restrict pi = xp + 4 * (size_t)i, *restrict vi = v + 3 * (size_t)i;
-      const v2d x01 = v2_load(xi);
-      const double x2 = xi[2];
-      v2_store(pi, x01), pi[2] = x2;
-      if (xi[3] == 0.0) continue;
-      const v2d v01 = (v2_load(vi) + gh01) * damp2;
-      const double v2 = (vi[2] + gh2z) * damp;
-      v2_store(vi, v01), vi[2] = v2;
-      v2_store(xi, x01 + h2 * v01), xi[2] = x2 + h * v2;
-    }
+    const predict_args a = {x, xp, v, {g[0] * h, g[1] * h}, {damp, damp}, {h, h}, g[2] * h, damp, h};
+#ifdef _OPENMP
+    if (pass_threads(s, n) > 1) {
+#pragma omp parallel num_threads(pass_threads(s, n))
+      {
+        int32_t i0, i1;
+        pass_range(n, &i0, &i1);
+        predict_range(&a, i0, i1);
+      }
+    } else
+#endif
+      predict_range(&a, 0, n);
   } else {
     for (int32_t i = 0; i < n; i++) {
       double *xi = x + 4 * (size_t)i, *vi = v + 3 * (size_t)i;
@@ -210,6 +232,17 @@ static void contact_velocity(const vs_model *m, const double *ct, const double *
   for (int k = 0; k < 3; k++) v[k] = vt[k] + vn_new * n[k];
 }
 
+/* v = (x - x_prev) / h for particles [i0, i1) */
+static void velocities_range(const double *restrict x, const double *restrict xp,
+                             double *restrict v, double inv_h, int32_t i0, int32_t i1) {
+  const v2d inv_h2 = {inv_h, inv_h};
+  for (int32_t i = i0; i < i1; i++) {
+    const double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i;
+    v2_store(v + 3 * (size_t)i, (v2_load(xi) - v2_load(pi)) * inv_h2);
+    v[3 * (size_t)i + 2] = (xi[2] - pi[2]) * inv_h;
+  }
+}
+
 static void update_velocities(const vs_model *m, vs_state *s) {
   vs_solver_scratch *const w = s->scratch;
   const int32_t n = m->n_particles;
@@ -217,15 +250,17 @@ static void update_velocities(const vs_model *m, vs_state *s) {
   const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
   if (m->n_colliders == 0) { /* no contacts: v = (x - x_prev) / h only (verlet: nothing) */
     if (verlet) return;
-    const double *restrict x = s->x, *restrict xp = s->xprev;
-    double *restrict v = s->v;
-    const v2d inv_h2 = {inv_h, inv_h};
-#pragma omp parallel for num_threads(pass_threads(s, n)) schedule(static)
-    for (int32_t i = 0; i < n; i++) {
-      const double *xi = x + 4 * (size_t)i, *pi = xp + 4 * (size_t)i;
-      v2_store(v + 3 * (size_t)i, (v2_load(xi) - v2_load(pi)) * inv_h2);
-      v[3 * (size_t)i + 2] = (xi[2] - pi[2]) * inv_h;
-    }
+#ifdef _OPENMP
+    if (pass_threads(s, n) > 1) {
+#pragma omp parallel num_threads(pass_threads(s, n))
+      {
+        int32_t i0, i1;
+        pass_range(n, &i0, &i1);
+        velocities_range(s->x, s->xprev, s->v, inv_h, i0, i1);
+      }
+    } else
+#endif
+      velocities_range(s->x, s->xprev, s->v, inv_h, 0, n);
     return;
   }
   for (int32_t i = 0; i < n; i++) {
@@ -304,6 +339,23 @@ static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *bu
   if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ")");
 }
 
+/* 1 when particles [i0, i1) (pbd, xpbd) are finite and no faster than
+ * sqrt(vmax2): x - x summed over them is 0 when every x is finite, NaN
+ * otherwise */
+static int fine_range(const double *restrict x, const double *restrict v, double vmax2, int32_t i0,
+                      int32_t i1) {
+  int bad = 0;
+  v2d d01 = {0.0, 0.0};
+  double d2 = 0.0;
+  for (int32_t i = i0; i < i1; i++) {
+    const double *p = x + 4 * (size_t)i, *q = v + 3 * (size_t)i;
+    const v2d p01 = v2_load(p), q01 = v2_load(q), s01 = q01 * q01;
+    d01 += p01 - p01, d2 += p[2] - p[2];
+    bad |= !(s01[0] + s01[1] + q[2] * q[2] <= vmax2);
+  }
+  return !(bad | !(d01[0] + d01[1] + d2 == 0.0));
+}
+
 /* 1 when no particle fails check_state's test below (finite, and no faster
  * than the runaway bound): one pass without branches over x and v, the same
  * v2 as the test's; only a failure pays for the particle-by-particle search
@@ -325,21 +377,17 @@ static int particles_fine(const vs_model *m, const vs_state *s) {
       bad |= !((p[0] - p[0]) + (p[1] - p[1]) + (p[2] - p[2]) == 0.0) | !(v0 * v0 + v1 * v1 + v2 * v2 <= vmax2);
     }
   } else {
-    /* x - x summed over the particles: 0 when every x is finite, NaN otherwise */
+#ifdef _OPENMP
+    if (pass_threads(s, n) > 1) {
 #pragma omp parallel num_threads(pass_threads(s, n)) reduction(| : bad)
-    {
-      int32_t i0, i1;
-      pass_range(n, &i0, &i1);
-      v2d d01 = {0.0, 0.0};
-      double d2 = 0.0;
-      for (int32_t i = i0; i < i1; i++) {
-        const double *p = x + 4 * (size_t)i, *q = v + 3 * (size_t)i;
-        const v2d p01 = v2_load(p), q01 = v2_load(q), s01 = q01 * q01;
-        d01 += p01 - p01, d2 += p[2] - p[2];
-        bad |= !(s01[0] + s01[1] + q[2] * q[2] <= vmax2);
+      {
+        int32_t i0, i1;
+        pass_range(n, &i0, &i1);
+        bad |= !fine_range(x, v, vmax2, i0, i1);
       }
-      bad |= !(d01[0] + d01[1] + d2 == 0.0);
-    }
+    } else
+#endif
+      bad |= !fine_range(x, v, vmax2, 0, n);
   }
   return !bad;
 }
