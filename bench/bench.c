@@ -177,12 +177,15 @@ static double g_cpu_step_with, g_cpu_step_without, g_cpu_other_with;
  * recordings (copies, waits for a slot), the finish (ms) */
 static double g_open_ms, g_record_ms, g_finish_ms;
 
-/* Share of wall time spent in the writer: the same 128^2 run with and
- * without recording every frame.  Wall time needs an idle core for the
- * writer's thread; the stepping thread's CPU time (g_cpu_*) says what the
- * writing costs the stepping whatever the load. */
-static int writer_share(double *share, double *with_s, double *without_s) {
-  const int n = 128, frames = 100;
+/* Share of wall time spent in the writer: the same 128^2 run of `frames`
+ * frames with and without recording every frame.  Wall time needs an idle
+ * core for the writer's thread; the stepping thread's CPU time (g_cpu_*)
+ * says what the writing costs the stepping whatever the load.  The open and
+ * the finish cost the same for any number of frames, the recordings and
+ * the writer's traffic a frame each: 100 frames (the issue's row, 0.2 s of
+ * stepping) weigh the fixed part, 1000 frames show the per-frame part. */
+static int writer_share(int frames, double *share, double *with_s, double *without_s) {
+  const int n = 128;
   char *yaml = cloth_yaml(n, "gauss-seidel", "pbd", frames);
   vs_scene *s;
   vs_model *m;
@@ -229,6 +232,19 @@ static int writer_share(double *share, double *with_s, double *without_s) {
   vs_scene_free(s);
   free(yaml);
   return 0;
+}
+
+/* The writing row of a run of `frames` frames (the phases: g_*). */
+static void print_writer(int frames, double share, double with_s, double without_s) {
+  printf("HDF5 writing, 128^2 cloth, every frame, %d frames: %.1f%% of wall time (%.3f s with, "
+         "%.3f s without)\n",
+         frames, 100 * share, with_s, without_s);
+  printf("  stepping thread CPU %.3f s with, %.3f s without (%.1f%% for writing); writer thread CPU %.3f s\n",
+         g_cpu_step_with, g_cpu_step_without,
+         100 * (g_cpu_step_with - g_cpu_step_without) / g_cpu_step_with, g_cpu_other_with);
+  printf("  stepping thread wall: vs_h5_open %.1f ms, the %d vs_h5_record %.1f ms (%.0f us each), "
+         "vs_h5_finish %.1f ms\n",
+         g_open_ms, frames + 1, g_record_ms, 1e3 * g_record_ms / (frames + 1), g_finish_ms);
 }
 
 /* Start-up: median wall time of `vsim run` on a 2-particle, 1-frame scene
@@ -492,7 +508,9 @@ int main(int argc, char **argv) {
   const char *out = "build/bench/bench.json", *vsim = "build/vsim", *bullet = NULL;
   const char *pyramid = NULL, *bullet_pyramid = NULL;
   int quick = 0, full = 0;
-  int coll_frames = 0; /* --only collision --frames N: N frames from the drop (default 30) */
+  /* --frames N: --only collision, N frames from the drop (default 30); --only
+   * writer, a run of N frames (default 100) */
+  int coll_frames = 0;
   int coll_windows = 0; /* --only collision --windows W: each W frames' figures too */
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
@@ -516,15 +534,10 @@ int main(int argc, char **argv) {
   }
   /* --only: one figure, printed alone (no table, no JSON), for A/B runs */
   if (only && !strcmp(only, "writer")) {
+    const int wf = coll_frames > 0 ? coll_frames : 100;
     double share, with_s, without_s;
-    if (writer_share(&share, &with_s, &without_s)) return 1;
-    printf("HDF5 writing, 128^2 cloth, every frame: %.1f%% of wall time (%.3f s with, %.3f s without)\n",
-           100 * share, with_s, without_s);
-    printf("  stepping thread CPU %.3f s with, %.3f s without (%.1f%% for writing); writer thread CPU %.3f s\n",
-           g_cpu_step_with, g_cpu_step_without,
-           100 * (g_cpu_step_with - g_cpu_step_without) / g_cpu_step_with, g_cpu_other_with);
-    printf("  stepping thread wall: vs_h5_open %.1f ms, the %d vs_h5_record %.1f ms, vs_h5_finish %.1f ms\n",
-           g_open_ms, 101, g_record_ms, g_finish_ms);
+    if (writer_share(wf, &share, &with_s, &without_s)) return 1;
+    print_writer(wf, share, with_s, without_s);
     return 0;
   }
   if (only && !strcmp(only, "startup")) {
@@ -673,13 +686,16 @@ int main(int argc, char **argv) {
            pb_drift);
   }
 
-  double share = NAN, with_s = NAN, without_s = NAN;
-  {
+  /* 100 frames (the row) and 1000 (the per-frame cost) */
+  static const int wframes[2] = {100, 1000};
+  double share[2] = {NAN, NAN};
+  printf("\n");
+  for (int wi = 0; wi < (quick ? 1 : 2); wi++) {
     /* the run of median share, its phases with it */
     double sh[ROUNDS], w[ROUNDS][8];
     int k = 0;
     for (; k < rounds; k++) {
-      if (writer_share(&sh[k], &w[k][0], &w[k][1])) {
+      if (writer_share(wframes[wi], &sh[k], &w[k][0], &w[k][1])) {
         fprintf(stderr, "bench: writer measurement failed\n");
         break;
       }
@@ -688,19 +704,13 @@ int main(int argc, char **argv) {
     }
     if (k == rounds) {
       k = median_at(sh, rounds);
-      share = sh[k], with_s = w[k][0], without_s = w[k][1];
+      share[wi] = sh[k];
       g_cpu_step_with = w[k][2], g_cpu_step_without = w[k][3], g_cpu_other_with = w[k][4];
       g_open_ms = w[k][5], g_record_ms = w[k][6], g_finish_ms = w[k][7];
+      print_writer(wframes[wi], sh[k], w[k][0], w[k][1]);
     }
   }
   double best = NAN, start = startup_ms(vsim, &best);
-  printf("\nHDF5 writing, 128^2 cloth, every frame: %.1f%% of wall time (%.3f s with, %.3f s without)\n",
-         100 * share, with_s, without_s);
-  printf("  stepping thread CPU %.3f s with, %.3f s without (%.1f%% for writing); writer thread CPU %.3f s\n",
-         g_cpu_step_with, g_cpu_step_without,
-         100 * (g_cpu_step_with - g_cpu_step_without) / g_cpu_step_with, g_cpu_other_with);
-  printf("  stepping thread wall: vs_h5_open %.1f ms, the %d vs_h5_record %.1f ms, vs_h5_finish %.1f ms\n",
-         g_open_ms, 101, g_record_ms, g_finish_ms);
   printf("start-up of `vsim run` on a tiny scene: %.2f ms (median of 21, posix_spawn + waitpid; fastest %.2f ms)\n",
          start, best);
 
@@ -739,10 +749,10 @@ int main(int argc, char **argv) {
           isfinite(pv_ms) ? pv_ms : -1.0, isfinite(pv_drift) ? pv_drift : -1.0,
           isfinite(pb_ms) ? pb_ms : -1.0, isfinite(pb_drift) ? pb_drift : -1.0);
   fprintf(f,
-          "  \"writer_share\": %.6f,\n  \"startup_ms\": %.4f,\n"
+          "  \"writer_share\": %.6f,\n  \"writer_share_1000_frames\": %.6f,\n  \"startup_ms\": %.4f,\n"
           "  \"collision_mesh\": {\"triangles\": %d, \"mesh_ms\": %.4f, \"sphere_ms\": %.4f},\n"
           "  \"short_rope_us_per_step\": {\"gauss_seidel\": %.4f, \"jacobi\": %.4f}\n}\n",
-          share, start, coll_ntri, coll_mesh, coll_sphere, isfinite(rope_gs) ? rope_gs : -1.0,
+          share[0], isfinite(share[1]) ? share[1] : -1.0, start, coll_ntri, coll_mesh, coll_sphere, isfinite(rope_gs) ? rope_gs : -1.0,
           isfinite(rope_jac) ? rope_jac : -1.0);
   fclose(f);
   printf("wrote %s\n", out);
