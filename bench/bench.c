@@ -510,12 +510,12 @@ int main(int argc, char **argv) {
   int quick = 0, full = 0;
   /* --frames N: --only collision, N frames from the drop (default 30); --only
    * writer, a run of N frames (default 100) */
-  int coll_frames = 0;
+  int only_frames = 0;
   int coll_windows = 0; /* --only collision --windows W: each W frames' figures too */
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
-    else if (!strcmp(argv[i], "--frames") && i + 1 < argc) coll_frames = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--frames") && i + 1 < argc) only_frames = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--windows") && i + 1 < argc) coll_windows = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--collision")) only = "collision";
@@ -534,7 +534,7 @@ int main(int argc, char **argv) {
   }
   /* --only: one figure, printed alone (no table, no JSON), for A/B runs */
   if (only && !strcmp(only, "writer")) {
-    const int wf = coll_frames > 0 ? coll_frames : 100;
+    const int wf = only_frames > 0 ? only_frames : 100;
     double share, with_s, without_s;
     if (writer_share(wf, &share, &with_s, &without_s)) return 1;
     print_writer(wf, share, with_s, without_s);
@@ -550,7 +550,7 @@ int main(int argc, char **argv) {
     double mesh_ms, sphere_ms;
     int ntri = 0;
     for (int side = 0; side < 2; side++) {
-      if (mesh_collision_row(coll_frames > 0 ? coll_frames : quick ? 10 : 30, side, &mesh_ms,
+      if (mesh_collision_row(only_frames > 0 ? only_frames : quick ? 10 : 30, side, &mesh_ms,
                              &sphere_ms, &ntri, coll_windows))
         return 1;
       printf("collision, 128^2 cloth on a ball (%s), CPU ms/frame: mesh collider of %d triangles "
@@ -749,10 +749,12 @@ int main(int argc, char **argv) {
           isfinite(pv_ms) ? pv_ms : -1.0, isfinite(pv_drift) ? pv_drift : -1.0,
           isfinite(pb_ms) ? pb_ms : -1.0, isfinite(pb_drift) ? pb_drift : -1.0);
   fprintf(f,
-          "  \"writer_share\": %.6f,\n  \"writer_share_1000_frames\": %.6f,\n  \"startup_ms\": %.4f,\n"
+          "  \"writer_share\": %.6f,\n  \"writer_share_1000_frames\": %.6f,\n"
+          "  \"startup_ms\": %.4f,\n"
           "  \"collision_mesh\": {\"triangles\": %d, \"mesh_ms\": %.4f, \"sphere_ms\": %.4f},\n"
           "  \"short_rope_us_per_step\": {\"gauss_seidel\": %.4f, \"jacobi\": %.4f}\n}\n",
-          share[0], isfinite(share[1]) ? share[1] : -1.0, start, coll_ntri, coll_mesh, coll_sphere, isfinite(rope_gs) ? rope_gs : -1.0,
+          isfinite(share[0]) ? share[0] : -1.0, isfinite(share[1]) ? share[1] : -1.0, start,
+          coll_ntri, coll_mesh, coll_sphere, isfinite(rope_gs) ? rope_gs : -1.0,
           isfinite(rope_jac) ? rope_jac : -1.0);
   fclose(f);
   printf("wrote %s\n", out);
