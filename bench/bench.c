@@ -416,6 +416,10 @@ static double short_rope_us(const char *relax, int steps) {
  * the same radius (the time of the frame less the time without a collider). */
 /* (windows > 0: also each window of that many frames, mesh and sphere
  * against no collider, printed) */
+/* the UV sphere's rings and segments (--ball N; the bench's row: 224, 99 904
+ * triangles) */
+static int g_ball = 224;
+
 static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sphere_ms, int *ntri,
                               int windows) {
   char dir[] = "/tmp/vsim-bench-XXXXXX";
@@ -423,7 +427,7 @@ static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sph
   char obj[600], col[800], cmd[700];
   snprintf(obj, sizeof obj, "%s/ball.obj", dir);
   const double c[3] = {0, 0.5, 0};
-  if (write_sphere_obj(obj, 0.5, c, 224, 224, side)) return -1;
+  if (write_sphere_obj(obj, 0.5, c, g_ball, g_ball, side)) return -1;
   snprintf(col, sizeof col, "{mesh: {file: \"%s\"}}", obj);
   pin(1);
   double *pf = windows > 0 ? calloc(3 * (size_t)frames, sizeof *pf) : NULL;
@@ -517,6 +521,9 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--frames") && i + 1 < argc) only_frames = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--windows") && i + 1 < argc) coll_windows = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--ball") && i + 1 < argc && atoi(argv[i + 1]) >= 8 &&
+             atoi(argv[i + 1]) <= 2048)
+      g_ball = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--collision")) only = "collision";
     else if (!strcmp(argv[i], "--full")) full = 1;
@@ -528,7 +535,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench [--huge-heap] [--quick|--full] [--out FILE] [--vsim PATH] [--bullet PATH] "
                       "[--pyramid PATH] [--bullet-pyramid PATH] [--only writer|startup|collision] "
-                      "[--collision] [--frames N] [--windows W]\n");
+                      "[--collision] [--frames N] [--windows W] [--ball N]\n");
       return 2;
     }
   }
