@@ -412,14 +412,14 @@ static double short_rope_us(const char *relax, int steps) {
   return f == steps ? us : NAN;
 }
 
-/* The collision against a 100k-triangle mesh collider vs an analytic ball of
- * the same radius (the time of the frame less the time without a collider). */
-/* (windows > 0: also each window of that many frames, mesh and sphere
- * against no collider, printed) */
 /* the UV sphere's rings and segments (--ball N; the bench's row: 224, 99 904
  * triangles) */
 static int g_ball = 224;
 
+/* The collision against a 100k-triangle mesh collider vs an analytic ball of
+ * the same radius (the time of the frame less the time without a collider). */
+/* (windows > 0: also each window of that many frames, mesh and sphere
+ * against no collider, printed) */
 static int mesh_collision_row(int frames, int side, double *mesh_ms, double *sphere_ms, int *ntri,
                               int windows) {
   char dir[] = "/tmp/vsim-bench-XXXXXX";
