@@ -431,6 +431,60 @@ START_TEST(grid_lists_hold_every_triangle_within_the_margin) {
 }
 END_TEST
 
+/* The grid's table budget (model/meshgrid.h): over a mesh whose lists and
+ * cell bounds would pass VS_MESH_GRID_TABLE with the first cell side (the
+ * mean edge or the margin), the cells grow until they fit or reach twice
+ * that side, and the lists still hold every triangle within the margin. */
+START_TEST(grid_cells_grow_to_fit_the_table_budget) {
+  soup s = make_soup(200000);
+  vs_bvh b;
+  vs_error e;
+  ck_assert_int_eq(vs_bvh_build(&b, s.v, s.nv, s.t, s.nt, &e), VS_OK);
+  const double margin = 0.01;
+  double edges = 0.0;
+  for (int32_t t = 0; t < s.nt; t++)
+    for (int j = 0; j < 3; j++) {
+      const double *p = C(&s, t, j), *q = C(&s, t, (j + 1) % 3);
+      edges += sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+    }
+  const double h0 = fmax(edges / (3.0 * s.nt), margin);
+  vs_mesh_grid g;
+  ck_assert_int_eq(vs_mesh_grid_build(&g, &b, margin, &e), VS_OK);
+  const int64_t cells = (int64_t)g.n[0] * g.n[1] * g.n[2];
+  const int64_t table = 4 * (cells + 1 + g.n_entries);
+  /* it grew for the budget (the memory bounds alone hold at h0: 16 cells
+   * and 48 entries a triangle are far above this mesh's) */
+  ck_assert_msg(g.h > 1.05 * h0, "h %g, first side %g", g.h, h0);
+  ck_assert_msg(table <= VS_MESH_GRID_TABLE || g.h >= 2.0 * h0, "table %lld bytes at h %g (first side %g)",
+                (long long)table, g.h, h0);
+  ck_assert_double_le(g.h, 2.0 * 1.1 * h0);
+  int bad = 0, near = 0;
+  for (int q = 0; q < 200; q++) {
+    double c[3] = {4 * urand() - 2, 4 * urand() - 2, 4 * urand() - 2};
+    if (q % 2 == 0) { /* near a triangle */
+      memcpy(c, C(&s, (int32_t)(urand() * s.nt) % s.nt, q % 3), sizeof c);
+      for (int a = 0; a < 3; a++) c[a] += 2 * margin * (urand() - 0.5);
+    }
+    const int64_t id = vs_mesh_grid_cell(&g, c);
+    for (int32_t t = 0; t < s.nt; t++) {
+      double qq[3];
+      if (!(vs_tri_closest(C(&s, t, 0), C(&s, t, 1), C(&s, t, 2), c, qq) <= margin * margin)) continue;
+      near++;
+      int in = 0;
+      if (id >= 0)
+        for (int32_t k = g.start[id]; k < g.start[id + 1]; k++) in |= g.tri[k] == t;
+      bad += !in;
+    }
+  }
+  ck_assert_int_eq(bad, 0);
+  ck_assert_int_gt(near, 100);
+  vs_mesh_grid_free(&g);
+  vs_bvh_free(&b);
+  free(s.v);
+  free(s.t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("bvh");
   TCase *t = tcase_create("bvh");
@@ -442,6 +496,7 @@ static Suite *suite(void) {
   tcase_add_test(t, list_queries_match_the_whole_bvh);
   tcase_add_test(t, list_bounds_keep_the_answers_far_from_the_origin);
   tcase_add_test(t, grid_lists_hold_every_triangle_within_the_margin);
+  tcase_add_test(t, grid_cells_grow_to_fit_the_table_budget);
   suite_add_tcase(s, t);
   return s;
 }

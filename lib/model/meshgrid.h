@@ -10,7 +10,9 @@
  *
  * Memory is bounded: at most 16 n_tri + 4096 cells and 48 n_tri + 65536
  * list entries (h grows by 10 % until both hold), 4 bytes each
- * (VS_MESH_GRID_BYTES, counted by model/estimate.c). */
+ * (VS_MESH_GRID_BYTES, counted by model/estimate.c).  h also grows, up to
+ * twice its first value, until the cell bounds and the lists together fit
+ * in VS_MESH_GRID_TABLE bytes (the queries wait on loads from them). */
 #ifndef VSIM_MESHGRID_H
 #define VSIM_MESHGRID_H
 
@@ -18,6 +20,8 @@
 
 #include "model/bvh.h"
 #include "vsim/error.h"
+
+#define VS_MESH_GRID_TABLE (6 << 20)
 
 #define VS_MESH_GRID_BYTES(nt) (4 * (16 * (int64_t)(nt) + 4097) + 4 * (48 * (int64_t)(nt) + 65536))
 
