@@ -348,6 +348,34 @@ START_TEST(mesh_collider_and_dead_triangles) {
 }
 END_TEST
 
+/* A body lying on a large mesh-collider triangle shows over it, though the
+ * triangle's centre is nearer the camera than the body's: a collider
+ * triangle sorts by its farthest corner (view/render.c). */
+START_TEST(body_on_a_large_collider_triangle_shows) {
+  vs_view_options o = opts(VS_VIEW_FRONT);
+  /* a floor sloping away from the camera towards the bottom of the picture */
+  double v[9] = {-1, -1, -0.9, 1, -1, -0.9, 0, 1, 0.9};
+  int32_t t[3] = {0, 1, 2};
+  vs_view_collider mesh = {.kind = VS_VIEW_COLL_MESH, .n_vertices = 3, .vertices = v,
+                           .n_tris = 1, .tris = t};
+  /* a small cloth triangle 1 cm above it (towards the camera), low down */
+  double p[9];
+  const double xy[6] = {-0.2, -0.85, 0.2, -0.85, 0, -0.65};
+  for (int i = 0; i < 3; i++)
+    p[3 * i] = xy[2 * i], p[3 * i + 1] = xy[2 * i + 1], p[3 * i + 2] = -0.9 + 0.9 * (xy[2 * i + 1] + 1) + 0.01;
+  int32_t bt[3] = {0, 1, 2}, body[3] = {0, 0, 0};
+  vs_view_frame f = {.n_particles = 3, .pos = p, .body = body, .n_tris = 1, .tris = bt,
+                     .n_colliders = 1, .colliders = &mesh};
+  img m = render(&o, &f, NULL, "on.png");
+  int c[3];
+  px(&m, 100, 136, c); /* the cloth's centre: body 0's blue, not the collider's grey */
+  ck_assert_msg(c[2] > c[0] + 50, "%d %d %d", c[0], c[1], c[2]);
+  px(&m, 100, 60, c); /* the floor alone */
+  ck_assert_msg(c[0] >= c[2] && c[0] < 250, "%d %d %d", c[0], c[1], c[2]);
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
 START_TEST(render_errors) {
   vs_view_options o = opts(VS_VIEW_FRONT);
   double p[6] = {0};
@@ -496,6 +524,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, surface_parts_and_dead_links);
   tcase_add_test(tc, rigid_shapes_and_colliders);
   tcase_add_test(tc, mesh_collider_and_dead_triangles);
+  tcase_add_test(tc, body_on_a_large_collider_triangle_shows);
   tcase_add_test(tc, render_errors);
   suite_add_tcase(s, tc);
   TCase *tp = tcase_create("plot");

@@ -6,7 +6,9 @@
  * to front (depth, then creation order, so the picture is deterministic) and
  * filled.  Plane colliders are drawn first, under everything: they are floors
  * and walls, and a large grid cell keyed by its centre would otherwise cover
- * what stands on it.  Adjacent triangles are each grown by a fraction of a
+ * what stands on it.  For the same reason a mesh collider's triangle is keyed
+ * by its farthest corner: a cloth lying on a mesh showed specks of the
+ * triangles under it (configs/mesh_tube.yaml, configs/mesh_drape.yaml).  Adjacent triangles are each grown by a fraction of a
  * pixel about their centre so that antialiasing leaves no seams between them. */
 #include <math.h>
 #include <stdio.h>
@@ -191,23 +193,27 @@ static double face_shade(const cam *k, const double n[3]) {
 static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
 
 /* A filled polygon of 3 or 4 world points; grow > 0 pushes the corners out
- * from the centre by that many px (seam hiding). */
+ * from the centre by that many px (seam hiding).  Its depth key is its
+ * centre's, or with back its farthest corner's (a mesh collider's
+ * triangles: a body lying on the mesh is nearer than the surface under it,
+ * but a large triangle's centre can be nearer than that body's). */
 static void add_poly(scene_buf *b, const cam *k, const double *const *w, int np,
-                     const double base[3], double grow) {
-  double x[4], y[4], d[4], cx = 0, cy = 0, cd = 0;
+                     const double base[3], double grow, int back) {
+  double x[4], y[4], d[4], cx = 0, cy = 0, cd = 0, dmin = INFINITY;
   for (int i = 0; i < np; i++) {
     if (!finite3(w[i])) return;
     proj(k, w[i], &x[i], &y[i], &d[i]);
     cx += x[i];
     cy += y[i];
     cd += d[i];
+    if (d[i] < dmin) dmin = d[i];
   }
   cx /= np;
   cy /= np;
   double e1[3] = {w[1][0] - w[0][0], w[1][1] - w[0][1], w[1][2] - w[0][2]};
   double e2[3] = {w[2][0] - w[0][0], w[2][1] - w[0][1], w[2][2] - w[0][2]}, n[3];
   cross(e1, e2, n);
-  vs_view_prim *p = push(b, cd / np);
+  vs_view_prim *p = push(b, back ? dmin : cd / np);
   if (!p) return;
   p->kind = P_POLY;
   p->np = (uint8_t)np;
@@ -295,7 +301,7 @@ static void add_box(scene_buf *b, const cam *k, const double c[3], const double 
     qrot(q, fn[f], n);
     if (dot(n, k->f) <= 0) continue;
     const double *w[4] = {v[faces[f][0]], v[faces[f][1]], v[faces[f][2]], v[faces[f][3]]};
-    add_poly(b, k, w, 4, rgb, 0);
+    add_poly(b, k, w, 4, rgb, 0, 0);
   }
 }
 
@@ -349,7 +355,7 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
       }
       const double *wp[4] = {w[0], w[1], w[2], w[3]};
       size_t before = b->n;
-      add_poly(b, k, wp, 4, fill, 0);
+      add_poly(b, k, wp, 4, fill, 0, 0);
       if (b->n > before) { /* unshaded: a floor looks the same from every view */
         b->p[before].kind = P_GRID;
         set_rgb(&b->p[before], fill, 1);
@@ -395,7 +401,7 @@ static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
             continue;
           const double *w[3] = {c->vertices + 3 * tr[0], c->vertices + 3 * tr[1],
                                 c->vertices + 3 * tr[2]};
-          add_poly(b, k, w, 3, solid, 0.35);
+          add_poly(b, k, w, 3, solid, 0.35, 1);
         }
         break;
     }
@@ -449,7 +455,7 @@ static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
     else
       particle_colour(pt, tr[0], rgb);
     const double *w[3] = {f->pos + 3 * tr[0], f->pos + 3 * tr[1], f->pos + 3 * tr[2]};
-    add_poly(b, k, w, 3, rgb, 0.35);
+    add_poly(b, k, w, 3, rgb, 0.35, 0);
   }
   for (size_t l = 0; l < f->n_links; l++) {
     int32_t a = f->links[2 * l], c = f->links[2 * l + 1];
