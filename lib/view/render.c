@@ -8,8 +8,9 @@
  * and walls, and a large grid cell keyed by its centre would otherwise cover
  * what stands on it.  For the same reason a mesh collider's triangle is keyed
  * by its farthest corner: a cloth lying on a mesh showed specks of the
- * triangles under it (configs/mesh_tube.yaml, configs/mesh_drape.yaml).  Adjacent triangles are each grown by a fraction of a
- * pixel about their centre so that antialiasing leaves no seams between them. */
+ * triangles under it (configs/mesh_tube.yaml, configs/mesh_drape.yaml).
+ * Adjacent triangles are each grown by a fraction of a pixel about their
+ * centre so that antialiasing leaves no seams between them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
