@@ -66,7 +66,7 @@ CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
                -Ilib/include $(DEPS_CFLAGS)
 LDLIBS := $(DEPS_LIBS) -lm -fopenmp $(SANLD)
 
-LIB_SRC := $(sort $(wildcard lib/*/*.c))
+LIB_SRC := $(sort $(wildcard lib/*/*.c lib/*/*/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
@@ -97,7 +97,7 @@ endif
 # changes no floating-point semantics: no fast-math, no contraction), 5% fewer
 # instructions on the 20-level pyramid (make bench-rigid).
 ifeq ($(VARIANT),release)
-$(BUILD)/obj/lib/solve/rigid_collide.o $(BUILD)/pic/obj/lib/solve/rigid_collide.o: KFLAGS := -O3
+$(BUILD)/obj/lib/solve/rigid/rigid_collide.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_collide.o: KFLAGS := -O3
 endif
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c

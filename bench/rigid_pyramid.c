@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 /* CPU time of this process: on a shared machine the wall clock measures the
  * neighbours too; bench/bullet_pyramid.cpp measures the same way. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "testutil.h"
 
 #ifndef M_PI

@@ -10,7 +10,7 @@
 
 #include "runutil.h"
 #include "model/bvh.h"
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 static char *g_dir;
 static void setup(void) { g_dir = tu_tmpdir(); }

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "runutil.h"
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "vsim/step.h"
 
 static char *g_dir;

@@ -9,7 +9,7 @@
  * Jacobi relaxation, 89 a particle for each mesh collider: its contact
  * plane, solve/collide_mesh.h, and its flag) and one frame of output
  * (positions and velocities as float64; rigid bodies: their poses and
- * surfaces), the rigid solver's model, state and work (solve/rigid.h:
+ * surfaces), the rigid solver's model, state and work (solve/rigid/rigid.h:
  * vs_rigid_bytes, its contact buffers at their bound of 24 a body, of which
  * a run touches only what it fills), and the colouring's work space at
  * build (16 bytes a constraint, 8 a particle).  Hash grids and contact pairs that grow with the motion
@@ -36,7 +36,7 @@
 
 #include "model/build.h"
 #include "model/meshgrid.h"
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "scene/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"

@@ -1,6 +1,6 @@
 /* rigid_compile.c: the scene's rigid bodies (VS_BODY_RIGID items of
  * `bodies`, in file order) and solver.rigid into the rigid solver's model
- * (lib/solve/rigid.h), plus the model rows that the writer and the state
+ * (lib/solve/rigid/rigid.h), plus the model rows that the writer and the state
  * read (initial pose, mass, inertia, shape, size).  The scene's colliders
  * are the rigid bodies' colliders too (same kind numbers). */
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "model/build.h"
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 _Static_assert((int)VS_RIGID_BOX == VS_RSHAPE_BOX && (int)VS_RIGID_SPHERE == VS_RSHAPE_SPHERE &&
                    (int)VS_RIGID_CAPSULE == VS_RSHAPE_CAPSULE,

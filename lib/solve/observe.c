@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "solve/solve.h"
 
 typedef struct acc {

@@ -8,7 +8,7 @@
 #include "solve/collide_mesh.h"
 #include "solve/kernel_jacobi.h"
 #include "solve/solve.h"
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 /* X(name, type, count) over model m and scratch w: every array of the scratch. */
 #define VS_SCRATCH_FIELDS(X)                                          \

@@ -1,6 +1,6 @@
 /* heap.h: a binary min-heap of int32 ids in a caller's array (no
  * allocation), for the deterministic list schedules of
- * lib/model/gsorder.c (Gauss-Seidel order) and lib/solve/rigid_order.c (the
+ * lib/model/gsorder.c (Gauss-Seidel order) and lib/solve/rigid/rigid_order.c (the
  * rigid sweep's order): the smallest ready id comes out first. */
 #ifndef VSIM_UTIL_HEAP_H
 #define VSIM_UTIL_HEAP_H

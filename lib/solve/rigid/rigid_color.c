@@ -13,7 +13,7 @@
  * colour's constraints in parallel (rigid_solve.c). */
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 static inline int taken(const uint64_t *bits, int32_t i) {
   return (int)((bits[i >> 6] >> (i & 63)) & 1u);

@@ -28,7 +28,7 @@
  * per manifold, keeps identity order.  The order depends only on this step's manifolds: deterministic, the
  * same on resume and for any thread count.  O(M log r) time, no allocation
  * (the work arrays are sized with the contact buffer). */
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "util/heap.h"
 
 void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {

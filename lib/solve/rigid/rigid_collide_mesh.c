@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "model/bvh.h"
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 #define MCAND 96  /* candidate points held before a reduction */
 #define MSTACK 96 /* > the depth of any BVH (bvh.c) */

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 /* ---- broad phase ---- */
 

@@ -2,7 +2,7 @@
  * the shapes (box, sphere, capsule); quaternion utilities. */
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "util/alloc.h"
 
 #ifndef M_PI

@@ -18,7 +18,7 @@
  * exactly (to rounding), and its spin precesses and flips as it should. */
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 /* Iw = R diag(d) R^T */
 static void world_inertia(const double R[9], const double d[3], double Iw[9]) {

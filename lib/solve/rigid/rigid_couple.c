@@ -6,7 +6,7 @@
  * moved as by a moving obstacle, and the body gets the opposite impulse. */
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 #include "solve/solve.h"
 
 static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {

@@ -26,7 +26,7 @@
  * body points (1 row), both with a Baumgarte bias and warm starting. */
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 static inline void sub3(const double a[3], const double b[3], double o[3]) {
   o[0] = a[0] - b[0];

@@ -8,7 +8,7 @@
  * reference and incident faces and the clipped vertex, or the two edges. */
 #include <string.h>
 
-#include "solve/rigid.h"
+#include "solve/rigid/rigid.h"
 
 typedef struct shp {
   int shape;
