@@ -60,7 +60,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # only stops sqrt() from setting errno (values are unchanged), which lets the
 # compiler use the sqrt instruction inline and vectorise the Jacobi kernel.
 WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
-        -Wmissing-prototypes -Wformat=2 -Wundef -Wvla -Wswitch-enum -Wno-unused-parameter
+        -Wmissing-prototypes -Wformat=2 -Wundef -Wvla -Wswitch-enum -Werror=switch-enum -Werror=switch -Wno-unused-parameter
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
                -ffp-contract=off -fno-fast-math -fno-math-errno -fopenmp $(WARN) \
                -Ilib/include $(DEPS_CFLAGS)

@@ -43,11 +43,11 @@ int main(int argc, char **argv) {
   m->set.colored = threads > 0;
   substeps = m->set.substeps;
   iters = m->set.iterations;
-  m->colliders[0].kind = VS_RCOLL_PLANE;
+  m->colliders[0].kind = VS_COLLIDER_PLANE;
   m->colliders[0].b[1] = 1.0;
   m->colliders[0].friction = 0.6;
   double size[3] = {e, e, e};
-  for (int i = 0; i < n; i++) vs_rmodel_set_body(m, i, VS_RSHAPE_BOX, size, 1.0, 0, 0, 0.6, 0.0);
+  for (int i = 0; i < n; i++) vs_rmodel_set_body(m, i, VS_RIGID_BOX, size, 1.0, 0, 0, 0.6, 0.0);
   if (vs_rstate_create(m, &s) != VS_OK || vs_rwork_create(m, &w) != VS_OK) return 1;
   w->threads = threads > 0 ? threads : 1;
   double *x0 = malloc(sizeof(double) * 3 * (size_t)n);
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; i++) {
     double d[3] = {s->x[3 * i] - x0[3 * i], s->x[3 * i + 1] - x0[3 * i + 1],
                    s->x[3 * i + 2] - x0[3 * i + 2]};
-    double l = sqrt(vs_r_dot(d, d));
+    double l = sqrt(vs_dot3(d, d));
     if (l > drift) drift = l, worst = i;
   }
   uint64_t hash = 1469598103934665603ull; /* FNV-1a over the poses' bytes */

@@ -52,7 +52,7 @@ static void set_body(world *r, int32_t i, int shape, double sx, double sy, doubl
 static void incline(world *r, double deg, double friction) {
   double a = deg * M_PI / 180.0;
   vs_rcollider *c = &r->m->colliders[0];
-  c->kind = VS_RCOLL_PLANE;
+  c->kind = VS_COLLIDER_PLANE;
   c->b[0] = sin(a);
   c->b[1] = cos(a);
   c->friction = friction;
@@ -70,7 +70,7 @@ static void place_on_incline(world *r, int32_t i, double deg, double hh) {
 static double slope_speed(const world *r, int32_t i, double deg) {
   double a = deg * M_PI / 180.0;
   double d[3] = {cos(a), -sin(a), 0};
-  return vs_r_dot(&r->s->v[3 * i], d);
+  return vs_dot3(&r->s->v[3 * i], d);
 }
 
 static double slope_accel(world *r, double deg, double h) {
@@ -84,7 +84,7 @@ static double slope_accel(world *r, double deg, double h) {
 START_TEST(box_slides_down_rough_incline) {
   world r = mk(1, 1, 0);
   incline(&r, 30, 0.2);
-  set_body(&r, 0, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.2, 0.0);
+  set_body(&r, 0, VS_RIGID_BOX, 0.2, 0.2, 0.2, 1.0, 0.2, 0.0);
   finish(&r);
   place_on_incline(&r, 0, 30, 0.1);
   double a = slope_accel(&r, 30, 1.0 / 60.0);
@@ -97,15 +97,15 @@ END_TEST
 START_TEST(box_stays_on_incline_with_static_friction) {
   world r = mk(1, 1, 0);
   incline(&r, 30, 0.8);
-  set_body(&r, 0, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.8, 0.0);
+  set_body(&r, 0, VS_RIGID_BOX, 0.2, 0.2, 0.2, 1.0, 0.8, 0.0);
   finish(&r);
   place_on_incline(&r, 0, 30, 0.1);
   double x0[3];
   memcpy(x0, r.s->x, sizeof x0);
   for (int f = 0; f < 300; f++) vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
   double d[3] = {r.s->x[0] - x0[0], r.s->x[1] - x0[1], r.s->x[2] - x0[2]};
-  ck_assert_msg(vs_r_len(d) < 2e-3, "moved %g m", vs_r_len(d));
-  ck_assert_msg(vs_r_len(r.s->v) < 1e-3, "speed %g", vs_r_len(r.s->v));
+  ck_assert_msg(vs_len3(d) < 2e-3, "moved %g m", vs_len3(d));
+  ck_assert_msg(vs_len3(r.s->v) < 1e-3, "speed %g", vs_len3(r.s->v));
   drop(&r);
 }
 END_TEST
@@ -113,7 +113,7 @@ END_TEST
 START_TEST(sphere_rolls_without_slipping) {
   world r = mk(1, 1, 0);
   incline(&r, 30, 0.5);
-  set_body(&r, 0, VS_RSHAPE_SPHERE, 0.1, 0, 0, 1.0, 0.5, 0.0);
+  set_body(&r, 0, VS_RIGID_SPHERE, 0.1, 0, 0, 1.0, 0.5, 0.0);
   finish(&r);
   place_on_incline(&r, 0, 30, 0.1);
   double a = slope_accel(&r, 30, 1.0 / 60.0);
@@ -128,9 +128,9 @@ END_TEST
 
 START_TEST(restitution_half_bounces_to_a_quarter) {
   world r = mk(1, 1, 0);
-  r.m->colliders[0].kind = VS_RCOLL_PLANE;
+  r.m->colliders[0].kind = VS_COLLIDER_PLANE;
   r.m->colliders[0].b[1] = 1;
-  set_body(&r, 0, VS_RSHAPE_SPHERE, 0.1, 0, 0, 1.0, 0.5, 0.5);
+  set_body(&r, 0, VS_RIGID_SPHERE, 0.1, 0, 0, 1.0, 0.5, 0.5);
   finish(&r);
   double drop_h = 1.0;
   r.s->x[1] = 0.1 + drop_h;
@@ -152,7 +152,7 @@ START_TEST(torque_free_box_keeps_L_and_flips) {
   world r = mk(1, 0, 0);
   r.m->set.gravity[1] = 0;
   r.m->set.substeps = 1;
-  set_body(&r, 0, VS_RSHAPE_BOX, 1.0, 2.0, 3.0, 1.0, 0.5, 0.0);
+  set_body(&r, 0, VS_RIGID_BOX, 1.0, 2.0, 3.0, 1.0, 0.5, 0.0);
   finish(&r);
   /* spin about the intermediate axis (y: I = 10/12) with a small tilt */
   r.s->w[0] = 0.01;
@@ -160,20 +160,20 @@ START_TEST(torque_free_box_keeps_L_and_flips) {
   r.s->w[2] = 0.0;
   double P[3], L0[3], L[3], e;
   vs_rigid_momentum(r.m, r.s, P, L0, &e);
-  double l0 = vs_r_len(L0), worst = 0, worst_dir = 0;
+  double l0 = vs_len3(L0), worst = 0, worst_dir = 0;
   int flipped = 0;
   double h = 1.0 / 240.0;
   for (int f = 0; f < 2400; f++) {
     vs_rigid_step(r.m, r.s, r.w, h);
     vs_rigid_momentum(r.m, r.s, P, L, &e);
     double d[3] = {L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]};
-    double dl = fabs(vs_r_len(L) - l0) / l0, dv = vs_r_len(d) / l0;
+    double dl = fabs(vs_len3(L) - l0) / l0, dv = vs_len3(d) / l0;
     if (dl > worst) worst = dl;
     if (dv > worst_dir) worst_dir = dv;
     /* body-frame spin about y */
     double R[9], wb[3];
     vs_quat_to_mat(r.s->q, R);
-    vs_r_mul_t(R, r.s->w, wb);
+    vs_mat3_mul_t(R, r.s->w, wb);
     if (wb[1] < -4.0) flipped = 1;
   }
   ck_assert_msg(worst < 1e-3, "|L| drifted by %g", worst);
@@ -190,8 +190,8 @@ START_TEST(oblique_box_collision_conserves_momentum) {
    * (with substeps the anchors of a step stay fixed while the bodies move,
    * which costs angular momentum of the order of the sliding distance) */
   r.m->set.substeps = 1;
-  set_body(&r, 0, VS_RSHAPE_BOX, 0.3, 0.2, 0.4, 1.5, 0.5, 0.3);
-  set_body(&r, 1, VS_RSHAPE_BOX, 0.5, 0.3, 0.2, 2.5, 0.5, 0.3);
+  set_body(&r, 0, VS_RIGID_BOX, 0.3, 0.2, 0.4, 1.5, 0.5, 0.3);
+  set_body(&r, 1, VS_RIGID_BOX, 0.5, 0.3, 0.2, 2.5, 0.5, 0.3);
   finish(&r);
   r.s->x[0] = -1.0;
   r.s->x[1] = 0.05;
@@ -212,23 +212,23 @@ START_TEST(oblique_box_collision_conserves_momentum) {
     if (r.w->n_contacts > 0) touched = 1;
   }
   ck_assert(touched);
-  ck_assert_msg(vs_r_len(&r.s->v[3]) > 0.3, "the struck box did not move");
+  ck_assert_msg(vs_len3(&r.s->v[3]) > 0.3, "the struck box did not move");
   vs_rigid_momentum(r.m, r.s, P, L, &e);
   double dp[3] = {P[0] - P0[0], P[1] - P0[1], P[2] - P0[2]};
   double dl[3] = {L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]};
-  ck_assert_msg(vs_r_len(dp) < 1e-9 * vs_r_len(P0), "P changed by %g", vs_r_len(dp));
-  ck_assert_msg(vs_r_len(dl) < 1e-3 * vs_r_len(L0), "L changed by %g of %g", vs_r_len(dl),
-                vs_r_len(L0));
+  ck_assert_msg(vs_len3(dp) < 1e-9 * vs_len3(P0), "P changed by %g", vs_len3(dp));
+  ck_assert_msg(vs_len3(dl) < 1e-3 * vs_len3(L0), "L changed by %g of %g", vs_len3(dl),
+                vs_len3(L0));
   drop(&r);
 }
 END_TEST
 
 START_TEST(stack_of_eight_stands) {
   world r = mk(8, 1, 0);
-  r.m->colliders[0].kind = VS_RCOLL_PLANE;
+  r.m->colliders[0].kind = VS_COLLIDER_PLANE;
   r.m->colliders[0].b[1] = 1;
   r.m->colliders[0].friction = 0.6;
-  for (int i = 0; i < 8; i++) set_body(&r, i, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.6, 0.0);
+  for (int i = 0; i < 8; i++) set_body(&r, i, VS_RIGID_BOX, 0.2, 0.2, 0.2, 1.0, 0.6, 0.0);
   finish(&r);
   for (int i = 0; i < 8; i++) r.s->x[3 * i + 1] = 0.1 + 0.2 * i;
   double x0[24];
@@ -237,7 +237,7 @@ START_TEST(stack_of_eight_stands) {
   for (int i = 0; i < 8; i++) {
     double d[3] = {r.s->x[3 * i] - x0[3 * i], r.s->x[3 * i + 1] - x0[3 * i + 1],
                    r.s->x[3 * i + 2] - x0[3 * i + 2]};
-    ck_assert_msg(vs_r_len(d) < 0.01, "box %d moved %g m", i, vs_r_len(d));
+    ck_assert_msg(vs_len3(d) < 0.01, "box %d moved %g m", i, vs_len3(d));
   }
   /* resting contacts are found again by identity */
   ck_assert_int_eq(r.w->matched, r.w->n_contacts);
@@ -249,10 +249,10 @@ END_TEST
 START_TEST(ball_joint_chain_holds) {
   const int n = 8;
   world r = mk(n, 0, n);
-  for (int i = 0; i < n; i++) set_body(&r, i, VS_RSHAPE_BOX, 0.2, 0.05, 0.05, 0.5, 0.5, 0.0);
+  for (int i = 0; i < n; i++) set_body(&r, i, VS_RIGID_BOX, 0.2, 0.05, 0.05, 0.5, 0.5, 0.0);
   /* a horizontal chain along x hung from the world at the origin */
   for (int j = 0; j < n; j++) {
-    r.m->joint_kind[j] = VS_RJOINT_BALL;
+    r.m->joint_kind[j] = VS_JOINT_BALL;
     r.m->joint_ab[2 * j] = j;
     r.m->joint_ab[2 * j + 1] = j == 0 ? -1 : j - 1;
     r.m->joint_pa[3 * j] = -0.1;
@@ -267,15 +267,15 @@ START_TEST(ball_joint_chain_holds) {
       int a = j, b = j - 1;
       double R[9], pa[3], pb[3] = {0, 0, 0};
       vs_quat_to_mat(&r.s->q[4 * a], R);
-      vs_r_mul(R, &r.m->joint_pa[3 * j], pa);
+      vs_mat3_mul(R, &r.m->joint_pa[3 * j], pa);
       for (int k = 0; k < 3; k++) pa[k] += r.s->x[3 * a + k];
       if (b >= 0) {
         vs_quat_to_mat(&r.s->q[4 * b], R);
-        vs_r_mul(R, &r.m->joint_pb[3 * j], pb);
+        vs_mat3_mul(R, &r.m->joint_pb[3 * j], pb);
         for (int k = 0; k < 3; k++) pb[k] += r.s->x[3 * b + k];
       }
       double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
-      if (vs_r_len(d) > worst) worst = vs_r_len(d);
+      if (vs_len3(d) > worst) worst = vs_len3(d);
     }
   }
   ck_assert_msg(worst < 1e-3, "a joint opened by %g m", worst);
@@ -287,8 +287,8 @@ END_TEST
 
 START_TEST(distance_joint_to_world_keeps_length) {
   world r = mk(1, 0, 1);
-  set_body(&r, 0, VS_RSHAPE_SPHERE, 0.05, 0, 0, 1.0, 0.5, 0.0);
-  r.m->joint_kind[0] = VS_RJOINT_DISTANCE;
+  set_body(&r, 0, VS_RIGID_SPHERE, 0.05, 0, 0, 1.0, 0.5, 0.0);
+  r.m->joint_kind[0] = VS_JOINT_DISTANCE;
   r.m->joint_ab[0] = 0;
   r.m->joint_ab[1] = -1;
   r.m->joint_rest[0] = 1.0;
@@ -297,7 +297,7 @@ START_TEST(distance_joint_to_world_keeps_length) {
   double worst = 0;
   for (int f = 0; f < 240; f++) {
     vs_rigid_step(r.m, r.s, r.w, 1.0 / 60.0);
-    double d = fabs(vs_r_len(r.s->x) - 1.0);
+    double d = fabs(vs_len3(r.s->x) - 1.0);
     if (d > worst) worst = d;
   }
   ck_assert_msg(worst < 1e-3, "length off by %g", worst);
@@ -308,10 +308,10 @@ END_TEST
 static void pyramid(world *r, int levels) {
   int n = levels * (levels + 1) / 2;
   *r = mk(n, 1, 0);
-  r->m->colliders[0].kind = VS_RCOLL_PLANE;
+  r->m->colliders[0].kind = VS_COLLIDER_PLANE;
   r->m->colliders[0].b[1] = 1;
   r->m->colliders[0].friction = 0.6;
-  for (int i = 0; i < n; i++) set_body(r, i, VS_RSHAPE_BOX, 0.2, 0.2, 0.2, 1.0, 0.6, 0.0);
+  for (int i = 0; i < n; i++) set_body(r, i, VS_RIGID_BOX, 0.2, 0.2, 0.2, 1.0, 0.6, 0.0);
   finish(r);
   int k = 0;
   for (int row = 0; row < levels; row++)
@@ -401,7 +401,7 @@ START_TEST(colored_solve_is_bitwise_across_threads) {
   for (int32_t i = 0; i < n; i++) {
     double d[3] = {r[0].s->x[3 * i] - x0[3 * i], r[0].s->x[3 * i + 1] - x0[3 * i + 1],
                    r[0].s->x[3 * i + 2] - x0[3 * i + 2]};
-    if (vs_r_len(d) > worst) worst = vs_r_len(d);
+    if (vs_len3(d) > worst) worst = vs_len3(d);
   }
   ck_assert_msg(worst < 0.02, "a box moved %g m", worst);
   for (int t = 0; t < 3; t++) drop(&r[t]);
@@ -412,10 +412,10 @@ END_TEST
  * (each link shares a body with the next), the world anchor is shared. */
 START_TEST(joints_are_colored) {
   world r = mk(4, 0, 4);
-  for (int i = 0; i < 4; i++) set_body(&r, i, VS_RSHAPE_BOX, 0.1, 0.1, 0.1, 1.0, 0.5, 0.0);
+  for (int i = 0; i < 4; i++) set_body(&r, i, VS_RIGID_BOX, 0.1, 0.1, 0.1, 1.0, 0.5, 0.0);
   r.m->set.colored = 1;
   for (int j = 0; j < 4; j++) {
-    r.m->joint_kind[j] = VS_RJOINT_BALL;
+    r.m->joint_kind[j] = VS_JOINT_BALL;
     r.m->joint_ab[2 * j] = j;
     r.m->joint_ab[2 * j + 1] = j == 0 ? -1 : j - 1;
   }
@@ -436,7 +436,7 @@ END_TEST
 
 START_TEST(particle_contact_conserves_momentum) {
   world r = mk(1, 0, 0);
-  set_body(&r, 0, VS_RSHAPE_BOX, 0.4, 0.3, 0.5, 2.0, 0.5, 0.0);
+  set_body(&r, 0, VS_RIGID_BOX, 0.4, 0.3, 0.5, 2.0, 0.5, 0.0);
   finish(&r);
   double rot[3] = {10, 20, 30};
   vs_quat_from_euler_deg(rot, r.s->q);
@@ -450,7 +450,7 @@ START_TEST(particle_contact_conserves_momentum) {
   /* a particle of mass 0.25 just inside a face, off its centre */
   double R[9], local[3] = {0.19, 0.1, -0.12}, p[3];
   vs_quat_to_mat(r.s->q, R);
-  vs_r_mul(R, local, p);
+  vs_mat3_mul(R, local, p);
   for (int k = 0; k < 3; k++) p[k] += r.s->x[k];
   double p0[3] = {p[0], p[1], p[2]}, mp = 0.25, h = 1.0 / 60.0, J[3], n0[3], d0, pt0[3];
   ck_assert_int_eq(vs_rigid_point_query(r.m, r.s, 0, p, 0.02, 0.0, n0, &d0, pt0), 1);
@@ -468,16 +468,16 @@ START_TEST(particle_contact_conserves_momentum) {
   /* the particle's momentum change is mp * dx / h (position-based velocity) */
   double dpp[3], lp[3], tot[3], ltot[3];
   for (int k = 0; k < 3; k++) dpp[k] = mp * (p[k] - p0[k]) / h;
-  ck_assert(vs_r_len(dpp) > 0);
+  ck_assert(vs_len3(dpp) > 0);
   for (int k = 0; k < 3; k++) {
-    ck_assert(fabs(dpp[k] - J[k]) <= 1e-12 * vs_r_len(J));
+    ck_assert(fabs(dpp[k] - J[k]) <= 1e-12 * vs_len3(J));
     tot[k] = dpp[k] + P1[k] - P0[k];
   }
-  ck_assert_msg(vs_r_len(tot) < 1e-9 * vs_r_len(dpp), "P changed by %g", vs_r_len(tot));
+  ck_assert_msg(vs_len3(tot) < 1e-9 * vs_len3(dpp), "P changed by %g", vs_len3(tot));
   /* angular momentum about the origin: the impulse acts on the particle at p0 */
-  vs_r_cross(p0, dpp, lp);
+  vs_cross3(p0, dpp, lp);
   for (int k = 0; k < 3; k++) ltot[k] = lp[k] + L1[k] - L0[k];
-  ck_assert_msg(vs_r_len(ltot) < 1e-9 * vs_r_len(lp), "L changed by %g", vs_r_len(ltot));
+  ck_assert_msg(vs_len3(ltot) < 1e-9 * vs_len3(lp), "L changed by %g", vs_len3(ltot));
   /* after the correction the penetration is gone up to the second order of
    * the body's turn */
   double n[3], depth, pt[3];
@@ -501,7 +501,7 @@ START_TEST(narrow_phase_pairs) {
   vs_rcontact c[VS_RIGID_PAIR_MAX];
   double sph[3] = {0.5, 0, 0}, cap[3] = {0.2, 1.0, 0}, box[3] = {1, 1, 1};
   /* sphere-sphere: 0.1 deep along x */
-  world r = two(VS_RSHAPE_SPHERE, sph, VS_RSHAPE_SPHERE, sph);
+  world r = two(VS_RIGID_SPHERE, sph, VS_RIGID_SPHERE, sph);
   r.s->x[3] = 0.9;
   ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
   ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
@@ -509,21 +509,21 @@ START_TEST(narrow_phase_pairs) {
   ck_assert_double_eq_tol(c[0].p[0], 0.45, 1e-12);
   drop(&r);
   /* sphere-box, box first: normal from the box */
-  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_SPHERE, sph);
+  r = two(VS_RIGID_BOX, box, VS_RIGID_SPHERE, sph);
   r.s->x[4] = 0.9;
   ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
   ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
   ck_assert_double_eq_tol(c[0].n[1], 1.0, 1e-12);
   drop(&r);
   /* sphere-box, sphere first: normal from the sphere */
-  r = two(VS_RSHAPE_SPHERE, sph, VS_RSHAPE_BOX, box);
+  r = two(VS_RIGID_SPHERE, sph, VS_RIGID_BOX, box);
   r.s->x[4] = 0.9;
   ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
   ck_assert_double_eq_tol(c[0].n[1], 1.0, 1e-12);
   ck_assert_double_eq_tol(c[0].depth, 0.1, 1e-12);
   drop(&r);
   /* capsule (along y) - sphere beside its middle */
-  r = two(VS_RSHAPE_CAPSULE, cap, VS_RSHAPE_SPHERE, sph);
+  r = two(VS_RIGID_CAPSULE, cap, VS_RIGID_SPHERE, sph);
   r.s->x[3] = 0.6;
   r.s->x[4] = 0.3;
   ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 1);
@@ -531,14 +531,14 @@ START_TEST(narrow_phase_pairs) {
   ck_assert_double_eq_tol(c[0].n[0], 1.0, 1e-12);
   drop(&r);
   /* parallel capsules side by side: two points */
-  r = two(VS_RSHAPE_CAPSULE, cap, VS_RSHAPE_CAPSULE, cap);
+  r = two(VS_RIGID_CAPSULE, cap, VS_RIGID_CAPSULE, cap);
   r.s->x[3] = 0.35;
   ck_assert_int_eq(vs_rigid_collide_pair(r.m, r.s, 0, 1, 0.0, c), 2);
   ck_assert_double_eq_tol(c[0].depth, 0.05, 1e-12);
   ck_assert_double_eq_tol(c[1].depth, 0.05, 1e-12);
   drop(&r);
   /* crossed capsules: one point */
-  r = two(VS_RSHAPE_CAPSULE, cap, VS_RSHAPE_CAPSULE, cap);
+  r = two(VS_RIGID_CAPSULE, cap, VS_RIGID_CAPSULE, cap);
   r.s->x[5] = 0.3;
   double rx[3] = {0, 0, 90};
   vs_quat_from_euler_deg(rx, &r.s->q[4]);
@@ -547,7 +547,7 @@ START_TEST(narrow_phase_pairs) {
   ck_assert_double_eq_tol(c[0].n[2], 1.0, 1e-9);
   drop(&r);
   /* capsule lying on a box: its two end spheres */
-  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_CAPSULE, cap);
+  r = two(VS_RIGID_BOX, box, VS_RIGID_CAPSULE, cap);
   double rz[3] = {0, 0, 90};
   vs_quat_from_euler_deg(rz, &r.s->q[4]);
   r.s->x[4] = 0.68;
@@ -557,7 +557,7 @@ START_TEST(narrow_phase_pairs) {
   drop(&r);
   /* capsule across a box's edge (the edge along z at x = y = 0.5, the axis
    * along (-1, 1, 0) through (0.55, 0.55, 0)): only the middle point */
-  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_CAPSULE, cap);
+  r = two(VS_RIGID_BOX, box, VS_RIGID_CAPSULE, cap);
   double rq[3] = {0, 0, 45};
   vs_quat_from_euler_deg(rq, &r.s->q[4]);
   r.s->x[3] = 0.55;
@@ -571,7 +571,7 @@ START_TEST(narrow_phase_pairs) {
   }
   drop(&r);
   /* box on box, face to face, offset: 4 points, equal depths, feature ids distinct */
-  r = two(VS_RSHAPE_BOX, box, VS_RSHAPE_BOX, box);
+  r = two(VS_RIGID_BOX, box, VS_RIGID_BOX, box);
   r.s->x[3] = 0.3;
   r.s->x[4] = 0.99;
   r.s->x[5] = -0.2;
@@ -622,14 +622,14 @@ static double sat_proj(const double R[9], const double h[3], const double u[3]) 
   double s = 0;
   for (int k = 0; k < 3; k++) {
     double ax[3] = {R[k], R[3 + k], R[6 + k]};
-    s += h[k] * fabs(vs_r_dot(u, ax));
+    s += h[k] * fabs(vs_dot3(u, ax));
   }
   return s;
 }
 
 START_TEST(box_box_follows_the_full_separating_axis_rule) {
   double za[3] = {1, 1, 1};
-  world r = two(VS_RSHAPE_BOX, za, VS_RSHAPE_BOX, za);
+  world r = two(VS_RIGID_BOX, za, VS_RIGID_BOX, za);
   vs_rcontact c[VS_RIGID_PAIR_MAX];
   const double margin = 0.02;
   uint64_t seed = 12345;
@@ -644,7 +644,7 @@ START_TEST(box_box_follows_the_full_separating_axis_rule) {
     for (int b = 0; b < 2; b++)
       for (int k = 0; k < 3; k++) sz[b][k] = it % 3 == 0 ? 0.2 : 0.05 + u01[3 * b + k];
     for (int b = 0; b < 2; b++) {
-      ck_assert_int_eq(vs_rmodel_set_body(r.m, b, VS_RSHAPE_BOX, sz[b], 1, 0, 0, 0.5, 0), VS_OK);
+      ck_assert_int_eq(vs_rmodel_set_body(r.m, b, VS_RIGID_BOX, sz[b], 1, 0, 0, 0.5, 0), VS_OK);
       double sc = it % 2 ? 1e-3 : 180.0;
       for (int k = 0; k < 3; k++) deg[k] = sc * (2 * u01[6 + k] - 1) * (b ? 1 : -0.5);
       vs_quat_from_euler_deg(deg, &r.s->q[4 * b]);
@@ -667,19 +667,19 @@ START_TEST(box_box_follows_the_full_separating_axis_rule) {
     }
     double sa = -INFINITY, sb = -INFINITY, se = -INFINITY, smax = -INFINITY;
     for (int k = 0; k < 3; k++) {
-      double s1 = fabs(vs_r_dot(d, A[k])) - ha[k] - sat_proj(Rb, hb, A[k]);
-      double s2 = fabs(vs_r_dot(d, B[k])) - hb[k] - sat_proj(Ra, ha, B[k]);
+      double s1 = fabs(vs_dot3(d, A[k])) - ha[k] - sat_proj(Rb, hb, A[k]);
+      double s2 = fabs(vs_dot3(d, B[k])) - hb[k] - sat_proj(Ra, ha, B[k]);
       sa = fmax(sa, s1);
       sb = fmax(sb, s2);
     }
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) {
         double u[3];
-        vs_r_cross(A[i], B[j], u);
-        double l = vs_r_len(u);
+        vs_cross3(A[i], B[j], u);
+        double l = vs_len3(u);
         if (l < 1e-5) continue;
         for (int k = 0; k < 3; k++) u[k] /= l;
-        se = fmax(se, fabs(vs_r_dot(d, u)) - sat_proj(Ra, ha, u) - sat_proj(Rb, hb, u));
+        se = fmax(se, fabs(vs_dot3(d, u)) - sat_proj(Ra, ha, u) - sat_proj(Rb, hb, u));
       }
     smax = fmax(fmax(sa, sb), se);
     double sface = sb > 0.98 * sa + 0.001 ? sb : sa;
@@ -709,21 +709,21 @@ START_TEST(narrow_phase_colliders) {
   vs_rcontact c[VS_RIGID_PAIR_MAX];
   world r = mk(1, 4, 0);
   double box[3] = {1, 1, 1};
-  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, VS_RSHAPE_BOX, box, 1, 0, 0, 0.5, 0), VS_OK);
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, VS_RIGID_BOX, box, 1, 0, 0, 0.5, 0), VS_OK);
   vs_rcollider *k = r.m->colliders;
-  k[0].kind = VS_RCOLL_PLANE;
+  k[0].kind = VS_COLLIDER_PLANE;
   k[0].b[1] = 1;
-  k[1].kind = VS_RCOLL_SPHERE;
+  k[1].kind = VS_COLLIDER_SPHERE;
   k[1].a[0] = 2.0;
   k[1].radius = 1.0;
-  k[2].kind = VS_RCOLL_BOX;
+  k[2].kind = VS_COLLIDER_BOX;
   k[2].a[0] = -3;
   k[2].a[1] = -1;
   k[2].a[2] = -1;
   k[2].b[0] = -0.4;
   k[2].b[1] = 1;
   k[2].b[2] = 1;
-  k[3].kind = VS_RCOLL_BOUNDS;
+  k[3].kind = VS_COLLIDER_BOUNDS;
   for (int q = 0; q < 3; q++) {
     k[3].a[q] = -0.55;
     k[3].b[q] = 0.55;
@@ -762,9 +762,9 @@ START_TEST(narrow_phase_colliders) {
   drop(&r);
   r = mk(2, 1, 0);
   double sph[3] = {0.5, 0, 0}, cap[3] = {0.2, 1.0, 0};
-  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, VS_RSHAPE_SPHERE, sph, 1, 0, 0, 0.5, 0), VS_OK);
-  ck_assert_int_eq(vs_rmodel_set_body(r.m, 1, VS_RSHAPE_CAPSULE, cap, 1, 0, 0, 0.5, 0), VS_OK);
-  r.m->colliders[0].kind = VS_RCOLL_PLANE;
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 0, VS_RIGID_SPHERE, sph, 1, 0, 0, 0.5, 0), VS_OK);
+  ck_assert_int_eq(vs_rmodel_set_body(r.m, 1, VS_RIGID_CAPSULE, cap, 1, 0, 0, 0.5, 0), VS_OK);
+  r.m->colliders[0].kind = VS_COLLIDER_PLANE;
   r.m->colliders[0].b[1] = 1;
   finish(&r);
   r.s->x[1] = 0.4;
@@ -781,34 +781,34 @@ END_TEST
 
 START_TEST(mass_properties) {
   double I[3], box[3] = {1, 2, 3}, sph[3] = {0.5, 0, 0}, cap0[3] = {0.5, 0, 0};
-  vs_rigid_inertia(VS_RSHAPE_BOX, box, 12.0, I);
+  vs_rigid_inertia(VS_RIGID_BOX, box, 12.0, I);
   ck_assert_double_eq_tol(I[0], 13.0, 1e-12);
   ck_assert_double_eq_tol(I[1], 10.0, 1e-12);
   ck_assert_double_eq_tol(I[2], 5.0, 1e-12);
-  vs_rigid_inertia(VS_RSHAPE_SPHERE, sph, 2.0, I);
+  vs_rigid_inertia(VS_RIGID_SPHERE, sph, 2.0, I);
   ck_assert_double_eq_tol(I[0], 0.2, 1e-12);
   /* a capsule of length 0 is a sphere */
-  vs_rigid_inertia(VS_RSHAPE_CAPSULE, cap0, 2.0, I);
+  vs_rigid_inertia(VS_RIGID_CAPSULE, cap0, 2.0, I);
   ck_assert_double_eq_tol(I[0], 0.2, 1e-12);
   ck_assert_double_eq_tol(I[1], 0.2, 1e-12);
-  ck_assert_double_eq_tol(vs_rigid_volume(VS_RSHAPE_CAPSULE, cap0),
-                          vs_rigid_volume(VS_RSHAPE_SPHERE, sph), 1e-12);
+  ck_assert_double_eq_tol(vs_rigid_volume(VS_RIGID_CAPSULE, cap0),
+                          vs_rigid_volume(VS_RIGID_SPHERE, sph), 1e-12);
   /* a long thin capsule tends to a rod: I = m l^2 / 12 */
   double rod[3] = {1e-3, 2.0, 0};
-  vs_rigid_inertia(VS_RSHAPE_CAPSULE, rod, 3.0, I);
+  vs_rigid_inertia(VS_RIGID_CAPSULE, rod, 3.0, I);
   ck_assert_double_eq_tol(I[0], 1.0, 1e-2);
   ck_assert_double_eq_tol(I[1], 0.0, 1e-5);
   /* density: a 1 m cube of 1000 kg/m^3 */
   vs_rmodel *m;
   ck_assert_int_eq(vs_rmodel_create(2, 0, 0, &m), VS_OK);
   double cube[3] = {1, 1, 1};
-  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RSHAPE_BOX, cube, 0, 1000, 0, 0.5, 0), VS_OK);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RIGID_BOX, cube, 0, 1000, 0, 0.5, 0), VS_OK);
   ck_assert_double_eq_tol(m->inv_mass[0], 1e-3, 1e-15);
-  ck_assert_int_eq(vs_rmodel_set_body(m, 1, VS_RSHAPE_BOX, cube, 5, 0, 1, 0.5, 0), VS_OK);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 1, VS_RIGID_BOX, cube, 5, 0, 1, 0.5, 0), VS_OK);
   ck_assert(m->inv_mass[1] == 0 && m->inv_inertia[3] == 0);
   double bad[3] = {1, 0, 1};
-  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RSHAPE_BOX, bad, 1, 0, 0, 0.5, 0), VS_ERR_USAGE);
-  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RSHAPE_BOX, cube, 0, 0, 0, 0.5, 0), VS_ERR_USAGE);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RIGID_BOX, bad, 1, 0, 0, 0.5, 0), VS_ERR_USAGE);
+  ck_assert_int_eq(vs_rmodel_set_body(m, 0, VS_RIGID_BOX, cube, 0, 0, 0, 0.5, 0), VS_ERR_USAGE);
   ck_assert_int_eq(vs_rmodel_set_body(m, 0, 7, cube, 1, 0, 0, 0.5, 0), VS_ERR_USAGE);
   vs_rmodel_free(m);
 }
@@ -819,19 +819,19 @@ START_TEST(quaternions) {
   double deg[3] = {0, 0, 90};
   vs_quat_from_euler_deg(deg, q);
   vs_quat_to_mat(q, R);
-  vs_r_mul(R, v, o);
+  vs_mat3_mul(R, v, o);
   ck_assert_double_eq_tol(o[1], 1.0, 1e-12);
   /* fixed axes x then y: x 90 takes y to z, then y 90 takes z to x */
   double d2[3] = {90, 90, 0}, y[3] = {0, 1, 0};
   vs_quat_from_euler_deg(d2, q);
   vs_quat_to_mat(q, R);
-  vs_r_mul(R, y, o);
+  vs_mat3_mul(R, y, o);
   ck_assert_double_eq_tol(o[0], 1.0, 1e-12);
   /* integrating w = (0, 0, pi) for 1 s turns x into -x, unit length kept */
   double qi[4] = {1, 0, 0, 0}, w[3] = {0, 0, M_PI};
   for (int k = 0; k < 100; k++) vs_quat_integrate(qi, w, 0.01);
   vs_quat_to_mat(qi, R);
-  vs_r_mul(R, v, o);
+  vs_mat3_mul(R, v, o);
   ck_assert_double_eq_tol(o[0], -1.0, 1e-9);
   ck_assert_double_eq_tol(qi[0] * qi[0] + qi[1] * qi[1] + qi[2] * qi[2] + qi[3] * qi[3], 1.0,
                           1e-15);

@@ -262,11 +262,11 @@ static double inside_mesh(const vs_model *m, const double p[3]) {
     const double *p0 = v + 3 * t[3 * k], *p1 = v + 3 * t[3 * k + 1], *p2 = v + 3 * t[3 * k + 2];
     double u[3], w[3], nn[3];
     for (int c = 0; c < 3; c++) u[c] = p1[c] - p0[c], w[c] = p2[c] - p0[c];
-    vs_r_cross(u, w, nn);
-    const double len = vs_r_len(nn), cen[3] = {0, 0.5, 0};
+    vs_cross3(u, w, nn);
+    const double len = vs_len3(nn), cen[3] = {0, 0.5, 0};
     double e[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]}, f[3] = {p0[0] - cen[0], p0[1] - cen[1], p0[2] - cen[2]};
-    double side = vs_r_dot(nn, f) > 0 ? 1.0 : -1.0; /* outward */
-    double sd = side * vs_r_dot(nn, e) / len;
+    double side = vs_dot3(nn, f) > 0 ? 1.0 : -1.0; /* outward */
+    double sd = side * vs_dot3(nn, e) / len;
     if (sd >= 0) return 0.0;
     if (-sd < d) d = -sd;
   }
@@ -288,7 +288,7 @@ static double overlap(const vs_model *m, const vs_state *s) {
         l[ax] = sz[ax] * (k / 20.0 - 0.5);
         l[o1] = (e & 1 ? 0.5 : -0.5) * sz[o1];
         l[o2] = (e & 2 ? 0.5 : -0.5) * sz[o2];
-        vs_r_mul(R, l, w);
+        vs_mat3_mul(R, l, w);
         for (int c = 0; c < 3; c++) w[c] += s->rx[c];
         double d = inside_mesh(m, w);
         if (d > worst) worst = d;
@@ -297,7 +297,7 @@ static double overlap(const vs_model *m, const vs_state *s) {
     for (int32_t k = 0; k < m->collider_mesh[0].n_vertices; k++) {
       const double *p = m->mesh_vertices + 3 * k;
       double d[3] = {p[0] - s->rx[0], p[1] - s->rx[1], p[2] - s->rx[2]}, l[3];
-      vs_r_mul_t(R, d, l);
+      vs_mat3_mul_t(R, d, l);
       double in = INFINITY;
       for (int c = 0; c < 3; c++) in = fmin(in, 0.5 * sz[c] - fabs(l[c]));
       if (in > worst) worst = in;
@@ -309,7 +309,7 @@ static double overlap(const vs_model *m, const vs_state *s) {
   double len = m->rigid_shape[0] == VS_RIGID_CAPSULE ? sz[1] : 0.0;
   for (int k = 0; k <= 20; k++) {
     double l[3] = {0, len * (k / 20.0 - 0.5), 0}, w[3];
-    vs_r_mul(R, l, w);
+    vs_mat3_mul(R, l, w);
     for (int c = 0; c < 3; c++) w[c] += s->rx[c];
     vs_bvh_hit hit;
     if (vs_bvh_closest(m->collider_mesh[0].bvh, w, sz[0], &hit) && sz[0] - hit.dist > worst)
@@ -336,7 +336,7 @@ static void drop_on_icosphere(const char *shape) {
     double d = overlap(m, s);
     if (d > worst) worst = d;
     double c[3] = {s->rx[0], s->rx[1] - 0.5, s->rx[2]};
-    if (vs_r_len(c) < 0.5 + 0.3) touched++;
+    if (vs_len3(c) < 0.5 + 0.3) touched++;
     if (f == 239) top = s->rx[1];
   }
   ck_assert_msg(touched > 10, "%s: never on the sphere", shape);

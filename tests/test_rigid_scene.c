@@ -246,7 +246,7 @@ END_TEST
 static void anchor(const vs_state *s, int b, const double a[3], double out[3]) {
   double R[9];
   vs_quat_to_mat(&s->rq[4 * b], R);
-  vs_r_mul(R, a, out);
+  vs_mat3_mul(R, a, out);
   for (int k = 0; k < 3; k++) out[k] += s->rx[3 * b + k];
 }
 
@@ -275,12 +275,12 @@ START_TEST(ball_joint_chain_keeps_its_joints) {
     anchor(s, 0, left, a);
     const double w[3] = {0, 2, 0};
     for (int k = 0; k < 3; k++) a[k] -= w[k];
-    worst = fmax(worst, vs_r_len(a));
+    worst = fmax(worst, vs_len3(a));
     for (int i = 0; i < 5; i++) {
       anchor(s, i, right, a);
       anchor(s, i + 1, left, b);
       for (int k = 0; k < 3; k++) a[k] -= b[k];
-      worst = fmax(worst, vs_r_len(a));
+      worst = fmax(worst, vs_len3(a));
     }
   }
   ck_assert_msg(worst < 1e-3, "largest joint gap %g m", worst);
@@ -317,7 +317,7 @@ START_TEST(attach_acts_both_ways_and_keeps_momentum) {
   const double at[3] = {0.2, 0.2, 0};
   anchor(s, 0, at, a);
   for (int k = 0; k < 3; k++) a[k] -= s->x[k];
-  ck_assert_msg(vs_r_len(a) < 0.01, "gap %g", vs_r_len(a));
+  ck_assert_msg(vs_len3(a) < 0.01, "gap %g", vs_len3(a));
   ck_assert_double_gt(s->rv[2], 0.1); /* the body was dragged along */
   vs_state_free(s);
   vs_model_free(m);

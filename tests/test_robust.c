@@ -438,6 +438,45 @@ START_TEST(runaway_fails_the_run) {
 }
 END_TEST
 
+/* A particle that a collider throws out faster than runaway_speed fails
+ * the run, and the message names that collider and its kind, for every row
+ * of the collider table (vsim/kind.h): each scene starts one particle deep
+ * inside (or, for bounds, far outside) a collider of one kind. */
+START_TEST(runaway_names_every_collider_kind) {
+  static const char *const colliders[VS_COLLIDER_KIND_COUNT] = {
+      [VS_COLLIDER_PLANE] = "plane: {point: [0, 0, 0], normal: [0, 1, 0]}",
+      [VS_COLLIDER_SPHERE] = "sphere: {center: [0, 0, 0], radius: 100}",
+      [VS_COLLIDER_BOX] = "box: {min: [-100, -100, -100], max: [100, 100, 100]}",
+      [VS_COLLIDER_BOUNDS] = "bounds: {min: [-1, 200, -1], max: [1, 300, 1]}",
+      [VS_COLLIDER_MESH] = "mesh: {file: floor.obj, thickness: 1e150}"};
+  for (int k = 0; k < VS_COLLIDER_KIND_COUNT; k++) {
+    ck_assert_msg(colliders[k] != NULL, "no runaway scene for collider kind %d", k);
+    char *d = tu_tmpdir();
+    char *scene = cu_strf("%s/s.yaml", d), *obj = cu_strf("%s/floor.obj", d);
+    cu_write(obj, "v -10 0 -10\nv 10 0 -10\nv 0 0 10\nf 1 2 3\n");
+    char *text = cu_strf("time: {dt: 0.01, frames: 5}\n"
+                         "solver: {runaway_speed: 50}\n"
+                         "world: {gravity: [0, 0, 0], colliders: [{%s}]}\n"
+                         "bodies:\n"
+                         "  - particles: {name: p, positions: [[0, -1, 0]]}\n",
+                         colliders[k]);
+    cu_write(scene, text);
+    cu_proc p = cu_vsim(d, "run", "s.yaml", "-o", "out.h5", NULL);
+    char *want = cu_strf("last moved by world.colliders.0 (%s)",
+                         vs_collider_kind_name((vs_collider_kind)k));
+    CU_EXPECT_CODE(p, 1);
+    CU_EXPECT_IN(p.err, want);
+    cu_free(&p);
+    free(want);
+    free(text);
+    free(obj);
+    free(scene);
+    tu_rmtree(d);
+    free(d);
+  }
+}
+END_TEST
+
 /* With the bound off, a position that overflows is caught as non-finite. */
 START_TEST(non_finite_fails_the_run) {
   char *d = tu_tmpdir();
@@ -600,6 +639,7 @@ static Suite *suite(void) {
   tcase_add_test(t, second_sigterm_kills);
   tcase_add_test(t, resume_matrix);
   tcase_add_test(t, runaway_fails_the_run);
+  tcase_add_test(t, runaway_names_every_collider_kind);
   tcase_add_test(t, non_finite_fails_the_run);
   tcase_add_test(t, hostile_scenes);
   suite_add_tcase(s, t);

@@ -11,6 +11,7 @@
 
 #include "io/frames_int.h"
 #include "io/h5util.h"
+#include "model/rigid_model.h"
 #include "util/alloc.h"
 #include "vsim/alloc.h"
 #include "vsim/frames.h"
@@ -325,6 +326,11 @@ static vs_status load(vs_frames *f, vs_error *err) {
       return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                           "/particles/rigid/shape: %s for %zu bodies", r ? "wrong count" : "missing",
                           B);
+    for (size_t i = 0; i < B; i++)
+      if (!vs_rshape_row_of(f->rigid_shape[i]))
+        return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                            "/particles/rigid/shape: body %zu has shape %d, not one of vsim's %d",
+                            i, (int)f->rigid_shape[i], (int)VS_RIGID_SHAPE_COUNT);
     if ((r = fr_read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double),
                       &buf, &n, err)) < 0)
       return err->code;
@@ -473,9 +479,8 @@ vs_status vs_frames_bounds(vs_frames *f, double lo[3], double hi[3], vs_error *e
     if (B && (st = vs_frames_rigid(f, k, buf + 3 * N, q, err)) != VS_OK) break;
     for (size_t i = 0; i < B; i++) {
       const double *s = f->rigid_size + 3 * i;
-      double r = f->rigid_shape[i] == 0 ? 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
-                 : f->rigid_shape[i] == 2 ? s[0] + 0.5 * s[1]
-                                          : s[0];
+      const vs_rshape_row *row = vs_rshape_row_of(f->rigid_shape[i]); /* checked when read */
+      double r = row ? row->bound(s) : 0.0;
       grow(lo, hi, buf + 3 * N + 3 * i, r);
     }
   }

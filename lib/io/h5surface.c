@@ -9,14 +9,14 @@
 #define CAP_RINGS 3   /* rings per hemisphere, the last at the cap centre */
 
 void h5s_shape_counts(int shape, int *nv, int *nt) {
-  switch (shape) {
+  *nv = *nt = 0;
+  switch ((vs_rigid_shape)shape) {
   case VS_RIGID_BOX: *nv = 8, *nt = 12; break;
   case VS_RIGID_SPHERE: *nv = 42, *nt = 80; break;
   case VS_RIGID_CAPSULE:
     *nv = 2 + 2 * CAP_RINGS * CAP_AROUND;
     *nt = 2 * CAP_AROUND + 2 * (2 * CAP_RINGS - 1) * CAP_AROUND;
     break;
-  default: *nv = *nt = 0; break;
   }
 }
 
@@ -140,11 +140,10 @@ static void capsule_mesh(double r, double hl, double *local, int32_t *tri) {
 }
 
 void h5s_shape_mesh(int shape, const double size[3], double *local, int32_t *tri) {
-  switch (shape) {
+  switch ((vs_rigid_shape)shape) {
   case VS_RIGID_BOX: box_mesh(size, local, tri); break;
   case VS_RIGID_SPHERE: sphere_mesh(size[0], local, tri); break;
   case VS_RIGID_CAPSULE: capsule_mesh(size[0], 0.5 * size[1], local, tri); break;
-  default: break;
   }
 }
 

@@ -36,7 +36,8 @@
 
 #include "model/build.h"
 #include "model/meshgrid.h"
-#include "solve/rigid/rigid.h"
+#include "model/rigid_model.h"
+#include "util/quat.h"
 #include "scene/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"

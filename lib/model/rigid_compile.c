@@ -10,15 +10,10 @@
 #include <string.h>
 
 #include "model/build.h"
-#include "solve/rigid/rigid.h"
+#include "model/rigid_model.h"
+#include "util/quat.h"
+#include "util/vec3.h"
 
-_Static_assert((int)VS_RIGID_BOX == VS_RSHAPE_BOX && (int)VS_RIGID_SPHERE == VS_RSHAPE_SPHERE &&
-                   (int)VS_RIGID_CAPSULE == VS_RSHAPE_CAPSULE,
-               "scene shapes are the solver's shapes");
-_Static_assert((int)VS_COLLIDER_PLANE == VS_RCOLL_PLANE && (int)VS_COLLIDER_SPHERE == VS_RCOLL_SPHERE &&
-                   (int)VS_COLLIDER_BOX == VS_RCOLL_BOX && (int)VS_COLLIDER_BOUNDS == VS_RCOLL_BOUNDS &&
-                   (int)VS_COLLIDER_MESH == VS_RCOLL_MESH,
-               "scene colliders are the solver's colliders");
 
 int32_t vs_rigid_count(const vs_scene *s) {
   int32_t n = 0;
@@ -98,13 +93,13 @@ static void to_local(const vs_model *m, int32_t b, const double p[3], double out
   double R[9], d[3];
   vs_quat_to_mat(&m->rigid_q0[4 * b], R);
   for (int k = 0; k < 3; k++) d[k] = p[k] - m->rigid_x0[3 * b + k];
-  vs_r_mul_t(R, d, out);
+  vs_mat3_mul_t(R, d, out);
 }
 
 static void to_world(const vs_model *m, int32_t b, const double p[3], double out[3]) {
   double R[9];
   vs_quat_to_mat(&m->rigid_q0[4 * b], R);
-  vs_r_mul(R, p, out);
+  vs_mat3_mul(R, p, out);
   for (int k = 0; k < 3; k++) out[k] += m->rigid_x0[3 * b + k];
 }
 
@@ -135,7 +130,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       if (ba < 0) return item_error(err, file, &cd->a, c, "a", "no rigid body named '%s'", cd->a.text);
       if (bb < -1) return item_error(err, file, &cd->b, c, "b", "no rigid body named '%s'", cd->b.text);
       if (bb == ba) return item_error(err, file, &cd->b, c, "b", "expected a body other than '%s'", cd->a.text);
-      rm->joint_kind[j] = VS_RJOINT_BALL;
+      rm->joint_kind[j] = VS_JOINT_BALL;
       rm->joint_ab[2 * j] = ba;
       rm->joint_ab[2 * j + 1] = bb;
       to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
@@ -159,7 +154,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
     to_world(m, ba, pa, wa);
     to_world(m, bb, pb, wb);
     const double d[3] = {wa[0] - wb[0], wa[1] - wb[1], wa[2] - wb[2]};
-    rm->joint_kind[j] = VS_RJOINT_DISTANCE;
+    rm->joint_kind[j] = VS_JOINT_DISTANCE;
     rm->joint_ab[2 * j] = ba;
     rm->joint_ab[2 * j + 1] = bb;
     memcpy(&rm->joint_pa[3 * j], pa, sizeof pa);

@@ -21,12 +21,27 @@ const char *const vs_sk_relaxations[] = {"gauss-seidel", "jacobi", NULL};
 const char *const vs_sk_planes[] = {"xy", "xz", "yz", NULL};
 const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra",
                                         "lattice",   "ragdoll", "mesh",  "rigid", NULL};
-const char *const vs_sk_rigid_shapes[] = {"box", "sphere", "capsule", NULL};
-const char *const vs_sk_collider_kinds[] = {"plane", "sphere", "box", "bounds",
-                                             "mesh", NULL};
-const char *const vs_sk_constraint_kinds[] = {"distance", "pin", "angle", "ball", "attach", NULL};
-_Static_assert(VS_KIND_COUNT == 3 && VS_CONSTRAINT_KINDS == 5,
-               "vs_sk_constraint_kinds names every kind, then the rigid items");
+/* The kinds' names, from their tables (vsim/kind.h). */
+#define VS_NAME_(ID, name) #name,
+#define VS_KIND_NAME_(ID, name, arity, particles, count) #name,
+const char *const vs_sk_rigid_shapes[] = {VS_RIGID_SHAPES(VS_NAME_) NULL};
+const char *const vs_sk_collider_kinds[] = {VS_COLLIDER_KINDS(VS_NAME_) NULL};
+const char *const vs_sk_joint_kinds[] = {VS_JOINT_KINDS(VS_NAME_) NULL};
+const char *const vs_sk_constraint_kinds[] = {VS_KINDS(VS_KIND_NAME_) "ball", "attach", NULL};
+#undef VS_NAME_
+#undef VS_KIND_NAME_
+
+const char *vs_collider_kind_name(vs_collider_kind k) {
+  return (unsigned)k < VS_COLLIDER_KIND_COUNT ? vs_sk_collider_kinds[k] : "?";
+}
+const char *vs_rigid_shape_name(vs_rigid_shape k) {
+  return (unsigned)k < VS_RIGID_SHAPE_COUNT ? vs_sk_rigid_shapes[k] : "?";
+}
+const char *vs_joint_kind_name(vs_joint_kind k) {
+  return (unsigned)k < VS_JOINT_KIND_COUNT ? vs_sk_joint_kinds[k] : "?";
+}
+_Static_assert(VS_CONSTRAINT_KINDS == VS_KIND_COUNT + 2,
+               "vs_sk_constraint_kinds names every kind, then the two rigid items");
 const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
 const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
                                     "per_constraint_error", NULL};

@@ -300,9 +300,8 @@ static void tear_links(const vs_model *m, vs_state *s) {
 static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *buf, size_t size) {
   const vs_solver_scratch *const w = s->scratch;
   if (w->contact_collider[p] >= 0) {
-    static const char *const names[] = {"plane", "sphere", "box", "bounds"};
     const int32_t c = w->contact_collider[p];
-    snprintf(buf, size, "world.colliders.%d (%s)", c, names[m->colliders[c].kind]);
+    snprintf(buf, size, "world.colliders.%d (%s)", c, vs_collider_kind_name(m->colliders[c].kind));
     return;
   }
   int32_t best = -1;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "vsim/kind.h"
 #include "view/cairo_dl.h"
 #include "view/view.h"
 #include "vsim/render.h"
@@ -193,10 +194,12 @@ static vs_status side_frame(side *s, size_t k, vs_render_color color, vs_view_fr
     memcpy(sh->center, s->rpos + 3 * i, sizeof sh->center);
     memcpy(sh->quat, s->rquat + 4 * i, sizeof sh->quat);
     sh->body = s->body_base + (int32_t)i;
-    switch (t->rigid_shape[i]) {
-      case 1: sh->kind = VS_VIEW_SPHERE, sh->radius = sz[0]; break;
-      case 2: sh->kind = VS_VIEW_CAPSULE, sh->radius = sz[0], sh->half_length = 0.5 * sz[1]; break;
-      default:
+    switch ((vs_rigid_shape)t->rigid_shape[i]) { /* values checked by the reader (io/frames.c) */
+      case VS_RIGID_SPHERE: sh->kind = VS_VIEW_SPHERE, sh->radius = sz[0]; break;
+      case VS_RIGID_CAPSULE:
+        sh->kind = VS_VIEW_CAPSULE, sh->radius = sz[0], sh->half_length = 0.5 * sz[1];
+        break;
+      case VS_RIGID_BOX:
         sh->kind = VS_VIEW_BOX;
         for (int j = 0; j < 3; j++) sh->half[j] = 0.5 * sz[j];
         break;

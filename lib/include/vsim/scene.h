@@ -73,14 +73,6 @@ typedef struct vs_mesh_ref {
   double scale[3];     /* per axis; a scalar `scale` sets all three */
 } vs_mesh_ref;
 
-typedef enum vs_collider_kind {
-  VS_COLLIDER_PLANE = 0,  /* point a, unit normal b */
-  VS_COLLIDER_SPHERE = 1, /* center a, radius */
-  VS_COLLIDER_BOX = 2,    /* solid box a = min, b = max */
-  VS_COLLIDER_BOUNDS = 3, /* particles kept inside a = min, b = max */
-  VS_COLLIDER_MESH = 4    /* static triangles from an OBJ file (mesh) */
-} vs_collider_kind;
-
 typedef struct vs_collider_desc {
   vs_collider_kind kind;
   double a[3];
@@ -103,12 +95,6 @@ typedef enum vs_body_kind {
   VS_BODY_MESH,
   VS_BODY_RIGID       /* a true rigid body (no particles): box, sphere or capsule */
 } vs_body_kind;
-
-typedef enum vs_rigid_shape {
-  VS_RIGID_BOX = 0,     /* size: full extents along its local axes */
-  VS_RIGID_SPHERE = 1,  /* radius */
-  VS_RIGID_CAPSULE = 2  /* radius, length between the cap centres along local y */
-} vs_rigid_shape;
 
 /* How a body's `pin` was given. */
 typedef enum vs_pin_mode {

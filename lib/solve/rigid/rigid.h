@@ -22,87 +22,10 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "vsim/error.h"
 
-#define VS_RPRIVATE __attribute__((visibility("hidden")))
-
-enum { VS_RSHAPE_BOX = 0, VS_RSHAPE_SPHERE = 1, VS_RSHAPE_CAPSULE = 2 };
-/* Same numbering as vs_collider_kind. */
-enum { VS_RCOLL_PLANE = 0, VS_RCOLL_SPHERE = 1, VS_RCOLL_BOX = 2, VS_RCOLL_BOUNDS = 3, VS_RCOLL_MESH = 4 };
-enum { VS_RJOINT_BALL = 0, VS_RJOINT_DISTANCE = 1 };
-
-/* Points of one manifold (box-box: clipping gives at most 4). */
-#define VS_RIGID_MANIFOLD 4
-/* Most points one body-collider test writes (bounds: a box in a corner). */
-#define VS_RIGID_PAIR_MAX 24
-/* Contact points per body and per step that the default buffer holds:
- * max_contacts = VS_RIGID_CONTACTS_PER_BODY * n_bodies + 64 unless the caller
- * asks for another bound.  Contacts beyond the bound are dropped (counted in
- * work.dropped) -- deterministically, the last in order. */
-#define VS_RIGID_CONTACTS_PER_BODY 24
-
-typedef struct vs_rcollider {
-  int32_t kind;       /* VS_RCOLL_* */
-  double a[3], b[3];  /* plane: point, unit normal; box/bounds: min, max; sphere: centre */
-  double radius;      /* sphere */
-  double friction, restitution;
-  const struct vs_bvh *bvh; /* mesh: the model's BVH over its triangles (borrowed) */
-  double thickness;   /* mesh: the skin around its triangles, m */
-} vs_rcollider;
-
-typedef struct vs_rsettings {
-  int32_t iterations;           /* sequential-impulse sweeps per substep [2] */
-  double baumgarte;             /* [0.2] */
-  double slop;                  /* m [0.005] */
-  double restitution_threshold; /* m/s [0.5] */
-  int32_t warm_start;           /* [1] */
-  double gravity[3];            /* [0, -9.81, 0] */
-  double damping;               /* linear and angular, 1/s [0] */
-  double margin;                /* speculative contact distance, m [4 * slop] */
-  double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
-  int32_t substeps;             /* solver substeps per step, contacts found once [4] */
-  int32_t colored;              /* 1: constraint-graph colours, each solved in parallel
-                                 * (relaxation: jacobi); 0: one sequential order [0] */
-} vs_rsettings;
-
-typedef struct vs_rmodel {
-  int32_t n_bodies;
-  int32_t *shape;        /* (n) VS_RSHAPE_* */
-  double *size;          /* (n x 3) box: full extents; sphere: [r,0,0]; capsule: [r,length,0] */
-  double *inv_mass;      /* (n) 0 when fixed */
-  double *inv_inertia;   /* (n x 3) inverse principal moments, body frame; 0 when fixed */
-  double *friction;      /* (n) */
-  double *restitution;   /* (n) */
-  double *bound;         /* (n) bounding-sphere radius about the centre of mass */
-
-  int32_t n_colliders;
-  vs_rcollider *colliders;
-
-  int32_t n_joints;
-  int32_t *joint_kind;   /* (nj) VS_RJOINT_* */
-  int32_t *joint_ab;     /* (nj x 2) bodies; b = -1: the world (pb is then a world point) */
-  double *joint_pa;      /* (nj x 3) body-local anchor on a */
-  double *joint_pb;      /* (nj x 3) body-local anchor on b, or world point */
-  double *joint_rest;    /* (nj) distance joints: rest length */
-
-  int32_t max_contacts;  /* bound of the contact buffers */
-  vs_rsettings set;
-} vs_rmodel;
-
-/* Everything a checkpoint must hold. */
-typedef struct vs_rstate {
-  int32_t n_bodies;
-  double *x;             /* (n x 3) centre of mass */
-  double *q;             /* (n x 4) orientation, unit, w x y z */
-  double *v;             /* (n x 3) */
-  double *w;             /* (n x 3) angular velocity, world frame */
-  /* contact cache of the last step, sorted by key (a, b, feature) */
-  int32_t n_cache;
-  int32_t *cache_ab;     /* (max_contacts x 2) body a, body b (b < 0: collider -1-b) */
-  uint32_t *cache_feature; /* (max_contacts) */
-  double *cache_impulse; /* (max_contacts x 4) normal impulse, friction impulse (world vector) */
-  double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
-} vs_rstate;
+#include "model/rigid_model.h"
+#include "util/quat.h"
+#include "util/vec3.h"
 
 /* One contact point (work array, rebuilt every step).  The fields the
  * sweeps read for every point come first, together (a few cache lines). */
@@ -203,45 +126,15 @@ typedef struct vs_rwork {
 
 /* ---- model / state / work ---- */
 
-/* Allocate a model with room for n bodies, nc colliders, nj joints (zeroed,
- * settings at their defaults, max_contacts at its default). */
-VS_RPRIVATE vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out);
-VS_RPRIVATE void vs_rmodel_free(vs_rmodel *m);
-VS_RPRIVATE void vs_rsettings_default(vs_rsettings *s);
-/* Set body i's shape and mass properties: mass > 0, or density > 0 when
- * mass <= 0; fixed gives infinite mass.  size as in vs_rmodel.size.
- * Returns VS_ERR_USAGE for a bad shape or non-positive size/mass. */
-VS_RPRIVATE vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape,
-                                         const double size[3], double mass, double density,
-                                         int fixed, double friction, double restitution);
-/* Principal moments (not inverted) of a shape of the given mass. */
-VS_RPRIVATE void vs_rigid_inertia(int32_t shape, const double size[3], double mass,
-                                  double inertia[3]);
-VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
-
 VS_RPRIVATE vs_status vs_rstate_create(const vs_rmodel *m, vs_rstate **out);
 VS_RPRIVATE void vs_rstate_free(vs_rstate *s);
 VS_RPRIVATE vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out);
-/* Bytes that vs_rmodel_create, vs_rstate_create and vs_rwork_create take
- * for n bodies, nc colliders and nj joints at the default max_contacts (the
- * memory estimate, model/estimate.c). */
-VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj);
 VS_RPRIVATE void vs_rwork_free(vs_rwork *w);
 
 /* The bodies in order of the low x of their bounding spheres (key[i] =
  * x_i - bound_i; ties by index): order, tmp and key hold n_bodies each. */
 VS_RPRIVATE void vs_rigid_sort_spheres(const vs_rmodel *m, const vs_rstate *s, int32_t *order,
                                        int32_t *tmp, double *key);
-
-/* ---- quaternions (w, x, y, z) ---- */
-VS_RPRIVATE void vs_quat_mul(const double a[4], const double b[4], double out[4]);
-VS_RPRIVATE void vs_quat_normalize(double q[4]);
-VS_RPRIVATE void vs_quat_to_mat(const double q[4], double R[9]); /* row-major */
-/* Degrees about the fixed x, then y, then z axes. */
-VS_RPRIVATE void vs_quat_from_euler_deg(const double deg[3], double q[4]);
-VS_RPRIVATE void vs_quat_from_axis_angle(const double axis[3], double angle, double q[4]);
-/* q <- exp(h/2 * w) q, renormalised (w in the world frame). */
-VS_RPRIVATE void vs_quat_integrate(double q[4], const double w[3], double h);
 
 /* ---- collision ---- */
 /* Contacts between bodies i < j (or body i and collider c) appended to out
@@ -251,6 +144,9 @@ VS_RPRIVATE void vs_quat_integrate(double q[4], const double w[3], double h);
  * [0, 1] (Ericson, Real-Time Collision Detection, 5.1.9); rigid_collide.c. */
 VS_RPRIVATE void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3],
                               const double q1[3], double *s_out, double *t_out);
+/* 1 when the narrow phase has a test for shapes sa and sb (every pair of
+ * the shape table must: the tests check it). */
+VS_RPRIVATE int vs_rigid_pair_known(int32_t sa, int32_t sb);
 VS_RPRIVATE int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, int32_t i,
                                       int32_t j, double margin, vs_rcontact *out);
 VS_RPRIVATE int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i,
@@ -313,34 +209,5 @@ VS_RPRIVATE int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int3
 /* Linear and angular momentum (about the origin) and kinetic energy of all bodies. */
 VS_RPRIVATE void vs_rigid_momentum(const vs_rmodel *m, const vs_rstate *s, double P[3],
                                    double L[3], double *energy);
-
-/* ---- small vector helpers ---- */
-static inline double vs_r_dot(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static inline void vs_r_cross(const double a[3], const double b[3], double o[3]) {
-  double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-  o[0] = x;
-  o[1] = y;
-  o[2] = z;
-}
-/* R is row-major; columns are the body axes in the world frame. */
-static inline void vs_r_mul(const double R[9], const double v[3], double o[3]) {
-  double x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
-  double y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
-  double z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
-  o[0] = x;
-  o[1] = y;
-  o[2] = z;
-}
-static inline void vs_r_mul_t(const double R[9], const double v[3], double o[3]) {
-  double x = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
-  double y = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
-  double z = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
-  o[0] = x;
-  o[1] = y;
-  o[2] = z;
-}
-static inline double vs_r_len(const double a[3]) { return sqrt(vs_r_dot(a, a)); }
 
 #endif

@@ -15,14 +15,7 @@ static void body_aabb(const vs_rmodel *m, const vs_rstate *s, int32_t i, double 
   double R[9], e[3];
   vs_quat_to_mat(&s->q[4 * i], R);
   const double *sz = &m->size[3 * i];
-  if (m->shape[i] == VS_RSHAPE_BOX) {
-    for (int k = 0; k < 3; k++)
-      e[k] = 0.5 * (fabs(R[3 * k]) * sz[0] + fabs(R[3 * k + 1]) * sz[1] + fabs(R[3 * k + 2]) * sz[2]);
-  } else if (m->shape[i] == VS_RSHAPE_SPHERE) {
-    e[0] = e[1] = e[2] = sz[0];
-  } else {
-    for (int k = 0; k < 3; k++) e[k] = 0.5 * sz[1] * fabs(R[3 * k + 1]) + sz[0];
-  }
+  vs_rshape_row_of(m->shape[i])->extent(sz, R, e);
   const double *x = &s->x[3 * i];
   for (int k = 0; k < 3; k++) {
     box[k] = x[k] - e[k] - margin;
@@ -71,19 +64,19 @@ void vs_rigid_sort_spheres(const vs_rmodel *m, const vs_rstate *s, int32_t *orde
 
 static int aabb_collider(const vs_rcollider *c, const double *box) {
   switch (c->kind) {
-  case VS_RCOLL_SPHERE:
+  case VS_COLLIDER_SPHERE:
     for (int k = 0; k < 3; k++)
       if (box[k] > c->a[k] + c->radius || box[3 + k] < c->a[k] - c->radius) return 0;
     return 1;
-  case VS_RCOLL_BOX:
+  case VS_COLLIDER_BOX:
     for (int k = 0; k < 3; k++)
       if (box[k] > c->b[k] || box[3 + k] < c->a[k]) return 0;
     return 1;
-  case VS_RCOLL_BOUNDS:
+  case VS_COLLIDER_BOUNDS:
     for (int k = 0; k < 3; k++)
       if (box[k] < c->a[k] || box[3 + k] > c->b[k]) return 1;
     return 0;
-  case VS_RCOLL_MESH: /* its BVH is walked with the body's box (rigid_collide_mesh.c) */
+  case VS_COLLIDER_MESH: /* its BVH is walked with the body's box (rigid_collide_mesh.c) */
     return 1;
   default: { /* plane: the box's lowest corner along the normal */
     double lo = 0;

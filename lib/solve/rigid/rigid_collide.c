@@ -59,7 +59,7 @@ static const double up[3] = {0, 1, 0};
 static int sphere_sphere(const double ca[3], double ra, const double cb[3], double rb,
                          double margin, uint32_t feature, cpt *o) {
   double d[3] = {cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]};
-  double dist = vs_r_len(d);
+  double dist = vs_len3(d);
   double depth = ra + rb - dist;
   if (depth <= -margin) return 0;
   if (dist > 1e-12) {
@@ -76,10 +76,10 @@ static int sphere_sphere(const double ca[3], double ra, const double cb[3], doub
 /* Closest point to p on segment p0-p1, as a parameter in [0, 1]. */
 static double seg_param(const double p0[3], const double p1[3], const double p[3]) {
   double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-  double dd = vs_r_dot(d, d);
+  double dd = vs_dot3(d, d);
   if (!(dd > 0)) return 0.0;
   double w[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
-  double t = vs_r_dot(w, d) / dd;
+  double t = vs_dot3(w, d) / dd;
   return t < 0 ? 0 : (t > 1 ? 1 : t);
 }
 
@@ -93,7 +93,7 @@ void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3], co
   double d1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
   double d2[3] = {q1[0] - q0[0], q1[1] - q0[1], q1[2] - q0[2]};
   double r[3] = {p0[0] - q0[0], p0[1] - q0[1], p0[2] - q0[2]};
-  double a = vs_r_dot(d1, d1), e = vs_r_dot(d2, d2), f = vs_r_dot(d2, r);
+  double a = vs_dot3(d1, d1), e = vs_dot3(d2, d2), f = vs_dot3(d2, r);
   double s, t;
   if (a <= 1e-24 && e <= 1e-24) {
     s = t = 0;
@@ -102,13 +102,13 @@ void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3], co
     t = f / e;
     t = t < 0 ? 0 : (t > 1 ? 1 : t);
   } else {
-    double c = vs_r_dot(d1, r);
+    double c = vs_dot3(d1, r);
     if (e <= 1e-24) {
       t = 0;
       s = -c / a;
       s = s < 0 ? 0 : (s > 1 ? 1 : s);
     } else {
-      double b = vs_r_dot(d1, d2), den = a * e - b * b;
+      double b = vs_dot3(d1, d2), den = a * e - b * b;
       s = den > 1e-12 * a * e ? (b * f - c * e) / den : 0.0;
       s = s < 0 ? 0 : (s > 1 ? 1 : s);
       t = (b * s + f) / e;
@@ -141,9 +141,9 @@ static int capsule_capsule(const shp *a, const shp *b, double margin, cpt *o) {
   double da[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
   double db[3] = {q1[0] - q0[0], q1[1] - q0[1], q1[2] - q0[2]};
   double cr[3];
-  vs_r_cross(da, db, cr);
-  double la = vs_r_dot(da, da), lb = vs_r_dot(db, db);
-  if (la > 1e-18 && lb > 1e-18 && vs_r_dot(cr, cr) < 1e-4 * la * lb) {
+  vs_cross3(da, db, cr);
+  double la = vs_dot3(da, da), lb = vs_dot3(db, db);
+  if (la > 1e-18 && lb > 1e-18 && vs_dot3(cr, cr) < 1e-4 * la * lb) {
     /* nearly parallel: the overlap of b's segment projected on a gives two points */
     double t0 = seg_param(p0, p1, q0), t1 = seg_param(p0, p1, q1);
     if (t0 > t1) {
@@ -174,7 +174,7 @@ static int capsule_capsule(const shp *a, const shp *b, double margin, cpt *o) {
 static int box_point(const shp *b, const double p[3], double r, double margin, uint32_t feature,
                      cpt *o) {
   double d[3] = {p[0] - b->c[0], p[1] - b->c[1], p[2] - b->c[2]}, l[3];
-  vs_r_mul_t(b->R, d, l);
+  vs_mat3_mul_t(b->R, d, l);
   double cl[3];
   int inside = 1;
   for (int k = 0; k < 3; k++) {
@@ -184,7 +184,7 @@ static int box_point(const shp *b, const double p[3], double r, double margin, u
   double nl[3] = {0, 0, 0}, depth, surf[3];
   if (!inside) {
     double e[3] = {l[0] - cl[0], l[1] - cl[1], l[2] - cl[2]};
-    double dist = vs_r_len(e);
+    double dist = vs_len3(e);
     depth = r - dist;
     if (depth <= -margin) return 0;
     for (int k = 0; k < 3; k++) nl[k] = e[k] / dist;
@@ -204,9 +204,9 @@ static int box_point(const shp *b, const double p[3], double r, double margin, u
     memcpy(surf, l, sizeof surf);
     surf[best] = nl[best] * b->h[best];
   }
-  vs_r_mul(b->R, nl, o->n);
+  vs_mat3_mul(b->R, nl, o->n);
   double sw[3];
-  vs_r_mul(b->R, surf, sw);
+  vs_mat3_mul(b->R, surf, sw);
   /* sw is on the box surface, the sphere's deepest point is sw - depth n: midway */
   for (int k = 0; k < 3; k++) o->p[k] = b->c[k] + sw[k] - 0.5 * depth * o->n[k];
   o->depth = depth;
@@ -217,7 +217,7 @@ static int box_point(const shp *b, const double p[3], double r, double margin, u
 /* Signed distance from p to box b (negative inside). */
 static double box_sdf(const shp *b, const double p[3]) {
   double d[3] = {p[0] - b->c[0], p[1] - b->c[1], p[2] - b->c[2]}, l[3];
-  vs_r_mul_t(b->R, d, l);
+  vs_mat3_mul_t(b->R, d, l);
   double q[3], out2 = 0, mx = -INFINITY;
   for (int k = 0; k < 3; k++) {
     q[k] = fabs(l[k]) - b->h[k];
@@ -275,7 +275,7 @@ static double proj_box(const shp *b, const double u[3]) {
   double ax[3], s = 0;
   for (int k = 0; k < 3; k++) {
     axis_of(b->R, k, ax);
-    s += b->h[k] * fabs(vs_r_dot(u, ax));
+    s += b->h[k] * fabs(vs_dot3(u, ax));
   }
   return s;
 }
@@ -295,11 +295,11 @@ static int clip(const cvert *in, int n, const double u[3], double off, double to
   off += tol;
   if (n <= 0) return 0;
   /* each vertex's distance once: db of one edge is da of the next */
-  const double d0 = vs_r_dot(u, in[0].p) - off;
+  const double d0 = vs_dot3(u, in[0].p) - off;
   double da = d0;
   for (int i = 0; i < n; i++) {
     const cvert *a = &in[i], *b = &in[(i + 1) % n];
-    const double db = i + 1 < n ? vs_r_dot(u, b->p) - off : d0;
+    const double db = i + 1 < n ? vs_dot3(u, b->p) - off : d0;
     if (da <= 0) out[m++] = *a;
     if ((da <= 0) != (db <= 0)) {
       double t = da / (da - db);
@@ -323,7 +323,7 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   double best = -1, ax[3];
   for (int k = 0; k < 3; k++) {
     axis_of(in->R, k, ax);
-    double d = fabs(vs_r_dot(ax, nref));
+    double d = fabs(vs_dot3(ax, nref));
     if (d > best) {
       best = d;
       ii = k;
@@ -331,7 +331,7 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   }
   double ni[3];
   axis_of(in->R, ii, ni);
-  double sgn = vs_r_dot(ni, nref) > 0 ? -1.0 : 1.0; /* incident face normal = sgn * axis */
+  double sgn = vs_dot3(ni, nref) > 0 ? -1.0 : 1.0; /* incident face normal = sgn * axis */
   int j1 = (ii + 1) % 3, j2 = (ii + 2) % 3;
   double u1[3], u2[3], fc[3];
   axis_of(in->R, j1, u1);
@@ -349,7 +349,7 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   double s1[3], s2[3];
   axis_of(r->R, r1, s1);
   axis_of(r->R, r2, s2);
-  double c1 = vs_r_dot(s1, r->c), c2 = vs_r_dot(s2, r->c);
+  double c1 = vs_dot3(s1, r->c), c2 = vs_dot3(s2, r->c);
   double m1[3] = {-s1[0], -s1[1], -s1[2]}, m2[3] = {-s2[0], -s2[1], -s2[2]};
   double tol = 2e-3 * (r->h[r1] < r->h[r2] ? r->h[r1] : r->h[r2]);
   n = clip(poly, n, s1, c1 + r->h[r1], tol, 0, tmp);
@@ -357,16 +357,16 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   n = clip(poly, n, s2, c2 + r->h[r2], tol, 2, tmp);
   n = clip(tmp, n, m2, -c2 + r->h[r2], tol, 3, poly);
   /* reference face plane: dot(nref, p) = dot(nref, r.c) + h[ri] */
-  double off = vs_r_dot(nref, r->c) + r->h[ri];
+  double off = vs_dot3(nref, r->c) + r->h[ri];
   cpt cand[16];
   int nc = 0;
   /* face ids: axis * 2 + (negative side) */
   double rax[3];
   axis_of(r->R, ri, rax);
-  int rface = 2 * ri + (vs_r_dot(nref, rax) < 0);
+  int rface = 2 * ri + (vs_dot3(nref, rax) < 0);
   int iface = 2 * ii + (sgn < 0);
   for (int v = 0; v < n; v++) {
-    double sep = vs_r_dot(nref, poly[v].p) - off;
+    double sep = vs_dot3(nref, poly[v].p) - off;
     if (sep >= margin) continue;
     cpt *c = &cand[nc++];
     for (int k = 0; k < 3; k++) {
@@ -390,7 +390,7 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   for (int k = 0; k < nc; k++) {
     double d[3] = {cand[k].p[0] - cand[a].p[0], cand[k].p[1] - cand[a].p[1],
                    cand[k].p[2] - cand[a].p[2]};
-    double dd = vs_r_dot(d, d);
+    double dd = vs_dot3(d, d);
     if (k != a && dd > bd) {
       bd = dd;
       b = k;
@@ -404,8 +404,8 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
     if (k == a || k == b) continue;
     double f[3] = {cand[k].p[0] - cand[a].p[0], cand[k].p[1] - cand[a].p[1],
                    cand[k].p[2] - cand[a].p[2]}, x[3];
-    vs_r_cross(e, f, x);
-    double area = vs_r_dot(x, nref);
+    vs_cross3(e, f, x);
+    double area = vs_dot3(x, nref);
     if (area > cmax) {
       cmax = area;
       c = k;
@@ -443,13 +443,13 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
    * sums in the same order, so the same bits) */
   double C[3][3];
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) C[i][j] = fabs(vs_r_dot(A[i], B[j]));
+    for (int j = 0; j < 3; j++) C[i][j] = fabs(vs_dot3(A[i], B[j]));
   /* faces of a */
   double sa = -INFINITY, sb = -INFINITY, se = -INFINITY;
   int ia = 0, ib = 0, ea = 0, eb = 0;
   for (int k = 0; k < 3; k++) {
     double pb = b->h[0] * C[k][0] + b->h[1] * C[k][1] + b->h[2] * C[k][2];
-    double s = fabs(vs_r_dot(d, A[k])) - a->h[k] - pb;
+    double s = fabs(vs_dot3(d, A[k])) - a->h[k] - pb;
     if (s > margin) return 0;
     if (s > sa) {
       sa = s;
@@ -458,7 +458,7 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
   }
   for (int k = 0; k < 3; k++) {
     double pa = a->h[0] * C[0][k] + a->h[1] * C[1][k] + a->h[2] * C[2][k];
-    double s = fabs(vs_r_dot(d, B[k])) - b->h[k] - pa;
+    double s = fabs(vs_dot3(d, B[k])) - b->h[k] - pa;
     if (s > margin) return 0;
     if (s > sb) {
       sb = s;
@@ -489,17 +489,17 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       double u[3];
-      vs_r_cross(A[i], B[j], u);
-      double l = vs_r_len(u);
+      vs_cross3(A[i], B[j], u);
+      double l = vs_len3(u);
       if (l < 1e-5) continue; /* parallel edges: covered by the face axes */
       {
         const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-        double est = fabs(vs_r_dot(d, u)) - a->h[i1] * C[i2][j] - a->h[i2] * C[i1][j] -
+        double est = fabs(vs_dot3(d, u)) - a->h[i1] * C[i2][j] - a->h[i2] * C[i1][j] -
                      b->h[j1] * C[i][j2] - b->h[j2] * C[i][j1];
         if (est < lim * l - tol) continue;
       }
       for (int k = 0; k < 3; k++) u[k] /= l;
-      double s = fabs(vs_r_dot(d, u)) - proj_box(a, u) - proj_box(b, u);
+      double s = fabs(vs_dot3(d, u)) - proj_box(a, u) - proj_box(b, u);
       if (s > margin) return 0;
       if (s > se) {
         se = s;
@@ -510,18 +510,18 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
     }
   if (se > rel * sface + abs_tol * 5.0) {
     /* edge-edge: the support edges of each box along eu (pointing a -> b) */
-    if (vs_r_dot(eu, d) < 0)
+    if (vs_dot3(eu, d) < 0)
       for (int k = 0; k < 3; k++) eu[k] = -eu[k];
     double pa[3], pb[3];
     memcpy(pa, a->c, sizeof pa);
     memcpy(pb, b->c, sizeof pb);
     for (int k = 0; k < 3; k++) {
       if (k != ea) {
-        double sg = vs_r_dot(eu, A[k]) > 0 ? 1.0 : -1.0;
+        double sg = vs_dot3(eu, A[k]) > 0 ? 1.0 : -1.0;
         for (int c = 0; c < 3; c++) pa[c] += sg * a->h[k] * A[k][c];
       }
       if (k != eb) {
-        double sg = vs_r_dot(eu, B[k]) > 0 ? -1.0 : 1.0;
+        double sg = vs_dot3(eu, B[k]) > 0 ? -1.0 : 1.0;
         for (int c = 0; c < 3; c++) pb[c] += sg * b->h[k] * B[k][c];
       }
     }
@@ -536,7 +536,7 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
     vs_r_seg_seg(a0, a1, b0, b1, &s, &t);
     lerp3(a0, a1, s, qa);
     lerp3(b0, b1, t, qb);
-    double sep = vs_r_dot(eu, qb) - vs_r_dot(eu, qa);
+    double sep = vs_dot3(eu, qb) - vs_dot3(eu, qa);
     if (sep >= margin) return 0;
     memcpy(o->n, eu, sizeof eu);
     for (int c = 0; c < 3; c++) o->p[c] = 0.5 * (qa[c] + qb[c]);
@@ -546,46 +546,72 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
   }
   if (!use_b) {
     double n[3];
-    double sg = vs_r_dot(d, A[ia]) >= 0 ? 1.0 : -1.0;
+    double sg = vs_dot3(d, A[ia]) >= 0 ? 1.0 : -1.0;
     for (int k = 0; k < 3; k++) n[k] = sg * A[ia][k];
     return box_face(a, ia, n, b, 0, margin, o);
   }
   double n[3];
-  double sg = vs_r_dot(d, B[ib]) >= 0 ? -1.0 : 1.0; /* from b toward a */
+  double sg = vs_dot3(d, B[ib]) >= 0 ? -1.0 : 1.0; /* from b toward a */
   for (int k = 0; k < 3; k++) n[k] = sg * B[ib][k];
   return box_face(b, ib, n, a, 1, margin, o);
 }
 
-/* Any two shapes: normal from a to b. */
-static int shape_pair(const shp *a, const shp *b, double margin, cpt *o) {
-  int sa = a->shape, sb = b->shape;
-  int n, flip = 0;
-  if (sa == VS_RSHAPE_SPHERE && sb == VS_RSHAPE_SPHERE) {
-    n = sphere_sphere(a->c, a->r, b->c, b->r, margin, 0, o);
-  } else if (sa == VS_RSHAPE_SPHERE && sb == VS_RSHAPE_CAPSULE) {
-    n = sphere_capsule(a, b, margin, o);
-  } else if (sa == VS_RSHAPE_CAPSULE && sb == VS_RSHAPE_SPHERE) {
-    n = sphere_capsule(b, a, margin, o);
-    flip = 1;
-  } else if (sa == VS_RSHAPE_CAPSULE && sb == VS_RSHAPE_CAPSULE) {
-    n = capsule_capsule(a, b, margin, o);
-  } else if (sa == VS_RSHAPE_BOX && sb == VS_RSHAPE_SPHERE) {
-    n = box_point(a, b->c, b->r, margin, 0, o);
-  } else if (sa == VS_RSHAPE_SPHERE && sb == VS_RSHAPE_BOX) {
-    n = box_point(b, a->c, a->r, margin, 0, o);
-    flip = 1;
-  } else if (sa == VS_RSHAPE_BOX && sb == VS_RSHAPE_CAPSULE) {
-    n = box_capsule(a, b, margin, o);
-  } else if (sa == VS_RSHAPE_CAPSULE && sb == VS_RSHAPE_BOX) {
-    n = box_capsule(b, a, margin, o);
-    flip = 1;
-  } else {
-    n = box_box(a, b, margin, o);
-  }
-  if (flip)
-    for (int k = 0; k < n; k++)
-      for (int c = 0; c < 3; c++) o[k].n[c] = -o[k].n[c];
+/* The pair functions, one per ordered pair of shapes (normal from a to b):
+ * the mirrored pairs run the other order's test and turn the normals. */
+typedef int (*pair_fn)(const shp *a, const shp *b, double margin, cpt *o);
+
+static int flip_normals(int n, cpt *o) {
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < 3; c++) o[k].n[c] = -o[k].n[c];
   return n;
+}
+static int pair_sphere_sphere(const shp *a, const shp *b, double margin, cpt *o) {
+  return sphere_sphere(a->c, a->r, b->c, b->r, margin, 0, o);
+}
+static int pair_sphere_capsule(const shp *a, const shp *b, double margin, cpt *o) {
+  return sphere_capsule(a, b, margin, o);
+}
+static int pair_capsule_sphere(const shp *a, const shp *b, double margin, cpt *o) {
+  return flip_normals(sphere_capsule(b, a, margin, o), o);
+}
+static int pair_capsule_capsule(const shp *a, const shp *b, double margin, cpt *o) {
+  return capsule_capsule(a, b, margin, o);
+}
+static int pair_box_sphere(const shp *a, const shp *b, double margin, cpt *o) {
+  return box_point(a, b->c, b->r, margin, 0, o);
+}
+static int pair_sphere_box(const shp *a, const shp *b, double margin, cpt *o) {
+  return flip_normals(box_point(b, a->c, a->r, margin, 0, o), o);
+}
+static int pair_box_capsule(const shp *a, const shp *b, double margin, cpt *o) {
+  return box_capsule(a, b, margin, o);
+}
+static int pair_capsule_box(const shp *a, const shp *b, double margin, cpt *o) {
+  return flip_normals(box_capsule(b, a, margin, o), o);
+}
+static int pair_box_box(const shp *a, const shp *b, double margin, cpt *o) {
+  return box_box(a, b, margin, o);
+}
+
+/* [shape a][shape b], by name from the shape table (vsim/kind.h): a new
+ * shape fails to build here until its row of pair functions exists. */
+#define PAIR_ROW_(ID, name) [VS_RIGID_##ID] = {PAIR_ROW_##ID##_},
+#define PAIR_ROW_BOX_ pair_box_box, pair_box_sphere, pair_box_capsule
+#define PAIR_ROW_SPHERE_ pair_sphere_box, pair_sphere_sphere, pair_sphere_capsule
+#define PAIR_ROW_CAPSULE_ pair_capsule_box, pair_capsule_sphere, pair_capsule_capsule
+static const pair_fn pair_table[VS_RIGID_SHAPE_COUNT][VS_RIGID_SHAPE_COUNT] = {
+    VS_RIGID_SHAPES(PAIR_ROW_)};
+#undef PAIR_ROW_
+_Static_assert(VS_RIGID_BOX == 0 && VS_RIGID_SPHERE == 1 && VS_RIGID_CAPSULE == 2,
+               "each PAIR_ROW_*_ lists its columns in the shape table's order");
+
+static int shape_pair(const shp *a, const shp *b, double margin, cpt *o) {
+  return pair_table[a->shape][b->shape](a, b, margin, o);
+}
+
+int vs_rigid_pair_known(int32_t sa, int32_t sb) {
+  return sa >= 0 && sb >= 0 && sa < VS_RIGID_SHAPE_COUNT && sb < VS_RIGID_SHAPE_COUNT &&
+         pair_table[sa][sb] != NULL;
 }
 
 /* Shape a against the half-space dot(nrm, p - pt) < 0 (nrm points out of the
@@ -595,29 +621,33 @@ static int shape_plane(const shp *a, const double pt[3], const double nrm[3], do
   double cand[8][3];
   int nv = 0;
   double rad = 0;
-  if (a->shape == VS_RSHAPE_SPHERE) {
+  switch ((vs_rigid_shape)a->shape) { /* the shape's support points and their radius */
+  case VS_RIGID_SPHERE:
     memcpy(cand[0], a->c, sizeof cand[0]);
     nv = 1;
     rad = a->r;
-  } else if (a->shape == VS_RSHAPE_CAPSULE) {
+    break;
+  case VS_RIGID_CAPSULE:
     seg_of(a, cand[0], cand[1]);
     nv = 2;
     rad = a->r;
-  } else {
+    break;
+  case VS_RIGID_BOX:
     for (int v = 0; v < 8; v++) {
       double l[3] = {(v & 1) ? a->h[0] : -a->h[0], (v & 2) ? a->h[1] : -a->h[1],
                      (v & 4) ? a->h[2] : -a->h[2]}, wv[3];
-      vs_r_mul(a->R, l, wv);
+      vs_mat3_mul(a->R, l, wv);
       for (int k = 0; k < 3; k++) cand[v][k] = a->c[k] + wv[k];
     }
     nv = 8;
+    break;
   }
   int n = 0;
   double seps[8];
   int ids[8];
   for (int v = 0; v < nv; v++) {
     double e[3] = {cand[v][0] - pt[0], cand[v][1] - pt[1], cand[v][2] - pt[2]};
-    double sep = vs_r_dot(e, nrm) - rad;
+    double sep = vs_dot3(e, nrm) - rad;
     if (sep >= margin) continue;
     seps[n] = sep;
     ids[n] = v;
@@ -685,29 +715,29 @@ int vs_rigid_collide_pair(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
 int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i, int32_t ci,
                               double margin, vs_rcontact *out) {
   const vs_rcollider *col = &m->colliders[ci];
-  if (col->kind == VS_RCOLL_MESH) return vs_rigid_collide_mesh(m, s, i, ci, margin, out);
   shp a;
   shp_body(m, s, i, &a);
   cpt c[VS_RIGID_PAIR_MAX];
   int n = 0;
-  switch (col->kind) {
-  case VS_RCOLL_PLANE:
+  switch ((vs_collider_kind)col->kind) {
+  case VS_COLLIDER_MESH: return vs_rigid_collide_mesh(m, s, i, ci, margin, out);
+  case VS_COLLIDER_PLANE:
     n = shape_plane(&a, col->a, col->b, margin, 0, c);
     break;
-  case VS_RCOLL_SPHERE: {
+  case VS_COLLIDER_SPHERE: {
     shp b;
     memset(&b, 0, sizeof b);
-    b.shape = VS_RSHAPE_SPHERE;
+    b.shape = VS_RIGID_SPHERE;
     memcpy(b.c, col->a, sizeof b.c);
     b.R[0] = b.R[4] = b.R[8] = 1;
     b.r = col->radius;
     n = shape_pair(&a, &b, margin, c);
     break;
   }
-  case VS_RCOLL_BOX: {
+  case VS_COLLIDER_BOX: {
     shp b;
     memset(&b, 0, sizeof b);
-    b.shape = VS_RSHAPE_BOX;
+    b.shape = VS_RIGID_BOX;
     for (int k = 0; k < 3; k++) {
       b.c[k] = 0.5 * (col->a[k] + col->b[k]);
       b.h[k] = 0.5 * (col->b[k] - col->a[k]);
@@ -716,7 +746,7 @@ int vs_rigid_collide_collider(const vs_rmodel *m, const vs_rstate *s, int32_t i,
     n = shape_pair(&a, &b, margin, c);
     break;
   }
-  default: { /* bounds: six inward walls */
+  case VS_COLLIDER_BOUNDS: { /* six inward walls */
     for (int f = 0; f < 6; f++) {
       int ax = f >> 1;
       double pt[3] = {0, 0, 0}, nrm[3] = {0, 0, 0};
@@ -742,7 +772,7 @@ int vs_rigid_point_query(const vs_rmodel *m, const vs_rstate *s, int32_t i, cons
   shp a, b;
   shp_body(m, s, i, &a);
   memset(&b, 0, sizeof b);
-  b.shape = VS_RSHAPE_SPHERE;
+  b.shape = VS_RIGID_SPHERE;
   memcpy(b.c, p, sizeof b.c);
   b.R[0] = b.R[4] = b.R[8] = 1;
   b.r = r;

@@ -108,7 +108,7 @@ static int reduce(mpt *c, int n, double tie, double deep) {
     if (c[k].depth < dmax - tie) continue;
     double d[3];
     sub3(c[k].p, cen, d);
-    double dd = vs_r_dot(d, d);
+    double dd = vs_dot3(d, d);
     if (dd > best) best = dd, a = k;
   }
   int pick[4] = {a}, np = 1;
@@ -118,7 +118,7 @@ static int reduce(mpt *c, int n, double tie, double deep) {
     if (k == a || c[k].depth < dmax - deep) continue;
     double d[3];
     sub3(c[k].p, c[a].p, d);
-    double dd = vs_r_dot(d, d);
+    double dd = vs_dot3(d, d);
     if (dd > best) best = dd, b = k;
   }
   if (b >= 0) {
@@ -130,8 +130,8 @@ static int reduce(mpt *c, int n, double tie, double deep) {
       if (k == a || k == b || c[k].depth < dmax - deep) continue;
       double f[3], x[3];
       sub3(c[k].p, c[a].p, f);
-      vs_r_cross(e, f, x);
-      double area = -vs_r_dot(x, c[a].n);
+      vs_cross3(e, f, x);
+      double area = -vs_dot3(x, c[a].n);
       if (area > cmax) cmax = area, cc = k;
       if (area < cmin) cmin = area, dd4 = k;
     }
@@ -169,7 +169,7 @@ static int reduce_all(mpt *c, int n, double tie, double deep) {
     if (used[i]) continue;
     int ng = 0;
     for (int j = i; j < n; j++)
-      if (!used[j] && vs_r_dot(c[j].n, c[i].n) > 0.9998) used[j] = 1, g[ng++] = c[j];
+      if (!used[j] && vs_dot3(c[j].n, c[i].n) > 0.9998) used[j] = 1, g[ng++] = c[j];
     ng = reduce(g, ng, tie, deep);
     for (int k = 0; k < ng; k++) o[w++] = g[k];
   }
@@ -195,8 +195,8 @@ static int in_face(const double *A, const double *B, const double *C, const doub
   sub3(B, A, v0);
   sub3(C, A, v1);
   sub3(p, A, v2);
-  double d00 = vs_r_dot(v0, v0), d01 = vs_r_dot(v0, v1), d11 = vs_r_dot(v1, v1);
-  double d20 = vs_r_dot(v2, v0), d21 = vs_r_dot(v2, v1);
+  double d00 = vs_dot3(v0, v0), d01 = vs_dot3(v0, v1), d11 = vs_dot3(v1, v1);
+  double d20 = vs_dot3(v2, v0), d21 = vs_dot3(v2, v1);
   double den = d00 * d11 - d01 * d01;
   if (!(den > 0)) return 0;
   double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
@@ -215,7 +215,7 @@ static void sphere_tri(mctx *x, int32_t t, const double *A, const double *B, con
     double ap[3];
     sub3(p, A, ap);
     memcpy(out, nrm, sizeof out);
-    sd = vs_r_dot(ap, nrm); /* signed: below the plane when the sphere crossed it */
+    sd = vs_dot3(ap, nrm); /* signed: below the plane when the sphere crossed it */
     face = face || sd <= 0;
   } else {
     double d[3];
@@ -245,7 +245,7 @@ static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
 static double seg_tri(const double *A, const double *B, const double *C, const double nw[3],
                       const double p0[3], const double p1[3], double *s_out) {
   /* the segment crossing the triangle */
-  double d0 = vs_r_dot(nw, p0) - vs_r_dot(nw, A), d1 = vs_r_dot(nw, p1) - vs_r_dot(nw, A);
+  double d0 = vs_dot3(nw, p0) - vs_dot3(nw, A), d1 = vs_dot3(nw, p1) - vs_dot3(nw, A);
   if ((d0 <= 0) != (d1 <= 0) && d0 != d1) {
     double s = d0 / (d0 - d1), pt[3];
     lerp3(p0, p1, s, pt);
@@ -265,7 +265,7 @@ static double seg_tri(const double *A, const double *B, const double *C, const d
     lerp3(p0, p1, ss, pa);
     lerp3(V[k], V[(k + 1) % 3], tt, pb);
     sub3(pa, pb, d);
-    double dd = vs_r_dot(d, d);
+    double dd = vs_dot3(d, d);
     if (dd < best) best = dd, s = ss;
   }
   *s_out = s;
@@ -281,7 +281,7 @@ static int clip(const cv *in, int n, const double u[3], double off, int k, cv *o
   int m = 0;
   for (int i = 0; i < n; i++) {
     const cv *a = &in[i], *b = &in[(i + 1) % n];
-    double da = vs_r_dot(u, a->p) - off, db = vs_r_dot(u, b->p) - off;
+    double da = vs_dot3(u, a->p) - off, db = vs_dot3(u, b->p) - off;
     if (da <= 0) out[m++] = *a;
     if ((da <= 0) != (db <= 0)) {
       lerp3(a->p, b->p, da / (da - db), out[m].p);
@@ -300,11 +300,11 @@ static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, cons
   double best = -1, ax[3];
   for (int k = 0; k < 3; k++) {
     axis_of(b->R, k, ax);
-    double d = fabs(vs_r_dot(ax, nrm));
+    double d = fabs(vs_dot3(ax, nrm));
     if (d > best) best = d, ii = k;
   }
   axis_of(b->R, ii, ax);
-  double sg = vs_r_dot(ax, nrm) > 0 ? -1.0 : 1.0;
+  double sg = vs_dot3(ax, nrm) > 0 ? -1.0 : 1.0;
   int j1 = (ii + 1) % 3, j2 = (ii + 2) % 3;
   static const double cs[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
   cv poly[16], tmp[16];
@@ -314,7 +314,7 @@ static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, cons
     l[j1] = cs[v][0] * b->h[j1];
     l[j2] = cs[v][1] * b->h[j2];
     double wv[3];
-    vs_r_mul(b->R, l, wv);
+    vs_mat3_mul(b->R, l, wv);
     for (int k = 0; k < 3; k++) poly[v].p[k] = b->c[k] + wv[k];
     poly[v].id = (l[0] > 0) | (l[1] > 0) << 1 | (l[2] > 0) << 2;
   }
@@ -323,16 +323,16 @@ static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, cons
   for (int k = 0; k < 3 && n > 0; k++) {
     double e[3], u[3];
     sub3(V[(k + 1) % 3], V[k], e);
-    vs_r_cross(e, nw, u); /* outward in the triangle's plane */
-    double l = vs_r_len(u);
+    vs_cross3(e, nw, u); /* outward in the triangle's plane */
+    double l = vs_len3(u);
     if (!(l > 0)) return;
     for (int q = 0; q < 3; q++) u[q] /= l;
-    n = clip(k & 1 ? tmp : poly, n, u, vs_r_dot(u, V[k]), k, k & 1 ? poly : tmp);
+    n = clip(k & 1 ? tmp : poly, n, u, vs_dot3(u, V[k]), k, k & 1 ? poly : tmp);
   }
   /* after 3 clips the result is in tmp */
-  double off = vs_r_dot(nrm, A) + x->th;
+  double off = vs_dot3(nrm, A) + x->th;
   for (int v = 0; v < n; v++) {
-    double sep = vs_r_dot(nrm, tmp[v].p) - off;
+    double sep = vs_dot3(nrm, tmp[v].p) - off;
     if (sep >= x->margin) continue;
     mpt *o = push(x);
     for (int k = 0; k < 3; k++) {
@@ -348,13 +348,13 @@ static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, cons
   for (int j = 0; j < 3; j++) {
     double d[3], l[3];
     sub3(V[j], b->c, d);
-    vs_r_mul_t(b->R, d, l);
+    vs_mat3_mul_t(b->R, d, l);
     int bf = -1;
     double bsep = -INFINITY;
     for (int k = 0; k < 3; k++) {
       double s = l[k] >= 0 ? 1.0 : -1.0;
       axis_of(b->R, k, ax);
-      if (s * vs_r_dot(ax, nrm) > -0.3) continue; /* this face does not face the triangle */
+      if (s * vs_dot3(ax, nrm) > -0.3) continue; /* this face does not face the triangle */
       int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
       if (fabs(l[k1]) > b->h[k1] || fabs(l[k2]) > b->h[k2]) continue;
       double sep = s * l[k] - b->h[k] - x->th;
@@ -396,13 +396,15 @@ static void one_tri(mctx *x, int32_t t) {
                *C = &x->bvh->v[3 * (size_t)tv[2]];
   double nw[3], nrm[3], ac[3];
   vs_tri_normal(A, B, C, nw);
-  if (!(vs_r_dot(nw, nw) > 0)) return;
+  if (!(vs_dot3(nw, nw) > 0)) return;
   sub3(x->b.c, A, ac);
-  double side = vs_r_dot(nw, ac) >= 0 ? 1.0 : -1.0;
+  double side = vs_dot3(nw, ac) >= 0 ? 1.0 : -1.0;
   for (int k = 0; k < 3; k++) nrm[k] = side * nw[k];
-  if (x->b.shape == VS_RSHAPE_SPHERE) {
+  switch ((vs_rigid_shape)x->b.shape) {
+  case VS_RIGID_SPHERE:
     sphere_tri(x, t, A, B, C, nrm, x->b.c, x->b.r, 0);
-  } else if (x->b.shape == VS_RSHAPE_CAPSULE) {
+    break;
+  case VS_RIGID_CAPSULE: {
     double p0[3], p1[3], pm[3], s;
     seg_ends(&x->b, p0, p1);
     sphere_tri(x, t, A, B, C, nrm, p0, x->b.r, 0);
@@ -417,8 +419,11 @@ static void one_tri(mctx *x, int32_t t) {
         sphere_tri(x, t, A, B, C, nrm, pm, x->b.r, 2);
       }
     }
-  } else {
+    break;
+  }
+  case VS_RIGID_BOX:
     box_tri(x, t, tv, A, B, C, nw, nrm);
+    break;
   }
 }
 
@@ -449,15 +454,7 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
   b->hl = 0.5 * sz[1];
   /* the body's box, grown by the margin and the skin */
   double e[3];
-  if (b->shape == VS_RSHAPE_BOX) {
-    for (int k = 0; k < 3; k++)
-      e[k] = fabs(b->R[3 * k]) * b->h[0] + fabs(b->R[3 * k + 1]) * b->h[1] +
-             fabs(b->R[3 * k + 2]) * b->h[2];
-  } else if (b->shape == VS_RSHAPE_SPHERE) {
-    e[0] = e[1] = e[2] = b->r;
-  } else {
-    for (int k = 0; k < 3; k++) e[k] = b->hl * fabs(b->R[3 * k + 1]) + b->r;
-  }
+  vs_rshape_row_of(b->shape)->extent(sz, b->R, e);
   double lo[3], hi[3];
   for (int k = 0; k < 3; k++) {
     lo[k] = b->c[k] - e[k] - margin - x.th;
@@ -492,7 +489,7 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
   /* spheres: drop edge and corner points that a face point of the same
    * sphere covers (interior edges of a flat mesh), and repeated points */
   int n = x.n;
-  if (b->shape != VS_RSHAPE_BOX) {
+  if (b->shape != VS_RIGID_BOX) { /* spheres and capsules */
     int w = 0;
     for (int k = 0; k < n; k++) {
       const mpt *c = &x.cand[k];
@@ -508,7 +505,7 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
         const mpt *f = &x.cand[q];
         double d[3];
         sub3(f->p, c->p, d);
-        if (f->group == c->group && vs_r_dot(d, d) <= 1e-18 * (1 + b->r * b->r)) drop = 1;
+        if (f->group == c->group && vs_dot3(d, d) <= 1e-18 * (1 + b->r * b->r)) drop = 1;
       }
       if (!drop) x.cand[w++] = *c;
     }

@@ -46,12 +46,12 @@ static void contact_friction(const vs_rmodel *rm, vs_state *s, int32_t b, int32_
   const double *pp = s->xprev + 4 * (size_t)i;
   double r[3], vr[3], rel[3];
   for (int k = 0; k < 3; k++) r[k] = pt[k] - xb[k];
-  vs_r_cross(wb, r, vr);
+  vs_cross3(wb, r, vr);
   for (int k = 0; k < 3; k++) rel[k] = (p[k] - pp[k]) - h * (vb[k] + vr[k]);
-  const double rn = vs_r_dot(rel, n);
+  const double rn = vs_dot3(rel, n);
   double t[3];
   for (int k = 0; k < 3; k++) t[k] = rel[k] - rn * n[k];
-  const double len = vs_r_len(t);
+  const double len = vs_len3(t);
   if (!(len > 0.0)) return;
   for (int k = 0; k < 3; k++) t[k] /= len;
   const double corr = len < mu * depth ? len : mu * depth;
@@ -60,11 +60,11 @@ static void contact_friction(const vs_rmodel *rm, vs_state *s, int32_t b, int32_
   vs_quat_to_mat(s->rq + 4 * (size_t)b, R);
   if (im > 0.0) {
     double loc[3];
-    vs_r_cross(r, t, rt);
-    vs_r_mul_t(R, rt, loc);
+    vs_cross3(r, t, rt);
+    vs_mat3_mul_t(R, rt, loc);
     for (int k = 0; k < 3; k++) loc[k] *= rm->inv_inertia[3 * (size_t)b + k];
-    vs_r_mul(R, loc, iwrt);
-    wbt = im + vs_r_dot(rt, iwrt);
+    vs_mat3_mul(R, loc, iwrt);
+    wbt = im + vs_dot3(rt, iwrt);
   }
   if (!(wp + wbt > 0.0)) return;
   const double lambda = corr / (wp + wbt);
@@ -119,20 +119,20 @@ void vs_attach_rigid(const vs_model *m, vs_state *s, double h) {
     double *xb = s->rx + 3 * (size_t)b, *qb = s->rq + 4 * (size_t)b;
     double R[9], r[3], d[3];
     vs_quat_to_mat(qb, R);
-    vs_r_mul(R, &m->attach_at[3 * (size_t)k], r);
+    vs_mat3_mul(R, &m->attach_at[3 * (size_t)k], r);
     for (int c = 0; c < 3; c++) d[c] = p[c] - (xb[c] + r[c]);
-    const double len = vs_r_len(d);
+    const double len = vs_len3(d);
     if (!(len > 0.0)) continue;
     const double n[3] = {d[0] / len, d[1] / len, d[2] / len};
     const double im = rm->inv_mass[b];
     double rn[3], iwrn[3] = {0, 0, 0}, wb = 0.0;
     if (im > 0.0) {
       double loc[3];
-      vs_r_cross(r, n, rn);
-      vs_r_mul_t(R, rn, loc);
+      vs_cross3(r, n, rn);
+      vs_mat3_mul_t(R, rn, loc);
       for (int c = 0; c < 3; c++) loc[c] *= rm->inv_inertia[3 * (size_t)b + c];
-      vs_r_mul(R, loc, iwrn);
-      wb = im + vs_r_dot(rn, iwrn);
+      vs_mat3_mul(R, loc, iwrn);
+      wb = im + vs_dot3(rn, iwrn);
     }
     const double wp = p[3], wsum = wp + wb;
     if (!(wsum > 0.0)) continue;

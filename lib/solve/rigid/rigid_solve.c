@@ -38,7 +38,7 @@ static inline void sub3(const double a[3], const double b[3], double o[3]) {
 static inline void point_vel(const vs_rstate *s, int32_t i, const double r[3], double o[3]) {
   const double *v = &s->v[3 * i], *w = &s->w[3 * i];
   double x[3];
-  vs_r_cross(w, r, x);
+  vs_cross3(w, r, x);
   o[0] = v[0] + x[0];
   o[1] = v[1] + x[1];
   o[2] = v[2] + x[2];
@@ -54,8 +54,8 @@ static inline void apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, in
   v[1] += im * P[1];
   v[2] += im * P[2];
   double t[3], dw[3];
-  vs_r_cross(r, P, t);
-  vs_r_mul(&w->inv_iw[9 * i], t, dw);
+  vs_cross3(r, P, t);
+  vs_mat3_mul(&w->inv_iw[9 * i], t, dw);
   wv[0] += sign * dw[0];
   wv[1] += sign * dw[1];
   wv[2] += sign * dw[2];
@@ -64,19 +64,19 @@ static inline void apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, in
 /* n.((I^-1 (r x n)) x r) = (r x n).I^-1 (r x n) */
 static inline double ang_mass(const double *Iw, const double r[3], const double n[3]) {
   double rn[3], t[3];
-  vs_r_cross(r, n, rn);
-  vs_r_mul(Iw, rn, t);
-  return vs_r_dot(rn, t);
+  vs_cross3(r, n, rn);
+  vs_mat3_mul(Iw, rn, t);
+  return vs_dot3(rn, t);
 }
 
 static void tangents(const double n[3], double t1[3], double t2[3]) {
   static const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
-  vs_r_cross(n, fabs(n[0]) < 0.57 ? ex : ey, t1);
-  double l = vs_r_len(t1);
+  vs_cross3(n, fabs(n[0]) < 0.57 ? ex : ey, t1);
+  double l = vs_len3(t1);
   t1[0] /= l;
   t1[1] /= l;
   t1[2] /= l;
-  vs_r_cross(n, t1, t2);
+  vs_cross3(n, t1, t2);
 }
 
 /* The contact order: body a, then colliders (by index), then bodies b, then feature. */
@@ -131,20 +131,20 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     double *ra = jw, *rb = jw + 3, R[9];
     vs_quat_to_mat(&s->q[4 * a], R);
-    vs_r_mul(R, &m->joint_pa[3 * j], ra);
+    vs_mat3_mul(R, &m->joint_pa[3 * j], ra);
     vs_quat_to_mat(&s->q[4 * b], R);
-    vs_r_mul(R, &m->joint_pb[3 * j], rb);
+    vs_mat3_mul(R, &m->joint_pb[3 * j], rb);
     double C[3];
     for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
     double msum = m->inv_mass[a] + m->inv_mass[b];
-    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+    if (m->joint_kind[j] == VS_JOINT_BALL) {
       double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum};
       add_rot_block(K, &w->inv_iw[9 * a], ra);
       add_rot_block(K, &w->inv_iw[9 * b], rb);
       invert3(K, jw + 6);
       memcpy(jw + 15, C, sizeof C);
     } else {
-      double len = vs_r_len(C), u[3] = {0, 1, 0};
+      double len = vs_len3(C), u[3] = {0, 1, 0};
       if (len > 1e-12)
         for (int k = 0; k < 3; k++) u[k] = C[k] / len;
       memcpy(jw + 6, u, sizeof u);
@@ -160,7 +160,7 @@ static void warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j)
   if (b < 0) b = m->n_bodies;
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
   double P[3];
-  if (m->joint_kind[j] == VS_RJOINT_BALL) {
+  if (m->joint_kind[j] == VS_JOINT_BALL) {
     memcpy(P, &s->joint_impulse[3 * j], sizeof P);
   } else {
     double l = s->joint_impulse[3 * j];
@@ -180,16 +180,16 @@ static void solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   point_vel(s, b, jw + 3, vb);
   sub3(vb, va, dv);
   double P[3];
-  if (m->joint_kind[j] == VS_RJOINT_BALL) {
+  if (m->joint_kind[j] == VS_JOINT_BALL) {
     double e[3];
     for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
-    vs_r_mul(jw + 6, e, P);
+    vs_mat3_mul(jw + 6, e, P);
     for (int k = 0; k < 3; k++) {
       P[k] = -P[k];
       s->joint_impulse[3 * j + k] += P[k];
     }
   } else {
-    double cd = vs_r_dot(dv, jw + 6) + beta * jw[10];
+    double cd = vs_dot3(dv, jw + 6) + beta * jw[10];
     double l = -cd * jw[9];
     s->joint_impulse[3 * j] += l;
     for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
@@ -205,8 +205,8 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
   double im = m->inv_mass[i];
   if (im == 0) return;
   double t[3], dth[3];
-  vs_r_cross(r, P, t);
-  vs_r_mul(&w->inv_iw[9 * i], t, dth);
+  vs_cross3(r, P, t);
+  vs_mat3_mul(&w->inv_iw[9 * i], t, dth);
   for (int k = 0; k < 3; k++) {
     s->x[3 * i + k] += sign * im * P[k];
     dth[k] *= sign;
@@ -225,20 +225,20 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     if (b < 0) b = n;
     double R[9], ra[3], rb[3], C[3];
     vs_quat_to_mat(&s->q[4 * a], R);
-    vs_r_mul(R, &m->joint_pa[3 * j], ra);
+    vs_mat3_mul(R, &m->joint_pa[3 * j], ra);
     vs_quat_to_mat(&s->q[4 * b], R);
-    vs_r_mul(R, &m->joint_pb[3 * j], rb);
+    vs_mat3_mul(R, &m->joint_pb[3 * j], rb);
     for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
     double msum = m->inv_mass[a] + m->inv_mass[b], P[3];
-    if (m->joint_kind[j] == VS_RJOINT_BALL) {
+    if (m->joint_kind[j] == VS_JOINT_BALL) {
       double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum}, Ki[9];
       add_rot_block(K, &w->inv_iw[9 * a], ra);
       add_rot_block(K, &w->inv_iw[9 * b], rb);
       invert3(K, Ki);
-      vs_r_mul(Ki, C, P);
+      vs_mat3_mul(Ki, C, P);
       for (int k = 0; k < 3; k++) P[k] = -P[k];
     } else {
-      double len = vs_r_len(C), u[3] = {0, 1, 0};
+      double len = vs_len3(C), u[3] = {0, 1, 0};
       if (len > 1e-12)
         for (int k = 0; k < 3; k++) u[k] = C[k] / len;
       double kk = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
@@ -252,8 +252,8 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
 
 static inline void jrow(const double *Iw, const double r[3], const double d[3], double rd[3],
                         double ird[3]) {
-  vs_r_cross(r, d, rd);
-  vs_r_mul(Iw, rd, ird);
+  vs_cross3(r, d, rd);
+  vs_mat3_mul(Iw, rd, ird);
 }
 
 /* Friction rows of a patch at its centre (manifolds whose points share one
@@ -277,7 +277,7 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   for (int32_t k = k0; k < k1; k++) {
     double d[3];
     sub3(w->contacts[k].p, pc, d);
-    rt += vs_r_len(d);
+    rt += vs_len3(d);
   }
   P->rtw = rt / cnt;
   P->friction = c0->friction;
@@ -292,17 +292,17 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   jrow(Ib, rb, P->t1, P->b1, P->ib1);
   jrow(Ia, ra, P->t2, P->a2, P->ia2);
   jrow(Ib, rb, P->t2, P->b2, P->ib2);
-  double k1m = msum + vs_r_dot(P->a1, P->ia1) + vs_r_dot(P->b1, P->ib1);
-  double k2m = msum + vs_r_dot(P->a2, P->ia2) + vs_r_dot(P->b2, P->ib2);
+  double k1m = msum + vs_dot3(P->a1, P->ia1) + vs_dot3(P->b1, P->ib1);
+  double k2m = msum + vs_dot3(P->a2, P->ia2) + vs_dot3(P->b2, P->ib2);
   P->mass_t1 = k1m > 0 ? 1.0 / k1m : 0.0;
   P->mass_t2 = k2m > 0 ? 1.0 / k2m : 0.0;
-  vs_r_mul(Ia, c0->n, P->iaw);
-  vs_r_mul(Ib, c0->n, P->ibw);
-  double kw = vs_r_dot(c0->n, P->iaw) + vs_r_dot(c0->n, P->ibw);
+  vs_mat3_mul(Ia, c0->n, P->iaw);
+  vs_mat3_mul(Ib, c0->n, P->ibw);
+  double kw = vs_dot3(c0->n, P->iaw) + vs_dot3(c0->n, P->ibw);
   P->mass_tw = kw > 0 ? 1.0 / kw : 0.0;
-  P->pt1 = vs_r_dot(f, P->t1);
-  P->pt2 = vs_r_dot(f, P->t2);
-  P->ptw = P->rtw > 0 ? vs_r_dot(f, c0->n) : 0.0;
+  P->pt1 = vs_dot3(f, P->t1);
+  P->pt2 = vs_dot3(f, P->t2);
+  P->ptw = P->rtw > 0 ? vs_dot3(f, c0->n) : 0.0;
 }
 
 void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
@@ -352,7 +352,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
     jrow(Ia, c->ra, c->n, c->an, c->ian);
     jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    double kn = msum + vs_r_dot(c->an, c->ian) + vs_r_dot(c->bn, c->ibn);
+    double kn = msum + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
     c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
     vs_rfric *fc = &w->fric[k];
     if (!patch) {
@@ -361,8 +361,8 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
       jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
       jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
-      double k1 = msum + vs_r_dot(fc->a1, fc->ia1) + vs_r_dot(fc->b1, fc->ib1);
-      double k2 = msum + vs_r_dot(fc->a2, fc->ia2) + vs_r_dot(fc->b2, fc->ib2);
+      double k1 = msum + vs_dot3(fc->a1, fc->ia1) + vs_dot3(fc->b1, fc->ib1);
+      double k2 = msum + vs_dot3(fc->a2, fc->ia2) + vs_dot3(fc->b2, fc->ib2);
       fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
       fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
       fc->pt1 = fc->pt2 = 0.0;
@@ -373,7 +373,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       point_vel(s, a, c->ra, pa);
       point_vel(s, b, c->rb, pb);
       sub3(pb, pa, dv);
-      c->vn0 = vs_r_dot(dv, c->n);
+      c->vn0 = vs_dot3(dv, c->n);
     }
     c->pn = c->pn_max = c->pp = 0.0;
     c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
@@ -390,8 +390,8 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         c->pn = imp[0];
         memcpy(c->fcache, imp + 1, sizeof c->fcache);
         if (!patch) {
-          fc->pt1 = vs_r_dot(imp + 1, fc->t1);
-          fc->pt2 = vs_r_dot(imp + 1, fc->t2);
+          fc->pt1 = vs_dot3(imp + 1, fc->t1);
+          fc->pt2 = vs_dot3(imp + 1, fc->t2);
         }
       }
     }
@@ -424,7 +424,7 @@ static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const doub
                             const double ad[3], const double bd[3]) {
   const double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
   return d[0] * (vb[0] - va[0]) + d[1] * (vb[1] - va[1]) + d[2] * (vb[2] - va[2]) +
-         vs_r_dot(wb, bd) - vs_r_dot(wa, ad);
+         vs_dot3(wb, bd) - vs_dot3(wa, ad);
 }
 
 /* The two bodies' velocities of one manifold in registers over the
@@ -582,7 +582,7 @@ static inline __attribute__((always_inline)) void point_begin(const vs_rsettings
   if (moved) {
     const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
     double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    sep = -c->depth + vs_r_dot(c->n, dd) + vs_r_dot(db + 3, c->bn) - vs_r_dot(da + 3, c->an);
+    sep = -c->depth + vs_dot3(c->n, dd) + vs_dot3(db + 3, c->bn) - vs_dot3(da + 3, c->an);
   }
   /* !moved (the step's first substep, no displacement yet): the sums above
    * add only zeros to -depth, which leaves it unchanged but for the sign of
@@ -672,7 +672,7 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
     /* split impulse: the push acts on the pseudo velocities only */
     double tp = c->bias;
     double vp = c->n[0] * (pb[0] - pa[0]) + c->n[1] * (pb[1] - pa[1]) +
-                c->n[2] * (pb[2] - pa[2]) + vs_r_dot(pb + 3, c->bn) - vs_r_dot(pa + 3, c->an);
+                c->n[2] * (pb[2] - pa[2]) + vs_dot3(pb + 3, c->bn) - vs_dot3(pa + 3, c->an);
     double lp = (tp - vp) * c->mass_n, npp = c->pp + lp;
     if (npp < 0) npp = 0;
     lp = npp - c->pp;
@@ -858,8 +858,8 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
     }
     double sa[3], sb[3];
-    vs_r_cross(&w->dp[6 * a + 3], ra, sa);
-    vs_r_cross(&w->dp[6 * b + 3], rb, sb);
+    vs_cross3(&w->dp[6 * a + 3], ra, sa);
+    vs_cross3(&w->dp[6 * b + 3], rb, sb);
     for (int q = 0; q < 3; q++) {
       p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
       ra[q] = p[q] - s->x[3 * a + q];
@@ -867,7 +867,7 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     }
     jrow(&w->inv_iw[9 * a], ra, c->n, an, ian);
     jrow(&w->inv_iw[9 * b], rb, c->n, bn, ibn);
-    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_r_dot(an, ian) + vs_r_dot(bn, ibn);
+    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(an, ian) + vs_dot3(bn, ibn);
     if (!(kn > 0)) continue;
     double vn = rowvel(s, a, b, c->n, an, bn);
     double ln = (-c->restitution * c->vn0 - vn) / kn;

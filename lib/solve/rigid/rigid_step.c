@@ -37,13 +37,13 @@ static void keep_momentum(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
     if (ii[0] == ii[1] && ii[1] == ii[2]) continue; /* isotropic: w = L / I either way */
     double *av = &s->w[3 * i], R[9], lb[3], L[3];
     vs_quat_to_mat(&w->q_old[4 * i], R);
-    vs_r_mul_t(R, av, lb);
+    vs_mat3_mul_t(R, av, lb);
     for (int k = 0; k < 3; k++) lb[k] /= ii[k];
-    vs_r_mul(R, lb, L);
+    vs_mat3_mul(R, lb, L);
     vs_quat_to_mat(&s->q[4 * i], R);
-    vs_r_mul_t(R, L, lb);
+    vs_mat3_mul_t(R, L, lb);
     for (int k = 0; k < 3; k++) lb[k] *= ii[k];
-    vs_r_mul(R, lb, av);
+    vs_mat3_mul(R, lb, av);
   }
 }
 
@@ -122,9 +122,9 @@ int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body, do
   vs_quat_to_mat(&s->q[4 * body], R);
   world_inertia(R, &m->inv_inertia[3 * body], Iw);
   for (int k = 0; k < 3; k++) rr[k] = pt[k] - s->x[3 * body + k];
-  vs_r_cross(rr, n, rn);
-  vs_r_mul(Iw, rn, t);
-  double wb = m->inv_mass[body] + vs_r_dot(rn, t);
+  vs_cross3(rr, n, rn);
+  vs_mat3_mul(Iw, rn, t);
+  double wb = m->inv_mass[body] + vs_dot3(rn, t);
   double wsum = wp + wb;
   if (!(wsum > 0)) return 0;
   double lambda = depth / wsum; /* positional impulse along n (body -> particle) */
@@ -156,14 +156,14 @@ void vs_rigid_momentum(const vs_rmodel *m, const vs_rstate *s, double P[3], doub
     for (int k = 0; k < 3; k++) d[k] = 1.0 / m->inv_inertia[3 * i + k];
     vs_quat_to_mat(&s->q[4 * i], R);
     world_inertia(R, d, I);
-    vs_r_mul(I, w, l);
+    vs_mat3_mul(I, w, l);
     for (int k = 0; k < 3; k++) p[k] = mass * v[k];
-    vs_r_cross(x, p, xp);
+    vs_cross3(x, p, xp);
     for (int k = 0; k < 3; k++) {
       P[k] += p[k];
       L[k] += xp[k] + l[k];
     }
-    e += 0.5 * mass * vs_r_dot(v, v) + 0.5 * vs_r_dot(w, l);
+    e += 0.5 * mass * vs_dot3(v, v) + 0.5 * vs_dot3(w, l);
   }
   if (energy) *energy = e;
 }

@@ -1,0 +1,110 @@
+/* rigid_model.c: the rigid solver's model (allocation, settings' defaults,
+ * one body's shape and mass properties through its shape row). */
+#include <string.h>
+
+#include "model/rigid_model.h"
+#include "util/alloc.h"
+
+void vs_rsettings_default(vs_rsettings *s) {
+  memset(s, 0, sizeof *s);
+  s->iterations = 2;
+  s->baumgarte = 0.2;
+  s->slop = 0.005;
+  s->restitution_threshold = 0.5;
+  s->warm_start = 1;
+  s->gravity[1] = -9.81;
+  s->damping = 0.0;
+  s->margin = 4.0 * 0.005;
+  s->max_bias_velocity = 3.0;
+  s->substeps = 4;
+}
+
+vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
+  *out = NULL;
+  if (n < 0 || nc < 0 || nj < 0) return VS_ERR_USAGE;
+  vs_rmodel *m = vs_calloc(1, sizeof *m);
+  if (!m) return VS_ERR_NOMEM;
+  size_t un = (size_t)n + 1, uc = (size_t)nc + 1, uj = (size_t)nj + 1;
+  m->n_bodies = n;
+  m->n_colliders = nc;
+  m->n_joints = nj;
+  m->shape = vs_calloc(un, sizeof(int32_t));
+  m->size = vs_calloc(3 * un, sizeof(double));
+  m->inv_mass = vs_calloc(un, sizeof(double));
+  m->inv_inertia = vs_calloc(3 * un, sizeof(double));
+  m->friction = vs_calloc(un, sizeof(double));
+  m->restitution = vs_calloc(un, sizeof(double));
+  m->bound = vs_calloc(un, sizeof(double));
+  m->colliders = vs_calloc(uc, sizeof(vs_rcollider));
+  m->joint_kind = vs_calloc(uj, sizeof(int32_t));
+  m->joint_ab = vs_calloc(2 * uj, sizeof(int32_t));
+  m->joint_pa = vs_calloc(3 * uj, sizeof(double));
+  m->joint_pb = vs_calloc(3 * uj, sizeof(double));
+  m->joint_rest = vs_calloc(uj, sizeof(double));
+  m->max_contacts = VS_RIGID_CONTACTS_PER_BODY * n + 64;
+  vs_rsettings_default(&m->set);
+  if (!m->shape || !m->size || !m->inv_mass || !m->inv_inertia || !m->friction ||
+      !m->restitution || !m->bound || !m->colliders || !m->joint_kind || !m->joint_ab ||
+      !m->joint_pa || !m->joint_pb || !m->joint_rest) {
+    vs_rmodel_free(m);
+    return VS_ERR_NOMEM;
+  }
+  *out = m;
+  return VS_OK;
+}
+
+void vs_rmodel_free(vs_rmodel *m) {
+  if (!m) return;
+  vs_free(m->shape);
+  vs_free(m->size);
+  vs_free(m->inv_mass);
+  vs_free(m->inv_inertia);
+  vs_free(m->friction);
+  vs_free(m->restitution);
+  vs_free(m->bound);
+  vs_free(m->colliders);
+  vs_free(m->joint_kind);
+  vs_free(m->joint_ab);
+  vs_free(m->joint_pa);
+  vs_free(m->joint_pb);
+  vs_free(m->joint_rest);
+  vs_free(m);
+}
+
+vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape, const double size[3],
+                             double mass, double density, int fixed, double friction,
+                             double restitution) {
+  if (i < 0 || i >= m->n_bodies) return VS_ERR_USAGE;
+  const vs_rshape_row *row = vs_rshape_row_of(shape);
+  if (!row) return VS_ERR_USAGE;
+  double sz[3] = {size[0], size[1], size[2]};
+  if (row->size_ok(sz) != VS_OK) return VS_ERR_USAGE;
+  if (!fixed && !(mass > 0) && !(density > 0)) return VS_ERR_USAGE;
+  m->shape[i] = shape;
+  memcpy(&m->size[3 * i], sz, sizeof sz);
+  m->friction[i] = friction;
+  m->restitution[i] = restitution;
+  m->bound[i] = row->bound(sz);
+  if (fixed) {
+    m->inv_mass[i] = 0.0;
+    m->inv_inertia[3 * i] = m->inv_inertia[3 * i + 1] = m->inv_inertia[3 * i + 2] = 0.0;
+    return VS_OK;
+  }
+  double mm = mass > 0 ? mass : density * row->volume(sz);
+  double I[3];
+  row->inertia(sz, mm, I);
+  m->inv_mass[i] = 1.0 / mm;
+  for (int k = 0; k < 3; k++) m->inv_inertia[3 * i + k] = 1.0 / I[k];
+  return VS_OK;
+}
+
+double vs_rigid_volume(int32_t shape, const double size[3]) {
+  const vs_rshape_row *row = vs_rshape_row_of(shape);
+  return row ? row->volume(size) : 0.0;
+}
+
+void vs_rigid_inertia(int32_t shape, const double size[3], double mass, double I[3]) {
+  const vs_rshape_row *row = vs_rshape_row_of(shape);
+  if (row) row->inertia(size, mass, I);
+  else I[0] = I[1] = I[2] = 0.0;
+}

@@ -1,0 +1,133 @@
+/* rigid_model.h (private): the rigid solver's model -- what does not change
+ * in a run -- and its state -- what a checkpoint must hold --, both flat
+ * arrays with no pointers into each other, and the per-shape table.  The
+ * solver itself (solve/rigid/rigid.h) adds its per-step work buffers.
+ *
+ * Every per-body array has one slot more than there are bodies: slot n is
+ * "the world" (zero velocity, zero inverse mass, identity pose at the
+ * origin), which colliders and world-anchored joints use.  Kinds (shapes,
+ * colliders, joints) are the tables of vsim/kind.h. */
+#ifndef VSIM_MODEL_RIGID_MODEL_H
+#define VSIM_MODEL_RIGID_MODEL_H
+
+#include <stdint.h>
+
+#include "vsim/error.h"
+#include "vsim/kind.h"
+
+#define VS_RPRIVATE __attribute__((visibility("hidden")))
+
+
+/* Points of one manifold (box-box: clipping gives at most 4). */
+#define VS_RIGID_MANIFOLD 4
+/* Most points one body-collider test writes (bounds: a box in a corner). */
+#define VS_RIGID_PAIR_MAX 24
+/* Contact points per body and per step that the default buffer holds:
+ * max_contacts = VS_RIGID_CONTACTS_PER_BODY * n_bodies + 64 unless the caller
+ * asks for another bound.  Contacts beyond the bound are dropped (counted in
+ * work.dropped) -- deterministically, the last in order. */
+#define VS_RIGID_CONTACTS_PER_BODY 24
+
+typedef struct vs_rcollider {
+  int32_t kind;       /* VS_COLLIDER_* */
+  double a[3], b[3];  /* plane: point, unit normal; box/bounds: min, max; sphere: centre */
+  double radius;      /* sphere */
+  double friction, restitution;
+  const struct vs_bvh *bvh; /* mesh: the model's BVH over its triangles (borrowed) */
+  double thickness;   /* mesh: the skin around its triangles, m */
+} vs_rcollider;
+
+typedef struct vs_rsettings {
+  int32_t iterations;           /* sequential-impulse sweeps per substep [2] */
+  double baumgarte;             /* [0.2] */
+  double slop;                  /* m [0.005] */
+  double restitution_threshold; /* m/s [0.5] */
+  int32_t warm_start;           /* [1] */
+  double gravity[3];            /* [0, -9.81, 0] */
+  double damping;               /* linear and angular, 1/s [0] */
+  double margin;                /* speculative contact distance, m [4 * slop] */
+  double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
+  int32_t substeps;             /* solver substeps per step, contacts found once [4] */
+  int32_t colored;              /* 1: constraint-graph colours, each solved in parallel
+                                 * (relaxation: jacobi); 0: one sequential order [0] */
+} vs_rsettings;
+
+typedef struct vs_rmodel {
+  int32_t n_bodies;
+  int32_t *shape;        /* (n) VS_RSHAPE_* */
+  double *size;          /* (n x 3) box: full extents; sphere: [r,0,0]; capsule: [r,length,0] */
+  double *inv_mass;      /* (n) 0 when fixed */
+  double *inv_inertia;   /* (n x 3) inverse principal moments, body frame; 0 when fixed */
+  double *friction;      /* (n) */
+  double *restitution;   /* (n) */
+  double *bound;         /* (n) bounding-sphere radius about the centre of mass */
+
+  int32_t n_colliders;
+  vs_rcollider *colliders;
+
+  int32_t n_joints;
+  int32_t *joint_kind;   /* (nj) VS_RJOINT_* */
+  int32_t *joint_ab;     /* (nj x 2) bodies; b = -1: the world (pb is then a world point) */
+  double *joint_pa;      /* (nj x 3) body-local anchor on a */
+  double *joint_pb;      /* (nj x 3) body-local anchor on b, or world point */
+  double *joint_rest;    /* (nj) distance joints: rest length */
+
+  int32_t max_contacts;  /* bound of the contact buffers */
+  vs_rsettings set;
+} vs_rmodel;
+
+/* Everything a checkpoint must hold. */
+typedef struct vs_rstate {
+  int32_t n_bodies;
+  double *x;             /* (n x 3) centre of mass */
+  double *q;             /* (n x 4) orientation, unit, w x y z */
+  double *v;             /* (n x 3) */
+  double *w;             /* (n x 3) angular velocity, world frame */
+  /* contact cache of the last step, sorted by key (a, b, feature) */
+  int32_t n_cache;
+  int32_t *cache_ab;     /* (max_contacts x 2) body a, body b (b < 0: collider -1-b) */
+  uint32_t *cache_feature; /* (max_contacts) */
+  double *cache_impulse; /* (max_contacts x 4) normal impulse, friction impulse (world vector) */
+  double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
+} vs_rstate;
+
+/* One row per shape of VS_RIGID_SHAPES (model/rigid_shapes.c): what the
+ * model needs of a shape.  size[3] is the scene's `size` as the shape reads
+ * it (vsim/kind.h); sizes a shape does not use are zero. */
+typedef struct vs_rshape_row {
+  /* VS_OK when the size is valid for the shape (VS_ERR_USAGE otherwise);
+   * clears the unused entries */
+  int (*size_ok)(double size[3]);
+  double (*volume)(const double size[3]);
+  /* principal moments (not inverted) for the given mass */
+  void (*inertia)(const double size[3], double mass, double I[3]);
+  /* radius of the bounding sphere about the centre of mass */
+  double (*bound)(const double size[3]);
+  /* half extents e of the world box around the shape turned by R (row-major) */
+  void (*extent)(const double size[3], const double R[9], double e[3]);
+} vs_rshape_row;
+
+/* The row of a shape; NULL outside the table. */
+VS_RPRIVATE const vs_rshape_row *vs_rshape_row_of(int32_t shape);
+
+/* Allocate a model with room for n bodies, nc colliders, nj joints (zeroed,
+ * settings at their defaults, max_contacts at its default). */
+VS_RPRIVATE vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out);
+VS_RPRIVATE void vs_rmodel_free(vs_rmodel *m);
+VS_RPRIVATE void vs_rsettings_default(vs_rsettings *s);
+/* Set body i's shape and mass properties: mass > 0, or density > 0 when
+ * mass <= 0; fixed gives infinite mass.  size as in vs_rmodel.size.
+ * Returns VS_ERR_USAGE for a bad shape or non-positive size/mass. */
+VS_RPRIVATE vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape,
+                                         const double size[3], double mass, double density,
+                                         int fixed, double friction, double restitution);
+/* Principal moments (not inverted) of a shape of the given mass. */
+VS_RPRIVATE void vs_rigid_inertia(int32_t shape, const double size[3], double mass,
+                                  double inertia[3]);
+VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
+
+/* Bytes that vs_rmodel_create, vs_rstate_create and vs_rwork_create take
+ * for n bodies, nc colliders and nj joints at the default max_contacts (the
+ * memory estimate, model/estimate.c). */
+VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj);
+#endif
