@@ -135,6 +135,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       rm->joint_ab[2 * j + 1] = bb;
       to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
       to_local(m, bb, cd->at, &rm->joint_pb[3 * j]);
+      rm->joint_collide[j] = cd->collide;
       j++;
       continue;
     }
@@ -160,6 +161,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
     memcpy(&rm->joint_pa[3 * j], pa, sizeof pa);
     memcpy(&rm->joint_pb[3 * j], pb, sizeof pb);
     rm->joint_rest[j] = cd->rest_auto ? sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) : cd->rest;
+    rm->joint_collide[j] = cd->collide;
     j++;
   }
   return VS_OK;
@@ -184,6 +186,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
   st->iterations = (int32_t)s->rigid.iterations;
   st->baumgarte = s->rigid.baumgarte;
   st->slop = s->rigid.slop;
+  st->margin = s->rigid.margin;
   st->restitution_threshold = s->rigid.restitution_threshold;
   st->warm_start = s->rigid.warm_start;
   st->substeps = (int32_t)s->rigid.substeps;
@@ -210,13 +213,18 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     const vs_body_desc *d = &s->bodies[b];
     if (d->kind != VS_BODY_RIGID) continue;
     double size[3] = {d->size[0], d->size[1], d->size[2]};
-    if (d->shape == VS_RIGID_SPHERE) size[0] = d->rradius, size[1] = size[2] = 0.0;
-    if (d->shape == VS_RIGID_CAPSULE) size[0] = d->rradius, size[1] = d->length, size[2] = 0.0;
+    switch (d->shape) { /* the scene's keys as the shape's size (vsim/kind.h) */
+    case VS_RIGID_BOX: break;
+    case VS_RIGID_SPHERE: size[0] = d->rradius, size[1] = size[2] = 0.0; break;
+    case VS_RIGID_CAPSULE: size[0] = d->rradius, size[1] = d->length, size[2] = 0.0; break;
+    }
     const double mass = d->has_density ? d->density * vs_rigid_volume((int32_t)d->shape, size) : d->mass;
     if (vs_rmodel_set_body(rm, i, (int32_t)d->shape, size, mass, 0.0, d->fixed, d->friction,
                            d->restitution) != VS_OK)
       return vs_error_set(err, VS_ERR_SCENE, file, d->loc.line, d->loc.column,
                           "bodies.%zu: a rigid body needs a positive size and mass", b);
+    rm->group_bits[i] = 1u << d->collision_group;
+    rm->mask[i] = (uint32_t)d->collision_mask;
     m->rigid_body[i] = (int32_t)b;
     memcpy(&m->rigid_size[3 * i], &rm->size[3 * i], 3 * sizeof(double));
     m->rigid_shape[i] = (int32_t)d->shape;
@@ -236,7 +244,9 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     }
     i++;
   }
-  return compile_items(m, s, file, err);
+  vs_status st2 = compile_items(m, s, file, err);
+  if (st2 == VS_OK) vs_rmodel_finish(rm);
+  return st2;
 }
 
 void vs_rigid_model_free(struct vs_rmodel *rm) { vs_rmodel_free(rm); }

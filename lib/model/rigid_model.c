@@ -35,17 +35,26 @@ vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
   m->friction = vs_calloc(un, sizeof(double));
   m->restitution = vs_calloc(un, sizeof(double));
   m->bound = vs_calloc(un, sizeof(double));
+  m->group_bits = vs_calloc(un, sizeof(uint32_t));
+  m->mask = vs_calloc(un, sizeof(uint32_t));
   m->colliders = vs_calloc(uc, sizeof(vs_rcollider));
   m->joint_kind = vs_calloc(uj, sizeof(int32_t));
   m->joint_ab = vs_calloc(2 * uj, sizeof(int32_t));
   m->joint_pa = vs_calloc(3 * uj, sizeof(double));
   m->joint_pb = vs_calloc(3 * uj, sizeof(double));
   m->joint_rest = vs_calloc(uj, sizeof(double));
+  m->joint_collide = vs_calloc(uj, sizeof(int32_t));
+  m->nocollide = vs_calloc(uj, sizeof(int64_t));
   m->max_contacts = VS_RIGID_CONTACTS_PER_BODY * n + 64;
   vs_rsettings_default(&m->set);
+  for (size_t i = 0; m->group_bits && m->mask && i < un; i++) {
+    m->group_bits[i] = 1u;
+    m->mask[i] = 0xffffffffu;
+  }
   if (!m->shape || !m->size || !m->inv_mass || !m->inv_inertia || !m->friction ||
       !m->restitution || !m->bound || !m->colliders || !m->joint_kind || !m->joint_ab ||
-      !m->joint_pa || !m->joint_pb || !m->joint_rest) {
+      !m->joint_pa || !m->joint_pb || !m->joint_rest || !m->group_bits || !m->mask ||
+      !m->joint_collide || !m->nocollide) {
     vs_rmodel_free(m);
     return VS_ERR_NOMEM;
   }
@@ -68,6 +77,10 @@ void vs_rmodel_free(vs_rmodel *m) {
   vs_free(m->joint_pa);
   vs_free(m->joint_pb);
   vs_free(m->joint_rest);
+  vs_free(m->group_bits);
+  vs_free(m->mask);
+  vs_free(m->joint_collide);
+  vs_free(m->nocollide);
   vs_free(m);
 }
 
@@ -107,4 +120,38 @@ void vs_rigid_inertia(int32_t shape, const double size[3], double mass, double I
   const vs_rshape_row *row = vs_rshape_row_of(shape);
   if (row) row->inertia(size, mass, I);
   else I[0] = I[1] = I[2] = 0.0;
+}
+
+void vs_rmodel_finish(vs_rmodel *m) {
+  int32_t k = 0;
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0 || m->joint_collide[j]) continue;
+    int32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    int64_t key = (int64_t)lo * m->n_bodies + hi;
+    int32_t p = k++; /* insertion sort: joints are few, and set once */
+    while (p > 0 && m->nocollide[p - 1] > key) {
+      m->nocollide[p] = m->nocollide[p - 1];
+      p--;
+    }
+    m->nocollide[p] = key;
+  }
+  int32_t u = 0; /* drop repeats (two joints between one pair) */
+  for (int32_t i = 0; i < k; i++)
+    if (u == 0 || m->nocollide[u - 1] != m->nocollide[i]) m->nocollide[u++] = m->nocollide[i];
+  m->n_nocollide = u;
+}
+
+int vs_rmodel_may_collide(const vs_rmodel *m, int32_t i, int32_t j) {
+  if (!(m->group_bits[i] & m->mask[j]) || !(m->group_bits[j] & m->mask[i])) return 0;
+  if (m->n_nocollide == 0) return 1;
+  int32_t lo = i < j ? i : j, hi = i < j ? j : i;
+  int64_t key = (int64_t)lo * m->n_bodies + hi;
+  int32_t a = 0, b = m->n_nocollide;
+  while (a < b) {
+    int32_t c = a + (b - a) / 2;
+    if (m->nocollide[c] < key) a = c + 1;
+    else b = c;
+  }
+  return !(a < m->n_nocollide && m->nocollide[a] == key);
 }

@@ -61,6 +61,9 @@ typedef struct vs_rmodel {
   double *friction;      /* (n) */
   double *restitution;   /* (n) */
   double *bound;         /* (n) bounding-sphere radius about the centre of mass */
+  uint32_t *group_bits;  /* (n) 1 << collision_group [1] */
+  uint32_t *mask;        /* (n) collision_mask: bodies i and j collide when
+                          * group_bits[i] & mask[j] and group_bits[j] & mask[i] [all] */
 
   int32_t n_colliders;
   vs_rcollider *colliders;
@@ -71,6 +74,9 @@ typedef struct vs_rmodel {
   double *joint_pa;      /* (nj x 3) body-local anchor on a */
   double *joint_pb;      /* (nj x 3) body-local anchor on b, or world point */
   double *joint_rest;    /* (nj) distance joints: rest length */
+  int32_t *joint_collide; /* (nj) 1: the joined bodies still collide with each other [0] */
+  int32_t n_nocollide;   /* pairs joined by a joint that do not collide (vs_rmodel_finish) */
+  int64_t *nocollide;    /* (nj) sorted keys lo * n + hi of those pairs */
 
   int32_t max_contacts;  /* bound of the contact buffers */
   vs_rsettings set;
@@ -114,6 +120,12 @@ VS_RPRIVATE const vs_rshape_row *vs_rshape_row_of(int32_t shape);
  * settings at their defaults, max_contacts at its default). */
 VS_RPRIVATE vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out);
 VS_RPRIVATE void vs_rmodel_free(vs_rmodel *m);
+/* After the joints are set: the sorted list of joined body pairs that do not
+ * collide (joint_collide 0), which the broad phase skips. */
+VS_RPRIVATE void vs_rmodel_finish(vs_rmodel *m);
+/* Whether bodies i != j may collide: their groups and masks agree and no
+ * joint between them says otherwise. */
+VS_RPRIVATE int vs_rmodel_may_collide(const vs_rmodel *m, int32_t i, int32_t j);
 VS_RPRIVATE void vs_rsettings_default(vs_rsettings *s);
 /* Set body i's shape and mass properties: mass > 0, or density > 0 when
  * mass <= 0; fixed gives infinite mass.  size as in vs_rmodel.size.

@@ -260,6 +260,14 @@ const sk_row vs_sk_rows[] = {
      .doc = "a pair uses max(restitution_a, restitution_b)"},
     {"fixed", BO(RI, fixed), .type = SK_BOOL, .def = "false",
      .doc = "`true`: infinite mass and inertia, never moves"},
+    {"collision_group", BO(RI, collision_group), .type = SK_INT, .irange = {0, 1, 31, 0},
+     .def = "0",
+     .doc = "the body's group, 0 to 31: another body collides with it only when its "
+            "`collision_mask` has this bit"},
+    {"collision_mask", BO(RI, collision_mask), .type = SK_INT, .irange = {0, 1, 4294967295, 0},
+     .def = "4294967295",
+     .doc = "bit g set: the body collides with bodies of group g (both masks must agree); "
+            "default every group"},
     {"velocity", BO(TE, velocity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
      .doc = "initial velocity, m/s"},
     {"angular_velocity", BO(TE, angular_velocity), .type = SK_VEC, .n = 3, .range = ANY,
@@ -309,6 +317,9 @@ const sk_row vs_sk_rows[] = {
      .doc = "fraction of the penetration fed back per step (as a pseudo velocity: split impulse)"},
     {"slop", RS(slop), .type = SK_NUM, .range = NONNEG, .def = "0.005",
      .doc = "penetration allowed before the bias acts, m"},
+    {"margin", RS(margin), .type = SK_NUM, .range = NONNEG, .def = "0.02",
+     .doc = "contacts are looked for this far beyond touching (speculative contacts), m; a "
+            "moving body's reach in the step is added to it"},
     {"restitution_threshold", RS(restitution_threshold), .type = SK_NUM, .range = NONNEG,
      .def = "0.5", .doc = "approach speed below which contacts do not bounce, m/s"},
     {"warm_start", RS(warm_start), .type = SK_BOOL, .def = "true",
@@ -359,6 +370,9 @@ const sk_row vs_sk_rows[] = {
      .doc = "second rigid body, or `world`"},
     {"at", CN(BA, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
      .doc = "the joint's world point in the initial pose, m"},
+    {"collide", CN(BA | DI, collide), .type = SK_BOOL, .def = "false",
+     .doc = "rigid joints: `true` lets the two joined bodies collide with each other (by "
+            "default they do not)"},
     {"particle", CN(AT, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
      .doc = "the particle held"},
     {"body", CN(AT, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/detmath.h"
 #include "util/quat.h"
 
 #ifndef M_PI
@@ -50,8 +51,10 @@ void vs_quat_from_axis_angle(const double axis[3], double angle, double q[4]) {
     q[1] = q[2] = q[3] = 0;
     return;
   }
-  double s = sin(0.5 * angle) / n;
-  q[0] = cos(0.5 * angle);
+  double sh, ch;
+  vs_sincos(0.5 * angle, &sh, &ch);
+  double s = sh / n;
+  q[0] = ch;
   q[1] = axis[0] * s;
   q[2] = axis[1] * s;
   q[3] = axis[2] * s;
@@ -72,8 +75,10 @@ void vs_quat_integrate(double q[4], const double w[3], double h) {
   double wl = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
   double ang = wl * h;
   if (!(ang > 0)) return;
-  double dq[4], s = sin(0.5 * ang) / wl;
-  dq[0] = cos(0.5 * ang);
+  double dq[4], sh, ch;
+  vs_sincos(0.5 * ang, &sh, &ch);
+  double s = sh / wl;
+  dq[0] = ch;
   dq[1] = w[0] * s;
   dq[2] = w[1] * s;
   dq[3] = w[2] * s;

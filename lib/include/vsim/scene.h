@@ -163,6 +163,8 @@ typedef struct vs_body_desc {
   int has_density;
   double friction, restitution;
   int fixed;
+  int64_t collision_group;    /* 0..31 */
+  int64_t collision_mask;     /* bit g: collides with group g */
 
   /* pins */
   vs_pin_mode pin_mode;
@@ -203,6 +205,7 @@ typedef struct vs_constraint_desc {
   int has_at;              /* pin: at given (else initial position) */
   double at[3];            /* pin: target; ball: world point; attach: body-local point */
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
+  int collide;             /* rigid joints: the joined bodies collide with each other */
   size_t n_keys;
 } vs_constraint_desc;
 
@@ -228,6 +231,7 @@ typedef struct vs_rigid_solver_desc {
   int64_t iterations;
   double baumgarte;
   double slop;
+  double margin;
   double restitution_threshold;
   int warm_start;
   int64_t substeps;

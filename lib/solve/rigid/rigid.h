@@ -73,6 +73,23 @@ typedef struct vs_rpatch {
   double pt1, pt2, ptw;  /* accumulated impulses */
 } vs_rpatch;
 
+/* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
+ * the moving bodies of those joints and the joints, in blocks of 6 (body),
+ * 3 (ball) or 1 (distance). */
+typedef struct vs_rtree {
+  int32_t n_tree_joints; /* joints solved here; the others by sequential rows */
+  int32_t n_nodes;
+  uint8_t *in_tree;      /* (nj) 1: joint j is solved here */
+  int8_t *kind;          /* (nodes) 0 body, 1 joint */
+  int32_t *id;           /* (nodes) body or joint index */
+  int8_t *dim;           /* (nodes) 6, 3 or 1 */
+  int32_t *parent;       /* (nodes) parent node, -1 at a root */
+  int32_t *order;        /* (nodes) leaves first */
+  double *dinv;          /* (nodes x 36) inverted pivots, dim x dim */
+  double *lblk;          /* (nodes x 36) D^-1 H[k][parent], dim x dim(parent) */
+  double *y;             /* (nodes x 6) right-hand side, then solution */
+} vs_rtree;
+
 typedef struct vs_rwork {
   int32_t max_contacts;
   int32_t n_contacts;
@@ -87,6 +104,8 @@ typedef struct vs_rwork {
   double *q_old;         /* (n x 4) orientation at the start of the position update */
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */
   double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
+  double h;              /* the step's length (set by vs_rigid_step) */
+  double *reach;         /* (n) how far each body may travel in the step (rigid_broad.c) */
   int32_t *order;        /* (n) bodies sorted by AABB min x */
   double *aabb;          /* (n x 6) */
   double *key;           /* (n) sort keys */
@@ -95,6 +114,7 @@ typedef struct vs_rwork {
   int64_t *pairs;        /* (max_contacts) candidate pairs i * n + j, sorted */
   int64_t *pair_tmp;     /* (max_contacts) merge-sort scratch */
   double *joint;         /* (nj x VS_RJOINT_WORK) ra, rb, K^-1 (9) or axis, bias (3) */
+  vs_rtree tree;         /* the joints solved exactly (rigid_tree.c) */
   int32_t n_man;         /* manifolds (runs of contacts of one body pair) of this step */
   int32_t *man;          /* (max_contacts + 1) first contact of each manifold, then n_contacts */
   vs_rpatch *patch;      /* (max_contacts + 1) per manifold */
@@ -183,10 +203,23 @@ VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double 
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);
-VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int rev);
 /* After the substeps. */
 VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+
+/* ---- the joints that form a forest (rigid_tree.c) ---- */
+/* The forest of the model's joints (in joint order; loops stay sequential). */
+VS_RPRIVATE vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t);
+VS_RPRIVATE void vs_rigid_tree_free(vs_rtree *t);
+VS_RPRIVATE uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj);
+/* Per substep, after vs_rigid_prepare_joints: the factorisation. */
+VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
+/* The velocity change that makes every tree joint's anchors move together
+ * (its impulses added to s->joint_impulse). */
+VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* The displacement that closes the tree joints' position errors (first order). */
+VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */

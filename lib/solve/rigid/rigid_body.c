@@ -46,17 +46,17 @@ void vs_rstate_free(vs_rstate *s) {
 uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
   uint64_t un = (uint64_t)n + 1, uc = (uint64_t)nc + 1, uj = (uint64_t)nj + 1;
   uint64_t uk = (uint64_t)VS_RIGID_CONTACTS_PER_BODY * (uint64_t)n + 65;
-  uint64_t model = sizeof(vs_rmodel) + un * (4 + 8 * (3 + 1 + 3 + 1 + 1 + 1)) +
-                   uc * sizeof(vs_rcollider) + uj * (4 + 8 + 8 * (3 + 3 + 1));
+  uint64_t model = sizeof(vs_rmodel) + un * (4 + 8 * (3 + 1 + 3 + 1 + 1 + 1) + 4 + 4) +
+                   uc * sizeof(vs_rcollider) + uj * (4 + 8 + 8 * (3 + 3 + 1) + 4 + 8);
   uint64_t state = sizeof(vs_rstate) + un * 8 * (3 + 4 + 3 + 3) + uk * (8 + 4 + 32) + uj * 24;
   uint64_t words = (un + 63) / 64;
   uint64_t work = sizeof(vs_rwork) +
                   uk * (sizeof(vs_rcontact) + sizeof(vs_rfric) + 8 + 8 + 4 + sizeof(vs_rpatch) +
                         4 + 8 + 4 * 4) +
-                  un * (8 * (9 + 4 + 6 + 6 + 6 + 1) + 4 + 4 + 4) + uj * VS_RJOINT_WORK * 8 +
+                  un * (8 * (9 + 4 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4) + uj * VS_RJOINT_WORK * 8 +
                   ((uint64_t)nj + uk) * 8 + (uint64_t)VS_RCOLORS * words * 8 +
                   (VS_RCOLORS + 2) * 4;
-  return model + state + work;
+  return model + state + work + vs_rigid_tree_bytes(n, nj);
 }
 
 vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
@@ -72,6 +72,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->dp = vs_calloc(6 * un, sizeof(double));
   w->pv = vs_calloc(6 * un, sizeof(double));
   w->order = vs_calloc(un, sizeof(int32_t));
+  w->reach = vs_calloc(un, sizeof(double));
   w->aabb = vs_calloc(6 * un, sizeof(double));
   w->key = vs_calloc(un, sizeof(double));
   w->tmp = vs_calloc(un, sizeof(int32_t));
@@ -94,9 +95,13 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->ord_heap = vs_calloc(uk, sizeof(int32_t));
   w->ord_queue = vs_calloc(uk, sizeof(int32_t));
   w->ord_when = vs_calloc(uk, sizeof(int32_t));
+  if (vs_rigid_tree_build(m, &w->tree) != VS_OK) {
+    vs_rwork_free(w);
+    return VS_ERR_NOMEM;
+  }
   if (!w->fric || !w->sorder || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
       !w->ord_queue || !w->ord_when ||
-      !w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->aabb || !w->key || !w->tmp || !w->pairs ||
+      !w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->reach || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint || !w->man || !w->patch ||
       !w->color_bits || !w->color_start || !w->color_items || !w->item_color) {
     vs_rwork_free(w);
@@ -108,6 +113,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
 
 void vs_rwork_free(vs_rwork *w) {
   if (!w) return;
+  vs_rigid_tree_free(&w->tree);
   vs_free(w->contacts);
   vs_free(w->fric);
   vs_free(w->pairs);
@@ -131,6 +137,7 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->dp);
   vs_free(w->pv);
   vs_free(w->order);
+  vs_free(w->reach);
   vs_free(w->aabb);
   vs_free(w->key);
   vs_free(w->tmp);

@@ -441,8 +441,8 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
   x.bvh = bvh;
   x.th = col->thickness;
   x.margin = margin;
-  x.tie = 0.05 * margin;   /* 1 mm by default */
-  x.deep = 0.125 * margin; /* 2.5 mm */
+  x.tie = 0.05 * m->set.margin;   /* 1 mm by default (margin may hold a fast body's reach) */
+  x.deep = 0.125 * m->set.margin; /* 2.5 mm */
   x.n = 0;
   mbody *b = &x.b;
   b->shape = m->shape[i];

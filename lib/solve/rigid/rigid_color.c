@@ -40,17 +40,20 @@ void vs_rigid_color(const vs_rmodel *m, vs_rwork *w) {
   memset(w->color_start, 0, sizeof(int32_t) * (VS_RCOLORS + 2));
   for (int32_t j = 0; j < nj; j++) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    w->item_color[j] = pick(m, w, a, b < 0 ? n : b);
+    /* the joints of the forest are solved together, before the colours (rigid_tree.c) */
+    if (w->tree.n_tree_joints && w->tree.in_tree[j]) w->item_color[j] = -1;
+    else w->item_color[j] = pick(m, w, a, b < 0 ? n : b);
   }
   for (int32_t mi = 0; mi < w->n_man; mi++) {
     const vs_rcontact *c = &w->contacts[w->man[mi]];
     w->item_color[nj + mi] = pick(m, w, c->ia, c->ib);
   }
   /* counting sort by colour, stable: identity order inside each colour */
-  for (int32_t i = 0; i < items; i++) w->color_start[w->item_color[i] + 1]++;
+  for (int32_t i = 0; i < items; i++)
+    if (w->item_color[i] >= 0) w->color_start[w->item_color[i] + 1]++;
   for (int32_t c = 0; c <= VS_RCOLORS; c++) w->color_start[c + 1] += w->color_start[c];
   int32_t fill[VS_RCOLORS + 1];
   memcpy(fill, w->color_start, sizeof fill);
   for (int32_t i = 0; i < items; i++)
-    w->color_items[fill[w->item_color[i]]++] = i < nj ? -1 - i : i - nj;
+    if (w->item_color[i] >= 0) w->color_items[fill[w->item_color[i]]++] = i < nj ? -1 - i : i - nj;
 }

@@ -218,9 +218,12 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
  * non-linear Gauss-Seidel): the velocity rows cannot see the drift that
  * turning bodies give their anchors within a substep, this removes it
  * without touching the velocities (no energy is added). */
-void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int rev) {
   int32_t n = m->n_bodies;
-  for (int32_t j = 0; j < m->n_joints; j++) {
+  vs_rigid_tree_position(m, s, w);
+  for (int32_t jj = 0; jj < m->n_joints; jj++) {
+    int32_t j = rev ? m->n_joints - 1 - jj : jj;
+    if (w->tree.n_tree_joints && w->tree.in_tree[j]) continue;
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     double R[9], ra[3], rb[3], C[3];
@@ -616,7 +619,7 @@ typedef struct msweep {
 } msweep;
 
 static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi,
-                                int rev, msweep *x) {
+                                int rev, msweep *x, double inv_h, double beta, int first) {
   x->k0 = w->man[mi];
   x->k1 = w->man[mi + 1];
   x->a = w->contacts[x->k0].ia;
@@ -629,6 +632,21 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
   x->P = &w->patch[mi];
   x->c = &w->contacts[rev ? x->k1 - 1 : x->k0];
   x->step = rev ? -1 : 1;
+  if (first) {
+    /* each point's separation, target and bias for this substep; and the
+     * approach speed a bounce reverses: the fastest at which a point met
+     * its surface in a substep, taken for every point of the manifold
+     * before any of its impulses (a speculative point found with a gap
+     * meets its surface later in the step, after more gravity) */
+    for (int32_t k = x->k0; k < x->k1; k++) {
+      vs_rcontact *c = &w->contacts[k];
+      point_begin(&m->set, w, c, inv_h, beta, first == 1);
+      if (c->restitution != 0) {
+        double vn = lrow(&x->v, c->n, c->an, c->bn);
+        if (vn < c->target && vn < c->vn0) c->vn0 = vn;
+      }
+    }
+  }
   if (x->P->on) patch_friction(w, x->P, &x->v, x->ma, x->mb, x->k0, x->k1);
 }
 
@@ -642,7 +660,6 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
    * that the order does not leave a systematic torque */
   vs_rcontact *c = x->c;
   x->c += x->step;
-  if (first) point_begin(&m->set, w, c, inv_h, beta, first == 1);
   /* friction, limited by the current normal impulse (nothing to do on
    * an idle speculative point) */
   if (!x->P->on) {
@@ -705,7 +722,7 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
 static inline __attribute__((always_inline)) void sweep_one(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
   msweep x;
-  msweep_start(m, s, w, mi, rev, &x);
+  msweep_start(m, s, w, mi, rev, &x, inv_h, beta, first);
   for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
     msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
   vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
@@ -717,8 +734,8 @@ static inline __attribute__((always_inline)) void sweep_one(const vs_rmodel *m, 
 static inline __attribute__((always_inline)) void sweep_two(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int32_t mj,
                       int rev, double inv_h, double beta, int use_bias, int first) {
   msweep x, y;
-  msweep_start(m, s, w, mi, rev, &x);
-  msweep_start(m, s, w, mj, rev, &y);
+  msweep_start(m, s, w, mi, rev, &x, inv_h, beta, first);
+  msweep_start(m, s, w, mj, rev, &y, inv_h, beta, first);
   int32_t nx = x.k1 - x.k0, ny = y.k1 - y.k0, nmax = nx > ny ? nx : ny;
   for (int32_t kk = 0; kk < nmax; kk++) {
     if (kk < nx) msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
@@ -818,6 +835,8 @@ static void colored_pass(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, const pa
 void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   if (m->set.colored) {
     const pass p = {1, 0, 0, 0, 0.0, 0.0, 0.0};
+    for (int32_t j = 0; j < m->n_joints; j++) /* the forest's joints are not coloured */
+      if (w->tree.n_tree_joints && w->tree.in_tree[j]) warm_joint(m, s, w, j);
     colored_pass(m, s, w, &p);
     return;
   }
@@ -828,16 +847,22 @@ void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
                               int use_bias) {
   double inv_h = 1.0 / h, beta = m->set.baumgarte * inv_h;
-  double jbeta = use_bias ? m->set.baumgarte / h : 0.0;
+  /* joints: velocity rows without a bias; the position pass after each
+   * substep (vs_rigid_project_joints) removes their drift, once */
+  double jbeta = 0.0;
+  (void)use_bias;
   w->sweep++;
   int rev = (int)(w->sweep & 1), first = w->fresh;
   w->fresh = 0;
   if (m->set.colored) {
     const pass p = {0, rev, use_bias, first, inv_h, beta, jbeta};
+    vs_rigid_tree_velocity(m, s, w); /* serial, before the colours (rigid_color.c leaves them out) */
     colored_pass(m, s, w, &p);
     return;
   }
-  for (int32_t j = 0; j < m->n_joints; j++) solve_joint(m, s, w, j, jbeta);
+  vs_rigid_tree_velocity(m, s, w);
+  for (int32_t j = 0; j < m->n_joints; j++)
+    if (!w->tree.n_tree_joints || !w->tree.in_tree[j]) solve_joint(m, s, w, j, jbeta);
   if (first == 1) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 1);
   else if (first == 2) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 2);
   else seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 0);
@@ -845,14 +870,39 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
 /* Restitution comes after the positions moved: its impulse acts at one point
  * for both bodies (the contact point carried along by their mean
  * displacement), with lever arms from the current centres, so that it keeps
- * angular momentum; its rows are formed here (few contacts bounce). */
+ * angular momentum.  The bouncing points are solved together, by
+ * VS_RESTITUTION_SWEEPS Gauss-Seidel sweeps in alternating order, each
+ * point's accumulated normal impulse clamped at >= 0: a manifold whose
+ * points land together (a box falling flat) gets the block solution -- the
+ * same impulse at every point, no spin -- instead of the lopsided one that a
+ * single pass in point order leaves.  The rows are formed here, in the
+ * points' own fields (few contacts bounce, and the step is over). */
+#define VS_RESTITUTION_SWEEPS 8
+
+/* Body i's inverse world inertia at its current orientation (the step's
+ * w->inv_iw is that of the step's start: restitution acts after the bodies
+ * turned, and its angular impulse must change I w by exactly r x P). */
+static void inv_inertia_now(const vs_rmodel *m, const vs_rstate *s, int32_t i, double o[9]) {
+  const double *d = &m->inv_inertia[3 * i];
+  double R[9];
+  vs_quat_to_mat(&s->q[4 * i], R);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      o[3 * r + c] = R[3 * r] * d[0] * R[3 * c] + R[3 * r + 1] * d[1] * R[3 * c + 1] +
+                     R[3 * r + 2] * d[2] * R[3 * c + 2];
+}
+
 void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   double thr = m->set.restitution_threshold;
+  int32_t nb = 0;
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
-    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) continue;
+    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) {
+      c->target = NAN; /* not bouncing */
+      continue;
+    }
     int32_t a = c->ia, b = c->ib;
-    double p[3], ra[3], rb[3], an[3], bn[3], ian[3], ibn[3];
+    double p[3], ra[3], rb[3];
     for (int q = 0; q < 3; q++) {
       ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
       rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
@@ -862,20 +912,38 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     vs_cross3(&w->dp[6 * b + 3], rb, sb);
     for (int q = 0; q < 3; q++) {
       p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
-      ra[q] = p[q] - s->x[3 * a + q];
-      rb[q] = p[q] - s->x[3 * b + q];
+      c->ra[q] = p[q] - s->x[3 * a + q];
+      c->rb[q] = p[q] - s->x[3 * b + q];
     }
-    jrow(&w->inv_iw[9 * a], ra, c->n, an, ian);
-    jrow(&w->inv_iw[9 * b], rb, c->n, bn, ibn);
-    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(an, ian) + vs_dot3(bn, ibn);
-    if (!(kn > 0)) continue;
-    double vn = rowvel(s, a, b, c->n, an, bn);
-    double ln = (-c->restitution * c->vn0 - vn) / kn;
-    double np = c->pn + ln;
-    if (np < 0) np = 0;
-    ln = np - c->pn;
-    c->pn = np;
-    push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, ian, ibn, ln);
+    double Ia[9], Ib[9];
+    inv_inertia_now(m, s, a, Ia);
+    inv_inertia_now(m, s, b, Ib);
+    jrow(Ia, c->ra, c->n, c->an, c->ian);
+    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
+    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
+    if (!(kn > 0)) {
+      c->target = NAN;
+      continue;
+    }
+    c->mass_n = 1.0 / kn;
+    c->target = -c->restitution * c->vn0;
+    nb++;
+  }
+  if (nb == 0) return;
+  for (int sweep = 0; sweep < VS_RESTITUTION_SWEEPS; sweep++) {
+    for (int32_t kk = 0; kk < w->n_contacts; kk++) {
+      int32_t k = (sweep & 1) ? w->n_contacts - 1 - kk : kk;
+      vs_rcontact *c = &w->contacts[k];
+      if (!(c->target == c->target)) continue;
+      int32_t a = c->ia, b = c->ib;
+      double vn = rowvel(s, a, b, c->n, c->an, c->bn);
+      double ln = (c->target - vn) * c->mass_n;
+      double np = c->pn + ln;
+      if (np < 0) np = 0;
+      ln = np - c->pn;
+      c->pn = np;
+      push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, c->ian, c->ibn, ln);
+    }
   }
 }
 

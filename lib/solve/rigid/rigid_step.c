@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
+#include "util/detmath.h"
 
 /* Iw = R diag(d) R^T */
 static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
@@ -28,24 +29,85 @@ static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
                       R[3 * i + 2] * d[2] * R[3 * j + 2];
 }
 
-/* w from the world angular momentum L = R_old I R_old^T w, which the
- * orientation update must not change: w = R_new I^-1 R_new^T L. */
-static void keep_momentum(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+/* The free rotation of one substep h for a body with distinct principal
+ * moments: the symplectic splitting of Dullweber, Leimkuhler and McLachlan
+ * (1997).  The torque-free motion splits into the exact flows of the three
+ * principal axes; each turns the body about its axis k by
+ * theta = h_k L_k / I_k and the body-frame momentum Lb by -theta about the
+ * same axis, in the symmetric order 1 (h/2), 2 (h/2), 3 (h), 2 (h/2),
+ * 1 (h/2).  Every sub-flow is a rotation, so |L| and the world momentum are
+ * kept to rounding, and the composition is symplectic and second order:
+ * the energy error stays bounded (no drift), and a body spun near its
+ * intermediate axis flips with the period of the exact solution
+ * (docs/physics.md, "Free rotation"). */
+static void rotate_axis(double q[4], double Lb[3], int k, double theta) {
+  double s, c;
+  vs_sincos(0.5 * theta, &s, &c);
+  double qk[4] = {c, 0, 0, 0};
+  qk[1 + k] = s;
+  vs_quat_mul(q, qk, q); /* body-frame turn: q <- q * qk */
+  double ct = c * c - s * s, st = 2.0 * s * c;
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  double li = Lb[i], lj = Lb[j];
+  Lb[i] = ct * li + st * lj;
+  Lb[j] = ct * lj - st * li;
+}
+
+static void rotate_free(double q[4], double Lb[3], const double ii[3], double h) {
+  static const int axis[5] = {0, 1, 2, 1, 0};
+  static const double part[5] = {0.5, 0.5, 1.0, 0.5, 0.5};
+  for (int r = 0; r < 5; r++) {
+    int k = axis[r];
+    rotate_axis(q, Lb, k, part[r] * h * Lb[k] * ii[k]);
+  }
+  vs_quat_normalize(q);
+}
+
+/* Positions and orientations of one substep: x by the real and pseudo
+ * velocities; an isotropic body turns by its (real + pseudo) angular
+ * velocity, which its momentum does not change; any other body turns first
+ * by the pseudo rotation of the split impulse (a position correction that
+ * leaves its world momentum L as it is), then by the free flow above, and
+ * its angular velocity is w = I_w^-1 L with the new orientation. */
+static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double hs) {
   for (int32_t i = 0; i < m->n_bodies; i++) {
     if (m->inv_mass[i] == 0) continue;
-    const double *ii = &m->inv_inertia[3 * i];
-    if (ii[0] == ii[1] && ii[1] == ii[2]) continue; /* isotropic: w = L / I either way */
-    double *av = &s->w[3 * i], R[9], lb[3], L[3];
-    vs_quat_to_mat(&w->q_old[4 * i], R);
+    double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
+    double *q = &s->q[4 * i];
+    const double *pv = &w->pv[6 * i], *ii = &m->inv_inertia[3 * i];
+    double wt[3];
+    for (int k = 0; k < 3; k++) {
+      double vt = v[k] + pv[k]; /* real and pseudo velocity move the body */
+      wt[k] = av[k] + pv[3 + k];
+      x[k] += hs * vt;
+      d[k] += hs * vt;
+      d[3 + k] += hs * wt[k];
+    }
+    memcpy(&w->q_old[4 * i], q, sizeof(double) * 4);
+    if (ii[0] == ii[1] && ii[1] == ii[2]) {
+      vs_quat_integrate(q, wt, hs);
+      continue;
+    }
+    double R[9], lb[3], L[3];
+    vs_quat_to_mat(q, R);
     vs_mat3_mul_t(R, av, lb);
     for (int k = 0; k < 3; k++) lb[k] /= ii[k];
-    vs_mat3_mul(R, lb, L);
-    vs_quat_to_mat(&s->q[4 * i], R);
-    vs_mat3_mul_t(R, L, lb);
+    vs_mat3_mul(R, lb, L); /* world angular momentum */
+    if (pv[3] != 0 || pv[4] != 0 || pv[5] != 0) {
+      vs_quat_integrate(q, &pv[3], hs);
+      vs_quat_to_mat(q, R);
+      vs_mat3_mul_t(R, L, lb);
+    }
+    rotate_free(q, lb, ii, hs);
+    vs_quat_to_mat(q, R);
     for (int k = 0; k < 3; k++) lb[k] *= ii[k];
     vs_mat3_mul(R, lb, av);
   }
 }
+
+#ifndef JOINT_PASSES
+#define JOINT_PASSES 1
+#endif
 
 void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   int32_t n = m->n_bodies;
@@ -69,6 +131,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   memset(w->dp, 0, sizeof(double) * 6 * ((size_t)n + 1));
 
   w->sweep = 0;
+  w->h = h;
   vs_rigid_find_contacts(m, s, w);
   vs_rigid_prepare(m, s, w);
   if (st->colored) vs_rigid_color(m, w);
@@ -88,27 +151,13 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     vs_rigid_substep_begin(m, w, hs);
     if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
     vs_rigid_prepare_joints(m, s, w);
+    vs_rigid_tree_factor(m, s, w);
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
-    for (int32_t i = 0; i < n; i++) {
-      if (m->inv_mass[i] == 0) continue;
-      double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
-      const double *pv = &w->pv[6 * i];
-      double wt[3];
-      for (int k = 0; k < 3; k++) {
-        double vt = v[k] + pv[k]; /* real and pseudo velocity move the body */
-        wt[k] = av[k] + pv[3 + k];
-        x[k] += hs * vt;
-        d[k] += hs * vt;
-        d[3 + k] += hs * wt[k];
-      }
-      memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
-      vs_quat_integrate(&s->q[4 * i], wt, hs);
-    }
-    for (int32_t it = 0; it < (m->n_joints > 0 ? st->iterations : 0); it++)
-      vs_rigid_project_joints(m, s, w);
+    integrate_positions(m, s, w, hs);
+    for (int32_t it = 0; it < (m->n_joints > 0 ? JOINT_PASSES * st->iterations : 0); it++)
+      vs_rigid_project_joints(m, s, w, it & 1);
     if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
-    keep_momentum(m, s, w);
   }
   vs_rigid_store_impulses(m, s, w);
 }

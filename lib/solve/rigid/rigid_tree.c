@@ -1,0 +1,450 @@
+/* rigid_tree.c: the joints that form trees, solved exactly.
+ *
+ * Sequential impulses relax a chain of joints one joint at a time: the
+ * correction travels one link per sweep, and a heavy body at the end of a
+ * long chain (50:1) needs hundreds of sweeps before the chain stops
+ * stretching.  Joints whose graph is a forest are instead solved together
+ * and exactly, in time linear in their number, by the sparse factorisation
+ * of Baraff ("Linear-time dynamics using Lagrange multipliers", SIGGRAPH
+ * 1996): the system
+ *
+ *     [ M   J^T ] [ y  ]   [ 0 ]
+ *     [ J   0   ] [ mu ] = [ c ]
+ *
+ * whose unknowns are the bodies' velocity (or position) changes y and the
+ * joints' multipliers, has the sparsity of the body-joint graph; when that
+ * graph is a tree, eliminating its nodes from the leaves up fills nothing
+ * in.  c = -J v gives the velocity change after which every tree joint's
+ * anchors move together (J (v + y) = 0, y = -M^-1 J^T mu: the joint impulses
+ * are -mu); c = -C, the joints' position errors, gives the displacement that
+ * closes them to first order.
+ *
+ * The forest (vs_rigid_tree_build, once per model, in joint order): a
+ * joint joins two vertices, each a moving body or "the ground" (the world
+ * and every fixed body, one vertex); a joint that would close a loop -- two
+ * bodies already connected, or a second path to the ground -- is left to the
+ * sequential rows (rigid_solve.c), as are joints whose bodies are both
+ * ground.  Each tree is rooted at its joint to the ground when it has one
+ * (that joint then has a body below it), else at its lowest body, so that
+ * every leaf is a body and every pivot block is invertible.
+ *
+ * Nodes are blocks: a body 6 (linear, angular; M = diag(m, I_world)), a ball
+ * joint 3, a distance joint 1.  Everything is in a fixed order, so the
+ * results have the same bits for any thread count. */
+#include <string.h>
+
+#include "solve/rigid/rigid.h"
+#include "util/alloc.h"
+
+enum { NODE_BODY = 0, NODE_JOINT = 1 };
+
+/* Union-find with path halving over vertices 0..n (n: the ground). */
+static int32_t uf_find(int32_t *up, int32_t x) {
+  while (up[x] != x) {
+    up[x] = up[up[x]];
+    x = up[x];
+  }
+  return x;
+}
+
+static int32_t ground_of(const vs_rmodel *m, int32_t b) {
+  return b < 0 || m->inv_mass[b] == 0 ? m->n_bodies : b;
+}
+
+vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
+  memset(t, 0, sizeof *t);
+  int32_t n = m->n_bodies, nj = m->n_joints;
+  if (nj == 0) return VS_OK;
+  size_t cap = (size_t)n + (size_t)nj + 1;
+  int32_t *up = vs_calloc((size_t)n + 1, sizeof(int32_t));
+  int32_t *body_node = vs_calloc((size_t)n + 1, sizeof(int32_t));
+  int32_t *adj_start = vs_calloc(cap + 1, sizeof(int32_t));
+  int32_t *adj = vs_calloc(4 * (size_t)nj + 1, sizeof(int32_t));
+  int32_t *queue = vs_calloc(cap, sizeof(int32_t));
+  t->in_tree = vs_calloc((size_t)nj + 1, sizeof(uint8_t));
+  t->kind = vs_calloc(cap, sizeof(int8_t));
+  t->id = vs_calloc(cap, sizeof(int32_t));
+  t->dim = vs_calloc(cap, sizeof(int8_t));
+  t->parent = vs_calloc(cap, sizeof(int32_t));
+  t->order = vs_calloc(cap, sizeof(int32_t));
+  t->dinv = vs_calloc(36 * cap, sizeof(double));
+  t->lblk = vs_calloc(36 * cap, sizeof(double));
+  t->y = vs_calloc(6 * cap, sizeof(double));
+  vs_status st = VS_ERR_NOMEM;
+  if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
+      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y)
+    goto out;
+  for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
+  /* the forest, joints in index order */
+  int32_t nn = 0, n_tree = 0;
+  for (int32_t j = 0; j < nj; j++) {
+    int32_t ga = ground_of(m, m->joint_ab[2 * j]), gb = ground_of(m, m->joint_ab[2 * j + 1]);
+    if (ga == gb) continue;
+    int32_t ra = uf_find(up, ga), rb = uf_find(up, gb);
+    if (ra == rb) continue; /* a loop: the sequential rows */
+    up[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+    t->in_tree[j] = 1;
+    n_tree++;
+  }
+  t->n_tree_joints = n_tree;
+  if (n_tree == 0) {
+    st = VS_OK;
+    goto out;
+  }
+  /* nodes: the moving bodies of tree joints (by index), then the joints */
+  for (int32_t j = 0; j < nj; j++) {
+    if (!t->in_tree[j]) continue;
+    for (int e = 0; e < 2; e++) {
+      int32_t g = ground_of(m, m->joint_ab[2 * j + e]);
+      if (g < n && body_node[g] < 0) body_node[g] = 0; /* mark */
+    }
+  }
+  for (int32_t b = 0; b < n; b++)
+    if (body_node[b] == 0) {
+      body_node[b] = nn;
+      t->kind[nn] = NODE_BODY, t->id[nn] = b, t->dim[nn] = 6;
+      nn++;
+    } else {
+      body_node[b] = -1;
+    }
+  int32_t first_joint = nn;
+  for (int32_t j = 0; j < nj; j++) {
+    if (!t->in_tree[j]) continue;
+    t->kind[nn] = NODE_JOINT, t->id[nn] = j;
+    t->dim[nn] = m->joint_kind[j] == VS_JOINT_BALL ? 3 : 1;
+    nn++;
+  }
+  t->n_nodes = nn;
+  /* adjacency (counting sort: each joint node and its one or two bodies) */
+  for (int32_t k = first_joint; k < nn; k++) {
+    int32_t j = t->id[k];
+    for (int e = 0; e < 2; e++) {
+      int32_t g = ground_of(m, m->joint_ab[2 * j + e]);
+      if (g == n) continue;
+      adj_start[k + 1]++;
+      adj_start[body_node[g] + 1]++;
+    }
+  }
+  for (int32_t k = 0; k < nn; k++) adj_start[k + 1] += adj_start[k];
+  int32_t *fill = queue; /* scratch */
+  memcpy(fill, adj_start, sizeof(int32_t) * (size_t)nn);
+  for (int32_t k = first_joint; k < nn; k++) {
+    int32_t j = t->id[k];
+    for (int e = 0; e < 2; e++) {
+      int32_t g = ground_of(m, m->joint_ab[2 * j + e]);
+      if (g == n) continue;
+      int32_t bn = body_node[g];
+      adj[fill[k]++] = bn;
+      adj[fill[bn]++] = k;
+    }
+  }
+  /* roots: a joint to the ground, else the lowest body; breadth first */
+  for (int32_t k = 0; k < nn; k++) t->parent[k] = -2; /* unvisited */
+  int32_t head = 0, tail = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int32_t r0 = pass == 0 ? first_joint : 0; r0 < (pass == 0 ? nn : first_joint); r0++) {
+      if (t->parent[r0] != -2) continue;
+      if (pass == 0 && adj_start[r0 + 1] - adj_start[r0] != 1) continue; /* not to the ground */
+      t->parent[r0] = -1;
+      queue[tail++] = r0;
+      while (head < tail) {
+        int32_t k = queue[head++];
+        for (int32_t a = adj_start[k]; a < adj_start[k + 1]; a++) {
+          int32_t c = adj[a];
+          if (t->parent[c] != -2) continue;
+          t->parent[c] = k;
+          queue[tail++] = c;
+        }
+      }
+    }
+  }
+  /* leaves first: the breadth-first order reversed */
+  for (int32_t k = 0; k < nn; k++) t->order[k] = queue[nn - 1 - k];
+  st = VS_OK;
+out:
+  vs_free(up);
+  vs_free(body_node);
+  vs_free(adj_start);
+  vs_free(adj);
+  vs_free(queue);
+  if (st != VS_OK) vs_rigid_tree_free(t);
+  return st;
+}
+
+void vs_rigid_tree_free(vs_rtree *t) {
+  vs_free(t->in_tree);
+  vs_free(t->kind);
+  vs_free(t->id);
+  vs_free(t->dim);
+  vs_free(t->parent);
+  vs_free(t->order);
+  vs_free(t->dinv);
+  vs_free(t->lblk);
+  vs_free(t->y);
+  memset(t, 0, sizeof *t);
+}
+
+uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
+  if (nj <= 0) return 0;
+  uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6));
+}
+
+/* ---- small dense blocks (row-major, r x c) ---- */
+
+/* o = A^T B: A is k x r, B is k x c. */
+static void mul_tn(const double *A, const double *B, int k, int r, int c, double *o) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) {
+      double sum = 0;
+      for (int q = 0; q < k; q++) sum += A[q * r + i] * B[q * c + j];
+      o[i * c + j] = sum;
+    }
+}
+
+/* o = A B: A is r x k, B is k x c. */
+static void mul_nn(const double *A, const double *B, int r, int k, int c, double *o) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) {
+      double sum = 0;
+      for (int q = 0; q < k; q++) sum += A[i * k + q] * B[q * c + j];
+      o[i * c + j] = sum;
+    }
+}
+
+/* Inverse of the d x d matrix A (d <= 6) by Gauss-Jordan with partial
+ * pivoting; a singular block (a joint between bodies that cannot move in
+ * its direction) gets the pseudo-inverse's zero rows for the dead pivots. */
+static void invert(const double *A, int d, double *o) {
+  double a[36], b[36];
+  memcpy(a, A, sizeof(double) * (size_t)(d * d));
+  memset(b, 0, sizeof(double) * (size_t)(d * d));
+  for (int i = 0; i < d; i++) b[i * d + i] = 1.0;
+  double scale = 0;
+  for (int i = 0; i < d * d; i++) scale = fabs(a[i]) > scale ? fabs(a[i]) : scale;
+  for (int c = 0; c < d; c++) {
+    int p = c;
+    for (int r = c + 1; r < d; r++)
+      if (fabs(a[r * d + c]) > fabs(a[p * d + c])) p = r;
+    if (!(fabs(a[p * d + c]) > 1e-14 * scale)) { /* dead pivot */
+      for (int j = 0; j < d; j++) a[c * d + j] = b[c * d + j] = 0.0;
+      continue;
+    }
+    if (p != c)
+      for (int j = 0; j < d; j++) {
+        double x = a[c * d + j];
+        a[c * d + j] = a[p * d + j], a[p * d + j] = x;
+        x = b[c * d + j];
+        b[c * d + j] = b[p * d + j], b[p * d + j] = x;
+      }
+    double inv = 1.0 / a[c * d + c];
+    for (int j = 0; j < d; j++) a[c * d + j] *= inv, b[c * d + j] *= inv;
+    for (int r = 0; r < d; r++) {
+      if (r == c) continue;
+      double f = a[r * d + c];
+      if (f == 0) continue;
+      for (int j = 0; j < d; j++) a[r * d + j] -= f * a[c * d + j], b[r * d + j] -= f * b[c * d + j];
+    }
+  }
+  memcpy(o, b, sizeof(double) * (size_t)(d * d));
+}
+
+/* The Jacobian block of joint j on its body at end e (0: a, 1: b), as a
+ * dim x 6 matrix, from the anchors of this substep (w->joint). */
+static void jblock(const vs_rmodel *m, const vs_rwork *w, int32_t j, int e, double *J) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  const double *r = e ? jw + 3 : jw;
+  double sg = e ? 1.0 : -1.0;
+  if (m->joint_kind[j] == VS_JOINT_BALL) {
+    /* d/dt (x + r) = v + w x r = v - skew(r) w */
+    const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 3; k++) {
+        J[i * 6 + k] = i == k ? sg : 0.0;
+        J[i * 6 + 3 + k] = -sg * S[i * 3 + k];
+      }
+  } else {
+    const double *u = jw + 6;
+    double ru[3];
+    vs_cross3(r, u, ru);
+    for (int k = 0; k < 3; k++) {
+      J[k] = sg * u[k];
+      J[3 + k] = sg * ru[k];
+    }
+  }
+}
+
+/* The off-diagonal block between node k and its parent, H[k][parent]:
+ * J^T (6 x dim) when k is a body under a joint, J (dim x 6) when k is a
+ * joint under a body. */
+static void edge_block(const vs_rmodel *m, const vs_rwork *w, const vs_rtree *t, int32_t k,
+                       double *H) {
+  int32_t p = t->parent[k];
+  int32_t jn = t->kind[k] == NODE_JOINT ? k : p, bn = t->kind[k] == NODE_JOINT ? p : k;
+  int32_t j = t->id[jn], b = t->id[bn];
+  int e = m->joint_ab[2 * j + 1] == b ? 1 : 0;
+  double J[36];
+  jblock(m, w, j, e, J);
+  int d = t->dim[jn];
+  if (t->kind[k] == NODE_JOINT) {
+    memcpy(H, J, sizeof(double) * (size_t)(d * 6));
+  } else {
+    for (int i = 0; i < 6; i++)
+      for (int q = 0; q < d; q++) H[i * d + q] = J[q * 6 + i];
+  }
+}
+
+void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
+  vs_rtree *t = &w->tree;
+  if (t->n_nodes == 0) return;
+  /* diagonal blocks: M for bodies, 0 for joints (kept in dinv until inverted) */
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    double *D = &t->dinv[36 * (size_t)k];
+    memset(D, 0, sizeof(double) * 36);
+    if (t->kind[k] != NODE_BODY) continue;
+    int32_t b = t->id[k];
+    double mass = 1.0 / m->inv_mass[b], R[9], Iw[9];
+    const double *ii = &m->inv_inertia[3 * b];
+    vs_quat_to_mat(&s->q[4 * b], R);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        Iw[3 * i + j] = R[3 * i] * (1.0 / ii[0]) * R[3 * j] + R[3 * i + 1] * (1.0 / ii[1]) * R[3 * j + 1] +
+                        R[3 * i + 2] * (1.0 / ii[2]) * R[3 * j + 2];
+    for (int i = 0; i < 3; i++) {
+      D[i * 6 + i] = mass;
+      for (int j = 0; j < 3; j++) D[(3 + i) * 6 + 3 + j] = Iw[3 * i + j];
+    }
+  }
+  /* leaves up: invert the pivot, form L = D^-1 H[k][p], take H[p][k] L from the parent's pivot */
+  for (int32_t o = 0; o < t->n_nodes; o++) {
+    int32_t k = t->order[o], p = t->parent[k];
+    int dk = t->dim[k];
+    double *D = &t->dinv[36 * (size_t)k];
+    invert(D, dk, D);
+    if (p < 0) continue;
+    int dp = t->dim[p];
+    double H[36], tmp[36];
+    edge_block(m, w, t, k, H); /* dk x dp */
+    double *L = &t->lblk[36 * (size_t)k];
+    mul_nn(D, H, dk, dk, dp, L);
+    mul_tn(H, L, dk, dp, dp, tmp); /* H^T D^-1 H: dp x dp */
+    double *Dp = &t->dinv[36 * (size_t)p];
+    for (int i = 0; i < dp * dp; i++) Dp[i] -= tmp[i];
+  }
+}
+
+/* Solves the factored system for right-hand side c (per joint node, its
+ * rows; zero for the bodies); the bodies' changes are left in t->y, the
+ * joints' multipliers too. */
+static void tree_solve(vs_rtree *t) {
+  for (int32_t o = 0; o < t->n_nodes; o++) { /* forward: y_p -= L^T y_k */
+    int32_t k = t->order[o], p = t->parent[k];
+    if (p < 0) continue;
+    int dk = t->dim[k], dp = t->dim[p];
+    const double *L = &t->lblk[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
+    double *yp = &t->y[6 * (size_t)p];
+    for (int i = 0; i < dp; i++) {
+      double sum = 0;
+      for (int q = 0; q < dk; q++) sum += L[q * dp + i] * yk[q];
+      yp[i] -= sum;
+    }
+  }
+  for (int32_t k = 0; k < t->n_nodes; k++) { /* y = D^-1 y */
+    int d = t->dim[k];
+    double *yk = &t->y[6 * (size_t)k], tmp[6];
+    mul_nn(&t->dinv[36 * (size_t)k], yk, d, d, 1, tmp);
+    memcpy(yk, tmp, sizeof(double) * (size_t)d);
+  }
+  for (int32_t o = t->n_nodes - 1; o >= 0; o--) { /* backward: y_k -= L y_p */
+    int32_t k = t->order[o], p = t->parent[k];
+    if (p < 0) continue;
+    int dk = t->dim[k], dp = t->dim[p];
+    const double *L = &t->lblk[36 * (size_t)k], *yp = &t->y[6 * (size_t)p];
+    double *yk = &t->y[6 * (size_t)k];
+    for (int i = 0; i < dk; i++) {
+      double sum = 0;
+      for (int q = 0; q < dp; q++) sum += L[i * dp + q] * yp[q];
+      yk[i] -= sum;
+    }
+  }
+}
+
+/* The joint's rows applied to (v, w) of its bodies: J_a u_a + J_b u_b. */
+static void joint_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
+                       const double *ub, double *out) {
+  double J[36];
+  int d = m->joint_kind[j] == VS_JOINT_BALL ? 3 : 1;
+  for (int i = 0; i < d; i++) out[i] = 0;
+  const double *u[2] = {ua, ub};
+  for (int e = 0; e < 2; e++) {
+    if (!u[e]) continue;
+    jblock(m, w, j, e, J);
+    for (int i = 0; i < d; i++)
+      for (int q = 0; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
+  }
+}
+
+/* Whether body b moves (a node of the tree may touch the ground side). */
+static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
+  return b >= 0 && m->inv_mass[b] != 0 ? x : NULL;
+}
+
+void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  vs_rtree *t = &w->tree;
+  if (t->n_nodes == 0) return;
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    double *y = &t->y[6 * (size_t)k];
+    memset(y, 0, sizeof(double) * 6);
+    if (t->kind[k] != NODE_JOINT) continue;
+    int32_t j = t->id[k], a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    double va[6], vb[6];
+    if (a >= 0) memcpy(va, &s->v[3 * a], 24), memcpy(va + 3, &s->w[3 * a], 24);
+    if (b >= 0) memcpy(vb, &s->v[3 * b], 24), memcpy(vb + 3, &s->w[3 * b], 24);
+    double c[3];
+    joint_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
+    for (int i = 0; i < t->dim[k]; i++) y[i] = -c[i];
+  }
+  tree_solve(t);
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    const double *y = &t->y[6 * (size_t)k];
+    if (t->kind[k] == NODE_BODY) {
+      int32_t b = t->id[k];
+      for (int q = 0; q < 3; q++) s->v[3 * b + q] += y[q], s->w[3 * b + q] += y[3 + q];
+    } else {
+      int32_t j = t->id[k]; /* impulse on b: -mu (ball: a vector; distance: along u) */
+      for (int i = 0; i < t->dim[k]; i++) s->joint_impulse[3 * j + i] -= y[i];
+    }
+  }
+}
+
+void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  vs_rtree *t = &w->tree;
+  if (t->n_nodes == 0) return;
+  int32_t n = m->n_bodies;
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    double *y = &t->y[6 * (size_t)k];
+    memset(y, 0, sizeof(double) * 6);
+    if (t->kind[k] != NODE_JOINT) continue;
+    int32_t j = t->id[k], a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (b < 0) b = n;
+    double R[9], ra[3], rb[3], C[3];
+    vs_quat_to_mat(&s->q[4 * a], R);
+    vs_mat3_mul(R, &m->joint_pa[3 * j], ra);
+    vs_quat_to_mat(&s->q[4 * b], R);
+    vs_mat3_mul(R, &m->joint_pb[3 * j], rb);
+    for (int q = 0; q < 3; q++) C[q] = s->x[3 * b + q] + rb[q] - s->x[3 * a + q] - ra[q];
+    if (m->joint_kind[j] == VS_JOINT_BALL) {
+      for (int q = 0; q < 3; q++) y[q] = -C[q];
+    } else {
+      y[0] = -(vs_len3(C) - m->joint_rest[j]);
+    }
+  }
+  tree_solve(t);
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    if (t->kind[k] != NODE_BODY) continue;
+    int32_t b = t->id[k];
+    const double *y = &t->y[6 * (size_t)k];
+    for (int q = 0; q < 3; q++) s->x[3 * b + q] += y[q];
+    vs_quat_integrate(&s->q[4 * b], y + 3, 1.0);
+  }
+}
