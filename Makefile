@@ -449,10 +449,31 @@ $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
 
+# make bench-rigid: vsim's rigid solver beside Bullet's on the scenes of
+# bench/rigid/ (chain, joint grid, stacks, pyramids, mass ratio, free spin,
+# bounce, tunnelling), each engine at its defaults: a Markdown table on
+# stdout, JSON in $(BUILD)/bench/rigid.json (bench/rigid_bench.py).
+#   make bench-rigid QUICK=1          one run each, shorter runs
+#   make bench-rigid ONLY=chain,5     some rows (names, prefixes or numbers)
+#   RIGID_BENCH_ARGS="--reps 5 --cpu 0"
+# Without Bullet the table has the vsim column only.
+PYTHON ?= python3
+$(BUILD)/bench/rigid_scenes: bench/rigid_scenes.c bench/rigid_metrics.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Ilib $< $(LIBA) $(LDLIBS) -o $@
+
+$(BUILD)/bench/bullet_scenes: bench/bullet_scenes.cpp bench/rigid_metrics.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet 2>/dev/null) $< $(LIBA) \
+	  $(LDLIBS) $(shell $(PKG_CONFIG) --libs bullet 2>/dev/null) -o $@
+
 .PHONY: bench-rigid
-bench-rigid: $(BUILD)/bench/rigid_pyramid $(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid)
-	$(BUILD)/bench/rigid_pyramid
-	$(if $(BULLET_OK),$(BUILD)/bench/bullet_pyramid,@echo "bullet not installed: no Bullet column")
+bench-rigid: $(BUILD)/bench/rigid_scenes $(if $(BULLET_OK),$(BUILD)/bench/bullet_scenes)
+	$(if $(BULLET_OK),,@echo "bullet not installed (pkg-config bullet): vsim column only")
+	$(PYTHON) bench/rigid_bench.py --vsim $(BUILD)/bench/rigid_scenes \
+	  $(if $(BULLET_OK),--bullet $(BUILD)/bench/bullet_scenes) --scenes bench/rigid \
+	  --out $(BUILD)/bench/rigid.json $(if $(filter 1 yes true,$(QUICK)),--quick) \
+	  $(if $(ONLY),--only $(ONLY)) $(RIGID_BENCH_ARGS)
 # The README's pictures (docs/images/), drawn by `vsim render` and `vsim plot`
 # from an example scene: `make pictures` regenerates them.
 PICTURES_DIR := $(BUILD)/pictures

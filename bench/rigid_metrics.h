@@ -1,0 +1,344 @@
+/* rigid_metrics.h: the quality metrics of `make bench-rigid`, one definition
+ * for both engines.  bench/rigid_scenes.c (vsim) and bench/bullet_scenes.cpp
+ * (Bullet) step the scenes of bench/rigid/, copy every body's pose and
+ * velocities into plain arrays after each frame (outside the timed part) and
+ * hand them here, so the numbers of the two columns are computed by the same
+ * lines.  The scene's `name` picks the metrics (rbm_kind_of); bodies are
+ * found by their order in the scene file (bench/rigid/gen_scenes.py).
+ *
+ * Arrays per frame, n bodies in file order: x (n x 3) centre of mass, q (n x 4)
+ * orientation w x y z, v (n x 3), w (n x 3) angular velocity in the world
+ * frame.  Header-only, C11 and C++. */
+#ifndef VSIM_BENCH_RIGID_METRICS_H
+#define VSIM_BENCH_RIGID_METRICS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vsim/vsim.h"
+#include "solve/rigid/rigid.h"
+
+/* A body faster than this "blew up": vsim's own runaway bound
+ * (solver.runaway_speed's default), applied to Bullet too. */
+#define RBM_RUNAWAY 10000.0
+
+typedef enum rbm_kind {
+  RBM_JOINTS = 0, /* chain_rest, chain_swing, joint_grid */
+  RBM_STACK,      /* stack20, stack20_small */
+  RBM_PYRAMID,    /* pyramid20, pyramid30 */
+  RBM_HEAVY,      /* heavy_on_light */
+  RBM_SPIN,       /* spin_flip */
+  RBM_BOUNCE,     /* cube_bounce */
+  RBM_WALL,       /* wall_tunnel */
+  RBM_OTHER
+} rbm_kind;
+
+static inline rbm_kind rbm_kind_of(const char *name) {
+  if (!strncmp(name, "chain", 5) || !strncmp(name, "joint_grid", 10)) return RBM_JOINTS;
+  if (!strncmp(name, "stack", 5)) return RBM_STACK;
+  if (!strncmp(name, "pyramid", 7)) return RBM_PYRAMID;
+  if (!strcmp(name, "heavy_on_light")) return RBM_HEAVY;
+  if (!strcmp(name, "spin_flip")) return RBM_SPIN;
+  if (!strcmp(name, "cube_bounce")) return RBM_BOUNCE;
+  if (!strcmp(name, "wall_tunnel")) return RBM_WALL;
+  return RBM_OTHER;
+}
+
+typedef struct rbm {
+  const vs_model *m;
+  rbm_kind kind;
+  int32_t n;
+  int64_t frames;      /* planned */
+  int64_t done;        /* frames measured */
+  double dt;
+  double *x0;          /* (n x 3) start */
+  double *xl, *ql, *vl, *wl; /* the last frame measured */
+  int blew;            /* a non-finite value or a runaway body was seen */
+  int64_t blew_frame;
+  double max_sep, max_speed, max_spin;
+  double ke_early, ke_late; /* largest kinetic energy in the first and last fifth */
+  double max_pen;
+  double e0, l0[3], l0len; /* spin: start */
+  int axis;            /* spin: the body axis along L at the start */
+  double sign0;
+  double flip_t;       /* spin: first flip, s (NAN: none) */
+  int phase;           /* bounce: 0 falling, 1 rising after the first bounce, 2 done */
+  double apex;         /* bounce: highest centre after the first bounce */
+} rbm;
+
+/* Row-major rotation matrix of q = (w, x, y, z); its columns are the body axes. */
+static inline void rbm_mat(const double *q, double R[9]) {
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+  double s = 2.0 / (w * w + x * x + y * y + z * z);
+  R[0] = 1 - s * (y * y + z * z), R[1] = s * (x * y - w * z), R[2] = s * (x * z + w * y);
+  R[3] = s * (x * y + w * z), R[4] = 1 - s * (x * x + z * z), R[5] = s * (y * z - w * x);
+  R[6] = s * (x * z - w * y), R[7] = s * (y * z + w * x), R[8] = 1 - s * (x * x + y * y);
+}
+
+static inline void rbm_point(const double *x, const double *q, const double *local, double out[3]) {
+  double R[9];
+  rbm_mat(q, R);
+  for (int k = 0; k < 3; k++)
+    out[k] = x[k] + R[3 * k] * local[0] + R[3 * k + 1] * local[1] + R[3 * k + 2] * local[2];
+}
+
+static inline int rbm_fixed(const rbm *r, int32_t i) { return !isfinite(r->m->rigid_mass[i]); }
+
+/* Kinetic energy of body i, and its angular momentum about its centre. */
+static inline double rbm_body_energy(const rbm *r, int32_t i, const double *q, const double *v,
+                                     const double *w, double L[3]) {
+  const double *I = r->m->rigid_inertia + 3 * (size_t)i;
+  double R[9], wb[3], lb[3];
+  rbm_mat(q, R);
+  for (int k = 0; k < 3; k++) /* body frame: R^T w */
+    wb[k] = R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2];
+  for (int k = 0; k < 3; k++) lb[k] = I[k] * wb[k];
+  if (L)
+    for (int k = 0; k < 3; k++) L[k] = R[3 * k] * lb[0] + R[3 * k + 1] * lb[1] + R[3 * k + 2] * lb[2];
+  double m = r->m->rigid_mass[i];
+  return 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+         0.5 * (wb[0] * lb[0] + wb[1] * lb[1] + wb[2] * lb[2]);
+}
+
+static inline double rbm_len(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+static inline void rbm_keep(rbm *r, const double *x, const double *q, const double *v, const double *w) {
+  size_t n = (size_t)r->n;
+  memcpy(r->xl, x, 3 * n * sizeof(double));
+  memcpy(r->ql, q, 4 * n * sizeof(double));
+  memcpy(r->vl, v, 3 * n * sizeof(double));
+  memcpy(r->wl, w, 3 * n * sizeof(double));
+}
+
+/* The start (frame 0).  Returns 0, or -1 when out of memory. */
+static inline int rbm_init(rbm *r, const vs_model *m, const char *scene, int64_t frames,
+                           const double *x, const double *q, const double *v, const double *w) {
+  memset(r, 0, sizeof *r);
+  r->m = m;
+  r->kind = rbm_kind_of(scene);
+  r->n = m->n_rigid;
+  r->frames = frames;
+  r->dt = m->dt;
+  size_t n = (size_t)r->n > 0 ? (size_t)r->n : 1;
+  r->x0 = (double *)malloc(3 * n * sizeof(double));
+  r->xl = (double *)malloc(3 * n * sizeof(double));
+  r->ql = (double *)malloc(4 * n * sizeof(double));
+  r->vl = (double *)malloc(3 * n * sizeof(double));
+  r->wl = (double *)malloc(3 * n * sizeof(double));
+  if (!r->x0 || !r->xl || !r->ql || !r->vl || !r->wl) return -1;
+  memcpy(r->x0, x, 3 * (size_t)r->n * sizeof(double));
+  rbm_keep(r, x, q, v, w);
+  r->flip_t = NAN;
+  if (r->kind == RBM_SPIN && r->n > 0) {
+    r->e0 = rbm_body_energy(r, 0, q, v, w, r->l0);
+    r->l0len = rbm_len(r->l0);
+    double R[9], best = -1;
+    rbm_mat(q, R);
+    for (int k = 0; k < 3; k++) {
+      double d = (R[k] * r->l0[0] + R[3 + k] * r->l0[1] + R[6 + k] * r->l0[2]) / r->l0len;
+      if (fabs(d) > best) best = fabs(d), r->axis = k, r->sign0 = d < 0 ? -1.0 : 1.0;
+    }
+  }
+  return 0;
+}
+
+static inline void rbm_free(rbm *r) {
+  free(r->x0), free(r->xl), free(r->ql), free(r->vl), free(r->wl);
+}
+
+/* Frame f (1, 2, ...) has been stepped: measure it.  Returns 0, or -1 when a
+ * value is not finite or a body runs away (r->blew is then set: the run
+ * stops there). */
+static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q, const double *v,
+                            const double *w) {
+  const vs_model *m = r->m;
+  for (int32_t i = 0; i < r->n; i++) {
+    const double *p = x + 3 * (size_t)i, *o = q + 4 * (size_t)i, *u = v + 3 * (size_t)i,
+                 *a = w + 3 * (size_t)i;
+    double s = p[0] + p[1] + p[2] + o[0] + o[1] + o[2] + o[3] + u[0] + u[1] + u[2] + a[0] + a[1] + a[2];
+    double sp = rbm_len(u);
+    if (!isfinite(s) || !(sp <= RBM_RUNAWAY)) {
+      r->blew = 1, r->blew_frame = f;
+      return -1;
+    }
+    if (!rbm_fixed(r, i)) {
+      if (sp > r->max_speed) r->max_speed = sp;
+      double ws = rbm_len(a);
+      if (ws > r->max_spin) r->max_spin = ws;
+    }
+  }
+  r->done = f;
+  rbm_keep(r, x, q, v, w);
+
+  if (r->kind == RBM_JOINTS && m->rigid) {
+    const vs_rmodel *rm = m->rigid;
+    for (int32_t j = 0; j < rm->n_joints; j++) {
+      int32_t a = rm->joint_ab[2 * j], b = rm->joint_ab[2 * j + 1];
+      double pa[3], pb[3], d[3];
+      rbm_point(x + 3 * (size_t)a, q + 4 * (size_t)a, rm->joint_pa + 3 * (size_t)j, pa);
+      if (b >= 0)
+        rbm_point(x + 3 * (size_t)b, q + 4 * (size_t)b, rm->joint_pb + 3 * (size_t)j, pb);
+      else
+        memcpy(pb, rm->joint_pb + 3 * (size_t)j, sizeof pb);
+      for (int k = 0; k < 3; k++) d[k] = pa[k] - pb[k];
+      double sep = rbm_len(d);
+      if (rm->joint_kind[j] == VS_RJOINT_DISTANCE) sep = fabs(sep - rm->joint_rest[j]);
+      if (sep > r->max_sep) r->max_sep = sep;
+    }
+  }
+  if (r->kind == RBM_PYRAMID) {
+    double ke = 0;
+    for (int32_t i = 0; i < r->n; i++)
+      if (!rbm_fixed(r, i))
+        ke += rbm_body_energy(r, i, q + 4 * (size_t)i, v + 3 * (size_t)i, w + 3 * (size_t)i, NULL);
+    int64_t fifth = r->frames / 5 > 0 ? r->frames / 5 : 1;
+    if (f <= fifth && ke > r->ke_early) r->ke_early = ke;
+    if (f > r->frames - fifth && ke > r->ke_late) r->ke_late = ke;
+  }
+  if (r->kind == RBM_HEAVY && r->n > 0 && m->n_colliders > 0 &&
+      m->colliders[0].kind == VS_COLLIDER_PLANE) {
+    const double *s = m->rigid_size, *pt = m->colliders[0].a, *nn = m->colliders[0].b;
+    for (int c = 0; c < 8; c++) {
+      double loc[3] = {(c & 1 ? 0.5 : -0.5) * s[0], (c & 2 ? 0.5 : -0.5) * s[1],
+                       (c & 4 ? 0.5 : -0.5) * s[2]},
+             p[3];
+      rbm_point(x, q, loc, p);
+      double depth = -((p[0] - pt[0]) * nn[0] + (p[1] - pt[1]) * nn[1] + (p[2] - pt[2]) * nn[2]);
+      if (depth > r->max_pen) r->max_pen = depth;
+    }
+  }
+  if (r->kind == RBM_SPIN && r->n > 0 && isnan(r->flip_t)) {
+    double R[9];
+    rbm_mat(q, R);
+    int k = r->axis;
+    double d = R[k] * r->l0[0] + R[3 + k] * r->l0[1] + R[6 + k] * r->l0[2];
+    if (d * r->sign0 < 0) r->flip_t = (double)f * r->dt;
+  }
+  if (r->kind == RBM_BOUNCE && r->n > 0) {
+    if (r->phase == 0 && v[1] > 0) r->phase = 1;
+    if (r->phase == 1) {
+      if (x[1] > r->apex) r->apex = x[1];
+      if (v[1] <= 0) r->phase = 2;
+    }
+  }
+  return 0;
+}
+
+/* --trace K: body K's frame, centre, velocity and angular velocity on
+ * stderr, one line a frame (to see how a metric came about). */
+static inline void rbm_trace(int64_t f, int32_t k, const double *x, const double *v, const double *w) {
+  const double *p = x + 3 * (size_t)k, *u = v + 3 * (size_t)k, *a = w + 3 * (size_t)k;
+  fprintf(stderr, "%lld x %.6g %.6g %.6g v %.6g %.6g %.6g w %.6g %.6g %.6g\n", (long long)f, p[0],
+          p[1], p[2], u[0], u[1], u[2], a[0], a[1], a[2]);
+}
+
+static inline void rbm_num(FILE *out, const char *key, double val, int *first) {
+  fprintf(out, "%s\"%s\": ", *first ? "" : ", ", key);
+  *first = 0;
+  if (isfinite(val))
+    fprintf(out, "%.9g", val);
+  else
+    fputs("null", out);
+}
+
+/* The metrics as the members of a JSON object (no braces); a value that
+ * cannot be had is null. */
+static inline void rbm_print(const rbm *r, FILE *out) {
+  const vs_model *m = r->m;
+  int first = 1;
+  int32_t n = r->n, t = n - 1;
+  if (n <= 0) return;
+  switch (r->kind) {
+    case RBM_JOINTS:
+      rbm_num(out, "max_joint_sep_m", r->max_sep, &first);
+      rbm_num(out, "max_speed_mps", r->max_speed, &first);
+      break;
+    case RBM_STACK: {
+      double dx = r->xl[3 * t] - r->x0[3 * t], dz = r->xl[3 * t + 2] - r->x0[3 * t + 2];
+      rbm_num(out, "top_drift_m", sqrt(dx * dx + dz * dz), &first);
+      rbm_num(out, "height_err_m", r->xl[3 * t + 1] - r->x0[3 * t + 1], &first);
+      break;
+    }
+    case RBM_PYRAMID: {
+      double top = 0, worst = 0;
+      for (int32_t i = 0; i < n; i++) {
+        double d[3] = {r->xl[3 * i] - r->x0[3 * i], r->xl[3 * i + 1] - r->x0[3 * i + 1],
+                       r->xl[3 * i + 2] - r->x0[3 * i + 2]};
+        double l = rbm_len(d);
+        if (l > worst) worst = l;
+        if (i == t) top = l;
+      }
+      rbm_num(out, "top_drift_m", top, &first);
+      rbm_num(out, "max_drift_m", worst, &first);
+      rbm_num(out, "ke_ratio", r->ke_early > 0 ? r->ke_late / r->ke_early : NAN, &first);
+      /* stands: every box within half its edge of where it started */
+      fprintf(out, ", \"stands\": %s", worst < 0.5 * m->rigid_size[0] ? "true" : "false");
+      break;
+    }
+    case RBM_HEAVY: {
+      rbm_num(out, "light_pen_max_m", r->max_pen, &first);
+      double dx = n > 1 ? r->xl[3] - r->x0[3] : NAN, dz = n > 1 ? r->xl[5] - r->x0[5] : NAN;
+      rbm_num(out, "heavy_drift_m", sqrt(dx * dx + dz * dz), &first);
+      break;
+    }
+    case RBM_SPIN: {
+      double L[3];
+      double e = rbm_body_energy(r, 0, r->ql, r->vl, r->wl, L);
+      rbm_num(out, "e_ratio", e / r->e0, &first);
+      rbm_num(out, "l_ratio", rbm_len(L) / r->l0len, &first);
+      rbm_num(out, "first_flip_s", r->flip_t, &first);
+      break;
+    }
+    case RBM_BOUNCE: {
+      double e = m->rigid->restitution[0], ground = 0;
+      if (m->n_colliders > 0 && m->colliders[0].kind == VS_COLLIDER_PLANE) {
+        if (m->colliders[0].restitution > e) e = m->colliders[0].restitution;
+        ground = m->colliders[0].a[1];
+      }
+      double half = 0.5 * m->rigid_size[1], h = r->x0[1] - half - ground;
+      rbm_num(out, "max_spin_radps", r->max_spin, &first);
+      rbm_num(out, "apex_ratio", r->phase ? (r->apex - half - ground) / (e * e * h) : 0.0, &first);
+      break;
+    }
+    case RBM_WALL: {
+      const char *res = "?";
+      if (m->n_colliders > 0 && m->colliders[0].kind == VS_COLLIDER_BOX)
+        res = r->xl[0] > m->colliders[0].b[0] ? "passed" : r->xl[0] < m->colliders[0].a[0] ? "stopped" : "inside";
+      fprintf(out, "\"result\": \"%s\"", res);
+      first = 0;
+      rbm_num(out, "final_x_m", r->xl[0], &first);
+      rbm_num(out, "final_vx_mps", r->vl[0], &first);
+      break;
+    }
+    case RBM_OTHER:
+      rbm_num(out, "max_speed_mps", r->max_speed, &first);
+      break;
+  }
+}
+
+/* CPU time of this process, s: on a shared machine the wall clock measures
+ * the neighbours too (as bench/rigid_pyramid.c). */
+static inline double rbm_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A JSON string's body: quotes, backslashes and control characters escaped. */
+static inline void rbm_str(FILE *out, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(out, "\\u%04x", c);
+    else
+      fputc(c, out);
+  }
+}
+
+#endif
