@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
     bodies.push_back(b);
   }
   for (int j = 0; j < rm->n_joints; j++) {
-    if (rm->joint_kind[j] != VS_RJOINT_BALL) {
+    if (rm->joint_kind[j] != VS_JOINT_BALL) {
       std::fprintf(stderr, "bullet_scenes: joint %d: only ball joints\n", j);
       return 1;
     }

@@ -186,7 +186,7 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
         memcpy(pb, rm->joint_pb + 3 * (size_t)j, sizeof pb);
       for (int k = 0; k < 3; k++) d[k] = pa[k] - pb[k];
       double sep = rbm_len(d);
-      if (rm->joint_kind[j] == VS_RJOINT_DISTANCE) sep = fabs(sep - rm->joint_rest[j]);
+      if (rm->joint_kind[j] == VS_JOINT_DISTANCE) sep = fabs(sep - rm->joint_rest[j]);
       if (sep > r->max_sep) r->max_sep = sep;
     }
   }

@@ -488,7 +488,7 @@ START_TEST(set_and_validate_reach_the_rigid_keys) {
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "crate      rigid     capsule [0.5, 1, 0], mass 1 kg");
   CU_EXPECT_IN(p.out, "rigid        1 bodies, 0 joints, 0 attached particles; solver.rigid: "
-                      "iterations 7, substeps 4");
+                      "iterations 7, substeps 8");
   cu_free(&p);
   free(scene);
 }

@@ -16,7 +16,7 @@ void vs_rsettings_default(vs_rsettings *s) {
   s->damping = 0.0;
   s->margin = 4.0 * 0.005;
   s->max_bias_velocity = 3.0;
-  s->substeps = 4;
+  s->substeps = 8;
 }
 
 vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {

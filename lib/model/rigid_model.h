@@ -47,7 +47,7 @@ typedef struct vs_rsettings {
   double damping;               /* linear and angular, 1/s [0] */
   double margin;                /* speculative contact distance, m [4 * slop] */
   double max_bias_velocity;     /* cap on the Baumgarte push-out speed, m/s [3] */
-  int32_t substeps;             /* solver substeps per step, contacts found once [4] */
+  int32_t substeps;             /* solver substeps per step, contacts found once [8] */
   int32_t colored;              /* 1: constraint-graph colours, each solved in parallel
                                  * (relaxation: jacobi); 0: one sequential order [0] */
 } vs_rsettings;

@@ -311,8 +311,7 @@ const sk_row vs_sk_rows[] = {
     /* ---- solver.rigid: `{iterations, ...}` ---- */
     {"iterations", RS(iterations), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_ITERATIONS},
      .def = "2",
-     .doc = "sequential-impulse sweeps per rigid substep (2 with 4 substeps holds a 20-level "
-            "pyramid at less cost than 10 sweeps of one step)"},
+     .doc = "sequential-impulse sweeps per rigid substep"},
     {"baumgarte", RS(baumgarte), .type = SK_NUM, .range = UNIT, .def = "0.2",
      .doc = "fraction of the penetration fed back per step (as a pseudo velocity: split impulse)"},
     {"slop", RS(slop), .type = SK_NUM, .range = NONNEG, .def = "0.005",
@@ -324,9 +323,10 @@ const sk_row vs_sk_rows[] = {
      .def = "0.5", .doc = "approach speed below which contacts do not bounce, m/s"},
     {"warm_start", RS(warm_start), .type = SK_BOOL, .def = "true",
      .doc = "start each step from the last step's impulses of the same contact"},
-    {"substeps", RS(substeps), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_SUBSTEPS}, .def = "4",
-     .doc = "rigid substeps per step h, contacts found once per step (soft-step stacking: "
-            "cheaper than more iterations for the same stiffness)"},
+    {"substeps", RS(substeps), .type = SK_INT, .irange = {1, 0, 0, VS_MAX_SUBSTEPS}, .def = "8",
+     .doc = "rigid substeps per step h, contacts found once per step (8 hold a 30-level pyramid, "
+            "a 20-cube stack and a 100:1 pair at dt 1/60: cheaper than more iterations for the same "
+            "stiffness)"},
 
     /* ---- colliders: `- KIND: {...}` ---- */
     {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",

@@ -220,7 +220,6 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
  * without touching the velocities (no energy is added). */
 void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int rev) {
   int32_t n = m->n_bodies;
-  vs_rigid_tree_position(m, s, w);
   for (int32_t jj = 0; jj < m->n_joints; jj++) {
     int32_t j = rev ? m->n_joints - 1 - jj : jj;
     if (w->tree.n_tree_joints && w->tree.in_tree[j]) continue;

@@ -190,10 +190,13 @@ uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6));
 }
 
-/* ---- small dense blocks (row-major, r x c) ---- */
+/* ---- small dense blocks (row-major, r x c) ----
+ * The sizes are 6, 3 and 1 only: every call below names them as constants
+ * through the switch in the callers, so the compiler unrolls the loops. */
 
 /* o = A^T B: A is k x r, B is k x c. */
-static void mul_tn(const double *A, const double *B, int k, int r, int c, double *o) {
+static inline __attribute__((always_inline)) void mul_tn(const double *A, const double *B,
+                                                         int k, int r, int c, double *o) {
   for (int i = 0; i < r; i++)
     for (int j = 0; j < c; j++) {
       double sum = 0;
@@ -203,7 +206,8 @@ static void mul_tn(const double *A, const double *B, int k, int r, int c, double
 }
 
 /* o = A B: A is r x k, B is k x c. */
-static void mul_nn(const double *A, const double *B, int r, int k, int c, double *o) {
+static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B,
+                                                         int r, int k, int c, double *o) {
   for (int i = 0; i < r; i++)
     for (int j = 0; j < c; j++) {
       double sum = 0;
@@ -212,41 +216,48 @@ static void mul_nn(const double *A, const double *B, int r, int k, int c, double
     }
 }
 
-/* Inverse of the d x d matrix A (d <= 6) by Gauss-Jordan with partial
- * pivoting; a singular block (a joint between bodies that cannot move in
- * its direction) gets the pseudo-inverse's zero rows for the dead pivots. */
-static void invert(const double *A, int d, double *o) {
-  double a[36], b[36];
-  memcpy(a, A, sizeof(double) * (size_t)(d * d));
-  memset(b, 0, sizeof(double) * (size_t)(d * d));
-  for (int i = 0; i < d; i++) b[i * d + i] = 1.0;
+/* Inverse of the symmetric d x d pivot A, definite of sign `sign` (+1 for
+ * a body's, whose mass dominates; -1 for a joint's, -J M^-1 J^T), by the
+ * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
+ * joint whose bodies cannot move along one of its rows) gets zero rows and
+ * columns there: that row's multiplier stays zero. */
+static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
+                                                         double *o) {
+  double L[36] = {0}, Li[36] = {0};
+  int dead[6] = {0};
   double scale = 0;
-  for (int i = 0; i < d * d; i++) scale = fabs(a[i]) > scale ? fabs(a[i]) : scale;
-  for (int c = 0; c < d; c++) {
-    int p = c;
-    for (int r = c + 1; r < d; r++)
-      if (fabs(a[r * d + c]) > fabs(a[p * d + c])) p = r;
-    if (!(fabs(a[p * d + c]) > 1e-14 * scale)) { /* dead pivot */
-      for (int j = 0; j < d; j++) a[c * d + j] = b[c * d + j] = 0.0;
+  for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
+  for (int j = 0; j < d; j++) { /* sign * A = L L^T */
+    double djj = sign * A[j * d + j];
+    for (int q = 0; q < j; q++) djj -= L[j * 6 + q] * L[j * 6 + q];
+    if (!(djj > 1e-13 * scale)) {
+      dead[j] = 1;
       continue;
     }
-    if (p != c)
-      for (int j = 0; j < d; j++) {
-        double x = a[c * d + j];
-        a[c * d + j] = a[p * d + j], a[p * d + j] = x;
-        x = b[c * d + j];
-        b[c * d + j] = b[p * d + j], b[p * d + j] = x;
-      }
-    double inv = 1.0 / a[c * d + c];
-    for (int j = 0; j < d; j++) a[c * d + j] *= inv, b[c * d + j] *= inv;
-    for (int r = 0; r < d; r++) {
-      if (r == c) continue;
-      double f = a[r * d + c];
-      if (f == 0) continue;
-      for (int j = 0; j < d; j++) a[r * d + j] -= f * a[c * d + j], b[r * d + j] -= f * b[c * d + j];
+    double ljj = sqrt(djj), inv = 1.0 / ljj;
+    L[j * 6 + j] = ljj;
+    for (int i = j + 1; i < d; i++) {
+      double a = sign * A[i * d + j];
+      for (int q = 0; q < j; q++) a -= L[i * 6 + q] * L[j * 6 + q];
+      L[i * 6 + j] = a * inv;
     }
   }
-  memcpy(o, b, sizeof(double) * (size_t)(d * d));
+  for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
+    if (dead[j]) continue;
+    Li[j * 6 + j] = 1.0 / L[j * 6 + j];
+    for (int i = j + 1; i < d; i++) {
+      if (dead[i]) continue;
+      double a = 0;
+      for (int q = j; q < i; q++) a -= L[i * 6 + q] * Li[q * 6 + j];
+      Li[i * 6 + j] = a / L[i * 6 + i];
+    }
+  }
+  for (int i = 0; i < d; i++) /* (sign A)^-1 = Li^T Li */
+    for (int j = 0; j <= i; j++) {
+      double a = 0;
+      for (int q = i; q < d; q++) a += Li[q * 6 + i] * Li[q * 6 + j];
+      o[i * d + j] = o[j * d + i] = sign * a;
+    }
 }
 
 /* The Jacobian block of joint j on its body at end e (0: a, 1: b), as a
@@ -320,16 +331,27 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     int32_t k = t->order[o], p = t->parent[k];
     int dk = t->dim[k];
     double *D = &t->dinv[36 * (size_t)k];
-    invert(D, dk, D);
+    switch (dk) {
+    case 6: invert(D, 6, 1.0, D); break;
+    case 3: invert(D, 3, -1.0, D); break;
+    default: invert(D, 1, -1.0, D); break;
+    }
     if (p < 0) continue;
     int dp = t->dim[p];
     double H[36], tmp[36];
     edge_block(m, w, t, k, H); /* dk x dp */
     double *L = &t->lblk[36 * (size_t)k];
-    mul_nn(D, H, dk, dk, dp, L);
-    mul_tn(H, L, dk, dp, dp, tmp); /* H^T D^-1 H: dp x dp */
     double *Dp = &t->dinv[36 * (size_t)p];
-    for (int i = 0; i < dp * dp; i++) Dp[i] -= tmp[i];
+    /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp) */
+#define EDGE_(DK, DP)                        \
+  mul_nn(D, H, DK, DK, DP, L);               \
+  mul_tn(H, L, DK, DP, DP, tmp);             \
+  for (int i = 0; i < (DP) * (DP); i++) Dp[i] -= tmp[i];
+    if (dk == 6 && dp == 3) { EDGE_(6, 3) }
+    else if (dk == 6) { EDGE_(6, 1) }
+    else if (dk == 3) { EDGE_(3, 6) }
+    else { EDGE_(1, 6) }
+#undef EDGE_
   }
 }
 
