@@ -64,27 +64,6 @@ void vs_memory_text(uint64_t bytes, char *buf, size_t size) {
     snprintf(buf, size, "%.*f %s", v < 10 ? 1 : 0, v, unit[u]);
 }
 
-int vs_parse_memory(const char *text, uint64_t *out) {
-  if (!text || !*text || !out) return -1;
-  char *end;
-  double v = strtod(text, &end);
-  if (end == text || !(v > 0)) return -1;
-  double mul = 1;
-  switch (*end) {
-    case 'k': case 'K': mul = 1024.0, end++; break;
-    case 'm': case 'M': mul = 1024.0 * 1024, end++; break;
-    case 'g': case 'G': mul = 1024.0 * 1024 * 1024, end++; break;
-    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, end++; break;
-    default: break;
-  }
-  if (*end == 'b' || *end == 'B') end++;
-  if (*end) return -1;
-  v *= mul;
-  if (!(v >= 1) || v > 9.2e18) return -1;
-  *out = (uint64_t)v;
-  return 0;
-}
-
 /* the counts of pass 1 of vs_model_build, and the largest body */
 typedef struct counts {
   int64_t np, nd, ntri, npin, nangle, nkeys;
