@@ -149,7 +149,7 @@ START_TEST(xpbd_multipliers_are_private_on_a_ragdoll) {
   vs_solve_ctx rc = {.m = m, .x = ref, .lambda = lam, .alive = s->alive, .inv_h2 = inv_h2, .xpbd = 1};
   for (int sweep = 0; sweep < 4; sweep++) {
     vs_relax_jacobi(m, s, &ctx);
-    for (int32_t j = 0; j < m->color_start[m->n_colors]; j++) vs_project_constraint(&rc, m->color_order[j]);
+    for (int32_t j = 0; j < m->priv->color_start[m->n_colors]; j++) vs_project_constraint(&rc, m->priv->color_order[j]);
   }
   int nonzero = 0;
   for (size_t id = 0; id < nc; id++) nonzero += lam[id] != 0.0;

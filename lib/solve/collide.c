@@ -11,9 +11,10 @@
 
 static inline vs_mesh_collider mesh_of(const vs_model *m, int32_t c) {
   const vs_collider_desc *cd = &m->colliders[c];
-  return (vs_mesh_collider){.bvh = m->collider_mesh[c].bvh,
-                            .grid = m->collider_mesh[c].grid,
-                            .margin = m->collider_mesh[c].margin,
+  const vs_mesh_search *ms = &m->priv->mesh_search[c];
+  return (vs_mesh_collider){.bvh = ms->bvh,
+                            .grid = ms->grid,
+                            .margin = ms->margin,
                             .thickness = cd->thickness,
                             .friction = cd->friction,
                             .restitution = cd->restitution};
@@ -73,7 +74,7 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
 /* Particle i's record of mesh collider c in a (mesh colliders x
  * n_particles) array. */
 static inline size_t record_of(const vs_model *m, int32_t c, int32_t i) {
-  return (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i;
+  return (size_t)m->priv->mesh_search[c].slot * (size_t)m->n_particles + (size_t)i;
 }
 
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
@@ -89,7 +90,7 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
         /* the contact plane (as vs_collide_mesh_particle, inlined: this is
          * the relaxation's inner loop); the dense flags first, so that a
          * particle without a plane reads one byte */
-        if (mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] != 1) continue;
+        if (mesh_on[(size_t)m->priv->mesh_search[c].slot * (size_t)m->n_particles + (size_t)i] != 1) continue;
         const vs_mesh_plane *cp = mesh_contact + record_of(m, c, i);
         const double R = r + cd->thickness;
         const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
