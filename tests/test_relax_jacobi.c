@@ -1,6 +1,6 @@
 /* test_relax_jacobi.c: the vectorised coloured-Jacobi kernel gives the same
  * bits as a plain scalar projection of the same links, one at a time, colour
- * by colour (issue 3: SIMD and scalar must agree to the last bit). */
+ * by colour (SIMD and scalar must agree to the last bit). */
 #include <math.h>
 
 #include "solve/solve.h"
@@ -111,7 +111,7 @@ START_TEST(layout_covers_every_link_once) {
 }
 END_TEST
 
-/* Issue 9: every constraint owns one xpbd multiplier slot, its build-order
+/* Every constraint owns one xpbd multiplier slot, its build-order
  * id, whatever the relaxation.  The kernel used to index the two-sided links
  * by colour position and the one-sided ones by link index, so on a ragdoll
  * (one-sided joint limits) two links shared a slot.  Reference: the same

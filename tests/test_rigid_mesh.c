@@ -1,4 +1,4 @@
-/* test_rigid_mesh.c: rigid bodies against mesh colliders (issues 10 and 11):
+/* test_rigid_mesh.c: rigid bodies against mesh colliders:
  * the contact points a flat mesh gives a box and a sphere (four corners, face
  * normals, no edge contact from a neighbouring triangle); a box, a sphere and
  * a capsule dropped on a flat OBJ floor against the same scene on a plane
