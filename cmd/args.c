@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "text.h"
 
 void cli_init(cli_parser *p, const char *cmd, int argc, char **argv, const cli_opt *opts,
               size_t n_opts) {
@@ -177,5 +178,26 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
     return -1;
   }
   *out = v;
+  return 0;
+}
+
+int cli_parse_memory(const char *text, uint64_t *out) {
+  if (!text || !*text || !out) return -1;
+  char *end;
+  double v = strtod(text, &end);
+  if (end == text || !(v > 0)) return -1;
+  double mul = 1;
+  switch (*end) {
+    case 'k': case 'K': mul = 1024.0, end++; break;
+    case 'm': case 'M': mul = 1024.0 * 1024, end++; break;
+    case 'g': case 'G': mul = 1024.0 * 1024 * 1024, end++; break;
+    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, end++; break;
+    default: break;
+  }
+  if (*end == 'b' || *end == 'B') end++;
+  if (*end) return -1;
+  v *= mul;
+  if (!(v >= 1) || v > 9.2e18) return -1;
+  *out = (uint64_t)v;
   return 0;
 }

@@ -63,4 +63,9 @@ int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo,
 /* Parse a finite number >= lo; reports and returns -1 on failure. */
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double *out);
 
+/* A size in bytes for --max-memory: "2G", "500M", "64k", "1e9", "123456"
+ * (K/M/G/T, powers of 1024, either case, optional trailing B).  0, or -1
+ * (nothing reported) when malformed or under one byte. */
+int cli_parse_memory(const char *text, uint64_t *out);
+
 #endif

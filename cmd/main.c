@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "text.h"
 
 /* The subcommands: a new one is a file with its run and help functions and
  * one row here. */

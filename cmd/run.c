@@ -148,7 +148,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
       }
       case OPT_MAX_MEMORY: {
         uint64_t bytes;
-        if (vs_parse_memory(v, &bytes) != 0)
+        if (cli_parse_memory(v, &bytes) != 0)
           return cli_usage_error("run", "--max-memory: '%s' is not a size (e.g. 2G, 500M)", v);
         vs_set_max_memory(bytes);
         break;

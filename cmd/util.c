@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "text.h"
 
 int cli_exit_code(vs_status st, cli_phase phase) {
   switch (st) {

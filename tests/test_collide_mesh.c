@@ -11,6 +11,7 @@
 #include "util/alloc.h"
 
 #include "model/bvh.h"
+#include "model/model_private.h"
 #include "scene/obj.h"
 #include "solve/collide_mesh.h"
 
@@ -283,11 +284,11 @@ START_TEST(grid_or_not_gives_the_same_bits) {
       obj);
   vs_scene *sc = tu_scene(yaml);
   vs_model *a = tu_model(sc), *b = tu_model(sc);
-  ck_assert_ptr_nonnull(a->collider_mesh[0].grid);
-  ck_assert_double_eq(a->collider_mesh[0].margin, b->collider_mesh[0].margin);
-  vs_mesh_grid_free(b->collider_mesh[0].grid);
-  vs_free(b->collider_mesh[0].grid);
-  b->collider_mesh[0].grid = NULL;
+  ck_assert_ptr_nonnull(a->priv->mesh_search[0].grid);
+  ck_assert_double_eq(a->priv->mesh_search[0].margin, b->priv->mesh_search[0].margin);
+  vs_mesh_grid_free(b->priv->mesh_search[0].grid);
+  vs_free(b->priv->mesh_search[0].grid);
+  b->priv->mesh_search[0].grid = NULL;
   vs_state *sa = tu_state(a), *sb = tu_state(b);
   vs_error e;
   int touched = 0;

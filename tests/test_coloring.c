@@ -1,5 +1,6 @@
 /* test_coloring.c: the greedy constraint colouring is valid, deterministic
  * and ignores pinned particles. */
+#include "model/model_private.h"
 #include "testutil.h"
 
 static vs_model *model_of(const char *yaml) {
@@ -13,13 +14,13 @@ static vs_model *model_of(const char *yaml) {
 static void assert_valid(const vs_model *m) {
   int32_t *owner = malloc(sizeof(int32_t) * (size_t)(m->n_particles + 1));
   for (int32_t c = 0; c < m->n_colors; c++) {
-    ck_assert_int_le(m->color_start[c], m->color_start[c + 1]);
-    if (c == m->color_overflow) continue;
+    ck_assert_int_le(m->priv->color_start[c], m->priv->color_start[c + 1]);
+    if (c == m->priv->color_overflow) continue;
     for (int32_t i = 0; i < m->n_particles; i++) owner[i] = -1;
-    for (int32_t j = m->color_start[c]; j < m->color_start[c + 1]; j++) {
-      int32_t id = m->color_order[j], p[3];
-      ck_assert_int_eq(m->color[id], c);
-      if (j > m->color_start[c]) ck_assert_int_gt(id, m->color_order[j - 1]); /* build order inside */
+    for (int32_t j = m->priv->color_start[c]; j < m->priv->color_start[c + 1]; j++) {
+      int32_t id = m->priv->color_order[j], p[3];
+      ck_assert_int_eq(m->priv->color[id], c);
+      if (j > m->priv->color_start[c]) ck_assert_int_gt(id, m->priv->color_order[j - 1]); /* build order inside */
       vs_model_constraint_particles(m, id, p);
       for (int k = 0; k < 3; k++) {
         if (p[k] < 0 || m->x0[4 * p[k] + 3] == 0.0) continue;
@@ -29,14 +30,14 @@ static void assert_valid(const vs_model *m) {
       }
     }
   }
-  ck_assert_int_eq(m->color_start[m->n_colors], m->n_constraints);
+  ck_assert_int_eq(m->priv->color_start[m->n_colors], m->n_constraints);
   free(owner);
 }
 
 START_TEST(cloth_colouring_is_valid_and_small) {
   vs_model *m = model_of("bodies:\n  - cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [20, 20], shear: {}, bend: {}, pin: top-edge}\n");
   assert_valid(m);
-  ck_assert_int_eq(m->color_overflow, -1);
+  ck_assert_int_eq(m->priv->color_overflow, -1);
   ck_assert_int_le(m->n_colors, 16);
   vs_model_free(m);
   m = model_of("bodies:\n  - cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [20, 20]}\n");
@@ -81,8 +82,8 @@ START_TEST(overflow_colour_past_64) {
   for (int i = 1; i <= 70; i++) n += snprintf(yaml + n, sizeof yaml - n, "  - distance: {a: 's:0', b: 's:%d'}\n", i);
   vs_model *m = model_of(yaml);
   ck_assert_int_eq(m->n_colors, 65);
-  ck_assert_int_eq(m->color_overflow, 64);
-  ck_assert_int_eq(m->color_start[65] - m->color_start[64], 6);
+  ck_assert_int_eq(m->priv->color_overflow, 64);
+  ck_assert_int_eq(m->priv->color_start[65] - m->priv->color_start[64], 6);
   assert_valid(m);
   vs_model_free(m);
 }

@@ -49,7 +49,7 @@ static void check_order(const vs_model *m) {
   /* a permutation */
   uint8_t *seen = calloc((size_t)nc + 1, 1);
   for (int32_t t = 0; t < nc; t++) {
-    const int32_t id = m->gs_order[t];
+    const int32_t id = m->priv->gs_order[t];
     ck_assert_int_ge(id, 0);
     ck_assert_int_lt(id, nc);
     ck_assert_msg(!seen[id], "constraint %d twice in the order", id);
@@ -61,7 +61,7 @@ static void check_order(const vs_model *m) {
   for (int32_t p = 0; p < m->n_particles; p++) last[p] = -1;
   for (int32_t t = 0; t < nc; t++) {
     int32_t q[VS_MAX_ARITY];
-    const int32_t id = m->gs_order[t];
+    const int32_t id = m->priv->gs_order[t];
     const int arity = vs_model_constraint_particles(m, id, q);
     for (int j = 0; j < arity; j++) {
       ck_assert_msg(last[q[j]] < id, "particle %d: constraint %d after %d", q[j], id, last[q[j]]);
@@ -71,24 +71,24 @@ static void check_order(const vs_model *m) {
   free(last);
   /* the blocks cover the order, one kind each */
   int32_t pos = 0, rank[VS_KIND_COUNT] = {0};
-  for (int32_t b = 0; b < m->n_blocks; b++) {
-    const vs_block *blk = &m->blocks[b];
+  for (int32_t b = 0; b < m->priv->n_blocks; b++) {
+    const vs_block *blk = &m->priv->blocks[b];
     ck_assert_int_eq(blk->start, pos);
     ck_assert_int_gt(blk->count, 0);
     ck_assert_int_eq(blk->first, rank[blk->kind]);
     for (int32_t i = 0; i < blk->count; i++) {
-      const int32_t id = m->gs_order[pos + i], k = m->con_index[id], r = blk->first + i;
+      const int32_t id = m->priv->gs_order[pos + i], k = m->con_index[id], r = blk->first + i;
       ck_assert_int_eq(m->con_kind[id], blk->kind);
       if (blk->kind != VS_KIND_DISTANCE) continue;
       /* the link's stream entry is a copy of its row */
-      ck_assert_int_eq(m->gs_link_index[r], k);
-      ck_assert_int_eq(m->gs_link_ab[2 * r], m->dist_ab[2 * k]);
-      ck_assert_int_eq(m->gs_link_ab[2 * r + 1], m->dist_ab[2 * k + 1]);
-      ck_assert(m->gs_link_rest[r] == m->dist_rest[k] && m->gs_link_kw[r] == m->dist_kw[k]);
-      ck_assert_int_eq(m->gs_link_side[r], m->dist_side[k]);
+      ck_assert_int_eq(m->priv->gs_link_index[r], k);
+      ck_assert_int_eq(m->priv->gs_link_ab[2 * r], m->dist_ab[2 * k]);
+      ck_assert_int_eq(m->priv->gs_link_ab[2 * r + 1], m->dist_ab[2 * k + 1]);
+      ck_assert(m->priv->gs_link_rest[r] == m->dist_rest[k] && m->priv->gs_link_kw[r] == m->priv->dist_kw[k]);
+      ck_assert_int_eq(m->priv->gs_link_side[r], m->dist_side[k]);
     }
     rank[blk->kind] += blk->count;
-    if (b > 0) ck_assert_int_ne(blk->kind, m->blocks[b - 1].kind);
+    if (b > 0) ck_assert_int_ne(blk->kind, m->priv->blocks[b - 1].kind);
     pos += blk->count;
   }
   ck_assert_int_eq(pos, nc);
@@ -102,7 +102,7 @@ static int32_t window_conflicts(const vs_model *m) {
   int32_t n = 0;
   for (int32_t t = 0; t < m->n_constraints; t++) {
     int32_t q[VS_MAX_ARITY];
-    const int arity = vs_model_constraint_particles(m, m->gs_order[t], q);
+    const int arity = vs_model_constraint_particles(m, m->priv->gs_order[t], q);
     int hit = 0;
     for (int j = 0; j < arity; j++) {
       if (t - at[q[j]] < VS_GS_WINDOW) hit = 1;
@@ -122,27 +122,27 @@ START_TEST(order_is_a_valid_permutation) {
   /* no constraints at all */
   m = build_yaml("bodies:\n  - particles: {positions: [[0, 1, 0]]}\n");
   ck_assert_int_eq(m->n_constraints, 0);
-  ck_assert_int_eq(m->n_blocks, 0);
+  ck_assert_int_eq(m->priv->n_blocks, 0);
   vs_model_free(m);
 }
 END_TEST
 
 /* Replace the order with build order itself (the contract's reference). */
 static void use_build_order(vs_model *m) {
-  m->n_blocks = 0;
+  m->priv->n_blocks = 0;
   int32_t rank[VS_KIND_COUNT] = {0};
   for (int32_t t = 0; t < m->n_constraints; t++) {
-    m->gs_order[t] = t;
+    m->priv->gs_order[t] = t;
     const vs_kind kind = (vs_kind)m->con_kind[t];
-    if (m->n_blocks && m->blocks[m->n_blocks - 1].kind == kind)
-      m->blocks[m->n_blocks - 1].count++;
+    if (m->priv->n_blocks && m->priv->blocks[m->priv->n_blocks - 1].kind == kind)
+      m->priv->blocks[m->priv->n_blocks - 1].count++;
     else
-      m->blocks[m->n_blocks++] = (vs_block){kind, t, 1, rank[kind]};
+      m->priv->blocks[m->priv->n_blocks++] = (vs_block){kind, t, 1, rank[kind]};
     if (kind == VS_KIND_DISTANCE) {
       const int32_t k = m->con_index[t], r = rank[kind];
-      m->gs_link_ab[2 * r] = m->dist_ab[2 * k], m->gs_link_ab[2 * r + 1] = m->dist_ab[2 * k + 1];
-      m->gs_link_rest[r] = m->dist_rest[k], m->gs_link_kw[r] = m->dist_kw[k];
-      m->gs_link_side[r] = m->dist_side[k], m->gs_link_index[r] = k;
+      m->priv->gs_link_ab[2 * r] = m->dist_ab[2 * k], m->priv->gs_link_ab[2 * r + 1] = m->dist_ab[2 * k + 1];
+      m->priv->gs_link_rest[r] = m->dist_rest[k], m->priv->gs_link_kw[r] = m->priv->dist_kw[k];
+      m->priv->gs_link_side[r] = m->dist_side[k], m->priv->gs_link_index[r] = k;
     }
     rank[kind]++;
   }
@@ -207,7 +207,7 @@ END_TEST
 START_TEST(jacobi_has_no_order) {
   vs_model *m = build_yaml("solver: {relaxation: jacobi}\n"
                            "bodies:\n  - rope: {from: [0, 1, 0], to: [1, 1, 0], segments: 5}\n");
-  ck_assert_int_eq(m->n_blocks, 0);
+  ck_assert_int_eq(m->priv->n_blocks, 0);
   vs_model_free(m);
 }
 END_TEST

@@ -2,6 +2,7 @@
  * pins, masses, and the errors that point back into the scene. */
 #include <math.h>
 
+#include "model/model_private.h"
 #include "testutil.h"
 
 static vs_status build(const char *yaml, vs_model **m, vs_error *e) {
@@ -86,7 +87,7 @@ START_TEST(rope_and_particles_and_explicit_constraints) {
   ck_assert_int_eq(m->con_kind[7], VS_KIND_DISTANCE);
   ck_assert_int_eq(m->con_kind[8], VS_KIND_PIN);
   ck_assert_int_eq(m->con_kind[9], VS_KIND_DISTANCE);
-  ck_assert_int_eq(m->n_blocks, 3);
+  ck_assert_int_eq(m->priv->n_blocks, 3);
   /* rest auto = initial distance (line:4 at (2,2,0), shot:0 at (0,3,0)) */
   ck_assert_double_eq_tol(m->dist_rest[7], sqrt(5.0), 1e-15);
   ck_assert_int_eq(m->dist_side[8], VS_SIDE_MIN);

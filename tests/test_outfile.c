@@ -167,6 +167,30 @@ START_TEST(planted_temp_symlink_not_followed) {
 }
 END_TEST
 
+/* A symbolic link planted at the output's name while the run writes is
+ * refused at publishing, with or without force, and named as a link: the
+ * output never goes where it points, and the link and its target stay. */
+START_TEST(planted_output_symlink_refused) {
+  vs_error e;
+  write_text(P("victim"), "untouched");
+  for (unsigned flags = 0; flags <= VS_OUTFILE_FORCE; flags++) {
+    vs_outfile o;
+    vs_error_clear(&e);
+    ck_assert_int_eq(vs_outfile_create(P("out.h5"), flags, &o, &e), VS_OK);
+    ck_assert_int_eq(write(o.fd, "mine", 4), 4);
+    ck_assert_int_eq(symlink(P("victim"), P("out.h5")), 0);
+    expect(vs_outfile_publish(&o, &e), VS_ERR_USAGE, &e,
+           "became a symbolic link while writing, not a regular file: refused");
+    struct stat st;
+    ck_assert_int_eq(lstat(P("out.h5"), &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_str_eq(read_text(P("victim")), "untouched");
+    ck_assert_int_eq(temp_files(), 0);
+    ck_assert_int_eq(unlink(P("out.h5")), 0);
+  }
+}
+END_TEST
+
 START_TEST(long_names) {
   vs_error e;
   char name[256];
@@ -310,6 +334,7 @@ int main(void) {
   tcase_add_test(tc, special_files_refused_even_with_force);
   tcase_add_test(tc, symlink_rules);
   tcase_add_test(tc, planted_temp_symlink_not_followed);
+  tcase_add_test(tc, planted_output_symlink_refused);
   tcase_add_test(tc, long_names);
   tcase_add_test(tc, mode_follows_umask);
   tcase_add_test(tc, race_without_force);

@@ -1,6 +1,6 @@
 /* test_relax_jacobi.c: the vectorised coloured-Jacobi kernel gives the same
  * bits as a plain scalar projection of the same links, one at a time, colour
- * by colour (issue 3: SIMD and scalar must agree to the last bit). */
+ * by colour (SIMD and scalar must agree to the last bit). */
 #include <math.h>
 
 #include "solve/solve.h"
@@ -111,7 +111,7 @@ START_TEST(layout_covers_every_link_once) {
 }
 END_TEST
 
-/* Issue 9: every constraint owns one xpbd multiplier slot, its build-order
+/* Every constraint owns one xpbd multiplier slot, its build-order
  * id, whatever the relaxation.  The kernel used to index the two-sided links
  * by colour position and the one-sided ones by link index, so on a ragdoll
  * (one-sided joint limits) two links shared a slot.  Reference: the same
@@ -149,7 +149,7 @@ START_TEST(xpbd_multipliers_are_private_on_a_ragdoll) {
   vs_solve_ctx rc = {.m = m, .x = ref, .lambda = lam, .alive = s->alive, .inv_h2 = inv_h2, .xpbd = 1};
   for (int sweep = 0; sweep < 4; sweep++) {
     vs_relax_jacobi(m, s, &ctx);
-    for (int32_t j = 0; j < m->color_start[m->n_colors]; j++) vs_project_constraint(&rc, m->color_order[j]);
+    for (int32_t j = 0; j < m->priv->color_start[m->n_colors]; j++) vs_project_constraint(&rc, m->priv->color_order[j]);
   }
   int nonzero = 0;
   for (size_t id = 0; id < nc; id++) nonzero += lam[id] != 0.0;

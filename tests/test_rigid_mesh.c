@@ -1,4 +1,4 @@
-/* test_rigid_mesh.c: rigid bodies against mesh colliders (issues 10 and 11):
+/* test_rigid_mesh.c: rigid bodies against mesh colliders:
  * the contact points a flat mesh gives a box and a sphere (four corners, face
  * normals, no edge contact from a neighbouring triangle); a box, a sphere and
  * a capsule dropped on a flat OBJ floor against the same scene on a plane
@@ -10,6 +10,7 @@
 
 #include "runutil.h"
 #include "model/bvh.h"
+#include "model/model_private.h"
 #include "solve/rigid/rigid.h"
 
 static char *g_dir;
@@ -312,7 +313,7 @@ static double overlap(const vs_model *m, const vs_state *s) {
     vs_mat3_mul(R, l, w);
     for (int c = 0; c < 3; c++) w[c] += s->rx[c];
     vs_bvh_hit hit;
-    if (vs_bvh_closest(m->collider_mesh[0].bvh, w, sz[0], &hit) && sz[0] - hit.dist > worst)
+    if (vs_bvh_closest(m->priv->mesh_search[0].bvh, w, sz[0], &hit) && sz[0] - hit.dist > worst)
       worst = sz[0] - hit.dist;
     if (inside_mesh(m, w) > 0) worst = INFINITY;
   }

@@ -223,6 +223,26 @@ START_TEST(read_file_catches_a_pipe_over_the_limit) {
 }
 END_TEST
 
+/* The one directory-part helper of the input and output checks: the same
+ * answers that outfile.c and xdmf.c each computed with their own copy. */
+START_TEST(dir_part_and_file_kind) {
+  static const char *const cases[][2] = {{"x.h5", "."}, {"/x.h5", "/"}, {"a/x.h5", "a"},
+                                         {"a/b/x.h5", "a/b"}, {"a/b/", "a/b"}, {"a//x", "a/"},
+                                         {"/a/x", "/a"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *d = vs_dir_part(cases[i][0]);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_str_eq(d, cases[i][1]);
+    ck_assert_uint_eq(vs_dir_len(cases[i][0]), strcmp(cases[i][1], ".") ? strlen(cases[i][1]) : 0);
+    vs_free(d);
+  }
+  ck_assert_str_eq(vs_file_kind(S_IFDIR), "a directory");
+  ck_assert_str_eq(vs_file_kind(S_IFIFO), "a FIFO (named pipe)");
+  ck_assert_str_eq(vs_file_kind(S_IFLNK), "a symbolic link");
+  ck_assert_str_eq(vs_file_kind(S_IFREG), "not a regular file");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("util");
   TCase *t = tcase_create("util");
@@ -233,6 +253,7 @@ static Suite *suite(void) {
   tcase_add_test(t, edit_distance_counts_edits_up_to_the_cap);
   tcase_add_test(t, read_file_reads_all_and_enforces_the_limit);
   tcase_add_test(t, read_file_catches_a_pipe_over_the_limit);
+  tcase_add_test(t, dir_part_and_file_kind);
   suite_add_tcase(s, t);
   return s;
 }

@@ -11,6 +11,7 @@
 
 #include "io/h5util.h"
 #include "util/alloc.h"
+#include "util/file.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -44,16 +45,6 @@ static void quiet(void) {
   H5dont_atexit();
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   H5PLset_loading_state(0);
-}
-
-static const char *file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISLNK(m)) return "a symbolic link";
-  return "not a regular file";
 }
 
 /* ---- opening a file ------------------------------------------------------- */
@@ -94,7 +85,7 @@ vs_status vs_h5g_open(const char *path, vs_h5g_file *f, vs_error *err) {
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   if (!S_ISREG(st.st_mode))
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s, not a regular file",
-                        file_kind(st.st_mode));
+                        vs_file_kind(st.st_mode));
   f->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (f->fd < 0)
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));

@@ -279,9 +279,9 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   if (h5w_create_series(w, m, "/connectivity/") < 0) goto done;
   for (size_t i = 0; i < nc; i++) vs_model_constraint_particles(m, (int32_t)i, tmp + 3 * i);
   if (h5w_make_index(w, solver, "constraints", nc, 3, tmp, NULL, NULL) < 0) goto done;
-  if (m->color) {
+  if (m->priv->color) {
     hsize_t d1 = nc;
-    if (h5w_make_fixed(w, solver, "color", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, m->color,
+    if (h5w_make_fixed(w, solver, "color", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, m->priv->color,
                    &color) < 0 ||
         h5w_attr_i32(w, color, "count", m->n_colors) < 0)
       goto done;

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/file.h"
 #include "util/outfile.h"
 #include "util/text.h"
 #include "io/h5guard.h"
@@ -574,22 +575,9 @@ static void colliders(xd *x) {
   vs_sbuf_puts(&x->b, "</Grid>\n");
 }
 
-/* The directory part of path ("." when none), from vs_malloc. */
-static char *dir_part(const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash) return vs_strdup(".");
-  size_t n = slash == path ? 1 : (size_t)(slash - path);
-  char *d = vs_malloc(n + 1);
-  if (d) {
-    memcpy(d, path, n);
-    d[n] = '\0';
-  }
-  return d;
-}
-
 /* The path of h5 relative to the directory of xmf (both exist). */
 static char *relative_to(const char *h5, const char *xmf, int *nomem) {
-  char *dh = dir_part(h5), *dx = dir_part(xmf);
+  char *dh = vs_dir_part(h5), *dx = vs_dir_part(xmf);
   char *out = NULL;
   if (!dh || !dx) *nomem = 1;
   char rh[PATH_MAX], rx[PATH_MAX];

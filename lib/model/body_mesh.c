@@ -18,6 +18,7 @@
 #include "model/build.h"
 #include "scene/obj.h"
 #include "util/alloc.h"
+#include "util/vec3.h"
 
 typedef struct mesh_edge {
   int32_t a, b; /* a < b */
@@ -82,11 +83,9 @@ vs_status vs_mesh_count(const vs_body_desc *b, const vs_obj_mesh *o, vs_body_cou
 }
 
 static double tri_area(const double *a, const double *b, const double *c) {
-  const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                       u[0] * v[1] - u[1] * v[0]};
-  return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  double u[3], v[3], n[3];
+  vs_sub3(b, a, u), vs_sub3(c, a, v), vs_cross3(u, v, n);
+  return 0.5 * vs_len3(n);
 }
 
 vs_status vs_mesh_generate(vs_builder *bld, const vs_body_desc *b, const vs_obj_mesh *o,

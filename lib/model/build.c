@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "model/build.h"
+#include "util/vec3.h"
 
 int32_t vs_builder_particle(vs_builder *bld, const double x[3], const double v[3],
                             double mass, double radius, int32_t body) {
@@ -27,8 +28,9 @@ void vs_builder_pin(vs_builder *bld, int32_t p) {
 }
 
 static double dist3(const double *a, const double *b) {
-  double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-  return sqrt(dx * dx + dy * dy + dz * dz);
+  double d[3];
+  vs_sub3(a, b, d);
+  return vs_len3(d);
 }
 
 void vs_builder_link(vs_builder *bld, int32_t a, int32_t b, const vs_link_desc *ld,

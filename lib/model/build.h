@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/model_private.h"
 #include "util/private.h"
 #include "vsim/model.h"
 

@@ -17,6 +17,7 @@
 #endif
 
 #include "util/alloc.h"
+#include "util/vec3.h"
 
 #define STACK 96 /* > the depth of any tree of <= 2^26 triangles, leaves of >= 2 */
 
@@ -85,18 +86,6 @@ static void tri_box(const vs_bvh *b, int32_t t, double lo[3], double hi[3]) {
   }
 }
 
-static inline double dot(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static inline void sub(const double *a, const double *b, double *o) {
-  o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2];
-}
-static inline void cross(const double *a, const double *b, double *o) {
-  o[0] = a[1] * b[2] - a[2] * b[1];
-  o[1] = a[2] * b[0] - a[0] * b[2];
-  o[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* The planes of triangle t (bvh.h, vs_bvh.planes).  A sliver (its corner
  * angle's sine under 1e-4, so that its computed normal could be off by more
  * than 1e-12 rad) or a degenerate triangle gets all zeros: its bounds are 0
@@ -105,17 +94,17 @@ static void tri_planes(const vs_bvh *b, int32_t t, float *pl) {
   const double *p[3] = {corner(b, t, 0), corner(b, t, 1), corner(b, t, 2)};
   double e1[3], e2[3], c[3];
   memset(pl, 0, VS_BVH_PLANES * sizeof *pl);
-  sub(p[1], p[0], e1), sub(p[2], p[0], e2), cross(e1, e2, c);
-  const double c2 = dot(c, c);
-  if (!(c2 > 1e-8 * dot(e1, e1) * dot(e2, e2))) return;
+  vs_sub3(p[1], p[0], e1), vs_sub3(p[2], p[0], e2), vs_cross3(e1, e2, c);
+  const double c2 = vs_dot3(c, c);
+  if (!(c2 > 1e-8 * vs_dot3(e1, e1) * vs_dot3(e2, e2))) return;
   const double inv = 1.0 / sqrt(c2);
   const double n[3] = {c[0] * inv, c[1] * inv, c[2] * inv};
   for (int k = 0; k < 3; k++) pl[k] = (float)n[k];
-  pl[3] = (float)dot(n, p[0]);
+  pl[3] = (float)vs_dot3(n, p[0]);
   for (int j = 0; j < 3; j++) {
     double e[3], m[3];
-    sub(p[(j + 1) % 3], p[j], e), cross(e, n, m);
-    const double l = sqrt(dot(m, m));
+    vs_sub3(p[(j + 1) % 3], p[j], e), vs_cross3(e, n, m);
+    const double l = sqrt(vs_dot3(m, m));
     if (!(l > 0.0)) { /* cannot happen past the sliver test; stay safe */
       memset(pl, 0, VS_BVH_PLANES * sizeof *pl);
       return;
@@ -123,7 +112,7 @@ static void tri_planes(const vs_bvh *b, int32_t t, float *pl) {
     float *q = pl + 4 + 4 * j;
     const double il = 1.0 / l, u[3] = {m[0] * il, m[1] * il, m[2] * il};
     for (int k = 0; k < 3; k++) q[k] = (float)u[k];
-    q[3] = (float)dot(u, p[j]);
+    q[3] = (float)vs_dot3(u, p[j]);
   }
 }
 
@@ -234,8 +223,8 @@ void vs_bvh_free(vs_bvh *b) {
 
 void vs_tri_normal(const double *a, const double *b, const double *c, double n[3]) {
   double u[3], w[3];
-  sub(b, a, u), sub(c, a, w), cross(u, w, n);
-  const double l = sqrt(dot(n, n));
+  vs_sub3(b, a, u), vs_sub3(c, a, w), vs_cross3(u, w, n);
+  const double l = sqrt(vs_dot3(n, n));
   if (l > 0.0) n[0] /= l, n[1] /= l, n[2] /= l;
 }
 
@@ -245,14 +234,14 @@ void vs_tri_normal(const double *a, const double *b, const double *c, double n[3
 double vs_tri_closest(const double *a, const double *b, const double *c, const double p[3],
                       double q[3]) {
   double ab[3], ac[3], ap[3], bp[3], cp[3], d[3];
-  sub(b, a, ab), sub(c, a, ac), sub(p, a, ap);
-  const double d1 = dot(ab, ap), d2 = dot(ac, ap);
+  vs_sub3(b, a, ab), vs_sub3(c, a, ac), vs_sub3(p, a, ap);
+  const double d1 = vs_dot3(ab, ap), d2 = vs_dot3(ac, ap);
   if (d1 <= 0.0 && d2 <= 0.0) {
     memcpy(q, a, 3 * sizeof(double));
     goto done;
   }
-  sub(p, b, bp);
-  const double d3 = dot(ab, bp), d4 = dot(ac, bp);
+  vs_sub3(p, b, bp);
+  const double d3 = vs_dot3(ab, bp), d4 = vs_dot3(ac, bp);
   if (d3 >= 0.0 && d4 <= d3) {
     memcpy(q, b, 3 * sizeof(double));
     goto done;
@@ -263,8 +252,8 @@ double vs_tri_closest(const double *a, const double *b, const double *c, const d
     for (int k = 0; k < 3; k++) q[k] = a[k] + v * ab[k];
     goto done;
   }
-  sub(p, c, cp);
-  const double d5 = dot(ab, cp), d6 = dot(ac, cp);
+  vs_sub3(p, c, cp);
+  const double d5 = vs_dot3(ab, cp), d6 = vs_dot3(ac, cp);
   if (d6 >= 0.0 && d5 <= d6) {
     memcpy(q, c, 3 * sizeof(double));
     goto done;
@@ -289,8 +278,8 @@ double vs_tri_closest(const double *a, const double *b, const double *c, const d
     memcpy(q, a, 3 * sizeof(double)); /* zero area, all corners equal */
   }
 done:
-  sub(p, q, d);
-  return dot(d, d);
+  vs_sub3(p, q, d);
+  return vs_dot3(d, d);
 }
 
 /* Möller-Trumbore: segment p0 + t d, t in [0, 1], against abc; edges count. */
@@ -298,17 +287,17 @@ int vs_tri_segment(const double *a, const double *b, const double *c, const doub
                    const double d[3], double *t) {
   const double tol = 1e-10;
   double e1[3], e2[3], pv[3], tv[3], qv[3];
-  sub(b, a, e1), sub(c, a, e2), cross(d, e2, pv);
-  const double det = dot(e1, pv);
+  vs_sub3(b, a, e1), vs_sub3(c, a, e2), vs_cross3(d, e2, pv);
+  const double det = vs_dot3(e1, pv);
   if (det == 0.0) return 0;
   const double inv = 1.0 / det;
-  sub(p0, a, tv);
-  const double u = dot(tv, pv) * inv;
+  vs_sub3(p0, a, tv);
+  const double u = vs_dot3(tv, pv) * inv;
   if (u < -tol || u > 1.0 + tol) return 0;
-  cross(tv, e1, qv);
-  const double v = dot(d, qv) * inv;
+  vs_cross3(tv, e1, qv);
+  const double v = vs_dot3(d, qv) * inv;
   if (v < -tol || u + v > 1.0 + tol) return 0;
-  const double tt = dot(e2, qv) * inv;
+  const double tt = vs_dot3(e2, qv) * inv;
   if (!(tt >= 0.0 && tt <= 1.0)) return 0;
   *t = tt;
   return 1;

@@ -29,17 +29,17 @@ vs_status vs_color_model(vs_model *m, vs_error *err) {
     if (color < VS_MAX_COLORS)
       for (int k = 0; k < arity; k++)
         if (p[k] >= 0 && m->x0[4 * (size_t)p[k] + 3] > 0.0) used[p[k]] |= 1ull << color;
-    m->color[id] = color;
+    m->priv->color[id] = color;
     count[color]++;
     if (color + 1 > ncolors) ncolors = color + 1;
   }
   vs_free(used);
   m->n_colors = ncolors;
-  m->color_overflow = ncolors == VS_MAX_COLORS + 1 ? VS_MAX_COLORS : -1;
-  m->color_start[0] = 0;
-  for (int32_t c = 0; c < ncolors; c++) m->color_start[c + 1] = m->color_start[c] + count[c];
+  m->priv->color_overflow = ncolors == VS_MAX_COLORS + 1 ? VS_MAX_COLORS : -1;
+  m->priv->color_start[0] = 0;
+  for (int32_t c = 0; c < ncolors; c++) m->priv->color_start[c + 1] = m->priv->color_start[c] + count[c];
   int32_t fill[VS_MAX_COLORS + 1];
-  memcpy(fill, m->color_start, sizeof(int32_t) * (size_t)(ncolors > 0 ? ncolors : 1));
-  for (int32_t id = 0; id < nc; id++) m->color_order[fill[m->color[id]]++] = id;
+  memcpy(fill, m->priv->color_start, sizeof(int32_t) * (size_t)(ncolors > 0 ? ncolors : 1));
+  for (int32_t id = 0; id < nc; id++) m->priv->color_order[fill[m->priv->color[id]]++] = id;
   return VS_OK;
 }

@@ -2,7 +2,8 @@
  * (vsim/memory.h), so that a scene too big for the machine is refused at
  * once instead of after climbing to gigabytes.
  *
- * The model part is exact: VS_MODEL_FIELDS over the counts.  The run part
+ * The model part is exact: VS_MODEL_FIELDS and VS_MODEL_PRIVATE_FIELDS
+ * over the counts.  The run part
  * is VS_STATE_FIELDS (the state, and the result file writer's copies of it:
  * vs_writer_copies) plus the solver's scratch (lib/solve/scratch.c: about
  * 60 bytes a particle, 48 more with particle collisions, 56 a link with
@@ -62,27 +63,6 @@ void vs_memory_text(uint64_t bytes, char *buf, size_t size) {
     snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
   else
     snprintf(buf, size, "%.*f %s", v < 10 ? 1 : 0, v, unit[u]);
-}
-
-int vs_parse_memory(const char *text, uint64_t *out) {
-  if (!text || !*text || !out) return -1;
-  char *end;
-  double v = strtod(text, &end);
-  if (end == text || !(v > 0)) return -1;
-  double mul = 1;
-  switch (*end) {
-    case 'k': case 'K': mul = 1024.0, end++; break;
-    case 'm': case 'M': mul = 1024.0 * 1024, end++; break;
-    case 'g': case 'G': mul = 1024.0 * 1024 * 1024, end++; break;
-    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, end++; break;
-    default: break;
-  }
-  if (*end == 'b' || *end == 'B') end++;
-  if (*end) return -1;
-  v *= mul;
-  if (!(v >= 1) || v > 9.2e18) return -1;
-  *out = (uint64_t)v;
-  return 0;
 }
 
 /* the counts of pass 1 of vs_model_build, and the largest body */
@@ -177,9 +157,10 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.n_attach = c->nattach;
   fm.rigid_max_contacts = c->nrigid > 0 ? VS_RIGID_CONTACTS_PER_BODY * c->nrigid + 64 : 0;
   const vs_model *m = &fm;
-  uint64_t model = sizeof fm, run = 0;
+  uint64_t model = sizeof fm + sizeof(vs_model_private), run = 0;
 #define EST_MODEL(name, type, n) model += (uint64_t)sizeof(type) * (uint64_t)(n);
   VS_MODEL_FIELDS(EST_MODEL)
+  VS_MODEL_PRIVATE_FIELDS(EST_MODEL)
 #undef EST_MODEL
   uint64_t state = 0;
 #define EST_STATE(name, type, width, n) state += (uint64_t)sizeof(type) * (width) * (uint64_t)(n);

@@ -12,6 +12,10 @@
  * over vs_max_memory(). */
 VS_PRIVATE vs_status vs_model_check_memory(const vs_scene *s, const char *file, vs_error *err);
 
+/* "7.6 GB", "512 MB", "12 KB": bytes in the units --max-memory takes, for
+ * that message. */
+VS_PRIVATE void vs_memory_text(uint64_t bytes, char *buf, size_t size);
+
 /* How many copies of a state of `bytes` bytes the result file's writer
  * keeps (io/h5write.c), counted here by the estimate: three while they
  * take at most 16 MiB together, else two; and a state of at most 1 MiB

@@ -34,7 +34,7 @@
 
 vs_status vs_gs_order_model(vs_model *m, vs_error *err) {
   const int32_t nc = m->n_constraints;
-  m->n_blocks = 0;
+  m->priv->n_blocks = 0;
   if (nc == 0) return VS_OK;
   /* work: last toucher per particle; per constraint its successors (one per
    * particle slot), unmet predecessors, and the heap / ready queue */
@@ -75,26 +75,26 @@ vs_status vs_gs_order_model(vs_model *m, vs_error *err) {
     /* nothing eligible: the one ready longest (the queue is never empty
      * then, since the dependence graph is acyclic) */
     const int32_t id = nheap > 0 ? vs_heap_pop(heap, &nheap) : queue[qhead++];
-    m->gs_order[t] = id;
+    m->priv->gs_order[t] = id;
     for (int s = 0; s < VS_MAX_ARITY; s++) {
       const int32_t c = succ[(size_t)id * VS_MAX_ARITY + (size_t)s];
       if (c >= 0 && --npred[c] == 0) queue[qtail] = c, when[qtail++] = t + VS_GS_WINDOW;
     }
     /* runs of one kind, for the relaxation's dispatch */
     const vs_kind kind = (vs_kind)m->con_kind[id];
-    vs_block *b = m->n_blocks ? &m->blocks[m->n_blocks - 1] : NULL;
+    vs_block *b = m->priv->n_blocks ? &m->priv->blocks[m->priv->n_blocks - 1] : NULL;
     if (b && b->kind == kind)
       b->count++;
     else
-      m->blocks[m->n_blocks++] = (vs_block){kind, t, 1, rank[kind]};
+      m->priv->blocks[m->priv->n_blocks++] = (vs_block){kind, t, 1, rank[kind]};
     if (kind == VS_KIND_DISTANCE) { /* the link's stream entry */
       const int32_t k = m->con_index[id], r = rank[kind];
-      m->gs_link_ab[2 * r] = m->dist_ab[2 * k];
-      m->gs_link_ab[2 * r + 1] = m->dist_ab[2 * k + 1];
-      m->gs_link_rest[r] = m->dist_rest[k];
-      m->gs_link_kw[r] = m->dist_kw[k];
-      m->gs_link_side[r] = m->dist_side[k];
-      m->gs_link_index[r] = k;
+      m->priv->gs_link_ab[2 * r] = m->dist_ab[2 * k];
+      m->priv->gs_link_ab[2 * r + 1] = m->dist_ab[2 * k + 1];
+      m->priv->gs_link_rest[r] = m->dist_rest[k];
+      m->priv->gs_link_kw[r] = m->priv->dist_kw[k];
+      m->priv->gs_link_side[r] = m->dist_side[k];
+      m->priv->gs_link_index[r] = k;
     }
     rank[kind]++;
   }

@@ -19,17 +19,24 @@
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
-  if (m->collider_mesh)
+  vs_model_private *pm = m->priv;
+  if (pm && pm->mesh_search)
     for (int32_t c = 0; c < m->n_colliders; c++)
-      if (m->collider_mesh[c].bvh) {
-        vs_bvh_free(m->collider_mesh[c].bvh);
-        vs_free(m->collider_mesh[c].bvh);
-        vs_mesh_grid_free(m->collider_mesh[c].grid);
-        vs_free(m->collider_mesh[c].grid);
+      if (pm->mesh_search[c].bvh) {
+        vs_bvh_free(pm->mesh_search[c].bvh);
+        vs_free(pm->mesh_search[c].bvh);
+        vs_mesh_grid_free(pm->mesh_search[c].grid);
+        vs_free(pm->mesh_search[c].grid);
       }
 #define VS_MODEL_FREE(name, type, count) vs_free(m->name);
   VS_MODEL_FIELDS(VS_MODEL_FREE)
 #undef VS_MODEL_FREE
+  if (pm) {
+#define VS_MODEL_PRIVATE_FREE(name, type, count) vs_free(pm->name);
+    VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_FREE)
+#undef VS_MODEL_PRIVATE_FREE
+    vs_free(pm);
+  }
   vs_rigid_model_free(m->rigid);
   vs_free(m);
 }
@@ -151,18 +158,18 @@ static vs_status build_adjacency(vs_model *m, vs_error *err) {
   int32_t *fill = vs_calloc((size_t)m->n_particles + 1, sizeof(int32_t));
   if (!fill) return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory building link adjacency");
   for (int32_t i = 0; i < m->n_dist; i++) {
-    m->adj_start[m->dist_ab[2 * i] + 1]++;
-    m->adj_start[m->dist_ab[2 * i + 1] + 1]++;
+    m->priv->adj_start[m->dist_ab[2 * i] + 1]++;
+    m->priv->adj_start[m->dist_ab[2 * i + 1] + 1]++;
   }
-  for (int32_t p = 0; p < m->n_particles; p++) m->adj_start[p + 1] += m->adj_start[p];
-  memcpy(fill, m->adj_start, (size_t)m->n_particles * sizeof(int32_t));
+  for (int32_t p = 0; p < m->n_particles; p++) m->priv->adj_start[p + 1] += m->priv->adj_start[p];
+  memcpy(fill, m->priv->adj_start, (size_t)m->n_particles * sizeof(int32_t));
   for (int32_t i = 0; i < m->n_dist; i++) {
     const int32_t a = m->dist_ab[2 * i], b = m->dist_ab[2 * i + 1];
-    m->adj[fill[a]++] = b;
-    m->adj[fill[b]++] = a;
+    m->priv->adj[fill[a]++] = b;
+    m->priv->adj[fill[b]++] = a;
   }
   for (int32_t p = 0; p < m->n_particles; p++)
-    qsort(m->adj + m->adj_start[p], (size_t)(m->adj_start[p + 1] - m->adj_start[p]), sizeof(int32_t), cmp_i32);
+    qsort(m->priv->adj + m->priv->adj_start[p], (size_t)(m->priv->adj_start[p + 1] - m->priv->adj_start[p]), sizeof(int32_t), cmp_i32);
   vs_free(fill);
   return VS_OK;
 }
@@ -241,6 +248,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     }
   }
   vs_model *m = vs_calloc(1, sizeof *m);
+  if (m && !(m->priv = vs_calloc(1, sizeof *m->priv))) vs_free(m), m = NULL;
   if (!m) return free_objs(objs, nobj), vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
 
   m->dt = s->dt;
@@ -319,14 +327,18 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->n_mesh_triangles = (int32_t)nmt;
   m->n_rigid = vs_rigid_count(s);
   vs_rigid_count_items(s, &m->n_rjoints, &m->n_attach);
-#define VS_MODEL_ALLOC(name, type, count)                                                   \
-  if (!(m->name = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                        \
+#define VS_MODEL_ALLOC_AT(lvalue, name, type, count)                                        \
+  if (!((lvalue) = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                       \
     st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
                       #name ": %zu items)", (size_t)(count));                               \
     goto fail;                                                                              \
   }
+#define VS_MODEL_ALLOC(name, type, count) VS_MODEL_ALLOC_AT(m->name, name, type, count)
   VS_MODEL_FIELDS(VS_MODEL_ALLOC)
 #undef VS_MODEL_ALLOC
+#define VS_MODEL_PRIVATE_ALLOC(name, type, count) VS_MODEL_ALLOC_AT(m->priv->name, name, type, count)
+  VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_ALLOC)
+#undef VS_MODEL_PRIVATE_ALLOC
 
   vs_builder bld = {.m = m, .file = file};
   int32_t ncon = 0; /* constraints in build order so far */
@@ -433,7 +445,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
    * the mass weighting into one factor per link. */
   for (int32_t i = 0; i < m->n_dist; i++) {
     const double wsum = m->x0[4 * (size_t)m->dist_ab[2 * i] + 3] + m->x0[4 * (size_t)m->dist_ab[2 * i + 1] + 3];
-    m->dist_kw[i] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
+    m->priv->dist_kw[i] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
     m->n_tearable += m->dist_tear[i] > 0.0;
   }
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
@@ -443,21 +455,22 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     if (m->colliders[c].kind != VS_COLLIDER_MESH) continue;
     const vs_obj_mesh *o = &objs[s->n_bodies + (size_t)c];
     vs_collider_mesh *cm = &m->collider_mesh[c];
-    cm->slot = slot++;
+    vs_mesh_search *ms = &m->priv->mesh_search[c];
+    ms->slot = slot++;
     cm->first_vertex = v0, cm->n_vertices = o->n_vertices;
     cm->first_triangle = t0, cm->n_triangles = o->n_triangles;
     memcpy(&m->mesh_vertices[3 * (size_t)v0], o->vertices, 3 * (size_t)o->n_vertices * sizeof(double));
     memcpy(&m->mesh_triangles[3 * (size_t)t0], o->triangles, 3 * (size_t)o->n_triangles * sizeof(int32_t));
     v0 += o->n_vertices, t0 += o->n_triangles;
-    if (!(cm->bvh = vs_calloc(1, sizeof *cm->bvh))) {
+    if (!(ms->bvh = vs_calloc(1, sizeof *ms->bvh))) {
       st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a BVH");
       goto fail;
     }
-    if ((st = vs_bvh_build(cm->bvh, &m->mesh_vertices[3 * (size_t)cm->first_vertex], cm->n_vertices,
+    if ((st = vs_bvh_build(ms->bvh, &m->mesh_vertices[3 * (size_t)cm->first_vertex], cm->n_vertices,
                            &m->mesh_triangles[3 * (size_t)cm->first_triangle], cm->n_triangles,
                            err)) != VS_OK) {
-      vs_free(cm->bvh);
-      cm->bvh = NULL;
+      vs_free(ms->bvh);
+      ms->bvh = NULL;
       goto fail;
     }
   }
@@ -481,17 +494,17 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
    * triangles (a 1M-triangle mesh under a small cloth took 1.5 s and 74 MB
    * more to build than it could save).  The margin is the same either way. */
   for (int32_t c = 0; c < m->n_colliders; c++) {
-    vs_collider_mesh *cm = &m->collider_mesh[c];
-    if (!cm->bvh) continue;
-    double margin = fmax(2.0 * (m->radius_max + m->colliders[c].thickness), 1e-3 * cm->bvh->extent);
+    vs_mesh_search *ms = &m->priv->mesh_search[c];
+    if (!ms->bvh) continue;
+    double margin = fmax(2.0 * (m->radius_max + m->colliders[c].thickness), 1e-3 * ms->bvh->extent);
     if (!(margin > 0.0)) margin = 1.0;
-    cm->margin = margin;
-    if ((int64_t)cm->bvh->n_tri > 8 * (int64_t)m->n_particles) continue;
-    if (!(cm->grid = vs_calloc(1, sizeof *cm->grid))) {
+    ms->margin = margin;
+    if ((int64_t)ms->bvh->n_tri > 8 * (int64_t)m->n_particles) continue;
+    if (!(ms->grid = vs_calloc(1, sizeof *ms->grid))) {
       st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a mesh grid");
       goto fail;
     }
-    if ((st = vs_mesh_grid_build(cm->grid, cm->bvh, margin, err)) != VS_OK) goto fail;
+    if ((st = vs_mesh_grid_build(ms->grid, ms->bvh, margin, err)) != VS_OK) goto fail;
   }
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
   if ((st = vs_color_model(m, err)) != VS_OK) goto fail;

@@ -204,7 +204,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     rc->friction = cd->friction;
     rc->restitution = cd->restitution;
     if (cd->kind == VS_COLLIDER_MESH) { /* the BVH that vs_model_build made */
-      rc->bvh = m->collider_mesh[c].bvh;
+      rc->bvh = m->priv->mesh_search[c].bvh;
       rc->thickness = cd->thickness;
     }
   }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/vec3.h"
 
 typedef struct line_t {
   const char *s, *e; /* [s, e): the line without its LF (and CR) */
@@ -190,14 +191,9 @@ static vs_status count(const char *text, size_t len, const char *name, const lim
 }
 
 static int degenerate(const double *a, const double *b, const double *c) {
-  const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  const double w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  const double x[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
-                       u[0] * w[1] - u[1] * w[0]};
-  const double cc = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-  const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  const double ww = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
-  return cc <= 1e-24 * uu * ww;
+  double u[3], w[3], x[3];
+  vs_sub3(b, a, u), vs_sub3(c, a, w), vs_cross3(u, w, x);
+  return vs_dot3(x, x) <= 1e-24 * vs_dot3(u, u) * vs_dot3(w, w);
 }
 
 /* Pass 2 over one `v` line (q after the keyword). */

@@ -8,19 +8,17 @@
 
 #include "solve/collide_mesh.h"
 #include "solve/solve.h"
+#include "util/vec3.h"
 
 static inline vs_mesh_collider mesh_of(const vs_model *m, int32_t c) {
   const vs_collider_desc *cd = &m->colliders[c];
-  return (vs_mesh_collider){.bvh = m->collider_mesh[c].bvh,
-                            .grid = m->collider_mesh[c].grid,
-                            .margin = m->collider_mesh[c].margin,
+  const vs_mesh_search *ms = &m->priv->mesh_search[c];
+  return (vs_mesh_collider){.bvh = ms->bvh,
+                            .grid = ms->grid,
+                            .margin = ms->margin,
                             .thickness = cd->thickness,
                             .friction = cd->friction,
                             .restitution = cd->restitution};
-}
-
-static inline double dot3(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 /* Penetration depth (> 0 inside) and outward normal of a point of radius r. */
@@ -29,11 +27,11 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
     case VS_COLLIDER_PLANE: {
       double d[3] = {p[0] - c->a[0], p[1] - c->a[1], p[2] - c->a[2]};
       n[0] = c->b[0], n[1] = c->b[1], n[2] = c->b[2];
-      return r - dot3(d, n);
+      return r - vs_dot3(d, n);
     }
     case VS_COLLIDER_SPHERE: {
       double d[3] = {p[0] - c->a[0], p[1] - c->a[1], p[2] - c->a[2]};
-      double len = sqrt(dot3(d, d));
+      double len = sqrt(vs_dot3(d, d));
       if (len > 0.0) n[0] = d[0] / len, n[1] = d[1] / len, n[2] = d[2] / len;
       else n[0] = 0.0, n[1] = 1.0, n[2] = 0.0; /* at the centre: push up */
       return c->radius + r - len;
@@ -73,7 +71,7 @@ static double penetration(const vs_collider_desc *c, const double *p, double r, 
 /* Particle i's record of mesh collider c in a (mesh colliders x
  * n_particles) array. */
 static inline size_t record_of(const vs_model *m, int32_t c, int32_t i) {
-  return (size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i;
+  return (size_t)m->priv->mesh_search[c].slot * (size_t)m->n_particles + (size_t)i;
 }
 
 void vs_collide_particle(const vs_model *m, const double *xprev, double *x, double *contact,
@@ -89,7 +87,7 @@ void vs_collide_particle(const vs_model *m, const double *xprev, double *x, doub
         /* the contact plane (as vs_collide_mesh_particle, inlined: this is
          * the relaxation's inner loop); the dense flags first, so that a
          * particle without a plane reads one byte */
-        if (mesh_on[(size_t)m->collider_mesh[c].slot * (size_t)m->n_particles + (size_t)i] != 1) continue;
+        if (mesh_on[(size_t)m->priv->mesh_search[c].slot * (size_t)m->n_particles + (size_t)i] != 1) continue;
         const vs_mesh_plane *cp = mesh_contact + record_of(m, c, i);
         const double R = r + cd->thickness;
         const double d = (p[0] - cp->q[0]) * cp->n[0] + (p[1] - cp->q[1]) * cp->n[1] +
@@ -152,7 +150,7 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
     case VS_COLLIDER_PLANE: {
       const double da = (a[0] - c->a[0]) * c->b[0] + (a[1] - c->a[1]) * c->b[1] +
                         (a[2] - c->a[2]) * c->b[2] - r;
-      const double db = da + dot3(d, c->b);
+      const double db = da + vs_dot3(d, c->b);
       if (!(da >= 0.0 && db < 0.0)) return 0;
       *t = da / (da - db);
       n[0] = c->b[0], n[1] = c->b[1], n[2] = c->b[2];
@@ -160,7 +158,7 @@ static int entry(const vs_collider_desc *c, const double *a, const double *b, do
     }
     case VS_COLLIDER_SPHERE: {
       const double R = c->radius + r, f[3] = {a[0] - c->a[0], a[1] - c->a[1], a[2] - c->a[2]};
-      const double A = dot3(d, d), B = 2.0 * dot3(f, d), C = dot3(f, f) - R * R;
+      const double A = vs_dot3(d, d), B = 2.0 * vs_dot3(f, d), C = vs_dot3(f, f) - R * R;
       const double disc = B * B - 4.0 * A * C;
       if (C <= 0.0 || A == 0.0 || disc < 0.0) return 0;
       const double tt = (-B - sqrt(disc)) / (2.0 * A);
@@ -274,7 +272,7 @@ void vs_collide_swept(const vs_model *m, const double *xprev, double *x, double 
   /* Stop at the entry point, then slide the rest of the way along the
    * surface: the normal part of the remaining path is the push. */
   const double d[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
-  const double rem = 1.0 - best, dn = dot3(d, bn);
+  const double rem = 1.0 - best, dn = vs_dot3(d, bn);
   for (int k = 0; k < 3; k++) p[k] = a[k] + best * d[k] + rem * (d[k] - dn * bn[k]);
   double *ct = contact + 4 * (size_t)i;
   ct[0] = bn[0], ct[1] = bn[1], ct[2] = bn[2];

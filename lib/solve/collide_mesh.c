@@ -5,9 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-static inline double dot3(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
+#include "util/vec3.h"
 
 static const double *corner0(const vs_bvh *b, int32_t t) {
   return b->v + 3 * (size_t)b->tri[3 * (size_t)t];
@@ -20,11 +18,11 @@ static double side_normal(const vs_bvh *b, int32_t t, const double fn[3], const 
                           const double bpt[3], double n[3]) {
   const double *v0 = corner0(b, t);
   const double rel[3] = {a[0] - v0[0], a[1] - v0[1], a[2] - v0[2]};
-  double da = dot3(rel, fn), s = 1.0;
+  double da = vs_dot3(rel, fn), s = 1.0;
   if (da < 0.0) s = -1.0;
   else if (da == 0.0) {
     const double d[3] = {bpt[0] - a[0], bpt[1] - a[1], bpt[2] - a[2]};
-    if (dot3(d, fn) > 0.0) s = -1.0;
+    if (vs_dot3(d, fn) > 0.0) s = -1.0;
   }
   for (int k = 0; k < 3; k++) n[k] = s * fn[k];
   return s * da;
@@ -33,7 +31,7 @@ static double side_normal(const vs_bvh *b, int32_t t, const double fn[3], const 
 static double plane_dist(const vs_bvh *b, int32_t t, const double n[3], const double p[3]) {
   const double *v0 = corner0(b, t);
   const double rel[3] = {p[0] - v0[0], p[1] - v0[1], p[2] - v0[2]};
-  return dot3(rel, n);
+  return vs_dot3(rel, n);
 }
 
 /* The queries: through the grid's cells when there is a grid and the
@@ -65,7 +63,7 @@ static int q_segment(const vs_mesh_collider *mc, const double a[3], const double
   if (!g) return vs_bvh_segment(mc->bvh, a, b, h);
   if (beside_grid(g, a, b)) return 0;
   const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  const double len = sqrt(dot3(d, d));
+  const double len = sqrt(vs_dot3(d, d));
   /* pieces of at most 2 margins: each point of the path lies within a
    * margin of its piece's middle, so the middles' cells hold every
    * triangle the path meets */
@@ -146,7 +144,7 @@ static int sweep(const vs_mesh_collider *mc, const double a[3], double b[3], dou
   /* Stop at te, then slide the rest along the plane: the normal part of
    * the remaining path is the push (as vs_collide_swept). */
   const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  const double rem = 1.0 - te, dn = dot3(d, n);
+  const double rem = 1.0 - te, dn = vs_dot3(d, n);
   for (int k = 0; k < 3; k++) b[k] = a[k] + te * d[k] + rem * (d[k] - dn * n[k]);
   *push = rem * -dn;
   return 1;
@@ -162,7 +160,7 @@ int vs_mesh_sweep(const vs_mesh_collider *mc, const double a[3], double b[3], do
 static inline int shell_free(const vs_mesh_ball *cp, const double p[3], double R) {
   const double lim = cp->clear - R;
   const double dp[3] = {p[0] - cp->c[0], p[1] - cp->c[1], p[2] - cp->c[2]};
-  return cp->clear > 0.0 && lim > 0.0 && dot3(dp, dp) < lim * lim;
+  return cp->clear > 0.0 && lim > 0.0 && vs_dot3(dp, dp) < lim * lim;
 }
 
 /* (cp, when given: the closest-point query is left out when p has not
@@ -313,7 +311,7 @@ void vs_collide_mesh_final(const vs_mesh_collider *mc, int32_t collider, const d
      * cannot meet a triangle, nor p's shell touch one */
     const double *a = xprev + 4 * (size_t)i;
     const double da[3] = {a[0] - cp->c[0], a[1] - cp->c[1], a[2] - cp->c[2]};
-    if (dot3(da, da) < cp->clear * cp->clear) return;
+    if (vs_dot3(da, da) < cp->clear * cp->clear) return;
   }
   double n[3], depth;
   if (project(mc, cp, xprev + 4 * (size_t)i, p, r, n, &depth))

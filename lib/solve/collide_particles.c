@@ -38,13 +38,13 @@ static inline int32_t cell_coord(double x, double inv) {
 }
 
 static int linked(const vs_model *m, int32_t i, int32_t j) {
-  int32_t lo = m->adj_start[i], hi = m->adj_start[i + 1];
+  int32_t lo = m->priv->adj_start[i], hi = m->priv->adj_start[i + 1];
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
-    if (m->adj[mid] < j) lo = mid + 1;
+    if (m->priv->adj[mid] < j) lo = mid + 1;
     else hi = mid;
   }
-  return lo < m->adj_start[i + 1] && m->adj[lo] == j;
+  return lo < m->priv->adj_start[i + 1] && m->priv->adj[lo] == j;
 }
 
 /* Order the contacts by (height of the lower particle, i, j): a bottom-up

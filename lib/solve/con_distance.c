@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void project(const vs_solve_ctx *c,
     *lam += dl;
     s = dl / len;
   } else {
-    s = -C * m->dist_kw[i] / len; /* kw = stiffness * omega / (w_a + w_b) */
+    s = -C * m->priv->dist_kw[i] / len; /* kw = stiffness * omega / (w_a + w_b) */
   }
   pa[0] += wa * s * dx, pa[1] += wa * s * dy, pa[2] += wa * s * dz;
   pb[0] -= wb * s * dx, pb[1] -= wb * s * dy, pb[2] -= wb * s * dz;
@@ -58,10 +58,10 @@ static inline __attribute__((always_inline)) void project_ordered(const vs_solve
   double *restrict const x = c->x;
   double *restrict const lambda = c->lambda;
   const uint8_t *restrict const alive = c->alive;
-  const int32_t *restrict const ab = m->gs_link_ab + 2 * (size_t)r0;
-  const int32_t *restrict const index = m->gs_link_index + r0;
-  const double *restrict const rest_of = m->gs_link_rest + r0, *restrict const kw_of = m->gs_link_kw + r0;
-  const uint8_t *restrict const side_of = m->gs_link_side + r0;
+  const int32_t *restrict const ab = m->priv->gs_link_ab + 2 * (size_t)r0;
+  const int32_t *restrict const index = m->priv->gs_link_index + r0;
+  const double *restrict const rest_of = m->priv->gs_link_rest + r0, *restrict const kw_of = m->priv->gs_link_kw + r0;
+  const uint8_t *restrict const side_of = m->priv->gs_link_side + r0;
   const double *restrict const compl_of = m->dist_compl;
   const double omega = m->omega, inv_h2 = c->inv_h2;
   for (int32_t j = 0; j < count; j++) {

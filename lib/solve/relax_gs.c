@@ -11,9 +11,9 @@
 void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_solve_ctx *c) {
   vs_solver_scratch *const w = s->scratch;
   for (int64_t it = 0; it < m->iterations; it++) {
-    for (int32_t b = 0; b < m->n_blocks; b++) {
-      const vs_block *blk = &m->blocks[b];
-      const int32_t *ids = m->gs_order + blk->start;
+    for (int32_t b = 0; b < m->priv->n_blocks; b++) {
+      const vs_block *blk = &m->priv->blocks[b];
+      const int32_t *ids = m->priv->gs_order + blk->start;
       if (blk->kind == VS_KIND_DISTANCE) { /* the common case, inlined */
         vs_distance_project_order(c, ids, blk->first, blk->count);
         continue;

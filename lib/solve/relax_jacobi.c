@@ -312,7 +312,7 @@ static void wave_stages(const vs_model *m, const vs_solve_ctx *c, vs_jacobi_layo
 static void link_lambda_copy(const vs_model *m, const vs_solve_ctx *c, int out) {
   const vs_jacobi_layout *L = c->jacobi;
   for (int32_t col = 0; col < m->n_colors; col++) {
-    if (col == m->color_overflow) continue;
+    if (col == m->priv->color_overflow) continue;
     const int32_t lo = L->color_link_start[col], hi = lo + L->color_two_sided[col];
     if (out)
       for (int32_t j = lo; j < hi; j++) c->lambda[L->link_id[j]] = L->link_lambda[j];
@@ -333,11 +333,11 @@ static void jacobi_iterations(const vs_model *m, vs_state *s, const vs_solve_ctx
   for (int64_t it = 0; it < m->iterations && !whole; it++) {
     if (wave) wave_stages(m, c, &w->jacobi, it * (int64_t)m->n_colors, m->n_colors);
     for (int32_t col = 0; col < m->n_colors && !wave; col++) {
-      if (col == m->color_overflow) {
+      if (col == m->priv->color_overflow) {
         /* may share particles: build order, one thread */
 #pragma omp single
-        for (int32_t j = m->color_start[col]; j < m->color_start[col + 1]; j++)
-          vs_project_constraint(c, m->color_order[j]);
+        for (int32_t j = m->priv->color_start[col]; j < m->priv->color_start[col + 1]; j++)
+          vs_project_constraint(c, m->priv->color_order[j]);
         continue;
       }
       const int32_t lo = L->color_link_start[col], mid = lo + L->color_two_sided[col];

@@ -105,7 +105,7 @@ static int sort_by_key(vs_jacobi_layout *L, int32_t lo, int32_t hi) {
  * is two-sided links only.  Returns 0 when out of memory. */
 static int wave_layout(const vs_model *m, vs_jacobi_layout *L) {
   const int32_t nc = m->n_colors;
-  int ok = m->color_overflow < 0;
+  int ok = m->priv->color_overflow < 0;
   int32_t span = 0, best = -1;
   for (int32_t c = 0; c < nc; c++) {
     const int32_t lo = L->color_link_start[c], mid = lo + L->color_two_sided[c];
@@ -141,8 +141,8 @@ static void jacobi_layout(const vs_model *m, vs_jacobi_layout *L) {
   for (int32_t c = 0; c < nc; c++) {
     L->color_link_start[c] = j;
     L->color_other_start[c] = o;
-    const int32_t *ids = m->color_order + m->color_start[c];
-    const int32_t cnt = m->color_start[c + 1] - m->color_start[c];
+    const int32_t *ids = m->priv->color_order + m->priv->color_start[c];
+    const int32_t cnt = m->priv->color_start[c + 1] - m->priv->color_start[c];
     for (int pass = 0; pass < 2; pass++) {
       for (int32_t k = 0; k < cnt; k++) {
         const int32_t id = ids[k];
@@ -157,7 +157,7 @@ static void jacobi_layout(const vs_model *m, vs_jacobi_layout *L) {
         L->link_ab[2 * j] = a;
         L->link_ab[2 * j + 1] = b;
         L->link_rest[j] = m->dist_rest[i];
-        L->link_kw[j] = m->dist_kw[i];
+        L->link_kw[j] = m->priv->dist_kw[i];
         L->link_compl[j] = m->dist_compl[i];
         L->link_wsum[j] = wsum;
         L->link_index[j] = i;

@@ -306,7 +306,7 @@ static void last_mover(const vs_model *m, const vs_state *s, int32_t p, char *bu
   }
   int32_t best = -1;
   for (int32_t j = 0; j < m->n_constraints; j++) {
-    const int32_t id = m->relaxation == VS_RELAX_JACOBI ? m->color_order[j] : j;
+    const int32_t id = m->relaxation == VS_RELAX_JACOBI ? m->priv->color_order[j] : j;
     const int32_t k = m->con_index[id];
     switch ((vs_kind)m->con_kind[id]) {
       case VS_KIND_PIN: continue; /* inverse mass 0: never moves a particle */

@@ -1,4 +1,5 @@
-/* file.c: whole-file reading under a size limit (lib/util/file.h). */
+/* file.c: whole-file reading under a size limit, kinds of files and
+ * directory parts (lib/util/file.h). */
 #include "util/file.h"
 
 #include <errno.h>
@@ -68,4 +69,30 @@ vs_status vs_read_file(const char *path, const char *what, size_t limit, char **
   *text = buf;
   *len = n;
   return VS_OK;
+}
+
+const char *vs_file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+size_t vs_dir_len(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
+}
+
+char *vs_dir_part(const char *path) {
+  const size_t n = vs_dir_len(path);
+  if (n == 0) return vs_strdup(".");
+  char *d = vs_malloc(n + 1);
+  if (d) {
+    memcpy(d, path, n);
+    d[n] = '\0';
+  }
+  return d;
 }

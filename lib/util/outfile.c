@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/file.h"
 
 #ifndef NAME_MAX
 #define NAME_MAX 255
@@ -22,32 +23,10 @@
 #define RENAME_NOREPLACE 1
 #endif
 
-static const char *kind_of(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
-
 /* Why a file could not be created: a full disk is a failure while writing
  * (VS_ERR_IO); anything else means the path cannot be used (VS_ERR_USAGE). */
 static vs_status create_failure(int e) {
   return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO ? VS_ERR_IO : VS_ERR_USAGE;
-}
-
-static char *dir_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash) return vs_strdup(".");
-  if (slash == path) return vs_strdup("/");
-  size_t n = (size_t)(slash - path);
-  char *d = vs_malloc(n + 1);
-  if (d) {
-    memcpy(d, path, n);
-    d[n] = '\0';
-  }
-  return d;
 }
 
 /* Where the output goes (*target, from vs_malloc) and whether it exists;
@@ -78,7 +57,7 @@ static vs_status resolve(const char *path, unsigned flags, char **target, int *e
     }
     if (!S_ISREG(st.st_mode))
       return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
-                          "is a symbolic link to %s, not a regular file: refused", kind_of(st.st_mode));
+                          "is a symbolic link to %s, not a regular file: refused", vs_file_kind(st.st_mode));
     char *real = realpath(path, NULL);
     if (!real)
       return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "cannot resolve: %s", strerror(errno));
@@ -90,7 +69,7 @@ static vs_status resolve(const char *path, unsigned flags, char **target, int *e
     *exists = 1;
   } else {
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "is %s, not a regular file: refused",
-                        kind_of(ls.st_mode));
+                        vs_file_kind(ls.st_mode));
   }
   if (!*target) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
   if (*exists && !(flags & (VS_OUTFILE_FORCE | VS_OUTFILE_REPLACE))) {
@@ -98,7 +77,7 @@ static vs_status resolve(const char *path, unsigned flags, char **target, int *e
     *target = NULL;
     return vs_error_set(err, VS_ERR_EXISTS, path, 0, 0, "exists (use --force to overwrite)");
   }
-  char *dir = dir_of(*target);
+  char *dir = vs_dir_part(*target);
   vs_status rc = VS_OK;
   if (!dir)
     rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
@@ -227,8 +206,6 @@ static int publish_noreplace(const char *tmp, const char *path) {
   return rename(tmp, path);
 }
 
-static size_t dir_len(const char *path);
-
 static int sync_fault, sync_fault_which, sync_fault_after;
 
 void vs_outfile__fail_syncs(int errnum, int which, int after) {
@@ -270,7 +247,7 @@ vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
                       "the temporary file was replaced by another while writing");
   } else if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
     rc = vs_error_set(err, VS_ERR_USAGE, o->path, 0, 0,
-                      "became %s while writing, not a regular file: refused", kind_of(st.st_mode));
+                      "became %s while writing, not a regular file: refused", vs_file_kind(st.st_mode));
   } else if (replace ? rename(o->tmp, o->path) != 0 : publish_noreplace(o->tmp, o->path) != 0) {
     int e = errno;
     if (e == EEXIST)
@@ -293,17 +270,11 @@ vs_status vs_outfile_publish(vs_outfile *o, vs_error *err) {
   return rc;
 }
 
-/* The length of path's directory part ("." counts 1, "/" 1). */
-static size_t dir_len(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
-}
-
 void vs_outfile_sync_dir(const char *path, const char *other) {
   /* the directory on the stack: once published, nothing can fail for
    * want of memory (an allocation failing here went unreported) */
   char dir[PATH_MAX];
-  size_t n = dir_len(path);
+  size_t n = vs_dir_len(path);
   if (n == 0)
     snprintf(dir, sizeof dir, ".");
   else
@@ -314,7 +285,7 @@ void vs_outfile_sync_dir(const char *path, const char *other) {
     close(dfd);
   }
   if (other && other[0]) {
-    size_t m = dir_len(other);
+    size_t m = vs_dir_len(other);
     char od[PATH_MAX];
     if (m == 0)
       snprintf(od, sizeof od, ".");

@@ -1,5 +1,5 @@
 /* text.c: the growable text buffer, the JSON string literal and the edit
- * distance (lib/util/text.h, vsim/text.h). */
+ * distance (lib/util/text.h). */
 #include "util/text.h"
 
 #include <stdarg.h>

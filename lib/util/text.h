@@ -1,12 +1,13 @@
 /* text.h (private): a growable NUL-terminated text buffer with printf and
- * JSON appends.  The public half (the JSON literal, the edit distance) is in
- * vsim/text.h. */
+ * JSON appends, the JSON string literal (so that every JSON vsim writes
+ * escapes alike) and the bounded edit distance behind the "did you mean"
+ * suggestions.  Not installed and not exported by libvsim.so; the program
+ * (cmd/), which links the static library, shares the last two through
+ * cmd/text.h, so this header includes nothing of lib/ but the C library. */
 #ifndef VSIM_PRIVATE_TEXT_H
 #define VSIM_PRIVATE_TEXT_H
 
 #include <stddef.h>
-
-#include "vsim/text.h"
 
 enum { VS_SBUF_NOMEM = 1, VS_SBUF_LIMIT = 2 };
 
@@ -25,6 +26,20 @@ __attribute__((visibility("hidden"))) void vs_sbuf_puts(vs_sbuf *b, const char *
 __attribute__((visibility("hidden"), format(printf, 2, 3))) void vs_sbuf_printf(vs_sbuf *b,
                                                                                   const char *fmt,
                                                                                   ...);
+/* Write `s` as a JSON string literal, quotes included, into dst (cap bytes,
+ * always NUL-terminated when cap > 0), like snprintf: the return value is the
+ * length of the whole literal, so a return >= cap means it was cut short.
+ * '"' and '\\' are escaped, \b \f \n \r \t get their short forms, every
+ * other byte below 0x20 and 0x7f (DEL) become \u00XX; bytes from 0x80 up are
+ * copied as they are (the text is taken to be UTF-8).  NULL reads as "". */
+__attribute__((visibility("hidden"))) size_t vs_json_escape(char *dst, size_t cap, const char *s);
+
+/* The optimal-string-alignment distance between a and b (insertions,
+ * deletions, substitutions and transpositions of neighbours, each 1), when
+ * it is at most `max`; otherwise max + 1, which is also the answer when a
+ * string is longer than 64 bytes.  max is at least 0. */
+__attribute__((visibility("hidden"))) int vs_edit_distance(const char *a, const char *b, int max);
+
 /* s as a JSON string literal (vs_json_escape); NULL writes null. */
 __attribute__((visibility("hidden"))) void vs_sbuf_json(vs_sbuf *b, const char *s);
 /* Release the text and empty the buffer (limit kept). */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/vec3.h"
 #include "view/internal.h"
 
 typedef struct key {
@@ -46,14 +47,6 @@ static void normalize(double v[3]) {
   if (l > 0)
     for (int c = 0; c < 3; c++) v[c] /= l;
 }
-static double dot(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static void cross(const double a[3], const double b[3], double o[3]) {
-  o[0] = a[1] * b[2] - a[2] * b[1];
-  o[1] = a[2] * b[0] - a[0] * b[2];
-  o[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 static void cam_basis(vs_view_dir v, cam *k) {
   static const double y[3] = {0, 1, 0};
@@ -78,9 +71,9 @@ static void cam_basis(vs_view_dir v, cam *k) {
       double f[3] = {1, 1, 1};
       normalize(f);
       memcpy(k->f, f, sizeof f);
-      cross(y, f, k->r);
+      vs_cross3(y, f, k->r);
       normalize(k->r);
-      cross(f, k->r, k->u);
+      vs_cross3(f, k->r, k->u);
       normalize(k->u);
     }
   }
@@ -100,8 +93,8 @@ static void cam_fit(const vs_view_options *o, cam *k) {
   for (int i = 0; i < 8; i++) {
     double p[3] = {(i & 1 ? hi[0] : lo[0]) - k->c[0], (i & 2 ? hi[1] : lo[1]) - k->c[1],
                    (i & 4 ? hi[2] : lo[2]) - k->c[2]};
-    ex = fmax(ex, fabs(dot(p, k->r)));
-    ey = fmax(ey, fabs(dot(p, k->u)));
+    ex = fmax(ex, fabs(vs_dot3(p, k->r)));
+    ey = fmax(ey, fabs(vs_dot3(p, k->u)));
   }
   double m = o->margin < 0 ? 0.05 : o->margin;
   if (m > 0.45) m = 0.45;
@@ -118,9 +111,9 @@ static void cam_fit(const vs_view_options *o, cam *k) {
 
 static void proj(const cam *k, const double p[3], double *x, double *y, double *d) {
   double q[3] = {p[0] - k->c[0], p[1] - k->c[1], p[2] - k->c[2]};
-  *x = k->cx + k->s * dot(q, k->r);
-  *y = k->cy - k->s * dot(q, k->u);
-  *d = dot(q, k->f);
+  *x = k->cx + k->s * vs_dot3(q, k->r);
+  *y = k->cy - k->s * vs_dot3(q, k->u);
+  *d = vs_dot3(q, k->f);
 }
 
 void vs_view_options_init(vs_view_options *o) {
@@ -186,9 +179,9 @@ static void set_rgb(vs_view_prim *p, const double c[3], double shade) {
 
 /* Flat shade of a face with world normal n (either side). */
 static double face_shade(const cam *k, const double n[3]) {
-  double nn[3] = {dot(n, k->r), dot(n, k->u), dot(n, k->f)};
+  double nn[3] = {vs_dot3(n, k->r), vs_dot3(n, k->u), vs_dot3(n, k->f)};
   normalize(nn);
-  return 0.42 + 0.58 * fabs(dot(nn, k->light));
+  return 0.42 + 0.58 * fabs(vs_dot3(nn, k->light));
 }
 
 static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
@@ -213,7 +206,7 @@ static void add_poly(scene_buf *b, const cam *k, const double *const *w, int np,
   cy /= np;
   double e1[3] = {w[1][0] - w[0][0], w[1][1] - w[0][1], w[1][2] - w[0][2]};
   double e2[3] = {w[2][0] - w[0][0], w[2][1] - w[0][1], w[2][2] - w[0][2]}, n[3];
-  cross(e1, e2, n);
+  vs_cross3(e1, e2, n);
   vs_view_prim *p = push(b, back ? dmin : cd / np);
   if (!p) return;
   p->kind = P_POLY;
@@ -300,7 +293,7 @@ static void add_box(scene_buf *b, const cam *k, const double c[3], const double 
   for (int f = 0; f < 6; f++) {
     double n[3];
     qrot(q, fn[f], n);
-    if (dot(n, k->f) <= 0) continue;
+    if (vs_dot3(n, k->f) <= 0) continue;
     const double *w[4] = {v[faces[f][0]], v[faces[f][1]], v[faces[f][2]], v[faces[f][3]]};
     add_poly(b, k, w, 4, rgb, 0, 0);
   }
@@ -332,14 +325,14 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
                       const vs_view_collider *pl) {
   double n[3] = {pl->normal[0], pl->normal[1], pl->normal[2]};
   normalize(n);
-  if (!finite3(n) || dot(n, n) == 0 || !finite3(pl->point)) return;
+  if (!finite3(n) || vs_dot3(n, n) == 0 || !finite3(pl->point)) return;
   double a[3] = {1, 0, 0}, t1[3], t2[3];
   if (fabs(n[0]) > 0.9) a[0] = 0, a[1] = 1;
-  cross(n, a, t1);
+  vs_cross3(n, a, t1);
   normalize(t1);
-  cross(n, t1, t2);
+  vs_cross3(n, t1, t2);
   double q[3] = {k->c[0] - pl->point[0], k->c[1] - pl->point[1], k->c[2] - pl->point[2]};
-  double dn = dot(q, n), o0[3];
+  double dn = vs_dot3(q, n), o0[3];
   for (int j = 0; j < 3; j++) o0[j] = k->c[j] - dn * n[j];
   double ext = 0;
   for (int c = 0; c < 3; c++) ext = fmax(ext, fabs(o->hi[c] - o->lo[c]));

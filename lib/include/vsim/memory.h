@@ -34,13 +34,6 @@ uint64_t vs_max_memory(void);
  * opened counts nothing (vs_model_build reports it). */
 vs_status vs_estimate_memory(const vs_scene *s, vs_memory_estimate *out, vs_error *err);
 
-/* "7.6 GB", "512 MB", "12 KB": bytes in the units --max-memory takes. */
-void vs_memory_text(uint64_t bytes, char *buf, size_t size);
-
-/* "2G", "500M", "64k", "1e9", "123456": bytes (K/M/G/T, powers of 1024,
- * either case, optional trailing B).  0, or -1 when malformed or 0. */
-int vs_parse_memory(const char *text, uint64_t *out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,9 @@
  *
  * One table, VS_MODEL_FIELDS, lists the arrays: it declares them and drives
  * allocation (once, to the final size, before anything is filled) and
- * vs_model_free, so adding a model array is one row. */
+ * vs_model_free, so adding a model array is one row.  They are the model a
+ * program may read (never write); what only the solver reads is behind the
+ * opaque `priv` (docs/library.md). */
 #ifndef VSIM_MODEL_H
 #define VSIM_MODEL_H
 
@@ -56,36 +58,20 @@ typedef struct vs_body_info {
   double damping_rigid; /* [0, 1] per step: velocities pulled towards the body's rigid motion */
 } vs_body_info;
 
-/* A run of constraints of one kind, consecutive in the Gauss-Seidel order. */
-typedef struct vs_block {
-  vs_kind kind;
-  int32_t start; /* position of its first constraint in gs_order */
-  int32_t count;
-  int32_t first; /* its first constraint's rank among those of its kind in gs_order
-                    (for distance links: the index into the gs_link_* arrays) */
-} vs_block;
-
-/* The Gauss-Seidel order (lib/model/gsorder.c, docs/physics.md): no two of
- * any VS_GS_WINDOW consecutive constraints share a particle where the
- * constraint graph allows, so that their projections overlap in the CPU. */
-#define VS_GS_WINDOW 8
-
 /* A mesh collider's triangles: its vertices and triangles (vertex numbers
- * local to it) in mesh_vertices / mesh_triangles, and the BVH over them
- * (lib/model/bvh.h) and the uniform grid of triangle lists (lib/model/meshgrid.h),
- * built once by vs_model_build. */
-struct vs_bvh;
-struct vs_mesh_grid;
+ * local to it) in mesh_vertices / mesh_triangles.  The structures that
+ * search them (a BVH, a grid of triangle lists) are the library's own. */
 typedef struct vs_collider_mesh {
   int32_t first_vertex, n_vertices;
-  int32_t first_triangle, n_triangles;
-  int32_t slot;        /* among the mesh colliders (0, 1, ...) */
-  struct vs_bvh *bvh; /* NULL for analytic colliders */
-  struct vs_mesh_grid *grid; /* NULL for analytic colliders, and when not worth building */
-  double margin;       /* the contact planes' reach (model.c), grid or not */
+  int32_t first_triangle, n_triangles; /* all 0 for analytic colliders */
 } vs_collider_mesh;
 
-#define VS_MAX_COLORS 64 /* graph colours before the overflow colour */
+/* The library's own part of a model (lib/model/model_private.h): the
+ * solver's layouts (the Gauss-Seidel order, the graph colouring, the
+ * particles' link adjacency), factors folded for it, and the mesh
+ * colliders' search structures.  They change whenever the solver does, so
+ * a program sees only this pointer and never reads through it. */
+struct vs_model_private;
 
 /* X(name, type, count-expression over model m): every array of the model.
  * Particle arrays are in build order; each kind's arrays are in that kind's
@@ -106,7 +92,6 @@ typedef struct vs_collider_mesh {
   X(dist_tear, double, (size_t)m->n_dist)       /* breaking length (tear * rest), 0 = never */ \
   X(dist_side, uint8_t, (size_t)m->n_dist)      /* VS_SIDE_* */                               \
   X(dist_role, uint8_t, (size_t)m->n_dist)      /* vs_link_role */                            \
-  X(dist_kw, double, (size_t)m->n_dist)         /* stiffness * omega / (w_a + w_b), 0 when both pinned */ \
   /* explicit pins */                                                                         \
   X(pin_p, int32_t, (size_t)m->n_pin)           /* particle */                                \
   X(pin_at, double, 3 * (size_t)m->n_pin)       /* fixed target (when no keys) */             \
@@ -122,18 +107,6 @@ typedef struct vs_collider_mesh {
   /* all constraints in build order: id -> (kind, index k in the kind's arrays) */            \
   X(con_kind, uint8_t, (size_t)m->n_constraints) /* vs_kind */                                \
   X(con_index, int32_t, (size_t)m->n_constraints)                                             \
-  /* Gauss-Seidel only: the order it projects in (ids; the same result as  \
-   * build order, docs/physics.md) and its n_blocks runs of one kind */       \
-  X(gs_order, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_constraints : 0)  \
-  X(blocks, vs_block, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_constraints : 0)   \
-  /* ... and the distance links again in that order, so that a sweep reads  \
-   * them as one stream: copies of dist_ab, dist_rest, dist_kw, dist_side,   \
-   * and each one's index k in the distance arrays (alive, compliance) */    \
-  X(gs_link_ab, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? 2 * (size_t)m->n_dist : 0)   \
-  X(gs_link_rest, double, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)      \
-  X(gs_link_kw, double, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)        \
-  X(gs_link_index, int32_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)    \
-  X(gs_link_side, uint8_t, m->relaxation == VS_RELAX_GAUSS_SEIDEL ? (size_t)m->n_dist : 0)     \
   /* colliders (static obstacles), plane normals unit length */                               \
   X(colliders, vs_collider_desc, (size_t)m->n_colliders)                                      \
   X(collider_mesh, vs_collider_mesh, (size_t)m->n_colliders)                                  \
@@ -141,13 +114,6 @@ typedef struct vs_collider_mesh {
   X(mesh_triangles, int32_t, 3 * (size_t)m->n_mesh_triangles)                                 \
   /* cloth triangles for viewers */                                                           \
   X(triangles, int32_t, 3 * (size_t)m->n_triangles) /* cloth and mesh bodies */              \
-  /* graph colouring (at build, for every relaxation; used by jacobi) */                      \
-  X(color, int32_t, (size_t)m->n_constraints)   /* colour of each constraint */               \
-  X(color_start, int32_t, VS_MAX_COLORS + 2)    /* (n_colors + 1) offsets into color_order */ \
-  X(color_order, int32_t, (size_t)m->n_constraints) /* ids by colour, build order inside */   \
-  /* linked neighbours of each particle, CSR ascending (particle collisions only) */          \
-  X(adj_start, int32_t, m->particle_collisions ? (size_t)m->n_particles + 1 : 0)              \
-  X(adj, int32_t, m->particle_collisions ? 2 * (size_t)m->n_dist : 0)                       \
   /* rigid bodies (the solver's own model is m->rigid) */                                     \
   X(rigid_body, int32_t, (size_t)m->n_rigid)    /* index into bodies (its name) */            \
   X(rigid_x0, double, 3 * (size_t)m->n_rigid)   /* initial centre of mass */                  \
@@ -200,14 +166,12 @@ typedef struct vs_model {
   int32_t n_rjoints;      /* rigid joints (ball, body-point distance) */
   int32_t n_attach;       /* particles attached to rigid bodies */
   int32_t rigid_max_contacts; /* bound of the rigid contact cache */
-  struct vs_rmodel *rigid; /* the rigid solver's model (private), NULL when n_rigid == 0 */
+  struct vs_rmodel *rigid; /* the rigid solver's own model, NULL when n_rigid == 0: private
+                             like priv, never to be read by a program */
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */
-  int32_t n_blocks;       /* runs of one kind in gs_order (blocks); 0 for jacobi */
-  int32_t n_colors;       /* graph colours (color_start) */
-  int32_t color_overflow; /* colour whose constraints may share particles (solved in
-                             build order on one thread), or -1 when every colour is clean */
+  int32_t n_colors;       /* graph colours the constraints were split into (vsim validate) */
   int particle_collisions;
   double radius_max;      /* largest particle radius */
   int32_t n_colliding;    /* particles with radius > 0 */
@@ -215,6 +179,8 @@ typedef struct vs_model {
 #define VS_MODEL_DECL(name, type, count) type *name;
   VS_MODEL_FIELDS(VS_MODEL_DECL)
 #undef VS_MODEL_DECL
+
+  struct vs_model_private *priv; /* the library's own (above): opaque */
 } vs_model;
 
 /* Compile a scene.  On failure *out stays NULL and err points at the scene

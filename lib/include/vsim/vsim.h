@@ -17,7 +17,6 @@
 #include "vsim/state.h"
 #include "vsim/step.h"
 #include "vsim/sweep.h"
-#include "vsim/text.h"
 
 #define VSIM_VERSION "0.1.0"
 #define VSIM_FORMAT_VERSION 2
