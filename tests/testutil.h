@@ -68,13 +68,136 @@ static inline vs_state *tu_state(const vs_model *m) {
   return st;
 }
 
+/* A scene from inline YAML, its model and a state, ready to step. */
+typedef struct tu_sim {
+  vs_scene *scene;
+  vs_model *m;
+  vs_state *s;
+} tu_sim;
+
+static inline tu_sim tu_sim_new(const char *yaml) {
+  tu_sim r;
+  r.scene = tu_scene(yaml);
+  r.m = tu_model(r.scene);
+  r.s = tu_state(r.m);
+  return r;
+}
+
+static inline void tu_sim_free(tu_sim *r) {
+  vs_state_free(r->s);
+  vs_model_free(r->m);
+  vs_scene_free(r->scene);
+}
+
+/* n steps, failing the test with vs_step's message. */
+static inline void tu_sim_steps(tu_sim *r, int n) {
+  for (int i = 0; i < n; i++) {
+    vs_error e;
+    vs_error_clear(&e);
+    ck_assert_msg(vs_step(r->m, r->s, &e) == VS_OK, "step %d failed: %s", i, e.message);
+  }
+}
+
+/* Particle i's position (x, y, z; then its inverse mass). */
+static inline const double *tu_sim_x(const tu_sim *r, int i) {
+  return r->s->x + 4 * i;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* The whole file, NUL-terminated (*len, when len is not NULL, its size
+ * without the NUL), or NULL when it cannot be opened. */
+static inline char *tu_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0, got;
+  char *buf = malloc(cap);
+  ck_assert_ptr_nonnull(buf);
+  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 >= cap) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      ck_assert_ptr_nonnull(buf);
+    }
+  }
+  fclose(f);
+  buf = realloc(buf, n + 1); /* no slack: the sanitizers see a read past the end */
+  ck_assert_ptr_nonnull(buf);
+  buf[n] = '\0';
+  if (len) *len = n;
+  return buf;
+}
+
+/* The same, failing the test when the file cannot be read. */
+static inline char *tu_read_file(const char *path, size_t *len) {
+  char *t = tu_slurp(path, len);
+  ck_assert_msg(t != NULL, "cannot read %s", path);
+  return t;
+}
+
+/* The path of a file of the repository, malloc'd: $VSIM_ROOT/rel (make test
+ * sets VSIM_ROOT; without it, ./rel). */
+static inline char *tu_repo_path(const char *rel) {
+  const char *root = getenv("VSIM_ROOT");
+  if (!root || !*root) root = ".";
+  size_t n = strlen(root) + strlen(rel) + 2;
+  char *p = malloc(n);
+  ck_assert_ptr_nonnull(p);
+  snprintf(p, n, "%s/%s", root, rel);
+  return p;
+}
+
+/* A file of the repository, read whole as tu_read_file does. */
+static inline char *tu_read_repo_file(const char *rel, size_t *len) {
+  char *path = tu_repo_path(rel);
+  char *t = tu_read_file(path, len);
+  free(path);
+  return t;
+}
+
+/* The file holds exactly the text want. */
+static inline void tu_expect_file_text(const char *path, const char *want) {
+  char *t = tu_read_file(path, NULL);
+  ck_assert_msg(strcmp(t, want) == 0, "%s holds '%s', expected '%s'", path, t, want);
+  free(t);
+}
+
+/* A fresh directory for each test of a test case, as a checked fixture:
+ *   tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
+ * tu_dir() is it, tu_path("a.h5") a path in it (one of 8 rotating buffers,
+ * so that a call may take several). */
+static inline char **tu_dir_slot(void) {
+  static char *dir;
+  return &dir;
+}
+static inline const char *tu_dir(void) {
+  return *tu_dir_slot();
+}
+static inline void tu_dir_setup(void) {
+  *tu_dir_slot() = tu_tmpdir();
+}
+static inline void tu_dir_teardown(void) {
+  tu_rmtree(*tu_dir_slot());
+  free(*tu_dir_slot());
+  *tu_dir_slot() = NULL;
+}
+static inline const char *tu_path(const char *name) {
+  static char buf[8][1024];
+  static int k;
+  char *p = buf[k++ & 7];
+  int n = snprintf(p, sizeof buf[0], "%s/%s", tu_dir(), name);
+  ck_assert_msg(n > 0 && (size_t)n < sizeof buf[0], "path too long: %s/%s", tu_dir(), name);
+  return p;
+}
+
 /* ---- skipping and running ------------------------------------------------ */
 
 /* The skips of one run, in memory shared with the forked test processes
  * (check runs each test in a child of its own unless CK_FORK=no). */
 #define TU_SKIPS_KEPT 32
 typedef struct tu_skips {
-  int n;                          /* checks skipped */
+  int n;                         /* checks skipped */
   char what[TU_SKIPS_KEPT][240]; /* "test: why" of the first TU_SKIPS_KEPT */
 } tu_skips;
 
@@ -102,10 +225,10 @@ static inline void tu_skip_note(const char *fmt, ...) {
 
 /* In a START_TEST body: TU_SKIP("no ffmpeg on PATH"); ends the check, which
  * counts as skipped. */
-#define TU_SKIP(...)            \
-  do {                          \
-    tu_skip_note(__VA_ARGS__);  \
-    return;                     \
+#define TU_SKIP(...)           \
+  do {                         \
+    tu_skip_note(__VA_ARGS__); \
+    return;                    \
   } while (0)
 
 /* This program's file name, for its closing line. */
@@ -169,7 +292,8 @@ static inline int tu_run(Suite *s) {
   const char *only = getenv("CK_RUN_CASE");
   tu_skips *k = MAP_FAILED;
   if (only && *only && !suite_tcase(s, only))
-    fprintf(stderr, "%s: CK_RUN_CASE=%s: no test case of that name (see tcase_create in tests/%s.c)\n",
+    fprintf(stderr,
+            "%s: CK_RUN_CASE=%s: no test case of that name (see tcase_create in tests/%s.c)\n",
             name, only, name);
   else if ((k = mmap(NULL, sizeof *k, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)) ==
            MAP_FAILED)
