@@ -62,7 +62,7 @@ static char *ball_pile(int n_side, const char *relaxation, int collisions) {
   return y;
 }
 
-/* 1,000 balls poured into a box settle without overlapping (issue 5).
+/* 1,000 balls poured into a box settle without overlapping.
  * A jammed pile converges slowly under PBD relaxation: without friction the
  * balls never come to rest, and index-ordered contacts leave overlaps of
  * ~2e-4 m after 150 frames (4 substeps x 30 iterations).  Particle friction

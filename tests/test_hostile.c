@@ -1,6 +1,7 @@
 /* test_hostile.c: end-to-end tests that a hostile result file or output
- * path cannot make vsim write anywhere but its own output (issue 14), and
- * that two runs racing to one new output cannot both win (issue 15):
+ * path cannot make vsim write anywhere but its own output, and that two
+ * runs racing to one new output cannot both win (README.md, Robustness:
+ * Output, Resume, Signals, Threads):
  *
  *   - --resume of a file whose position series is an external link to a
  *     victim file, or whose step dataset has external storage in a victim
@@ -80,7 +81,7 @@ static void expect_refused(const char *file, const char *msg) {
   ck_assert_int_eq(temp_files(), 0);
 }
 
-/* Issue 14 case 1: an external link in place of the position series. */
+/* Resume: an external link in place of the position series. */
 START_TEST(resume_external_link) {
   make_result("x.h5", "3");
   make_victim_h5("victim.h5");
@@ -101,7 +102,7 @@ START_TEST(resume_external_link) {
 }
 END_TEST
 
-/* Issue 14 case 1: external storage for position/step (a text file the
+/* Resume: external storage for position/step (a text file the
  * writes would land in) and time (a file the attacker wants created). */
 START_TEST(resume_external_storage) {
   make_result("x.h5", "3");
@@ -134,7 +135,7 @@ START_TEST(resume_external_storage) {
 }
 END_TEST
 
-/* Issue 14 case 5: an edited checkpoint or resolved scene, no checksum. */
+/* Resume: an edited checkpoint or resolved scene, no checksum. */
 START_TEST(resume_checksum) {
   make_result("x.h5", "3");
   cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "x.h5", "--frames", "4", "-q", NULL);
@@ -213,7 +214,7 @@ START_TEST(resume_special_and_link) {
 }
 END_TEST
 
-/* Issue 14 case 2: special files and dangling links as -o. */
+/* Output: special files and dangling links as -o. */
 START_TEST(output_special_files) {
   /* As root (CI containers) a copy of /dev/null made here: a vsim that
    * replaced special files would otherwise replace the system's. */
@@ -270,7 +271,7 @@ static int64_t frames_recorded(const char *path) {
   return v;
 }
 
-/* Issue 15 item 2: two runs into one new name without --force. */
+/* Output: two runs into one new name without --force. */
 START_TEST(race_two_runs) {
   for (int round = 0; round < 3; round++) {
     unlink(tu_path("same.h5"));
@@ -294,7 +295,7 @@ START_TEST(race_two_runs) {
 }
 END_TEST
 
-/* Issue 14 case 7: --threads far beyond a machine aborted in libgomp. */
+/* Threads: --threads far beyond a machine aborted in libgomp. */
 START_TEST(threads_bounded) {
   cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "1", "--threads", "4096", "-o", "t.h5", NULL);
   CU_EXPECT_CODE(p, 2);
@@ -304,7 +305,7 @@ START_TEST(threads_bounded) {
 }
 END_TEST
 
-/* Issue 14 case 7: a subnormal radius with particle collisions (undefined
+/* A subnormal radius with particle collisions (undefined
  * behaviour in the spatial hash before: the sanitizer build says so). */
 START_TEST(subnormal_radius) {
   cu_write(
@@ -336,7 +337,7 @@ static void expect_interrupted(const cu_proc *p, const char *file) {
   ck_assert_int_eq(temp_files(), 0);
 }
 
-/* Issue 14 case 6: SIGHUP ends a run like SIGINT; so does a closed pipe
+/* Signals: SIGHUP ends a run like SIGINT; so does a closed pipe
  * under --progress (SIGPIPE), without dying of it. */
 START_TEST(hangup_and_closed_pipe) {
   const char *args[] = {cu_vsim_bin(), "run", "--frames", "2000", "--set",

@@ -501,7 +501,7 @@ START_TEST(sphere_and_box_and_bounds_hold_particles) {
 }
 END_TEST
 
-/* Issue 9: an xpbd multiplier belongs to its constraint (slot = build-order
+/* An xpbd multiplier belongs to its constraint (slot = build-order
  * id), not to a place in the relaxation's order.  Constraints that share no
  * particle are solved identically by Gauss-Seidel (build order) and coloured
  * Jacobi (two-sided links first, then one-sided ones, then other kinds), so

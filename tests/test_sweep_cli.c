@@ -508,9 +508,10 @@ START_TEST(interrupted_sweep) {
 }
 END_TEST
 
-/* kill -9 of the sweep (issue 14): its points get SIGTERM from the kernel
- * (PR_SET_PDEATHSIG), finish their frame as "interrupted" and stop; no
- * temporary file is left and nothing is written after. */
+/* kill -9 of the sweep (README.md, Robustness: Sweeps): its points get
+ * SIGTERM from the kernel (PR_SET_PDEATHSIG), finish their frame as
+ * "interrupted" and stop; no temporary file is left and nothing is written
+ * after. */
 START_TEST(killed_sweep_children_stop) {
   char *d = setup(
       "scene: ../scene.yaml\n"
