@@ -8,7 +8,12 @@
  * passed.  CK_RUN_CASE=NAME runs one test case; a name the program does not
  * have is an error, as is any selection under which no check ran.  Under
  * `make test` (tests/run-tests.sh) the counts also go to the file that
- * $VSIM_TEST_COUNTS names, for the run's closing line. */
+ * $VSIM_TEST_COUNTS names, for the run's closing line.
+ *
+ * Also: a scene built and ready to step (tu_sim_new, tu_sim_steps,
+ * tu_sim_x), a fresh directory per test (tu_dir_setup as a checked
+ * fixture, tu_path), whole files (tu_slurp, tu_read_file,
+ * tu_read_repo_file, tu_expect_file_text). */
 #ifndef VSIM_TESTUTIL_H
 #define VSIM_TESTUTIL_H
 
