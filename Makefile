@@ -1,15 +1,28 @@
-# vsim build.  Variants (docs/architecture.md, conventions):
+# vsim build.  Variants (docs/architecture.md, conventions); `make help`
+# prints the indented lines of this block:
 #   make                    release build: build/vsim, build/libvsim.a
 #   make VARIANT=debug      build/debug/...
 #   make VARIANT=san        ASan + UBSan: build/san/...
-#   make test               build and run every test (= make check)
-#   make sanitize           the tests under ASan + UBSan
-#   make valgrind           the tests under valgrind memcheck
-#   make bench              benchmarks (table on stdout, JSON under build/bench/)
 #   make MPI=1              the program built with mpicc: build/mpi/vsim (mpirun sweeps)
+#   make test               build and run every test (= make check); the last line
+#                           says "N passed, N failed, N skipped", counted per check
+#   make check T=test_rigid one test program, tests/test_rigid.c (T="a b": several;
+#                           CK_RUN_CASE=CASE: one test case of it)
+#   make sanitize           the tests under ASan + UBSan (T=... works here too)
+#   make valgrind           the tests under valgrind memcheck
+#   make valgrind-e2e       the end-to-end tests with every vsim they start under valgrind
 #   make golden-check       rerun the example scenes against tests/golden/ (part of make test)
 #   make golden-update      regenerate tests/golden/ and say what changed
 #   make clients-check      MDAnalysis and ParaView read results (part of make test)
+#   make bench              benchmarks (table on stdout, JSON under build/bench/);
+#                           also bench-rigid, bench-bvh, render-bench
+#   make fuzz SECONDS=N     libFuzzer on the scene loader and the OBJ reader (clang);
+#                           make fuzz-h5 on the result-file reader
+#   make install            PREFIX=/usr/local, DESTDIR=; also uninstall, install-check
+#   make install-deps       the Debian packages to build and test (scripts/install-deps.sh)
+#   make pictures           redraw the README's pictures (docs/images/)
+#   make clean              remove build/
+#   make help               this list
 VARIANT ?= release
 ifeq ($(filter $(VARIANT),release debug san),)
 $(error VARIANT must be one of: release debug san (got '$(VARIANT)'))
@@ -47,8 +60,25 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-# The library's dependencies, by pkg-config name (also libvsim.pc's Requires.private).
+# The library's dependencies, by pkg-config name (also libvsim.pc's
+# Requires.private), and the tests' check, each with the Debian package that
+# provides it (scripts/install-deps.sh installs them all).
 VS_PKGS := yaml-0.1 hdf5 cairo
+deb.yaml-0.1 := libyaml-dev
+deb.hdf5 := libhdf5-dev
+deb.cairo := libcairo2-dev
+deb.check := check
+# Each is looked for on its own: the flags of all come from one pkg-config
+# call, which gives nothing at all when one is missing, and the compiler then
+# complained of hdf5.h when cairo was the one not installed.
+pkg_missing = $(foreach p,$(1),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo 1),,$(p)))
+VS_MISSING := $(call pkg_missing,$(VS_PKGS))
+CHECK_MISSING := $(call pkg_missing,check)
+# $(call need,$(VS_MISSING)) as a recipe's first line stops make there,
+# naming what to install, when one is missing; targets that compile nothing
+# (clean, help, install-deps) never ask.
+need = $(if $(strip $(1)),$(error not installed: $(strip $(1)) (pkg-config); \
+  Debian: apt-get install $(foreach p,$(1),$(deb.$(p))), or sh scripts/install-deps.sh))
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(VS_PKGS) 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(VS_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -77,10 +107,14 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIBA := $(BUILD)/libvsim.a
 VSIM := $(BUILD)/vsim
 
-.PHONY: all test check sanitize valgrind bench clean install-deps coverage
+.PHONY: all help test check sanitize valgrind bench clean install-deps
 all: $(VSIM) $(LIBA)
 
+help:
+	@sed -n '1,/^[^#]/s/^#   //p' $(firstword $(MAKEFILE_LIST))
+
 $(BUILD)/obj/lib/%.o: lib/%.c
+	$(call need,$(VS_MISSING))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
 
@@ -101,6 +135,7 @@ $(BUILD)/obj/lib/solve/rigid/rigid_collide.o $(BUILD)/pic/obj/lib/solve/rigid/ri
 endif
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c
+	$(call need,$(VS_MISSING))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icmd -MMD -MP -c $< -o $@
 
@@ -134,6 +169,7 @@ endif
 VSIM_LDLIBS := $(filter-out -lcairo,$(VSIM_LDLIBS))
 
 $(VSIM): $(CMD_OBJ) $(LIBA)
+	$(call need,$(VS_MISSING))
 	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
 
 $(BUILD)/bench/bench: bench/bench.c $(BUILD)/obj/cmd/heap.o $(LIBA)
@@ -153,8 +189,10 @@ $(BUILD)/bench/gs_ns: bench/gs_ns.c $(LIBA)
 	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 # Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
-# same cloths run in its soft-body solver and the table shows both.
+# same cloths (and the rigid pyramid, make bench-rigid) run in its solvers
+# and the table shows both.
 # BENCH_ARGS=--quick (seconds) or --full (adds 512^2, ~3 minutes on 2 cores).
+CXX ?= c++
 HAVE_BULLET := $(shell $(PKG_CONFIG) --exists bullet 2>/dev/null && echo 1)
 ifeq ($(HAVE_BULLET),1)
 BULLET_CLOTH := $(BUILD)/bench/bullet_cloth
@@ -170,33 +208,59 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid
 	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) \
 	  --pyramid $(BUILD)/bench/rigid_pyramid $(BENCH_PYRAMID_PEER) $(BENCH_ARGS)
 
+# ---- tests ------------------------------------------------------------------
+# The test programs are tests/test_*.c (check; shared helpers in
+# tests/testutil.h and, for those that run the program, tests/runutil.h).
 # The program and the end-to-end tests see only the public headers
 # (lib/include/vsim/); the library and its unit tests also see the private
 # ones under lib/ (util/alloc.h, io/h5util.h, ...).
+#
+# A test program is relinked only when an object it took from libvsim.a
+# changed, not on every change of the archive: the linker lists the members
+# it pulls (-Wl,-t,-t, which changes nothing in the program), and
+# scripts/link-deps.sh turns that list into $@.link.d, those objects as
+# prerequisites (as -MMD does for headers).  Until a program has that file
+# it depends on the whole archive.
 E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli test_hostile test_hostile_read \
              test_rigid_surface
-$(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h $(LIBA)
+$(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h | $(LIBA)
+	$(call need,$(VS_MISSING) $(CHECK_MISSING))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
+	@sh scripts/link-deps.sh $@ $(LIBA) $@.trace $(LIB_OBJ) > $@.link.d && rm -f $@.trace
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBA)
+$(BUILD)/tests/%: tests/%.c tests/testutil.h | $(LIBA)
+	$(call need,$(VS_MISSING) $(CHECK_MISSING))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
+	@sh scripts/link-deps.sh $@ $(LIBA) $@.trace $(LIB_OBJ) > $@.link.d && rm -f $@.trace
 
-# Every test binary runs even when an earlier one fails; the target fails if any did.
-# CK_FORK=no under the sanitizers/valgrind keeps leak reports attached to the test process.
-test check: $(VSIM) $(TEST_BIN)
-	@fail=0; for t in $(TEST_BIN); do \
-	  echo "== $$t"; \
-	  VSIM_BIN=$(abspath $(VSIM)) VSIM_ROOT=$(CURDIR) $(TEST_WRAP) $$t || fail=1; \
-	done; \
-	echo "== golden-check"; \
-	VSIM=$(VSIM) sh scripts/golden.sh check || fail=1; \
-	echo "== docs-check"; \
-	VSIM_ROOT=$(CURDIR) sh tests/docs-check.sh || fail=1; \
-	echo "== clients-check"; \
-	VSIM=$(VSIM) sh tests/clients/run.sh || fail=1; \
-	if [ $$fail -ne 0 ]; then echo "SOME TESTS FAILED"; exit 1; fi; echo "ALL TESTS PASSED"
+-include $(TEST_BIN:=.link.d)
+$(foreach t,$(TEST_BIN),$(if $(wildcard $(t).link.d),,$(eval $(t): $(LIBA))))
+
+# make test runs every test program, even when an earlier one fails, then
+# the golden files, the docs check and the real clients (and install-check
+# first, in the release build), and ends with one line counted per check,
+# "N passed, N failed, N skipped" (tests/run-tests.sh says how); it fails
+# when any check failed.  T=NAME (or T="NAME NAME ..."; test_rigid, rigid
+# and tests/test_rigid.c all name tests/test_rigid.c) runs only those test
+# programs, with the same closing line; a name with no tests/test_NAME.c is
+# an error.  CK_RUN_CASE=CASE runs one test case of each.
+TEST_NAMES := $(TEST_SRC:tests/%.c=%)
+ifneq ($(strip $(T)),)
+T_NAMES := $(foreach t,$(basename $(notdir $(T))),$(if $(filter test_%,$(t)),$(t),test_$(t)))
+T_UNKNOWN := $(filter-out $(TEST_NAMES),$(T_NAMES))
+ifneq ($(T_UNKNOWN),)
+$(error T=$(strip $(T)): no test program $(T_UNKNOWN:%=tests/%.c); the test programs are: $(TEST_NAMES))
+endif
+TEST_RUN := $(T_NAMES:%=$(BUILD)/tests/%)
+TEST_STEPS := $(TEST_RUN)
+else
+TEST_RUN := $(TEST_BIN)
+TEST_STEPS := $(TEST_BIN) golden docs clients
+endif
+test check: $(VSIM) $(TEST_RUN)
+	@VSIM=$(VSIM) VSIM_ROOT=$(CURDIR) TEST_WRAP='$(TEST_WRAP)' sh tests/run-tests.sh $(TEST_STEPS)
 
 # The golden suite (tests/golden/README.md): every example scene rerun and
 # compared with its file in tests/golden/; update regenerates the files and
@@ -256,6 +320,7 @@ FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fno-
 FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 
 $(FUZZ_DIR)/obj/lib/%.o: lib/%.c
+	$(call need,$(VS_MISSING))
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
@@ -321,6 +386,7 @@ DOCS_MD := $(sort $(wildcard docs/*.md))
 MANPAGE := $(BUILD)/vsim.1
 
 $(BUILD)/pic/obj/lib/%.o: lib/%.c
+	$(call need,$(VS_MISSING))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
 
@@ -375,12 +441,12 @@ uninstall:
 # need their runtime flags too).
 install-check: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
 	VSIM_ROOT=$(CURDIR) BUILD=$(BUILD) MAKE="$(MAKE)" sh tests/install-check.sh
-ifeq ($(VARIANT)$(MPI),release)
+ifeq ($(VARIANT)$(MPI)$(strip $(T)),release)
 test check: install-check
 endif
 
 -include $(PIC_OBJ:.o=.d)
-# Meshes (issue 11): the BVH build benchmark (1M triangles in under 1 s):
+# The mesh BVH's build benchmark (1M triangles in under 1 s, docs/performance.md):
 #   make bench-bvh [BVH_ARGS="TRIANGLES REPEATS"]
 $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
 	@mkdir -p $(dir $@)
@@ -390,7 +456,7 @@ $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
 bench-bvh: $(BUILD)/bench/bvh_build
 	$(BUILD)/bench/bvh_build $(BVH_ARGS)
 
-# Meshes (issue 11): libFuzzer on the OBJ reader (tests/fuzz/fuzz_obj.c),
+# The OBJ mesh reader's fuzzer: libFuzzer on tests/fuzz/fuzz_obj.c,
 # seeded from tests/fuzz/seeds-obj/ and configs/meshes/; the corpus grows in
 # build/fuzz/corpus-obj/.  `make fuzz` runs it too (SECONDS each).
 $(FUZZ_DIR)/fuzz_obj: tests/fuzz/fuzz_obj.c $(FUZZ_OBJ)
@@ -415,7 +481,7 @@ $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
 
-# Hostile result files (issue 14): libFuzzer on the validating HDF5 reader
+# The result-file reader's fuzzer: libFuzzer on the validating HDF5 reader
 # (tests/fuzz/fuzz_h5.c: guarded open, every dataset read in slabs, the
 # attributes vsim reads), seeded from the golden files; the corpus grows in
 # build/fuzz/corpus-h5/, a crash is written to build/fuzz/h5-crash-* (keep it
@@ -437,14 +503,12 @@ fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 	  $(FUZZ_DIR)/fuzz_h5 -max_len=1048576 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 \
 	  -max_total_time=$(SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/h5- $(FUZZ_DIR)/corpus-h5
-# Rigid-body pyramid benchmark (issue 10): vsim's rigid solver, and the same
-# pyramid in Bullet when Bullet is installed (pkg-config bullet).
+# The rigid-body pyramid benchmark: vsim's rigid solver, and the same
+# pyramid in Bullet when Bullet is installed (HAVE_BULLET above).
 $(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
-BULLET_OK := $(shell $(PKG_CONFIG) --exists bullet 2>/dev/null && echo 1)
-CXX ?= c++
 $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
@@ -468,10 +532,10 @@ $(BUILD)/bench/bullet_scenes: bench/bullet_scenes.cpp bench/rigid_metrics.h $(LI
 	  $(LDLIBS) $(shell $(PKG_CONFIG) --libs bullet 2>/dev/null) -o $@
 
 .PHONY: bench-rigid
-bench-rigid: $(BUILD)/bench/rigid_scenes $(if $(BULLET_OK),$(BUILD)/bench/bullet_scenes)
-	$(if $(BULLET_OK),,@echo "bullet not installed (pkg-config bullet): vsim column only")
+bench-rigid: $(BUILD)/bench/rigid_scenes $(if $(HAVE_BULLET),$(BUILD)/bench/bullet_scenes)
+	$(if $(HAVE_BULLET),,@echo "bullet not installed (pkg-config bullet): vsim column only")
 	$(PYTHON) bench/rigid_bench.py --vsim $(BUILD)/bench/rigid_scenes \
-	  $(if $(BULLET_OK),--bullet $(BUILD)/bench/bullet_scenes) --scenes bench/rigid \
+	  $(if $(HAVE_BULLET),--bullet $(BUILD)/bench/bullet_scenes) --scenes bench/rigid \
 	  --out $(BUILD)/bench/rigid.json $(if $(filter 1 yes true,$(QUICK)),--quick) \
 	  $(if $(ONLY),--only $(ONLY)) $(RIGID_BENCH_ARGS)
 # The README's pictures (docs/images/), drawn by `vsim render` and `vsim plot`

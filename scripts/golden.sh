@@ -23,7 +23,8 @@
 # untouched (byte for byte, for git).  A scene that cannot run fails both
 # (exit 1); bad usage is exit 2.
 #
-# Environment: VSIM (the program, default build/vsim), GOLDEN_DIR
+# Environment: VSIM (the program, default build/vsim), VSIM_TEST_COUNTS (a
+# file that check adds its counts to, as tests/run-tests.sh reads), GOLDEN_DIR
 # (tests/golden), CONFIGS (configs), GOLDEN_EXTRA (options added to every
 # run; the tests use it to imitate a changed solver).
 set -eu
@@ -129,7 +130,7 @@ for name in $scenes; do
   count=$((count + 1))
   if [ ! -f "$CONFIGS/$name.yaml" ]; then
     echo "golden: $name: no scene $CONFIGS/$name.yaml" >&2
-    failed=1
+    failed=$((failed + 1))
     continue
   fi
   golden="$GOLDEN_DIR/$name.h5"
@@ -138,13 +139,13 @@ for name in $scenes; do
   if [ $rc -ne 0 ]; then
     echo "golden: $name: FAILED to run (exit $rc):" >&2
     sed 's/^/  /' "$tmp/$name.err" >&2
-    failed=1
+    failed=$((failed + 1))
     continue
   fi
   if [ "$mode" = check ]; then
     if [ ! -f "$golden" ]; then
       echo "golden: $name: no golden file $golden (make golden-update creates it)"
-      failed=1
+      failed=$((failed + 1))
       continue
     fi
     tol=$(table "$GOLDEN_DIR/tolerances" "$name")
@@ -156,12 +157,12 @@ for name in $scenes; do
       1)
         echo "golden: $name: DIFFERENT from $golden${tol:+ (beyond $tol)}"
         describe "this run" "the golden file" < "$tmp/$name.json"
-        failed=1
+        failed=$((failed + 1))
         ;;
       *)
         echo "golden: $name: cannot compare (exit $rc):" >&2
         sed 's/^/  /' "$tmp/$name.err" >&2
-        failed=1
+        failed=$((failed + 1))
         ;;
     esac
   else
@@ -203,6 +204,9 @@ if [ "$mode" = update ] && [ $# -eq 0 ]; then
 fi
 
 if [ "$mode" = check ]; then
+  # the counts, per scene, for the closing line of make test (tests/run-tests.sh)
+  [ -z "${VSIM_TEST_COUNTS:-}" ] ||
+    echo "golden: $((count - failed)) passed, $failed failed, 0 skipped" >> "$VSIM_TEST_COUNTS"
   if [ $failed -ne 0 ]; then
     echo "golden: check FAILED; if the change is intended, run make golden-update and commit tests/golden/"
     exit 1

@@ -49,30 +49,14 @@ static inline char *cu_strf(const char *fmt, ...) {
   return s;
 }
 
-/* Absolute path of a file in the repository ($VSIM_ROOT). */
+/* Path of a file in the repository ($VSIM_ROOT): tu_repo_path. */
 static inline char *cu_repo_path(const char *rel) {
-  const char *root = getenv("VSIM_ROOT");
-  return cu_strf("%s/%s", root && *root ? root : ".", rel);
+  return tu_repo_path(rel);
 }
 
-/* The whole file, NUL-terminated, or NULL when it cannot be read. */
+/* The whole file, NUL-terminated, or NULL when it cannot be read: tu_slurp. */
 static inline char *cu_slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, n = 0, got;
-  char *buf = malloc(cap);
-  ck_assert_ptr_nonnull(buf);
-  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += got;
-    if (n + 1 >= cap) {
-      cap *= 2;
-      buf = realloc(buf, cap);
-      ck_assert_ptr_nonnull(buf);
-    }
-  }
-  fclose(f);
-  buf[n] = '\0';
-  return buf;
+  return tu_slurp(path, NULL);
 }
 
 static inline void cu_write(const char *path, const char *text) {

@@ -7,37 +7,11 @@
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-typedef struct run {
-  vs_scene *sc;
-  vs_model *m;
-  vs_state *s;
-} run;
-
-static run run_new(const char *yaml) {
-  run r = {tu_scene(yaml), NULL, NULL};
-  r.m = tu_model(r.sc);
-  r.s = tu_state(r.m);
-  return r;
-}
-
-static void run_free(run *r) {
-  vs_state_free(r->s);
-  vs_model_free(r->m);
-  vs_scene_free(r->sc);
-}
-
-static void step(run *r) {
-  vs_error e;
-  ck_assert_msg(vs_step(r->m, r->s, &e) == VS_OK, "%s", e.message);
-}
-
-static const double *X(const run *r, int i) { return r->s->x + 4 * i; }
-
 static double dist(const double *a, const double *b) {
   return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-static double speed_max(const run *r) {
+static double speed_max(const tu_sim *r) {
   double *v = malloc(3 * sizeof(double) * (size_t)r->m->n_particles), best = 0;
   vs_state_velocity(r->m, r->s, v);
   for (int i = 0; i < r->m->n_particles; i++)
@@ -47,11 +21,12 @@ static double speed_max(const run *r) {
 }
 
 /* Largest relative violation over the two-sided links. */
-static double link_error(const run *r) {
+static double link_error(const tu_sim *r) {
   double worst = 0;
   for (int i = 0; i < r->m->n_dist; i++) {
     if (r->m->dist_side[i] != VS_SIDE_EQUAL) continue;
-    double e = fabs(dist(X(r, r->m->dist_ab[2 * i]), X(r, r->m->dist_ab[2 * i + 1])) - r->m->dist_rest[i]);
+    double e = fabs(dist(tu_sim_x(r, r->m->dist_ab[2 * i]), tu_sim_x(r, r->m->dist_ab[2 * i + 1])) -
+                    r->m->dist_rest[i]);
     worst = fmax(worst, e / r->m->dist_rest[i]);
   }
   return worst;
@@ -69,24 +44,24 @@ START_TEST(spinning_tetra_keeps_its_shape_and_comes_to_rest) {
              "  - tetra: {name: t, center: [0, 1, 0], edge: 0.3, mass: 1, velocity: [2, 0, 1],\n"
              "            angular_velocity: [3, 5, 2]}\n",
              integ[k]);
-    run r = run_new(y);
+    tu_sim r = tu_sim_new(y);
     double worst = 0;
     for (int f = 0; f < 300; f++) {
-      step(&r);
+      tu_sim_steps(&r, 1);
       worst = fmax(worst, link_error(&r));
     }
     ck_assert_msg(worst < 1e-4, "%s: edge lengths off by %g relative", integ[k], worst);
     ck_assert_msg(speed_max(&r) < 1e-3, "%s: still moving at %g m/s", integ[k], speed_max(&r));
-    for (int i = 0; i < 4; i++) ck_assert_double_ge(X(&r, i)[1], -1e-12);
-    run_free(&r);
+    for (int i = 0; i < 4; i++) ck_assert_double_ge(tu_sim_x(&r, i)[1], -1e-12);
+    tu_sim_free(&r);
   }
 }
 END_TEST
 
 /* Volume of a lattice: each cell as six tetrahedra around its main diagonal. */
-static double lattice_volume(const run *r, int nu, int nv, int nw) {
+static double lattice_volume(const tu_sim *r, int nu, int nv, int nw) {
   double v = 0;
-#define L(i, j, k) X(r, (i) + nu * ((j) + nv * (k)))
+#define L(i, j, k) tu_sim_x(r, (i) + nu * ((j) + nv * (k)))
   for (int k = 0; k + 1 < nw; k++)
     for (int j = 0; j + 1 < nv; j++)
       for (int i = 0; i + 1 < nu; i++) {
@@ -109,19 +84,21 @@ static double lattice_volume(const run *r, int nu, int nv, int nw) {
 /* A jelly block dropped on a plane bounces, settles and keeps its volume
  * within 3% (a lattice has no volume constraint: links alone hold it). */
 START_TEST(jelly_block_bounces_settles_keeps_volume) {
-  run r = run_new("time: {dt: 0.016666666666666666, frames: 240, substeps: 8}\n"
-                  "solver: {integrator: xpbd, iterations: 4, damping: 0.3}\n"
-                  "world: {colliders: [{plane: {point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5}}]}\n"
-                  "bodies:\n"
-                  "  - lattice: {name: jelly, origin: [0, 0.5, 0], size: [0.4, 0.4, 0.4], resolution: [5, 5, 5],\n"
-                  "              mass: 2, stretch: {compliance: 1e-4}, shear: {compliance: 1e-4}}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.016666666666666666, frames: 240, substeps: 8}\n"
+      "solver: {integrator: xpbd, iterations: 4, damping: 0.3}\n"
+      "world: {colliders: [{plane: {point: [0, 0, 0], normal: [0, 1, 0], friction: 0.5}}]}\n"
+      "bodies:\n"
+      "  - lattice: {name: jelly, origin: [0, 0.5, 0], size: [0.4, 0.4, 0.4], resolution: [5, 5, "
+      "5],\n"
+      "              mass: 2, stretch: {compliance: 1e-4}, shear: {compliance: 1e-4}}\n");
   const double v0 = lattice_volume(&r, 5, 5, 5);
   ck_assert_double_eq_tol(v0, 0.064, 1e-12);
   double ymin_com = 1e9, vmax_up = 0, worst = 0;
   for (int f = 0; f < 240; f++) {
-    step(&r);
+    tu_sim_steps(&r, 1);
     double ycom = 0, vy = 0;
-    for (int i = 0; i < r.m->n_particles; i++) ycom += X(&r, i)[1], vy += r.s->v[3 * i + 1];
+    for (int i = 0; i < r.m->n_particles; i++) ycom += tu_sim_x(&r, i)[1], vy += r.s->v[3 * i + 1];
     ycom /= r.m->n_particles, vy /= r.m->n_particles;
     if (ycom < ymin_com) ymin_com = ycom;
     if (f > 20 && vy > vmax_up) vmax_up = vy;
@@ -130,7 +107,7 @@ START_TEST(jelly_block_bounces_settles_keeps_volume) {
   ck_assert_msg(vmax_up > 0.05, "never bounced (largest upward speed %g)", vmax_up);
   ck_assert_msg(speed_max(&r) < 1e-2, "not settled: %g m/s", speed_max(&r));
   ck_assert_msg(worst < 0.03, "volume changed by %.2f%%", 100 * worst);
-  run_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -150,15 +127,15 @@ START_TEST(ragdoll_falls_and_keeps_its_limits) {
              "  - ragdoll: {name: bob, origin: [0.1, 1.2, 0.3], height: 1.8, mass: 70, radius: 0.04,\n"
              "              damping_rigid: 0.02}\n",
              relax[k]);
-    run r = run_new(y);
+    tu_sim r = tu_sim_new(y);
     ck_assert_int_eq(r.m->n_particles, 19);
     double worst = 0;
     int engaged = 0;
     for (int f = 0; f < 360; f++) {
-      step(&r);
+      tu_sim_steps(&r, 1);
       for (int i = 0; i < r.m->n_dist; i++) {
         if (r.m->dist_side[i] != VS_SIDE_MIN) continue;
-        double d = dist(X(&r, r.m->dist_ab[2 * i]), X(&r, r.m->dist_ab[2 * i + 1]));
+        double d = dist(tu_sim_x(&r, r.m->dist_ab[2 * i]), tu_sim_x(&r, r.m->dist_ab[2 * i + 1]));
         worst = fmax(worst, r.m->dist_rest[i] - d);
         engaged |= d < r.m->dist_rest[i] * 1.001;
       }
@@ -169,7 +146,7 @@ START_TEST(ragdoll_falls_and_keeps_its_limits) {
     vs_observables o;
     vs_observe(r.m, r.s, &o, NULL);
     ck_assert_double_lt(o.penetration_max, 0.01);
-    run_free(&r);
+    tu_sim_free(&r);
   }
 }
 END_TEST
@@ -197,16 +174,16 @@ START_TEST(arm_stays_within_angle_limits) {
              "  - distance: {a: 'arm:1', b: 'arm:2'}\n"
              "  - angle: {a: 'arm:0', b: 'arm:1', c: 'arm:2', min: 120, max: 170}\n",
              integ[k]);
-    run r = run_new(y);
+    tu_sim r = tu_sim_new(y);
     double lo = 180, hi = 0;
     for (int f = 0; f < 240; f++) {
-      step(&r);
-      double th = angle_at(X(&r, 0), X(&r, 1), X(&r, 2));
+      tu_sim_steps(&r, 1);
+      double th = angle_at(tu_sim_x(&r, 0), tu_sim_x(&r, 1), tu_sim_x(&r, 2));
       lo = fmin(lo, th), hi = fmax(hi, th);
     }
     ck_assert_msg(lo > 120 - 0.5 && hi < 170 + 0.5, "%s: angle went to [%.2f, %.2f]", integ[k], lo, hi);
     ck_assert_msg(lo < 125, "%s: the min limit never engaged (%.2f)", integ[k], lo); /* it swings */
-    run_free(&r);
+    tu_sim_free(&r);
   }
 }
 END_TEST
@@ -214,22 +191,23 @@ END_TEST
 /* A cloth corner on a kinematic path is exactly on it at every frame; the
  * cloth follows by its links. */
 START_TEST(cloth_follows_kinematic_pin) {
-  run r = run_new("time: {dt: 0.02, frames: 100, substeps: 3}\n"
-                  "bodies:\n"
-                  "  - cloth: {name: c, origin: [0, 1, 0], size: [1, 1], resolution: [8, 8], pin: [[0, 7]]}\n"
-                  "constraints:\n"
-                  "  - pin: {particle: 'c:7,7', keys: [[0, 1, 2, 0], [1, 3, 2, 0.5], [1.5, 3, 3, 0.5]]}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.02, frames: 100, substeps: 3}\n"
+      "bodies:\n"
+      "  - cloth: {name: c, origin: [0, 1, 0], size: [1, 1], resolution: [8, 8], pin: [[0, 7]]}\n"
+      "constraints:\n"
+      "  - pin: {particle: 'c:7,7', keys: [[0, 1, 2, 0], [1, 3, 2, 0.5], [1.5, 3, 3, 0.5]]}\n");
   for (int f = 1; f <= 100; f++) {
-    step(&r);
+    tu_sim_steps(&r, 1);
     double t = f * 0.02, e[3];
     if (t <= 1) e[0] = 1 + 2 * t, e[1] = 2, e[2] = 0.5 * t;
     else if (t <= 1.5) e[0] = 3, e[1] = 2 + (t - 1) / 0.5, e[2] = 0.5;
     else e[0] = 3, e[1] = 3, e[2] = 0.5;
-    for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(X(&r, 63)[k], e[k], 1e-14);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(tu_sim_x(&r, 63)[k], e[k], 1e-14);
   }
   /* the far corner was dragged along: it is no longer near its start */
-  ck_assert_double_gt(X(&r, 7)[0], 1.2);
-  run_free(&r);
+  ck_assert_double_gt(tu_sim_x(&r, 7)[0], 1.2);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -253,17 +231,17 @@ START_TEST(sqrt_approximation_converges) {
     const char *in = integ[k % 3], *rl = k < 3 ? "gauss-seidel" : "jacobi";
     char y[1024];
     snprintf(y, sizeof y, fmt, in, rl, "true");
-    run a = run_new(y);
+    tu_sim a = tu_sim_new(y);
     snprintf(y, sizeof y, fmt, in, rl, "false");
-    run b = run_new(y);
-    step(&a), step(&b);
+    tu_sim b = tu_sim_new(y);
+    tu_sim_steps(&a, 1), tu_sim_steps(&b, 1);
     double d1 = 0;
-    for (int i = 0; i < 5; i++) d1 = fmax(d1, dist(X(&a, i), X(&b, i)));
+    for (int i = 0; i < 5; i++) d1 = fmax(d1, dist(tu_sim_x(&a, i), tu_sim_x(&b, i)));
     ck_assert_msg(d1 > 1e-3, "%s/%s: the approximation changed nothing", in, rl);
-    for (int f = 1; f < 300; f++) step(&a);
+    tu_sim_steps(&a, 299);
     ck_assert_msg(link_error(&a) < 1e-9, "%s/%s: approximate lengths off by %g", in, rl, link_error(&a));
-    run_free(&a);
-    run_free(&b);
+    tu_sim_free(&a);
+    tu_sim_free(&b);
   }
 }
 END_TEST
@@ -283,33 +261,35 @@ START_TEST(swept_test_stops_fast_particles) {
                     "                velocities: [[200, 0, 0], [0, -200, 0]], radius: 0.01}\n";
   char y[1024];
   snprintf(y, sizeof y, fmt, "true");
-  run r = run_new(y);
+  tu_sim r = tu_sim_new(y);
   for (int f = 0; f < 30; f++) {
-    step(&r);
-    ck_assert_msg(X(&r, 0)[0] <= 1 - 0.01 + 1e-12, "frame %d: passed the wall, x = %g", f, X(&r, 0)[0]);
-    ck_assert_double_ge(X(&r, 1)[1], -2 + 0.01 - 1e-12);
+    tu_sim_steps(&r, 1);
+    ck_assert_msg(tu_sim_x(&r, 0)[0] <= 1 - 0.01 + 1e-12, "frame %d: passed the wall, x = %g", f,
+                  tu_sim_x(&r, 0)[0]);
+    ck_assert_double_ge(tu_sim_x(&r, 1)[1], -2 + 0.01 - 1e-12);
   }
-  run_free(&r);
+  tu_sim_free(&r);
   snprintf(y, sizeof y, fmt, "false");
-  r = run_new(y);
-  for (int f = 0; f < 30; f++) step(&r);
-  ck_assert_double_gt(X(&r, 0)[0], 2.0); /* tunnelled: the test can fail */
-  run_free(&r);
+  r = tu_sim_new(y);
+  tu_sim_steps(&r, 30);
+  ck_assert_double_gt(tu_sim_x(&r, 0)[0], 2.0); /* tunnelled: the test can fail */
+  tu_sim_free(&r);
 }
 END_TEST
 
 /* Angular momentum about the centre of mass, and the largest deviation of a
  * particle's velocity from the best rigid motion (v_cm + w x r). */
-static void momentum(const run *r, double L[3], double P[3]) {
+static void momentum(const tu_sim *r, double L[3], double P[3]) {
   double c[3] = {0, 0, 0}, M = 0;
   for (int i = 0; i < r->m->n_particles; i++) {
     M += r->m->mass[i];
-    for (int k = 0; k < 3; k++) c[k] += r->m->mass[i] * X(r, i)[k];
+    for (int k = 0; k < 3; k++) c[k] += r->m->mass[i] * tu_sim_x(r, i)[k];
   }
   for (int k = 0; k < 3; k++) c[k] /= M, L[k] = P[k] = 0;
   for (int i = 0; i < r->m->n_particles; i++) {
     const double mi = r->m->mass[i], *v = &r->s->v[3 * i];
-    const double x[3] = {X(r, i)[0] - c[0], X(r, i)[1] - c[1], X(r, i)[2] - c[2]};
+    const double x[3] = {tu_sim_x(r, i)[0] - c[0], tu_sim_x(r, i)[1] - c[1],
+                         tu_sim_x(r, i)[2] - c[2]};
     L[0] += mi * (x[1] * v[2] - x[2] * v[1]);
     L[1] += mi * (x[2] * v[0] - x[0] * v[2]);
     L[2] += mi * (x[0] * v[1] - x[1] * v[0]);
@@ -321,15 +301,18 @@ static void momentum(const run *r, double L[3], double P[3]) {
  * momentum exactly while it removes the non-rigid part of the motion: free
  * particles with scattered velocities end up moving as one rigid body. */
 START_TEST(rigid_damping_keeps_momentum_and_damps_deformation) {
-  run r = run_new("time: {dt: 0.01, frames: 60}\n"
-                  "world: {gravity: [0, 0, 0]}\n"
-                  "bodies:\n"
-                  "  - particles: {name: cloud, positions: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]],\n"
-                  "                velocities: [[1, 0, 0], [0, 2, 0], [0, 0, -1], [-1, 1, 0], [0.5, -0.5, 2]],\n"
-                  "                masses: [1, 2, 1, 3, 1], damping_rigid: 0.5}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 60}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {name: cloud, positions: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, "
+      "1]],\n"
+      "                velocities: [[1, 0, 0], [0, 2, 0], [0, 0, -1], [-1, 1, 0], [0.5, -0.5, "
+      "2]],\n"
+      "                masses: [1, 2, 1, 3, 1], damping_rigid: 0.5}\n");
   double L0[3], P0[3], L[3], P[3];
   momentum(&r, L0, P0);
-  for (int f = 0; f < 60; f++) step(&r);
+  tu_sim_steps(&r, 60);
   momentum(&r, L, P);
   for (int k = 0; k < 3; k++) {
     ck_assert_msg(fabs(L[k] - L0[k]) < 1e-12 * (1 + fabs(L0[k])), "L[%d] %.17g vs %.17g", k, L[k], L0[k]);
@@ -340,11 +323,12 @@ START_TEST(rigid_damping_keeps_momentum_and_damps_deformation) {
   double c[3] = {0, 0, 0}, M = 0, I[3][3] = {{0}}, ke = 0;
   for (int i = 0; i < 5; i++) {
     M += r.m->mass[i];
-    for (int k = 0; k < 3; k++) c[k] += r.m->mass[i] * X(&r, i)[k];
+    for (int k = 0; k < 3; k++) c[k] += r.m->mass[i] * tu_sim_x(&r, i)[k];
   }
   for (int k = 0; k < 3; k++) c[k] /= M;
   for (int i = 0; i < 5; i++) {
-    const double mi = r.m->mass[i], x[3] = {X(&r, i)[0] - c[0], X(&r, i)[1] - c[1], X(&r, i)[2] - c[2]};
+    const double mi = r.m->mass[i], x[3] = {tu_sim_x(&r, i)[0] - c[0], tu_sim_x(&r, i)[1] - c[1],
+                                            tu_sim_x(&r, i)[2] - c[2]};
     const double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2], *v = &r.s->v[3 * i];
     for (int p = 0; p < 3; p++)
       for (int q = 0; q < 3; q++) I[p][q] += mi * ((p == q ? r2 : 0) - x[p] * x[q]);
@@ -365,7 +349,7 @@ START_TEST(rigid_damping_keeps_momentum_and_damps_deformation) {
   /* (what is left comes from integrating a rotation along straight lines
    * for one step, O(h^2 w^2); the start had over half its energy in deformation) */
   ck_assert_msg(fabs(ke - ke_rigid) < 1e-3 * ke, "deformation energy %g of %g left", ke - ke_rigid, ke);
-  run_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -381,13 +365,13 @@ START_TEST(rigid_damping_leaves_rigid_spin_alone) {
                     "            compliance: 1e-3, damping_rigid: %s}\n";
   char y[512];
   snprintf(y, sizeof y, fmt, "0.5");
-  run a = run_new(y);
+  tu_sim a = tu_sim_new(y);
   snprintf(y, sizeof y, fmt, "0");
-  run b = run_new(y);
+  tu_sim b = tu_sim_new(y);
   double ea = 0, eb = 0, L0[3], P0[3];
   momentum(&a, L0, P0);
   for (int f = 0; f < 100; f++) {
-    step(&a), step(&b);
+    tu_sim_steps(&a, 1), tu_sim_steps(&b, 1);
     ea = fmax(ea, link_error(&a)), eb = fmax(eb, link_error(&b));
   }
   double La[3], Pa[3], Lb[3], Pb[3];
@@ -399,8 +383,8 @@ START_TEST(rigid_damping_leaves_rigid_spin_alone) {
   const double n0 = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
   ck_assert_msg(na > 0.9 * n0, "spin lost: |L| = %g of %g", na, n0);
   ck_assert_msg(ea <= eb, "links stretched more with damping: %g vs %g", ea, eb);
-  run_free(&a);
-  run_free(&b);
+  tu_sim_free(&a);
+  tu_sim_free(&b);
 }
 END_TEST
 
@@ -435,15 +419,15 @@ START_TEST(every_kind_under_every_solver) {
              "  - pin: {particle: 'c:0,0', keys: [[0, 2.5, 1.5, -0.5], [1, 2.5, 2, -0.5]]}\n"
              "  - pin: {particle: 'jelly:2,2,2', at: [-0.7, 0.8, 2.3]}\n",
              integ[k % 3], relax[k / 3]);
-    run r = run_new(y);
-    for (int f = 0; f < 60; f++) step(&r);
+    tu_sim r = tu_sim_new(y);
+    tu_sim_steps(&r, 60);
     vs_observables o;
     vs_observe(r.m, r.s, &o, NULL);
     ck_assert_msg(isfinite(o.all.max) && o.all.max_relative < 0.5, "%s/%s: error %g", integ[k % 3],
                   relax[k / 3], o.all.max_relative);
     ck_assert_int_gt(o.kind[VS_KIND_ANGLE].count, 0);
     ck_assert_int_gt(o.kind[VS_KIND_PIN].count, 0);
-    run_free(&r);
+    tu_sim_free(&r);
   }
 }
 END_TEST

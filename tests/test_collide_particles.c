@@ -62,31 +62,7 @@ static char *ball_pile(int n_side, const char *relaxation, int collisions) {
   return y;
 }
 
-typedef struct run {
-  vs_scene *sc;
-  vs_model *m;
-  vs_state *s;
-} run;
-
-static run run_new(const char *yaml) {
-  run r = {tu_scene(yaml), NULL, NULL};
-  r.m = tu_model(r.sc);
-  r.s = tu_state(r.m);
-  return r;
-}
-
-static void run_free(run *r) {
-  vs_state_free(r->s);
-  vs_model_free(r->m);
-  vs_scene_free(r->sc);
-}
-
-static void steps(run *r, int n) {
-  vs_error e;
-  for (int f = 0; f < n; f++) ck_assert_msg(vs_step(r->m, r->s, &e) == VS_OK, "%s", e.message);
-}
-
-/* 1,000 balls poured into a box settle without overlapping (issue 5).
+/* 1,000 balls poured into a box settle without overlapping.
  * A jammed pile converges slowly under PBD relaxation: without friction the
  * balls never come to rest, and index-ordered contacts leave overlaps of
  * ~2e-4 m after 150 frames (4 substeps x 30 iterations).  Particle friction
@@ -94,9 +70,9 @@ static void steps(run *r, int n) {
  * the stacks in one sweep: the deepest overlap is then below 1e-6 m. */
 START_TEST(thousand_balls_settle_without_overlap) {
   char *y = ball_pile(10, "gauss-seidel", 1);
-  run r = run_new(y);
+  tu_sim r = tu_sim_new(y);
   ck_assert_int_eq(r.m->n_particles, 1000);
-  steps(&r, 150);
+  tu_sim_steps(&r, 150);
   double o = worst_overlap(r.m, r.s);
   ck_assert_msg(o <= 1e-6, "overlap %.3g after settling", o);
   /* settled: slow, and piled (not all on the floor) */
@@ -108,14 +84,14 @@ START_TEST(thousand_balls_settle_without_overlap) {
   }
   ck_assert_msg(vmax < 0.05, "still moving at %g m/s", vmax);
   ck_assert_double_gt(ymax, 0.3);
-  run_free(&r);
+  tu_sim_free(&r);
   free(y);
   /* the same pile without particle collisions overlaps badly: the test can fail */
   y = ball_pile(10, "gauss-seidel", 0);
-  r = run_new(y);
-  steps(&r, 60);
+  r = tu_sim_new(y);
+  tu_sim_steps(&r, 60);
   ck_assert_double_gt(worst_overlap(r.m, r.s), 0.05);
-  run_free(&r);
+  tu_sim_free(&r);
   free(y);
 }
 END_TEST
@@ -124,17 +100,17 @@ END_TEST
  * thread count, and the pile holds as well. */
 START_TEST(contacts_are_deterministic_across_threads) {
   char *y = ball_pile(10, "jacobi", 1);
-  run ref = run_new(y);
-  steps(&ref, 60);
+  tu_sim ref = tu_sim_new(y);
+  tu_sim_steps(&ref, 60);
   for (int t = 2; t <= 4; t++) {
-    run r = run_new(y);
+    tu_sim r = tu_sim_new(y);
     r.s->threads = t;
-    steps(&r, 60);
+    tu_sim_steps(&r, 60);
     ck_assert_msg(memcmp(r.s->x, ref.s->x, 4 * sizeof(double) * 1000) == 0, "%d threads differ", t);
-    run_free(&r);
+    tu_sim_free(&r);
   }
   ck_assert_double_lt(worst_overlap(ref.m, ref.s), 1e-3);
-  run_free(&ref);
+  tu_sim_free(&ref);
   free(y);
 }
 END_TEST
@@ -160,11 +136,10 @@ static const char *strip =
 START_TEST(cloth_folding_on_itself_does_not_pass_through) {
   char y[1024];
   snprintf(y, sizeof y, strip, 120, "true");
-  run r = run_new(y);
+  tu_sim r = tu_sim_new(y);
   double worst = 0;
-  vs_error e;
   for (int f = 0; f < 120; f++) {
-    ck_assert_msg(vs_step(r.m, r.s, &e) == VS_OK, "%s", e.message);
+    tu_sim_steps(&r, 1);
     if (f % 10 == 9) worst = fmax(worst, worst_overlap(r.m, r.s));
   }
   /* it did fold: 2.4 m of cloth lies within a few layers of the floor */
@@ -172,44 +147,38 @@ START_TEST(cloth_folding_on_itself_does_not_pass_through) {
   for (int32_t i = 0; i < r.m->n_particles; i++) ymax = fmax(ymax, r.s->x[4 * i + 1]);
   ck_assert_double_lt(ymax, 0.6);
   ck_assert_msg(worst < 2e-3, "layers interpenetrate by %g", worst);
-  run_free(&r);
+  tu_sim_free(&r);
   snprintf(y, sizeof y, strip, 120, "false");
-  r = run_new(y);
-  steps(&r, 120);
+  r = tu_sim_new(y);
+  tu_sim_steps(&r, 120);
   ck_assert_double_gt(worst_overlap(r.m, r.s), 0.02); /* without it the folds pass through */
-  run_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
 START_TEST(linked_pairs_never_collide) {
   /* beads on a rope closer than their diameter: links, not contacts */
-  vs_scene *sc = tu_scene("time: {frames: 30}\n"
-                          "world: {particle_collisions: true}\n"
-                          "bodies:\n"
-                          "  - rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 10, radius: 0.04, pin: [first]}\n");
-  vs_model *m = tu_model(sc);
-  vs_state *s = tu_state(m);
-  vs_error e;
-  for (int f = 0; f < 30; f++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
+  tu_sim r = tu_sim_new(
+      "time: {frames: 30}\n"
+      "world: {particle_collisions: true}\n"
+      "bodies:\n"
+      "  - rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 10, radius: 0.04,\n"
+      "           pin: [first]}\n");
+  tu_sim_steps(&r, 30);
   /* the rope keeps its segment length 0.1 < 2 r = 0.08? no: 0.1 > 0.08, i+2 at 0.2 */
-  ck_assert_int_eq(s->scratch->pc_n, 0);
-  vs_state_free(s);
-  vs_model_free(m);
-  vs_scene_free(sc);
-  sc = tu_scene("time: {frames: 10}\n"
-                "world: {particle_collisions: true, gravity: [0, 0, 0]}\n"
-                "bodies:\n"
-                "  - rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 10, radius: 0.08}\n");
-  m = tu_model(sc);
-  s = tu_state(m);
+  ck_assert_int_eq(r.s->scratch->pc_n, 0);
+  tu_sim_free(&r);
+  r = tu_sim_new(
+      "time: {frames: 10}\n"
+      "world: {particle_collisions: true, gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 10, radius: 0.08}\n");
   /* i, i+1 overlap (0.1 < 0.16) but are linked; i, i+2 at 0.2 are within the
    * 1.5 (r_i + r_j) margin, so they are contacts, not violated */
-  for (int f = 0; f < 10; f++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
-  ck_assert_int_eq(s->scratch->pc_n, 9);
-  for (int i = 0; i <= 10; i++) ck_assert_double_eq_tol(s->x[4 * i], 0.1 * i, 1e-12);
-  vs_state_free(s);
-  vs_model_free(m);
-  vs_scene_free(sc);
+  tu_sim_steps(&r, 10);
+  ck_assert_int_eq(r.s->scratch->pc_n, 9);
+  for (int i = 0; i <= 10; i++) ck_assert_double_eq_tol(r.s->x[4 * i], 0.1 * i, 1e-12);
+  tu_sim_free(&r);
 }
 END_TEST
 

@@ -12,39 +12,10 @@
 /* the harness itself: LLVMFuzzerTestOneInput and its checks */
 #include "fuzz/fuzz_scene.c"
 
-static char *root_path(const char *rel) {
-  const char *root = getenv("VSIM_ROOT");
-  size_t n = strlen(root && *root ? root : ".") + strlen(rel) + 2;
-  char *p = malloc(n);
-  ck_assert_ptr_nonnull(p);
-  snprintf(p, n, "%s/%s", root && *root ? root : ".", rel);
-  return p;
-}
-
-static unsigned char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot read %s", path);
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *buf = malloc(cap);
-  ck_assert_ptr_nonnull(buf);
-  size_t got;
-  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) {
-      cap *= 2;
-      buf = realloc(buf, cap);
-      ck_assert_ptr_nonnull(buf);
-    }
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 /* Every regular file of dir (relative to the repository) through the
  * harness; returns how many. */
 static int replay_dir(const char *rel) {
-  char *dir = root_path(rel);
+  char *dir = tu_repo_path(rel);
   DIR *d = opendir(dir);
   ck_assert_msg(d != NULL, "cannot open %s", dir);
   struct dirent *e;
@@ -56,10 +27,10 @@ static int replay_dir(const char *rel) {
     ck_assert_ptr_nonnull(path);
     snprintf(path, plen, "%s/%s", dir, e->d_name);
     size_t len;
-    unsigned char *data = read_all(path, &len);
+    char *data = tu_read_file(path, &len);
     /* a name on stderr first: an abort in the harness then says which */
     fprintf(stderr, "%s/%s\n", rel, e->d_name);
-    LLVMFuzzerTestOneInput(data, len);
+    LLVMFuzzerTestOneInput((const uint8_t *)data, len);
     free(data);
     free(path);
     n++;

@@ -18,26 +18,9 @@
 #include "fuzz/fuzz_h5.c"
 #include "io/h5guard_int.h"
 
-static char *dir;
-static char pathbuf[4][1024];
-
-/* dir/name in one of four rotating buffers */
-static const char *P(const char *name) {
-  static int k;
-  char *p = pathbuf[k++ & 3];
-  snprintf(p, 1024, "%s/%s", dir, name);
-  return p;
-}
-
-static void setup(void) { dir = tu_tmpdir(); }
-static void teardown(void) {
-  tu_rmtree(dir);
-  free(dir);
-}
-
 static hid_t new_file(const char *name) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t f = H5Fcreate(P(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t f = H5Fcreate(tu_path(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
   return f;
 }
@@ -117,7 +100,7 @@ static vs_h5g_file open_ok(const char *path) {
  * rc with a message containing want. */
 static void expect_refused(const char *name, const char *path, const vs_h5g_spec *spec,
                            vs_status rc, const char *want) {
-  vs_h5g_file f = open_ok(P(name));
+  vs_h5g_file f = open_ok(tu_path(name));
   vs_h5g_dset d;
   vs_error e;
   vs_error_clear(&e);
@@ -125,7 +108,7 @@ static void expect_refused(const char *name, const char *path, const vs_h5g_spec
   ck_assert_msg(got == rc && strstr(e.message, want), "%s:%s: got %d '%s', want %d '%s'", name,
                 path, got, e.message, rc, want);
   ck_assert_int_lt(d.id, 0);
-  ck_assert_str_eq(e.file, P(name));
+  ck_assert_str_eq(e.file, tu_path(name));
   vs_h5g_close(&f);
 }
 
@@ -137,7 +120,7 @@ static vs_h5g_spec any_spec(void) {
 
 START_TEST(good_file_reads) {
   make_good("good.h5");
-  vs_h5g_file f = open_ok(P("good.h5"));
+  vs_h5g_file f = open_ok(tu_path("good.h5"));
   ck_assert_uint_eq(f.size, (uint64_t)lseek(f.fd, 0, SEEK_END));
   vs_h5g_spec s;
   vs_h5g_spec_init(&s, VS_H5G_F64, 2, 1000);
@@ -176,7 +159,7 @@ END_TEST
 
 START_TEST(attributes) {
   make_good("good.h5");
-  vs_h5g_file f = open_ok(P("good.h5"));
+  vs_h5g_file f = open_ok(tu_path("good.h5"));
   vs_error e;
   char *s = NULL;
   ck_assert_int_eq(vs_h5g_attr_string(&f, "/g", "fixed", 100, &s, &e), VS_OK);
@@ -225,14 +208,15 @@ END_TEST
 
 /* A FIFO at the end of a link: following it would block the test. */
 START_TEST(external_links_refused) {
-  ck_assert_int_eq(mkfifo(P("victim.h5"), 0600), 0);
+  ck_assert_int_eq(mkfifo(tu_path("victim.h5"), 0600), 0);
   hid_t f = new_file("elink.h5");
   put(f, "/g/x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t[]){3}, NULL, H5P_DEFAULT,
       (double[]){1, 2, 3});
-  ck_assert_int_ge(H5Lcreate_external(P("victim.h5"), "/data", f, "/g/value", H5P_DEFAULT,
-                                      H5P_DEFAULT), 0);
-  ck_assert_int_ge(H5Lcreate_external(P("victim.h5"), "/", f, "/outside", H5P_DEFAULT, H5P_DEFAULT),
-                   0);
+  ck_assert_int_ge(
+      H5Lcreate_external(tu_path("victim.h5"), "/data", f, "/g/value", H5P_DEFAULT, H5P_DEFAULT),
+      0);
+  ck_assert_int_ge(
+      H5Lcreate_external(tu_path("victim.h5"), "/", f, "/outside", H5P_DEFAULT, H5P_DEFAULT), 0);
   ck_assert_int_ge(H5Lcreate_soft("/g/x", f, "/g/soft", H5P_DEFAULT, H5P_DEFAULT), 0);
   H5Fclose(f);
   vs_h5g_spec s = any_spec();
@@ -242,7 +226,7 @@ START_TEST(external_links_refused) {
                  "/outside is an external link (to another file): refused");
   expect_refused("elink.h5", "/g/soft", &s, VS_ERR_FORMAT, "/g/soft is a soft link: refused");
   /* attributes through links too */
-  vs_h5g_file h = open_ok(P("elink.h5"));
+  vs_h5g_file h = open_ok(tu_path("elink.h5"));
   vs_error e;
   char *str;
   ck_assert_int_eq(vs_h5g_attr_string(&h, "/outside/data", "a", 10, &str, &e), VS_ERR_FORMAT);
@@ -264,13 +248,13 @@ END_TEST
 START_TEST(external_storage_and_virtual_refused) {
   hid_t f = new_file("ext.h5");
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  ck_assert_int_ge(H5Pset_external(dcpl, P("victim.txt"), 32, 24), 0);
+  ck_assert_int_ge(H5Pset_external(dcpl, tu_path("victim.txt"), 32, 24), 0);
   put(f, "/step", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, (hsize_t[]){3}, NULL, dcpl, NULL);
   H5Pclose(dcpl);
   /* a virtual dataset mapping another file's /data */
   dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t vs = H5Screate_simple(1, (hsize_t[]){4}, NULL), ss = H5Screate_simple(1, (hsize_t[]){4}, NULL);
-  ck_assert_int_ge(H5Pset_virtual(dcpl, vs, P("src.h5"), "/data", ss), 0);
+  ck_assert_int_ge(H5Pset_virtual(dcpl, vs, tu_path("src.h5"), "/data", ss), 0);
   put(f, "/virt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t[]){4}, NULL, dcpl, NULL);
   H5Sclose(vs);
   H5Sclose(ss);
@@ -290,7 +274,7 @@ START_TEST(external_storage_and_virtual_refused) {
   expect_refused("ext.h5", "/so", &s, VS_ERR_FORMAT,
                  "/so uses HDF5 filter 6, which vsim does not read");
   struct stat st;
-  ck_assert_int_ne(stat(P("victim.txt"), &st), 0); /* never created */
+  ck_assert_int_ne(stat(tu_path("victim.txt"), &st), 0); /* never created */
 }
 END_TEST
 
@@ -315,7 +299,7 @@ START_TEST(declared_sizes_refused) {
   H5Pclose(dcpl);
   H5Fclose(f);
   struct stat st;
-  ck_assert_int_eq(stat(P("huge.h5"), &st), 0);
+  ck_assert_int_eq(stat(tu_path("huge.h5"), &st), 0);
   ck_assert_int_lt(st.st_size, 20000);
   vs_h5g_spec s;
   vs_h5g_spec_init(&s, VS_H5G_NUMERIC, -1, UINT64_MAX);
@@ -368,7 +352,7 @@ START_TEST(types_and_ranks_refused) {
   expect_refused("types.h5", "/x", &s, VS_ERR_FORMAT, "/x is [4, 3]; expected 4 along axis 1");
   /* rank 0 read as one row, big-endian converted */
   vs_h5g_spec_init(&s, VS_H5G_F64, 0, 8);
-  vs_h5g_file h = open_ok(P("types.h5"));
+  vs_h5g_file h = open_ok(tu_path("types.h5"));
   vs_h5g_dset d;
   vs_error e;
   ck_assert_int_eq(vs_h5g_dset_open(&h, "/scalar", &s, &d, &e), VS_OK);
@@ -385,14 +369,7 @@ END_TEST
  * offset, -1 when absent, -2 when not unique. */
 static long find_once(const char *path, const unsigned char pat[4], unsigned char **data,
                       size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  ck_assert_ptr_nonnull(fp);
-  fseek(fp, 0, SEEK_END);
-  *len = (size_t)ftell(fp);
-  rewind(fp);
-  *data = malloc(*len);
-  ck_assert_uint_eq(fread(*data, 1, *len, fp), *len);
-  fclose(fp);
+  *data = (unsigned char *)tu_read_file(path, len);
   long at = -1;
   for (size_t i = 0; i + 4 <= *len; i++)
     if (i >= 11 && memcmp(*data + i, pat, 4) == 0 && (*data)[i - 11] == 3 &&
@@ -418,14 +395,14 @@ START_TEST(chunk_dim_zero_refused) {
   static const unsigned char pat[4] = {0x57, 0x34, 0x12, 0x00};
   unsigned char *data;
   size_t len;
-  long at = find_once(P("chunk0.h5"), pat, &data, &len);
+  long at = find_once(tu_path("chunk0.h5"), pat, &data, &len);
   ck_assert_int_ge(at, 9);
   ck_assert_int_eq(data[at - 9], 2); /* dimensionality: rank + 1 */
   vs_h5g_spec s = any_spec();
   /* HDF5 1.10.8 checks this one itself (1.10 before did not: the guard's
    * own check says "has chunk dimension 0") */
   memset(data + at, 0, 4);
-  FILE *fp = fopen(P("chunk0.h5"), "wb");
+  FILE *fp = fopen(tu_path("chunk0.h5"), "wb");
   fwrite(data, 1, len, fp);
   fclose(fp);
   expect_refused("chunk0.h5", "/c", &s, VS_ERR_FORMAT, "/c has chunk dimension 0 along axis 0");
@@ -440,12 +417,12 @@ START_TEST(chunk_dim_zero_refused) {
   for (int nd = 0; nd < 4; nd++) {
     if (!want[nd]) continue;
     data[at - 9] = (unsigned char)nd;
-    fp = fopen(P("chunk0.h5"), "wb");
+    fp = fopen(tu_path("chunk0.h5"), "wb");
     fwrite(data, 1, len, fp);
     fclose(fp);
     expect_refused("chunk0.h5", "/c", &s, VS_ERR_FORMAT, want[nd]);
     /* the walk does not open it either */
-    vs_h5g_file h = open_ok(P("chunk0.h5"));
+    vs_h5g_file h = open_ok(tu_path("chunk0.h5"));
     fuzz_h5_ctx c = {&h, malloc(FUZZ_SLAB_BYTES), 0};
     vs_error e;
     ck_assert_int_eq(vs_h5g_visit(&h, "/", 100, fuzz_h5_dataset, &c, &e), 0);
@@ -464,7 +441,7 @@ START_TEST(object_headers_read) {
   for (int latest = 0; latest < 2; latest++) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    hid_t f = H5Fcreate(P("hdr.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t f = H5Fcreate(tu_path("hdr.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, (hsize_t[]){3, 2});
@@ -481,7 +458,7 @@ START_TEST(object_headers_read) {
       put_str_attr(f, "/a/k", name, "a value long enough to fill the object header", 0);
     }
     H5Fclose(f);
-    vs_h5g_file h = open_ok(P("hdr.h5"));
+    vs_h5g_file h = open_ok(tu_path("hdr.h5"));
     vs_h5g_spec s = any_spec();
     vs_h5g_dset d;
     vs_error e;
@@ -500,15 +477,15 @@ START_TEST(object_headers_read) {
 END_TEST
 
 START_TEST(special_files_refused) {
-  ck_assert_int_eq(mkfifo(P("fifo.h5"), 0600), 0);
-  ck_assert_int_eq(mkdir(P("dir.h5"), 0700), 0);
+  ck_assert_int_eq(mkfifo(tu_path("fifo.h5"), 0600), 0);
+  ck_assert_int_eq(mkdir(tu_path("dir.h5"), 0700), 0);
   struct {
     const char *path, *msg;
   } cases[] = {
-      {P("fifo.h5"), "cannot open: a FIFO (named pipe), not a regular file"},
-      {P("dir.h5"), "cannot open: a directory, not a regular file"},
+      {tu_path("fifo.h5"), "cannot open: a FIFO (named pipe), not a regular file"},
+      {tu_path("dir.h5"), "cannot open: a directory, not a regular file"},
       {"/dev/null", "cannot open: a character device, not a regular file"},
-      {P("missing.h5"), "cannot open: No such file or directory"},
+      {tu_path("missing.h5"), "cannot open: No such file or directory"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     vs_h5g_file f;
@@ -522,12 +499,12 @@ START_TEST(special_files_refused) {
   }
   /* a symbolic link to a regular file is followed; to a FIFO refused */
   make_good("good.h5");
-  ck_assert_int_eq(symlink(P("good.h5"), P("link.h5")), 0);
-  ck_assert_int_eq(symlink(P("fifo.h5"), P("link-fifo.h5")), 0);
-  vs_h5g_file f = open_ok(P("link.h5"));
+  ck_assert_int_eq(symlink(tu_path("good.h5"), tu_path("link.h5")), 0);
+  ck_assert_int_eq(symlink(tu_path("fifo.h5"), tu_path("link-fifo.h5")), 0);
+  vs_h5g_file f = open_ok(tu_path("link.h5"));
   vs_h5g_close(&f);
   vs_error e;
-  ck_assert_int_eq(vs_h5g_open(P("link-fifo.h5"), &f, &e), VS_ERR_IO);
+  ck_assert_int_eq(vs_h5g_open(tu_path("link-fifo.h5"), &f, &e), VS_ERR_IO);
   ck_assert_str_eq(e.message, "cannot open: a FIFO (named pipe), not a regular file");
 }
 END_TEST
@@ -535,21 +512,21 @@ END_TEST
 START_TEST(corrupt_files_explained) {
   make_good("good.h5");
   struct stat st;
-  ck_assert_int_eq(stat(P("good.h5"), &st), 0);
-  ck_assert_int_eq(truncate(P("good.h5"), st.st_size / 2), 0);
+  ck_assert_int_eq(stat(tu_path("good.h5"), &st), 0);
+  ck_assert_int_eq(truncate(tu_path("good.h5"), st.st_size / 2), 0);
   vs_h5g_file f;
   vs_error e;
-  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(vs_h5g_open(tu_path("good.h5"), &f, &e), VS_ERR_FORMAT);
   ck_assert_msg(strstr(e.message, "cannot open: truncated file: eof = ") != NULL, "%s", e.message);
   ck_assert_ptr_null(strstr(e.message, "unknown HDF5 error"));
-  FILE *fp = fopen(P("text.h5"), "w");
+  FILE *fp = fopen(tu_path("text.h5"), "w");
   fputs("not hdf5 at all\n", fp);
   fclose(fp);
-  ck_assert_int_eq(vs_h5g_open(P("text.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(vs_h5g_open(tu_path("text.h5"), &f, &e), VS_ERR_FORMAT);
   ck_assert_msg(strncmp(e.message, "cannot open: not an HDF5 file (", 31) == 0, "%s", e.message);
-  fp = fopen(P("empty.h5"), "w");
+  fp = fopen(tu_path("empty.h5"), "w");
   fclose(fp);
-  ck_assert_int_eq(vs_h5g_open(P("empty.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(vs_h5g_open(tu_path("empty.h5"), &f, &e), VS_ERR_FORMAT);
 }
 END_TEST
 
@@ -568,15 +545,15 @@ START_TEST(structure_probe) {
   vs_h5g_file f;
   vs_error e;
   vs_h5g__probe_test(1, 0, 1);
-  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(vs_h5g_open(tu_path("good.h5"), &f, &e), VS_ERR_FORMAT);
   ck_assert_str_eq(e.message, "corrupt file: HDF5 failed reading its structure (signal 11)");
-  ck_assert_str_eq(e.file, P("good.h5"));
+  ck_assert_str_eq(e.file, tu_path("good.h5"));
   ck_assert_int_lt(f.fd, 0);
   ck_assert_int_lt(f.file, 0);
   /* a hang: the child's alarm (2 s) or CPU limit (1 s) */
   vs_h5g__probe_test(2, 2, 1);
   double t0 = seconds_now();
-  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(vs_h5g_open(tu_path("good.h5"), &f, &e), VS_ERR_FORMAT);
   ck_assert_msg(strstr(e.message, "corrupt file: HDF5 did not finish reading its structure in ") ==
                     e.message, "%s", e.message);
   ck_assert_msg(seconds_now() - t0 < 10, "%.1f s", seconds_now() - t0);
@@ -585,7 +562,7 @@ START_TEST(structure_probe) {
    * that dies when out of memory, the file is refused; never a timeout */
   vs_h5g__probe_test(3, 30, 1);
   t0 = seconds_now();
-  vs_status rc = vs_h5g_open(P("good.h5"), &f, &e);
+  vs_status rc = vs_h5g_open(tu_path("good.h5"), &f, &e);
   if (rc == VS_OK)
     vs_h5g_close(&f);
   else
@@ -593,16 +570,16 @@ START_TEST(structure_probe) {
   ck_assert_msg(seconds_now() - t0 < 20, "%.1f s", seconds_now() - t0);
   /* remembered: probed clean once, not probed again until the file changes */
   vs_h5g__probe_test(0, 0, 1);
-  f = open_ok(P("good.h5"));
+  f = open_ok(tu_path("good.h5"));
   vs_h5g_close(&f);
   vs_h5g__probe_test(1, 0, 0);
-  f = open_ok(P("good.h5"));
+  f = open_ok(tu_path("good.h5"));
   vs_h5g_close(&f);
   struct timespec times[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
   times[1].tv_sec = 1000000000; /* mtime: 2001 */
   times[1].tv_nsec = 0;
-  ck_assert_int_eq(utimensat(AT_FDCWD, P("good.h5"), times, 0), 0);
-  ck_assert_int_eq(vs_h5g_open(P("good.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(utimensat(AT_FDCWD, tu_path("good.h5"), times, 0), 0);
+  ck_assert_int_eq(vs_h5g_open(tu_path("good.h5"), &f, &e), VS_ERR_FORMAT);
   ck_assert_str_eq(e.message, "corrupt file: HDF5 failed reading its structure (signal 11)");
   vs_h5g__probe_test(0, 0, 1);
 }
@@ -678,23 +655,23 @@ START_TEST(own_output_is_trusted) {
   vs_h5_run_info info = {"vsim run", "", 1};
   vs_h5_writer *w = NULL;
   vs_h5g__probe_test(1, 0, 1);
-  ck_assert_msg(vs_h5_open(P("own.h5"), sc, m, &info, &w, &e) == VS_OK, "%s", e.message);
+  ck_assert_msg(vs_h5_open(tu_path("own.h5"), sc, m, &info, &w, &e) == VS_OK, "%s", e.message);
   ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
   for (int f = 0; f < 3; f++) {
     ck_assert_int_eq(vs_step(m, st, &e), VS_OK);
     ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
   }
   ck_assert_int_eq(vs_h5_finish(w, "finished", 0.1, &e), VS_OK);
-  vs_h5g_file f = open_ok(P("own.h5"));
+  vs_h5g_file f = open_ok(tu_path("own.h5"));
   vs_h5g_close(&f);
   char cmd[4200];
-  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", P("own.h5"), P("copy.h5"));
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", tu_path("own.h5"), tu_path("copy.h5"));
   ck_assert_int_eq(system(cmd), 0);
-  ck_assert_int_eq(vs_h5g_open(P("copy.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(vs_h5g_open(tu_path("copy.h5"), &f, &e), VS_ERR_FORMAT);
   ck_assert_str_eq(e.message, "corrupt file: HDF5 failed reading its structure (signal 11)");
   struct timespec times[2] = {{0, UTIME_NOW}, {1000000000, 0}};
-  ck_assert_int_eq(utimensat(AT_FDCWD, P("own.h5"), times, 0), 0);
-  ck_assert_int_eq(vs_h5g_open(P("own.h5"), &f, &e), VS_ERR_FORMAT);
+  ck_assert_int_eq(utimensat(AT_FDCWD, tu_path("own.h5"), times, 0), 0);
+  ck_assert_int_eq(vs_h5g_open(tu_path("own.h5"), &f, &e), VS_ERR_FORMAT);
   vs_h5g__probe_test(0, 0, 1);
   vs_state_free(st);
   vs_model_free(m);
@@ -705,7 +682,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("h5guard");
   TCase *tc = tcase_create("h5guard");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, good_file_reads);
   tcase_add_test(tc, attributes);

@@ -757,16 +757,6 @@ static void write_text(const char *path, const char *text) {
   fclose(fp);
 }
 
-static char *read_text(const char *path) {
-  static char buf[256];
-  FILE *fp = fopen(path, "r");
-  ck_assert_ptr_nonnull(fp);
-  size_t n = fread(buf, 1, sizeof buf - 1, fp);
-  buf[n] = '\0';
-  fclose(fp);
-  return buf;
-}
-
 START_TEST(existing_output_needs_force) {
   char *dir = tu_tmpdir();
   char *out = join(dir, "out.h5");
@@ -781,13 +771,13 @@ START_TEST(existing_output_needs_force) {
   ck_assert_str_eq(e.file, out);
   ck_assert_ptr_nonnull(strstr(e.message, "exists (use --force to overwrite)"));
   ck_assert_int_eq(vs_h5_open(out, s, m, NULL, &w, &e), VS_ERR_EXISTS);
-  ck_assert_str_eq(read_text(out), "precious");
+  tu_expect_file_text(out, "precious");
   ck_assert_int_eq(count_entries(dir), 1);
 
   /* with force the old file stays until the new one is complete */
   info.force = 1;
   ck_assert_int_eq(vs_h5_open(out, s, m, &info, &w, &e), VS_OK);
-  ck_assert_str_eq(read_text(out), "precious");
+  tu_expect_file_text(out, "precious");
   const char *tmp = vs_h5_temp_path(w);
   ck_assert_ptr_nonnull(tmp);
   ck_assert(access(tmp, F_OK) == 0);

@@ -1,6 +1,7 @@
 /* test_hostile.c: end-to-end tests that a hostile result file or output
- * path cannot make vsim write anywhere but its own output (issue 14), and
- * that two runs racing to one new output cannot both win (issue 15):
+ * path cannot make vsim write anywhere but its own output, and that two
+ * runs racing to one new output cannot both win (README.md, Robustness:
+ * Output, Resume, Signals, Threads):
  *
  *   - --resume of a file whose position series is an external link to a
  *     victim file, or whose step dataset has external storage in a victim
@@ -23,27 +24,13 @@
 
 #include "runutil.h"
 
-static char *dir;
-static char pbuf[8][1024];
-
-static const char *P(const char *name) {
-  static int k;
-  char *p = pbuf[k++ & 7];
-  snprintf(p, 1024, "%s/%s", dir, name);
-  return p;
-}
-
 static void setup(void) {
-  dir = tu_tmpdir();
+  tu_dir_setup();
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-static void teardown(void) {
-  tu_rmtree(dir);
-  free(dir);
 }
 
 static int temp_files(void) {
-  char *ls = cu_listing(dir);
+  char *ls = cu_listing(tu_dir());
   int n = 0;
   for (char *p = strstr(ls, ".tmp-"); p; p = strstr(p + 1, ".tmp-")) n++;
   free(ls);
@@ -52,42 +39,28 @@ static int temp_files(void) {
 
 /* A small finished result file: the default scene, `frames` frames. */
 static void make_result(const char *name, const char *frames) {
-  cu_proc p = cu_vsim(dir, "run", "--frames", frames, "-o", name, "-q", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", frames, "-o", name, "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-}
-
-static char *slurp_bin(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot read %s", path);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(b);
-  ck_assert_int_eq(fread(b, 1, (size_t)len, f), (size_t)len);
-  fclose(f);
-  *n = (size_t)len;
-  return b;
 }
 
 /* path holds exactly (data, n) */
 static void expect_bytes(const char *path, const char *data, size_t n) {
   size_t m;
-  char *b = slurp_bin(path, &m);
+  char *b = tu_read_file(path, &m);
   ck_assert_msg(m == n && memcmp(b, data, n) == 0, "%s changed (%zu bytes, was %zu)", path, m, n);
   free(b);
 }
 
 static hid_t open_rw(const char *name) {
-  hid_t f = H5Fopen(P(name), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t f = H5Fopen(tu_path(name), H5F_ACC_RDWR, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
   return f;
 }
 
 /* A victim HDF5 file with /data float64 [N, 1024, 3] extendible. */
 static void make_victim_h5(const char *name) {
-  hid_t f = H5Fcreate(P(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t f = H5Fcreate(tu_path(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   hsize_t dims[3] = {4, 1024, 3}, maxd[3] = {H5S_UNLIMITED, 1024, 3}, ch[3] = {1, 1024, 3};
   hid_t s = H5Screate_simple(3, dims, maxd);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -101,40 +74,40 @@ static void make_victim_h5(const char *name) {
 }
 
 static void expect_refused(const char *file, const char *msg) {
-  cu_proc p = cu_vsim(dir, "run", "--resume", file, "--frames", "8", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", file, "--frames", "8", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
   ck_assert_int_eq(temp_files(), 0);
 }
 
-/* Issue 14 case 1: an external link in place of the position series. */
+/* Resume: an external link in place of the position series. */
 START_TEST(resume_external_link) {
   make_result("x.h5", "3");
   make_victim_h5("victim.h5");
   hid_t f = open_rw("x.h5");
   ck_assert_int_ge(H5Ldelete(f, "/particles/all/position/value", H5P_DEFAULT), 0);
-  ck_assert_int_ge(H5Lcreate_external(P("victim.h5"), "/data", f,
+  ck_assert_int_ge(H5Lcreate_external(tu_path("victim.h5"), "/data", f,
                                       "/particles/all/position/value", H5P_DEFAULT, H5P_DEFAULT),
                    0);
   H5Fclose(f);
   size_t nv, nx;
-  char *victim = slurp_bin(P("victim.h5"), &nv);
-  char *self = slurp_bin(P("x.h5"), &nx);
+  char *victim = tu_read_file(tu_path("victim.h5"), &nv);
+  char *self = tu_read_file(tu_path("x.h5"), &nx);
   expect_refused("x.h5", "/particles/all/position/value is an external link (to another file): refused");
-  expect_bytes(P("victim.h5"), victim, nv);
-  expect_bytes(P("x.h5"), self, nx);
+  expect_bytes(tu_path("victim.h5"), victim, nv);
+  expect_bytes(tu_path("x.h5"), self, nx);
   free(victim);
   free(self);
 }
 END_TEST
 
-/* Issue 14 case 1: external storage for position/step (a text file the
+/* Resume: external storage for position/step (a text file the
  * writes would land in) and time (a file the attacker wants created). */
 START_TEST(resume_external_storage) {
   make_result("x.h5", "3");
   const char *text = "0123456789012345678901234567890123456789012345678901234567890123456789\n";
-  cu_write(P("victim.txt"), text);
+  cu_write(tu_path("victim.txt"), text);
   hid_t f = open_rw("x.h5");
   const char *groups[2] = {"/particles/all/position/step", "/particles/all/position/time"};
   const char *files[2] = {"victim.txt", "created-by-attacker"};
@@ -143,7 +116,7 @@ START_TEST(resume_external_storage) {
     hsize_t n = 4;
     hid_t s = H5Screate_simple(1, &n, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    ck_assert_int_ge(H5Pset_external(dcpl, P(files[i]), 32, 4 * 8), 0);
+    ck_assert_int_ge(H5Pset_external(dcpl, tu_path(files[i]), 32, 4 * 8), 0);
     hid_t d = H5Dcreate2(f, groups[i], i ? H5T_IEEE_F64LE : H5T_STD_I64LE, s, H5P_DEFAULT, dcpl,
                          H5P_DEFAULT);
     ck_assert_int_ge(d, 0);
@@ -153,23 +126,24 @@ START_TEST(resume_external_storage) {
   }
   H5Fclose(f);
   size_t nx;
-  char *self = slurp_bin(P("x.h5"), &nx);
+  char *self = tu_read_file(tu_path("x.h5"), &nx);
   expect_refused("x.h5", "external storage");
-  expect_bytes(P("victim.txt"), text, strlen(text));
-  expect_bytes(P("x.h5"), self, nx);
-  ck_assert_int_ne(access(P("created-by-attacker"), F_OK), 0);
+  expect_bytes(tu_path("victim.txt"), text, strlen(text));
+  expect_bytes(tu_path("x.h5"), self, nx);
+  ck_assert_int_ne(access(tu_path("created-by-attacker"), F_OK), 0);
   free(self);
 }
 END_TEST
 
-/* Issue 14 case 5: an edited checkpoint or resolved scene, no checksum. */
+/* Resume: an edited checkpoint or resolved scene, no checksum. */
 START_TEST(resume_checksum) {
   make_result("x.h5", "3");
-  cu_proc p = cu_vsim(dir, "run", "--resume", "x.h5", "--frames", "4", "-q", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "x.h5", "--frames", "4", "-q", NULL);
   CU_EXPECT_CODE(p, 0); /* a resumed file checkpoints with its checksum again */
   cu_free(&p);
-  char *cp = cu_strf("cp '%s' '%s' && cp '%s' '%s' && cp '%s' '%s'", P("x.h5"), P("ck.h5"),
-                     P("x.h5"), P("res.h5"), P("x.h5"), P("old.h5"));
+  char *cp =
+      cu_strf("cp '%s' '%s' && cp '%s' '%s' && cp '%s' '%s'", tu_path("x.h5"), tu_path("ck.h5"),
+              tu_path("x.h5"), tu_path("res.h5"), tu_path("x.h5"), tu_path("old.h5"));
   ck_assert_int_eq(system(cp), 0);
   free(cp);
   /* one coordinate moved by 1e-9 */
@@ -222,17 +196,17 @@ END_TEST
 
 /* --resume of a FIFO is refused at once; through a link, the target is continued. */
 START_TEST(resume_special_and_link) {
-  ck_assert_int_eq(mkfifo(P("fifo.h5"), 0600), 0);
+  ck_assert_int_eq(mkfifo(tu_path("fifo.h5"), 0600), 0);
   expect_refused("fifo.h5", "is a FIFO (named pipe), not a regular file: refused");
   make_result("x.h5", "3");
-  ck_assert_int_eq(symlink("x.h5", P("link.h5")), 0);
-  cu_proc p = cu_vsim(dir, "run", "--resume", "link.h5", "--frames", "5", "-q", NULL);
+  ck_assert_int_eq(symlink("x.h5", tu_path("link.h5")), 0);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "link.h5", "--frames", "5", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   struct stat st;
-  ck_assert_int_eq(lstat(P("link.h5"), &st), 0);
+  ck_assert_int_eq(lstat(tu_path("link.h5"), &st), 0);
   ck_assert(S_ISLNK(st.st_mode));
-  p = cu_vsim(dir, "info", "--json", "x.h5", NULL);
+  p = cu_vsim(tu_dir(), "info", "--json", "x.h5", NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "\"frames_recorded\": 6,");
   cu_free(&p);
@@ -240,48 +214,48 @@ START_TEST(resume_special_and_link) {
 }
 END_TEST
 
-/* Issue 14 case 2: special files and dangling links as -o. */
+/* Output: special files and dangling links as -o. */
 START_TEST(output_special_files) {
   /* As root (CI containers) a copy of /dev/null made here: a vsim that
    * replaced special files would otherwise replace the system's. */
-  const char *null = geteuid() == 0 && mknod(P("null"), S_IFCHR | 0666, makedev(1, 3)) == 0
-                         ? P("null")
+  const char *null = geteuid() == 0 && mknod(tu_path("null"), S_IFCHR | 0666, makedev(1, 3)) == 0
+                         ? tu_path("null")
                          : "/dev/null";
-  cu_proc p = cu_vsim(dir, "run", "--frames", "1", "-o", null, "--force", "-q", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", null, "--force", "-q", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "null: is a character device, not a regular file: refused");
   cu_free(&p);
   struct stat st;
   ck_assert_int_eq(stat(null, &st), 0);
   ck_assert(S_ISCHR(st.st_mode));
-  unlink(P("null"));
-  ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
-  p = cu_vsim(dir, "run", "--frames", "1", "-o", "fifo", "--force", "-q", NULL);
+  unlink(tu_path("null"));
+  ck_assert_int_eq(mkfifo(tu_path("fifo"), 0600), 0);
+  p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", "fifo", "--force", "-q", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "fifo: is a FIFO (named pipe), not a regular file: refused");
   cu_free(&p);
-  ck_assert_int_eq(lstat(P("fifo"), &st), 0);
+  ck_assert_int_eq(lstat(tu_path("fifo"), &st), 0);
   ck_assert(S_ISFIFO(st.st_mode));
-  ck_assert_int_eq(symlink("elsewhere.h5", P("dangling.h5")), 0);
+  ck_assert_int_eq(symlink("elsewhere.h5", tu_path("dangling.h5")), 0);
   for (int force = 0; force < 2; force++) {
-    p = cu_vsim(dir, "run", "--frames", "1", "-o", "dangling.h5", force ? "--force" : "-q", "-q",
-                NULL);
+    p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", "dangling.h5", force ? "--force" : "-q",
+                "-q", NULL);
     CU_EXPECT_CODE(p, 2);
     CU_EXPECT_IN(p.err, "is a symbolic link to 'elsewhere.h5', which does not exist: refused");
     cu_free(&p);
-    ck_assert_int_eq(lstat(P("dangling.h5"), &st), 0);
+    ck_assert_int_eq(lstat(tu_path("dangling.h5"), &st), 0);
     ck_assert(S_ISLNK(st.st_mode));
-    ck_assert_int_ne(access(P("elsewhere.h5"), F_OK), 0);
+    ck_assert_int_ne(access(tu_path("elsewhere.h5"), F_OK), 0);
   }
   ck_assert_int_eq(temp_files(), 0);
   /* a 248-character name (255 is the limit of one name here) */
   char name[249];
   memset(name, 'n', 245);
   memcpy(name + 245, ".h5", 4);
-  p = cu_vsim(dir, "run", "--frames", "1", "-o", name, "-q", NULL);
+  p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", name, "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  ck_assert_int_eq(access(P(name), F_OK), 0);
+  ck_assert_int_eq(access(tu_path(name), F_OK), 0);
   ck_assert_int_eq(temp_files(), 0);
 }
 END_TEST
@@ -297,12 +271,12 @@ static int64_t frames_recorded(const char *path) {
   return v;
 }
 
-/* Issue 15 item 2: two runs into one new name without --force. */
+/* Output: two runs into one new name without --force. */
 START_TEST(race_two_runs) {
   for (int round = 0; round < 3; round++) {
-    unlink(P("same.h5"));
-    cu_child a = cu_vsim_start(dir, "run", "--frames", "30", "-o", "same.h5", "-q", NULL);
-    cu_child b = cu_vsim_start(dir, "run", "--frames", "31", "-o", "same.h5", "-q", NULL);
+    unlink(tu_path("same.h5"));
+    cu_child a = cu_vsim_start(tu_dir(), "run", "--frames", "30", "-o", "same.h5", "-q", NULL);
+    cu_child b = cu_vsim_start(tu_dir(), "run", "--frames", "31", "-o", "same.h5", "-q", NULL);
     cu_proc pa = cu_wait(&a), pb = cu_wait(&b);
     ck_assert_msg((pa.code == 0) != (pb.code == 0), "exits %d and %d:\n%s\n%s", pa.code, pb.code,
                   pa.err, pb.err);
@@ -310,8 +284,8 @@ START_TEST(race_two_runs) {
     CU_EXPECT_CODE(*lost, 2);
     CU_EXPECT_IN(lost->err, "same.h5: exists");
     /* the winner's file, whole: its frame count, and it reads back */
-    ck_assert_int_eq(frames_recorded(P("same.h5")), pa.code == 0 ? 31 : 32);
-    cu_proc info = cu_vsim(dir, "info", "same.h5", NULL);
+    ck_assert_int_eq(frames_recorded(tu_path("same.h5")), pa.code == 0 ? 31 : 32);
+    cu_proc info = cu_vsim(tu_dir(), "info", "same.h5", NULL);
     CU_EXPECT_CODE(info, 0);
     cu_free(&info);
     cu_free(&pa);
@@ -321,26 +295,27 @@ START_TEST(race_two_runs) {
 }
 END_TEST
 
-/* Issue 14 case 7: --threads far beyond a machine aborted in libgomp. */
+/* Threads: --threads far beyond a machine aborted in libgomp. */
 START_TEST(threads_bounded) {
-  cu_proc p = cu_vsim(dir, "run", "--frames", "1", "--threads", "4096", "-o", "t.h5", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "1", "--threads", "4096", "-o", "t.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "--threads: expected an integer in [0, 1024], got '4096'");
   cu_free(&p);
-  CU_EXPECT_LISTING(dir, "");
+  CU_EXPECT_LISTING(tu_dir(), "");
 }
 END_TEST
 
-/* Issue 14 case 7: a subnormal radius with particle collisions (undefined
+/* A subnormal radius with particle collisions (undefined
  * behaviour in the spatial hash before: the sanitizer build says so). */
 START_TEST(subnormal_radius) {
-  cu_write(P("tiny.yaml"),
-           "vsim: 1\n"
-           "time: {dt: 0.01, frames: 3}\n"
-           "world: {particle_collisions: true}\n"
-           "bodies:\n"
-           "  - particles: {radius: 1e-310, mass: 1, positions: [[0, 0, 0], [0, 0, 0], [1, 1, 1]]}\n");
-  cu_proc p = cu_vsim(dir, "run", "tiny.yaml", "-o", "tiny.h5", "-q", NULL);
+  cu_write(
+      tu_path("tiny.yaml"),
+      "vsim: 1\n"
+      "time: {dt: 0.01, frames: 3}\n"
+      "world: {particle_collisions: true}\n"
+      "bodies:\n"
+      "  - particles: {radius: 1e-310, mass: 1, positions: [[0, 0, 0], [0, 0, 0], [1, 1, 1]]}\n");
+  cu_proc p = cu_vsim(tu_dir(), "run", "tiny.yaml", "-o", "tiny.h5", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_NOT_IN(p.err, "runtime error");
   cu_free(&p);
@@ -358,16 +333,16 @@ static void closed_stderr(void *arg) {
 
 static void expect_interrupted(const cu_proc *p, const char *file) {
   ck_assert_msg(p->code == 1, "exit %d, expected 1 (interrupted)\n%s", p->code, p->err);
-  cu_expect_status(dir, file, "interrupted");
+  cu_expect_status(tu_dir(), file, "interrupted");
   ck_assert_int_eq(temp_files(), 0);
 }
 
-/* Issue 14 case 6: SIGHUP ends a run like SIGINT; so does a closed pipe
+/* Signals: SIGHUP ends a run like SIGINT; so does a closed pipe
  * under --progress (SIGPIPE), without dying of it. */
 START_TEST(hangup_and_closed_pipe) {
   const char *args[] = {cu_vsim_bin(), "run", "--frames", "2000", "--set",
                         "bodies.cloth.resolution=[96,96]", "-o", "hup.h5", "-q", NULL};
-  cu_child c = cu_vsim_spawn(dir, NULL, args + 1);
+  cu_child c = cu_vsim_spawn(tu_dir(), NULL, args + 1);
   cu_sleep_ms(800);
   kill(c.pid, SIGHUP);
   cu_proc p = cu_wait(&c);
@@ -375,7 +350,7 @@ START_TEST(hangup_and_closed_pipe) {
   cu_free(&p);
   const char *pargs[] = {"run", "--frames", "2000", "--set", "bodies.cloth.resolution=[96,96]",
                          "-o", "pipe.h5", "--progress", NULL};
-  c = cu_vsim_spawn_setup(dir, NULL, pargs, closed_stderr, NULL);
+  c = cu_vsim_spawn_setup(tu_dir(), NULL, pargs, closed_stderr, NULL);
   p = cu_wait(&c);
   expect_interrupted(&p, "pipe.h5");
   cu_free(&p);
@@ -385,7 +360,7 @@ END_TEST
 static Suite *suite(void) {
   Suite *s = suite_create("hostile");
   TCase *t = tcase_create("hostile");
-  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_add_checked_fixture(t, setup, tu_dir_teardown);
   tcase_set_timeout(t, 120);
   tcase_add_test(t, resume_external_link);
   tcase_add_test(t, resume_external_storage);

@@ -1,5 +1,6 @@
 /* test_hostile_read.c: end-to-end tests that `vsim compare` and `vsim info`
- * read a hostile result file through the validating reader (issue 14):
+ * read a hostile result file through the validating reader (README.md,
+ * Robustness: Reading result files, Memory, HDF5's own crashes):
  *
  *   - an external link, external storage (to a FIFO: info must not block)
  *     and a virtual dataset: exit 2 naming the path, promptly;
@@ -34,23 +35,9 @@
 
 #include "runutil.h"
 
-static char *dir;
-static char pbuf[8][1024];
-
-static const char *P(const char *name) {
-  static int k;
-  char *p = pbuf[k++ & 7];
-  snprintf(p, 1024, "%s/%s", dir, name);
-  return p;
-}
-
 static void setup(void) {
-  dir = tu_tmpdir();
+  tu_dir_setup();
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-static void teardown(void) {
-  tu_rmtree(dir);
-  free(dir);
 }
 
 static double now(void) {
@@ -61,20 +48,20 @@ static double now(void) {
 
 /* A small finished result file of the default scene. */
 static void make_result(const char *name) {
-  cu_proc p = cu_vsim(dir, "run", "--frames", "3", "-o", name, "-q", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "3", "-o", name, "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
 }
 
 static hid_t open_rw(const char *name) {
-  hid_t f = H5Fopen(P(name), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t f = H5Fopen(tu_path(name), H5F_ACC_RDWR, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
   return f;
 }
 
 /* A minimal file that passes for a vsim result: /h5md and /parameters/vsim. */
 static hid_t new_result(const char *name) {
-  hid_t f = H5Fcreate(P(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t f = H5Fcreate(tu_path(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
   H5Pset_create_intermediate_group(lcpl, 1);
@@ -108,31 +95,31 @@ static void declare(hid_t f, const char *path, int rank, const hsize_t *dims, co
 /* compare f f, info, xdmf, render and plot f: exit 2 with msg on stderr, each within seconds. */
 static void expect_both_refuse(const char *file, const char *msg) {
   double t0 = now();
-  cu_proc p = cu_vsim(dir, "compare", file, file, NULL);
+  cu_proc p = cu_vsim(tu_dir(), "compare", file, file, NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   CU_EXPECT_NOT_IN(p.out, "equal");
   cu_free(&p);
-  p = cu_vsim(dir, "info", file, NULL);
+  p = cu_vsim(tu_dir(), "info", file, NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
   /* the viewers' reader too (frames.c, xdmf.c): nothing written */
-  p = cu_vsim(dir, "xdmf", file, "-o", "v.xmf", NULL);
+  p = cu_vsim(tu_dir(), "xdmf", file, "-o", "v.xmf", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "render", file, "-o", "v.png", NULL);
+  p = cu_vsim(tu_dir(), "render", file, "-o", "v.png", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "plot", file, "-o", "p.png", NULL);
+  p = cu_vsim(tu_dir(), "plot", file, "-o", "p.png", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  ck_assert_int_ne(access(P("v.xmf"), F_OK), 0);
-  ck_assert_int_ne(access(P("v.png"), F_OK), 0);
-  ck_assert_int_ne(access(P("p.png"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("v.xmf"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("v.png"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("p.png"), F_OK), 0);
   double dt = now() - t0;
   ck_assert_msg(dt < 30, "%s: %.1f s to refuse", file, dt);
 }
@@ -142,7 +129,7 @@ START_TEST(external_link) {
   make_result("victim.h5");
   hid_t f = open_rw("x.h5");
   ck_assert_int_ge(H5Ldelete(f, "/particles/all/position/value", H5P_DEFAULT), 0);
-  ck_assert_int_ge(H5Lcreate_external(P("victim.h5"), "/particles/all/position/value", f,
+  ck_assert_int_ge(H5Lcreate_external(tu_path("victim.h5"), "/particles/all/position/value", f,
                                       "/particles/all/position/value", H5P_DEFAULT, H5P_DEFAULT),
                    0);
   H5Fclose(f);
@@ -150,7 +137,7 @@ START_TEST(external_link) {
                      "x.h5: /particles/all/position/value is an external link (to another file): "
                      "refused");
   /* one side only is still refused, not "only in" */
-  cu_proc p = cu_vsim(dir, "compare", "victim.h5", "x.h5", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "compare", "victim.h5", "x.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "is an external link");
   cu_free(&p);
@@ -160,13 +147,13 @@ END_TEST
 /* external storage in a FIFO: info used to block forever opening it */
 START_TEST(external_storage_fifo) {
   make_result("x.h5");
-  ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
+  ck_assert_int_eq(mkfifo(tu_path("fifo"), 0600), 0);
   hid_t f = open_rw("x.h5");
   ck_assert_int_ge(H5Ldelete(f, "/particles/all/mass", H5P_DEFAULT), 0);
   hsize_t n = 1024;
   hid_t s = H5Screate_simple(1, &n, NULL);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  ck_assert_int_ge(H5Pset_external(dcpl, P("fifo"), 0, n * 8), 0);
+  ck_assert_int_ge(H5Pset_external(dcpl, tu_path("fifo"), 0, n * 8), 0);
   hid_t d = H5Dcreate2(f, "/particles/all/mass", H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   ck_assert_int_ge(d, 0);
   H5Dclose(d);
@@ -187,7 +174,7 @@ START_TEST(virtual_dataset) {
   hsize_t n = 1024;
   hid_t s = H5Screate_simple(1, &n, NULL);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  ck_assert_int_ge(H5Pset_virtual(dcpl, s, P("src.h5"), "/particles/all/mass", s), 0);
+  ck_assert_int_ge(H5Pset_virtual(dcpl, s, tu_path("src.h5"), "/particles/all/mass", s), 0);
   hid_t d = H5Dcreate2(f, "/particles/all/mass", H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   ck_assert_int_ge(d, 0);
   H5Dclose(d);
@@ -200,17 +187,17 @@ END_TEST
 
 START_TEST(special_files) {
   make_result("x.h5");
-  ck_assert_int_eq(mkfifo(P("fifo.h5"), 0600), 0);
+  ck_assert_int_eq(mkfifo(tu_path("fifo.h5"), 0600), 0);
   double t0 = now();
-  cu_proc p = cu_vsim(dir, "info", "fifo.h5", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "info", "fifo.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "fifo.h5: cannot open: a FIFO (named pipe), not a regular file");
   cu_free(&p);
-  p = cu_vsim(dir, "compare", "x.h5", "fifo.h5", NULL);
+  p = cu_vsim(tu_dir(), "compare", "x.h5", "fifo.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "fifo.h5: cannot open: a FIFO (named pipe), not a regular file");
   cu_free(&p);
-  p = cu_vsim(dir, "compare", "/dev/null", "x.h5", NULL);
+  p = cu_vsim(tu_dir(), "compare", "/dev/null", "x.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "/dev/null: cannot open: a character device, not a regular file");
   cu_free(&p);
@@ -218,7 +205,7 @@ START_TEST(special_files) {
 }
 END_TEST
 
-/* Issue 14 case 4: tiny files declaring huge datasets. */
+/* Tiny files declaring huge datasets. */
 START_TEST(huge_declared) {
   hid_t f = new_result("frames.h5");
   declare(f, "/particles/all/position/value", 3, (hsize_t[]){(hsize_t)1 << 50, 1, 3},
@@ -233,7 +220,7 @@ START_TEST(huge_declared) {
           (hsize_t[]){1, 1});
   H5Fclose(f);
   struct stat st;
-  ck_assert_int_eq(stat(P("frames.h5"), &st), 0);
+  ck_assert_int_eq(stat(tu_path("frames.h5"), &st), 0);
   ck_assert_int_lt(st.st_size, 16384);
   expect_both_refuse("frames.h5", "frames.h5: /particles/all/position/value declares "
                                   "1125899906842624 chunks of data but the file stores 1");
@@ -244,7 +231,7 @@ START_TEST(huge_declared) {
 }
 END_TEST
 
-/* Issue 14 case 3: a chunked layout of dimensionality 1 (a chunk of rank 0)
+/* A chunked layout of dimensionality 1 (a chunk of rank 0)
  * made compare loop forever; 0 divided by zero.  HDF5's API refuses both,
  * so a distinctive chunk dimension is written and its layout message (v3:
  * version 3, class 2, the dimensionality, an 8-byte address, 4-byte
@@ -264,17 +251,7 @@ START_TEST(chunk_rank_zero) {
   H5Pclose(dcpl);
   H5Fclose(f);
   size_t len;
-  char *data = NULL;
-  {
-    FILE *fp = fopen(P("c.h5"), "rb");
-    ck_assert_ptr_nonnull(fp);
-    fseek(fp, 0, SEEK_END);
-    len = (size_t)ftell(fp);
-    rewind(fp);
-    data = malloc(len);
-    ck_assert_uint_eq(fread(data, 1, len, fp), len);
-    fclose(fp);
-  }
+  char *data = tu_read_file(tu_path("c.h5"), &len);
   static const unsigned char pat[4] = {0x57, 0x34, 0x12, 0x00};
   long at = -1;
   for (size_t i = 11; i + 4 <= len; i++)
@@ -287,7 +264,7 @@ START_TEST(chunk_rank_zero) {
       "c.h5: /particles/all/mass has a chunked layout of dimensionality 1 (at least 2)"};
   for (int nd = 0; nd < 2; nd++) {
     data[at - 9] = (char)nd;
-    FILE *fp = fopen(P("c.h5"), "wb");
+    FILE *fp = fopen(tu_path("c.h5"), "wb");
     fwrite(data, 1, len, fp);
     fclose(fp);
     expect_both_refuse("c.h5", want[nd]);
@@ -296,7 +273,7 @@ START_TEST(chunk_rank_zero) {
 }
 END_TEST
 
-/* Issue 14 case 7: terminal escapes in the file's text attributes. */
+/* Terminal escapes in the file's text attributes. */
 static void set_text(hid_t f, const char *name, const char *text) {
   if (H5Aexists_by_name(f, "/parameters/vsim", name, H5P_DEFAULT) > 0)
     ck_assert_int_ge(H5Adelete_by_name(f, "/parameters/vsim", name, H5P_DEFAULT), 0);
@@ -319,7 +296,7 @@ START_TEST(escapes_in_info) {
   set_text(f, "name", "n\x1b[2J");
   set_text(f, "command", "vsim run\r\x1b]0;pwned\x07");
   H5Fclose(f);
-  cu_proc p = cu_vsim(dir, "info", "x.h5", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "info", "x.h5", NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "status:          \\x1b]0;pwned\\x07\n");
   CU_EXPECT_IN(p.out, "scene:           n\\x1b[2J\n");
@@ -327,7 +304,7 @@ START_TEST(escapes_in_info) {
   ck_assert_ptr_null(strchr(p.out, '\x1b'));
   ck_assert_ptr_null(strchr(p.out, '\x07'));
   cu_free(&p);
-  p = cu_vsim(dir, "info", "x.h5", "--json", NULL);
+  p = cu_vsim(tu_dir(), "info", "x.h5", "--json", NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "\"status\": \"\\u001b]0;pwned\\u0007\"");
   ck_assert_ptr_null(strchr(p.out, '\x1b'));
@@ -335,19 +312,19 @@ START_TEST(escapes_in_info) {
 }
 END_TEST
 
-/* Issue 14 case 7: HDF5's own reason instead of "unknown HDF5 error". */
+/* HDF5's own reason instead of "unknown HDF5 error". */
 START_TEST(truncated_reason) {
   make_result("x.h5");
   struct stat st;
-  ck_assert_int_eq(stat(P("x.h5"), &st), 0);
-  ck_assert_int_eq(truncate(P("x.h5"), st.st_size / 2), 0);
+  ck_assert_int_eq(stat(tu_path("x.h5"), &st), 0);
+  ck_assert_int_eq(truncate(tu_path("x.h5"), st.st_size / 2), 0);
   make_result("y.h5");
-  cu_proc p = cu_vsim(dir, "compare", "x.h5", "y.h5", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "compare", "x.h5", "y.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "x.h5: cannot open: truncated file");
   CU_EXPECT_NOT_IN(p.err, "unknown HDF5 error");
   cu_free(&p);
-  p = cu_vsim(dir, "info", "x.h5", NULL);
+  p = cu_vsim(tu_dir(), "info", "x.h5", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "x.h5: cannot open: truncated file");
   cu_free(&p);
@@ -366,9 +343,9 @@ static long max_child_rss_mb(void) {
 }
 
 START_TEST(memory_estimate) {
-  cu_write(P("big.yaml"), big_cloth);
+  cu_write(tu_path("big.yaml"), big_cloth);
   double t0 = now();
-  cu_proc p = cu_vsim(dir, "run", "big.yaml", "-o", "big.h5", "--max-memory", "2G", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "big.yaml", "-o", "big.h5", "--max-memory", "2G", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "vsim: big.yaml:3:5: the run would take about ");
   CU_EXPECT_IN(p.err, "49000000 particles, 97986000 constraints), over the limit of 2.0 GB "
@@ -376,34 +353,34 @@ START_TEST(memory_estimate) {
   cu_free(&p);
   ck_assert_msg(now() - t0 < 10, "%.1f s to refuse", now() - t0);
   ck_assert_int_lt(max_child_rss_mb(), 1024);
-  ck_assert_int_ne(access(P("big.h5"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("big.h5"), F_OK), 0);
   /* the default limit, half of the physical memory, where that is below
    * the estimate (over 20 GB) */
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if ((double)pages * (double)page / 2 < 20e9) {
-    p = cu_vsim(dir, "run", "big.yaml", "-o", "big.h5", NULL);
+    p = cu_vsim(tu_dir(), "run", "big.yaml", "-o", "big.h5", NULL);
     CU_EXPECT_CODE(p, 2);
     CU_EXPECT_IN(p.err, "(--max-memory)\n");
     cu_free(&p);
     ck_assert_int_lt(max_child_rss_mb(), 1024);
   }
   /* the limit is the user's to raise or lower; bad sizes are usage errors */
-  p = cu_vsim(dir, "run", "--frames", "1", "-o", "s.h5", "--max-memory", "100K", NULL);
+  p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", "s.h5", "--max-memory", "100K", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "vsim: <default>:25:5: the run would take about ");
   CU_EXPECT_IN(p.err, "1024 particles, 5826 constraints), over the limit of 100 KB");
   cu_free(&p);
-  p = cu_vsim(dir, "run", "--frames", "1", "-o", "s.h5", "--max-memory", "2X", NULL);
+  p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", "s.h5", "--max-memory", "2X", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "--max-memory: '2X' is not a size (e.g. 2G, 500M)");
   cu_free(&p);
-  p = cu_vsim(dir, "run", "--frames", "1", "-o", "s.h5", "--max-memory", "64M", "-q", NULL);
+  p = cu_vsim(tu_dir(), "run", "--frames", "1", "-o", "s.h5", "--max-memory", "64M", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
 }
 END_TEST
 
-/* Issue 14: a mesh body's counts are its OBJ's.  The estimate counted mesh
+/* Memory: a mesh body's counts are its OBJ's.  The estimate counted mesh
  * bodies as nothing, so a scene with a 700 x 700 grid mesh (490,000
  * vertices, 977,202 triangles after fanning its quads, 20 MB of OBJ,
  * generated here) ran under --max-memory 100M, climbing to 500 MB.  Now the
@@ -415,21 +392,21 @@ END_TEST
  * surfaces.  20000 spheres take about 600 MB (peak RSS measured); the
  * estimate said 5 MB before it counted them, and the run went ahead. */
 START_TEST(memory_estimate_rigid) {
-  FILE *fp = fopen(P("r.yaml"), "w");
+  FILE *fp = fopen(tu_path("r.yaml"), "w");
   ck_assert_ptr_nonnull(fp);
   fputs("vsim: 1\ntime: {frames: 1}\nbodies:\n", fp);
   for (int i = 0; i < 20000; i++)
     fprintf(fp, "  - rigid: {shape: sphere, radius: 0.05, position: [%g, %g, 0]}\n",
             0.2 * (i % 200), 1 + 0.2 * (i / 200));
   ck_assert_int_eq(fclose(fp), 0);
-  cu_proc p = cu_vsim(dir, "run", "r.yaml", "-o", "r.h5", "--max-memory", "300M", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "r.yaml", "-o", "r.h5", "--max-memory", "300M", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "vsim: r.yaml:4:5: the run would take about ");
   CU_EXPECT_IN(p.err, "0 particles, 0 constraints, 20000 rigid bodies), over the limit of 300 MB");
   cu_free(&p);
-  ck_assert_int_ne(access(P("r.h5"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("r.h5"), F_OK), 0);
   /* without the surfaces for viewers it is less, and still over 300 MB */
-  p = cu_vsim(dir, "run", "r.yaml", "-o", "r.h5", "--set", "output.xdmf=false", "--max-memory",
+  p = cu_vsim(tu_dir(), "run", "r.yaml", "-o", "r.h5", "--set", "output.xdmf=false", "--max-memory",
               "300M", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "20000 rigid bodies), over the limit of 300 MB");
@@ -439,7 +416,7 @@ END_TEST
 
 START_TEST(memory_estimate_mesh) {
   const int n = 700;
-  FILE *fp = fopen(P("grid.obj"), "w");
+  FILE *fp = fopen(tu_path("grid.obj"), "w");
   ck_assert_ptr_nonnull(fp);
   for (int j = 0; j < n; j++)
     for (int i = 0; i < n; i++) fprintf(fp, "v %d %d 0\n", i, j);
@@ -450,12 +427,13 @@ START_TEST(memory_estimate_mesh) {
       fprintf(fp, "f %d %d %d %d\n", a, a + 1, a + n + 1, a + n);
     }
   ck_assert_int_eq(fclose(fp), 0);
-  cu_write(P("mesh.yaml"), "vsim: 1\ntime: {frames: 1}\nbodies:\n  - mesh:\n      name: grid\n"
-                           "      file: grid.obj\n"
-                           "      transform: {scale: [0.001, 0.001, 0.001]}\n"
-                           "      stretch: {compliance: 1e-6}\n      bend: {compliance: 1e-3}\n");
+  cu_write(tu_path("mesh.yaml"),
+           "vsim: 1\ntime: {frames: 1}\nbodies:\n  - mesh:\n      name: grid\n"
+           "      file: grid.obj\n"
+           "      transform: {scale: [0.001, 0.001, 0.001]}\n"
+           "      stretch: {compliance: 1e-6}\n      bend: {compliance: 1e-3}\n");
   double t0 = now();
-  cu_proc p = cu_vsim(dir, "run", "mesh.yaml", "-o", "m.h5", "--max-memory", "100M", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "mesh.yaml", "-o", "m.h5", "--max-memory", "100M", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "vsim: mesh.yaml:4:5: the run would take about ");
   CU_EXPECT_IN(p.err, "490000 particles, 4397409 constraints), over the limit of 100 MB "
@@ -466,17 +444,17 @@ START_TEST(memory_estimate_mesh) {
    * edge sort), let alone the model built (500 MB); the sanitizers' runtime
    * alone takes about 25 MB */
   ck_assert_int_lt(max_child_rss_mb(), 64);
-  ck_assert_int_ne(access(P("m.h5"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("m.h5"), F_OK), 0);
   /* the example flag: 192 vertices, 330 triangles */
   char *flag = cu_repo_path("configs/mesh_flag.yaml");
-  p = cu_vsim(dir, "run", flag, "-o", "f.h5", "--max-memory", "1K", NULL);
+  p = cu_vsim(tu_dir(), "run", flag, "-o", "f.h5", "--max-memory", "1K", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "192 particles, 1485 constraints), over the limit of 1.0 KB");
   cu_free(&p);
-  p = cu_vsim(dir, "run", flag, "-o", "f.h5", "--frames", "1", "-q", NULL);
+  p = cu_vsim(tu_dir(), "run", flag, "-o", "f.h5", "--frames", "1", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  p = cu_vsim(dir, "info", "f.h5", NULL);
+  p = cu_vsim(tu_dir(), "info", "f.h5", NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "particles:       192\n");
   CU_EXPECT_IN(p.out, "constraints:     990\n");
@@ -519,7 +497,7 @@ static void attr_read(hid_t f, const char *name, hid_t mtype, void *out) {
 }
 
 START_TEST(memory_estimate_resume) {
-  cu_proc p = cu_vsim(dir, "run", "--frames", "2", "-o", "x.h5", "-q", NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "2", "-o", "x.h5", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   hid_t f = open_rw("x.h5");
@@ -585,9 +563,9 @@ START_TEST(memory_estimate_resume) {
   H5Fclose(f);
   free(text);
   struct stat st0, st1;
-  ck_assert_int_eq(stat(P("x.h5"), &st0), 0);
+  ck_assert_int_eq(stat(tu_path("x.h5"), &st0), 0);
   double t0 = now();
-  p = cu_vsim(dir, "run", "--resume", "x.h5", "--frames", "4", "--max-memory", "2G", NULL);
+  p = cu_vsim(tu_dir(), "run", "--resume", "x.h5", "--frames", "4", "--max-memory", "2G", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_NOT_IN(p.err, "checksum");
   CU_EXPECT_IN(p.err, "x.h5 (resolved scene):");
@@ -597,13 +575,13 @@ START_TEST(memory_estimate_resume) {
   cu_free(&p);
   ck_assert_msg(now() - t0 < 10, "%.1f s to refuse", now() - t0);
   ck_assert_int_lt(max_child_rss_mb(), 1024);
-  ck_assert_int_eq(stat(P("x.h5"), &st1), 0);
+  ck_assert_int_eq(stat(tu_path("x.h5"), &st1), 0);
   ck_assert_int_eq(st0.st_size, st1.st_size);
   ck_assert_int_eq(st0.st_mtime, st1.st_mtime);
 }
 END_TEST
 
-/* Issue 14 case 3: the inputs that crashed or hung HDF5 1.10.8 inside
+/* The inputs that crashed or hung HDF5 1.10.8 inside
  * H5Aread of a variable-length string (a corrupt global heap), through
  * info (exit 2 with the reason) and compare: promptly, no crash. */
 START_TEST(hdf5_heap_crashes) {
@@ -614,13 +592,13 @@ START_TEST(hdf5_heap_crashes) {
     char *rel = cu_strf("tests/data/fuzz-h5/%s", names[i]);
     char *src = cu_repo_path(rel);
     double t0 = now();
-    cu_proc p = cu_vsim(dir, "info", src, NULL);
+    cu_proc p = cu_vsim(tu_dir(), "info", src, NULL);
     CU_EXPECT_CODE(p, 2);
     CU_EXPECT_IN(p.err, names[i]);
     CU_EXPECT_NOT_IN(p.err, "Sanitizer");
     cu_free(&p);
     /* compare reads no string attribute: differences (1) or refused (2) */
-    p = cu_vsim(dir, "compare", src, golden, NULL);
+    p = cu_vsim(tu_dir(), "compare", src, golden, NULL);
     ck_assert_msg(p.code == 1 || p.code == 2, "%s: compare exit %d", names[i], p.code);
     CU_EXPECT_NOT_IN(p.err, "Sanitizer");
     cu_free(&p);
@@ -632,7 +610,7 @@ START_TEST(hdf5_heap_crashes) {
 }
 END_TEST
 
-/* Issue 14: a corrupt dense-storage group (found by CI's fuzz-h5 run) on
+/* A corrupt dense-storage group (found by CI's fuzz-h5 run) on
  * which HDF5 1.10's own H5Literate frees a pointer it never set
  * (H5G__dense_iterate -> H5G__link_release_table).  MALLOC_PERTURB_ fills
  * that memory with garbage, so the release build crashes every time (as
@@ -646,40 +624,40 @@ START_TEST(hdf5_structure_crash) {
   char *data = cu_slurp(src);
   struct stat st;
   ck_assert_int_eq(stat(src, &st), 0);
-  FILE *fp = fopen(P("r.h5"), "wb");
+  FILE *fp = fopen(tu_path("r.h5"), "wb");
   ck_assert_ptr_nonnull(fp);
   ck_assert_uint_eq(fwrite(data, 1, (size_t)st.st_size, fp), (size_t)st.st_size);
   fclose(fp);
   setenv("MALLOC_PERTURB_", "85", 1);
   const char *msg = "corrupt file: HDF5 failed reading its structure (signal ";
   double t0 = now();
-  cu_proc p = cu_vsim(dir, "info", src, NULL);
+  cu_proc p = cu_vsim(tu_dir(), "info", src, NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, name);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "compare", src, golden, NULL);
+  p = cu_vsim(tu_dir(), "compare", src, golden, NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, name);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "compare", golden, src, NULL);
+  p = cu_vsim(tu_dir(), "compare", golden, src, NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "xdmf", src, "-o", "v.xmf", NULL);
+  p = cu_vsim(tu_dir(), "xdmf", src, "-o", "v.xmf", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "render", src, "-o", "v.png", NULL);
+  p = cu_vsim(tu_dir(), "render", src, "-o", "v.png", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "plot", src, "-o", "p.png", NULL);
+  p = cu_vsim(tu_dir(), "plot", src, "-o", "p.png", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, msg);
   cu_free(&p);
-  p = cu_vsim(dir, "run", "--resume", "r.h5", "--frames", "6", NULL);
+  p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "6", NULL);
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "r.h5");
   CU_EXPECT_IN(p.err, msg);
@@ -687,9 +665,9 @@ START_TEST(hdf5_structure_crash) {
   unsetenv("MALLOC_PERTURB_");
   ck_assert_msg(now() - t0 < 60, "%.1f s to refuse", now() - t0);
   /* nothing written: the resumed file byte for byte, no temp file, no picture */
-  char *after = cu_slurp(P("r.h5"));
+  char *after = cu_slurp(tu_path("r.h5"));
   ck_assert_int_eq(memcmp(after, data, (size_t)st.st_size), 0);
-  CU_EXPECT_LISTING(dir, "r.h5");
+  CU_EXPECT_LISTING(tu_dir(), "r.h5");
   free(after);
   free(data);
   free(golden);
@@ -700,7 +678,7 @@ END_TEST
 static Suite *suite(void) {
   Suite *s = suite_create("hostile_read");
   TCase *t = tcase_create("hostile_read");
-  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_add_checked_fixture(t, setup, tu_dir_teardown);
   tcase_set_timeout(t, 120);
   tcase_add_test(t, external_link);
   tcase_add_test(t, external_storage_fifo);

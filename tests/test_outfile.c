@@ -12,25 +12,9 @@
 #include "util/alloc.h"
 #include "util/outfile.h"
 
-static char *dir;
-static char pbuf[4][1024];
-
-static const char *P(const char *name) {
-  static int k;
-  char *p = pbuf[k++ & 3];
-  snprintf(p, 1024, "%s/%s", dir, name);
-  return p;
-}
-
-static void setup(void) { dir = tu_tmpdir(); }
-static void teardown(void) {
-  tu_rmtree(dir);
-  free(dir);
-}
-
 /* Entries of dir whose name contains ".tmp-". */
 static int temp_files(void) {
-  DIR *d = opendir(dir);
+  DIR *d = opendir(tu_dir());
   ck_assert_ptr_nonnull(d);
   int n = 0;
   struct dirent *e;
@@ -45,16 +29,6 @@ static void write_text(const char *path, const char *text) {
   ck_assert_ptr_nonnull(f);
   fputs(text, f);
   fclose(f);
-}
-
-static char *read_text(const char *path) {
-  static char buf[256];
-  FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "cannot read %s", path);
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
 }
 
 /* Create, write text through the descriptor and publish. */
@@ -74,40 +48,41 @@ static void expect(vs_status got, vs_status want, const vs_error *e, const char 
 
 START_TEST(new_and_existing) {
   vs_error e;
-  ck_assert_int_eq(produce(P("out.h5"), 0, "one", &e), VS_OK);
-  ck_assert_str_eq(read_text(P("out.h5")), "one");
-  expect(produce(P("out.h5"), 0, "two", &e), VS_ERR_EXISTS, &e, "exists (use --force to overwrite)");
-  ck_assert_str_eq(read_text(P("out.h5")), "one");
-  ck_assert_int_eq(produce(P("out.h5"), VS_OUTFILE_FORCE, "two", &e), VS_OK);
-  ck_assert_str_eq(read_text(P("out.h5")), "two");
-  expect(vs_outfile_check(P("nodir/out.h5"), 0, &e), VS_ERR_USAGE, &e, "does not exist");
-  expect(produce(P("new.h5"), VS_OUTFILE_REPLACE, "x", &e), VS_ERR_IO, &e, "does not exist");
+  ck_assert_int_eq(produce(tu_path("out.h5"), 0, "one", &e), VS_OK);
+  tu_expect_file_text(tu_path("out.h5"), "one");
+  expect(produce(tu_path("out.h5"), 0, "two", &e), VS_ERR_EXISTS, &e,
+         "exists (use --force to overwrite)");
+  tu_expect_file_text(tu_path("out.h5"), "one");
+  ck_assert_int_eq(produce(tu_path("out.h5"), VS_OUTFILE_FORCE, "two", &e), VS_OK);
+  tu_expect_file_text(tu_path("out.h5"), "two");
+  expect(vs_outfile_check(tu_path("nodir/out.h5"), 0, &e), VS_ERR_USAGE, &e, "does not exist");
+  expect(produce(tu_path("new.h5"), VS_OUTFILE_REPLACE, "x", &e), VS_ERR_IO, &e, "does not exist");
   /* discard leaves nothing */
   vs_outfile o;
-  ck_assert_int_eq(vs_outfile_create(P("gone.h5"), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path("gone.h5"), 0, &o, &e), VS_OK);
   ck_assert_int_eq(temp_files(), 1);
   vs_outfile_discard(&o);
   ck_assert_int_eq(temp_files(), 0);
-  ck_assert_int_ne(access(P("gone.h5"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path("gone.h5"), F_OK), 0);
 }
 END_TEST
 
 START_TEST(special_files_refused_even_with_force) {
   vs_error e;
-  ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
-  ck_assert_int_eq(mkdir(P("sub"), 0700), 0);
+  ck_assert_int_eq(mkfifo(tu_path("fifo"), 0600), 0);
+  ck_assert_int_eq(mkdir(tu_path("sub"), 0700), 0);
   for (unsigned flags = 0; flags <= VS_OUTFILE_FORCE; flags++) {
     expect(produce("/dev/null", flags, "x", &e), VS_ERR_USAGE, &e,
            "is a character device, not a regular file: refused");
-    expect(produce(P("fifo"), flags, "x", &e), VS_ERR_USAGE, &e,
+    expect(produce(tu_path("fifo"), flags, "x", &e), VS_ERR_USAGE, &e,
            "is a FIFO (named pipe), not a regular file: refused");
-    expect(produce(P("sub"), flags, "x", &e), VS_ERR_USAGE, &e,
+    expect(produce(tu_path("sub"), flags, "x", &e), VS_ERR_USAGE, &e,
            "is a directory, not a regular file: refused");
   }
   struct stat st;
   ck_assert_int_eq(stat("/dev/null", &st), 0);
   ck_assert(S_ISCHR(st.st_mode));
-  ck_assert_int_eq(lstat(P("fifo"), &st), 0);
+  ck_assert_int_eq(lstat(tu_path("fifo"), &st), 0);
   ck_assert(S_ISFIFO(st.st_mode));
   ck_assert_int_eq(temp_files(), 0);
 }
@@ -115,36 +90,36 @@ END_TEST
 
 START_TEST(symlink_rules) {
   vs_error e;
-  write_text(P("target.h5"), "old");
-  ck_assert_int_eq(symlink("target.h5", P("link.h5")), 0);
-  ck_assert_int_eq(symlink("missing.h5", P("dangling.h5")), 0);
-  ck_assert_int_eq(mkfifo(P("fifo"), 0600), 0);
-  ck_assert_int_eq(symlink(P("fifo"), P("link-fifo.h5")), 0);
-  ck_assert_int_eq(symlink("/dev/null", P("link-null.h5")), 0);
+  write_text(tu_path("target.h5"), "old");
+  ck_assert_int_eq(symlink("target.h5", tu_path("link.h5")), 0);
+  ck_assert_int_eq(symlink("missing.h5", tu_path("dangling.h5")), 0);
+  ck_assert_int_eq(mkfifo(tu_path("fifo"), 0600), 0);
+  ck_assert_int_eq(symlink(tu_path("fifo"), tu_path("link-fifo.h5")), 0);
+  ck_assert_int_eq(symlink("/dev/null", tu_path("link-null.h5")), 0);
   /* to a regular file: exists without force; with force the target is
    * replaced and the link stays a link */
-  expect(produce(P("link.h5"), 0, "new", &e), VS_ERR_EXISTS, &e, "exists");
-  ck_assert_int_eq(produce(P("link.h5"), VS_OUTFILE_FORCE, "new", &e), VS_OK);
+  expect(produce(tu_path("link.h5"), 0, "new", &e), VS_ERR_EXISTS, &e, "exists");
+  ck_assert_int_eq(produce(tu_path("link.h5"), VS_OUTFILE_FORCE, "new", &e), VS_OK);
   struct stat st;
-  ck_assert_int_eq(lstat(P("link.h5"), &st), 0);
+  ck_assert_int_eq(lstat(tu_path("link.h5"), &st), 0);
   ck_assert(S_ISLNK(st.st_mode));
-  ck_assert_str_eq(read_text(P("target.h5")), "new");
+  tu_expect_file_text(tu_path("target.h5"), "new");
   /* resume (REPLACE) through the link likewise */
-  ck_assert_int_eq(produce(P("link.h5"), VS_OUTFILE_REPLACE, "resumed", &e), VS_OK);
-  ck_assert_int_eq(lstat(P("link.h5"), &st), 0);
+  ck_assert_int_eq(produce(tu_path("link.h5"), VS_OUTFILE_REPLACE, "resumed", &e), VS_OK);
+  ck_assert_int_eq(lstat(tu_path("link.h5"), &st), 0);
   ck_assert(S_ISLNK(st.st_mode));
-  ck_assert_str_eq(read_text(P("target.h5")), "resumed");
+  tu_expect_file_text(tu_path("target.h5"), "resumed");
   /* dangling: refused with and without force, nothing created */
   for (unsigned flags = 0; flags <= VS_OUTFILE_FORCE; flags++) {
-    expect(produce(P("dangling.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
+    expect(produce(tu_path("dangling.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
            "is a symbolic link to 'missing.h5', which does not exist: refused");
-    expect(produce(P("link-fifo.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
+    expect(produce(tu_path("link-fifo.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
            "is a symbolic link to a FIFO (named pipe), not a regular file: refused");
-    expect(produce(P("link-null.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
+    expect(produce(tu_path("link-null.h5"), flags, "x", &e), VS_ERR_USAGE, &e,
            "is a symbolic link to a character device, not a regular file: refused");
   }
-  ck_assert_int_ne(access(P("missing.h5"), F_OK), 0);
-  ck_assert_int_eq(lstat(P("dangling.h5"), &st), 0);
+  ck_assert_int_ne(access(tu_path("missing.h5"), F_OK), 0);
+  ck_assert_int_eq(lstat(tu_path("dangling.h5"), &st), 0);
   ck_assert(S_ISLNK(st.st_mode));
   ck_assert_int_eq(temp_files(), 0);
 }
@@ -155,15 +130,15 @@ END_TEST
  * counter), so plant the first few. */
 START_TEST(planted_temp_symlink_not_followed) {
   vs_error e;
-  write_text(P("victim"), "untouched");
+  write_text(tu_path("victim"), "untouched");
   for (unsigned n = 0; n < 50; n++) {
     char name[128];
     snprintf(name, sizeof name, ".out.h5.tmp-%ld-%u", (long)getpid(), n);
-    ck_assert_int_eq(symlink(P("victim"), P(name)), 0);
+    ck_assert_int_eq(symlink(tu_path("victim"), tu_path(name)), 0);
   }
-  ck_assert_int_eq(produce(P("out.h5"), 0, "mine", &e), VS_OK);
-  ck_assert_str_eq(read_text(P("victim")), "untouched");
-  ck_assert_str_eq(read_text(P("out.h5")), "mine");
+  ck_assert_int_eq(produce(tu_path("out.h5"), 0, "mine", &e), VS_OK);
+  tu_expect_file_text(tu_path("victim"), "untouched");
+  tu_expect_file_text(tu_path("out.h5"), "mine");
 }
 END_TEST
 
@@ -198,20 +173,20 @@ START_TEST(long_names) {
   strcpy(name + 248 - 3, ".h5");
   ck_assert_uint_eq(strlen(name), 248);
   vs_outfile o;
-  ck_assert_int_eq(vs_outfile_create(P(name), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path(name), 0, &o, &e), VS_OK);
   const char *base = strrchr(o.tmp, '/') + 1;
   ck_assert_uint_le(strlen(base), NAME_MAX);
   ck_assert_ptr_nonnull(strchr(base, '~')); /* shortened and hashed */
   ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_OK);
-  ck_assert_int_eq(access(P(name), F_OK), 0);
+  ck_assert_int_eq(access(tu_path(name), F_OK), 0);
   /* two long names differing only at the end get different temp names */
   char other[256];
   strcpy(other, name);
   other[240] = 'm';
   vs_outfile a, b;
-  ck_assert_int_eq(vs_outfile_create(P(other), 0, &a, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path(other), 0, &a, &e), VS_OK);
   name[240] = 'k';
-  ck_assert_int_eq(vs_outfile_create(P(name), 0, &b, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path(name), 0, &b, &e), VS_OK);
   ck_assert_str_ne(a.tmp, b.tmp);
   vs_outfile_discard(&a);
   vs_outfile_discard(&b);
@@ -222,15 +197,15 @@ END_TEST
 START_TEST(mode_follows_umask) {
   vs_error e;
   mode_t old = umask(027);
-  ck_assert_int_eq(produce(P("m.h5"), 0, "x", &e), VS_OK);
+  ck_assert_int_eq(produce(tu_path("m.h5"), 0, "x", &e), VS_OK);
   umask(old);
   struct stat st;
-  ck_assert_int_eq(stat(P("m.h5"), &st), 0);
+  ck_assert_int_eq(stat(tu_path("m.h5"), &st), 0);
   ck_assert_int_eq(st.st_mode & 0777, 0640);
   /* REPLACE keeps the permissions of the file it replaces */
-  ck_assert_int_eq(chmod(P("m.h5"), 0604), 0);
-  ck_assert_int_eq(produce(P("m.h5"), VS_OUTFILE_REPLACE, "y", &e), VS_OK);
-  ck_assert_int_eq(stat(P("m.h5"), &st), 0);
+  ck_assert_int_eq(chmod(tu_path("m.h5"), 0604), 0);
+  ck_assert_int_eq(produce(tu_path("m.h5"), VS_OUTFILE_REPLACE, "y", &e), VS_OK);
+  ck_assert_int_eq(stat(tu_path("m.h5"), &st), 0);
   ck_assert_int_eq(st.st_mode & 0777, 0604);
 }
 END_TEST
@@ -242,7 +217,7 @@ START_TEST(race_without_force) {
   for (int round = 0; round < 20; round++) {
     char name[32];
     snprintf(name, sizeof name, "race-%d.h5", round);
-    const char *path = P(name);
+    const char *path = tu_path(name);
     int go[2], ready[2];
     ck_assert_int_eq(pipe(go), 0);
     ck_assert_int_eq(pipe(ready), 0);
@@ -288,7 +263,7 @@ START_TEST(race_without_force) {
     ck_assert_int_eq(losers, 1);
     char want[32];
     snprintf(want, sizeof want, "%ld", (long)kids[winner]);
-    ck_assert_str_eq(read_text(path), want);
+    tu_expect_file_text(path, want);
     ck_assert_int_eq(temp_files(), 0);
   }
 }
@@ -302,25 +277,26 @@ START_TEST(published_names_the_target) {
   vs_outfile o;
   vs_error e;
   vs_error_clear(&e);
-  ck_assert_int_eq(mkdir(P("real"), 0777), 0);
-  write_text(P("real/out.h5"), "old");
-  ck_assert_int_eq(symlink("real/out.h5", P("link.h5")), 0);
-  ck_assert_int_eq(vs_outfile_create(P("link.h5"), VS_OUTFILE_FORCE, &o, &e), VS_OK);
+  ck_assert_int_eq(mkdir(tu_path("real"), 0777), 0);
+  write_text(tu_path("real/out.h5"), "old");
+  ck_assert_int_eq(symlink("real/out.h5", tu_path("link.h5")), 0);
+  ck_assert_int_eq(vs_outfile_create(tu_path("link.h5"), VS_OUTFILE_FORCE, &o, &e), VS_OK);
   o.published = published;
   ck_assert_int_eq(write(o.fd, "new", 3), 3);
   ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_OK);
-  ck_assert_str_eq(published, P("real/out.h5"));
-  ck_assert_str_eq(read_text(P("link.h5")), "new");
-  vs_outfile_sync_dir(published, P("link.h5")); /* both directories: nothing to see but no harm */
+  ck_assert_str_eq(published, tu_path("real/out.h5"));
+  tu_expect_file_text(tu_path("link.h5"), "new");
+  vs_outfile_sync_dir(published,
+                      tu_path("link.h5")); /* both directories: nothing to see but no harm */
   ck_assert_int_eq(temp_files(), 0);
   /* a failed publish leaves it as it was */
   published[0] = '\0';
-  ck_assert_int_eq(vs_outfile_create(P("new.h5"), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path("new.h5"), 0, &o, &e), VS_OK);
   o.published = published;
-  write_text(P("new.h5"), "someone else's");
+  write_text(tu_path("new.h5"), "someone else's");
   ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_ERR_EXISTS);
   ck_assert_str_eq(published, "");
-  ck_assert_str_eq(read_text(P("new.h5")), "someone else's");
+  tu_expect_file_text(tu_path("new.h5"), "someone else's");
   ck_assert_int_eq(temp_files(), 0);
 }
 END_TEST
@@ -328,7 +304,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("outfile");
   TCase *tc = tcase_create("outfile");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, new_and_existing);
   tcase_add_test(tc, special_files_refused_even_with_force);

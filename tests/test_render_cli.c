@@ -188,10 +188,7 @@ static int have_ffmpeg(void) {
 }
 
 START_TEST(render_gif_through_ffmpeg) {
-  if (!have_ffmpeg()) {
-    fprintf(stderr, "render_gif_through_ffmpeg: no ffmpeg on PATH, skipped\n");
-    return;
-  }
+  if (!have_ffmpeg()) TU_SKIP("no ffmpeg on PATH");
   run_scene(CURTAIN, "a.h5", NULL);
   cu_proc p = cu_vsim(g_dir, "render", "a.h5", "-o", "a.gif", "--frames", "0:30:10", "--size",
                       "120x90", NULL);

@@ -172,9 +172,10 @@ START_TEST(full_disk) {
     char *mnt = cu_strf("%s/disk%zu", d, i);
     ck_assert_int_eq(mkdir(mnt, 0755), 0);
     if (private_tmpfs(mnt, cases[i].size, why, sizeof why) != 0) {
-      printf("test_robust: full_disk skipped: %s\n", why);
       free(mnt);
-      break;
+      tu_rmtree(d);
+      free(d);
+      TU_SKIP("%s", why);
     }
     cu_proc p =
         cu_vsim(mnt, "run", "--frames", cases[i].frames, "--set", BIG_CLOTH, "-o", "out.h5", NULL);

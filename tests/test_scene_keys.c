@@ -272,22 +272,6 @@ END_TEST
 
 /* ---- files that follow from the table --------------------------------------- */
 
-static char *read_root_file(const char *rel) {
-  const char *root = getenv("VSIM_ROOT");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", root ? root : ".", rel);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s (set VSIM_ROOT)", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *t = malloc((size_t)n + 1);
-  ck_assert_uint_eq(fread(t, 1, (size_t)n, f), (size_t)n);
-  t[n] = '\0';
-  fclose(f);
-  return t;
-}
-
 static void expect_dict_word(const char *dict, const char *w) {
   char q[128];
   snprintf(q, sizeof q, "\n\"%s\"\n", w);
@@ -295,7 +279,7 @@ static void expect_dict_word(const char *dict, const char *w) {
 }
 
 START_TEST(test_fuzz_dict_has_every_key) {
-  char *dict = read_root_file("tests/fuzz/scene.dict");
+  char *dict = tu_read_repo_file("tests/fuzz/scene.dict", NULL);
   for (size_t i = 0; i < vs_sk_n_rows; i++) {
     const sk_row *r = &vs_sk_rows[i];
     expect_dict_word(dict, sk_key(r));
@@ -467,7 +451,7 @@ static int groups(char names[][40], int max) {
  * `<!-- keys: GROUP -->` and `<!-- /keys -->`, exactly as generated here.
  * VSIM_UPDATE_DOCS=1 rewrites them in place. */
 START_TEST(test_docs_tables_follow_the_table) {
-  char *doc = read_root_file("docs/scene-format.md");
+  char *doc = tu_read_repo_file("docs/scene-format.md", NULL);
   char names[40][40];
   int ng = groups(names, 40);
   int update = getenv("VSIM_UPDATE_DOCS") != NULL;

@@ -7,49 +7,22 @@
 /* Scene templates below are format strings shared between tests. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-typedef struct sim {
-  vs_scene *scene;
-  vs_model *m;
-  vs_state *s;
-} sim;
-
-static sim sim_new(const char *yaml) {
-  sim r;
-  r.scene = tu_scene(yaml);
-  r.m = tu_model(r.scene);
-  r.s = tu_state(r.m);
-  return r;
-}
-
-static void sim_free(sim *r) {
-  vs_state_free(r->s);
-  vs_model_free(r->m);
-  vs_scene_free(r->scene);
-}
-
-static void step_ok(sim *r) {
-  vs_error e;
-  vs_error_clear(&e);
-  ck_assert_msg(vs_step(r->m, r->s, &e) == VS_OK, "step failed: %s", e.message);
-}
-
-static const double *P(const sim *r, int i) { return r->s->x + 4 * i; }
-
 /* Verlet free fall is exact: x(t) = x0 + v0 t + g t^2 / 2 (docs/physics.md, integrators). */
 START_TEST(verlet_free_fall_is_exact) {
-  sim r = sim_new("time: {dt: 0.01, frames: 200, substeps: 3}\n"
-                  "solver: {integrator: verlet}\n"
-                  "world: {gravity: [0.5, -9.81, 0.25]}\n"
-                  "bodies:\n"
-                  "  - particles: {positions: [[1, 10, -2]], velocities: [[1.5, 4, -0.5]], mass: 2}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 200, substeps: 3}\n"
+      "solver: {integrator: verlet}\n"
+      "world: {gravity: [0.5, -9.81, 0.25]}\n"
+      "bodies:\n"
+      "  - particles: {positions: [[1, 10, -2]], velocities: [[1.5, 4, -0.5]], mass: 2}\n");
   const double x0[3] = {1, 10, -2}, v0[3] = {1.5, 4, -0.5}, g[3] = {0.5, -9.81, 0.25};
   double worst = 0;
   for (int f = 1; f <= 200; f++) {
-    step_ok(&r);
+    tu_sim_steps(&r, 1);
     double t = f * 0.01;
     for (int k = 0; k < 3; k++) {
       double exact = x0[k] + v0[k] * t + 0.5 * g[k] * t * t;
-      double d = fabs(P(&r, 0)[k] - exact);
+      double d = fabs(tu_sim_x(&r, 0)[k] - exact);
       if (d > worst) worst = d;
     }
   }
@@ -57,33 +30,34 @@ START_TEST(verlet_free_fall_is_exact) {
    * positions): ~ steps^2 * eps * |x| = 600^2 * 1.1e-16 * 10 = 4e-10.  A first
    * step without the g h^2 / 2 term would be off by ~3e-2. */
   ck_assert_msg(worst < 1e-9, "max deviation %g", worst);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
 /* PBD free fall is symplectic Euler: v += g h; x += h v. */
 START_TEST(pbd_free_fall_is_symplectic_euler) {
-  sim r = sim_new("time: {dt: 0.02, frames: 100, substeps: 2}\n"
-                  "solver: {integrator: pbd}\n"
-                  "bodies:\n"
-                  "  - particles: {positions: [[0, 5, 0]], velocities: [[2, 3, 0]]}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.02, frames: 100, substeps: 2}\n"
+      "solver: {integrator: pbd}\n"
+      "bodies:\n"
+      "  - particles: {positions: [[0, 5, 0]], velocities: [[2, 3, 0]]}\n");
   double x[3] = {0, 5, 0}, v[3] = {2, 3, 0};
   const double g[3] = {0, -9.81, 0}, h = 0.01;
   double worst = 0;
   for (int f = 1; f <= 100; f++) {
-    step_ok(&r);
+    tu_sim_steps(&r, 1);
     for (int sub = 0; sub < 2; sub++)
       for (int k = 0; k < 3; k++) v[k] += g[k] * h, x[k] += h * v[k];
     for (int k = 0; k < 3; k++) {
-      double d = fabs(P(&r, 0)[k] - x[k]);
+      double d = fabs(tu_sim_x(&r, 0)[k] - x[k]);
       if (d > worst) worst = d;
     }
   }
   ck_assert_msg(worst < 1e-10, "max deviation from symplectic Euler %g", worst);
   /* ...and it is not the exact parabola: the discrete solution lags by g h t / 2. */
   double t = 2.0, exact = 5 + 3 * t - 0.5 * 9.81 * t * t;
-  ck_assert_double_gt(fabs(P(&r, 0)[1] - exact), 1e-3);
-  sim_free(&r);
+  ck_assert_double_gt(fabs(tu_sim_x(&r, 0)[1] - exact), 1e-3);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -104,12 +78,13 @@ static double ellip_k(double k) {
  * so the amplitude decays and with it the exact period: each cycle is held to
  * the elliptic-integral period of its own amplitude, and the first cycle to
  * the period of the release angle. */
-static void check_pendulum_cycles(sim *r, int frames, double dt, double L, double g, double theta0) {
-  double prev = P(r, 1)[0], t_down = -1, lo = 0, hi = 0;
+static void check_pendulum_cycles(tu_sim *r, int frames, double dt, double L, double g,
+                                  double theta0) {
+  double prev = tu_sim_x(r, 1)[0], t_down = -1, lo = 0, hi = 0;
   int cycles = 0;
   for (int f = 1; f <= frames; f++) {
-    step_ok(r);
-    double x = P(r, 1)[0];
+    tu_sim_steps(r, 1);
+    double x = tu_sim_x(r, 1)[0];
     if (x < lo) lo = x;
     if (x > hi) hi = x;
     if (prev > 0 && x <= 0) {
@@ -147,9 +122,9 @@ START_TEST(xpbd_pendulum_period) {
            "constraints:\n"
            "  - distance: {a: 'p:0', b: 'p:1'}\n",
            L * sin(theta), -L * cos(theta));
-  sim r = sim_new(yaml);
+  tu_sim r = tu_sim_new(yaml);
   check_pendulum_cycles(&r, 900, 1.0 / 60, L, g, theta);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -167,20 +142,20 @@ START_TEST(xpbd_pendulum_energy_per_period) {
            "constraints:\n"
            "  - distance: {a: 'p:0', b: 'p:1'}\n",
            L * sin(theta), -L * cos(theta));
-  sim r = sim_new(yaml);
+  tu_sim r = tu_sim_new(yaml);
   vs_observables o;
   vs_observe(r.m, r.s, &o, NULL);
   /* at release: at rest, potential -m g.x = m g y = 2 * 9.81 * (-0.5) */
   ck_assert_double_eq(o.kinetic, 0.0);
   ck_assert_double_eq_tol(o.potential, -2 * g * L * cos(theta), 1e-12);
   const double E0 = o.kinetic + o.potential, Ebottom = -2 * g * L; /* energy above the bottom */
-  for (int f = 0; f < 260; f++) step_ok(&r);
+  tu_sim_steps(&r, 260);
   vs_observe(r.m, r.s, &o, NULL);
   double T = 4 * sqrt(L / g) * ellip_k(sin(theta / 2)), periods = 260 / 60.0 / T;
   double lost = (E0 - (o.kinetic + o.potential)) / (E0 - Ebottom);
   ck_assert_msg(lost > 0, "energy grew: %g", lost);
   ck_assert_msg(lost / periods < 0.01, "lost %.3f%% per period", 100 * lost / periods);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -198,8 +173,8 @@ START_TEST(hanging_chain_catenary_sag) {
            "constraints:\n"
            "  - pin: {particle: 'c:%d', at: [%.17g, 0, 0]}\n",
            S0, N, N, S);
-  sim r = sim_new(yaml);
-  for (int f = 0; f < 900; f++) step_ok(&r);
+  tu_sim r = tu_sim_new(yaml);
+  tu_sim_steps(&r, 900);
   /* Solve S0 = 2 a sinh(S / 2a) for a by bisection. */
   double lo = 0.01, hi = 100;
   for (int i = 0; i < 200; i++) {
@@ -210,11 +185,11 @@ START_TEST(hanging_chain_catenary_sag) {
   double a = 0.5 * (lo + hi), sag = a * (cosh(S / (2 * a)) - 1);
   double ymin = 0;
   for (int i = 0; i <= N; i++)
-    if (P(&r, i)[1] < ymin) ymin = P(&r, i)[1];
+    if (tu_sim_x(&r, i)[1] < ymin) ymin = tu_sim_x(&r, i)[1];
   ck_assert_msg(fabs(-ymin - sag) / sag < 0.01, "sag %.5f vs catenary %.5f", -ymin, sag);
   /* and it is at rest */
   ck_assert_double_lt(fabs(r.s->v[3 * (N / 2) + 1]), 1e-3);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -229,17 +204,17 @@ START_TEST(resting_particle_never_sinks) {
              "bodies:\n"
              "  - particles: {positions: [[0, 1, 0]], velocities: [[0.5, 0, 0]], radius: 0.1}\n",
              integrators[k]);
-    sim r = sim_new(yaml);
+    tu_sim r = tu_sim_new(yaml);
     for (int f = 0; f < 300; f++) {
-      step_ok(&r);
-      ck_assert_msg(P(&r, 0)[1] >= 0.1 - 1e-12, "%s frame %d: y = %.17g below the radius",
-                    integrators[k], f, P(&r, 0)[1]);
+      tu_sim_steps(&r, 1);
+      ck_assert_msg(tu_sim_x(&r, 0)[1] >= 0.1 - 1e-12, "%s frame %d: y = %.17g below the radius",
+                    integrators[k], f, tu_sim_x(&r, 0)[1]);
     }
-    ck_assert_double_lt(fabs(P(&r, 0)[1] - 0.1), 1e-9); /* at rest on the plane */
+    ck_assert_double_lt(fabs(tu_sim_x(&r, 0)[1] - 0.1), 1e-9); /* at rest on the plane */
     double v[3];
     vs_state_velocity(r.m, r.s, v);
     ck_assert_msg(fabs(v[0]) < 1e-9, "%s: friction left vx = %g", integrators[k], v[0]);
-    sim_free(&r);
+    tu_sim_free(&r);
   }
 }
 END_TEST
@@ -256,12 +231,12 @@ START_TEST(restitution_half_bounces_to_a_quarter) {
              "bodies:\n"
              "  - particles: {positions: [[0, 1, 0]]}\n",
              integrators[k]);
-    sim r = sim_new(yaml);
+    tu_sim r = tu_sim_new(yaml);
     int bounced = 0;
     double apex = 0, prev = 1;
     for (int f = 0; f < 400; f++) {
-      step_ok(&r);
-      double y = P(&r, 0)[1];
+      tu_sim_steps(&r, 1);
+      double y = tu_sim_x(&r, 0)[1];
       if (!bounced && y > prev) bounced = 1;
       if (bounced && y > apex) apex = y;
       if (bounced && y < prev - 1e-9 && apex > 0) break; /* past the apex */
@@ -269,49 +244,52 @@ START_TEST(restitution_half_bounces_to_a_quarter) {
     }
     ck_assert_msg(bounced, "%s: never bounced", integrators[k]);
     ck_assert_msg(fabs(apex - 0.25) < 0.02, "%s: apex %.4f, expected about 0.25", integrators[k], apex);
-    sim_free(&r);
+    tu_sim_free(&r);
   }
 }
 END_TEST
 
 START_TEST(pins_do_not_move_and_kinematic_pins_follow_keys) {
-  sim r = sim_new("time: {dt: 0.05, frames: 60, substeps: 3}\n"
-                  "bodies:\n"
-                  "  - rope: {name: r, from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: [first]}\n"
-                  "constraints:\n"
-                  "  - pin: {particle: 'r:10', keys: [[0, 1, 2, 0], [1, 1, 1, 0], [2, 0.5, 1, 0.5]]}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.05, frames: 60, substeps: 3}\n"
+      "bodies:\n"
+      "  - rope: {name: r, from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: [first]}\n"
+      "constraints:\n"
+      "  - pin: {particle: 'r:10', keys: [[0, 1, 2, 0], [1, 1, 1, 0], [2, 0.5, 1, 0.5]]}\n");
   for (int f = 1; f <= 60; f++) {
-    step_ok(&r);
-    ck_assert(P(&r, 0)[0] == 0 && P(&r, 0)[1] == 2 && P(&r, 0)[2] == 0);
+    tu_sim_steps(&r, 1);
+    ck_assert(tu_sim_x(&r, 0)[0] == 0 && tu_sim_x(&r, 0)[1] == 2 && tu_sim_x(&r, 0)[2] == 0);
     double t = f * 0.05, exp[3];
     if (t <= 1) exp[0] = 1, exp[1] = 2 - t, exp[2] = 0;
     else if (t <= 2) exp[0] = 1 - 0.5 * (t - 1), exp[1] = 1, exp[2] = 0.5 * (t - 1);
     else exp[0] = 0.5, exp[1] = 1, exp[2] = 0.5;
     for (int k = 0; k < 3; k++)
-      ck_assert_msg(fabs(P(&r, 10)[k] - exp[k]) < 1e-14, "frame %d axis %d: %.17g vs %.17g", f, k,
-                    P(&r, 10)[k], exp[k]);
+      ck_assert_msg(fabs(tu_sim_x(&r, 10)[k] - exp[k]) < 1e-14, "frame %d axis %d: %.17g vs %.17g",
+                    f, k, tu_sim_x(&r, 10)[k], exp[k]);
   }
   vs_observables o;
   vs_observe(r.m, r.s, &o, NULL);
   ck_assert_double_eq(o.kind[VS_KIND_PIN].max, 0.0);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
 START_TEST(one_sided_distance_only_pushes_apart) {
   /* Two particles 1 m apart, a min-0.5 link: free fall side by side, untouched. */
-  sim r = sim_new("time: {dt: 0.01, frames: 20}\n"
-                  "bodies:\n"
-                  "  - particles: {name: s, positions: [[0, 0, 0], [1, 0, 0]], velocities: [[1, 0, 0], [-1, 0, 0]]}\n"
-                  "constraints:\n"
-                  "  - distance: {a: 's:0', b: 's:1', min: 0.5}\n");
-  for (int f = 0; f < 20; f++) step_ok(&r);
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 20}\n"
+      "bodies:\n"
+      "  - particles: {name: s, positions: [[0, 0, 0], [1, 0, 0]], velocities: [[1, 0, 0], [-1, 0, "
+      "0]]}\n"
+      "constraints:\n"
+      "  - distance: {a: 's:0', b: 's:1', min: 0.5}\n");
+  tu_sim_steps(&r, 20);
   /* they approached by 0.4 m, still apart, link inactive */
-  ck_assert_double_lt(fabs((P(&r, 1)[0] - P(&r, 0)[0]) - 0.6), 1e-12);
-  for (int f = 0; f < 40; f++) step_ok(&r);
+  ck_assert_double_lt(fabs((tu_sim_x(&r, 1)[0] - tu_sim_x(&r, 0)[0]) - 0.6), 1e-12);
+  tu_sim_steps(&r, 40);
   /* would have crossed; the link holds them at >= 0.5 */
-  ck_assert_double_ge(P(&r, 1)[0] - P(&r, 0)[0], 0.5 - 1e-12);
-  sim_free(&r);
+  ck_assert_double_ge(tu_sim_x(&r, 1)[0] - tu_sim_x(&r, 0)[0], 0.5 - 1e-12);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -323,43 +301,46 @@ START_TEST(xpbd_zero_compliance_matches_pbd) {
   char a[512], b[512];
   snprintf(a, sizeof a, fmt, "pbd");
   snprintf(b, sizeof b, fmt, "xpbd");
-  sim p = sim_new(a), x = sim_new(b);
-  for (int f = 0; f < 50; f++) step_ok(&p), step_ok(&x);
+  tu_sim p = tu_sim_new(a), x = tu_sim_new(b);
+  for (int f = 0; f < 50; f++) tu_sim_steps(&p, 1), tu_sim_steps(&x, 1);
   double worst = 0;
   for (int i = 0; i < p.m->n_particles; i++)
-    for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(P(&p, i)[k] - P(&x, i)[k]));
+    for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(tu_sim_x(&p, i)[k] - tu_sim_x(&x, i)[k]));
   ck_assert_msg(worst < 1e-9, "pbd vs xpbd(compliance 0) differ by %g", worst);
-  sim_free(&p);
-  sim_free(&x);
+  tu_sim_free(&p);
+  tu_sim_free(&x);
 }
 END_TEST
 
 START_TEST(xpbd_compliance_makes_links_soft) {
   /* A mass hanging on a compliant link stretches by about m g compliance. */
-  sim r = sim_new("time: {dt: 0.01, frames: 600, substeps: 10}\n"
-                  "solver: {integrator: xpbd, iterations: 4, damping: 5}\n"
-                  "bodies:\n"
-                  "  - particles: {name: s, positions: [[0, 0, 0], [0, -1, 0]], mass: 2, pin: [0]}\n"
-                  "constraints:\n"
-                  "  - distance: {a: 's:0', b: 's:1', compliance: 0.001}\n");
-  for (int f = 0; f < 600; f++) step_ok(&r);
-  double stretch = -P(&r, 1)[1] - 1.0, expect = 2 * 9.81 * 0.001;
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 600, substeps: 10}\n"
+      "solver: {integrator: xpbd, iterations: 4, damping: 5}\n"
+      "bodies:\n"
+      "  - particles: {name: s, positions: [[0, 0, 0], [0, -1, 0]], mass: 2, pin: [0]}\n"
+      "constraints:\n"
+      "  - distance: {a: 's:0', b: 's:1', compliance: 0.001}\n");
+  tu_sim_steps(&r, 600);
+  double stretch = -tu_sim_x(&r, 1)[1] - 1.0, expect = 2 * 9.81 * 0.001;
   ck_assert_msg(fabs(stretch - expect) / expect < 0.01, "stretch %g vs m g alpha %g", stretch, expect);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
 START_TEST(tearing_breaks_links_for_good) {
-  sim r = sim_new("time: {dt: 0.01, frames: 100}\n"
-                  "bodies:\n"
-                  "  - rope: {name: r, from: [0, 0, 0], to: [0, -1, 0], segments: 4, mass: 0.01, pin: [first],\n"
-                  "           stretch: {stiffness: 0.2}, tear: 1.05}\n"
-                  "  - particles: {name: w, positions: [[0, -1.25, 0]], mass: 50}\n"
-                  "constraints:\n"
-                  "  - distance: {a: 'r:4', b: 'w:0', stiffness: 1}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 100}\n"
+      "bodies:\n"
+      "  - rope: {name: r, from: [0, 0, 0], to: [0, -1, 0], segments: 4, mass: 0.01, pin: "
+      "[first],\n"
+      "           stretch: {stiffness: 0.2}, tear: 1.05}\n"
+      "  - particles: {name: w, positions: [[0, -1.25, 0]], mass: 50}\n"
+      "constraints:\n"
+      "  - distance: {a: 'r:4', b: 'w:0', stiffness: 1}\n");
   int64_t before = r.s->n_alive, prev = before;
   for (int f = 0; f < 100; f++) {
-    step_ok(&r);
+    tu_sim_steps(&r, 1);
     ck_assert_int_le(r.s->n_alive, prev);
     prev = r.s->n_alive;
   }
@@ -367,20 +348,21 @@ START_TEST(tearing_breaks_links_for_good) {
   vs_observables o;
   vs_observe(r.m, r.s, &o, NULL);
   ck_assert_int_eq(o.alive, r.s->n_alive + 0 /* explicit distance has no tear */ );
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
 START_TEST(damping_slows_motion) {
-  sim r = sim_new("time: {dt: 0.01, frames: 100}\n"
-                  "solver: {damping: 1.0}\n"
-                  "world: {gravity: [0, 0, 0]}\n"
-                  "bodies:\n"
-                  "  - particles: {positions: [[0, 0, 0]], velocities: [[1, 0, 0]]}\n");
-  for (int f = 0; f < 100; f++) step_ok(&r);
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 100}\n"
+      "solver: {damping: 1.0}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {positions: [[0, 0, 0]], velocities: [[1, 0, 0]]}\n");
+  tu_sim_steps(&r, 100);
   /* v_n = (1 - c h)^n */
   ck_assert_double_lt(fabs(r.s->v[0] - pow(0.99, 100)), 1e-12);
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
@@ -401,20 +383,20 @@ START_TEST(jacobi_is_bitwise_identical_across_threads) {
   for (int k = 0; k < 3; k++) {
     char yaml[1024];
     snprintf(yaml, sizeof yaml, det_scene, integrators[k], "jacobi");
-    sim ref = sim_new(yaml);
+    tu_sim ref = tu_sim_new(yaml);
     ck_assert_int_gt(ref.m->n_colors, 1);
-    for (int f = 0; f < 40; f++) step_ok(&ref);
+    tu_sim_steps(&ref, 40);
     ck_assert_int_lt(ref.s->n_alive, ref.m->n_dist); /* the scene does tear */
     for (int threads = 2; threads <= 4; threads++) {
-      sim r = sim_new(yaml);
+      tu_sim r = tu_sim_new(yaml);
       r.s->threads = threads;
-      for (int f = 0; f < 40; f++) step_ok(&r);
+      tu_sim_steps(&r, 40);
       ck_assert_msg(memcmp(r.s->x, ref.s->x, 4 * sizeof(double) * r.m->n_particles) == 0,
                     "%s: positions differ with %d threads", integrators[k], threads);
       ck_assert(memcmp(r.s->alive, ref.s->alive, r.m->n_dist) == 0);
-      sim_free(&r);
+      tu_sim_free(&r);
     }
-    sim_free(&ref);
+    tu_sim_free(&ref);
   }
 }
 END_TEST
@@ -422,11 +404,11 @@ END_TEST
 START_TEST(runs_are_bitwise_repeatable) {
   char yaml[1024];
   snprintf(yaml, sizeof yaml, det_scene, "pbd", "gauss-seidel");
-  sim a = sim_new(yaml), b = sim_new(yaml);
-  for (int f = 0; f < 20; f++) step_ok(&a), step_ok(&b);
+  tu_sim a = tu_sim_new(yaml), b = tu_sim_new(yaml);
+  for (int f = 0; f < 20; f++) tu_sim_steps(&a, 1), tu_sim_steps(&b, 1);
   ck_assert(memcmp(a.s->x, b.s->x, 4 * sizeof(double) * a.m->n_particles) == 0);
-  sim_free(&a);
-  sim_free(&b);
+  tu_sim_free(&a);
+  tu_sim_free(&b);
 }
 END_TEST
 
@@ -439,40 +421,42 @@ START_TEST(jacobi_converges_like_gauss_seidel) {
   for (int j = 0; j < 2; j++) {
     char yaml[512];
     snprintf(yaml, sizeof yaml, fmt, j ? "jacobi" : "gauss-seidel");
-    sim r = sim_new(yaml);
-    for (int f = 0; f < 60; f++) step_ok(&r);
+    tu_sim r = tu_sim_new(yaml);
+    tu_sim_steps(&r, 60);
     vs_observables o;
     vs_observe(r.m, r.s, &o, NULL);
     ck_assert_msg(o.all.max_relative < 0.02, "%s: max relative error %g", j ? "jacobi" : "gs",
                   o.all.max_relative);
-    sim_free(&r);
+    tu_sim_free(&r);
   }
 }
 END_TEST
 
 START_TEST(non_finite_state_is_reported) {
-  sim r = sim_new("time: {dt: 0.01, frames: 5}\n"
-                  "bodies:\n"
-                  "  - particles: {name: shot, positions: [[0, 0, 0], [1, 0, 0]]}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 5}\n"
+      "bodies:\n"
+      "  - particles: {name: shot, positions: [[0, 0, 0], [1, 0, 0]]}\n");
   r.s->x[4 * 1 + 1] = NAN;
   vs_error e;
   vs_error_clear(&e);
   ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
   ck_assert_ptr_nonnull(strstr(e.message, "shot"));
   ck_assert_ptr_nonnull(strstr(e.message, "frame 1"));
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
 START_TEST(runaway_is_reported_with_the_constraint_that_moved_it) {
   /* A very stiff over-relaxed link kicked hard: the second particle flies off. */
-  sim r = sim_new("time: {dt: 0.01, frames: 5}\n"
-                  "solver: {runaway_speed: 50}\n"
-                  "world: {gravity: [0, 0, 0]}\n"
-                  "bodies:\n"
-                  "  - particles: {name: pair, positions: [[0, 0, 0], [0.01, 0, 0]], pin: [0]}\n"
-                  "constraints:\n"
-                  "  - distance: {a: 'pair:0', b: 'pair:1', rest: 2}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 5}\n"
+      "solver: {runaway_speed: 50}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {name: pair, positions: [[0, 0, 0], [0.01, 0, 0]], pin: [0]}\n"
+      "constraints:\n"
+      "  - distance: {a: 'pair:0', b: 'pair:1', rest: 2}\n");
   vs_error e;
   vs_error_clear(&e);
   ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
@@ -480,42 +464,44 @@ START_TEST(runaway_is_reported_with_the_constraint_that_moved_it) {
   ck_assert_ptr_nonnull(strstr(e.message, "body 'pair', index 1"));
   ck_assert_ptr_nonnull(strstr(e.message, "runs away"));
   ck_assert_ptr_nonnull(strstr(e.message, "distance constraint 0"));
-  sim_free(&r);
+  tu_sim_free(&r);
   /* 0 turns the bound off: the same scene steps on */
-  r = sim_new("time: {dt: 0.01, frames: 5}\n"
-              "solver: {runaway_speed: 0}\n"
-              "world: {gravity: [0, 0, 0]}\n"
-              "bodies:\n"
-              "  - particles: {name: pair, positions: [[0, 0, 0], [0.01, 0, 0]], pin: [0]}\n"
-              "constraints:\n"
-              "  - distance: {a: 'pair:0', b: 'pair:1', rest: 2}\n");
-  step_ok(&r);
-  sim_free(&r);
+  r = tu_sim_new(
+      "time: {dt: 0.01, frames: 5}\n"
+      "solver: {runaway_speed: 0}\n"
+      "world: {gravity: [0, 0, 0]}\n"
+      "bodies:\n"
+      "  - particles: {name: pair, positions: [[0, 0, 0], [0.01, 0, 0]], pin: [0]}\n"
+      "constraints:\n"
+      "  - distance: {a: 'pair:0', b: 'pair:1', rest: 2}\n");
+  tu_sim_steps(&r, 1);
+  tu_sim_free(&r);
 }
 END_TEST
 
 START_TEST(sphere_and_box_and_bounds_hold_particles) {
-  sim r = sim_new("time: {dt: 0.01, frames: 200, substeps: 2}\n"
-                  "world:\n"
-                  "  gravity: [0.3, -9.81, 0.2]\n"
-                  "  colliders:\n"
-                  "    - sphere: {center: [0, 0, 0], radius: 0.5}\n"
-                  "    - box: {min: [1, -1, -1], max: [2, 0, 1]}\n"
-                  "    - bounds: {min: [-3, -1, -3], max: [3, 5, 3]}\n"
-                  "bodies:\n"
-                  "  - particles: {positions: [[0.05, 2, 0], [1.5, 1, 0], [0, 4, 0]],\n"
-                  "                velocities: [[0, 0, 0], [0, 0, 0], [30, 0, -25]], radius: 0.05}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 0.01, frames: 200, substeps: 2}\n"
+      "world:\n"
+      "  gravity: [0.3, -9.81, 0.2]\n"
+      "  colliders:\n"
+      "    - sphere: {center: [0, 0, 0], radius: 0.5}\n"
+      "    - box: {min: [1, -1, -1], max: [2, 0, 1]}\n"
+      "    - bounds: {min: [-3, -1, -3], max: [3, 5, 3]}\n"
+      "bodies:\n"
+      "  - particles: {positions: [[0.05, 2, 0], [1.5, 1, 0], [0, 4, 0]],\n"
+      "                velocities: [[0, 0, 0], [0, 0, 0], [30, 0, -25]], radius: 0.05}\n");
   for (int f = 0; f < 200; f++) {
-    step_ok(&r);
+    tu_sim_steps(&r, 1);
     vs_observables o;
     vs_observe(r.m, r.s, &o, NULL);
     ck_assert_msg(o.penetration_max < 1e-12, "frame %d: penetration %g", f, o.penetration_max);
   }
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 
-/* Issue 9: an xpbd multiplier belongs to its constraint (slot = build-order
+/* An xpbd multiplier belongs to its constraint (slot = build-order
  * id), not to a place in the relaxation's order.  Constraints that share no
  * particle are solved identically by Gauss-Seidel (build order) and coloured
  * Jacobi (two-sided links first, then one-sided ones, then other kinds), so
@@ -535,14 +521,14 @@ START_TEST(xpbd_multipliers_do_not_depend_on_the_relaxation) {
       "  - angle: {a: 'p:4', b: 'p:5', c: 'p:6', min: 90, compliance: 0.005}\n";
   char yaml[1024];
   snprintf(yaml, sizeof yaml, tmpl, "gauss-seidel");
-  sim gs = sim_new(yaml);
+  tu_sim gs = tu_sim_new(yaml);
   snprintf(yaml, sizeof yaml, tmpl, "jacobi");
-  sim ja = sim_new(yaml);
+  tu_sim ja = tu_sim_new(yaml);
   ck_assert_int_eq(ja.m->n_colors, 1); /* all independent */
   const size_t n = (size_t)gs.m->n_particles, nc = (size_t)gs.m->n_constraints;
   for (int f = 0; f < 10; f++) {
-    step_ok(&gs);
-    step_ok(&ja);
+    tu_sim_steps(&gs, 1);
+    tu_sim_steps(&ja, 1);
     for (size_t id = 0; id < nc; id++) {
       /* every constraint starts violated: all three work in the first frame */
       if (f == 0) ck_assert_msg(gs.s->lambda[id] != 0.0, "constraint %zu did no work", id);
@@ -552,8 +538,8 @@ START_TEST(xpbd_multipliers_do_not_depend_on_the_relaxation) {
     ck_assert_msg(memcmp(gs.s->x, ja.s->x, 4 * n * sizeof(double)) == 0, "frame %d: positions differ", f);
     ck_assert_msg(memcmp(gs.s->v, ja.s->v, 3 * n * sizeof(double)) == 0, "frame %d: velocities differ", f);
   }
-  sim_free(&gs);
-  sim_free(&ja);
+  tu_sim_free(&gs);
+  tu_sim_free(&ja);
 }
 END_TEST
 
@@ -605,9 +591,9 @@ START_TEST(observe_is_the_per_constraint_measure_bit_for_bit) {
            "  - distance: {a: 'c:1', b: 'd:2', min: 2.5}\n"
            "  - distance: {a: 'd:0', b: 'd:7'}\n",
            integ[_i]);
-  sim r = sim_new(yaml);
+  tu_sim r = tu_sim_new(yaml);
   const vs_model *m = r.m;
-  for (int f = 0; f < 5; f++) step_ok(&r);
+  tu_sim_steps(&r, 5);
   unsigned seed = 12345u + (unsigned)_i;
   for (int round = 0; round < 6; round++) {
     /* jitter at 1e-2 .. 1e-12 m, so the ratios e / rest land near each other */
@@ -676,7 +662,7 @@ START_TEST(observe_is_the_per_constraint_measure_bit_for_bit) {
     free(want);
     free(got);
   }
-  sim_free(&r);
+  tu_sim_free(&r);
 }
 END_TEST
 

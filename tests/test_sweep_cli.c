@@ -7,7 +7,7 @@
  * default output directory, and bad input (exit 2, nothing run).
  *
  * The MPI test needs a `make MPI=1` build: VSIM_MPI_BIN=build/mpi/vsim
- * (.ci/run sets it); without it the test says why it skips. */
+ * (.ci/run sets it); without it the test is skipped, saying why. */
 #include <signal.h>
 #include <time.h>
 
@@ -218,12 +218,8 @@ END_TEST
  * the files are those of -j 1. */
 START_TEST(mpi_same_files) {
   const char *mpi = getenv("VSIM_MPI_BIN");
-  if (!mpi || !*mpi) {
-    printf(
-        "test_sweep_cli: mpi_same_files skipped: VSIM_MPI_BIN is not set "
-        "(make MPI=1, then VSIM_MPI_BIN=build/mpi/vsim)\n");
-    return;
-  }
+  if (!mpi || !*mpi)
+    TU_SKIP("VSIM_MPI_BIN is not set (make MPI=1, then VSIM_MPI_BIN=build/mpi/vsim)");
   ck_assert_msg(access(mpi, X_OK) == 0, "VSIM_MPI_BIN=%s is not a program", mpi);
   char *d = setup(sweep_yaml);
   const char *args[16];
@@ -512,9 +508,10 @@ START_TEST(interrupted_sweep) {
 }
 END_TEST
 
-/* kill -9 of the sweep (issue 14): its points get SIGTERM from the kernel
- * (PR_SET_PDEATHSIG), finish their frame as "interrupted" and stop; no
- * temporary file is left and nothing is written after. */
+/* kill -9 of the sweep (README.md, Robustness: Sweeps): its points get
+ * SIGTERM from the kernel (PR_SET_PDEATHSIG), finish their frame as
+ * "interrupted" and stop; no temporary file is left and nothing is written
+ * after. */
 START_TEST(killed_sweep_children_stop) {
   char *d = setup(
       "scene: ../scene.yaml\n"

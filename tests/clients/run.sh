@@ -10,7 +10,9 @@
 #   refused the next one in about one run of three (so not xvfb-run).
 # A client that is not installed is skipped with a message saying what to
 # install (the packages are about 830 MB; .ci/run installs them); one that
-# is installed and fails fails the target.
+# is installed and fails fails the target.  The closing line counts the two:
+# "clients: N passed, N failed, N skipped" (also written, with the reasons
+# for the skips, to the file $VSIM_TEST_COUNTS names: tests/run-tests.sh).
 #   VSIM=build/vsim sh tests/clients/run.sh
 set -u
 VSIM=${VSIM:-build/vsim}
@@ -19,14 +21,33 @@ ROOT=$PWD
 PY=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 fail=0
+passed=0
+skipped=0
+
+# skip CLIENT WHY
+skip() {
+  echo "clients: $1 test skipped: $2"
+  skipped=$((skipped + 1))
+  [ -z "${VSIM_TEST_COUNTS:-}" ] || echo "skip $1: $2" >> "$VSIM_TEST_COUNTS"
+}
+
+finish() {
+  echo "clients: $passed passed, $fail failed, $skipped skipped"
+  [ -z "${VSIM_TEST_COUNTS:-}" ] ||
+    echo "clients: $passed passed, $fail failed, $skipped skipped" >> "$VSIM_TEST_COUNTS"
+  [ "$fail" -eq 0 ] && exit 0
+  exit 1
+}
 
 if "$PY" -c 'import MDAnalysis, h5py' 2>/dev/null; then
-  "$PY" tests/clients/mdanalysis_h5md.py "$VSIM" "$ROOT" "$work" 2>"$work/mda.err" || {
+  if "$PY" tests/clients/mdanalysis_h5md.py "$VSIM" "$ROOT" "$work" 2>"$work/mda.err"; then
+    passed=$((passed + 1))
+  else
     cat "$work/mda.err" >&2
-    fail=1
-  }
+    fail=$((fail + 1))
+  fi
 else
-  echo "clients: MDAnalysis test skipped: apt-get install python3-mdanalysis (and python3-h5py)"
+  skip MDAnalysis "apt-get install python3-mdanalysis (and python3-h5py)"
 fi
 
 xvfb_pid=
@@ -36,8 +57,8 @@ trap 'stop_xvfb; rm -rf "$work"' EXIT INT TERM
 if command -v pvpython > /dev/null 2>&1; then
   if [ -z "${DISPLAY:-}" ]; then
     if ! command -v Xvfb > /dev/null 2>&1; then
-      echo "clients: ParaView test skipped: no \$DISPLAY and no Xvfb (apt-get install xvfb)"
-      exit $fail
+      skip ParaView "no \$DISPLAY and no Xvfb (apt-get install xvfb)"
+      finish
     fi
     Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -noreset 3> "$work/display" 2> "$work/xvfb.err" &
     xvfb_pid=$!
@@ -46,7 +67,8 @@ if command -v pvpython > /dev/null 2>&1; then
     if [ ! -s "$work/display" ]; then
       echo "clients: Xvfb did not start:" >&2
       cat "$work/xvfb.err" >&2
-      exit 1
+      fail=$((fail + 1))
+      finish
     fi
     DISPLAY=:$(cat "$work/display")
     export DISPLAY
@@ -58,9 +80,11 @@ if command -v pvpython > /dev/null 2>&1; then
   grep '^paraview:' "$work/pv.out"
   if [ $rc -ne 0 ] || ! grep -q '^paraview: ok$' "$work/pv.out"; then
     grep -v 'no caching possible' "$work/pv.out" | tail -30 >&2
-    fail=1
+    fail=$((fail + 1))
+  else
+    passed=$((passed + 1))
   fi
 else
-  echo "clients: ParaView test skipped: apt-get install --no-install-recommends paraview python3-paraview xvfb"
+  skip ParaView "apt-get install --no-install-recommends paraview python3-paraview xvfb"
 fi
-exit $fail
+finish
