@@ -843,6 +843,25 @@ START_TEST(quaternions) {
 }
 END_TEST
 
+/* Every row of the kind tables reaches the solver: each ordered pair of
+ * shapes has a narrow-phase test, each shape a row of mass properties, each
+ * joint kind a row of the joint table (a new row without them fails here). */
+START_TEST(every_kind_has_its_rows) {
+  for (int a = 0; a < VS_RIGID_SHAPE_COUNT; a++) {
+    ck_assert_ptr_nonnull(vs_rshape_row_of(a));
+    for (int b = 0; b < VS_RIGID_SHAPE_COUNT; b++)
+      ck_assert_msg(vs_rigid_pair_known(a, b), "no test for shapes %s and %s",
+                    vs_rigid_shape_name((vs_rigid_shape)a), vs_rigid_shape_name((vs_rigid_shape)b));
+  }
+  ck_assert_ptr_null(vs_rshape_row_of(VS_RIGID_SHAPE_COUNT));
+  for (int k = 0; k < VS_JOINT_KIND_COUNT; k++) {
+    ck_assert_ptr_nonnull(vs_rjoint_row_of(k));
+    ck_assert(vs_rjoint_rows(k) >= 1 && vs_rjoint_rows(k) <= 3);
+  }
+  ck_assert_ptr_null(vs_rjoint_row_of(VS_JOINT_KIND_COUNT));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rigid");
   TCase *t = tcase_create("rigid");
@@ -864,6 +883,7 @@ int main(void) {
   tcase_add_test(t, two_runs_are_bitwise_equal);
   tcase_add_test(t, colored_solve_is_bitwise_across_threads);
   tcase_add_test(t, joints_are_colored);
+  tcase_add_test(t, every_kind_has_its_rows);
   tcase_add_test(t, particle_contact_conserves_momentum);
   suite_add_tcase(s, t);
   return tu_run(s);

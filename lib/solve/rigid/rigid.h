@@ -203,10 +203,28 @@ VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double 
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);
-VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int rev);
+VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* After the substeps. */
 VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+
+/* ---- joints (rigid_joint.c): one row of the joint table per kind ---- */
+typedef struct vs_rjoint_row vs_rjoint_row;
+/* The row of a joint kind; NULL outside the table (every kind must have one:
+ * the tests check it). */
+VS_RPRIVATE const vs_rjoint_row *vs_rjoint_row_of(int32_t kind);
+/* Rows of a kind's constraint (3 ball, 1 distance; at most 3). */
+VS_RPRIVATE int vs_rjoint_rows(int32_t kind);
+/* Joint j's rows x 6 Jacobian block on its body at end 0 (a) or 1 (b), from
+ * this substep's anchors (vs_rigid_prepare_joints). */
+VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end,
+                                    double *J);
+/* Joint j's position error rows at the current pose. */
+VS_RPRIVATE void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
+                                 int32_t j, double *e);
+/* Its accumulated impulse applied again (warm start), and one velocity pass. */
+VS_RPRIVATE void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
+VS_RPRIVATE void vs_rigid_solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
 
 /* ---- the joints that form a forest (rigid_tree.c) ---- */
 /* The forest of the model's joints (in joint order; loops stay sequential). */

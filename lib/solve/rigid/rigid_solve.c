@@ -3,7 +3,8 @@
  * Contacts: an accumulated normal impulse clamped at >= 0, a friction impulse
  * in two tangent directions whose accumulated vector is clamped to the
  * Coulomb disc |pt| <= friction * pn (pair friction sqrt(fa fb), restitution
- * max(ea, eb)), the effective mass of seed 003 with its rotational terms
+ * max(ea, eb)), the effective mass with its rotational terms (Catto, "Iterative dynamics
+ * with temporal coherence", 2005)
  *   1/ma + 1/mb + n.((Ia^-1 (ra x n)) x ra) + n.((Ib^-1 (rb x n)) x rb),
  * a Baumgarte bias baumgarte/h * max(depth - slop, 0) (capped at
  * max_bias_velocity), speculative contacts (a gap g lets the bodies approach
@@ -22,52 +23,11 @@
  * the narrow phase and the effective masses are paid once.  The Jacobian
  * rows r x n and I^-1 (r x n) are precomputed per contact.
  *
- * Joints: ball (3-row block, K^-1 by Cramer's rule) and distance between
- * body points (1 row), both with a Baumgarte bias and warm starting. */
+ * Joints: their rows are rigid_joint.c's, the forest's rigid_tree.c's; the
+ * bounces and the warm-start cache rigid_bounce.c's. */
 #include <string.h>
 
-#include "solve/rigid/rigid.h"
-
-static inline void sub3(const double a[3], const double b[3], double o[3]) {
-  o[0] = a[0] - b[0];
-  o[1] = a[1] - b[1];
-  o[2] = a[2] - b[2];
-}
-
-/* Velocity of the point r (relative to the centre) of body i. */
-static inline void point_vel(const vs_rstate *s, int32_t i, const double r[3], double o[3]) {
-  const double *v = &s->v[3 * i], *w = &s->w[3 * i];
-  double x[3];
-  vs_cross3(w, r, x);
-  o[0] = v[0] + x[0];
-  o[1] = v[1] + x[1];
-  o[2] = v[2] + x[2];
-}
-
-/* Impulse P at r on body i (sign +1) or -P (sign -1). */
-static inline void apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
-                         const double r[3], const double P[3], double sign) {
-  double im = m->inv_mass[i] * sign;
-  if (im == 0) return;
-  double *v = &s->v[3 * i], *wv = &s->w[3 * i];
-  v[0] += im * P[0];
-  v[1] += im * P[1];
-  v[2] += im * P[2];
-  double t[3], dw[3];
-  vs_cross3(r, P, t);
-  vs_mat3_mul(&w->inv_iw[9 * i], t, dw);
-  wv[0] += sign * dw[0];
-  wv[1] += sign * dw[1];
-  wv[2] += sign * dw[2];
-}
-
-/* n.((I^-1 (r x n)) x r) = (r x n).I^-1 (r x n) */
-static inline double ang_mass(const double *Iw, const double r[3], const double n[3]) {
-  double rn[3], t[3];
-  vs_cross3(r, n, rn);
-  vs_mat3_mul(Iw, rn, t);
-  return vs_dot3(rn, t);
-}
+#include "solve/rigid/rigid_rows.h"
 
 static void tangents(const double n[3], double t1[3], double t2[3]) {
   static const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
@@ -90,174 +50,6 @@ static int ckey_cmp(int32_t a1, int32_t b1, uint32_t f1, int32_t a2, int32_t b2,
   return 0;
 }
 
-static void invert3(const double K[9], double o[9]) {
-  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
-  double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
-  if (det == 0) {
-    memset(o, 0, sizeof(double) * 9);
-    return;
-  }
-  double id = 1.0 / det;
-  o[0] = c0 * id;
-  o[1] = (K[2] * K[7] - K[1] * K[8]) * id;
-  o[2] = (K[1] * K[5] - K[2] * K[4]) * id;
-  o[3] = c1 * id;
-  o[4] = (K[0] * K[8] - K[2] * K[6]) * id;
-  o[5] = (K[2] * K[3] - K[0] * K[5]) * id;
-  o[6] = c2 * id;
-  o[7] = (K[1] * K[6] - K[0] * K[7]) * id;
-  o[8] = (K[0] * K[4] - K[1] * K[3]) * id;
-}
-
-/* K += S^T I S with S = skew(r) (S v = r x v). */
-static void add_rot_block(double K[9], const double *I, const double r[3]) {
-  double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, IS[9];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      IS[3 * i + j] = I[3 * i] * S[j] + I[3 * i + 1] * S[3 + j] + I[3 * i + 2] * S[6 + j];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
-}
-
-/* Joints are prepared every substep from the current pose (anchors, effective
- * mass and error), which keeps them exact however far the bodies turn in a
- * step; they are few, so this costs little. */
-void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies;
-  for (int32_t j = 0; j < m->n_joints; j++) {
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-    double *ra = jw, *rb = jw + 3, R[9];
-    vs_quat_to_mat(&s->q[4 * a], R);
-    vs_mat3_mul(R, &m->joint_pa[3 * j], ra);
-    vs_quat_to_mat(&s->q[4 * b], R);
-    vs_mat3_mul(R, &m->joint_pb[3 * j], rb);
-    double C[3];
-    for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
-    double msum = m->inv_mass[a] + m->inv_mass[b];
-    if (m->joint_kind[j] == VS_JOINT_BALL) {
-      double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum};
-      add_rot_block(K, &w->inv_iw[9 * a], ra);
-      add_rot_block(K, &w->inv_iw[9 * b], rb);
-      invert3(K, jw + 6);
-      memcpy(jw + 15, C, sizeof C);
-    } else {
-      double len = vs_len3(C), u[3] = {0, 1, 0};
-      if (len > 1e-12)
-        for (int k = 0; k < 3; k++) u[k] = C[k] / len;
-      memcpy(jw + 6, u, sizeof u);
-      double k = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
-      jw[9] = k > 0 ? 1.0 / k : 0.0;
-      jw[10] = len - m->joint_rest[j];
-    }
-  }
-}
-
-static void warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
-  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-  if (b < 0) b = m->n_bodies;
-  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-  double P[3];
-  if (m->joint_kind[j] == VS_JOINT_BALL) {
-    memcpy(P, &s->joint_impulse[3 * j], sizeof P);
-  } else {
-    double l = s->joint_impulse[3 * j];
-    for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
-  }
-  apply(m, s, w, a, jw, P, -1.0);
-  apply(m, s, w, b, jw + 3, P, 1.0);
-}
-
-/* beta: baumgarte / h, or 0 without the bias. */
-static void solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j, double beta) {
-  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-  if (b < 0) b = m->n_bodies;
-  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-  double va[3], vb[3], dv[3];
-  point_vel(s, a, jw, va);
-  point_vel(s, b, jw + 3, vb);
-  sub3(vb, va, dv);
-  double P[3];
-  if (m->joint_kind[j] == VS_JOINT_BALL) {
-    double e[3];
-    for (int k = 0; k < 3; k++) e[k] = dv[k] + beta * jw[15 + k];
-    vs_mat3_mul(jw + 6, e, P);
-    for (int k = 0; k < 3; k++) {
-      P[k] = -P[k];
-      s->joint_impulse[3 * j + k] += P[k];
-    }
-  } else {
-    double cd = vs_dot3(dv, jw + 6) + beta * jw[10];
-    double l = -cd * jw[9];
-    s->joint_impulse[3 * j] += l;
-    for (int k = 0; k < 3; k++) P[k] = l * jw[6 + k];
-  }
-  apply(m, s, w, a, jw, P, -1.0);
-  apply(m, s, w, b, jw + 3, P, 1.0);
-}
-
-/* Move body i by the positional impulse P at r (sign +-1): x += m^-1 P,
- * orientation turned by I^-1 (r x P). */
-static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
-                       const double r[3], const double P[3], double sign) {
-  double im = m->inv_mass[i];
-  if (im == 0) return;
-  double t[3], dth[3];
-  vs_cross3(r, P, t);
-  vs_mat3_mul(&w->inv_iw[9 * i], t, dth);
-  for (int k = 0; k < 3; k++) {
-    s->x[3 * i + k] += sign * im * P[k];
-    dth[k] *= sign;
-  }
-  vs_quat_integrate(&s->q[4 * i], dth, 1.0);
-}
-
-/* A position pass over the joints after the positions moved (Box2D v2's
- * non-linear Gauss-Seidel): the velocity rows cannot see the drift that
- * turning bodies give their anchors within a substep, this removes it
- * without touching the velocities (no energy is added). */
-void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int rev) {
-  int32_t n = m->n_bodies;
-  for (int32_t jj = 0; jj < m->n_joints; jj++) {
-    int32_t j = rev ? m->n_joints - 1 - jj : jj;
-    if (w->tree.n_tree_joints && w->tree.in_tree[j]) continue;
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    double R[9], ra[3], rb[3], C[3];
-    vs_quat_to_mat(&s->q[4 * a], R);
-    vs_mat3_mul(R, &m->joint_pa[3 * j], ra);
-    vs_quat_to_mat(&s->q[4 * b], R);
-    vs_mat3_mul(R, &m->joint_pb[3 * j], rb);
-    for (int k = 0; k < 3; k++) C[k] = s->x[3 * b + k] + rb[k] - s->x[3 * a + k] - ra[k];
-    double msum = m->inv_mass[a] + m->inv_mass[b], P[3];
-    if (m->joint_kind[j] == VS_JOINT_BALL) {
-      double K[9] = {msum, 0, 0, 0, msum, 0, 0, 0, msum}, Ki[9];
-      add_rot_block(K, &w->inv_iw[9 * a], ra);
-      add_rot_block(K, &w->inv_iw[9 * b], rb);
-      invert3(K, Ki);
-      vs_mat3_mul(Ki, C, P);
-      for (int k = 0; k < 3; k++) P[k] = -P[k];
-    } else {
-      double len = vs_len3(C), u[3] = {0, 1, 0};
-      if (len > 1e-12)
-        for (int k = 0; k < 3; k++) u[k] = C[k] / len;
-      double kk = msum + ang_mass(&w->inv_iw[9 * a], ra, u) + ang_mass(&w->inv_iw[9 * b], rb, u);
-      double l = kk > 0 ? -(len - m->joint_rest[j]) / kk : 0.0;
-      for (int k = 0; k < 3; k++) P[k] = l * u[k];
-    }
-    shift_body(m, s, w, a, ra, P, -1.0);
-    shift_body(m, s, w, b, rb, P, 1.0);
-  }
-}
-
-static inline void jrow(const double *Iw, const double r[3], const double d[3], double rd[3],
-                        double ird[3]) {
-  vs_cross3(r, d, rd);
-  vs_mat3_mul(Iw, rd, ird);
-}
-
 /* Friction rows of a patch at its centre (manifolds whose points share one
  * normal: box-box faces, a box or capsule on a plane): two tangent rows and a
  * twist row about the normal, solved once per manifold instead of two rows
@@ -278,15 +70,15 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   double rt = 0;
   for (int32_t k = k0; k < k1; k++) {
     double d[3];
-    sub3(w->contacts[k].p, pc, d);
+    vs_sub3(w->contacts[k].p, pc, d);
     rt += vs_len3(d);
   }
   P->rtw = rt / cnt;
   P->friction = c0->friction;
   memcpy(P->n, c0->n, sizeof P->n);
   double ra[3], rb[3];
-  sub3(pc, &s->x[3 * a], ra);
-  sub3(pc, &s->x[3 * b], rb);
+  vs_sub3(pc, &s->x[3 * a], ra);
+  vs_sub3(pc, &s->x[3 * b], rb);
   tangents(c0->n, P->t1, P->t2);
   double msum = m->inv_mass[a] + m->inv_mass[b];
   const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
@@ -348,8 +140,8 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     int patch = w->patch[mi].on;
     c->friction = fr;
     c->restitution = re;
-    sub3(c->p, &s->x[3 * a], c->ra);
-    sub3(c->p, &s->x[3 * b], c->rb);
+    vs_sub3(c->p, &s->x[3 * a], c->ra);
+    vs_sub3(c->p, &s->x[3 * b], c->rb);
     double msum = m->inv_mass[a] + m->inv_mass[b];
     const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
     jrow(Ia, c->ra, c->n, c->an, c->ian);
@@ -374,7 +166,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       double pa[3], pb[3], dv[3];
       point_vel(s, a, c->ra, pa);
       point_vel(s, b, c->rb, pb);
-      sub3(pb, pa, dv);
+      vs_sub3(pb, pa, dv);
       c->vn0 = vs_dot3(dv, c->n);
     }
     c->pn = c->pn_max = c->pp = 0.0;
@@ -400,33 +192,6 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
   for (mi = 0; mi < w->n_man; mi++)
     if (w->patch[mi].on) prepare_patch(m, s, w, mi);
-}
-
-/* Impulse along one row: linear part l*d, angular parts l*I^-1(r x d). */
-static inline void push(vs_rstate *s, int32_t a, int32_t b, double ma, double mb, const double d[3],
-                        const double iad[3], const double ibd[3], double l) {
-  double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
-  double la = ma * l, lb = mb * l;
-  va[0] -= la * d[0];
-  va[1] -= la * d[1];
-  va[2] -= la * d[2];
-  wa[0] -= l * iad[0];
-  wa[1] -= l * iad[1];
-  wa[2] -= l * iad[2];
-  vb[0] += lb * d[0];
-  vb[1] += lb * d[1];
-  vb[2] += lb * d[2];
-  wb[0] += l * ibd[0];
-  wb[1] += l * ibd[1];
-  wb[2] += l * ibd[2];
-}
-
-/* Relative velocity along a row: d.(vb - va) + wb.(rb x d) - wa.(ra x d). */
-static inline double rowvel(const vs_rstate *s, int32_t a, int32_t b, const double d[3],
-                            const double ad[3], const double bd[3]) {
-  const double *va = &s->v[3 * a], *wa = &s->w[3 * a], *vb = &s->v[3 * b], *wb = &s->w[3 * b];
-  return d[0] * (vb[0] - va[0]) + d[1] * (vb[1] - va[1]) + d[2] * (vb[2] - va[2]) +
-         vs_dot3(wb, bd) - vs_dot3(wa, ad);
 }
 
 /* The two bodies' velocities of one manifold in registers over the
@@ -783,13 +548,13 @@ static inline __attribute__((always_inline)) void seq_sweep(const vs_rmodel *m, 
  * manifold.  warm: warm start instead of a sweep. */
 typedef struct pass {
   int warm, rev, use_bias, first;
-  double inv_h, beta, jbeta; /* contacts: baumgarte / h as baumgarte * (1 / h); joints: / h or 0 */
+  double inv_h, beta; /* contacts: baumgarte / h as baumgarte * (1 / h) */
 } pass;
 
 static void do_item(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t item, const pass *p) {
   if (item < 0) {
-    if (p->warm) warm_joint(m, s, w, -1 - item);
-    else solve_joint(m, s, w, -1 - item, p->jbeta);
+    if (p->warm) vs_rigid_warm_joint(m, s, w, -1 - item);
+    else vs_rigid_solve_joint(m, s, w, -1 - item);
   } else if (p->warm) {
     warm_manifold(m, s, w, item);
   } else {
@@ -833,143 +598,32 @@ static void colored_pass(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, const pa
 
 void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   if (m->set.colored) {
-    const pass p = {1, 0, 0, 0, 0.0, 0.0, 0.0};
+    const pass p = {1, 0, 0, 0, 0.0, 0.0};
     for (int32_t j = 0; j < m->n_joints; j++) /* the forest's joints are not coloured */
-      if (w->tree.n_tree_joints && w->tree.in_tree[j]) warm_joint(m, s, w, j);
+      if (w->tree.n_tree_joints && w->tree.in_tree[j]) vs_rigid_warm_joint(m, s, w, j);
     colored_pass(m, s, w, &p);
     return;
   }
-  for (int32_t j = 0; j < m->n_joints; j++) warm_joint(m, s, w, j);
+  for (int32_t j = 0; j < m->n_joints; j++) vs_rigid_warm_joint(m, s, w, j);
   for (int32_t mi = 0; mi < w->n_man; mi++) warm_manifold(m, s, w, mi);
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
                               int use_bias) {
   double inv_h = 1.0 / h, beta = m->set.baumgarte * inv_h;
-  /* joints: velocity rows without a bias; the position pass after each
-   * substep (vs_rigid_project_joints) removes their drift, once */
-  double jbeta = 0.0;
-  (void)use_bias;
   w->sweep++;
   int rev = (int)(w->sweep & 1), first = w->fresh;
   w->fresh = 0;
   if (m->set.colored) {
-    const pass p = {0, rev, use_bias, first, inv_h, beta, jbeta};
+    const pass p = {0, rev, use_bias, first, inv_h, beta};
     vs_rigid_tree_velocity(m, s, w); /* serial, before the colours (rigid_color.c leaves them out) */
     colored_pass(m, s, w, &p);
     return;
   }
   vs_rigid_tree_velocity(m, s, w);
   for (int32_t j = 0; j < m->n_joints; j++)
-    if (!w->tree.n_tree_joints || !w->tree.in_tree[j]) solve_joint(m, s, w, j, jbeta);
+    if (!w->tree.n_tree_joints || !w->tree.in_tree[j]) vs_rigid_solve_joint(m, s, w, j);
   if (first == 1) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 1);
   else if (first == 2) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 2);
   else seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 0);
-}
-/* Restitution comes after the positions moved: its impulse acts at one point
- * for both bodies (the contact point carried along by their mean
- * displacement), with lever arms from the current centres, so that it keeps
- * angular momentum.  The bouncing points are solved together, by
- * VS_RESTITUTION_SWEEPS Gauss-Seidel sweeps in alternating order, each
- * point's accumulated normal impulse clamped at >= 0: a manifold whose
- * points land together (a box falling flat) gets the block solution -- the
- * same impulse at every point, no spin -- instead of the lopsided one that a
- * single pass in point order leaves.  The rows are formed here, in the
- * points' own fields (few contacts bounce, and the step is over). */
-#define VS_RESTITUTION_SWEEPS 8
-
-/* Body i's inverse world inertia at its current orientation (the step's
- * w->inv_iw is that of the step's start: restitution acts after the bodies
- * turned, and its angular impulse must change I w by exactly r x P). */
-static void inv_inertia_now(const vs_rmodel *m, const vs_rstate *s, int32_t i, double o[9]) {
-  const double *d = &m->inv_inertia[3 * i];
-  double R[9];
-  vs_quat_to_mat(&s->q[4 * i], R);
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++)
-      o[3 * r + c] = R[3 * r] * d[0] * R[3 * c] + R[3 * r + 1] * d[1] * R[3 * c + 1] +
-                     R[3 * r + 2] * d[2] * R[3 * c + 2];
-}
-
-void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  double thr = m->set.restitution_threshold;
-  int32_t nb = 0;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) {
-      c->target = NAN; /* not bouncing */
-      continue;
-    }
-    int32_t a = c->ia, b = c->ib;
-    double p[3], ra[3], rb[3];
-    for (int q = 0; q < 3; q++) {
-      ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
-      rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
-    }
-    double sa[3], sb[3];
-    vs_cross3(&w->dp[6 * a + 3], ra, sa);
-    vs_cross3(&w->dp[6 * b + 3], rb, sb);
-    for (int q = 0; q < 3; q++) {
-      p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
-      c->ra[q] = p[q] - s->x[3 * a + q];
-      c->rb[q] = p[q] - s->x[3 * b + q];
-    }
-    double Ia[9], Ib[9];
-    inv_inertia_now(m, s, a, Ia);
-    inv_inertia_now(m, s, b, Ib);
-    jrow(Ia, c->ra, c->n, c->an, c->ian);
-    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
-    if (!(kn > 0)) {
-      c->target = NAN;
-      continue;
-    }
-    c->mass_n = 1.0 / kn;
-    c->target = -c->restitution * c->vn0;
-    nb++;
-  }
-  if (nb == 0) return;
-  for (int sweep = 0; sweep < VS_RESTITUTION_SWEEPS; sweep++) {
-    for (int32_t kk = 0; kk < w->n_contacts; kk++) {
-      int32_t k = (sweep & 1) ? w->n_contacts - 1 - kk : kk;
-      vs_rcontact *c = &w->contacts[k];
-      if (!(c->target == c->target)) continue;
-      int32_t a = c->ia, b = c->ib;
-      double vn = rowvel(s, a, b, c->n, c->an, c->bn);
-      double ln = (c->target - vn) * c->mass_n;
-      double np = c->pn + ln;
-      if (np < 0) np = 0;
-      ln = np - c->pn;
-      c->pn = np;
-      push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, c->ian, c->ibn, ln);
-    }
-  }
-}
-
-/* The cache holds, per point, the normal impulse and a friction vector: a
- * point's own, or its equal share of its patch's (the tangent impulse plus
- * the twist impulse along the normal, which a tangent vector leaves free);
- * prepare sums the shares of the points it finds again. */
-void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
-  (void)m;
-  for (int32_t mi = 0; mi < w->n_man; mi++) {
-    int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
-    const vs_rpatch *P = &w->patch[mi];
-    double share[3] = {0, 0, 0};
-    if (P->on)
-      for (int q = 0; q < 3; q++)
-        share[q] = (P->pt1 * P->t1[q] + P->pt2 * P->t2[q] + P->ptw * P->n[q]) / (k1 - k0);
-    for (int32_t k = k0; k < k1; k++) {
-      const vs_rcontact *c = &w->contacts[k];
-      s->cache_ab[2 * k] = c->a;
-      s->cache_ab[2 * k + 1] = c->b;
-      s->cache_feature[k] = c->feature;
-      double *imp = &s->cache_impulse[4 * k];
-      imp[0] = c->pn;
-      for (int q = 0; q < 3; q++)
-        imp[1 + q] = P->on ? share[q]
-                           : w->fric[k].pt1 * w->fric[k].t1[q] + w->fric[k].pt2 * w->fric[k].t2[q];
-    }
-  }
-  s->n_cache = w->n_contacts;
 }

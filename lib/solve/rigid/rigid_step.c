@@ -170,7 +170,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       for (int pass = 0; pass < TREE_POSITION_PASSES; pass++) vs_rigid_tree_position(m, s, w);
     }
     int loops = m->n_joints > w->tree.n_tree_joints; /* joints that close loops */
-    for (int32_t it = 0; it < (loops ? st->iterations : 0); it++) vs_rigid_project_joints(m, s, w, 0);
+    for (int32_t it = 0; it < (loops ? st->iterations : 0); it++) vs_rigid_project_joints(m, s, w);
     if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
   }
   vs_rigid_store_impulses(m, s, w);

@@ -111,7 +111,7 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   for (int32_t j = 0; j < nj; j++) {
     if (!t->in_tree[j]) continue;
     t->kind[nn] = NODE_JOINT, t->id[nn] = j;
-    t->dim[nn] = m->joint_kind[j] == VS_JOINT_BALL ? 3 : 1;
+    t->dim[nn] = (int8_t)vs_rjoint_rows(m->joint_kind[j]);
     nn++;
   }
   t->n_nodes = nn;
@@ -260,31 +260,6 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     }
 }
 
-/* The Jacobian block of joint j on its body at end e (0: a, 1: b), as a
- * dim x 6 matrix, from the anchors of this substep (w->joint). */
-static void jblock(const vs_rmodel *m, const vs_rwork *w, int32_t j, int e, double *J) {
-  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-  const double *r = e ? jw + 3 : jw;
-  double sg = e ? 1.0 : -1.0;
-  if (m->joint_kind[j] == VS_JOINT_BALL) {
-    /* d/dt (x + r) = v + w x r = v - skew(r) w */
-    const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
-    for (int i = 0; i < 3; i++)
-      for (int k = 0; k < 3; k++) {
-        J[i * 6 + k] = i == k ? sg : 0.0;
-        J[i * 6 + 3 + k] = -sg * S[i * 3 + k];
-      }
-  } else {
-    const double *u = jw + 6;
-    double ru[3];
-    vs_cross3(r, u, ru);
-    for (int k = 0; k < 3; k++) {
-      J[k] = sg * u[k];
-      J[3 + k] = sg * ru[k];
-    }
-  }
-}
-
 /* The off-diagonal block between node k and its parent, H[k][parent]:
  * J^T (6 x dim) when k is a body under a joint, J (dim x 6) when k is a
  * joint under a body. */
@@ -295,7 +270,7 @@ static void edge_block(const vs_rmodel *m, const vs_rwork *w, const vs_rtree *t,
   int32_t j = t->id[jn], b = t->id[bn];
   int e = m->joint_ab[2 * j + 1] == b ? 1 : 0;
   double J[36];
-  jblock(m, w, j, e, J);
+  vs_rjoint_jacobian(m, w, j, e, J);
   int d = t->dim[jn];
   if (t->kind[k] == NODE_JOINT) {
     memcpy(H, J, sizeof(double) * (size_t)(d * 6));
@@ -395,12 +370,12 @@ static void tree_solve(vs_rtree *t) {
 static void joint_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
                        const double *ub, double *out) {
   double J[36];
-  int d = m->joint_kind[j] == VS_JOINT_BALL ? 3 : 1;
+  int d = vs_rjoint_rows(m->joint_kind[j]);
   for (int i = 0; i < d; i++) out[i] = 0;
   const double *u[2] = {ua, ub};
   for (int e = 0; e < 2; e++) {
     if (!u[e]) continue;
-    jblock(m, w, j, e, J);
+    vs_rjoint_jacobian(m, w, j, e, J);
     for (int i = 0; i < d; i++)
       for (int q = 0; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
   }
@@ -442,24 +417,13 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
 void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
-  int32_t n = m->n_bodies;
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
     if (t->kind[k] != NODE_JOINT) continue;
-    int32_t j = t->id[k], a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (b < 0) b = n;
-    double R[9], ra[3], rb[3], C[3];
-    vs_quat_to_mat(&s->q[4 * a], R);
-    vs_mat3_mul(R, &m->joint_pa[3 * j], ra);
-    vs_quat_to_mat(&s->q[4 * b], R);
-    vs_mat3_mul(R, &m->joint_pb[3 * j], rb);
-    for (int q = 0; q < 3; q++) C[q] = s->x[3 * b + q] + rb[q] - s->x[3 * a + q] - ra[q];
-    if (m->joint_kind[j] == VS_JOINT_BALL) {
-      for (int q = 0; q < 3; q++) y[q] = -C[q];
-    } else {
-      y[0] = -(vs_len3(C) - m->joint_rest[j]);
-    }
+    double e[3];
+    vs_rjoint_error(m, s, w, t->id[k], e);
+    for (int q = 0; q < t->dim[k]; q++) y[q] = -e[q];
   }
   tree_solve(t);
   for (int32_t k = 0; k < t->n_nodes; k++) {

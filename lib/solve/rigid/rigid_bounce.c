@@ -1,0 +1,113 @@
+/* rigid_bounce.c: after the substeps -- the bounces (restitution) of the
+ * step's contacts, and the impulses kept for the next step's warm start. */
+#include <string.h>
+
+#include "solve/rigid/rigid_rows.h"
+
+/* Restitution comes after the positions moved: its impulse acts at one point
+ * for both bodies (the contact point carried along by their mean
+ * displacement), with lever arms from the current centres, so that it keeps
+ * angular momentum.  The bouncing points are solved together, by
+ * VS_RESTITUTION_SWEEPS Gauss-Seidel sweeps in alternating order, each
+ * point's accumulated normal impulse clamped at >= 0: a manifold whose
+ * points land together (a box falling flat) gets the block solution -- the
+ * same impulse at every point, no spin -- instead of the lopsided one that a
+ * single pass in point order leaves.  The rows are formed here, in the
+ * points' own fields (few contacts bounce, and the step is over). */
+#define VS_RESTITUTION_SWEEPS 8
+
+/* Body i's inverse world inertia at its current orientation (the step's
+ * w->inv_iw is that of the step's start: restitution acts after the bodies
+ * turned, and its angular impulse must change I w by exactly r x P). */
+static void inv_inertia_now(const vs_rmodel *m, const vs_rstate *s, int32_t i, double o[9]) {
+  const double *d = &m->inv_inertia[3 * i];
+  double R[9];
+  vs_quat_to_mat(&s->q[4 * i], R);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      o[3 * r + c] = R[3 * r] * d[0] * R[3 * c] + R[3 * r + 1] * d[1] * R[3 * c + 1] +
+                     R[3 * r + 2] * d[2] * R[3 * c + 2];
+}
+
+void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  double thr = m->set.restitution_threshold;
+  int32_t nb = 0;
+  for (int32_t k = 0; k < w->n_contacts; k++) {
+    vs_rcontact *c = &w->contacts[k];
+    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) {
+      c->target = NAN; /* not bouncing */
+      continue;
+    }
+    int32_t a = c->ia, b = c->ib;
+    double p[3], ra[3], rb[3];
+    for (int q = 0; q < 3; q++) {
+      ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
+      rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
+    }
+    double sa[3], sb[3];
+    vs_cross3(&w->dp[6 * a + 3], ra, sa);
+    vs_cross3(&w->dp[6 * b + 3], rb, sb);
+    for (int q = 0; q < 3; q++) {
+      p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
+      c->ra[q] = p[q] - s->x[3 * a + q];
+      c->rb[q] = p[q] - s->x[3 * b + q];
+    }
+    double Ia[9], Ib[9];
+    inv_inertia_now(m, s, a, Ia);
+    inv_inertia_now(m, s, b, Ib);
+    jrow(Ia, c->ra, c->n, c->an, c->ian);
+    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
+    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
+    if (!(kn > 0)) {
+      c->target = NAN;
+      continue;
+    }
+    c->mass_n = 1.0 / kn;
+    c->target = -c->restitution * c->vn0;
+    nb++;
+  }
+  if (nb == 0) return;
+  for (int sweep = 0; sweep < VS_RESTITUTION_SWEEPS; sweep++) {
+    for (int32_t kk = 0; kk < w->n_contacts; kk++) {
+      int32_t k = (sweep & 1) ? w->n_contacts - 1 - kk : kk;
+      vs_rcontact *c = &w->contacts[k];
+      if (!(c->target == c->target)) continue;
+      int32_t a = c->ia, b = c->ib;
+      double vn = rowvel(s, a, b, c->n, c->an, c->bn);
+      double ln = (c->target - vn) * c->mass_n;
+      double np = c->pn + ln;
+      if (np < 0) np = 0;
+      ln = np - c->pn;
+      c->pn = np;
+      push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, c->ian, c->ibn, ln);
+    }
+  }
+}
+
+/* The cache holds, per point, the normal impulse and a friction vector: a
+ * point's own, or its equal share of its patch's (the tangent impulse plus
+ * the twist impulse along the normal, which a tangent vector leaves free);
+ * prepare sums the shares of the points it finds again. */
+void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+  (void)m;
+  for (int32_t mi = 0; mi < w->n_man; mi++) {
+    int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+    const vs_rpatch *P = &w->patch[mi];
+    double share[3] = {0, 0, 0};
+    if (P->on)
+      for (int q = 0; q < 3; q++)
+        share[q] = (P->pt1 * P->t1[q] + P->pt2 * P->t2[q] + P->ptw * P->n[q]) / (k1 - k0);
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      s->cache_ab[2 * k] = c->a;
+      s->cache_ab[2 * k + 1] = c->b;
+      s->cache_feature[k] = c->feature;
+      double *imp = &s->cache_impulse[4 * k];
+      imp[0] = c->pn;
+      for (int q = 0; q < 3; q++)
+        imp[1 + q] = P->on ? share[q]
+                           : w->fric[k].pt1 * w->fric[k].t1[q] + w->fric[k].pt2 * w->fric[k].t2[q];
+    }
+  }
+  s->n_cache = w->n_contacts;
+}
