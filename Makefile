@@ -31,7 +31,7 @@ SANLD := -fsanitize=address,undefined,float-cast-overflow
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 # The check timeouts catch hangs; under the sanitizers every run is several
 # times slower, and every file a reader opens forks the structure probe
-# (lib/io/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
+# (lib/io/guard/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
 # resume cases took over its 60 s on 2 loaded cores.
 export CK_TIMEOUT_MULTIPLIER := 4
 endif
@@ -380,7 +380,7 @@ test check: install-check
 endif
 
 -include $(PIC_OBJ:.o=.d)
-# Meshes (issue 11): the BVH build benchmark (1M triangles in under 1 s):
+# Meshes (docs/performance.md): the BVH build benchmark (1M triangles in under 1 s):
 #   make bench-bvh [BVH_ARGS="TRIANGLES REPEATS"]
 $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
 	@mkdir -p $(dir $@)
@@ -390,7 +390,7 @@ $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
 bench-bvh: $(BUILD)/bench/bvh_build
 	$(BUILD)/bench/bvh_build $(BVH_ARGS)
 
-# Meshes (issue 11): libFuzzer on the OBJ reader (tests/fuzz/fuzz_obj.c),
+# Meshes: libFuzzer on the OBJ reader (tests/fuzz/fuzz_obj.c),
 # seeded from tests/fuzz/seeds-obj/ and configs/meshes/; the corpus grows in
 # build/fuzz/corpus-obj/.  `make fuzz` runs it too (SECONDS each).
 $(FUZZ_DIR)/fuzz_obj: tests/fuzz/fuzz_obj.c $(FUZZ_OBJ)
@@ -415,7 +415,7 @@ $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
 
-# Hostile result files (issue 14): libFuzzer on the validating HDF5 reader
+# Hostile result files (docs/result-file.md): libFuzzer on the validating HDF5 reader
 # (tests/fuzz/fuzz_h5.c: guarded open, every dataset read in slabs, the
 # attributes vsim reads), seeded from the golden files; the corpus grows in
 # build/fuzz/corpus-h5/, a crash is written to build/fuzz/h5-crash-* (keep it
@@ -424,7 +424,7 @@ render-bench: $(BUILD)/bench/render_bench
 # lists for the life of the process, and HDF5 1.10 leaks a metadata cache
 # entry when H5Oget_info fails on some corrupt object headers.  HDF5's own
 # crashes on corrupt structures happen in the guard's probe child
-# (lib/io/h5guard_probe.c) and refuse the file: any crash here is a bug.
+# (lib/io/guard/h5guard_probe.c) and refuse the file: any crash here is a bug.
 $(FUZZ_DIR)/fuzz_h5: tests/fuzz/fuzz_h5.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
@@ -437,7 +437,7 @@ fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 	  $(FUZZ_DIR)/fuzz_h5 -max_len=1048576 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 \
 	  -max_total_time=$(SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/h5- $(FUZZ_DIR)/corpus-h5
-# Rigid-body pyramid benchmark (issue 10): vsim's rigid solver, and the same
+# Rigid-body pyramid benchmark (docs/performance.md): vsim's rigid solver, and the same
 # pyramid in Bullet when Bullet is installed (pkg-config bullet).
 $(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
 	@mkdir -p $(dir $@)

@@ -1,5 +1,5 @@
 /* test_hostile_read.c: end-to-end tests that `vsim compare` and `vsim info`
- * read a hostile result file through the validating reader (issue 14):
+ * read a hostile result file through the validating reader (docs/architecture.md):
  *
  *   - an external link, external storage (to a FIFO: info must not block)
  *     and a virtual dataset: exit 2 naming the path, promptly;
@@ -218,7 +218,7 @@ START_TEST(special_files) {
 }
 END_TEST
 
-/* Issue 14 case 4: tiny files declaring huge datasets. */
+/* Tiny files declaring huge datasets. */
 START_TEST(huge_declared) {
   hid_t f = new_result("frames.h5");
   declare(f, "/particles/all/position/value", 3, (hsize_t[]){(hsize_t)1 << 50, 1, 3},
@@ -244,7 +244,7 @@ START_TEST(huge_declared) {
 }
 END_TEST
 
-/* Issue 14 case 3: a chunked layout of dimensionality 1 (a chunk of rank 0)
+/* A chunked layout of dimensionality 1 (a chunk of rank 0)
  * made compare loop forever; 0 divided by zero.  HDF5's API refuses both,
  * so a distinctive chunk dimension is written and its layout message (v3:
  * version 3, class 2, the dimensionality, an 8-byte address, 4-byte
@@ -296,7 +296,7 @@ START_TEST(chunk_rank_zero) {
 }
 END_TEST
 
-/* Issue 14 case 7: terminal escapes in the file's text attributes. */
+/* Terminal escapes in the file's text attributes. */
 static void set_text(hid_t f, const char *name, const char *text) {
   if (H5Aexists_by_name(f, "/parameters/vsim", name, H5P_DEFAULT) > 0)
     ck_assert_int_ge(H5Adelete_by_name(f, "/parameters/vsim", name, H5P_DEFAULT), 0);
@@ -335,7 +335,7 @@ START_TEST(escapes_in_info) {
 }
 END_TEST
 
-/* Issue 14 case 7: HDF5's own reason instead of "unknown HDF5 error". */
+/* HDF5's own reason instead of "unknown HDF5 error". */
 START_TEST(truncated_reason) {
   make_result("x.h5");
   struct stat st;
@@ -403,7 +403,7 @@ START_TEST(memory_estimate) {
 }
 END_TEST
 
-/* Issue 14: a mesh body's counts are its OBJ's.  The estimate counted mesh
+/* A mesh body's counts are its OBJ's.  The estimate counted mesh
  * bodies as nothing, so a scene with a 700 x 700 grid mesh (490,000
  * vertices, 977,202 triangles after fanning its quads, 20 MB of OBJ,
  * generated here) ran under --max-memory 100M, climbing to 500 MB.  Now the
@@ -485,7 +485,7 @@ START_TEST(memory_estimate_mesh) {
 }
 END_TEST
 
-/* FNV-1a 64 (io/h5check.h documents the checkpoint's checksum) */
+/* FNV-1a 64 (io/write/h5check.h documents the checkpoint's checksum) */
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
@@ -603,7 +603,7 @@ START_TEST(memory_estimate_resume) {
 }
 END_TEST
 
-/* Issue 14 case 3: the inputs that crashed or hung HDF5 1.10.8 inside
+/* The inputs that crashed or hung HDF5 1.10.8 inside
  * H5Aread of a variable-length string (a corrupt global heap), through
  * info (exit 2 with the reason) and compare: promptly, no crash. */
 START_TEST(hdf5_heap_crashes) {
@@ -632,7 +632,7 @@ START_TEST(hdf5_heap_crashes) {
 }
 END_TEST
 
-/* Issue 14: a corrupt dense-storage group (found by CI's fuzz-h5 run) on
+/* A corrupt dense-storage group (found by CI's fuzz-h5 run) on
  * which HDF5 1.10's own H5Literate frees a pointer it never set
  * (H5G__dense_iterate -> H5G__link_release_table).  MALLOC_PERTURB_ fills
  * that memory with garbage, so the release build crashes every time (as

@@ -185,7 +185,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
 #define EST_STATE(name, type, width, n) state += (uint64_t)sizeof(type) * (width) * (uint64_t)(n);
   VS_STATE_FIELDS(EST_STATE)
 #undef EST_STATE
-  /* the state, and the result file writer's copies of it (io/h5write.c,
+  /* the state, and the result file writer's copies of it (io/write/h5write.c,
    * vs_writer_copies) */
   run += state + (uint64_t)vs_writer_copies((size_t)state) * state;
   uint64_t np = (uint64_t)fm.n_particles, nd = (uint64_t)fm.n_dist;

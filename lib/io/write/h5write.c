@@ -44,11 +44,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/h5check.h"
-#include "io/h5guard_int.h"
+#include "io/write/h5check.h"
+#include "io/guard/h5guard.h"
 #include "io/h5surface.h"
-#include "io/h5write.h"
-#include "io/xdmf.h"
+#include "io/write/h5write.h"
+#include "io/read/xdmf.h"
 #include "solve/solve.h"
 
 /* ---- the static part of the file ---------------------------------------- */

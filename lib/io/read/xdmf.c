@@ -53,9 +53,9 @@
 #include "util/alloc.h"
 #include "util/outfile.h"
 #include "util/text.h"
-#include "io/h5guard.h"
+#include "io/guard/h5guard.h"
 #include "io/h5util.h"
-#include "io/xdmf.h"
+#include "io/read/xdmf.h"
 #include "vsim/h5.h"
 
 typedef struct xd {

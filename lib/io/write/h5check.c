@@ -1,14 +1,14 @@
 /* h5check.c: what --resume checks before it trusts or writes a result file
  * (h5check.h): the checkpoint against its checksum and its values, and that
  * every object the resumed run writes lies in the file itself. */
-#include "io/h5check.h"
+#include "io/write/h5check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "io/h5guard.h"
-#include "io/h5write.h"
+#include "io/guard/h5guard.h"
+#include "io/write/h5write.h"
 #include "util/alloc.h"
 #include "vsim/vsim.h"
 

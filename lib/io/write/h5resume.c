@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/h5check.h"
-#include "io/h5guard.h"
-#include "io/h5write.h"
+#include "io/write/h5check.h"
+#include "io/guard/h5guard.h"
+#include "io/write/h5write.h"
 
 /* ---- resuming ------------------------------------------------------------ */
 
