@@ -94,7 +94,7 @@ static vs_status hash_array(const vs_h5g_file *f, const char *name, unsigned gty
                             unsigned char *buf, ck_values *v, vs_error *err) {
   char p[96];
   snprintf(p, sizeof p, "/checkpoint/%s", name);
-  /* an empty array may be left out (h5write.c): 0 elements */
+  /* an empty array may be left out (h5checkpoint.c): 0 elements */
   int present = vs_h5g_path(f, p, err);
   if (present < 0) return VS_ERR_FORMAT;
   if (present == 0) {
