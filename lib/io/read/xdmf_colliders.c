@@ -9,6 +9,7 @@
 #include "util/text.h"
 #include "io/h5util.h"
 #include "io/read/xdmf_int.h"
+#include "vsim/kind.h"
 
 /* ---- colliders: static grids at the Domain level -------------------------- */
 
@@ -150,10 +151,22 @@ static void plane_grid(xd *x, const double p[3], const double nrm[3], const doub
 
 /* One collider group read into a small record. */
 typedef struct coll {
-  int kind; /* 0 none, 1 plane, 2 sphere, 3 box, 4 bounds, 5 mesh */
+  int ok;                /* a collider of the table, with what its grid needs */
+  vs_collider_kind kind; /* (when ok) */
   double a[3], b[3], r;
   int64_t nv, nt;
 } coll;
+
+/* The kind its `kind` attribute names, as vs_collider_kind_name spells it
+ * (h5world.c writes it): 0 and *k, or -1 for a name outside the table. */
+static int kind_named(const char *name, vs_collider_kind *k) {
+  for (int i = 0; i < VS_COLLIDER_KIND_COUNT; i++)
+    if (strcmp(name, vs_collider_kind_name((vs_collider_kind)i)) == 0) {
+      *k = (vs_collider_kind)i;
+      return 0;
+    }
+  return -1;
+}
 
 static coll read_collider(xd *x, const char *g) {
   coll c;
@@ -165,23 +178,74 @@ static coll read_collider(xd *x, const char *g) {
   char vp[96], tp[96];
   snprintf(vp, sizeof vp, "%s/vertices", g);
   snprintf(tp, sizeof tp, "%s/triangles", g);
-  if (strcmp(kind, "plane") == 0)
-    c.kind = attr_vec(x->f, g, "point", c.a, 3) == 0 && attr_vec(x->f, g, "normal", c.b, 3) == 0;
-  else if (strcmp(kind, "sphere") == 0)
-    c.kind = attr_vec(x->f, g, "center", c.a, 3) == 0 && attr_vec(x->f, g, "radius", &c.r, 1) == 0
-                 ? 2
-                 : 0;
-  else if (strcmp(kind, "box") == 0 || strcmp(kind, "bounds") == 0)
-    c.kind = attr_vec(x->f, g, "min", c.a, 3) == 0 && attr_vec(x->f, g, "max", c.b, 3) == 0
-                 ? (kind[1] == 'o' ? 3 : 4)
-                 : 0;
-  else if (strcmp(kind, "mesh") == 0) {
-    c.nv = xd_dims_of(x->f, vp, 2, NULL, NULL);
-    c.nt = xd_dims_of(x->f, tp, 2, NULL, NULL);
-    c.kind = c.nv > 0 && c.nt > 0 ? 5 : 0;
+  if (kind_named(kind, &c.kind) == 0) {
+    switch (c.kind) {
+    case VS_COLLIDER_PLANE:
+      c.ok = attr_vec(x->f, g, "point", c.a, 3) == 0 && attr_vec(x->f, g, "normal", c.b, 3) == 0;
+      break;
+    case VS_COLLIDER_SPHERE:
+      c.ok = attr_vec(x->f, g, "center", c.a, 3) == 0 && attr_vec(x->f, g, "radius", &c.r, 1) == 0;
+      break;
+    case VS_COLLIDER_BOX:
+    case VS_COLLIDER_BOUNDS:
+      c.ok = attr_vec(x->f, g, "min", c.a, 3) == 0 && attr_vec(x->f, g, "max", c.b, 3) == 0;
+      break;
+    case VS_COLLIDER_MESH:
+      c.nv = xd_dims_of(x->f, vp, 2, NULL, NULL);
+      c.nt = xd_dims_of(x->f, tp, 2, NULL, NULL);
+      c.ok = c.nv > 0 && c.nt > 0;
+      break;
+    }
   }
   vs_free(kind);
   return c;
+}
+
+/* Grow lo/hi by collider c of group gp: the box a plane is drawn around
+ * holds the other colliders. */
+static void grow_collider(xd *x, const char *gp, const coll *c, double lo[3], double hi[3]) {
+  switch (c->kind) {
+  case VS_COLLIDER_PLANE: break; /* drawn around the rest */
+  case VS_COLLIDER_SPHERE:
+    for (int d = 0; d < 3; d++) {
+      lo[d] = fmin(lo[d], c->a[d] - c->r);
+      hi[d] = fmax(hi[d], c->a[d] + c->r);
+    }
+    break;
+  case VS_COLLIDER_BOX:
+  case VS_COLLIDER_BOUNDS:
+    grow(lo, hi, c->a);
+    grow(lo, hi, c->b);
+    break;
+  case VS_COLLIDER_MESH: {
+    char vp[96];
+    snprintf(vp, sizeof vp, "%s/vertices", gp);
+    double *v = vs_malloc((size_t)c->nv * 3 * sizeof *v);
+    if (!v) x->nomem = 1;
+    vs_h5_ds d;
+    if (v && vs_h5_ds_open(x->f, vp, &d) == 0 &&
+        H5Dread(d.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
+      for (int64_t j = 0; j < c->nv; j++) grow(lo, hi, v + 3 * j);
+    vs_h5_ds_close(&d);
+    vs_free(v);
+    break;
+  }
+  }
+}
+
+/* A mesh: its triangles, pointing into its own datasets. */
+static void mesh_grid(xd *x, const char *gp, const coll *c) {
+  char p[96], dims[64];
+  vs_sbuf_printf(&x->b, "<Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">",
+                 (long long)c->nt);
+  snprintf(p, sizeof p, "%s/triangles", gp);
+  snprintf(dims, sizeof dims, "%lld 3", (long long)c->nt);
+  xd_hdf_item(x, dims, "Int", 4, p);
+  vs_sbuf_puts(&x->b, "</Topology><Geometry GeometryType=\"XYZ\">");
+  snprintf(p, sizeof p, "%s/vertices", gp);
+  snprintf(dims, sizeof dims, "%lld 3", (long long)c->nv);
+  xd_hdf_item(x, dims, "Float", 8, p);
+  vs_sbuf_puts(&x->b, "</Geometry>");
 }
 
 /* Grid "colliders" (a spatial collection, not in time: drawn at every
@@ -200,58 +264,29 @@ void xd_colliders(xd *x) {
   grow_rows(x, "/particles/rigid_surface/position/value", x->S, lo, hi);
   int any = 0;
   for (size_t i = 0; i < n; i++) {
-    char gp[64], vp[96];
+    char gp[64];
     snprintf(gp, sizeof gp, "/world/colliders/%zu", i);
     if (!vs_h5_path_exists(x->f, gp)) continue;
     coll c = read_collider(x, gp);
-    any |= c.kind != 0;
-    if (c.kind == 2)
-      for (int d = 0; d < 3; d++) {
-        lo[d] = fmin(lo[d], c.a[d] - c.r);
-        hi[d] = fmax(hi[d], c.a[d] + c.r);
-      }
-    else if (c.kind == 3) {
-      grow(lo, hi, c.a);
-      grow(lo, hi, c.b);
-    } else if (c.kind == 5) {
-      snprintf(vp, sizeof vp, "%s/vertices", gp);
-      double *v = vs_malloc((size_t)c.nv * 3 * sizeof *v);
-      if (!v) x->nomem = 1;
-      vs_h5_ds d;
-      if (v && vs_h5_ds_open(x->f, vp, &d) == 0 &&
-          H5Dread(d.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
-        for (int64_t j = 0; j < c.nv; j++) grow(lo, hi, v + 3 * j);
-      vs_h5_ds_close(&d);
-      vs_free(v);
-    }
+    any |= c.ok;
+    if (c.ok) grow_collider(x, gp, &c, lo, hi);
   }
   if (!any) return;
-  static const char *const names[] = {"", "plane", "sphere", "box", "bounds", "mesh"};
   vs_sbuf_puts(&x->b, "<Grid Name=\"colliders\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
   for (size_t i = 0; i < n; i++) {
-    char gp[64], p[96], dims[64];
+    char gp[64];
     snprintf(gp, sizeof gp, "/world/colliders/%zu", i);
     if (!vs_h5_path_exists(x->f, gp)) continue;
     coll c = read_collider(x, gp);
-    if (!c.kind) continue;
-    vs_sbuf_printf(&x->b, "<Grid Name=\"collider %zu %s\" GridType=\"Uniform\">", i, names[c.kind]);
+    if (!c.ok) continue;
+    vs_sbuf_printf(&x->b, "<Grid Name=\"collider %zu %s\" GridType=\"Uniform\">", i,
+                   vs_collider_kind_name(c.kind));
     switch (c.kind) {
-    case 1: plane_grid(x, c.a, c.b, lo, hi); break;
-    case 2: sphere_grid(x, c.a, c.r); break;
-    case 3:
-    case 4: box_grid(x, c.a, c.b); break;
-    default:
-      vs_sbuf_printf(&x->b, "<Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">",
-                     (long long)c.nt);
-      snprintf(p, sizeof p, "%s/triangles", gp);
-      snprintf(dims, sizeof dims, "%lld 3", (long long)c.nt);
-      xd_hdf_item(x, dims, "Int", 4, p);
-      vs_sbuf_puts(&x->b, "</Topology><Geometry GeometryType=\"XYZ\">");
-      snprintf(p, sizeof p, "%s/vertices", gp);
-      snprintf(dims, sizeof dims, "%lld 3", (long long)c.nv);
-      xd_hdf_item(x, dims, "Float", 8, p);
-      vs_sbuf_puts(&x->b, "</Geometry>");
-      break;
+    case VS_COLLIDER_PLANE: plane_grid(x, c.a, c.b, lo, hi); break;
+    case VS_COLLIDER_SPHERE: sphere_grid(x, c.a, c.r); break;
+    case VS_COLLIDER_BOX:
+    case VS_COLLIDER_BOUNDS: box_grid(x, c.a, c.b); break;
+    case VS_COLLIDER_MESH: mesh_grid(x, gp, &c); break;
     }
     vs_sbuf_puts(&x->b, "</Grid>\n");
   }
