@@ -59,6 +59,7 @@
 #include "io/read/xdmf.h"
 #include "io/read/xdmf_int.h"
 #include "vsim/h5.h"
+#include "vsim/model.h"
 
 int64_t xd_dims_of(hid_t f, const char *path, int rank, int64_t *d1, int *f32) {
   if (!vs_h5_path_exists(f, path)) return -1;
@@ -166,13 +167,13 @@ static void frame(xd *x, int64_t k, double t) {
     vs_sbuf_puts(&x->b, "<Attribute Name=\"alive\" AttributeType=\"Scalar\" Center=\"Cell\">");
     slab(x, k, x->M, 0, "UChar", 1, "/connectivity/alive/value");
     vs_sbuf_puts(&x->b, "</Attribute></Grid>\n");
-  } else if (x->Md > 0) {
-    snprintf(d, sizeof d, "%lld 2", (long long)x->Md);
+  } else if (x->links[VS_KIND_DISTANCE] > 0) {
+    snprintf(d, sizeof d, "%lld 2", (long long)x->links[VS_KIND_DISTANCE]);
     vs_sbuf_printf(&x->b,
                    "<Grid Name=\"links\" GridType=\"Uniform\">"
                    "<Topology TopologyType=\"Polyline\" NodesPerElement=\"2\" "
                    "NumberOfElements=\"%lld\">",
-                   (long long)x->Md);
+                   (long long)x->links[VS_KIND_DISTANCE]);
     xd_hdf_item(x, d, "Int", 4, "/connectivity/distance");
     vs_sbuf_puts(&x->b, "</Topology>");
     nodes(x, k);
@@ -246,6 +247,24 @@ static void frame(xd *x, int64_t k, double t) {
   vs_sbuf_puts(&x->b, "</Grid>\n");
 }
 
+/* The columns of kind k's dataset /connectivity/<kind> (docs/result-file.md,
+ * layout): a distance link's two particles, an angle limit's a-c pair (the
+ * link that acts); 0 for a kind that has none (a pin holds one particle:
+ * it is only in /solver/constraints).  Every kind is listed, so a new row
+ * of VS_KINDS fails the build here until its particles are placed. */
+static int link_cols(vs_kind k) {
+  switch (k) {
+  case VS_KIND_DISTANCE: return 2;
+  case VS_KIND_PIN: return 0;
+  case VS_KIND_ANGLE: return 2;
+  }
+  return 0;
+}
+
+static void link_path(vs_kind k, char *buf, size_t size) {
+  snprintf(buf, size, "/connectivity/%s", vs_kind_name(k));
+}
+
 /* The inline items: the free particles, and the Mixed cells of every
  * constraint (XDMF 2 codes: 1 polyvertex, 2 polyline, each followed by its
  * node count) when links can tear.  -1 on a read failure. */
@@ -253,21 +272,27 @@ static int inline_items(xd *x) {
   int rc = -1;
   size_t n = (size_t)x->N;
   unsigned char *used = vs_calloc(n + 1, 1);
-  size_t pairs = (size_t)(x->Md > x->Ma ? x->Md : x->Ma);
   size_t big = 3 * (size_t)(x->T > x->M ? x->T : x->M);
-  if (2 * pairs > big) big = 2 * pairs;
+  for (int k = 0; k < VS_KIND_COUNT; k++)
+    if ((size_t)link_cols((vs_kind)k) * (size_t)x->links[k] > big)
+      big = (size_t)link_cols((vs_kind)k) * (size_t)x->links[k];
   int32_t *idx = vs_malloc((big + 1) * sizeof *idx);
   if (!used || !idx) {
     x->nomem = 1;
     goto done;
   }
-  const char *sets[] = {"/connectivity/distance", "/connectivity/angle", "/connectivity/triangles"};
-  const int64_t rows[] = {x->Md, x->Ma, x->T};
-  const int cols[] = {2, 2, 3};
-  for (int s = 0; s < 3; s++) {
-    if (rows[s] <= 0) continue;
-    if (read_i32(x->f, sets[s], idx) < 0) goto done;
-    for (size_t i = 0; i < (size_t)rows[s] * (size_t)cols[s]; i++)
+  /* every kind's pairs, then the triangles */
+  for (int s = 0; s <= VS_KIND_COUNT; s++) {
+    char path[64];
+    if (s < VS_KIND_COUNT)
+      link_path((vs_kind)s, path, sizeof path);
+    else
+      snprintf(path, sizeof path, "/connectivity/triangles");
+    const int64_t rows = s < VS_KIND_COUNT ? x->links[s] : x->T;
+    const int cols = s < VS_KIND_COUNT ? link_cols((vs_kind)s) : 3;
+    if (rows <= 0) continue;
+    if (read_i32(x->f, path, idx) < 0) goto done;
+    for (size_t i = 0; i < (size_t)rows * (size_t)cols; i++)
       if (idx[i] >= 0 && (size_t)idx[i] < n) used[idx[i]] = 1;
   }
   x->n_free = 0;
@@ -446,12 +471,14 @@ static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_
   x.vel = xd_dims_of(x.f, "/particles/all/velocity/value", 3, NULL, &x.vel_f32) == x.F;
   x.radius = xd_dims_of(x.f, "/particles/all/radius", 1, NULL, NULL) == x.N;
   x.T = xd_dims_of(x.f, "/connectivity/triangles", 2, NULL, NULL);
-  x.Md = xd_dims_of(x.f, "/connectivity/distance", 2, NULL, NULL);
-  x.Ma = xd_dims_of(x.f, "/connectivity/angle", 2, NULL, NULL);
+  for (int k = 0; k < VS_KIND_COUNT; k++) {
+    char path[64];
+    link_path((vs_kind)k, path, sizeof path);
+    x.links[k] = link_cols((vs_kind)k) > 0 ? xd_dims_of(x.f, path, 2, NULL, NULL) : 0;
+    if (x.links[k] < 0) x.links[k] = 0; /* absent: none of that kind */
+  }
   x.M = xd_dims_of(x.f, "/solver/constraints", 2, NULL, NULL);
   if (x.T < 0) x.T = 0; /* absent: none of that kind */
-  if (x.Md < 0) x.Md = 0;
-  if (x.Ma < 0) x.Ma = 0;
   if (x.M < 0) x.M = 0;
   x.B = xd_dims_of(x.f, "/particles/rigid/position/value", 3, NULL, &x.rpos_f32) == x.F &&
                 xd_dims_of(x.f, "/particles/rigid/orientation/value", 3, NULL, &x.rq_f32) == x.F

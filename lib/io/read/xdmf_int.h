@@ -8,13 +8,15 @@
 #include <stdint.h>
 
 #include "util/text.h"
+#include "vsim/kind.h"
 
 typedef struct xd {
   hid_t f;
   const char *h5;   /* the .h5 as the .xmf names it */
   int64_t F, N;     /* frames, particles */
   int pos_f32, vel, vel_f32;
-  int64_t T, Md, Ma, M; /* triangles, links, angles, constraints */
+  int64_t T, M;     /* triangles, constraints */
+  int64_t links[VS_KIND_COUNT]; /* rows of each kind's /connectivity/<kind> (0: none) */
   int alive;        /* /connectivity/alive/value [F, M] */
   int radius;
   int64_t n_free;

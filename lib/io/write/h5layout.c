@@ -178,6 +178,33 @@ static int write_observables(vs_h5_writer *w, const vs_model *m) {
   return h5w_create_series(w, m, "/observables/");
 }
 
+/* /connectivity/<kind>: the particle pairs of kind k, [count, 2] int32 into
+ * /particles/all, for viewers (docs/result-file.md): a distance link's two
+ * particles, an angle limit's a-c pair (the link that acts, by the law of
+ * cosines); a pin has none (one particle: /solver/constraints lists it).
+ * tmp holds 2 per constraint.  Every kind is listed, so a new row of
+ * VS_KINDS fails the build here until it says what it writes (the XDMF
+ * sidecar reads the same datasets: link_cols in xdmf.c). */
+static int write_links(vs_h5_writer *w, const vs_model *m, hid_t conn, vs_kind k, int32_t *tmp) {
+  const int32_t n = vs_model_kind_count(m, k);
+  const int32_t *pairs = tmp;
+  switch (k) {
+  case VS_KIND_DISTANCE:
+    pairs = m->dist_ab;
+    break;
+  case VS_KIND_PIN:
+    return 0;
+  case VS_KIND_ANGLE:
+    for (int32_t i = 0; i < n; i++) {
+      tmp[2 * i] = m->angle_abc[3 * i];
+      tmp[2 * i + 1] = m->angle_abc[3 * i + 2];
+    }
+    break;
+  }
+  if (n <= 0) return 0;
+  return h5w_make_index(w, conn, vs_kind_name(k), (hsize_t)n, 2, pairs, "/particles/all", NULL);
+}
+
 static int write_topology(vs_h5_writer *w, const vs_model *m) {
   int rc = -1;
   int32_t *tmp = NULL;
@@ -185,12 +212,9 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   hid_t conn = h5w_make_group(w, w->file, "connectivity");
   hid_t solver = conn >= 0 ? h5w_make_group(w, w->file, "solver") : H5I_INVALID_HID;
   if (solver < 0) goto done;
-  if (m->n_dist > 0 &&
-      h5w_make_index(w, conn, "distance", (hsize_t)m->n_dist, 2, m->dist_ab, "/particles/all", NULL) < 0)
-    goto done;
   size_t nc = (size_t)(m->n_constraints > 0 ? m->n_constraints : 0);
-  size_t na = (size_t)(m->n_angle > 0 ? m->n_angle : 0);
-  size_t ntmp = 3 * (nc > na ? nc : na);
+  /* every constraint's particles (3 each), and so any kind's pairs (2 each) */
+  size_t ntmp = 3 * nc;
   tmp = vs_malloc(ntmp * sizeof *tmp + 1);
   if (!tmp) {
     snprintf(w->msg, sizeof w->msg, "out of memory for the topology");
@@ -200,14 +224,8 @@ static int write_topology(vs_h5_writer *w, const vs_model *m) {
   /* fresh pages (390 KB for a 128x128 cloth, ~95 page faults on the
    * caller's thread): mapped in one call */
   h5w_populate(tmp, ntmp * sizeof *tmp);
-  if (na > 0) {
-    /* the a-c link of each angle limit: what actually acts (law of cosines) */
-    for (size_t i = 0; i < na; i++) {
-      tmp[2 * i] = m->angle_abc[3 * i];
-      tmp[2 * i + 1] = m->angle_abc[3 * i + 2];
-    }
-    if (h5w_make_index(w, conn, "angle", na, 2, tmp, "/particles/all", NULL) < 0) goto done;
-  }
+  for (int k = 0; k < VS_KIND_COUNT; k++)
+    if (write_links(w, m, conn, (vs_kind)k, tmp) < 0) goto done;
   if (m->n_triangles > 0 &&
       h5w_make_index(w, conn, "triangles", (hsize_t)m->n_triangles, 3, m->triangles, "/particles/all",
                      NULL) < 0)

@@ -50,11 +50,19 @@ static void from_velocity(vs_h5_writer *w, const vs_model *model, const vs_state
   }
 }
 
-/* /connectivity/alive: 1 for every constraint in build order but a torn link */
+/* /connectivity/alive: 1 for every constraint in build order but a torn
+ * link.  Every kind is listed: a new row of VS_KINDS says here whether its
+ * constraints can tear. */
 static void from_alive(const vs_model *m, const vs_state *state, series *s) {
   uint8_t *r = row_of(s);
-  for (int32_t c = 0; c < m->n_constraints; c++)
-    r[c] = m->con_kind[c] == VS_KIND_DISTANCE ? (state->alive[m->con_index[c]] != 0) : 1;
+  for (int32_t c = 0; c < m->n_constraints; c++) {
+    r[c] = 1;
+    switch ((vs_kind)m->con_kind[c]) {
+    case VS_KIND_DISTANCE: r[c] = state->alive[m->con_index[c]] != 0; break;
+    case VS_KIND_PIN:
+    case VS_KIND_ANGLE: break; /* never torn */
+    }
+  }
 }
 
 /* n rows of width k from a rigid state row (the world slot is not written). */
