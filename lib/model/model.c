@@ -262,7 +262,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   m->particle_collisions = s->particle_collisions;
 
   /* Pass 1: counts, limits before allocating. */
-  int64_t np = 0, nd = 0, ntri = 0, npin = 0, nangle = 0, nkeys = 0;
+  int64_t np = 0, nd = 0, ntri = 0;
   for (size_t b = 0; b < s->n_bodies; b++) {
     vs_body_counts c = {0, 0, 0};
     if (s->bodies[b].kind == VS_BODY_MESH)
@@ -284,16 +284,13 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
                                             "bodies.%zu: the scene would have more than %d constraints",
                                             b, VS_MAX_CONSTRAINTS);
   }
-  for (size_t c = 0; c < s->n_constraints; c++) {
-    const vs_constraint_desc *cd = &s->constraints[c];
-    if (vs_rigid_item(cd)) continue; /* ball, attach, body-point distance: vs_rigid_compile */
-    switch (cd->kind) {
-      case VS_KIND_DISTANCE: nd++; break;
-      case VS_KIND_PIN: npin++, nkeys += (int64_t)cd->n_keys; break;
-      case VS_KIND_ANGLE: nangle++; break;
-    }
-  }
-  if (nd + npin + nangle > VS_MAX_CONSTRAINTS) {
+  /* the bodies' links, then the explicit constraints of every kind */
+  int64_t nkind[VS_KIND_COUNT], nkeys;
+  vs_count_explicit(s, nkind, &nkeys);
+  nkind[VS_KIND_DISTANCE] += nd;
+  int64_t ntotal = 0;
+  for (int k = 0; k < VS_KIND_COUNT; k++) ntotal += nkind[k];
+  if (ntotal > VS_MAX_CONSTRAINTS) {
     vs_model_free(m);
     free_objs(objs, nobj);
     return vs_error_set(err, VS_ERR_LIMIT, file, 0, 0, "the scene would have more than %d constraints",
@@ -307,11 +304,11 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   /* Pass 2: every array of VS_MODEL_FIELDS, once, to its final size. */
   m->n_particles = (int32_t)np;
   m->n_bodies = (int32_t)s->n_bodies;
-  m->n_dist = (int32_t)nd;
-  m->n_pin = (int32_t)npin;
+#define VS_KIND_SET_COUNT_(ID, name, arity, particles, count) m->count = (int32_t)nkind[VS_KIND_##ID];
+  VS_KINDS(VS_KIND_SET_COUNT_)
+#undef VS_KIND_SET_COUNT_
   m->n_pin_keys = (int32_t)nkeys;
-  m->n_angle = (int32_t)nangle;
-  m->n_constraints = (int32_t)(nd + npin + nangle);
+  m->n_constraints = (int32_t)ntotal;
   m->n_colliders = (int32_t)s->n_colliders;
   m->n_triangles = (int32_t)ntri;
   m->n_mesh_colliders = (int32_t)nmc;
