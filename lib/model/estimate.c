@@ -38,7 +38,7 @@
 #include "model/meshgrid.h"
 #include "model/rigid_model.h"
 #include "util/quat.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"
 

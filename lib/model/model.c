@@ -14,7 +14,7 @@
 #include "model/build.h"
 #include "model/bvh.h"
 #include "model/meshgrid.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "model/estimate.h"
 
 void vs_model_free(vs_model *m) {
