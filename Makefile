@@ -44,7 +44,7 @@ SANLD := -fsanitize=address,undefined,float-cast-overflow
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 # The check timeouts catch hangs; under the sanitizers every run is several
 # times slower, and every file a reader opens forks the structure probe
-# (lib/io/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
+# (lib/io/guard/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
 # resume cases took over its 60 s on 2 loaded cores.
 export CK_TIMEOUT_MULTIPLIER := 4
 endif
@@ -490,7 +490,7 @@ render-bench: $(BUILD)/bench/render_bench
 # lists for the life of the process, and HDF5 1.10 leaks a metadata cache
 # entry when H5Oget_info fails on some corrupt object headers.  HDF5's own
 # crashes on corrupt structures happen in the guard's probe child
-# (lib/io/h5guard_probe.c) and refuse the file: any crash here is a bug.
+# (lib/io/guard/h5guard_probe.c) and refuse the file: any crash here is a bug.
 $(FUZZ_DIR)/fuzz_h5: tests/fuzz/fuzz_h5.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 

@@ -37,6 +37,35 @@ static const char *name_of(vs_scene_names which, int value) {
   return n ? n : "?";
 }
 
+/* What a kind's line says after its count; every kind is listed, so a new
+ * row of VS_KINDS fails the build here until its line is decided. */
+static void print_kind_detail(const vs_model *m, vs_kind k) {
+  switch (k) {
+  case VS_KIND_DISTANCE: {
+    int64_t role[5] = {0}, one_sided = 0, tear = 0;
+    for (int32_t i = 0; i < m->n_dist; i++) {
+      if (m->dist_role[i] < 5) role[m->dist_role[i]]++;
+      if (m->dist_side[i] != VS_SIDE_EQUAL) one_sided++;
+      if (m->dist_tear[i] > 0) tear++;
+    }
+    printf(" (stretch %lld, shear %lld, bend %lld, explicit %lld, limits %lld;"
+           " one-sided %lld, can tear %lld)",
+           (long long)role[VS_ROLE_STRETCH], (long long)role[VS_ROLE_SHEAR],
+           (long long)role[VS_ROLE_BEND], (long long)role[VS_ROLE_EXPLICIT],
+           (long long)role[VS_ROLE_LIMIT], (long long)one_sided, (long long)tear);
+    break;
+  }
+  case VS_KIND_PIN: {
+    int64_t kinematic = 0;
+    for (int32_t i = 0; i < m->n_pin; i++)
+      if (m->pin_nkeys[i] > 0) kinematic++;
+    printf(" (kinematic %lld)", (long long)kinematic);
+    break;
+  }
+  case VS_KIND_ANGLE: break;
+  }
+}
+
 static void print_model(const vs_scene *s, const vs_model *m) {
   int64_t pinned = 0;
   for (int32_t i = 0; i < m->n_particles; i++)
@@ -67,25 +96,12 @@ static void print_model(const vs_scene *s, const vs_model *m) {
     putchar('\n');
   }
 
-  int64_t role[5] = {0}, one_sided = 0, tear = 0;
-  for (int32_t i = 0; i < m->n_dist; i++) {
-    if (m->dist_role[i] < 5) role[m->dist_role[i]]++;
-    if (m->dist_side[i] != VS_SIDE_EQUAL) one_sided++;
-    if (m->dist_tear[i] > 0) tear++;
-  }
-  int64_t kinematic = 0;
-  for (int32_t i = 0; i < m->n_pin; i++)
-    if (m->pin_nkeys[i] > 0) kinematic++;
-
   printf("constraints  %d\n", m->n_constraints);
-  printf(
-      "  distance   %d (stretch %lld, shear %lld, bend %lld, explicit %lld, limits %lld;"
-      " one-sided %lld, can tear %lld)\n",
-      m->n_dist, (long long)role[VS_ROLE_STRETCH], (long long)role[VS_ROLE_SHEAR],
-      (long long)role[VS_ROLE_BEND], (long long)role[VS_ROLE_EXPLICIT],
-      (long long)role[VS_ROLE_LIMIT], (long long)one_sided, (long long)tear);
-  printf("  pin        %d (kinematic %lld)\n", m->n_pin, (long long)kinematic);
-  printf("  angle      %d\n", m->n_angle);
+  for (int k = 0; k < VS_KIND_COUNT; k++) {
+    printf("  %-10s %d", vs_kind_name((vs_kind)k), vs_model_kind_count(m, (vs_kind)k));
+    print_kind_detail(m, (vs_kind)k);
+    putchar('\n');
+  }
   if (m->n_rigid > 0)
     printf("rigid        %d bodies, %d joints, %d attached particles; solver.rigid: iterations "
            "%lld, substeps %lld, baumgarte %g, slop %g m, restitution_threshold %g m/s, warm_start "
@@ -94,13 +110,15 @@ static void print_model(const vs_scene *s, const vs_model *m) {
            (long long)s->rigid.substeps, s->rigid.baumgarte, s->rigid.slop,
            s->rigid.restitution_threshold, s->rigid.warm_start ? "true" : "false");
 
-  int64_t ck[4] = {0};
+  /* by the kind table: every kind, mesh colliders included */
+  int64_t ck[VS_COLLIDER_KIND_COUNT] = {0};
   for (int32_t i = 0; i < m->n_colliders; i++)
-    if ((unsigned)m->colliders[i].kind < 4) ck[m->colliders[i].kind]++;
-  printf("colliders    %d (%s %lld, %s %lld, %s %lld, %s %lld)\n", m->n_colliders,
-         name_of(VS_NAMES_COLLIDER, 0), (long long)ck[0], name_of(VS_NAMES_COLLIDER, 1),
-         (long long)ck[1], name_of(VS_NAMES_COLLIDER, 2), (long long)ck[2],
-         name_of(VS_NAMES_COLLIDER, 3), (long long)ck[3]);
+    if ((unsigned)m->colliders[i].kind < VS_COLLIDER_KIND_COUNT) ck[m->colliders[i].kind]++;
+  printf("colliders    %d (", m->n_colliders);
+  for (int k = 0; k < VS_COLLIDER_KIND_COUNT; k++)
+    printf("%s%s %lld", k ? ", " : "", vs_collider_kind_name((vs_collider_kind)k),
+           (long long)ck[k]);
+  printf(")\n");
   printf("particle collisions  %s\n", m->particle_collisions ? "on" : "off");
   printf("colors       %d\n", m->n_colors);
   printf("integrator   %s\n", name_of(VS_NAMES_INTEGRATOR, (int)m->integrator));

@@ -16,7 +16,7 @@
 #include <dirent.h>
 #include <stdint.h>
 
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard_int.h"
 #include "testutil.h"
 
 #if defined(__has_include)
@@ -413,7 +413,7 @@ START_TEST(every_allocation_failure_is_nomem) {
   /* Under valgrind a run costs much more: fail every 7th request there
    * (a prime, so that the pattern drifts across the stages). */
   long stride = RUNNING_ON_VALGRIND ? 7 : 1;
-  /* The structure probe (io/h5guard_probe.c) forks a child that walks the
+  /* The structure probe (io/guard/h5guard_probe.c) forks a child that walks the
    * file with the C library's allocator: it allocates nothing through the
    * hook these runs fail, so probing each of the ~2,400 runs' files (each
    * a new copy) tests nothing here and costs a fork and a walk each

@@ -169,6 +169,22 @@ START_TEST(validate_summary) {
                          "frames",    "dt",        "substeps",    "iterations"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) CU_EXPECT_IN(p.out, words[i]);
   CU_EXPECT_IN(p.out, "xpbd");
+  /* every row of the kind tables has its place: a line per constraint kind,
+   * a count per collider kind (mesh colliders were left out) */
+  for (int k = 0; k < VS_KIND_COUNT; k++) {
+    char *line = cu_strf("\n  %-10s ", vs_kind_name((vs_kind)k));
+    CU_EXPECT_IN(p.out, line);
+    free(line);
+  }
+  const char *colliders = strstr(p.out, "\ncolliders ");
+  ck_assert_ptr_nonnull(colliders);
+  char line[256];
+  snprintf(line, sizeof line, "%.*s", (int)strcspn(colliders + 1, "\n"), colliders + 1);
+  for (int k = 0; k < VS_COLLIDER_KIND_COUNT; k++) {
+    char *count = cu_strf("%s 0", vs_collider_kind_name((vs_collider_kind)k));
+    CU_EXPECT_IN(line, count);
+    free(count);
+  }
   cu_free(&p);
 
   /* --set reaches the model; options may come before the scene */

@@ -12,7 +12,7 @@
 
 #include "model/bvh.h"
 #include "model/model_private.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "solve/collide_mesh.h"
 
 /* One PBD step of particle i (x, xprev: n x 4; v: n x 3) with gravity g:

@@ -1,4 +1,4 @@
-/* test_h5guard.c: the validating HDF5 reader (lib/io/h5guard.c) against
+/* test_h5guard.c: the validating HDF5 reader (lib/io/guard/h5guard.c) against
  * hostile files the tests build themselves with the HDF5 C API: links and
  * storage that lead out of the file, virtual datasets, declared sizes the
  * file cannot hold, counts that overflow, wrong types and ranks, a chunk
@@ -16,7 +16,7 @@
 
 #include "testutil.h"
 #include "fuzz/fuzz_h5.c"
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard_int.h"
 
 static hid_t new_file(const char *name) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

@@ -463,7 +463,7 @@ START_TEST(memory_estimate_mesh) {
 }
 END_TEST
 
-/* FNV-1a 64 (io/h5check.h documents the checkpoint's checksum) */
+/* FNV-1a 64 (io/write/h5check.h documents the checkpoint's checksum) */
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;

@@ -1,4 +1,4 @@
-/* test_obj.c: the OBJ reader (lib/scene/obj.c): every accepted form, every
+/* test_obj.c: the OBJ reader (lib/model/obj.c): every accepted form, every
  * error class with its exact file:line:col message, the limits, files that
  * are not files, the transform, and the fuzzer's seeds replayed. */
 #include <dirent.h>
@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "fuzz/fuzz_obj.c"
 
 static vs_obj_mesh parse_ok(const char *text, int skip) {

@@ -261,6 +261,19 @@ START_TEST(colliders_and_rigid_bodies) {
                   "-0.5 0.80000000000000004 -0.5\n-0.5 0 0.5\n0.5 0 0.5\n"
                   "0.5 0.80000000000000004 0.5\n-0.5 0.80000000000000004 0.5\n</DataItem>");
   free(x);
+
+  /* a bounds collider is named by its own kind, not as the box it is drawn as */
+  char *stick = cu_repo_path("configs/stick_in_box.yaml");
+  r = cu_vsim(d, "run", stick, "-o", "b.h5", "-q", "--frames", "2", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  x = slurp_in(d, "b.xmf");
+  c = static_part(x);
+  CU_EXPECT_IN(c, "<Grid Name=\"collider 0 bounds\" GridType=\"Uniform\"><Topology "
+                  "TopologyType=\"Hexahedron\" NumberOfElements=\"1\">");
+  ck_assert_int_eq(count(x, "<Grid Name=\"collider "), 1);
+  free(x);
+  free(stick);
   free(sphere);
   free(drape);
   free(dice);

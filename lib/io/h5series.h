@@ -1,5 +1,5 @@
 /* h5series.h (private): the time series of the result file, one row each.
- * The writer (h5write.c: create and record), the resume reader (h5resume.c)
+ * The writer (h5layout.c: create, h5thread.c: record), the resume reader (h5resume.c)
  * and describe (describe.c: units) follow from this table; adding a series
  * is one row here (plus its place in the two order lists in h5series.c).
  *
@@ -24,7 +24,7 @@
  *           describe prints it; the family's unit is the statistic's,
  *           H5W_ERROR_STATS)
  *   from    what one frame's row holds: H5W_OBS(member) a member of
- *           vs_observables, or a hook of h5write.c (H5W_FROM_*)
+ *           vs_observables, or a hook of h5thread.c (H5W_FROM_*)
  *
  * The layout is in docs/ (result file). */
 #ifndef VSIM_IO_H5SERIES_H

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "model/build.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "util/alloc.h"
 #include "util/vec3.h"
 

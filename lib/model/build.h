@@ -80,6 +80,13 @@ VS_PRIVATE vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char
                                       vs_error *err);
 VS_PRIVATE void vs_rigid_model_free(struct vs_rmodel *rm);
 
+/* The scene's explicit constraints of each kind into n[VS_KIND_COUNT], and
+ * its pins' keyframes into *pin_keys (the rigid items, vs_rigid_item, are
+ * vs_rigid_compile's and left out; the bodies' links are their
+ * generators').  The build (model.c) and the memory estimate (estimate.c)
+ * both count from here (constraint.c). */
+VS_PRIVATE void vs_count_explicit(const vs_scene *s, int64_t n[VS_KIND_COUNT], int64_t *pin_keys);
+
 /* ---- the Gauss-Seidel order (gsorder.c): gs_order, blocks ---- */
 VS_PRIVATE vs_status vs_gs_order_model(vs_model *m, vs_error *err);
 

@@ -38,6 +38,22 @@ int32_t vs_model_kind_count(const vs_model *m, vs_kind kind) {
   return 0;
 }
 
+void vs_count_explicit(const vs_scene *s, int64_t n[VS_KIND_COUNT], int64_t *pin_keys) {
+  for (int k = 0; k < VS_KIND_COUNT; k++) n[k] = 0;
+  *pin_keys = 0;
+  for (size_t c = 0; c < s->n_constraints; c++) {
+    const vs_constraint_desc *cd = &s->constraints[c];
+    /* ball, attach, body-point distance: vs_rigid_compile's */
+    if (vs_rigid_item(cd) || (unsigned)cd->kind >= VS_KIND_COUNT) continue;
+    n[cd->kind]++;
+    switch (cd->kind) {
+      case VS_KIND_PIN: *pin_keys += (int64_t)cd->n_keys; break;
+      case VS_KIND_DISTANCE:
+      case VS_KIND_ANGLE: break;
+    }
+  }
+}
+
 int vs_model_constraint_particles(const vs_model *m, int32_t id, int32_t out[VS_MAX_ARITY]) {
   for (int j = 0; j < VS_MAX_ARITY; j++) out[j] = -1;
   const size_t k = (size_t)m->con_index[id];

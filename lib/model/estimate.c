@@ -39,7 +39,7 @@
 #include "model/meshgrid.h"
 #include "model/rigid_model.h"
 #include "util/quat.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "vsim/model.h"
 #include "vsim/state.h"
 
@@ -67,7 +67,9 @@ void vs_memory_text(uint64_t bytes, char *buf, size_t size) {
 
 /* the counts of pass 1 of vs_model_build, and the largest body */
 typedef struct counts {
-  int64_t np, nd, ntri, npin, nangle, nkeys;
+  int64_t np, ntri;
+  int64_t n[VS_KIND_COUNT]; /* constraints of each kind (the bodies' links among the distance ones) */
+  int64_t nkeys;            /* the pins' keyframes */
   int64_t nmv, nmt;   /* mesh colliders' vertices and triangles */
   uint64_t grids;     /* their grids' bytes, at most */
   uint64_t work;      /* bytes: the OBJ files read, the edge sorts */
@@ -102,7 +104,7 @@ static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error 
       if (st != VS_OK) return st;
     }
     c->np += bc.particles;
-    c->nd += bc.links;
+    c->n[VS_KIND_DISTANCE] += bc.links;
     c->ntri += bc.triangles;
     if (bc.particles + bc.links > most) most = bc.particles + bc.links, c->biggest = b;
   }
@@ -120,16 +122,16 @@ static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error 
   }
   c->nrigid = vs_rigid_count(s);
   vs_rigid_count_items(s, &c->nrjoints, &c->nattach);
-  for (size_t k = 0; k < s->n_constraints; k++) {
-    const vs_constraint_desc *cd = &s->constraints[k];
-    if (vs_rigid_item(cd)) continue; /* a rigid joint or an attach, counted above */
-    switch (cd->kind) {
-      case VS_KIND_DISTANCE: c->nd++; break;
-      case VS_KIND_PIN: c->npin++, c->nkeys += (int64_t)cd->n_keys; break;
-      case VS_KIND_ANGLE: c->nangle++; break;
-    }
-  }
+  int64_t n[VS_KIND_COUNT]; /* the rigid joints and attaches are counted above */
+  vs_count_explicit(s, n, &c->nkeys);
+  for (int k = 0; k < VS_KIND_COUNT; k++) c->n[k] += n[k];
   return VS_OK;
+}
+
+static int64_t n_constraints(const counts *c) {
+  int64_t n = 0;
+  for (int k = 0; k < VS_KIND_COUNT; k++) n += c->n[k];
+  return n;
 }
 
 /* int32 counts as the model holds them; larger ones are refused by the
@@ -141,11 +143,11 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   memset(&fm, 0, sizeof fm);
   fm.n_particles = c32(c->np);
   fm.n_bodies = c32((int64_t)s->n_bodies);
-  fm.n_dist = c32(c->nd);
-  fm.n_pin = c32(c->npin);
+#define EST_COUNT(ID, name, arity, particles, count) fm.count = c32(c->n[VS_KIND_##ID]);
+  VS_KINDS(EST_COUNT)
+#undef EST_COUNT
   fm.n_pin_keys = c32(c->nkeys);
-  fm.n_angle = c32(c->nangle);
-  fm.n_constraints = c32(c->nd + c->npin + c->nangle);
+  fm.n_constraints = c32(n_constraints(c));
   fm.n_colliders = c32((int64_t)s->n_colliders);
   fm.n_triangles = c32(c->ntri);
   fm.n_mesh_vertices = c32(c->nmv);
@@ -166,7 +168,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
 #define EST_STATE(name, type, width, n) state += (uint64_t)sizeof(type) * (width) * (uint64_t)(n);
   VS_STATE_FIELDS(EST_STATE)
 #undef EST_STATE
-  /* the state, and the result file writer's copies of it (io/h5write.c,
+  /* the state, and the result file writer's copies of it (io/write/h5write.c,
    * vs_writer_copies) */
   run += state + (uint64_t)vs_writer_copies((size_t)state) * state;
   uint64_t np = (uint64_t)fm.n_particles, nd = (uint64_t)fm.n_dist;
@@ -225,6 +227,6 @@ vs_status vs_model_check_memory(const vs_scene *s, const char *file, vs_error *e
   return vs_error_set(err, VS_ERR_LIMIT, file, loc.line, loc.column,
                       "the run would take about %s of memory (model %s, run %s; %lld particles, "
                       "%lld constraints%s), over the limit of %s (--max-memory)",
-                      need, mt, rt, (long long)c.np, (long long)(c.nd + c.npin + c.nangle), rigid,
+                      need, mt, rt, (long long)c.np, (long long)n_constraints(&c), rigid,
                       lim);
 }

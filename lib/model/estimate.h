@@ -17,7 +17,7 @@ VS_PRIVATE vs_status vs_model_check_memory(const vs_scene *s, const char *file, 
 VS_PRIVATE void vs_memory_text(uint64_t bytes, char *buf, size_t size);
 
 /* How many copies of a state of `bytes` bytes the result file's writer
- * keeps (io/h5write.c), counted here by the estimate: three while they
+ * keeps (io/write/h5write.c), counted here by the estimate: three while they
  * take at most 16 MiB together, else two; and a state of at most 1 MiB
  * gets more, as many as fit in 2 MiB beside the three (up to
  * VS_WRITER_COPIES_MAX in all), so that the writer's thread is woken once

@@ -14,7 +14,7 @@
 #include "model/build.h"
 #include "model/bvh.h"
 #include "model/meshgrid.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 #include "model/estimate.h"
 
 void vs_model_free(vs_model *m) {
@@ -206,51 +206,54 @@ static void free_objs(vs_obj_mesh *objs, size_t n) {
   vs_free(objs);
 }
 
-vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
-  *out = NULL;
-  const char *file = s->file ? s->file : "<scene>";
-  vs_status st = VS_OK;
-  /* The OBJ files first (bodies, then colliders): their counts are needed
-   * before anything is allocated. */
-  vs_obj_mesh *objs = NULL;
-  const size_t nobj = s->n_bodies + s->n_colliders;
-  int64_t nmv = 0, nmt = 0, nmc = 0;
-  for (size_t b = 0; b < s->n_bodies; b++)
-    if (s->bodies[b].kind == VS_BODY_MESH) nmc = -1;
-  for (size_t c = 0; c < s->n_colliders; c++)
-    if (s->colliders[c].kind == VS_COLLIDER_MESH) nmc = -1;
-  const int has_obj = nmc < 0;
-  if (nmc < 0) {
-    nmc = 0;
-    /* The memory check first: the estimate counts the OBJ files without
-     * reading them into memory (estimate.c), so a scene with a huge mesh
-     * is refused before they are read. */
-    if ((st = vs_model_check_memory(s, file, err)) != VS_OK) return st;
-    if (!(objs = vs_calloc(nobj, sizeof *objs)))
-      return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
-    for (size_t b = 0; b < s->n_bodies; b++)
-      if (s->bodies[b].kind == VS_BODY_MESH &&
-          (st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &objs[b], err)) != VS_OK)
-        return free_objs(objs, nobj), st;
-    for (size_t c = 0; c < s->n_colliders; c++) {
-      if (s->colliders[c].kind != VS_COLLIDER_MESH) continue;
-      vs_obj_mesh *o = &objs[s->n_bodies + c];
-      if ((st = read_obj(file, &s->colliders[c].mesh, "world.colliders", c, 1, o, err)) != VS_OK)
-        return free_objs(objs, nobj), st;
-      nmv += o->n_vertices, nmt += o->n_triangles, nmc++;
-      if (nmv > INT32_MAX / 4 || nmt > INT32_MAX / 4) {
-        free_objs(objs, nobj);
-        return vs_error_set(err, VS_ERR_LIMIT, file, s->colliders[c].loc.line,
-                            s->colliders[c].loc.column,
-                            "world.colliders.%zu: the mesh colliders would have more than %d "
-                            "vertices or triangles", c, INT32_MAX / 4);
-      }
-    }
-  }
-  vs_model *m = vs_calloc(1, sizeof *m);
-  if (m && !(m->priv = vs_calloc(1, sizeof *m->priv))) vs_free(m), m = NULL;
-  if (!m) return free_objs(objs, nobj), vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+/* The OBJ files of the scene's mesh bodies and mesh colliders, read and
+ * transformed: objs[b] for body b, objs[n_bodies + c] for collider c (NULL
+ * when the scene has none).  Their counts are needed before anything is
+ * allocated. */
+typedef struct obj_set {
+  vs_obj_mesh *objs;
+  size_t n;
+  int64_t nmv, nmt, nmc; /* the mesh colliders' vertices, triangles and number */
+} obj_set;
 
+/* Read them, bodies first, then colliders.  The memory check comes first:
+ * the estimate counts the OBJ files without reading them into memory
+ * (estimate.c), so a scene with a huge mesh is refused before they are
+ * read.  On failure what was read stays in *o for the caller to free. */
+static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_error *err) {
+  memset(o, 0, sizeof *o);
+  o->n = s->n_bodies + s->n_colliders;
+  int any = 0;
+  for (size_t b = 0; b < s->n_bodies; b++)
+    if (s->bodies[b].kind == VS_BODY_MESH) any = 1;
+  for (size_t c = 0; c < s->n_colliders; c++)
+    if (s->colliders[c].kind == VS_COLLIDER_MESH) any = 1;
+  if (!any) return VS_OK;
+  vs_status st;
+  if ((st = vs_model_check_memory(s, file, err)) != VS_OK) return st;
+  if (!(o->objs = vs_calloc(o->n, sizeof *o->objs)))
+    return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  for (size_t b = 0; b < s->n_bodies; b++)
+    if (s->bodies[b].kind == VS_BODY_MESH &&
+        (st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &o->objs[b], err)) != VS_OK)
+      return st;
+  for (size_t c = 0; c < s->n_colliders; c++) {
+    if (s->colliders[c].kind != VS_COLLIDER_MESH) continue;
+    vs_obj_mesh *obj = &o->objs[s->n_bodies + c];
+    if ((st = read_obj(file, &s->colliders[c].mesh, "world.colliders", c, 1, obj, err)) != VS_OK)
+      return st;
+    o->nmv += obj->n_vertices, o->nmt += obj->n_triangles, o->nmc++;
+    if (o->nmv > INT32_MAX / 4 || o->nmt > INT32_MAX / 4)
+      return vs_error_set(err, VS_ERR_LIMIT, file, s->colliders[c].loc.line,
+                          s->colliders[c].loc.column,
+                          "world.colliders.%zu: the mesh colliders would have more than %d "
+                          "vertices or triangles", c, INT32_MAX / 4);
+  }
+  return VS_OK;
+}
+
+/* The scene's settings the model keeps as they are. */
+static void copy_settings(vs_model *m, const vs_scene *s) {
   m->dt = s->dt;
   m->substeps = s->substeps;
   m->h = s->dt / (double)s->substeps;
@@ -268,110 +271,124 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   memcpy(m->gravity, s->gravity, sizeof m->gravity);
   m->output = s->output;
   m->particle_collisions = s->particle_collisions;
+}
 
-  /* Pass 1: counts, limits before allocating. */
-  int64_t np = 0, nd = 0, ntri = 0, npin = 0, nangle = 0, nkeys = 0;
+/* What pass 1 counts. */
+typedef struct model_counts {
+  int64_t np, ntri;
+  int64_t nkind[VS_KIND_COUNT]; /* constraints of each kind, the bodies' links among them */
+  int64_t nkeys;                /* the pins' keyframes */
+  int64_t ntotal;               /* constraints */
+} model_counts;
+
+/* Pass 1: every body reports its exact particle and link counts, then the
+ * explicit constraints are counted by kind; the documented limits are
+ * checked before anything is allocated. */
+static vs_status count_model(const vs_scene *s, const vs_obj_mesh *objs, const char *file,
+                             model_counts *mc, vs_error *err) {
+  int64_t np = 0, nd = 0, ntri = 0;
   for (size_t b = 0; b < s->n_bodies; b++) {
     vs_body_counts c = {0, 0, 0};
+    vs_status st;
     if (s->bodies[b].kind == VS_BODY_MESH)
       st = vs_mesh_count(&s->bodies[b], &objs[b], &c, file, err);
     else
       st = vs_body_count(&s->bodies[b], &c, file, err);
-    if (st != VS_OK) goto fail;
+    if (st != VS_OK) return st;
     np += c.particles;
     nd += c.links;
     ntri += c.triangles;
     if (np > VS_MAX_PARTICLES)
-      return vs_model_free(m), free_objs(objs, nobj), vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line,
-                                            s->bodies[b].loc.column,
-                                            "bodies.%zu: the scene would have more than %d particles",
-                                            b, VS_MAX_PARTICLES);
+      return vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line, s->bodies[b].loc.column,
+                          "bodies.%zu: the scene would have more than %d particles", b,
+                          VS_MAX_PARTICLES);
     if (nd > VS_MAX_CONSTRAINTS)
-      return vs_model_free(m), free_objs(objs, nobj), vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line,
-                                            s->bodies[b].loc.column,
-                                            "bodies.%zu: the scene would have more than %d constraints",
-                                            b, VS_MAX_CONSTRAINTS);
+      return vs_error_set(err, VS_ERR_LIMIT, file, s->bodies[b].loc.line, s->bodies[b].loc.column,
+                          "bodies.%zu: the scene would have more than %d constraints", b,
+                          VS_MAX_CONSTRAINTS);
   }
-  for (size_t c = 0; c < s->n_constraints; c++) {
-    const vs_constraint_desc *cd = &s->constraints[c];
-    if (vs_rigid_item(cd)) continue; /* ball, attach, body-point distance: vs_rigid_compile */
-    switch (cd->kind) {
-      case VS_KIND_DISTANCE: nd++; break;
-      case VS_KIND_PIN: npin++, nkeys += (int64_t)cd->n_keys; break;
-      case VS_KIND_ANGLE: nangle++; break;
-    }
-  }
-  if (nd + npin + nangle > VS_MAX_CONSTRAINTS) {
-    vs_model_free(m);
-    free_objs(objs, nobj);
-    return vs_error_set(err, VS_ERR_LIMIT, file, 0, 0, "the scene would have more than %d constraints",
-                        VS_MAX_CONSTRAINTS);
-  }
+  /* the bodies' links, then the explicit constraints of every kind */
+  vs_count_explicit(s, mc->nkind, &mc->nkeys);
+  mc->nkind[VS_KIND_DISTANCE] += nd;
+  mc->np = np;
+  mc->ntri = ntri;
+  mc->ntotal = 0;
+  for (int k = 0; k < VS_KIND_COUNT; k++) mc->ntotal += mc->nkind[k];
+  if (mc->ntotal > VS_MAX_CONSTRAINTS)
+    return vs_error_set(err, VS_ERR_LIMIT, file, 0, 0,
+                        "the scene would have more than %d constraints", VS_MAX_CONSTRAINTS);
+  return VS_OK;
+}
 
-  /* The model's and the run's memory against the limit (estimate.c);
-   * with OBJ files, made before they were read. */
-  if (!has_obj && (st = vs_model_check_memory(s, file, err)) != VS_OK) goto fail;
-
-  /* Pass 2: every array of VS_MODEL_FIELDS, once, to its final size. */
-  m->n_particles = (int32_t)np;
+/* Pass 2: the counts into the model and every array of VS_MODEL_FIELDS,
+ * once, to its final size. */
+static vs_status allocate(vs_model *m, const vs_scene *s, const model_counts *mc,
+                          const obj_set *o, const char *file, vs_error *err) {
+  m->n_particles = (int32_t)mc->np;
   m->n_bodies = (int32_t)s->n_bodies;
-  m->n_dist = (int32_t)nd;
-  m->n_pin = (int32_t)npin;
-  m->n_pin_keys = (int32_t)nkeys;
-  m->n_angle = (int32_t)nangle;
-  m->n_constraints = (int32_t)(nd + npin + nangle);
+#define VS_KIND_SET_COUNT_(ID, name, arity, particles, count) \
+  m->count = (int32_t)mc->nkind[VS_KIND_##ID];
+  VS_KINDS(VS_KIND_SET_COUNT_)
+#undef VS_KIND_SET_COUNT_
+  m->n_pin_keys = (int32_t)mc->nkeys;
+  m->n_constraints = (int32_t)mc->ntotal;
   m->n_colliders = (int32_t)s->n_colliders;
-  m->n_triangles = (int32_t)ntri;
-  m->n_mesh_colliders = (int32_t)nmc;
-  m->n_mesh_vertices = (int32_t)nmv;
-  m->n_mesh_triangles = (int32_t)nmt;
+  m->n_triangles = (int32_t)mc->ntri;
+  m->n_mesh_colliders = (int32_t)o->nmc;
+  m->n_mesh_vertices = (int32_t)o->nmv;
+  m->n_mesh_triangles = (int32_t)o->nmt;
   m->n_rigid = vs_rigid_count(s);
   vs_rigid_count_items(s, &m->n_rjoints, &m->n_attach);
 #define VS_MODEL_ALLOC_AT(lvalue, name, type, count)                                        \
-  if (!((lvalue) = vs_calloc((count) != 0 ? (count) : 1, sizeof(type)))) {                       \
-    st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
-                      #name ": %zu items)", (size_t)(count));                               \
-    goto fail;                                                                              \
-  }
+  if (!((lvalue) = vs_calloc((count) != 0 ? (count) : 1, sizeof(type))))                       \
+    return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \
+                        #name ": %zu items)", (size_t)(count));
 #define VS_MODEL_ALLOC(name, type, count) VS_MODEL_ALLOC_AT(m->name, name, type, count)
   VS_MODEL_FIELDS(VS_MODEL_ALLOC)
 #undef VS_MODEL_ALLOC
 #define VS_MODEL_PRIVATE_ALLOC(name, type, count) VS_MODEL_ALLOC_AT(m->priv->name, name, type, count)
   VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_ALLOC)
 #undef VS_MODEL_PRIVATE_ALLOC
+#undef VS_MODEL_ALLOC_AT
+  return VS_OK;
+}
 
-  vs_builder bld = {.m = m, .file = file};
-  int32_t ncon = 0; /* constraints in build order so far */
+/* Every body's particles and links from its generator, its info, and its
+ * links into build order. */
+static vs_status generate_bodies(vs_builder *bld, const vs_scene *s, const vs_obj_mesh *objs,
+                                 int32_t *ncon, vs_error *err) {
+  vs_model *m = bld->m;
   for (size_t b = 0; b < s->n_bodies; b++) {
     const vs_body_desc *bd = &s->bodies[b];
     vs_body_info *bi = &m->bodies[b];
     snprintf(bi->name, sizeof bi->name, "%s", bd->name);
     bi->kind = bd->kind;
-    bi->first = bld.np;
+    bi->first = bld->np;
     bi->damping_rigid = bd->damping_rigid;
     m->n_rigid_damped += bd->damping_rigid > 0.0;
-    int32_t d0 = bld.nd;
-    if (bd->kind == VS_BODY_MESH)
-      st = vs_mesh_generate(&bld, bd, &objs[b], (int32_t)b, err);
-    else
-      st = vs_body_generate(&bld, bd, (int32_t)b, err);
-    if (st != VS_OK) goto fail;
-    bi->count = bld.np - bi->first;
-    for (int32_t i = d0; i < bld.nd; i++) order_push(m, &ncon, VS_KIND_DISTANCE, i);
+    int32_t d0 = bld->nd;
+    vs_status st = bd->kind == VS_BODY_MESH ? vs_mesh_generate(bld, bd, &objs[b], (int32_t)b, err)
+                                            : vs_body_generate(bld, bd, (int32_t)b, err);
+    if (st != VS_OK) return st;
+    bi->count = bld->np - bi->first;
+    for (int32_t i = d0; i < bld->nd; i++) order_push(m, ncon, VS_KIND_DISTANCE, i);
   }
+  return VS_OK;
+}
 
-  /* Explicit pins first move their particles (so `rest: auto` sees the
-   * initial configuration), then everything goes into build order. */
+/* Explicit pins first move their particles, so that `rest: auto` sees the
+ * initial configuration (they go into build order with the other
+ * constraints, add_constraints). */
+static vs_status place_pins(vs_builder *bld, const vs_scene *s, const char *file, vs_error *err) {
+  vs_model *m = bld->m;
   int32_t kpin = 0, kkey = 0;
   char why[256];
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
     if (cd->kind != VS_KIND_PIN) continue;
     int32_t p;
-    if (vs_model_resolve_ref(m, cd->a.text, &p, why, sizeof why) != VS_OK) {
-      st = ref_error(err, file, &cd->a, c, "particle", why);
-      goto fail;
-    }
+    if (vs_model_resolve_ref(m, cd->a.text, &p, why, sizeof why) != VS_OK)
+      return ref_error(err, file, &cd->a, c, "particle", why);
     m->pin_p[kpin] = p;
     m->pin_key0[kpin] = -1;
     double at[3] = {m->x0[4 * p], m->x0[4 * p + 1], m->x0[4 * p + 2]};
@@ -385,37 +402,39 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     }
     vs_model_pin_target(m, kpin, 0.0, at);
     memcpy(&m->x0[4 * p], at, sizeof at);
-    vs_builder_pin(&bld, p);
+    vs_builder_pin(bld, p);
     kpin++;
   }
+  return VS_OK;
+}
 
-  kpin = 0;
-  int32_t kang = 0;
+/* The explicit constraints into build order, in file order: their
+ * particles resolved and distinct, each into its kind's arrays. */
+static vs_status add_constraints(vs_builder *bld, const vs_scene *s, const char *file,
+                                 int32_t *ncon, vs_error *err) {
+  vs_model *m = bld->m;
+  int32_t kpin = 0, kang = 0;
+  char why[256];
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
     if (vs_rigid_item(cd)) continue;
     const int arity = vs_kind_arity(cd->kind);
-    if (cd->kind == VS_KIND_PIN) { /* resolved above */
-      order_push(m, &ncon, VS_KIND_PIN, kpin++);
+    if (cd->kind == VS_KIND_PIN) { /* resolved by place_pins */
+      order_push(m, ncon, VS_KIND_PIN, kpin++);
       continue;
     }
     /* the particles a, b[, c], resolved and distinct */
     const vs_ref *ref[VS_MAX_ARITY] = {&cd->a, &cd->b, &cd->c};
     static const char *const key[VS_MAX_ARITY] = {"a", "b", "c"};
     int32_t p[VS_MAX_ARITY] = {-1, -1, -1};
-    for (int j = 0; j < arity; j++) {
-      if (vs_model_resolve_ref(m, ref[j]->text, &p[j], why, sizeof why) != VS_OK) {
-        st = ref_error(err, file, ref[j], c, key[j], why);
-        goto fail;
-      }
-    }
+    for (int j = 0; j < arity; j++)
+      if (vs_model_resolve_ref(m, ref[j]->text, &p[j], why, sizeof why) != VS_OK)
+        return ref_error(err, file, ref[j], c, key[j], why);
     for (int j = 1; j < arity; j++)
       for (int q = 0; q < j; q++)
-        if (p[q] == p[j]) {
-          st = vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
-                            "constraints.%zu: a constraint needs distinct particles", c);
-          goto fail;
-        }
+        if (p[q] == p[j])
+          return vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
+                              "constraints.%zu: a constraint needs distinct particles", c);
     switch (cd->kind) {
       case VS_KIND_DISTANCE: {
         vs_link_desc ld = {1, cd->stiffness, cd->compliance};
@@ -424,9 +443,9 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
         if (cd->has_min) side = VS_SIDE_MIN, rest = cd->min;
         else if (cd->has_max) side = VS_SIDE_MAX, rest = cd->max;
         else if (!cd->rest_auto) rest = cd->rest;
-        int32_t i = bld.nd;
-        vs_builder_link(&bld, p[0], p[1], &ld, VS_ROLE_EXPLICIT, 0.0, side, rest);
-        order_push(m, &ncon, VS_KIND_DISTANCE, i);
+        int32_t i = bld->nd;
+        vs_builder_link(bld, p[0], p[1], &ld, VS_ROLE_EXPLICIT, 0.0, side, rest);
+        order_push(m, ncon, VS_KIND_DISTANCE, i);
         break;
       }
       case VS_KIND_ANGLE:
@@ -435,21 +454,30 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
         m->angle_max[kang] = cd->has_max ? cd->max * (M_PI / 180.0) : -1.0;
         m->angle_stiff[kang] = cd->stiffness;
         m->angle_compl[kang] = cd->compliance;
-        order_push(m, &ncon, VS_KIND_ANGLE, kang++);
+        order_push(m, ncon, VS_KIND_ANGLE, kang++);
         break;
       case VS_KIND_PIN:
         break; /* above */
     }
   }
-  /* Inverse masses are final now (pins applied): fold stiffness, omega and
-   * the mass weighting into one factor per link. */
+  return VS_OK;
+}
+
+/* Inverse masses are final now (pins applied): fold stiffness, omega and
+ * the mass weighting into one factor per link. */
+static void fold_links(vs_model *m) {
   for (int32_t i = 0; i < m->n_dist; i++) {
     const double wsum = m->x0[4 * (size_t)m->dist_ab[2 * i] + 3] + m->x0[4 * (size_t)m->dist_ab[2 * i + 1] + 3];
     m->priv->dist_kw[i] = wsum > 0.0 ? m->dist_stiff[i] * m->omega / wsum : 0.0;
     m->n_tearable += m->dist_tear[i] > 0.0;
   }
+}
+
+/* The colliders, and the mesh colliders' triangles into the model's
+ * arrays, a BVH each. */
+static vs_status add_colliders(vs_model *m, const vs_scene *s, const vs_obj_mesh *objs,
+                               const char *file, vs_error *err) {
   if (s->n_colliders) memcpy(m->colliders, s->colliders, s->n_colliders * sizeof *m->colliders);
-  /* Mesh colliders: their triangles into the model's arrays, a BVH each. */
   for (int32_t c = 0, v0 = 0, t0 = 0, slot = 0; c < m->n_colliders; c++) {
     m->colliders[c].mesh.file = NULL; /* the scene's: not the model's to keep */
     if (m->colliders[c].kind != VS_COLLIDER_MESH) continue;
@@ -462,37 +490,40 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     memcpy(&m->mesh_vertices[3 * (size_t)v0], o->vertices, 3 * (size_t)o->n_vertices * sizeof(double));
     memcpy(&m->mesh_triangles[3 * (size_t)t0], o->triangles, 3 * (size_t)o->n_triangles * sizeof(int32_t));
     v0 += o->n_vertices, t0 += o->n_triangles;
-    if (!(ms->bvh = vs_calloc(1, sizeof *ms->bvh))) {
-      st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a BVH");
-      goto fail;
-    }
-    if ((st = vs_bvh_build(ms->bvh, &m->mesh_vertices[3 * (size_t)cm->first_vertex], cm->n_vertices,
-                           &m->mesh_triangles[3 * (size_t)cm->first_triangle], cm->n_triangles,
-                           err)) != VS_OK) {
+    if (!(ms->bvh = vs_calloc(1, sizeof *ms->bvh)))
+      return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a BVH");
+    vs_status st = vs_bvh_build(ms->bvh, &m->mesh_vertices[3 * (size_t)cm->first_vertex],
+                                cm->n_vertices, &m->mesh_triangles[3 * (size_t)cm->first_triangle],
+                                cm->n_triangles, err);
+    if (st != VS_OK) {
       vs_free(ms->bvh);
       ms->bvh = NULL;
-      goto fail;
+      return st;
     }
   }
-  free_objs(objs, nobj);
-  objs = NULL;
-  if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
+  return VS_OK;
+}
 
+/* The largest particle radius and the particles that collide. */
+static void radius_stats(vs_model *m) {
   for (int32_t i = 0; i < m->n_particles; i++) {
     if (m->radius[i] > m->radius_max) m->radius_max = m->radius[i];
     m->n_colliding += m->radius[i] > 0.0;
   }
-  /* Mesh colliders' grids (model/meshgrid.h): a cell's list holds every
-   * triangle within twice the largest radius + thickness of its points (at
-   * least a thousandth of the mesh's size): the per-step detection of
-   * solve/collide_mesh.c gives a particle a contact plane when it is that
-   * near (the relaxation moves it; with only R, the coarse drape of
-   * configs/mesh_drape.yaml stretched its worst link by 0.98 instead of
-   * 0.61, particles reaching the mesh only at the final pass).
-   * The grid answers every query exactly as the BVH does, so it is built
-   * only where it pays: when the particles are at least an eighth of the
-   * triangles (a 1M-triangle mesh under a small cloth took 1.5 s and 74 MB
-   * more to build than it could save).  The margin is the same either way. */
+}
+
+/* Mesh colliders' grids (model/meshgrid.h): a cell's list holds every
+ * triangle within twice the largest radius + thickness of its points (at
+ * least a thousandth of the mesh's size): the per-step detection of
+ * solve/collide_mesh.c gives a particle a contact plane when it is that
+ * near (the relaxation moves it; with only R, the coarse drape of
+ * configs/mesh_drape.yaml stretched its worst link by 0.98 instead of
+ * 0.61, particles reaching the mesh only at the final pass).
+ * The grid answers every query exactly as the BVH does, so it is built
+ * only where it pays: when the particles are at least an eighth of the
+ * triangles (a 1M-triangle mesh under a small cloth took 1.5 s and 74 MB
+ * more to build than it could save).  The margin is the same either way. */
+static vs_status build_mesh_grids(vs_model *m, const char *file, vs_error *err) {
   for (int32_t c = 0; c < m->n_colliders; c++) {
     vs_mesh_search *ms = &m->priv->mesh_search[c];
     if (!ms->bvh) continue;
@@ -500,12 +531,43 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
     if (!(margin > 0.0)) margin = 1.0;
     ms->margin = margin;
     if ((int64_t)ms->bvh->n_tri > 8 * (int64_t)m->n_particles) continue;
-    if (!(ms->grid = vs_calloc(1, sizeof *ms->grid))) {
-      st = vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a mesh grid");
-      goto fail;
-    }
-    if ((st = vs_mesh_grid_build(ms->grid, ms->bvh, margin, err)) != VS_OK) goto fail;
+    if (!(ms->grid = vs_calloc(1, sizeof *ms->grid)))
+      return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory building a mesh grid");
+    vs_status st = vs_mesh_grid_build(ms->grid, ms->bvh, margin, err);
+    if (st != VS_OK) return st;
   }
+  return VS_OK;
+}
+
+vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
+  *out = NULL;
+  const char *file = s->file ? s->file : "<scene>";
+  obj_set o;
+  vs_status st = read_objs(s, file, &o, err);
+  if (st != VS_OK) return free_objs(o.objs, o.n), st;
+  vs_model *m = vs_calloc(1, sizeof *m);
+  if (m && !(m->priv = vs_calloc(1, sizeof *m->priv))) vs_free(m), m = NULL;
+  if (!m) return free_objs(o.objs, o.n), vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  copy_settings(m, s);
+  model_counts mc;
+  vs_builder bld = {.m = m, .file = file};
+  int32_t ncon = 0; /* constraints in build order so far */
+  if ((st = count_model(s, o.objs, file, &mc, err)) != VS_OK) goto fail;
+  /* The model's and the run's memory against the limit (estimate.c);
+   * with OBJ files, made before they were read (read_objs). */
+  if (!o.objs && (st = vs_model_check_memory(s, file, err)) != VS_OK) goto fail;
+  if ((st = allocate(m, s, &mc, &o, file, err)) != VS_OK ||
+      (st = generate_bodies(&bld, s, o.objs, &ncon, err)) != VS_OK ||
+      (st = place_pins(&bld, s, file, err)) != VS_OK ||
+      (st = add_constraints(&bld, s, file, &ncon, err)) != VS_OK)
+    goto fail;
+  fold_links(m);
+  if ((st = add_colliders(m, s, o.objs, file, err)) != VS_OK) goto fail;
+  free_objs(o.objs, o.n);
+  o.objs = NULL;
+  if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
+  radius_stats(m);
+  if ((st = build_mesh_grids(m, file, err)) != VS_OK) goto fail;
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
   if ((st = vs_color_model(m, err)) != VS_OK) goto fail;
   if (m->relaxation == VS_RELAX_GAUSS_SEIDEL && (st = vs_gs_order_model(m, err)) != VS_OK) goto fail;
@@ -514,7 +576,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
 
 fail:
   if (err && err->file[0] == '\0') snprintf(err->file, sizeof err->file, "%s", file);
-  free_objs(objs, nobj);
+  free_objs(o.objs, o.n);
   vs_model_free(m);
   return st;
 }

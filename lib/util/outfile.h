@@ -1,4 +1,4 @@
-/* outfile.h (private): creating output files safely (issues 14 and 15).
+/* outfile.h (private): creating output files safely (docs/cli.md, docs/result-file.md).
  *
  * An output is written to a temporary file beside it and published under
  * its name when complete.  The rules:
@@ -64,7 +64,8 @@ int vs_outfile_same(const vs_outfile *o, int fd);
 
 /* fsync(fd), or fdatasync(fd) when data_only: 0, else the errno.  Every
  * sync of an output file goes through it (vs_outfile_publish, the result
- * writer's syncer thread, io/h5write.c, and resume's copy, io/h5resume.c;
+ * writer's syncer thread, io/write/h5thread.c, and resume's copy,
+ * io/write/h5resume.c;
  * not the directory's sync, whose failure is no error). */
 int vs_outfile_sync_fd(int fd, int data_only);
 

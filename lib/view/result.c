@@ -194,7 +194,7 @@ static vs_status side_frame(side *s, size_t k, vs_render_color color, vs_view_fr
     memcpy(sh->center, s->rpos + 3 * i, sizeof sh->center);
     memcpy(sh->quat, s->rquat + 4 * i, sizeof sh->quat);
     sh->body = s->body_base + (int32_t)i;
-    switch ((vs_rigid_shape)t->rigid_shape[i]) { /* values checked by the reader (io/frames.c) */
+    switch ((vs_rigid_shape)t->rigid_shape[i]) { /* values checked by the reader (io/read/frames.c) */
       case VS_RIGID_SPHERE: sh->kind = VS_VIEW_SPHERE, sh->radius = sz[0]; break;
       case VS_RIGID_CAPSULE:
         sh->kind = VS_VIEW_CAPSULE, sh->radius = sz[0], sh->half_length = 0.5 * sz[1];

@@ -1,5 +1,5 @@
 /* fuzz_h5.c: a libFuzzer harness for the validating HDF5 reader
- * (lib/io/h5guard.c).
+ * (lib/io/guard/h5guard.c).
  *
  * The input is written to a temporary file and opened with vs_h5g_open;
  * then every dataset reachable through hard links is opened with
@@ -11,7 +11,7 @@
  * a message; an escaped text has no control character.
  *
  * vs_h5g_open runs HDF5's walk of the file in a child process first
- * (lib/io/h5guard_probe.c): HDF5's own crashes on a corrupt structure end
+ * (lib/io/guard/h5guard_probe.c): HDF5's own crashes on a corrupt structure end
  * that child and refuse the input, so any crash reported here is a bug (and
  * coverage inside the child is not seen by libFuzzer).
  *
@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/h5guard.h"
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard.h"
+#include "io/guard/h5guard_int.h"
 #include "util/alloc.h"
 
 #define FUZZ_SLAB_BYTES ((size_t)1 << 20)

@@ -1,4 +1,4 @@
-/* fuzz_obj.c: a libFuzzer harness for the OBJ reader (scene/obj.h).
+/* fuzz_obj.c: a libFuzzer harness for the OBJ reader (model/obj.h).
  *
  * The input is the OBJ text (any bytes).  It is parsed twice, rejecting and
  * skipping zero-area triangles, under small limits (so that each run stays
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "model/bvh.h"
-#include "scene/obj.h"
+#include "model/obj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -64,7 +64,7 @@ typedef struct vs_link_desc {
 /* An OBJ file (`file`, relative to the scene file when the scene was read
  * from a file: vs_scene_load_file joins them) and its `transform`: scale,
  * then rotate (degrees, about x, then y, then z), then translate.  The model
- * reads the file (lib/scene/obj.h). */
+ * reads the file (lib/model/obj.h). */
 typedef struct vs_mesh_ref {
   char *file;          /* NULL when the kind has none */
   vs_loc loc;          /* the `file` value, for messages */

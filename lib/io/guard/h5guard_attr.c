@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard_int.h"
 #include "util/alloc.h"
 
 /* ---- attributes ----------------------------------------------------------------- */

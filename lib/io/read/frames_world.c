@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/frames_int.h"
+#include "io/read/frames_int.h"
 #include "io/h5util.h"
 #include "util/alloc.h"
 #include "vsim/alloc.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/h5guard.h"
+#include "io/guard/h5guard.h"
 #include "io/h5util.h"
 #include "util/alloc.h"
 

@@ -1,4 +1,5 @@
-/* obj.h (private): the Wavefront OBJ reader for `mesh` bodies and colliders.
+/* obj.h (private): the Wavefront OBJ reader for `mesh` bodies and colliders,
+ * beside its only users, the build and the memory estimate (lib/model/).
  *
  * Read: `v x y z` (a 4th value w, or 3 colour values r g b, are accepted and
  * ignored) and `f` faces of 3 or more corners, fanned into triangles
@@ -23,8 +24,8 @@
  * A triangle is degenerate when |ab x ac| <= 1e-12 |ab| |ac| (collinear or
  * repeated corners, to rounding).  Bodies reject it, naming the face; a
  * collider passes skip_degenerate = 1 and gets it dropped and counted. */
-#ifndef VSIM_OBJ_H
-#define VSIM_OBJ_H
+#ifndef VSIM_MODEL_OBJ_H
+#define VSIM_MODEL_OBJ_H
 
 #include <stddef.h>
 #include <stdint.h>

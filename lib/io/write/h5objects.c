@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/h5write.h"
+#include "io/write/h5write.h"
 
 /* ---- failure bookkeeping ------------------------------------------------ */
 

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/h5check.h"
-#include "io/h5guard.h"
-#include "io/h5write.h"
+#include "io/write/h5check.h"
+#include "io/guard/h5guard.h"
+#include "io/write/h5write.h"
 
 /* ---- resuming ------------------------------------------------------------ */
 
@@ -58,7 +58,7 @@ static vs_status read_ck_array(const vs_h5g_file *f, const char *path, const cha
                                void *buf, vs_error *err) {
   char p[128];
   snprintf(p, sizeof p, "/checkpoint/%s", name);
-  /* an empty array may be left out (h5write.c); files that have it empty
+  /* an empty array may be left out (h5checkpoint.c); files that have it empty
    * (written before) read the same */
   int present = vs_h5g_path(f, p, err);
   if (present < 0) return VS_ERR_FORMAT;

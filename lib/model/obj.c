@@ -1,10 +1,10 @@
-/* obj.c: the Wavefront OBJ reader (see scene/obj.h for the accepted forms,
+/* obj.c: the Wavefront OBJ reader (see model/obj.h for the accepted forms,
  * the limits and the errors).
  *
  * Two passes over the text: the first counts `v` lines and fanned triangles
  * and checks them against the limits, so that the arrays are allocated once,
  * to their final size, after the check; the second parses and validates. */
-#include "scene/obj.h"
+#include "model/obj.h"
 
 #include <errno.h>
 #include <fcntl.h>

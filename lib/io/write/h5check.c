@@ -1,14 +1,14 @@
 /* h5check.c: what --resume checks before it trusts or writes a result file
  * (h5check.h): the checkpoint against its checksum and its values, and that
  * every object the resumed run writes lies in the file itself. */
-#include "io/h5check.h"
+#include "io/write/h5check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "io/h5guard.h"
-#include "io/h5write.h"
+#include "io/guard/h5guard.h"
+#include "io/write/h5write.h"
 #include "util/alloc.h"
 #include "vsim/vsim.h"
 
@@ -94,7 +94,7 @@ static vs_status hash_array(const vs_h5g_file *f, const char *name, unsigned gty
                             unsigned char *buf, ck_values *v, vs_error *err) {
   char p[96];
   snprintf(p, sizeof p, "/checkpoint/%s", name);
-  /* an empty array may be left out (h5write.c): 0 elements */
+  /* an empty array may be left out (h5checkpoint.c): 0 elements */
   int present = vs_h5g_path(f, p, err);
   if (present < 0) return VS_ERR_FORMAT;
   if (present == 0) {

@@ -1,5 +1,5 @@
 /* h5guard.c: the validating reader layer for HDF5 files (h5guard.h). */
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

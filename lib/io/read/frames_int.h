@@ -7,7 +7,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
-#include "io/h5guard.h"
+#include "io/guard/h5guard.h"
 #include "io/h5util.h"
 #include "vsim/frames.h"
 

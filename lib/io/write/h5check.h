@@ -1,5 +1,5 @@
 /* h5check.h (private): what --resume checks before it trusts a result file
- * (issue 14).  Everything here reads through h5guard.
+ * (docs/cli.md, --resume).  Everything here reads through h5guard.
  *
  * The checkpoint's checksum: /checkpoint@checksum_fnv1a64 (int64, the bits
  * of a uint64) is FNV-1a 64 over, in this order,

@@ -1,6 +1,9 @@
-/* h5write.h (private): the result-file writer's types, shared by
- * h5write.c (create, record, finish), h5objects.c (HDF5 objects, series,
- * failures) and h5resume.c (checkpoint, reopen).  The layout is in
+/* h5write.h (private): the result-file writer's types, shared by the
+ * files of lib/io/write/: h5write.c (open, finish, abort), h5layout.c (the
+ * static part of the file), h5thread.c (recording frames: the writer and
+ * syncer threads), h5checkpoint.c (/checkpoint), h5objects.c (HDF5
+ * objects, series, failures), h5world.c (colliders) and h5resume.c
+ * (reading the checkpoint back, reopening).  The layout is in
  * docs/ (result file); the series are the rows of h5series.h. */
 #ifndef VSIM_IO_H5WRITE_H
 #define VSIM_IO_H5WRITE_H
@@ -68,7 +71,7 @@ enum { VS_STATE_FIELDS(CK_ENUM) CK_COUNT };
  * its frames on the caller's thread: the writer thread's start and its
  * hand-overs would cost more than the writing they overlap (start-up) */
 #define H5W_INLINE_BYTES ((size_t)1 << 20)
-/* the file size from which the syncer thread runs (kick_syncer) */
+/* the file size from which the syncer thread runs (h5w_kick_syncer) */
 #define H5W_SYNC_FROM ((size_t)4 << 20)
 
 struct vs_h5_writer {
@@ -94,7 +97,7 @@ struct vs_h5_writer {
   vs_state *ck;              /* copy of the state at the last recorded frame (no scratch) */
   int has_ck;                /* ck holds a recorded frame not yet checkpointed */
   int inline_write;          /* no writer thread: frames are written by vs_h5_record */
-  /* The writer thread (h5write.c): vs_h5_record copies the frame into a
+  /* The writer thread (h5thread.c): vs_h5_record copies the frame into a
    * free slot and queues it; the thread measures it, fills the series rows,
    * calls HDF5 when a chunk is full, then makes it the checkpoint and frees
    * the old one.  Slots (vs_writer_copies): three copies of the persistent
@@ -147,7 +150,7 @@ struct vs_h5_writer {
   /* /checkpoint made early (vs_h5_open's runs with a writer thread): the
    * thread creates the group and its datasets right after the first frame,
    * filled with that frame's state, and keeps them open; vs_h5_finish
-   * writes the last frame's state over them in place (make_checkpoint_early) */
+   * writes the last frame's state over them in place (h5checkpoint.c) */
   int ck_early;              /* 1: the thread makes them after its first frame */
   hid_t ck_group;            /* the group, or H5I_INVALID_HID */
   hid_t ck_ds[CK_COUNT];     /* its datasets (H5I_INVALID_HID: an empty array) */
@@ -184,7 +187,8 @@ H5W_FN int h5w_create_series(vs_h5_writer *w, const vs_model *m, const char *und
 H5W_FN int h5w_flush_series(vs_h5_writer *w, int index);
 H5W_FN int h5w_flush_all(vs_h5_writer *w);
 H5W_FN void h5w_writer_free(vs_h5_writer *w);
-/* End the writer thread after the frame it holds (h5write.c); no-op when none runs. */
+/* End the writer thread after the frame it holds, and the syncer
+ * (h5thread.c); no-op when none runs. */
 H5W_FN void h5w_stop_thread(vs_h5_writer *w);
 H5W_FN void h5w_discard(vs_h5_writer *w);
 H5W_FN vs_status h5w_create_failure(int e);
@@ -192,5 +196,30 @@ H5W_FN vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model
                                 vs_h5_writer **out, vs_error *err);
 H5W_FN int h5w_make_plists(vs_h5_writer *w);
 H5W_FN int h5w_same_file(vs_h5_writer *w);
+/* Map the pages of p[0 .. n) now, contents unchanged (h5write.c). */
+H5W_FN void h5w_populate(void *p, size_t n);
+
+/* The static part of a new file (h5layout.c); -1 with w->msg on failure. */
+H5W_FN int h5w_write_layout(vs_h5_writer *w, const vs_scene *scene, const vs_model *m,
+                            const vs_h5_run_info *info);
+
+/* The threads (h5thread.c).  start: the writer thread, 0 when it runs.
+ * drain: no more frames; returns once the thread has written every frame
+ * handed over (it then computes the checkpoint's checksum and ends).
+ * stop: drain and join it.  kick: an fdatasync now by the syncer thread
+ * (started here once the file holds H5W_SYNC_FROM bytes).  stop_syncer:
+ * end and join the syncer.  Each is a no-op when its thread does not run. */
+H5W_FN int h5w_start_thread(vs_h5_writer *w);
+H5W_FN void h5w_drain_writer(vs_h5_writer *w);
+H5W_FN void h5w_stop_writer(vs_h5_writer *w);
+H5W_FN void h5w_kick_syncer(vs_h5_writer *w);
+H5W_FN void h5w_stop_syncer(vs_h5_writer *w);
+
+/* /checkpoint (h5checkpoint.c): made by the writer thread after its first
+ * frame, filled with it (on failure nothing is left made and finish makes
+ * it whole); written by vs_h5_finish with the last frame's state, in place
+ * when made early.  -1 with w->msg on failure. */
+H5W_FN void h5w_make_checkpoint_early(vs_h5_writer *w);
+H5W_FN int h5w_write_checkpoint(vs_h5_writer *w);
 
 #endif

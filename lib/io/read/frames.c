@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/frames_int.h"
+#include "io/read/frames_int.h"
 #include "io/h5util.h"
 #include "model/rigid_model.h"
 #include "util/alloc.h"

@@ -1,12 +1,12 @@
 /* h5world.c: /world/colliders/<i>/, one group per collider of the model, in
- * scene order, so that viewers and `vsim render` (lib/io/frames.c) can draw
+ * scene order, so that viewers and `vsim render` (lib/io/read/frames.c) can draw
  * the obstacles without the scene: a `kind` string attribute (plane, sphere,
  * box, bounds, mesh), the parameters as attributes (plane: point, normal;
  * sphere: center, radius; box and bounds: min, max; mesh: thickness), every
  * collider's friction and restitution, and for a mesh the datasets
  * `vertices` [nv, 3] float64 (after its transform) and `triangles` [nt, 3]
  * int32 (0-based, into its own vertices; zero-area triangles left out). */
-#include "io/h5write.h"
+#include "io/write/h5write.h"
 
 static int attr_vec(vs_h5_writer *w, hid_t loc, const char *name, const double *v, hsize_t n) {
   hid_t sp = H5Screate_simple(1, &n, NULL);

@@ -38,7 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard_int.h"
 #include "vsim/alloc.h"
 
 #define PROBE_OBJECTS 200000              /* objects visited */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/h5guard_int.h"
+#include "io/guard/h5guard_int.h"
 #include "util/alloc.h"
 
 #define OH_MAX_BLOCK_BYTES ((uint64_t)1 << 20)

@@ -1,12 +1,12 @@
-/* h5guard_int.h (private to lib/io/h5guard*.c): what the three parts of
- * the guard share.  Nothing else in lib/ includes it; the tests and the
- * HDF5 fuzzer use its test hooks. */
+/* h5guard_int.h (private to lib/io/guard/): what the parts of the guard
+ * share.  Nothing else in lib/ includes it; the tests and the HDF5 fuzzer
+ * use its test hooks. */
 #ifndef VSIM_H5GUARD_INT_H
 #define VSIM_H5GUARD_INT_H
 
 #include <sys/stat.h>
 
-#include "io/h5guard.h"
+#include "io/guard/h5guard.h"
 
 /* The structure probe's child (h5guard_probe.c): wall-clock seconds (half
  * of them CPU seconds) and address space beyond the process's own. */
@@ -55,12 +55,6 @@ vs_status vs_h5g__open_hdf5(vs_h5g_file *f, const char *h5name, const struct sta
  * (signal N)" when the child crashed, timed out or failed. */
 vs_status vs_h5g__probe(vs_h5g_file *f, const char *h5name, const struct stat *st,
                         vs_error *err);
-/* The file this thread has just written and published at path (the
- * temporary file dev/ino, renamed there) needs no probe: remembered as
- * probed when path is still that file (its size and times as now), so the
- * sidecar `vsim run` writes from it does not fork a probe (20 ms of a tiny
- * run's 45).  Nothing when path is another file by now. */
-void vs_h5g__trust(const char *path, dev_t dev, ino_t ino);
 /* Tests only: the next probes' child crashes (1), loops (2) or allocates
  * without bound (3) before walking; 0 walks; -1: no probe at all (for
  * test_alloc, which fails the parent's allocations one by one: the probe

@@ -14,7 +14,7 @@
 
 #include "util/alloc.h"
 #include "util/text.h"
-#include "io/h5guard.h"
+#include "io/guard/h5guard.h"
 #include "io/h5util.h"
 #include "vsim/compare.h"
 #include "vsim/vsim.h"
