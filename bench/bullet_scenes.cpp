@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "bullet_scenes: %s has no rigid bodies\n", path.c_str());
     return 1;
   }
-  const vs_rmodel *rm = m->rigid;
+  const vs_rmodel *rm = m->priv->rigid;
 
   btDefaultCollisionConfiguration config;
   btCollisionDispatcher dispatcher(&config);

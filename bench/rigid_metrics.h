@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "vsim/vsim.h"
+#include "model/model_private.h"
 #include "solve/rigid/rigid.h"
 
 /* A body faster than this "blew up": vsim's own runaway bound
@@ -174,8 +175,8 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
   r->done = f;
   rbm_keep(r, x, q, v, w);
 
-  if (r->kind == RBM_JOINTS && m->rigid) {
-    const vs_rmodel *rm = m->rigid;
+  if (r->kind == RBM_JOINTS && m->priv->rigid) {
+    const vs_rmodel *rm = m->priv->rigid;
     for (int32_t j = 0; j < rm->n_joints; j++) {
       int32_t a = rm->joint_ab[2 * j], b = rm->joint_ab[2 * j + 1];
       double pa[3], pb[3], d[3];
@@ -294,7 +295,7 @@ static inline void rbm_print(const rbm *r, FILE *out) {
       break;
     }
     case RBM_BOUNCE: {
-      double e = m->rigid->restitution[0], ground = 0;
+      double e = m->priv->rigid->restitution[0], ground = 0;
       if (m->n_colliders > 0 && m->colliders[0].kind == VS_COLLIDER_PLANE) {
         if (m->colliders[0].restitution > e) e = m->colliders[0].restitution;
         ground = m->colliders[0].a[1];

@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
          "\"dt\": %.17g, \"rigid_iterations\": %d, \"rigid_substeps\": %d, "
          "\"ms_per_frame\": %.6f, \"status\": \"%s\", \"blew_frame\": %lld, \"why\": \"",
          m->n_rigid, m->n_rjoints, (long long)m->frames, (long long)f, m->dt,
-         m->rigid->set.iterations, m->rigid->set.substeps, f > 0 ? 1e3 * cpu / (double)f : 0.0,
+         m->priv->rigid->set.iterations, m->priv->rigid->set.substeps, f > 0 ? 1e3 * cpu / (double)f : 0.0,
          r.blew ? "blew up" : "ok", (long long)(r.blew ? r.blew_frame : -1));
   rbm_str(stdout, why ? why : "");
   printf("\", \"metrics\": {");

@@ -53,7 +53,7 @@ START_TEST(box_on_a_flat_mesh_gets_its_four_corners) {
   vs_state *s = tu_state(m);
   vs_rstate rs = {.n_bodies = 1, .x = s->rx, .q = s->rq, .v = s->rv, .w = s->rw};
   vs_rcontact c[VS_RIGID_PAIR_MAX];
-  int n = vs_rigid_collide_collider(m->rigid, &rs, 0, 0, 0.02, c);
+  int n = vs_rigid_collide_collider(m->priv->rigid, &rs, 0, 0, 0.02, c);
   ck_assert_int_eq(n, 4);
   int corners = 0;
   for (int k = 0; k < n; k++) {
@@ -67,11 +67,11 @@ START_TEST(box_on_a_flat_mesh_gets_its_four_corners) {
   ck_assert_int_eq(corners, 4);
   /* the same points again: features name the same corners */
   vs_rcontact d[VS_RIGID_PAIR_MAX];
-  ck_assert_int_eq(vs_rigid_collide_collider(m->rigid, &rs, 0, 0, 0.02, d), 4);
+  ck_assert_int_eq(vs_rigid_collide_collider(m->priv->rigid, &rs, 0, 0, 0.02, d), 4);
   for (int k = 0; k < n; k++) ck_assert_uint_eq(c[k].feature, d[k].feature);
   /* lifted beyond the margin: nothing */
   s->rx[1] = 0.1 + 0.021;
-  ck_assert_int_eq(vs_rigid_collide_collider(m->rigid, &rs, 0, 0, 0.02, c), 0);
+  ck_assert_int_eq(vs_rigid_collide_collider(m->priv->rigid, &rs, 0, 0, 0.02, c), 0);
   vs_state_free(s);
   vs_model_free(m);
   free(obj);
@@ -90,7 +90,7 @@ START_TEST(sphere_on_an_interior_edge_gets_one_face_contact) {
   /* the centre 0.1 mm off the diagonal: one triangle's face region holds it,
    * the other's closest point is on the shared edge (a tilted normal that
    * would snag a rolling ball): only the face contact is kept */
-  int n = vs_rigid_collide_collider(m->rigid, &rs, 0, 0, 0.02, c);
+  int n = vs_rigid_collide_collider(m->priv->rigid, &rs, 0, 0, 0.02, c);
   ck_assert_int_eq(n, 1);
   ck_assert(c[0].n[0] == 0 && c[0].n[1] == -1 && c[0].n[2] == 0);
   ck_assert_msg(fabs(c[0].depth - 0.002) < 1e-12, "depth %g", c[0].depth);
@@ -98,7 +98,7 @@ START_TEST(sphere_on_an_interior_edge_gets_one_face_contact) {
   /* over a corner of the mesh, outside it: the corner's contact, along the
    * line from the corner to the centre */
   s->rx[0] = 1.1, s->rx[1] = 0.2, s->rx[2] = 1.1;
-  n = vs_rigid_collide_collider(m->rigid, &rs, 0, 0, 0.02, c);
+  n = vs_rigid_collide_collider(m->priv->rigid, &rs, 0, 0, 0.02, c);
   ck_assert_int_eq(n, 1);
   const double len = sqrt(0.01 + 0.04 + 0.01);
   ck_assert_msg(fabs(c[0].n[0] + 0.1 / len) < 1e-12 && fabs(c[0].n[1] + 0.2 / len) < 1e-12,
@@ -341,7 +341,7 @@ static void drop_on_icosphere(const char *shape) {
     if (f == 239) top = s->rx[1];
   }
   ck_assert_msg(touched > 10, "%s: never on the sphere", shape);
-  const double slop = m->rigid->set.slop;
+  const double slop = m->priv->rigid->set.slop;
   ck_assert_msg(worst <= slop + 1e-3, "%s: %.2f mm deep (slop %.1f mm)", shape, 1e3 * worst, 1e3 * slop);
   ck_assert_msg(top > 0.0 && isfinite(top), "%s: fell through to %g", shape, top);
   vs_state_free(s);

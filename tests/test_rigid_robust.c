@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model_private.h"
 #include "model/rigid_model.h"
 #include "testutil.h"
 #include "util/quat.h"
@@ -31,7 +32,7 @@ static void world_point(const vs_state *s, int32_t i, const double p[3], double 
 /* Largest distance between the two anchors of any joint of the scene (ball
  * joints; the model's own anchors), and largest body speed. */
 static double joint_gap(const vs_model *m, const vs_state *s) {
-  const vs_rmodel *rm = m->rigid;
+  const vs_rmodel *rm = m->priv->rigid;
   double worst = 0;
   for (int32_t j = 0; j < rm->n_joints; j++) {
     int32_t a = rm->joint_ab[2 * j], b = rm->joint_ab[2 * j + 1];

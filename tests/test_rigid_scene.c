@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "runutil.h"
+#include "model/model_private.h"
 #include "solve/rigid/rigid.h"
 #include "vsim/step.h"
 
@@ -30,7 +31,7 @@ static void step_n(const vs_model *m, vs_state *s, int n) {
  * turned at random in a 0.6 m cube 2000 times (the floor far below: the
  * pairs make the deepest). */
 static double deepest_by_brute_force(const vs_model *m, const vs_state *s) {
-  const vs_rmodel *rm = m->rigid;
+  const vs_rmodel *rm = m->priv->rigid;
   vs_rstate rs = {.n_bodies = m->n_rigid, .x = s->rx, .q = s->rq, .v = s->rv, .w = s->rw};
   vs_rcontact c[VS_RIGID_PAIR_MAX];
   double pen = 0.0;

@@ -35,9 +35,9 @@ void vs_model_free(vs_model *m) {
 #define VS_MODEL_PRIVATE_FREE(name, type, count) vs_free(pm->name);
     VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_FREE)
 #undef VS_MODEL_PRIVATE_FREE
+    vs_rigid_model_free(pm->rigid);
     vs_free(pm);
   }
-  vs_rigid_model_free(m->rigid);
   vs_free(m);
 }
 

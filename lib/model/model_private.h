@@ -69,6 +69,8 @@ typedef struct vs_mesh_search {
   X(mesh_search, vs_mesh_search, (size_t)m->n_colliders)
 
 typedef struct vs_model_private {
+  struct vs_rmodel *rigid; /* the rigid solver's own model (model/rigid_model.h), NULL when
+                            * n_rigid == 0 */
   int32_t n_blocks;       /* runs of one kind in gs_order (blocks); 0 for jacobi */
   int32_t color_overflow; /* colour whose constraints may share particles (solved in
                              build order on one thread), or -1 when every colour is clean */

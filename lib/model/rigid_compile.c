@@ -106,7 +106,7 @@ static void to_world(const vs_model *m, int32_t b, const double p[3], double out
 /* Joints (ball, body-point distance) into the rigid model, attachments into
  * the model's attach rows, in file order. */
 static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
-  vs_rmodel *rm = m->rigid;
+  vs_rmodel *rm = m->priv->rigid;
   int32_t j = 0, a = 0;
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
@@ -181,7 +181,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
   vs_rmodel *rm = NULL;
   if (vs_rmodel_create(m->n_rigid, (int32_t)s->n_colliders, m->n_rjoints, &rm) != VS_OK)
     return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the rigid bodies");
-  m->rigid = rm;
+  m->priv->rigid = rm;
   vs_rsettings *st = &rm->set;
   st->iterations = (int32_t)s->rigid.iterations;
   st->baumgarte = s->rigid.baumgarte;

@@ -30,7 +30,7 @@ static vs_error_stats finish(const acc *a) {
  * whatever the order). */
 static void rigid_observe(const vs_model *m, const vs_state *s, const vs_observe_work *ow,
                           double *ke, double *pe, double *pen) {
-  const vs_rmodel *rm = m->rigid;
+  const vs_rmodel *rm = m->priv->rigid;
   vs_rstate rs = {.n_bodies = m->n_rigid, .x = s->rx, .q = s->rq, .v = s->rv, .w = s->rw};
   double P[3], L[3], e = 0.0;
   vs_rigid_momentum(rm, &rs, P, L, &e);

@@ -214,7 +214,7 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
   }
   w->jacobi.block = vs_jacobi_path_fn(path);
   w->jacobi.path = (int)path;
-  if (m->rigid && vs_rwork_create(m->rigid, &w->rigid) != VS_OK) {
+  if (m->priv->rigid && vs_rwork_create(m->priv->rigid, &w->rigid) != VS_OK) {
     vs_solver_scratch_free(w);
     return vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0,
                         "out of memory allocating the rigid solver's work for %d bodies", m->n_rigid);

@@ -114,7 +114,7 @@ struct vs_model_private;
   X(mesh_triangles, int32_t, 3 * (size_t)m->n_mesh_triangles)                                 \
   /* cloth triangles for viewers */                                                           \
   X(triangles, int32_t, 3 * (size_t)m->n_triangles) /* cloth and mesh bodies */              \
-  /* rigid bodies (the solver's own model is m->rigid) */                                     \
+  /* rigid bodies (the solver's own model is private: model/model_private.h) */                                     \
   X(rigid_body, int32_t, (size_t)m->n_rigid)    /* index into bodies (its name) */            \
   X(rigid_x0, double, 3 * (size_t)m->n_rigid)   /* initial centre of mass */                  \
   X(rigid_q0, double, 4 * (size_t)m->n_rigid)   /* initial orientation, unit, w x y z */      \
@@ -166,8 +166,6 @@ typedef struct vs_model {
   int32_t n_rjoints;      /* rigid joints (ball, body-point distance) */
   int32_t n_attach;       /* particles attached to rigid bodies */
   int32_t rigid_max_contacts; /* bound of the rigid contact cache */
-  struct vs_rmodel *rigid; /* the rigid solver's own model, NULL when n_rigid == 0: private
-                             like priv, never to be read by a program */
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */

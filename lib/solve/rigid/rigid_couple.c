@@ -26,7 +26,7 @@ void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
   vs_rstate rs;
   view(m, s, &rs);
   s->scratch->rigid->threads = s->threads;
-  vs_rigid_step(m->rigid, &rs, s->scratch->rigid, h);
+  vs_rigid_step(m->priv->rigid, &rs, s->scratch->rigid, h);
   s->rn_cache[0] = rs.n_cache;
   s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;
 }
@@ -86,7 +86,7 @@ static void contact_friction(const vs_rmodel *rm, vs_state *s, int32_t b, int32_
 void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
   vs_rstate rs;
   view(m, s, &rs);
-  const vs_rmodel *rm = m->rigid;
+  const vs_rmodel *rm = m->priv->rigid;
   for (int32_t i = 0; i < m->n_particles; i++) {
     const double r = m->radius[i];
     if (r <= 0.0) continue;
@@ -112,7 +112,7 @@ void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
  * millimetres stay open while the body is pulled), so momentum is kept.
  * Run after the rigid step, so the gap is closed at the step's end. */
 void vs_attach_rigid(const vs_model *m, vs_state *s, double h) {
-  const vs_rmodel *rm = m->rigid;
+  const vs_rmodel *rm = m->priv->rigid;
   for (int32_t k = 0; k < m->n_attach; k++) {
     const int32_t b = m->attach_body[k];
     double *p = s->x + 4 * (size_t)m->attach_p[k];
