@@ -7,6 +7,9 @@
 #   make valgrind           the tests under valgrind memcheck
 #   make bench              benchmarks (table on stdout, JSON under build/bench/)
 #   make MPI=1              the program built with mpicc: build/mpi/vsim (mpirun sweeps)
+#   make CC=clang BUILD=build/clang   the release build by clang in its own folder
+#                           (CI checks that it gives the same golden files; clang's
+#                           OpenMP is Debian's libomp-dev)
 #   make golden-check       rerun the example scenes against tests/golden/ (part of make test)
 #   make golden-update      regenerate tests/golden/ and say what changed
 #   make clients-check      MDAnalysis and ParaView read results (part of make test)
