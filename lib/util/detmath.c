@@ -86,10 +86,11 @@ static double kernel_sin(double x, double y) {
 }
 
 /* cos(x + y) for |x| <= ~pi/4:
- *   cos(x) = 1 - x^2/2 + x^4 (C1 + C2 x^2 + ... + C6 x^10)
- * (C1 ~ 1/24).  1 - x^2/2 is carried exactly (x^2 as a double-double, the
- * rounding of 1 - hz recovered as (1 - u) - hz), so again only the last
- * addition rounds at the result's scale; cos(x + y) = cos(x) - x y + .... */
+ *   cos(x) = 1 - x^2/2 + C1 x^4 + x^6 (C2 + C3 x^2 + ... + C6 x^8)
+ * (C1 ~ 1/24).  The same way: 1 - x^2/2 is carried exactly (x^2 as a
+ * double-double, the rounding of u = 1 - x^2/2 recovered as (1 - u) - x^2/2),
+ * so is C1 x^4 (up to a fortieth of the result), and their sum; the rest is a
+ * thousand times below the result.  cos(x + y) = cos(x) - x y + .... */
 static const double C1 = 0x1.555555555554cp-5, /*  4.16666666666666019037e-02 */
     C2 = -0x1.6c16c16c15177p-10,               /* -1.38888888888741095749e-03 */
     C3 = 0x1.a01a019cb159p-16,                 /*  2.48015872894767294178e-05 */
@@ -98,13 +99,21 @@ static const double C1 = 0x1.555555555554cp-5, /*  4.16666666666666019037e-02 */
     C6 = -0x1.8fae9be8838d4p-37;               /* -1.13596475577881948265e-11 */
 
 static double kernel_cos(double x, double y) {
-  double zh, zl;
-  two_prod(x, x, &zh, &zl); /* x^2 = zh + zl (zl inexact only where it does not matter) */
-  double z = zh, w = z * z;
-  double r = w * (C1 + z * (C2 + z * C3)) + w * w * z * (C4 + z * (C5 + z * C6));
+  double ax = x < 0 ? -x : x;
+  /* x^2/2 < 2^-55: cos(x + y) rounds to 1 */
+  if (ax < 0x1p-27) return 1.0;
+  double zh, zl, wh, wl, ch, cl;
+  two_prod(x, x, &zh, &zl);   /* x^2 = zh + zl */
+  two_prod(zh, zh, &wh, &wl); /* x^4 = wh + wl + 2 zh zl */
+  wl += 2.0 * zh * zl;
+  two_prod(C1, wh, &ch, &cl); /* C1 x^4 = ch + cl */
+  cl += C1 * wl;
+  double z = zh;
+  double r = wh * z * (C2 + z * C3) + wh * wh * z * (C4 + z * (C5 + z * C6));
   double hz = 0.5 * z, u = 1.0 - hz;
-  double lo = (1.0 - u) - hz; /* exact: u + lo = 1 - hz */
-  return u + (lo + ((r - 0.5 * zl) - x * y));
+  double lo = (1.0 - u) - hz;             /* exact: u + lo = 1 - x^2/2 (of zh) */
+  double hi = u + ch, e = (u - hi) + ch; /* exact: |ch| < |u| */
+  return hi + (e + (lo + (cl + ((r - 0.5 * zl) - x * y))));
 }
 
 /* pi/2 in three parts of 33 significant bits (P1, P2, P3: n * Pk is exact for
