@@ -15,8 +15,10 @@
  *      y0 + y1 a double-double carrying ~85 to ~150 bits of the remainder;
  *   2. minimax polynomial kernels for sin and cos on [-pi/4, pi/4] (degree 13
  *      odd and 14 even; coefficients from FreeBSD's msun k_sin.c / k_cos.c,
- *      whose approximation error is below 2^-58 relative), evaluated so that
- *      the leading term is added last and the tail y1 enters to first order;
+ *      whose approximation error is below 2^-58 relative).  Unlike fdlibm
+ *      (0.8 ulp), the large terms are carried as double-doubles (Dekker's
+ *      exact product) so that only the last addition rounds at the result's
+ *      scale: 0.55 ulp at most.  The tail y1 enters to first order;
  *   3. the quadrant n mod 4 picks +-sin or +-cos of the remainder. */
 #include "util/detmath.h"
 
@@ -173,8 +175,9 @@ static int reduce_pio2(double x, double y[2]) {
 /* |x| <= pi/4 (0x3fe921fb54442d18 is pi/4 rounded down): no reduction. */
 static const double PIO4 = 0x1.921fb54442d18p-1;
 
-/* The quadrant's sine and cosine of x: 0 when it needs no reduction, 1 when
- * it was reduced into y, -1 when x is outside the range (inf, NaN, huge). */
+/* x = n pi/2 + y[0] + y[1] for the kernels: returns 0 when |x| <= pi/4 (no
+ * reduction: y[0] = x, y[1] = 0, n = 0), 1 when x was reduced, -1 when x is
+ * outside the range (|x| > VS_TRIG_MAX, inf, NaN). */
 static int reduce(double x, double y[2], int *n) {
   double a = x < 0 ? -x : x;
   if (a <= PIO4) {
@@ -241,9 +244,9 @@ void vs_sincos_deg(double deg, double *s, double *c) {
     return;
   }
   /* d = deg - 90 k exactly with |d| <= 45: first modulo 360 (fmod is exact
-   * in every C library: its result is representable and IEEE specifies it),
-   * then the nearest multiple of 90 (|deg| < 360, so 90 k and the
-   * difference are exact too). */
+   * in every C library: its result is always representable, and C11's Annex
+   * F requires it exact), then the nearest multiple of 90 (|m| < 360 is a
+   * multiple of its own ulp, and so are 90 k and |d| < |m|: exact too). */
   double m = fmod(deg, 360.0);
   double k = 0.0;
   if (m > 45.0) k = m > 135.0 ? (m > 225.0 ? (m > 315.0 ? 4.0 : 3.0) : 2.0) : 1.0;
