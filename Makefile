@@ -11,6 +11,9 @@
 #   make sanitize           the tests under ASan + UBSan (T=... works here too)
 #   make valgrind           the tests under valgrind memcheck
 #   make valgrind-e2e       the end-to-end tests with every vsim they start under valgrind
+#   make CC=clang BUILD=build/clang   the release build by clang in its own folder
+#                           (CI checks that it gives the same golden files; clang's
+#                           OpenMP is Debian's libomp-dev)
 #   make golden-check       rerun the example scenes against tests/golden/ (part of make test)
 #   make golden-update      regenerate tests/golden/ and say what changed
 #   make clients-check      MDAnalysis and ParaView read results (part of make test)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "io/h5surface.h"
+#include "util/detmath.h"
 #include "vsim/scene.h"
 
 #define CAP_AROUND 12 /* vertices around a capsule ring */
@@ -106,20 +107,23 @@ static void sphere_mesh(double r, double *local, int32_t *tri) {
  * then the rings from top to bottom, the last vertex the bottom pole. */
 static void capsule_mesh(double r, double hl, double *local, int32_t *tri) {
   const int R = 2 * CAP_RINGS, A = CAP_AROUND, bottom = 1 + R * A;
-  const double pi = 3.14159265358979323846;
   if (local) {
     local[0] = 0, local[1] = hl + r, local[2] = 0;
     for (int ring = 0; ring < R; ring++) {
       int top = ring < CAP_RINGS;
       int k = top ? ring + 1 : R - ring; /* 1..CAP_RINGS from the pole */
-      double th = 0.5 * pi * k / CAP_RINGS, s = r * sin(th), h = r * cos(th);
-      if (k == CAP_RINGS) s = r, h = 0;
+      /* angles in degrees: exact at the cap centre (k == CAP_RINGS: s = r,
+       * h = 0) and at the quarter turns, the same bits on every machine */
+      double sth, cth;
+      vs_sincos_deg(90.0 * k / CAP_RINGS, &sth, &cth);
+      double s = r * sth, h = r * cth;
       for (int j = 0; j < A; j++) {
-        double ph = 2 * pi * j / A;
+        double sph, cph;
+        vs_sincos_deg(360.0 * j / A, &sph, &cph);
         double *o = local + 3 * (1 + ring * A + j);
-        o[0] = s * cos(ph);
+        o[0] = s * cph;
         o[1] = top ? hl + h : -hl - h;
-        o[2] = s * sin(ph);
+        o[2] = s * sph;
       }
     }
     local[3 * bottom] = 0, local[3 * bottom + 1] = -hl - r, local[3 * bottom + 2] = 0;

@@ -15,8 +15,10 @@
  *      y0 + y1 a double-double carrying ~85 to ~150 bits of the remainder;
  *   2. minimax polynomial kernels for sin and cos on [-pi/4, pi/4] (degree 13
  *      odd and 14 even; coefficients from FreeBSD's msun k_sin.c / k_cos.c,
- *      whose approximation error is below 2^-58 relative), evaluated so that
- *      the leading term is added last and the tail y1 enters to first order;
+ *      whose approximation error is below 2^-58 relative).  Unlike fdlibm
+ *      (0.8 ulp), the large terms are carried as double-doubles (Dekker's
+ *      exact product) so that only the last addition rounds at the result's
+ *      scale: 0.55 ulp at most.  The tail y1 enters to first order;
  *   3. the quadrant n mod 4 picks +-sin or +-cos of the remainder. */
 #include "util/detmath.h"
 
@@ -86,10 +88,11 @@ static double kernel_sin(double x, double y) {
 }
 
 /* cos(x + y) for |x| <= ~pi/4:
- *   cos(x) = 1 - x^2/2 + x^4 (C1 + C2 x^2 + ... + C6 x^10)
- * (C1 ~ 1/24).  1 - x^2/2 is carried exactly (x^2 as a double-double, the
- * rounding of 1 - hz recovered as (1 - u) - hz), so again only the last
- * addition rounds at the result's scale; cos(x + y) = cos(x) - x y + .... */
+ *   cos(x) = 1 - x^2/2 + C1 x^4 + x^6 (C2 + C3 x^2 + ... + C6 x^8)
+ * (C1 ~ 1/24).  The same way: 1 - x^2/2 is carried exactly (x^2 as a
+ * double-double, the rounding of u = 1 - x^2/2 recovered as (1 - u) - x^2/2),
+ * so is C1 x^4 (up to a fortieth of the result), and their sum; the rest is a
+ * thousand times below the result.  cos(x + y) = cos(x) - x y + .... */
 static const double C1 = 0x1.555555555554cp-5, /*  4.16666666666666019037e-02 */
     C2 = -0x1.6c16c16c15177p-10,               /* -1.38888888888741095749e-03 */
     C3 = 0x1.a01a019cb159p-16,                 /*  2.48015872894767294178e-05 */
@@ -98,13 +101,21 @@ static const double C1 = 0x1.555555555554cp-5, /*  4.16666666666666019037e-02 */
     C6 = -0x1.8fae9be8838d4p-37;               /* -1.13596475577881948265e-11 */
 
 static double kernel_cos(double x, double y) {
-  double zh, zl;
-  two_prod(x, x, &zh, &zl); /* x^2 = zh + zl (zl inexact only where it does not matter) */
-  double z = zh, w = z * z;
-  double r = w * (C1 + z * (C2 + z * C3)) + w * w * z * (C4 + z * (C5 + z * C6));
+  double ax = x < 0 ? -x : x;
+  /* x^2/2 < 2^-55: cos(x + y) rounds to 1 */
+  if (ax < 0x1p-27) return 1.0;
+  double zh, zl, wh, wl, ch, cl;
+  two_prod(x, x, &zh, &zl);   /* x^2 = zh + zl */
+  two_prod(zh, zh, &wh, &wl); /* x^4 = wh + wl + 2 zh zl */
+  wl += 2.0 * zh * zl;
+  two_prod(C1, wh, &ch, &cl); /* C1 x^4 = ch + cl */
+  cl += C1 * wl;
+  double z = zh;
+  double r = wh * z * (C2 + z * C3) + wh * wh * z * (C4 + z * (C5 + z * C6));
   double hz = 0.5 * z, u = 1.0 - hz;
-  double lo = (1.0 - u) - hz; /* exact: u + lo = 1 - hz */
-  return u + (lo + ((r - 0.5 * zl) - x * y));
+  double lo = (1.0 - u) - hz;             /* exact: u + lo = 1 - x^2/2 (of zh) */
+  double hi = u + ch, e = (u - hi) + ch; /* exact: |ch| < |u| */
+  return hi + (e + (lo + (cl + ((r - 0.5 * zl) - x * y))));
 }
 
 /* pi/2 in three parts of 33 significant bits (P1, P2, P3: n * Pk is exact for
@@ -164,8 +175,9 @@ static int reduce_pio2(double x, double y[2]) {
 /* |x| <= pi/4 (0x3fe921fb54442d18 is pi/4 rounded down): no reduction. */
 static const double PIO4 = 0x1.921fb54442d18p-1;
 
-/* The quadrant's sine and cosine of x: 0 when it needs no reduction, 1 when
- * it was reduced into y, -1 when x is outside the range (inf, NaN, huge). */
+/* x = n pi/2 + y[0] + y[1] for the kernels: returns 0 when |x| <= pi/4 (no
+ * reduction: y[0] = x, y[1] = 0, n = 0), 1 when x was reduced, -1 when x is
+ * outside the range (|x| > VS_TRIG_MAX, inf, NaN). */
 static int reduce(double x, double y[2], int *n) {
   double a = x < 0 ? -x : x;
   if (a <= PIO4) {
@@ -232,9 +244,9 @@ void vs_sincos_deg(double deg, double *s, double *c) {
     return;
   }
   /* d = deg - 90 k exactly with |d| <= 45: first modulo 360 (fmod is exact
-   * in every C library: its result is representable and IEEE specifies it),
-   * then the nearest multiple of 90 (|deg| < 360, so 90 k and the
-   * difference are exact too). */
+   * in every C library: its result is always representable, and C11's Annex
+   * F requires it exact), then the nearest multiple of 90 (|m| < 360 is a
+   * multiple of its own ulp, and so are 90 k and |d| < |m|: exact too). */
   double m = fmod(deg, 360.0);
   double k = 0.0;
   if (m > 45.0) k = m > 135.0 ? (m > 225.0 ? (m > 315.0 ? 4.0 : 3.0) : 2.0) : 1.0;

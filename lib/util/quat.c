@@ -64,7 +64,10 @@ void vs_quat_from_euler_deg(const double deg[3], double q[4]) {
   static const double ax[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double acc[4] = {1, 0, 0, 0}, r[4];
   for (int k = 0; k < 3; k++) { /* fixed axes: later rotations multiply on the left */
-    vs_quat_from_axis_angle(ax[k], deg[k] * (M_PI / 180.0), r);
+    double sh, ch; /* the half angle in degrees: exact at multiples of 180 */
+    vs_sincos_deg(0.5 * deg[k], &sh, &ch);
+    r[0] = ch;
+    for (int q = 0; q < 3; q++) r[1 + q] = ax[k][q] * sh;
     vs_quat_mul(r, acc, acc);
   }
   vs_quat_normalize(acc);

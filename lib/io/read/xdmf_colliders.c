@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/detmath.h"
 #include "util/text.h"
 #include "io/h5util.h"
 #include "io/read/xdmf_int.h"
@@ -63,7 +64,6 @@ static void inline_geometry(xd *x, int64_t nv) {
 enum { SLICES = 16, STACKS = 8 };
 
 static void sphere_grid(xd *x, const double c[3], double r) {
-  const double pi = 3.14159265358979323846;
   int nv = 2 + (STACKS - 1) * SLICES, nt = 2 * SLICES * (STACKS - 1);
   vs_sbuf_printf(&x->b, "<Topology TopologyType=\"Triangle\" NumberOfElements=\"%d\">"
                         "<DataItem Dimensions=\"%d 3\" NumberType=\"Int\" Precision=\"4\" "
@@ -83,11 +83,12 @@ static void sphere_grid(xd *x, const double c[3], double r) {
   inline_geometry(x, nv);
   xyz(&x->b, (double[3]){c[0], c[1] + r, c[2]});
   for (int s = 1; s < STACKS; s++) {
-    double th = pi * s / STACKS;
+    double sth, cth; /* degrees: exact at the quarter turns, the same bits everywhere */
+    vs_sincos_deg(180.0 * s / STACKS, &sth, &cth);
     for (int j = 0; j < SLICES; j++) {
-      double ph = 2 * pi * j / SLICES;
-      xyz(&x->b, (double[3]){c[0] + r * sin(th) * cos(ph), c[1] + r * cos(th),
-                             c[2] + r * sin(th) * sin(ph)});
+      double sph, cph;
+      vs_sincos_deg(360.0 * j / SLICES, &sph, &cph);
+      xyz(&x->b, (double[3]){c[0] + r * sth * cph, c[1] + r * cth, c[2] + r * sth * sph});
     }
   }
   xyz(&x->b, (double[3]){c[0], c[1] - r, c[2]});
