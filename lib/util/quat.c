@@ -5,9 +5,6 @@
 #include "util/detmath.h"
 #include "util/quat.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
 
 void vs_quat_mul(const double a[4], const double b[4], double o[4]) {
   double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
@@ -67,7 +64,7 @@ void vs_quat_from_euler_deg(const double deg[3], double q[4]) {
     double sh, ch; /* the half angle in degrees: exact at multiples of 180 */
     vs_sincos_deg(0.5 * deg[k], &sh, &ch);
     r[0] = ch;
-    for (int q = 0; q < 3; q++) r[1 + q] = ax[k][q] * sh;
+    for (int i = 0; i < 3; i++) r[1 + i] = ax[k][i] * sh;
     vs_quat_mul(r, acc, acc);
   }
   vs_quat_normalize(acc);
