@@ -1,5 +1,7 @@
 /* test_collide_particles.c: particle-particle contacts (world.particle_collisions). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "solve/solve.h"
 #include "testutil.h"
@@ -182,6 +184,47 @@ START_TEST(linked_pairs_never_collide) {
 }
 END_TEST
 
+/* Bounded work: one ball of radius 50 far from 4,096 beads of 0.05 must not
+ * make the cells 150 m wide (every bead would test every other: quadratic).
+ * The big ball is tested against everyone instead; the contacts are the
+ * same pairs as a brute-force search finds. */
+START_TEST(one_big_particle_keeps_the_search_linear) {
+  const int N = 16;
+  char *y = malloc(1 << 20);
+  size_t k = (size_t)sprintf(y, "time: {frames: 1}\nworld: {particle_collisions: true, gravity: "
+                                "[0, 0, 0]}\nbodies:\n  - particles: {name: beads, radius: 0.05, "
+                                "positions: [");
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int l = 0; l < N; l++)
+        k += (size_t)sprintf(y + k, "%s[%g, %g, %g]", i + j + l ? ", " : "", 0.12 * i, 0.12 * j,
+                             0.12 * l);
+  k += (size_t)sprintf(y + k, "]}\n  - particles: {name: big, radius: 50, positions: [[1000, 0, "
+                              "0]]}\n  - particles: {name: near, radius: 0.05, positions: "
+                              "[[0.9, 0.9, 0.9], [0.95, 0.9, 0.9]]}\n");
+  tu_sim r = tu_sim_new(y);
+  tu_sim_steps(&r, 1);
+  const vs_solver_scratch *w = r.s->scratch;
+  int32_t n = r.m->n_particles;
+  ck_assert_msg(w->pc_tests < 64 * (int64_t)n, "%lld pair tests for %d particles",
+                (long long)w->pc_tests, n);
+  /* the same contacts as every pair tested: count them by brute force */
+  int32_t brute = 0;
+  for (int32_t i = 0; i < n; i++)
+    for (int32_t j = i + 1; j < n; j++) {
+      const double *a = r.s->x + 4 * (size_t)i, *b = r.s->x + 4 * (size_t)j;
+      double d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                  (a[2] - b[2]) * (a[2] - b[2]);
+      double lim = 1.5 * (r.m->radius[i] + r.m->radius[j]);
+      brute += d2 < lim * lim;
+    }
+  ck_assert_int_eq(w->pc_n, brute);
+  ck_assert_int_gt(brute, 0);
+  tu_sim_free(&r);
+  free(y);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("collide_particles");
   TCase *t = tcase_create("contacts");
@@ -190,6 +233,7 @@ static Suite *suite(void) {
   tcase_add_test(t, contacts_are_deterministic_across_threads);
   tcase_add_test(t, cloth_folding_on_itself_does_not_pass_through);
   tcase_add_test(t, linked_pairs_never_collide);
+  tcase_add_test(t, one_big_particle_keeps_the_search_linear);
   suite_add_tcase(s, t);
   return s;
 }

@@ -15,6 +15,8 @@
 
 #include "model/model_private.h"
 #include "model/rigid_model.h"
+#include "solve/rigid/rigid.h"
+#include "solve/solve.h"
 #include "testutil.h"
 #include "util/quat.h"
 #include "util/vec3.h"
@@ -478,6 +480,27 @@ START_TEST(joints_and_contacts_same_bits_any_threads) {
 }
 END_TEST
 
+/* Bounded work: 1,500 spheres in a tower along y (no gravity) -- the broad
+ * phase sweeps along the axis where the bodies spread, so it tests a few
+ * boxes per body, not every pair (sweeping along x, every box overlapped
+ * every other on x: 1.1 million tests). */
+START_TEST(broad_phase_linear_for_a_tower) {
+  const int N = 1500;
+  char *y = malloc(256 * (size_t)N + 256);
+  size_t k = (size_t)sprintf(y, "time: {dt: 1/60, frames: 1}\nworld: {gravity: [0, 0, 0]}\nbodies:\n");
+  for (int i = 0; i < N; i++)
+    k += (size_t)sprintf(y + k, "  - rigid: {name: s%d, shape: sphere, radius: 0.1, position: [0, %d, 0]}\n",
+                         i, i);
+  tu_sim r = tu_sim_new(y);
+  tu_sim_steps(&r, 1);
+  const struct vs_rwork *w = r.s->scratch->rigid;
+  ck_assert_msg(w->broad_tests < 8 * (int64_t)N, "%lld box tests for %d bodies",
+                (long long)w->broad_tests, N);
+  tu_sim_free(&r);
+  free(y);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rigid_robust");
   TCase *t = tcase_create("rigid_robust");
@@ -498,6 +521,7 @@ int main(void) {
   tcase_add_test(t, joined_bodies_do_not_collide_unless_asked);
   tcase_add_test(t, collision_groups_and_masks);
   tcase_add_test(t, joints_and_contacts_same_bits_any_threads);
+  tcase_add_test(t, broad_phase_linear_for_a_tower);
   suite_add_tcase(s, t);
   return tu_run(s);
 }

@@ -29,6 +29,7 @@
   X(hash_fill, int32_t, (size_t)w->hash_size)                         \
   X(hash_items, int32_t, contacts ? (size_t)m->n_particles : 0)       \
   X(pcell, int32_t, contacts ? 3 * (size_t)m->n_particles : 0)        \
+  X(big, int32_t, contacts ? (size_t)m->n_particles : 0)              \
   X(jacobi.link_ab, int32_t, jacobi ? 2 * (size_t)m->n_dist : 0)      \
   X(jacobi.link_rest, double, jacobi ? (size_t)m->n_dist : 0)         \
   X(jacobi.link_kw, double, jacobi ? (size_t)m->n_dist : 0)           \
@@ -212,6 +213,7 @@ vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, v
                           "out of memory laying out %d links for the Jacobi relaxation", m->n_dist);
     }
   }
+  if (contacts) vs_contacts_layout(m, w);
   w->jacobi.block = vs_jacobi_path_fn(path);
   w->jacobi.path = (int)path;
   if (m->priv->rigid && vs_rwork_create(m->priv->rigid, &w->rigid) != VS_OK) {

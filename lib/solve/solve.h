@@ -93,6 +93,10 @@ struct vs_solver_scratch {
   int32_t *hash_fill;         /* (hash_size) */
   int32_t *hash_items;        /* (n_particles) */
   int32_t *pcell;             /* (n_particles x 3) cell of each particle */
+  double cell_radius;         /* cells are 3 cell_radius wide (collide_particles.c) */
+  int32_t n_big;              /* particles larger than cell_radius: tested against all */
+  int32_t *big;               /* (n_big) their indices, ascending */
+  int64_t pc_tests;           /* pairs tested by the last search (bounded work: tested) */
 
   vs_jacobi_layout jacobi;    /* filled when the model's relaxation is jacobi */
 
@@ -153,6 +157,9 @@ VS_PRIVATE void vs_relax_gauss_seidel(const vs_model *m, vs_state *s, const vs_s
 VS_PRIVATE void vs_relax_jacobi(const vs_model *m, vs_state *s, const vs_solve_ctx *c);
 
 /* ---- particle-particle contacts (collide_particles.c) ---- */
+/* The particle broad phase's cell size and its big particles (once, from the
+ * model's radii: collide_particles.c). */
+VS_PRIVATE void vs_contacts_layout(const vs_model *m, vs_solver_scratch *w);
 VS_PRIVATE vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err);
 VS_PRIVATE void vs_contacts_color(const vs_model *m, vs_state *s);
 VS_PRIVATE void vs_contacts_sweep_start(const vs_model *m, vs_state *s);

@@ -106,7 +106,8 @@ typedef struct vs_rwork {
   double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
   double h;              /* the step's length (set by vs_rigid_step) */
   double *reach;         /* (n) how far each body may travel in the step (rigid_broad.c) */
-  int32_t *order;        /* (n) bodies sorted by AABB min x */
+  int32_t *order;        /* (n) bodies sorted by AABB min on the sweep axis */
+  int64_t broad_tests;   /* box tests of the last broad phase (bounded work: tested) */
   double *aabb;          /* (n x 6) */
   double *key;           /* (n) sort keys */
   int32_t *tmp;          /* (n) merge-sort scratch */

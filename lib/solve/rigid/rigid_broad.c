@@ -115,23 +115,41 @@ void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w)
   int32_t n = m->n_bodies, nc = 0;
   double margin = m->set.margin;
   w->dropped = 0;
+  double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
   for (int32_t i = 0; i < n; i++) {
     w->reach[i] = reach(m, s, i, w->h);
     body_aabb(m, s, i, 0.5 * margin + w->reach[i], &w->aabb[6 * i]);
     w->order[i] = i;
-    w->key[i] = w->aabb[6 * i];
+    for (int k = 0; k < 3; k++) {
+      double c = 0.5 * (w->aabb[6 * i + k] + w->aabb[6 * i + 3 + k]);
+      sum[k] += c;
+      sq[k] += c * c;
+    }
   }
+  /* sort and sweep along the axis on which the bodies spread most (a tower
+   * along y swept on x was quadratic); the pairs are sorted afterwards, so
+   * the axis changes no result */
+  int ax = 0;
+  double best = -1;
+  for (int k = 0; k < 3; k++) {
+    double var = n > 0 ? sq[k] - sum[k] * sum[k] / n : 0;
+    if (var > best) best = var, ax = k;
+  }
+  int a1 = (ax + 1) % 3, a2 = (ax + 2) % 3;
+  for (int32_t i = 0; i < n; i++) w->key[i] = w->aabb[6 * i + ax];
   msort_idx(w->order, w->tmp, w->key, n);
-  /* sort and sweep on x */
   int32_t np = 0;
+  w->broad_tests = 0;
   for (int32_t oi = 0; oi < n; oi++) {
     int32_t i = w->order[oi];
     const double *bi = &w->aabb[6 * i];
     for (int32_t oj = oi + 1; oj < n; oj++) {
       int32_t j = w->order[oj];
       const double *bj = &w->aabb[6 * j];
-      if (bj[0] > bi[3]) break;
-      if (bj[1] > bi[4] || bj[4] < bi[1] || bj[2] > bi[5] || bj[5] < bi[2]) continue;
+      if (bj[ax] > bi[3 + ax]) break;
+      w->broad_tests++;
+      if (bj[a1] > bi[3 + a1] || bj[3 + a1] < bi[a1] || bj[a2] > bi[3 + a2] || bj[3 + a2] < bi[a2])
+        continue;
       if (m->inv_mass[i] == 0 && m->inv_mass[j] == 0) continue;
       if (!vs_rmodel_may_collide(m, i, j)) continue;
       if (np >= w->max_contacts) {
