@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Convergence study: max relative constraint error against iterations, for
-Gauss-Seidel and coloured Jacobi on the same cloth (issue 3).
+Gauss-Seidel and coloured Jacobi on the same cloth.
 
     /usr/bin/python3 scripts/convergence.py [--vsim build/vsim] [--out build/convergence]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""gen-meshes.py: write the example OBJ meshes of configs/meshes/ (issue 11).
+"""gen-meshes.py: write the example OBJ meshes of configs/meshes/.
 
     /usr/bin/python3 scripts/gen-meshes.py [OUTDIR]   (default configs/meshes)
 

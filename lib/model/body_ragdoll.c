@@ -1,5 +1,5 @@
 /* body_ragdoll.c: Jakobsen's articulated humanoid (Advanced Character Physics
- * §6; seed 001's ragdoll): particles for the joints, sticks for the bones, a
+ * §6; the ragdoll of a Verlet cloth and ragdoll tutorial): particles for the joints, sticks for the bones, a
  * rigid torso (a tetrahedron of shoulders, hips and a sternum point), and
  * one-sided links as joint limits.
  *

@@ -1,4 +1,4 @@
-/* con_angle.c: an angle limit at b (seed 001's "fake angle constraint"):
+/* con_angle.c: an angle limit at b (the "fake angle constraint" of a Verlet cloth and ragdoll tutorial):
  * the angle between b->a and b->c is kept in [min, max] by a one-sided link
  * a-c whose bounds follow from the law of cosines on the current arm lengths,
  * L(theta)^2 = |ba|^2 + |bc|^2 - 2 |ba| |bc| cos(theta). */

@@ -1,7 +1,8 @@
 /* rigid.h (private): the rigid-body solver core -- boxes, spheres and
  * capsules with orientation and inertia, solved at the velocity level by
- * sequential impulses (Catto; docs cite seed 004) with the impulse response
- * and effective mass of seed 003.
+ * sequential impulses (Catto, "Iterative dynamics with temporal coherence",
+ * 2005) with the impulse response and effective mass of rigid-body
+ * interaction by impulses (a 2003 thesis on rigid-body collisions).
  *
  * Self-contained for now: a rigid "model" (what does not change in a run)
  * and a rigid "state" (what a checkpoint must hold), both flat arrays with

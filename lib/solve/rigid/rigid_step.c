@@ -2,20 +2,21 @@
  * momentum diagnostics.
  *
  * A step of length h: world inverse inertias; broad and narrow phase once
- * (rigid_collide.c); prepare the contact rows and warm-start impulses; then
- * `substeps` substeps of h / substeps, each: gravity and damping, joint rows
- * from the current pose, warm start, `iterations` sweeps (joints, then
- * contacts in their order, with the split-impulse position bias), positions
- * and orientations (real + pseudo velocities), a position pass over the
- * joints, restitution in the last substep, and the angular-momentum update
- * below.  Last, the impulses go to the cache for the next step.
+ * (rigid_broad.c, rigid_collide.c); prepare the contact rows and
+ * warm-start impulses; then `substeps` substeps of h / substeps, each:
+ * gravity and damping, joint rows from the current pose (and the forest's
+ * factorisation at the step's start), warm start, `iterations` sweeps (the
+ * forest's exact velocity solve, the other joints' rows, then the contacts
+ * in their order, with the split-impulse position bias), positions and
+ * orientations (real + pseudo velocities, the free rotation below), the
+ * forest's position passes and the other joints' position pass, restitution
+ * in the last substep.  Last, the impulses go to the cache for the next
+ * step.
  *
- * Angular momentum: the step keeps the world angular momentum L = I_w(R) w
- * of every body through the orientation update (seed 003 keeps L as state):
- * after the impulses, L is formed with the orientation the impulses were
- * computed for, the orientation advances by exp(h w), and w is recomputed
- * from L with the new orientation.  A torque-free body therefore keeps L
- * exactly (to rounding), and its spin precesses and flips as it should. */
+ * Angular momentum: the free rotation keeps the world angular momentum
+ * L = I_w(R) w of every body exactly (as the impulse-based model keeps L as
+ * state), by exact rotations about the principal axes (integrate_positions
+ * below). */
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
