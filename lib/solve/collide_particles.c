@@ -139,6 +139,19 @@ static inline int close_pair(const vs_model *m, vs_solver_scratch *w, const doub
   return !linked(m, i, j);
 }
 
+static vs_status add_pair(vs_state *s, int32_t i, int32_t j, vs_error *err) {
+  vs_solver_scratch *const w = s->scratch;
+  if (w->pc_n == w->pc_cap)
+    return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                        "frame %lld: more than %d particle contacts (%d per colliding "
+                        "particle); the particles are packed far closer than their radii",
+                        (long long)s->frame, w->pc_cap, VS_CONTACTS_PER_PARTICLE);
+  w->pc_pairs[2 * (size_t)w->pc_n] = i;
+  w->pc_pairs[2 * (size_t)w->pc_n + 1] = j;
+  w->pc_n++;
+  return VS_OK;
+}
+
 vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
   vs_solver_scratch *const w = s->scratch;
   w->pc_n = 0;
@@ -186,15 +199,7 @@ vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
             if (j <= i) continue;
             const int32_t *cj = pc + 3 * (size_t)j;
             if (cj[0] != qx || cj[1] != qy || cj[2] != qz) continue; /* another cell, same bucket */
-            if (!close_pair(m, w, x, i, j)) continue;
-            if (w->pc_n == w->pc_cap)
-              return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
-                                  "frame %lld: more than %d particle contacts (%d per colliding "
-                                  "particle); the particles are packed far closer than their radii",
-                                  (long long)s->frame, w->pc_cap, VS_CONTACTS_PER_PARTICLE);
-            w->pc_pairs[2 * (size_t)w->pc_n] = i;
-            w->pc_pairs[2 * (size_t)w->pc_n + 1] = j;
-            w->pc_n++;
+            if (close_pair(m, w, x, i, j) && add_pair(s, i, j, err) != VS_OK) return err->code;
           }
         }
   }
@@ -209,15 +214,7 @@ vs_status vs_contacts_find(const vs_model *m, vs_state *s, vs_error *err) {
       const double *pj = x + 4 * (size_t)j;
       if (!isfinite(pj[0]) || !isfinite(pj[1]) || !isfinite(pj[2])) continue;
       const int32_t lo = i < j ? i : j, hi = i < j ? j : i;
-      if (!close_pair(m, w, x, lo, hi)) continue;
-      if (w->pc_n == w->pc_cap)
-        return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
-                            "frame %lld: more than %d particle contacts (%d per colliding "
-                            "particle); the particles are packed far closer than their radii",
-                            (long long)s->frame, w->pc_cap, VS_CONTACTS_PER_PARTICLE);
-      w->pc_pairs[2 * (size_t)w->pc_n] = lo;
-      w->pc_pairs[2 * (size_t)w->pc_n + 1] = hi;
-      w->pc_n++;
+      if (close_pair(m, w, x, lo, hi) && add_pair(s, lo, hi, err) != VS_OK) return err->code;
     }
   }
   sort_bottom_up(m, s);

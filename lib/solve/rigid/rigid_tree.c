@@ -334,21 +334,18 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
  * joints' multipliers too. */
 static void tree_solve(vs_rtree *t) {
+  double tmp[6];
   for (int32_t o = 0; o < t->n_nodes; o++) { /* forward: y_p -= L^T y_k */
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
     int dk = t->dim[k], dp = t->dim[p];
-    const double *L = &t->lblk[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
     double *yp = &t->y[6 * (size_t)p];
-    for (int i = 0; i < dp; i++) {
-      double sum = 0;
-      for (int q = 0; q < dk; q++) sum += L[q * dp + i] * yk[q];
-      yp[i] -= sum;
-    }
+    mul_tn(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)k], dk, dp, 1, tmp);
+    for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
   }
   for (int32_t k = 0; k < t->n_nodes; k++) { /* y = D^-1 y */
     int d = t->dim[k];
-    double *yk = &t->y[6 * (size_t)k], tmp[6];
+    double *yk = &t->y[6 * (size_t)k];
     mul_nn(&t->dinv[36 * (size_t)k], yk, d, d, 1, tmp);
     memcpy(yk, tmp, sizeof(double) * (size_t)d);
   }
@@ -356,13 +353,9 @@ static void tree_solve(vs_rtree *t) {
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
     int dk = t->dim[k], dp = t->dim[p];
-    const double *L = &t->lblk[36 * (size_t)k], *yp = &t->y[6 * (size_t)p];
     double *yk = &t->y[6 * (size_t)k];
-    for (int i = 0; i < dk; i++) {
-      double sum = 0;
-      for (int q = 0; q < dp; q++) sum += L[i * dp + q] * yp[q];
-      yk[i] -= sum;
-    }
+    mul_nn(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], dk, dp, 1, tmp);
+    for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
   }
 }
 
