@@ -376,6 +376,34 @@ START_TEST(bitwise_across_threads_and_resume) {
 }
 END_TEST
 
+/* The joints' forest (rigid_tree.c) and its loops, with contacts, a rope
+ * attached both ways and jacobi colours: configs/rigid_chain.yaml with a
+ * joint closing a loop gives the same bytes on 1 and 3 threads and across
+ * --resume. */
+START_TEST(joint_forest_bitwise_across_threads_and_resume) {
+  char *src = cu_repo_path("configs/rigid_chain.yaml");
+  char *text = cu_slurp(src);
+  ck_assert_ptr_nonnull(text);
+  char *scene = in_dir("chain.yaml");
+  char *full = cu_strf("%s  - ball: {a: link7, b: world, at: [2, 2, 0]}\nsolver: {relaxation: jacobi}\n",
+                       text);
+  cu_write(scene, full);
+  run_ok("chain.yaml", "c1.h5", "--threads", "1");
+  run_ok("chain.yaml", "c3.h5", "--threads", "3");
+  expect_equal("c1.h5", "c3.h5");
+  run_ok("chain.yaml", "cr.h5", "--frames", "97");
+  cu_proc p = cu_vsim(g_dir, "run", "--resume", "cr.h5", "--frames", "240", "-q", "--threads", "2",
+                      (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  expect_equal("c1.h5", "cr.h5");
+  free(full);
+  free(scene);
+  free(text);
+  free(src);
+}
+END_TEST
+
 /* relaxation: jacobi on the 20-level pyramid: the rigid contacts' colours
  * run on the team; positions and orientations have the same bytes on 1, 2
  * and 3 threads and across --resume, and differ from gauss-seidel's order. */
@@ -514,6 +542,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(cli, setup, teardown);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
   tcase_add_test(cli, jacobi_pyramid_bitwise_across_threads_and_resume);
+  tcase_add_test(cli, joint_forest_bitwise_across_threads_and_resume);
   tcase_add_test(cli, info_on_a_rigid_only_file);
   tcase_add_test(cli, bad_rigid_inputs_exit_2_and_leave_nothing);
   tcase_add_test(cli, set_and_validate_reach_the_rigid_keys);
