@@ -225,6 +225,46 @@ START_TEST(one_big_particle_keeps_the_search_linear) {
 }
 END_TEST
 
+/* collision_group / collision_mask on particle bodies: two balls dropped
+ * onto a third (all with radii) rest on it by default; in a group the
+ * other's mask leaves out, one falls through it.  And a particle falls
+ * onto a fixed rigid box, or through it when their masks say so. */
+static double ball_height(const char *top_keys) {
+  char y[1024];
+  snprintf(y, sizeof y,
+           "time: {frames: 60}\nworld: {particle_collisions: true}\nbodies:\n"
+           "  - particles: {name: base, radius: 0.1, positions: [[0, 0, 0]], pin: [0]}\n"
+           "  - particles: {name: top, radius: 0.1, positions: [[0, 0.5, 0]]%s}\n",
+           top_keys);
+  tu_sim r = tu_sim_new(y);
+  tu_sim_steps(&r, 60);
+  double h = r.s->x[4 * 1 + 1];
+  tu_sim_free(&r);
+  return h;
+}
+
+static double ball_on_box(const char *keys) {
+  char y[1024];
+  snprintf(y, sizeof y,
+           "time: {frames: 60}\nbodies:\n"
+           "  - rigid: {name: box, size: [1, 0.2, 1], fixed: true}\n"
+           "  - particles: {name: p, radius: 0.05, positions: [[0, 0.5, 0]]%s}\n",
+           keys);
+  tu_sim r = tu_sim_new(y);
+  tu_sim_steps(&r, 60);
+  double h = r.s->x[1];
+  tu_sim_free(&r);
+  return h;
+}
+
+START_TEST(collision_masks_on_particle_bodies) {
+  ck_assert_double_gt(ball_height(""), 0.15);
+  ck_assert_double_lt(ball_height(", collision_group: 2, collision_mask: 4"), -1.0);
+  ck_assert_double_gt(ball_on_box(""), 0.1);
+  ck_assert_double_lt(ball_on_box(", collision_group: 5, collision_mask: 32"), -1.0);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("collide_particles");
   TCase *t = tcase_create("contacts");
@@ -234,6 +274,7 @@ static Suite *suite(void) {
   tcase_add_test(t, cloth_folding_on_itself_does_not_pass_through);
   tcase_add_test(t, linked_pairs_never_collide);
   tcase_add_test(t, one_big_particle_keeps_the_search_linear);
+  tcase_add_test(t, collision_masks_on_particle_bodies);
   suite_add_tcase(s, t);
   return s;
 }

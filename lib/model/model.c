@@ -365,6 +365,8 @@ static vs_status generate_bodies(vs_builder *bld, const vs_scene *s, const vs_ob
     bi->kind = bd->kind;
     bi->first = bld->np;
     bi->damping_rigid = bd->damping_rigid;
+    bi->group_bits = 1u << bd->collision_group;
+    bi->mask = (uint32_t)bd->collision_mask;
     m->n_rigid_damped += bd->damping_rigid > 0.0;
     int32_t d0 = bld->nd;
     vs_status st = bd->kind == VS_BODY_MESH ? vs_mesh_generate(bld, bd, &objs[b], (int32_t)b, err)

@@ -193,6 +193,15 @@ const sk_row vs_sk_rows[] = {
      .check = sk_check_body_name,
      .doc = "letters, digits, `_` and `-`, not only digits, unique [the kind and its index, "
             "e.g. `cloth0`]"},
+    {"collision_group", BO(ALLB, collision_group), .type = SK_INT, .irange = {0, 1, 31, 0},
+     .def = "0",
+     .doc = "the body's group, 0 to 31: another body collides with it only when its "
+            "`collision_mask` has this bit (rigid bodies with each other and with particles, "
+            "particles with each other)"},
+    {"collision_mask", BO(ALLB, collision_mask), .type = SK_INT, .irange = {0, 1, 4294967295, 0},
+     .def = "4294967295",
+     .doc = "bit g set: the body collides with bodies of group g (both masks must agree); "
+            "default every group"},
     {"file", BO(ME, mesh), HOOK(sk_load_mesh_file, sk_emit_mesh_file), .flags = SKF_REQUIRED,
      .doc = "Wavefront OBJ file, relative to the scene file (see \"Meshes\" below)"},
     {"transform", BO(ME, mesh), HOOK(sk_load_transform, sk_emit_transform),
@@ -260,14 +269,7 @@ const sk_row vs_sk_rows[] = {
      .doc = "a pair uses max(restitution_a, restitution_b)"},
     {"fixed", BO(RI, fixed), .type = SK_BOOL, .def = "false",
      .doc = "`true`: infinite mass and inertia, never moves"},
-    {"collision_group", BO(RI, collision_group), .type = SK_INT, .irange = {0, 1, 31, 0},
-     .def = "0",
-     .doc = "the body's group, 0 to 31: another body collides with it only when its "
-            "`collision_mask` has this bit"},
-    {"collision_mask", BO(RI, collision_mask), .type = SK_INT, .irange = {0, 1, 4294967295, 0},
-     .def = "4294967295",
-     .doc = "bit g set: the body collides with bodies of group g (both masks must agree); "
-            "default every group"},
+
     {"velocity", BO(TE, velocity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
      .doc = "initial velocity, m/s"},
     {"angular_velocity", BO(TE, angular_velocity), .type = SK_VEC, .n = 3, .range = ANY,

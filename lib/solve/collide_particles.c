@@ -131,6 +131,8 @@ void vs_contacts_layout(const vs_model *m, vs_solver_scratch *w) {
 static inline int close_pair(const vs_model *m, vs_solver_scratch *w, const double *x, int32_t i,
                              int32_t j) {
   w->pc_tests++;
+  const vs_body_info *bi = &m->bodies[m->body[i]], *bj = &m->bodies[m->body[j]];
+  if (!(bi->group_bits & bj->mask) || !(bj->group_bits & bi->mask)) return 0;
   const double *pi = x + 4 * (size_t)i, *pj = x + 4 * (size_t)j;
   if (pi[3] == 0.0 && pj[3] == 0.0) return 0;
   const double lim = 1.5 * (m->radius[i] + m->radius[j]);

@@ -56,6 +56,8 @@ typedef struct vs_body_info {
   int32_t count;   /* particles */
   int32_t nu, nv, nw; /* grid resolution (cloth: nu, nv; lattice: all three); else 0 */
   double damping_rigid; /* [0, 1] per step: velocities pulled towards the body's rigid motion */
+  uint32_t group_bits;  /* 1 << collision_group */
+  uint32_t mask;        /* collision_mask: collides with the groups of these bits */
 } vs_body_info;
 
 /* A mesh collider's triangles: its vertices and triangles (vertex numbers

@@ -91,7 +91,9 @@ void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
     const double r = m->radius[i];
     if (r <= 0.0) continue;
     double *p = s->x + 4 * (size_t)i;
+    const vs_body_info *pb = &m->bodies[m->body[i]];
     for (int32_t b = 0; b < m->n_rigid; b++) {
+      if (!(pb->group_bits & rm->mask[b]) || !(rm->group_bits[b] & pb->mask)) continue;
       const double *c = s->rx + 3 * (size_t)b;
       const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]}, reach = rm->bound[b] + r;
       if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > reach * reach) continue;
