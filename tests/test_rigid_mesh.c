@@ -13,22 +13,10 @@
 #include "model/model_private.h"
 #include "solve/rigid/rigid.h"
 
-static char *g_dir;
-static void setup(void) { g_dir = tu_tmpdir(); }
-static void teardown(void) {
-  tu_rmtree(g_dir);
-  free(g_dir);
-}
-
-static void step_n(const vs_model *m, vs_state *s, int n) {
-  vs_error e;
-  for (int i = 0; i < n; i++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
-}
-
 /* A two-triangle floor (the square [-1, 1]^2 at y = 0, its diagonal from
  * (-1, -1) to (1, 1)) written to the test's directory. */
 static char *two_triangles(void) {
-  char *p = cu_strf("%s/two.obj", g_dir);
+  char *p = cu_strf("%s/two.obj", tu_dir());
   cu_write(p, "v -1 0 -1\nv 1 0 -1\nv 1 0 1\nv -1 0 1\nf 1 3 2\nf 1 4 3\n");
   return p;
 }
@@ -127,15 +115,15 @@ static void floor_vs_plane(const char *shape, double rest) {
   vs_state *a = tu_state(ma), *b = tu_state(mb);
   /* falling: 0.5 m - the margin takes 18 frames; until then bitwise */
   for (int f = 0; f < 15; f++) {
-    step_n(ma, a, 1);
-    step_n(mb, b, 1);
+    tu_steps(ma, a, 1);
+    tu_steps(mb, b, 1);
     ck_assert_msg(!memcmp(a->rx, b->rx, 3 * sizeof(double)) &&
                       !memcmp(a->rv, b->rv, 3 * sizeof(double)) &&
                       !memcmp(a->rq, b->rq, 4 * sizeof(double)),
                   "%s: frame %d differs", shape, f + 1);
   }
-  step_n(ma, a, 165);
-  step_n(mb, b, 165);
+  tu_steps(ma, a, 165);
+  tu_steps(mb, b, 165);
   ck_assert_msg(fabs(a->rx[1] - b->rx[1]) < 1e-3, "%s: rest at %.6f on the plane, %.6f on the mesh",
                 shape, a->rx[1], b->rx[1]);
   ck_assert_msg(fabs(b->rx[1] - rest) < 1e-3, "%s: rest at %.6f, want %.6f", shape, b->rx[1], rest);
@@ -175,13 +163,13 @@ START_TEST(box_stands_still_on_a_mesh_floor) {
   vs_scene *sc = tu_scene(y);
   vs_model *m = tu_model(sc);
   vs_state *s = tu_state(m);
-  step_n(m, s, 30);
+  tu_steps(m, s, 30);
   double x0[3], q0[4];
   memcpy(x0, s->rx, sizeof x0);
   memcpy(q0, s->rq, sizeof q0);
   ck_assert_msg(fabs(x0[1] - 0.15) < 1e-3, "settled at %.6f", x0[1]);
   for (int f = 0; f < 600; f++) {
-    step_n(m, s, 1);
+    tu_steps(m, s, 1);
     const double d = sqrt((s->rx[0] - x0[0]) * (s->rx[0] - x0[0]) + (s->rx[1] - x0[1]) * (s->rx[1] - x0[1]) +
                           (s->rx[2] - x0[2]) * (s->rx[2] - x0[2]));
     ck_assert_msg(d < 1e-3, "frame %d: %g m from where it settled", f, d);
@@ -221,9 +209,9 @@ static double slope_acceleration(const char *shape, const char *mu, double *wr) 
   vs_scene *sc = tu_scene(y);
   vs_model *m = tu_model(sc);
   vs_state *s = tu_state(m);
-  step_n(m, s, 30);
+  tu_steps(m, s, 30);
   const double v0 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1] + s->rv[2] * s->rv[2]);
-  step_n(m, s, 60);
+  tu_steps(m, s, 60);
   const double v1 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1] + s->rv[2] * s->rv[2]);
   if (wr) *wr = sqrt(s->rw[0] * s->rw[0] + s->rw[1] * s->rw[1] + s->rw[2] * s->rw[2]) / v1;
   /* it stayed on the slope: its distance from the tilted plane */
@@ -333,7 +321,7 @@ static void drop_on_icosphere(const char *shape) {
   double worst = 0, top = 0;
   int touched = 0;
   for (int f = 0; f < 240; f++) {
-    step_n(m, s, 1);
+    tu_steps(m, s, 1);
     double d = overlap(m, s);
     if (d > worst) worst = d;
     double c[3] = {s->rx[0], s->rx[1] - 0.5, s->rx[2]};
@@ -382,13 +370,13 @@ static const char *const SCENE =
     "            plane: xz, mass: 0.2, radius: 0.03}\n";
 
 static void run_ok(const char *out, const char *a1, const char *a2) {
-  cu_proc p = cu_vsim(g_dir, "run", "s.yaml", "-o", out, "-q", a1, a2, (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "s.yaml", "-o", out, "-q", a1, a2, (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
 }
 
 static void expect_equal(const char *a, const char *b) {
-  cu_proc p = cu_vsim(g_dir, "compare", a, b, (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "equal");
   cu_free(&p);
@@ -397,23 +385,23 @@ static void expect_equal(const char *a, const char *b) {
 START_TEST(bitwise_across_threads_and_resume) {
   char *ico = cu_repo_path("configs/meshes/icosphere.obj");
   char *floor_obj = cu_repo_path("configs/meshes/floor.obj");
-  char *dst = cu_strf("%s/ico.obj", g_dir), *dst2 = cu_strf("%s/floor.obj", g_dir);
+  char *dst = cu_strf("%s/ico.obj", tu_dir()), *dst2 = cu_strf("%s/floor.obj", tu_dir());
   char *t1 = cu_slurp(ico), *t2 = cu_slurp(floor_obj);
   cu_write(dst, t1);
   cu_write(dst2, t2);
-  char *scene = cu_strf("%s/s.yaml", g_dir);
+  char *scene = cu_strf("%s/s.yaml", tu_dir());
   cu_write(scene, SCENE);
   run_ok("t1.h5", "--threads", "1");
   run_ok("t3.h5", "--threads", "3");
   expect_equal("t1.h5", "t3.h5");
   run_ok("r.h5", "--frames", "23");
-  cu_proc p = cu_vsim(g_dir, "run", "--resume", "r.h5", "--frames", "60", "-q", (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "60", "-q", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   expect_equal("t1.h5", "r.h5");
   /* the mesh's friction reaches the bodies */
   run_ok("f.h5", "--set", "world.colliders.1.friction=0.1");
-  p = cu_vsim(g_dir, "compare", "t1.h5", "f.h5", (char *)NULL);
+  p = cu_vsim(tu_dir(), "compare", "t1.h5", "f.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.out, "/particles/rigid/");
   cu_free(&p);
@@ -425,7 +413,7 @@ static Suite *suite(void) {
   Suite *s = suite_create("rigid_mesh");
   TCase *tc = tcase_create("physics");
   tcase_set_timeout(tc, 120);
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
   tcase_add_test(tc, box_on_a_flat_mesh_gets_its_four_corners);
   tcase_add_test(tc, sphere_on_an_interior_edge_gets_one_face_contact);
   tcase_add_test(tc, box_rests_on_a_mesh_floor_as_on_a_plane);
@@ -439,7 +427,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 300);
-  tcase_add_checked_fixture(cli, setup, teardown);
+  tcase_add_checked_fixture(cli, tu_dir_setup, tu_dir_teardown);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
   suite_add_tcase(s, cli);
   return s;

@@ -11,18 +11,6 @@
 #include "solve/rigid/rigid.h"
 #include "vsim/step.h"
 
-static char *g_dir;
-static void setup(void) { g_dir = tu_tmpdir(); }
-static void teardown(void) {
-  tu_rmtree(g_dir);
-  free(g_dir);
-}
-
-static void step_n(const vs_model *m, vs_state *s, int n) {
-  vs_error e;
-  for (int i = 0; i < n; i++) ck_assert_int_eq(vs_step(m, s, &e), VS_OK);
-}
-
 /* ---- physics through the scene keys ---------------------------------------- */
 
 /* The deepest penetration of the observables (a sort and sweep over the
@@ -96,9 +84,9 @@ START_TEST(box_slides_down_the_incline_at_the_coulomb_rate) {
       "                  rotation: [0, 0, 30], friction: 0.2}}]\n");
   vs_model *m = tu_model(sc);
   vs_state *s = tu_state(m);
-  step_n(m, s, 30); /* settle onto the slope */
+  tu_steps(m, s, 30); /* settle onto the slope */
   const double v0 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
-  step_n(m, s, 60);
+  tu_steps(m, s, 60);
   const double v1 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
   const double a = (v1 - v0) / 1.0, want = 9.81 * (0.5 - 0.2 * sqrt(3.0) / 2.0);
   ck_assert_msg(fabs(a - want) < 0.02 * want, "a = %g, want %g", a, want);
@@ -117,9 +105,9 @@ START_TEST(ball_rolls_without_slipping) {
       "                  friction: 0.8}}]\n");
   vs_model *m = tu_model(sc);
   vs_state *s = tu_state(m);
-  step_n(m, s, 30);
+  tu_steps(m, s, 30);
   const double v0 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
-  step_n(m, s, 60);
+  tu_steps(m, s, 60);
   const double v1 = sqrt(s->rv[0] * s->rv[0] + s->rv[1] * s->rv[1]);
   const double a = v1 - v0, want = 5.0 / 7.0 * 9.81 * 0.5;
   ck_assert_msg(fabs(a - want) < 0.02 * want, "a = %g, want %g", a, want);
@@ -143,7 +131,7 @@ START_TEST(bounce_reaches_a_quarter_of_the_drop) {
   double top = 0.0;
   int bounced = 0;
   for (int i = 0; i < 240 * 2; i++) {
-    step_n(m, s, 1);
+    tu_steps(m, s, 1);
     if (s->rv[1] > 0.0) bounced = 1;
     if (bounced && s->rx[1] - 0.1 > top) top = s->rx[1] - 0.1;
   }
@@ -169,7 +157,7 @@ START_TEST(particle_rigid_contact_keeps_momentum) {
   const double P0 = 0.3 * 4.0;
   double P[3];
   for (int i = 0; i < 120; i++) {
-    step_n(m, s, 1);
+    tu_steps(m, s, 1);
     for (int k = 0; k < 3; k++) P[k] = 0.3 * s->v[k] + 2.0 * s->rv[k];
     ck_assert_msg(fabs(P[0] - P0) < 1e-9 * P0 && fabs(P[1]) < 1e-9 && fabs(P[2]) < 1e-9,
                   "step %d: P = (%.17g, %g, %g), want (%g, 0, 0)", i, P[0], P[1], P[2], P0);
@@ -200,7 +188,7 @@ static double slide(double friction) {
   vs_scene *sc = tu_scene(y);
   vs_model *m = tu_model(sc);
   vs_state *s = tu_state(m);
-  step_n(m, s, 60);
+  tu_steps(m, s, 60);
   const double d = s->rx[0] + 0.4;
   if (friction > 0) ck_assert_msg(fabs(s->rv[0]) < 0.02, "still sliding at %g m/s", s->rv[0]);
   ck_assert_msg(fabs(s->rx[1] - 0.15) < 0.01, "height %g", s->rx[1]);
@@ -271,7 +259,7 @@ START_TEST(ball_joint_chain_keeps_its_joints) {
   const double left[3] = {-0.125, 0, 0}, right[3] = {0.125, 0, 0};
   double worst = 0.0;
   for (int f = 0; f < 240; f++) {
-    step_n(m, s, 1);
+    tu_steps(m, s, 1);
     double a[3], b[3];
     anchor(s, 0, left, a);
     const double w[3] = {0, 2, 0};
@@ -308,7 +296,7 @@ START_TEST(attach_acts_both_ways_and_keeps_momentum) {
   vs_state *s = tu_state(m);
   const double P0 = 0.5 * 2.0;
   for (int i = 0; i < 240; i++) {
-    step_n(m, s, 1);
+    tu_steps(m, s, 1);
     double P[3];
     for (int k = 0; k < 3; k++) P[k] = 0.5 * s->v[k] + 2.0 * s->rv[k];
     ck_assert_msg(fabs(P[2] - P0) < 1e-9 * P0 && fabs(P[0]) < 1e-9 && fabs(P[1]) < 1e-9,
@@ -340,16 +328,16 @@ static const char *const SCENE =
     "            rotation: [0, 20, 10]}\n"
     "  - rigid: {name: ball, shape: sphere, radius: 0.1, position: [0.3, 0.9, 0.1]}\n";
 
-static char *in_dir(const char *name) { return cu_strf("%s/%s", g_dir, name); }
+static char *in_dir(const char *name) { return cu_strf("%s/%s", tu_dir(), name); }
 
 static void run_ok(const char *scene, const char *out, const char *extra1, const char *extra2) {
-  cu_proc p = cu_vsim(g_dir, "run", scene, "-o", out, "-q", extra1, extra2, (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", scene, "-o", out, "-q", extra1, extra2, (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
 }
 
 static void expect_equal(const char *a, const char *b) {
-  cu_proc p = cu_vsim(g_dir, "compare", a, b, (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "equal");
   cu_free(&p);
@@ -362,13 +350,13 @@ START_TEST(bitwise_across_threads_and_resume) {
   run_ok("s.yaml", "t3.h5", "--threads", "3");
   expect_equal("t1.h5", "t3.h5");
   run_ok("s.yaml", "r.h5", "--frames", "17");
-  cu_proc p = cu_vsim(g_dir, "run", "--resume", "r.h5", "--frames", "40", "-q", (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "40", "-q", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   expect_equal("t1.h5", "r.h5");
   /* a changed rigid key is seen by compare */
   run_ok("s.yaml", "f.h5", "--set", "bodies.box.friction=0.1");
-  p = cu_vsim(g_dir, "compare", "t1.h5", "f.h5", (char *)NULL);
+  p = cu_vsim(tu_dir(), "compare", "t1.h5", "f.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.out, "/particles/rigid/");
   cu_free(&p);
@@ -392,7 +380,7 @@ START_TEST(joint_forest_bitwise_across_threads_and_resume) {
   run_ok("chain.yaml", "c3.h5", "--threads", "3");
   expect_equal("c1.h5", "c3.h5");
   run_ok("chain.yaml", "cr.h5", "--frames", "97");
-  cu_proc p = cu_vsim(g_dir, "run", "--resume", "cr.h5", "--frames", "240", "-q", "--threads", "2",
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "cr.h5", "--frames", "240", "-q", "--threads", "2",
                       (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
@@ -410,32 +398,32 @@ END_TEST
 START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
   char *pyr = cu_repo_path("configs/rigid_pyramid.yaml");
   const char *J = "solver.relaxation=jacobi";
-  cu_proc p = cu_vsim(g_dir, "run", pyr, "-o", "j1.h5", "-q", "--frames", "12", "--set", J,
+  cu_proc p = cu_vsim(tu_dir(), "run", pyr, "-o", "j1.h5", "-q", "--frames", "12", "--set", J,
                       "--threads", "1", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   for (int t = 2; t <= 3; t++) {
     char th[16];
     snprintf(th, sizeof th, "%d", t);
-    p = cu_vsim(g_dir, "run", pyr, "-o", "jt.h5", "-q", "--force", "--frames", "12", "--set", J,
+    p = cu_vsim(tu_dir(), "run", pyr, "-o", "jt.h5", "-q", "--force", "--frames", "12", "--set", J,
                 "--threads", th, (char *)NULL);
     CU_EXPECT_CODE(p, 0);
     cu_free(&p);
     expect_equal("j1.h5", "jt.h5");
   }
-  p = cu_vsim(g_dir, "run", pyr, "-o", "jr.h5", "-q", "--frames", "5", "--set", J, "--threads",
+  p = cu_vsim(tu_dir(), "run", pyr, "-o", "jr.h5", "-q", "--frames", "5", "--set", J, "--threads",
               "2", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  p = cu_vsim(g_dir, "run", "--resume", "jr.h5", "--frames", "12", "-q", "--threads", "3",
+  p = cu_vsim(tu_dir(), "run", "--resume", "jr.h5", "--frames", "12", "-q", "--threads", "3",
               (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   expect_equal("j1.h5", "jr.h5");
-  p = cu_vsim(g_dir, "run", pyr, "-o", "gs.h5", "-q", "--frames", "12", (char *)NULL);
+  p = cu_vsim(tu_dir(), "run", pyr, "-o", "gs.h5", "-q", "--frames", "12", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  p = cu_vsim(g_dir, "compare", "j1.h5", "gs.h5", (char *)NULL);
+  p = cu_vsim(tu_dir(), "compare", "j1.h5", "gs.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.out, "/particles/rigid/");
   cu_free(&p);
@@ -448,7 +436,7 @@ START_TEST(info_on_a_rigid_only_file) {
   cu_write(scene, "time: {frames: 5}\nworld: {colliders: [{plane: {}}]}\n"
                   "bodies: [{rigid: {name: cube, position: [0, 2, 0]}}]\n");
   run_ok("r.yaml", "r.h5", NULL, NULL);
-  cu_proc p = cu_vsim(g_dir, "info", "r.h5", (char *)NULL);
+  cu_proc p = cu_vsim(tu_dir(), "info", "r.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "/particles/rigid/position/value");
   CU_EXPECT_IN(p.out, "/particles/rigid/orientation/value");
@@ -497,11 +485,11 @@ START_TEST(bad_rigid_inputs_exit_2_and_leave_nothing) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *scene = in_dir("bad.yaml");
     cu_write(scene, cases[i].yaml);
-    cu_proc p = cu_vsim(g_dir, "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
+    cu_proc p = cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
     CU_EXPECT_CODE(p, 2);
     CU_EXPECT_IN(p.err, cases[i].msg);
     cu_free(&p);
-    char *listing = cu_listing(g_dir);
+    char *listing = cu_listing(tu_dir());
     ck_assert_msg(strcmp(listing, "bad.yaml") == 0, "case %zu left: %s", i, listing);
     free(listing);
     free(scene);
@@ -512,7 +500,7 @@ END_TEST
 START_TEST(set_and_validate_reach_the_rigid_keys) {
   char *scene = in_dir("v.yaml");
   cu_write(scene, "bodies: [{rigid: {name: crate}}]\n");
-  cu_proc p = cu_vsim(g_dir, "validate", "v.yaml", "--set", "bodies.crate.shape=capsule", "--set",
+  cu_proc p = cu_vsim(tu_dir(), "validate", "v.yaml", "--set", "bodies.crate.shape=capsule", "--set",
                       "solver.rigid.iterations=7", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "crate      rigid     capsule [0.5, 1, 0], mass 1 kg");
@@ -539,7 +527,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);
-  tcase_add_checked_fixture(cli, setup, teardown);
+  tcase_add_checked_fixture(cli, tu_dir_setup, tu_dir_teardown);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
   tcase_add_test(cli, jacobi_pyramid_bitwise_across_threads_and_resume);
   tcase_add_test(cli, joint_forest_bitwise_across_threads_and_resume);

@@ -95,13 +95,14 @@ static inline void tu_sim_free(tu_sim *r) {
 }
 
 /* n steps, failing the test with vs_step's message. */
-static inline void tu_sim_steps(tu_sim *r, int n) {
+static inline void tu_steps(const vs_model *m, vs_state *s, int n) {
   for (int i = 0; i < n; i++) {
     vs_error e;
     vs_error_clear(&e);
-    ck_assert_msg(vs_step(r->m, r->s, &e) == VS_OK, "step %d failed: %s", i, e.message);
+    ck_assert_msg(vs_step(m, s, &e) == VS_OK, "step %d failed: %s", i, e.message);
   }
 }
+static inline void tu_sim_steps(tu_sim *r, int n) { tu_steps(r->m, r->s, n); }
 
 /* Particle i's position (x, y, z; then its inverse mass). */
 static inline const double *tu_sim_x(const tu_sim *r, int i) {
