@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vsim build.  Variants (docs/architecture.md, conventions); `make help`
 # prints the indented lines of this block:
 #   make                    release build: build/vsim, build/libvsim.a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bullet_pyramid.cpp: the pyramid of bench/rigid_pyramid.c in Bullet
 // (btSequentialImpulseConstraintSolver, 10 iterations, dt 1/60, one substep),
 // for the comparison of issue 10: 20 levels, 210 boxes of 0.2 m, friction

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c: the vsim program: subcommand dispatch, --version, --help.
  *
  * The library does the work and never prints; this layer parses the command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep_csv.c: summary.csv (one row per point: its parameters, status,
  * exit code, final error, wall time, file) and --collect, which merges the
  * point-NNNN.csv files of --point runs into it. */

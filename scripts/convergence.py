@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Convergence study: max relative constraint error against iterations, for
 Gauss-Seidel and coloured Jacobi on the same cloth (issue 3).
 

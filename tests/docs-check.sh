@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # docs-check.sh: the repository stands alone.  Its code, tests, scripts and
 # docs cite the contract in docs/ (cli.md, scene-format.md, physics.md,
 # result-file.md, architecture.md), never a SPEC.md or DESIGN.md that a user

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install-check.sh: vsim installed as a user installs it, and used as a user
 # would use it (issue: "install like real software").  Run by `make
 # install-check` (part of `make test`); standalone: sh tests/install-check.sh.
