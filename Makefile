@@ -18,12 +18,18 @@
 #   make bench              benchmarks (table on stdout, JSON under build/bench/);
 #                           also bench-rigid, bench-bvh, render-bench
 #   make fuzz SECONDS=N     libFuzzer on the scene loader and the OBJ reader (clang);
-#                           make fuzz-h5 on the result-file reader
-#   make install            PREFIX=/usr/local, DESTDIR=; also uninstall, install-check
+#                           make fuzz-h5 on the result-file reader, fuzz-obj the OBJ alone
+#   make install            PREFIX=/usr/local, DESTDIR=: program, libraries, headers,
+#                           man page, completions, docs; make uninstall removes exactly those
+#   make install-check      install into a temporary prefix, build examples/ against it
+#                           (part of make test)
+#   make shared / make man  build/libvsim.so, build/vsim.1 alone
 #   make install-deps       the Debian packages to build and test (scripts/install-deps.sh)
 #   make pictures           redraw the README's pictures (docs/images/)
 #   make clean              remove build/
 #   make help               this list
+#   V=1                     with any target: print every command in full (the
+#                           default prints one short line a step, "CC lib/x.c")
 VARIANT ?= release
 ifeq ($(filter $(VARIANT),release debug san),)
 $(error VARIANT must be one of: release debug san (got '$(VARIANT)'))
@@ -48,6 +54,18 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions
 # (lib/io/guard/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
 # resume cases took over its 60 s on 2 loaded cores.
 export CK_TIMEOUT_MULTIPLIER := 4
+endif
+
+# Quiet by default: each step prints one short line ("CC lib/solve/step.c",
+# "AR build/libvsim.a", "LD build/vsim"); V=1 prints every command in full.
+# Warnings and errors are the compiler's own output and always show.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' '$(1)' '$(2)'
 endif
 
 # MPI=1: the same variant built with mpicc under $(BUILD)/mpi, so that
@@ -116,8 +134,9 @@ help:
 
 $(BUILD)/obj/lib/%.o: lib/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
 
 # The coloured-Jacobi kernel paths (lib/solve/kernel_jacobi.h): each file
 # alone gets its instruction set, the rest of the build stays baseline
@@ -137,13 +156,15 @@ endif
 
 $(BUILD)/obj/cmd/%.o: cmd/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Icmd -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Icmd -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
+	$(call say,AR,$@)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 # Start-up (docs/performance.md): the program links HDF5 statically when its
 # archive is installed (Debian's libhdf5-dev ships it): the shared libhdf5
@@ -171,23 +192,27 @@ VSIM_LDLIBS := $(filter-out -lcairo,$(VSIM_LDLIBS))
 
 $(VSIM): $(CMD_OBJ) $(LIBA)
 	$(call need,$(VS_MISSING))
-	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
 
 $(BUILD)/bench/bench: bench/bench.c $(BUILD)/obj/cmd/heap.o $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(BUILD)/obj/cmd/heap.o $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(BUILD)/obj/cmd/heap.o $(LIBA) $(LDLIBS) -o $@
 
 # ns per projection of the coloured-Jacobi kernel paths (docs/performance.md):
 #   VSIM_KERNEL=avx2 build/bench/jacobi_ns 256 1 10 3
 $(BUILD)/bench/jacobi_ns: bench/jacobi_ns.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 # ns per projection and accuracy of the Gauss-Seidel order (docs/performance.md):
 #   build/bench/gs_ns 256 20 3
 $(BUILD)/bench/gs_ns: bench/gs_ns.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 # Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
 # same cloths (and the rigid pyramid, make bench-rigid) run in its solvers
@@ -202,8 +227,9 @@ BULLET_PYRAMID := $(BUILD)/bench/bullet_pyramid
 BENCH_PYRAMID_PEER := --bullet-pyramid $(BULLET_PYRAMID)
 endif
 $(BUILD)/bench/bullet_cloth: bench/bullet_cloth.cpp
+	$(call say,CXX,$<)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet) -o $@
+	$(Q)$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet) -o $@
 
 bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid $(BULLET_PYRAMID)
 	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) \
@@ -226,14 +252,16 @@ E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden te
              test_rigid_surface
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
 	@sh scripts/link-deps.sh $@ $(LIBA) $@.trace $(LIB_OBJ) > $@.link.d && rm -f $@.trace
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
 	@sh scripts/link-deps.sh $@ $(LIBA) $@.trace $(LIB_OBJ) > $@.link.d && rm -f $@.trace
 
 -include $(TEST_BIN:=.link.d)
@@ -322,11 +350,13 @@ FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 
 $(FUZZ_DIR)/obj/lib/%.o: lib/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC fuzz,$<)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_scene: tests/fuzz/fuzz_scene.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
 .PHONY: fuzz
 fuzz: $(FUZZ_DIR)/fuzz_scene
@@ -450,8 +480,9 @@ endif
 # The mesh BVH's build benchmark (1M triangles in under 1 s, docs/performance.md):
 #   make bench-bvh [BVH_ARGS="TRIANGLES REPEATS"]
 $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 .PHONY: bench-bvh
 bench-bvh: $(BUILD)/bench/bvh_build
@@ -461,7 +492,8 @@ bench-bvh: $(BUILD)/bench/bvh_build
 # seeded from tests/fuzz/seeds-obj/ and configs/meshes/; the corpus grows in
 # build/fuzz/corpus-obj/.  `make fuzz` runs it too (SECONDS each).
 $(FUZZ_DIR)/fuzz_obj: tests/fuzz/fuzz_obj.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
 .PHONY: fuzz-obj
 fuzz-obj: $(FUZZ_DIR)/fuzz_obj
@@ -476,8 +508,9 @@ fuzz: fuzz-obj
 # (bench/render_bench.c); RENDER_BENCH_ARGS="--out DIR" also writes pictures.
 .PHONY: render-bench
 $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
@@ -493,7 +526,8 @@ render-bench: $(BUILD)/bench/render_bench
 # crashes on corrupt structures happen in the guard's probe child
 # (lib/io/guard/h5guard_probe.c) and refuse the file: any crash here is a bug.
 $(FUZZ_DIR)/fuzz_h5: tests/fuzz/fuzz_h5.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
 .PHONY: fuzz-h5
 fuzz-h5: $(FUZZ_DIR)/fuzz_h5
@@ -507,12 +541,14 @@ fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 # The rigid-body pyramid benchmark: vsim's rigid solver, and the same
 # pyramid in Bullet when Bullet is installed (HAVE_BULLET above).
 $(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
+	$(call say,CXX,$<)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
+	$(Q)$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
 
 # make bench-rigid: vsim's rigid solver beside Bullet's on the scenes of
 # bench/rigid/ (chain, joint grid, stacks, pyramids, mass ratio, free spin,
@@ -524,12 +560,14 @@ $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
 # Without Bullet the table has the vsim column only.
 PYTHON ?= python3
 $(BUILD)/bench/rigid_scenes: bench/rigid_scenes.c bench/rigid_metrics.h $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib $< $(LIBA) $(LDLIBS) -o $@
 
 $(BUILD)/bench/bullet_scenes: bench/bullet_scenes.cpp bench/rigid_metrics.h $(LIBA)
+	$(call say,CXX,$<)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet 2>/dev/null) $< $(LIBA) \
+	$(Q)$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet 2>/dev/null) $< $(LIBA) \
 	  $(LDLIBS) $(shell $(PKG_CONFIG) --libs bullet 2>/dev/null) -o $@
 
 .PHONY: bench-rigid
