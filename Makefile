@@ -154,11 +154,32 @@ ifeq ($(VARIANT),release)
 $(BUILD)/obj/lib/solve/rigid/rigid_collide.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_collide.o: KFLAGS := -O3
 endif
 
+# `vsim --version` names the commit it was built from: `git describe --always
+# --dirty` (a tag, or a commit, with "-dirty" when the tree has changes) as
+# the define VSIM_GIT_DESCRIBE, given to cmd/main.c alone (never to the
+# library: its objects do not rebuild on every commit).  $(BUILD)/git-describe
+# holds the last value and changes only with it, so a commit recompiles
+# main.c and relinks vsim, nothing else.  Outside a git checkout of this
+# tree (a release tarball) there is no define and vsim prints its version.
+ifeq ($(filter-out clean help install-deps,$(or $(MAKECMDGOALS),all)),)
+VSIM_GIT :=
+else
+VSIM_GIT := $(shell cd '$(CURDIR)' && [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ] && \
+                    git describe --always --dirty 2>/dev/null)
+GIT_STAMP := $(BUILD)/git-describe
+$(shell mkdir -p $(BUILD) && { [ -f $(GIT_STAMP) ] && [ "$$(cat $(GIT_STAMP))" = '$(VSIM_GIT)' ] || \
+        echo '$(VSIM_GIT)' > $(GIT_STAMP); })
+$(GIT_STAMP):
+	@mkdir -p $(dir $@) && echo '$(VSIM_GIT)' > $@
+$(BUILD)/obj/cmd/main.o: $(GIT_STAMP)
+$(BUILD)/obj/cmd/main.o: CMD_DEFS := $(if $(VSIM_GIT),-DVSIM_GIT_DESCRIBE='"$(VSIM_GIT)"')
+endif
+
 $(BUILD)/obj/cmd/%.o: cmd/%.c
 	$(call need,$(VS_MISSING))
 	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Icmd -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(CMD_DEFS) -Icmd -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(call say,AR,$@)
