@@ -20,7 +20,8 @@
 #   make fuzz SECONDS=N     libFuzzer on the scene loader and the OBJ reader (clang);
 #                           make fuzz-h5 on the result-file reader, fuzz-obj the OBJ alone
 #   make install            PREFIX=/usr/local, DESTDIR=: program, libraries, headers,
-#                           man page, completions, docs; make uninstall removes exactly those
+#                           man page, completions, docs, LICENSE, example scenes
+#                           (share/vsim/examples); make uninstall removes exactly those
 #   make install-check      install into a temporary prefix, build examples/ against it
 #                           (part of make test)
 #   make shared / make man  build/libvsim.so, build/vsim.1 alone
@@ -407,8 +408,12 @@ endif
 
 # ---- install ----------------------------------------------------------------
 #   make install [PREFIX=/usr/local] [DESTDIR=/staging]   program, static and
-#       shared library, headers, libvsim.pc, man page, bash and zsh completion
+#       shared library, headers, libvsim.pc, man page, bash and zsh completion,
+#       docs and LICENSE (share/doc/vsim), the example scenes with their meshes
+#       and sweeps (share/vsim/examples)
 #   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those
+#       files, and the folders that are vsim's own (include/vsim,
+#       share/doc/vsim, share/vsim) when they are empty then
 #   make install-check      installs into a temporary prefix and builds
 #                           examples/ against it (tests/install-check.sh)
 # The shared library is built from a second object set compiled with -fPIC
@@ -425,6 +430,8 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DOCDIR ?= $(PREFIX)/share/doc/vsim
+PKGDATADIR ?= $(PREFIX)/share/vsim
+EXAMPLESDIR := $(PKGDATADIR)/examples
 INSTALL ?= install
 OPENMP_LIBS ?= -fopenmp
 
@@ -435,58 +442,80 @@ LIBSO := $(BUILD)/libvsim.so.$(VSIM_VERSION_STR)
 LIBSO_MAP := $(BUILD)/pic/libvsim.map
 PUBLIC_H := $(sort $(wildcard lib/include/vsim/*.h))
 DOCS_MD := $(sort $(wildcard docs/*.md))
+# The example scenes as they are in configs/: the meshes and sweeps in the
+# same places relative to the scenes, so that each runs where it is installed.
+EX_SCENES := $(sort $(wildcard configs/*.yaml))
+EX_MESHES := $(sort $(wildcard configs/meshes/*.obj))
+EX_SWEEPS := $(sort $(wildcard configs/sweeps/*.yaml))
 MANPAGE := $(BUILD)/vsim.1
 
 $(BUILD)/pic/obj/lib/%.o: lib/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC -fPIC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
 
 $(LIBSO_MAP): $(PUBLIC_H)
+	$(call say,GEN,$@)
 	@mkdir -p $(dir $@)
-	{ echo '{'; echo '  global:'; \
+	$(Q){ echo '{'; echo '  global:'; \
 	  grep -ohE '\bvs_[a-z0-9_]+\(' $(PUBLIC_H) | tr -d '(' | sort -u | sed 's/.*/    &;/'; \
 	  echo '  local: *;'; echo '};'; } > $@
 
 $(LIBSO): $(PIC_OBJ) $(LIBSO_MAP)
-	$(CC) -shared -Wl,-soname,libvsim.so.$(SO_MAJOR) -Wl,--version-script=$(LIBSO_MAP) \
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libvsim.so.$(SO_MAJOR) -Wl,--version-script=$(LIBSO_MAP) \
 	  $(OPT) $(PIC_OBJ) $(DEPS_LIBS) -lm $(OPENMP_LIBS) $(SANLD) -o $@
 
 $(MANPAGE): $(VSIM) scripts/gen-man.sh
-	sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)
+	$(Q)sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
 
 .PHONY: shared man install uninstall install-check
 shared: $(LIBSO)
 man: $(MANPAGE)
 
 install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
+	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)
-	$(INSTALL) -m 755 $(VSIM) $(DESTDIR)$(BINDIR)/vsim
-	$(INSTALL) -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libvsim.a
-	$(INSTALL) -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR)
-	ln -sf libvsim.so.$(VSIM_VERSION_STR) $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR)
-	ln -sf libvsim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libvsim.so
-	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vsim/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@REQUIRES@|$(VS_PKGS)|g' \
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)/meshes \
+	  $(DESTDIR)$(EXAMPLESDIR)/sweeps
+	$(Q)$(INSTALL) -m 755 $(VSIM) $(DESTDIR)$(BINDIR)/vsim
+	$(Q)$(INSTALL) -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libvsim.a
+	$(Q)$(INSTALL) -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR)
+	$(Q)ln -sf libvsim.so.$(VSIM_VERSION_STR) $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR)
+	$(Q)ln -sf libvsim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libvsim.so
+	$(Q)$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vsim/
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@REQUIRES@|$(VS_PKGS)|g' \
 	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VSIM_VERSION_STR)|g' \
 	  -e 's|@OPENMP_LIBS@|$(OPENMP_LIBS)|g' dist/libvsim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
-	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
-	$(INSTALL) -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/vsim.1
-	$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
-	$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
-	$(INSTALL) -m 644 $(DOCS_MD) $(DESTDIR)$(DOCDIR)/
+	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
+	$(Q)$(INSTALL) -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/vsim.1
+	$(Q)$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
+	$(Q)$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
+	$(Q)$(INSTALL) -m 644 $(DOCS_MD) LICENSE $(DESTDIR)$(DOCDIR)/
+	$(Q)$(INSTALL) -m 644 $(EX_SCENES) $(DESTDIR)$(EXAMPLESDIR)/
+	$(Q)$(INSTALL) -m 644 $(EX_MESHES) $(DESTDIR)$(EXAMPLESDIR)/meshes/
+	$(Q)$(INSTALL) -m 644 $(EX_SWEEPS) $(DESTDIR)$(EXAMPLESDIR)/sweeps/
 
+# Folders: only vsim's own are removed, children first, and only when empty
+# (rmdir): bin/, lib/, share/man/... may hold other programs' files.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vsim $(DESTDIR)$(LIBDIR)/libvsim.a \
+	$(call say,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/vsim $(DESTDIR)$(LIBDIR)/libvsim.a \
 	  $(DESTDIR)$(LIBDIR)/libvsim.so $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR) \
 	  $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR) \
 	  $(addprefix $(DESTDIR)$(INCLUDEDIR)/vsim/,$(notdir $(PUBLIC_H))) \
 	  $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc $(DESTDIR)$(MANDIR)/man1/vsim.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim \
-	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) 2>/dev/null
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)) LICENSE) \
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/,$(notdir $(EX_SCENES))) \
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/meshes/,$(notdir $(EX_MESHES))) \
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/sweeps/,$(notdir $(EX_SWEEPS)))
+	$(Q)for d in $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)/meshes \
+	  $(DESTDIR)$(EXAMPLESDIR)/sweeps $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PKGDATADIR); do \
+	  [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || echo "make uninstall: $$d is not empty: left in place"; done
 
 # Part of `make test` in the release build (the example links against the
 # installed library with nothing but pkg-config; the sanitizer builds would
