@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bvh_build.c: time vs_bvh_build on a large triangle mesh (issue 11: 1M
+/* bvh_build.c: time vs_bvh_build on a large triangle mesh (the goal: 1M
  * triangles in under 1 s), and a closest-point query rate on it.
  *
  *   make build/bench/bvh_build && build/bench/bvh_build [TRIANGLES] [REPEATS]

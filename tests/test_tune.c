@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_tune.c: `vsim run` picks its solver thread count frame by frame
- * (cmd/tune.c, issue 15): switching threads between frames never changes a
+ * (cmd/tune.c): switching threads between frames never changes a
  * bit, and the tuner settles on the faster count, trying the other one
  * rarely enough that a slow count costs little. */
 #include "../cmd/tune.c"
