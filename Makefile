@@ -409,7 +409,7 @@ endif
 # ---- install ----------------------------------------------------------------
 #   make install [PREFIX=/usr/local] [DESTDIR=/staging]   program, static and
 #       shared library, headers, libvsim.pc, man page, bash and zsh completion,
-#       docs and LICENSE (share/doc/vsim), the example scenes with their meshes
+#       docs, LICENSE and CHANGELOG.md (share/doc/vsim), the example scenes with their meshes
 #       and sweeps (share/vsim/examples)
 #   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those
 #       files, and the folders that are vsim's own (include/vsim,
@@ -494,7 +494,7 @@ install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
 	$(Q)$(INSTALL) -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/vsim.1
 	$(Q)$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
 	$(Q)$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
-	$(Q)$(INSTALL) -m 644 $(DOCS_MD) LICENSE $(DESTDIR)$(DOCDIR)/
+	$(Q)$(INSTALL) -m 644 $(DOCS_MD) LICENSE CHANGELOG.md $(DESTDIR)$(DOCDIR)/
 	$(Q)$(INSTALL) -m 644 $(EX_SCENES) $(DESTDIR)$(EXAMPLESDIR)/
 	$(Q)$(INSTALL) -m 644 $(EX_MESHES) $(DESTDIR)$(EXAMPLESDIR)/meshes/
 	$(Q)$(INSTALL) -m 644 $(EX_SWEEPS) $(DESTDIR)$(EXAMPLESDIR)/sweeps/
@@ -509,7 +509,7 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(INCLUDEDIR)/vsim/,$(notdir $(PUBLIC_H))) \
 	  $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc $(DESTDIR)$(MANDIR)/man1/vsim.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim \
-	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)) LICENSE) \
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)) LICENSE CHANGELOG.md) \
 	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/,$(notdir $(EX_SCENES))) \
 	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/meshes/,$(notdir $(EX_MESHES))) \
 	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/sweeps/,$(notdir $(EX_SWEEPS)))

@@ -38,7 +38,7 @@ for f in bin/vsim lib/libvsim.a lib/libvsim.so lib/libvsim.so.0 include/vsim/vsi
          include/vsim/scene.h include/vsim/step.h lib/pkgconfig/libvsim.pc \
          share/man/man1/vsim.1 share/bash-completion/completions/vsim \
          share/zsh/site-functions/_vsim share/doc/vsim/scene-format.md \
-         share/doc/vsim/result-file.md share/doc/vsim/LICENSE \
+         share/doc/vsim/result-file.md share/doc/vsim/LICENSE share/doc/vsim/CHANGELOG.md \
          share/vsim/examples/cloth_sphere.yaml share/vsim/examples/meshes/bunny_like.obj \
          share/vsim/examples/sweeps/cloth_iterations.yaml; do
   [ -e "$prefix/$f" ] || bad "make install did not install $f"
