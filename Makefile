@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vsim build.  Variants (docs/architecture.md, conventions); `make help`
 # prints the indented lines of this block:
 #   make                    release build: build/vsim, build/libvsim.a
@@ -20,12 +21,19 @@
 #   make bench              benchmarks (table on stdout, JSON under build/bench/);
 #                           also bench-rigid, bench-bvh, render-bench
 #   make fuzz SECONDS=N     libFuzzer on the scene loader and the OBJ reader (clang);
-#                           make fuzz-h5 on the result-file reader
-#   make install            PREFIX=/usr/local, DESTDIR=; also uninstall, install-check
+#                           make fuzz-h5 on the result-file reader, fuzz-obj the OBJ alone
+#   make install            PREFIX=/usr/local, DESTDIR=: program, libraries, headers,
+#                           man page, completions, docs, LICENSE, example scenes
+#                           (share/vsim/examples); make uninstall removes exactly those
+#   make install-check      install into a temporary prefix, build examples/ against it
+#                           (part of make test)
+#   make shared / make man  build/libvsim.so, build/vsim.1 alone
 #   make install-deps       the Debian packages to build and test (scripts/install-deps.sh)
 #   make pictures           redraw the README's pictures (docs/images/)
 #   make clean              remove build/
 #   make help               this list
+#   V=1                     with any target: print every command in full (the
+#                           default prints one short line a step, "CC lib/x.c")
 VARIANT ?= release
 ifeq ($(filter $(VARIANT),release debug san),)
 $(error VARIANT must be one of: release debug san (got '$(VARIANT)'))
@@ -50,6 +58,18 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions
 # (lib/io/guard/h5guard_probe.c), whose fork copies ASan's page tables: test_h5out's
 # resume cases took over its 60 s on 2 loaded cores.
 export CK_TIMEOUT_MULTIPLIER := 4
+endif
+
+# Quiet by default: each step prints one short line ("CC lib/solve/step.c",
+# "AR build/libvsim.a", "LD build/vsim"); V=1 prints every command in full.
+# Warnings and errors are the compiler's own output and always show.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' '$(1)' '$(2)'
 endif
 
 # MPI=1: the same variant built with mpicc under $(BUILD)/mpi, so that
@@ -118,8 +138,9 @@ help:
 
 $(BUILD)/obj/lib/%.o: lib/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fvisibility=hidden -MMD -MP -c $< -o $@
 
 # The coloured-Jacobi kernel paths (lib/solve/kernel_jacobi.h): each file
 # alone gets its instruction set, the rest of the build stays baseline
@@ -137,15 +158,38 @@ ifeq ($(VARIANT),release)
 $(BUILD)/obj/lib/solve/rigid/rigid_collide.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_collide.o: KFLAGS := -O3
 endif
 
+# `vsim --version` names the commit it was built from: `git describe --always
+# --dirty` (a tag, or a commit, with "-dirty" when the tree has changes) as
+# the define VSIM_GIT_DESCRIBE, given to cmd/main.c alone (never to the
+# library: its objects do not rebuild on every commit).  $(BUILD)/git-describe
+# holds the last value and changes only with it, so a commit recompiles
+# main.c and relinks vsim, nothing else.  Outside a git checkout of this
+# tree (a release tarball) there is no define and vsim prints its version.
+ifeq ($(filter-out clean help install-deps,$(or $(MAKECMDGOALS),all)),)
+VSIM_GIT :=
+else
+VSIM_GIT := $(shell cd '$(CURDIR)' && [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ] && \
+                    git describe --always --dirty 2>/dev/null)
+GIT_STAMP := $(BUILD)/git-describe
+$(shell mkdir -p $(BUILD) && { [ -f $(GIT_STAMP) ] && [ "$$(cat $(GIT_STAMP))" = '$(VSIM_GIT)' ] || \
+        echo '$(VSIM_GIT)' > $(GIT_STAMP); })
+$(GIT_STAMP):
+	@mkdir -p $(dir $@) && echo '$(VSIM_GIT)' > $@
+$(BUILD)/obj/cmd/main.o: $(GIT_STAMP)
+$(BUILD)/obj/cmd/main.o: CMD_DEFS := $(if $(VSIM_GIT),-DVSIM_GIT_DESCRIBE='"$(VSIM_GIT)"')
+endif
+
 $(BUILD)/obj/cmd/%.o: cmd/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Icmd -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(CMD_DEFS) -Icmd -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
+	$(call say,AR,$@)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 # Start-up (docs/performance.md): the program links HDF5 statically when its
 # archive is installed (Debian's libhdf5-dev ships it): the shared libhdf5
@@ -173,23 +217,27 @@ VSIM_LDLIBS := $(filter-out -lcairo,$(VSIM_LDLIBS))
 
 $(VSIM): $(CMD_OBJ) $(LIBA)
 	$(call need,$(VS_MISSING))
-	$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(OPT) -fopenmp $(CMD_OBJ) $(LIBA) $(VSIM_LDLIBS) -o $@
 
 $(BUILD)/bench/bench: bench/bench.c $(BUILD)/obj/cmd/heap.o $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(BUILD)/obj/cmd/heap.o $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(BUILD)/obj/cmd/heap.o $(LIBA) $(LDLIBS) -o $@
 
 # ns per projection of the coloured-Jacobi kernel paths (docs/performance.md):
 #   VSIM_KERNEL=avx2 build/bench/jacobi_ns 256 1 10 3
 $(BUILD)/bench/jacobi_ns: bench/jacobi_ns.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 # ns per projection and accuracy of the Gauss-Seidel order (docs/performance.md):
 #   build/bench/gs_ns 256 20 3
 $(BUILD)/bench/gs_ns: bench/gs_ns.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 # Bullet (Debian libbullet-dev) is the peer: when pkg-config finds it, the
 # same cloths (and the rigid pyramid, make bench-rigid) run in its solvers
@@ -204,8 +252,9 @@ BULLET_PYRAMID := $(BUILD)/bench/bullet_pyramid
 BENCH_PYRAMID_PEER := --bullet-pyramid $(BULLET_PYRAMID)
 endif
 $(BUILD)/bench/bullet_cloth: bench/bullet_cloth.cpp
+	$(call say,CXX,$<)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet) -o $@
+	$(Q)$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet) -o $@
 
 bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid $(BULLET_PYRAMID)
 	$(BUILD)/bench/bench --vsim $(VSIM) --out $(BUILD)/bench/bench.json $(BENCH_PEER) \
@@ -228,14 +277,16 @@ E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden te
              test_rigid_surface
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
 	@sh scripts/link-deps.sh $@ $(LIBA) $@.trace $(LIB_OBJ) > $@.link.d && rm -f $@.trace
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib $(CHECK_CFLAGS) -Itests -MMD -MP $< $(LIBA) $(CHECK_LIBS) $(LDLIBS) -Wl,-t,-t -o $@ > $@.trace
 	@sh scripts/link-deps.sh $@ $(LIBA) $@.trace $(LIB_OBJ) > $@.link.d && rm -f $@.trace
 
 -include $(TEST_BIN:=.link.d)
@@ -324,11 +375,13 @@ FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 
 $(FUZZ_DIR)/obj/lib/%.o: lib/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC fuzz,$<)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_scene: tests/fuzz/fuzz_scene.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
 .PHONY: fuzz
 fuzz: $(FUZZ_DIR)/fuzz_scene
@@ -358,8 +411,12 @@ endif
 
 # ---- install ----------------------------------------------------------------
 #   make install [PREFIX=/usr/local] [DESTDIR=/staging]   program, static and
-#       shared library, headers, libvsim.pc, man page, bash and zsh completion
+#       shared library, headers, libvsim.pc, man page, bash and zsh completion,
+#       docs, LICENSE and CHANGELOG.md (share/doc/vsim), the example scenes with their meshes
+#       and sweeps (share/vsim/examples)
 #   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those
+#       files, and the folders that are vsim's own (include/vsim,
+#       share/doc/vsim, share/vsim) when they are empty then
 #   make install-check      installs into a temporary prefix and builds
 #                           examples/ against it (tests/install-check.sh)
 # The shared library is built from a second object set compiled with -fPIC
@@ -376,6 +433,8 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DOCDIR ?= $(PREFIX)/share/doc/vsim
+PKGDATADIR ?= $(PREFIX)/share/vsim
+EXAMPLESDIR := $(PKGDATADIR)/examples
 INSTALL ?= install
 OPENMP_LIBS ?= -fopenmp
 
@@ -386,58 +445,80 @@ LIBSO := $(BUILD)/libvsim.so.$(VSIM_VERSION_STR)
 LIBSO_MAP := $(BUILD)/pic/libvsim.map
 PUBLIC_H := $(sort $(wildcard lib/include/vsim/*.h))
 DOCS_MD := $(sort $(wildcard docs/*.md))
+# The example scenes as they are in configs/: the meshes and sweeps in the
+# same places relative to the scenes, so that each runs where it is installed.
+EX_SCENES := $(sort $(wildcard configs/*.yaml))
+EX_MESHES := $(sort $(wildcard configs/meshes/*.obj))
+EX_SWEEPS := $(sort $(wildcard configs/sweeps/*.yaml))
 MANPAGE := $(BUILD)/vsim.1
 
 $(BUILD)/pic/obj/lib/%.o: lib/%.c
 	$(call need,$(VS_MISSING))
+	$(call say,CC -fPIC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(KFLAGS) -Ilib -fPIC -MMD -MP -c $< -o $@
 
 $(LIBSO_MAP): $(PUBLIC_H)
+	$(call say,GEN,$@)
 	@mkdir -p $(dir $@)
-	{ echo '{'; echo '  global:'; \
+	$(Q){ echo '{'; echo '  global:'; \
 	  grep -ohE '\bvs_[a-z0-9_]+\(' $(PUBLIC_H) | tr -d '(' | sort -u | sed 's/.*/    &;/'; \
 	  echo '  local: *;'; echo '};'; } > $@
 
 $(LIBSO): $(PIC_OBJ) $(LIBSO_MAP)
-	$(CC) -shared -Wl,-soname,libvsim.so.$(SO_MAJOR) -Wl,--version-script=$(LIBSO_MAP) \
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libvsim.so.$(SO_MAJOR) -Wl,--version-script=$(LIBSO_MAP) \
 	  $(OPT) $(PIC_OBJ) $(DEPS_LIBS) -lm $(OPENMP_LIBS) $(SANLD) -o $@
 
 $(MANPAGE): $(VSIM) scripts/gen-man.sh
-	sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)
+	$(Q)sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
 
 .PHONY: shared man install uninstall install-check
 shared: $(LIBSO)
 man: $(MANPAGE)
 
 install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
+	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)
-	$(INSTALL) -m 755 $(VSIM) $(DESTDIR)$(BINDIR)/vsim
-	$(INSTALL) -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libvsim.a
-	$(INSTALL) -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR)
-	ln -sf libvsim.so.$(VSIM_VERSION_STR) $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR)
-	ln -sf libvsim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libvsim.so
-	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vsim/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@REQUIRES@|$(VS_PKGS)|g' \
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)/meshes \
+	  $(DESTDIR)$(EXAMPLESDIR)/sweeps
+	$(Q)$(INSTALL) -m 755 $(VSIM) $(DESTDIR)$(BINDIR)/vsim
+	$(Q)$(INSTALL) -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libvsim.a
+	$(Q)$(INSTALL) -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR)
+	$(Q)ln -sf libvsim.so.$(VSIM_VERSION_STR) $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR)
+	$(Q)ln -sf libvsim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libvsim.so
+	$(Q)$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vsim/
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@REQUIRES@|$(VS_PKGS)|g' \
 	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VSIM_VERSION_STR)|g' \
 	  -e 's|@OPENMP_LIBS@|$(OPENMP_LIBS)|g' dist/libvsim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
-	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
-	$(INSTALL) -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/vsim.1
-	$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
-	$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
-	$(INSTALL) -m 644 $(DOCS_MD) $(DESTDIR)$(DOCDIR)/
+	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc
+	$(Q)$(INSTALL) -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/vsim.1
+	$(Q)$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
+	$(Q)$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
+	$(Q)$(INSTALL) -m 644 $(DOCS_MD) LICENSE CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+	$(Q)$(INSTALL) -m 644 $(EX_SCENES) $(DESTDIR)$(EXAMPLESDIR)/
+	$(Q)$(INSTALL) -m 644 $(EX_MESHES) $(DESTDIR)$(EXAMPLESDIR)/meshes/
+	$(Q)$(INSTALL) -m 644 $(EX_SWEEPS) $(DESTDIR)$(EXAMPLESDIR)/sweeps/
 
+# Folders: only vsim's own are removed, children first, and only when empty
+# (rmdir): bin/, lib/, share/man/... may hold other programs' files.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vsim $(DESTDIR)$(LIBDIR)/libvsim.a \
+	$(call say,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/vsim $(DESTDIR)$(LIBDIR)/libvsim.a \
 	  $(DESTDIR)$(LIBDIR)/libvsim.so $(DESTDIR)$(LIBDIR)/libvsim.so.$(SO_MAJOR) \
 	  $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR) \
 	  $(addprefix $(DESTDIR)$(INCLUDEDIR)/vsim/,$(notdir $(PUBLIC_H))) \
 	  $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc $(DESTDIR)$(MANDIR)/man1/vsim.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim \
-	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) 2>/dev/null
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)) LICENSE CHANGELOG.md) \
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/,$(notdir $(EX_SCENES))) \
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/meshes/,$(notdir $(EX_MESHES))) \
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/sweeps/,$(notdir $(EX_SWEEPS)))
+	$(Q)for d in $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)/meshes \
+	  $(DESTDIR)$(EXAMPLESDIR)/sweeps $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PKGDATADIR); do \
+	  [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || echo "make uninstall: $$d is not empty: left in place"; done
 
 # Part of `make test` in the release build (the example links against the
 # installed library with nothing but pkg-config; the sanitizer builds would
@@ -452,8 +533,9 @@ endif
 # The mesh BVH's build benchmark (1M triangles in under 1 s, docs/performance.md):
 #   make bench-bvh [BVH_ARGS="TRIANGLES REPEATS"]
 $(BUILD)/bench/bvh_build: bench/bvh_build.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 .PHONY: bench-bvh
 bench-bvh: $(BUILD)/bench/bvh_build
@@ -463,7 +545,8 @@ bench-bvh: $(BUILD)/bench/bvh_build
 # seeded from tests/fuzz/seeds-obj/ and configs/meshes/; the corpus grows in
 # build/fuzz/corpus-obj/.  `make fuzz` runs it too (SECONDS each).
 $(FUZZ_DIR)/fuzz_obj: tests/fuzz/fuzz_obj.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
 .PHONY: fuzz-obj
 fuzz-obj: $(FUZZ_DIR)/fuzz_obj
@@ -478,8 +561,9 @@ fuzz: fuzz-obj
 # (bench/render_bench.c); RENDER_BENCH_ARGS="--out DIR" also writes pictures.
 .PHONY: render-bench
 $(BUILD)/bench/render_bench: bench/render_bench.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 render-bench: $(BUILD)/bench/render_bench
 	$(BUILD)/bench/render_bench $(RENDER_BENCH_ARGS)
@@ -495,7 +579,8 @@ render-bench: $(BUILD)/bench/render_bench
 # crashes on corrupt structures happen in the guard's probe child
 # (lib/io/guard/h5guard_probe.c) and refuse the file: any crash here is a bug.
 $(FUZZ_DIR)/fuzz_h5: tests/fuzz/fuzz_h5.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) $(DEPS_LIBS) -lm -o $@
 
 .PHONY: fuzz-h5
 fuzz-h5: $(FUZZ_DIR)/fuzz_h5
@@ -509,12 +594,14 @@ fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 # The rigid-body pyramid benchmark: vsim's rigid solver, and the same
 # pyramid in Bullet when Bullet is installed (HAVE_BULLET above).
 $(BUILD)/bench/rigid_pyramid: bench/rigid_pyramid.c $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib -MMD -MP $< $(LIBA) $(LDLIBS) -o $@
 
 $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
+	$(call say,CXX,$<)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
+	$(Q)$(CXX) -O2 $< $(shell $(PKG_CONFIG) --cflags --libs bullet 2>/dev/null) -o $@
 
 # make bench-rigid: vsim's rigid solver beside Bullet's on the scenes of
 # bench/rigid/ (chain, joint grid, stacks, pyramids, mass ratio, free spin,
@@ -526,12 +613,14 @@ $(BUILD)/bench/bullet_pyramid: bench/bullet_pyramid.cpp
 # Without Bullet the table has the vsim column only.
 PYTHON ?= python3
 $(BUILD)/bench/rigid_scenes: bench/rigid_scenes.c bench/rigid_metrics.h $(LIBA)
+	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilib $< $(LIBA) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ilib $< $(LIBA) $(LDLIBS) -o $@
 
 $(BUILD)/bench/bullet_scenes: bench/bullet_scenes.cpp bench/rigid_metrics.h $(LIBA)
+	$(call say,CXX,$<)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet 2>/dev/null) $< $(LIBA) \
+	$(Q)$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet 2>/dev/null) $< $(LIBA) \
 	  $(LDLIBS) $(shell $(PKG_CONFIG) --libs bullet 2>/dev/null) -o $@
 
 .PHONY: bench-rigid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.c: `make bench` — how fast vsim relaxes cloth, and what writing costs.
  *
  * Cloths of 64^2 .. 256^2 particles (512^2 with --full), structural links only, top edge pinned,

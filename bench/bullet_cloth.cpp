@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bullet_cloth.cpp: the peer of bench.c's cloth rows, in Bullet's soft-body
  * solver (Debian libbullet-dev 3.24), so that `make bench` prints both side
  * by side.  Built only when `pkg-config --exists bullet`.

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 // bullet_pyramid.cpp: the pyramid of bench/rigid_pyramid.c in Bullet
 // (btSequentialImpulseConstraintSolver, 10 iterations, dt 1/60, one substep),
-// for the rigid pyramid comparison (docs/performance.md): 20 levels, 210 boxes of 0.2 m, friction
+// for the comparison with vsim (make bench): 20 levels, 210 boxes of 0.2 m, friction
 // 0.6, mass 1, on a ground plane.  Prints ms per frame and the largest
 // distance of any box from its start after the frames.
 //   build/bench/bullet_pyramid [levels] [frames]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bullet_scenes.cpp: Bullet's column of `make bench-rigid`.  Builds one scene
 // of bench/rigid/ in Bullet and prints one line of JSON in the format of
 // bench/rigid_scenes.c, with the metrics of bench/rigid_metrics.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bvh_build.c: time vs_bvh_build on a large triangle mesh (docs/performance.md: 1M
  * triangles in under 1 s), and a closest-point query rate on it.
  *

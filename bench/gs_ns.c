@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gs_ns.c: ns per link projection of the Gauss-Seidel relaxation on the bench
  * cloth (structural links, top edge pinned, 10 iterations, one thread), min
  * over repeats, with the accuracy after the last frame (max |C| / rest): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jacobi_ns.c: ns per link projection of the coloured-Jacobi relaxation on
  * the bench cloth (structural links, top edge pinned, pbd or xpbd, 10
  * iterations), min over repeats: the figure docs/performance.md quotes for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_bench.c: `make render-bench` — how long lib/view takes to draw a frame.
  *
  * A 256 x 256 cloth (65,536 particles, 130,050 triangles, 2 x 65,280 links)

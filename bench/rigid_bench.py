@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """rigid_bench.py: `make bench-rigid`, vsim's rigid solver beside Bullet's.
 
     rigid_bench.py --vsim build/bench/rigid_scenes [--bullet build/bench/bullet_scenes]

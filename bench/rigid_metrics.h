@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_metrics.h: the quality metrics of `make bench-rigid`, one definition
  * for both engines.  bench/rigid_scenes.c (vsim) and bench/bullet_scenes.cpp
  * (Bullet) step the scenes of bench/rigid/, copy every body's pose and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_pyramid.c: the 20-level pyramid of make bench (210 boxes of 0.2 m,
  * friction 0.6, mass 1, dt 1/60, on a ground plane), stepped 600 frames by
  * vsim's rigid solver.  Prints ms per frame and the largest distance of any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_scenes.c: vsim's column of `make bench-rigid`.  Loads one scene of
  * bench/rigid/ through the library (scene -> model -> state), steps it with
  * vs_step at the scene's settings (the solver's defaults: the scenes set

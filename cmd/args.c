@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* args.c: the option parser shared by every subcommand (see args.h). */
 #include "args.h"
 

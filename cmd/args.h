@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* args.h: command-line option parsing for the vsim subcommands.
  *
  * A small table-driven parser in the spirit of getopt_long, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h: what the vsim subcommands share: exit codes, error reporting,
  * JSON output helpers, and the subcommand entry points. */
 #ifndef VSIM_CMD_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_cmd.c: `vsim compare A.h5 B.h5 [options]`: golden comparison,
  * B the reference (docs/cli.md, vsim compare). */
 #include <errno.h>

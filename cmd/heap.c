@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap.c: the program's heap on transparent huge pages (docs/performance.md,
  * "Start-up").
  *

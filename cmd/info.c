@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* info.c: `vsim info OUT.h5 [--json]`: what a result file holds. */
 #include <stdlib.h>
 #include <string.h>

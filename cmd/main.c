@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c: the vsim program: subcommand dispatch, --version, --help.
  *
  * The library does the work and never prints; this layer parses the command
@@ -70,7 +71,11 @@ static void usage(FILE *f) {
 }
 
 static int version(void) {
+#ifdef VSIM_GIT_DESCRIBE /* built from a git checkout: the Makefile's `git describe` */
+  printf("vsim %s (git %s)\n", vs_version(), VSIM_GIT_DESCRIBE);
+#else
   printf("vsim %s\n", vs_version());
+#endif
   printf("result format %d (H5MD 1.1 layout)\n", VSIM_FORMAT_VERSION);
   printf("libyaml %s\n", vs_yaml_library_version());
   printf("%s\n", vs_h5_library_version());

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* picture.c: image sizes and temporary output files (picture.h). */
 #include "picture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* picture.h: what `vsim render` and `vsim plot` share: image sizes and
  * output files written under a temporary name and renamed into place. */
 #ifndef VSIM_CMD_PICTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot.c: `vsim plot OUT.h5... -o OUT.png [options]`: observables of one or
  * more result files against time, in one picture. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c: the progress bar (see progress.h). */
 #include "progress.h"
 

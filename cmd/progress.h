@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.h: the progress bar of `vsim run` on stderr.
  *
  *   [##########..............]  412/1000  41.2%  238 fps  ETA 0:02

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.c: `vsim render OUT.h5 -o OUT.png|DIR/|OUT.mp4|OUT.gif [options]`:
  * pictures and movies of a result file (the library draws; this file picks
  * the frames, writes under temporary names and pipes movies to ffmpeg). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c: `vsim run [SCENE.yaml] [-o OUT.h5] [options]`.
  *
  * The pipeline of docs/architecture.md in order: scene -> model -> state -> writer, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep.c: `vsim sweep SWEEP.yaml [-o DIR] [-j N] [options]` (docs/cli.md, vsim sweep).
  *
  * Every point runs as a child process executing this very program as

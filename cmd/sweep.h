@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep.h: what the parts of `vsim sweep` share (cmd/sweep*.c):
  *   sweep.c        arguments, planning (point 0 valid, outputs free) and the
  *                  command itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep_csv.c: summary.csv (one row per point: its parameters, status,
  * exit code, final error, wall time, file) and --collect, which merges the
  * point-NNNN.csv files of --point runs into it. */
@@ -63,7 +64,7 @@ int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t 
                      const point_result *results) {
   /* Never through a planted file or link: the summary replaces only a
    * regular file (or nothing), and its temporary file is created
-   * exclusively, never followed. */
+   * exclusively, never followed (README.md, Robustness). */
   struct stat st;
   if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     fprintf(stderr, "vsim: %s: exists and is not a regular file (%s): refused\n", path,

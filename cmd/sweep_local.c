@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep_local.c: running a sweep's points as child processes (`vsim run`
  * of each point, -j at a time), passing signals on, and reading the outcome
  * of each point from its --summary json line. */

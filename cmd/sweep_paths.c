@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep_paths.c: the files of a sweep: DIR (made, or named after the sweep
  * file), point-NNNN.h5 / .csv, summary.csv, and what a killed run left. */
 #include <dirent.h>

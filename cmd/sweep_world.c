@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep_world.c: the ranks of a sweep: one process, or an MPI world
  * (built with `make MPI=1`): rank r runs points r, r + R, ...; rank 0
  * gathers the results. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.h: the two text helpers the program shares with the library, the
  * JSON string literal (vs_json_escape: every JSON vsim writes, the
  * library's and the program's, escapes alike) and the bounded edit distance

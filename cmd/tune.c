@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tune.c: choose the solver's thread count by timing frames (see tune.h). */
 #include "tune.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tune.h: how many solver threads `vsim run` uses, frame by frame.
  *
  * --threads N is the most threads a frame may use.  Coloured Jacobi ends

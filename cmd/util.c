@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util.c: exit codes, messages and JSON helpers shared by the subcommands. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate.c: `vsim validate SCENE.yaml [--set KEY=VALUE]...`: load and
  * compile a scene, print what it builds, simulate nothing. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdmf.c: `vsim xdmf OUT.h5 [-o OUT.xmf]`: the XDMF 2 sidecar that opens a
  * result file in ParaView (vsim run writes one by itself). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drop.c: vsim as a library.  Load a scene from a string, compile it, step
  * it, and compare a ball's height with the analytic free fall
  *   y(t) = y0 + v0 t - g t^2 / 2,

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Convergence study: max relative constraint error against iterations, for
-Gauss-Seidel and coloured Jacobi on the same cloth.
+Gauss-Seidel and coloured Jacobi on the same cloth (docs/performance.md).
 
     /usr/bin/python3 scripts/convergence.py [--vsim build/vsim] [--out build/convergence]
 

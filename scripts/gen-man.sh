@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gen-man.sh VSIM: write the vsim(1) man page (roff) on stdout from the
 # program's own help texts, `VSIM --help` and `VSIM CMD --help` for every
 # command it lists, so that the page and --help never disagree.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """gen-meshes.py: write the example OBJ meshes of configs/meshes/.
 
     /usr/bin/python3 scripts/gen-meshes.py [OUTDIR]   (default configs/meshes)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # golden.sh: the golden suite: a small result file for every scene in
 # configs/, kept in tests/golden/, that later builds must reproduce.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install what vsim needs to build, test and plot, from Debian's packages.
 # Safe to re-run; does nothing when everything is present.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install what `make MPI=1` and the cluster helpers need, from Debian's
 # packages: Open MPI (mpicc, mpirun) and GNU parallel.  Kept apart from
 # install-deps.sh because a plain build needs neither.  Safe to re-run;

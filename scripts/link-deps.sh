@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # link-deps.sh: the library objects a program was linked from, as make
 # prerequisites, so that a change of the library relinks only the programs
 # that took the changed object from it (the Makefile's test programs).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """plot_sweep.py: a sweep's summary.csv as one PNG.
 
 For every swept parameter, two panels side by side: the final constraint

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # slurm_submit.sh: submit a vsim sweep to Slurm as a job array with exactly
 # one task per point (counted by `vsim sweep --list`), plus a job that runs
 # after the array (whatever its tasks' outcome) and writes OUT/summary.csv.

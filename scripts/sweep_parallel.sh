@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sweep_parallel.sh: a sweep file run by GNU parallel, one `vsim sweep --point K`
 # per point, then `--collect` for summary.csv.  The same files as `vsim sweep -j N`.
 # With --sshloginfile (and a directory every machine sees) parallel spreads the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sweep_shell.sh: a parameter sweep in plain shell, without `vsim sweep`:
 # nested loops over `vsim run --set ...`, one JSON summary line per run
 # (`--summary json`) collected in OUT/summary.jsonl and shown as a table.

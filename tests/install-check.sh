@@ -1,7 +1,8 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install-check.sh: vsim installed as a user installs it, and used as a user
-# would use it (issue: "install like real software").  Run by `make
-# install-check` (part of `make test`); standalone: sh tests/install-check.sh.
+# would use it.  Run by `make install-check` (part of `make test`);
+# standalone: sh tests/install-check.sh.
 #
 #  1. make install PREFIX=$tmp/prefix: every file in its place, the shared
 #     library exporting the public API only;
@@ -12,8 +13,10 @@
 #     every command and every option of every `vsim CMD --help`;
 #  4. bash -n on the bash completion, which (as the zsh one) names every
 #     option of every command;
-#  5. DESTDIR staging keeps PREFIX in libvsim.pc; make uninstall leaves
-#     nothing behind.
+#  5. the installed example scenes run where they are (their meshes and
+#     sweeps beside them), and LICENSE is installed with the docs;
+#  6. DESTDIR staging keeps PREFIX in libvsim.pc; make uninstall leaves
+#     no file behind, and none of vsim's own folders.
 set -u
 ROOT=${VSIM_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 MAKE=${MAKE:-make}
@@ -35,7 +38,9 @@ for f in bin/vsim lib/libvsim.a lib/libvsim.so lib/libvsim.so.0 include/vsim/vsi
          include/vsim/scene.h include/vsim/step.h lib/pkgconfig/libvsim.pc \
          share/man/man1/vsim.1 share/bash-completion/completions/vsim \
          share/zsh/site-functions/_vsim share/doc/vsim/scene-format.md \
-         share/doc/vsim/result-file.md; do
+         share/doc/vsim/result-file.md share/doc/vsim/LICENSE share/doc/vsim/CHANGELOG.md \
+         share/vsim/examples/cloth_sphere.yaml share/vsim/examples/meshes/bunny_like.obj \
+         share/vsim/examples/sweeps/cloth_iterations.yaml; do
   [ -e "$prefix/$f" ] || bad "make install did not install $f"
 done
 ok "make install PREFIX=$prefix"
@@ -88,6 +93,19 @@ done
 # The installed program.
 "$prefix/bin/vsim" --version | grep -q '^vsim ' && ok "installed vsim --version" ||
   bad "installed vsim --version"
+
+# The installed example scenes: every one of configs/ is there, one that
+# reads meshes runs from there, and a sweep finds its scene.
+ex=$prefix/share/vsim/examples
+n_src=$(ls "$ROOT"/configs/*.yaml | wc -l); n_ex=$(ls "$ex"/*.yaml 2>/dev/null | wc -l)
+[ "$n_src" -eq "$n_ex" ] || bad "share/vsim/examples holds $n_ex scenes, configs/ $n_src"
+if (cd "$tmp" && "$prefix/bin/vsim" run "$ex/mesh_drape.yaml" --frames 2 -q -o "$tmp/ex.h5") &&
+   "$prefix/bin/vsim" sweep "$ex/sweeps/cloth_iterations.yaml" --list >/dev/null; then
+  ok "installed examples: mesh_drape.yaml runs, sweeps/cloth_iterations.yaml lists its points"
+else
+  bad "installed examples do not run from $ex"
+fi
+rm -f "$tmp/ex.h5" "$tmp/ex.xmf"
 
 # The man page: renders without warnings, and holds every command and option.
 page="$prefix/share/man/man1/vsim.1"
@@ -145,6 +163,9 @@ for p in "$prefix" "$stage/opt/vsim"; do
   $MAKE -s --no-print-directory uninstall $args >/dev/null 2>&1 || bad "make uninstall $args"
   left=$(find "$p" -type f -o -type l)
   [ -z "$left" ] && ok "make uninstall $args leaves no file" || bad "make uninstall $args left: $left"
+  # vsim's own folders go too; the shared ones (bin, lib, share/man, ...) stay
+  left=$(find "$p" -mindepth 1 -type d \( -name vsim -o -name examples \))
+  [ -z "$left" ] && ok "make uninstall $args removes vsim's folders" || bad "make uninstall $args left folders: $left"
 done
 
 if [ $fails -ne 0 ]; then echo "install-check: $fails FAILED"; exit 1; fi

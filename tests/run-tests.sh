@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run-tests.sh: what `make test` and `make check T=...` run.
 #
 #   sh tests/run-tests.sh PROGRAM|golden|docs|clients ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runutil.h: running programs from the end-to-end tests (test_cli,
  * test_robust, test_compare_cli, test_sweep_cli, test_golden), header-only;
  * every name starts with cu_ or CU_.  It uses only the public headers.

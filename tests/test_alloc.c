@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_alloc.c: every allocation failure is an error, never a crash or a
  * leak (the libcyaml way).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bodies.c: the seeds' bodies and devices under simulation: rigid
  * tetrahedra, soft lattices, ragdolls, angle limits, kinematic pins on cloth,
  * the square-root approximation, swept contacts and rigid-mode damping. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bvh.c: the BVH (lib/model/bvh.c) against brute force: the same
  * triangles overlap a box or a ball, the same closest point and distance
  * (bitwise), the same first hit of a segment; the tree is the same on every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cli.c: end-to-end tests of the vsim program.
  *
  * Each test spawns the built binary ($VSIM_BIN, set by `make test`) in a fresh

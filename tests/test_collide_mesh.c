@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_collide_mesh.c: particles against a static triangle mesh
  * (lib/solve/collide_mesh.c), stepped by a small PBD loop here (the solver
  * wiring comes with the mesh collider kind): a 100 m/s particle does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_collide_particles.c: particle-particle contacts (world.particle_collisions). */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_coloring.c: the greedy constraint colouring is valid, deterministic
  * and ignores pinned particles. */
 #include "model/model_private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare.c: golden comparison (docs/cli.md, vsim compare) and vs_h5_describe, on files
  * from the real pipeline and on small files built here with the HDF5 API. */
 #include <hdf5.h>

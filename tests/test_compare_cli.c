@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare_cli.c: `vsim compare` end to end, for people and scripts
  * (docs/cli.md, vsim compare): --only (repeatable), --json, --ulps, and the messages for
  * files of other shapes, datasets on one side only and other format

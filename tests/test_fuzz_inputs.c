@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fuzz_inputs.c: the fuzz harness's checks on every input kept in the
  * repository, without libFuzzer.
  *

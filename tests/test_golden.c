@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_golden.c: the golden suite's script (scripts/golden.sh) on a scene
  * of its own: a golden file made with one solver setting must fail the
  * check of another, naming the scene, the dataset and the first frame; the

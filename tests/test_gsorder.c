@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gsorder.c: the Gauss-Seidel order (lib/model/gsorder.c): a
  * permutation of the constraints that keeps every two sharing a particle in
  * build order (so a sweep gives build order's bits), whose VS_GS_WINDOW

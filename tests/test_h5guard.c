@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_h5guard.c: the validating HDF5 reader (lib/io/guard/h5guard.c) against
  * hostile files the tests build themselves with the HDF5 C API: links and
  * storage that lead out of the file, virtual datasets, declared sizes the

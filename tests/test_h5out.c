@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_h5out.c: the result file writer: the docs/result-file.md layout read back through
  * the HDF5 API, recorded frames, precision, compression, the temporary file
  * and the errors around the output path. */

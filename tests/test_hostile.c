@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hostile.c: end-to-end tests that a hostile result file or output
  * path cannot make vsim write anywhere but its own output, and that two
  * runs racing to one new output cannot both win (README.md, Robustness:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hostile_read.c: end-to-end tests that `vsim compare` and `vsim info`
  * read a hostile result file through the validating reader (README.md,
  * Robustness: Reading result files, Memory, HDF5's own crashes):

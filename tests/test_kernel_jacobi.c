@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kernel_jacobi.c: every coloured-Jacobi kernel path this CPU has gives
  * the scalar reference's bits (lib/solve/kernel_jacobi.h), on whole runs and
  * on the golden suite, on one and two threads; VSIM_KERNEL picks the path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_mesh.c: the mesh body and the mesh collider end to end:
  * a cloth draped over an icosphere mesh against the analytic sphere, the
  * mesh body's links and masses on the built-in cloth's grid, the mesh body

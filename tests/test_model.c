@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_model.c: compiling scenes into models: counts, build order, references,
  * pins, masses, and the errors that point back into the scene. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_obj.c: the OBJ reader (lib/model/obj.c): every accepted form, every
  * error class with its exact file:line:col message, the limits, files that
  * are not files, the transform, and the fuzzer's seeds replayed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_outfile.c: safe output files (lib/util/outfile.c): special files
  * refused even with force, the symlink rules, long names, the mode, and
  * two processes racing to publish one new name without force (exactly one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_relax_jacobi.c: the vectorised coloured-Jacobi kernel gives the same
  * bits as a plain scalar projection of the same links, one at a time, colour
  * by colour (SIMD and scalar must agree to the last bit). */

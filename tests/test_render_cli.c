@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_render_cli.c: `vsim render` and `vsim plot` end to end: pictures
  * checked by their pixels (read back with cairo), numbered PNGs, a GIF
  * through ffmpeg (and the message without it), plots of two files, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rigid.c: the rigid-body solver core (lib/solve/rigid*.c) against
  * analytic answers: sliding and static friction on an incline, rolling,
  * restitution, torque-free rotation (angular momentum and the

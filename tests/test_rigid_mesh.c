@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rigid_mesh.c: rigid bodies against mesh colliders:
  * the contact points a flat mesh gives a box and a sphere (four corners, face
  * normals, no edge contact from a neighbouring triangle); a box, a sphere and

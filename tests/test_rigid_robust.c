@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rigid_robust.c: the rigid solver at its defaults on the standard
  * benchmark scenes of other engines (docs/physics.md, "Rigid bodies"):
  * chains and a grid of ball joints, a tall stack, a pyramid, 100:1 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rigid_scene.c: rigid bodies through the whole pipeline -- scene ->
  * model -> vs_step (analytic answers through the scene's own keys:
  * incline, rolling, bounce, two-way particle contact conserving momentum)

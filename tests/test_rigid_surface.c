@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rigid_surface.c: the rigid bodies' surfaces in the result file
  * (docs/result-file.md: /particles/rigid_surface, /connectivity/
  * rigid_triangles) and files of rigid bodies only (no /particles/all), end

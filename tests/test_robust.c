@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_robust.c: end-to-end tests that nothing is lost and nothing let in.
  *
  *   - write failures: a file-size limit (ulimit -f) or a full disk (a small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scene.c: the scene loader (lib/scene/): defaults, every key of
  * every kind, pins, --set overrides, the YAML round trip, and every class of
  * bad input with its code, position and message. */

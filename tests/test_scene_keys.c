@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scene_keys.c: the scene-key table (lib/scene/scene_keys.c) against
  * everything that follows from it: every key of every kind survives load ->
  * emit -> load with a value that is not its default; every key and enum

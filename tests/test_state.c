@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_state.c: initial state, the Verlet start-up, copying, velocities. */
 #include "testutil.h"
 

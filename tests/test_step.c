@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_step.c: the physics of vs_step against exact and analytic answers. */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sweep.c: sweep files (lib/scene/sweep.c): parsing, the order of points,
  * values written back as YAML, the scene path, and every error with its
  * file:line:col. */

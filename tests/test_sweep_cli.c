@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sweep_cli.c: `vsim sweep` end to end (docs/cli.md, vsim sweep).
  *
  * The central promise: every way of running a sweep (-j 1, -j 2, -j 0,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tune.c: `vsim run` picks its solver thread count frame by frame
  * (cmd/tune.c): switching threads between frames never changes a
  * bit, and the tuner settles on the faster count, trying the other one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_util.c: lib/util's text buffer, JSON string literal, edit distance
  * and whole-file reader: the one copy of each that the library and the
  * program share. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_view.c: lib/view (render and plot) checked by the pixels of its PNGs. */
 #include <cairo.h>
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_xdmf_cli.c: the XDMF sidecar end to end (docs/result-file.md,
  * "Viewers"): vsim run writes OUT.xmf beside OUT.h5 (also for a failed run,
  * naming the final file, never the temporary one), output.xdmf: false turns

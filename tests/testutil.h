@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* testutil.h: small helpers shared by the check test programs (header-only);
  * every name starts with tu_ or TU_.
  *

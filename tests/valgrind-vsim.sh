@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The vsim program under valgrind memcheck, for the end-to-end tests: `make
 # valgrind-e2e` sets VSIM_BIN to this script and VSIM_REAL_BIN to the
 # program.  A memory error, or a definitely or indirectly lost block, makes

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """gen_scenes.py: write the scenes of `make bench-rigid` (bench/rigid/*.yaml).
 
     /usr/bin/python3 bench/rigid/gen_scenes.py [OUTDIR]   (default: this folder)

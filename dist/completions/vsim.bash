@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for vsim (installed as share/bash-completion/completions/vsim).
 # Completes the commands, each command's options (as `vsim CMD --help` lists
 # them; tests/install-check.sh checks that they agree) and their values:

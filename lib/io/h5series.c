@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5series.c: what the rows of H5W_SERIES (h5series.h) say about each
  * series slot: its group, unit, and, for a model, whether it is written,
  * its shape and its types. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5series.h (private): the time series of the result file, one row each.
  * The writer (h5layout.c: create, h5thread.c: record), the resume reader (h5resume.c)
  * and describe (describe.c: units) follow from this table; adding a series

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5surface.c: the rigid bodies' surface meshes (h5surface.h). */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5surface.h (private): the rigid bodies' surfaces as triangle meshes, for
  * viewers (docs/result-file.md, /particles/rigid_surface).  XDMF and most
  * viewers cannot turn a shape by a per-body quaternion, so the writer stores

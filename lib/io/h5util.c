@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5util.c: small HDF5 helpers shared by the writer and compare (h5util.h). */
 #include "io/h5util.h"
 

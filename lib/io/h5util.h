@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5util.h: private HDF5 helpers shared by the writer (h5write.c,
  * h5objects.c, h5resume.c) and the reader side (compare.c).
  * Not part of the public API. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bodies.c: the one dispatch point from a body description to its generator.
  * Each generator (body_<kind>.c) reports exact counts first, so limits are
  * checked before the model allocates anything, then fills the arrays. */

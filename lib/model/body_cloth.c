@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_cloth.c: a rectangular grid of nu x nv particles in a coordinate plane.
  * Particle (i, j) has body index j * nu + i, i along u (docs/scene-format.md, cloth).  Links in
  * build order (docs/physics.md, relaxation): stretch row by row (for each particle: its +u then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_lattice.c: a soft block, nu x nv x nw particles with axis links
  * (stretch) and face-diagonal links (shear).  Particle (i, j, k) has body
  * index i + nu * (j + nv * k).  `top-edge` pins the layer j = nv - 1. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_mesh.c: cloth or a soft shell from a triangle mesh (an OBJ file).
  *
  * Vertex k of the OBJ (0-based, file order) is the body's particle k, at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_particles.c: free particles, each with its own position, velocity, mass. */
 #include "model/build.h"
 

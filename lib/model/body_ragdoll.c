@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_ragdoll.c: Jakobsen's articulated humanoid (Advanced Character Physics
  * §6; the ragdoll of a Verlet cloth and ragdoll tutorial): particles for the joints, sticks for the bones, a
  * rigid torso (a tetrahedron of shoulders, hips and a sternum point), and

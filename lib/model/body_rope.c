@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_rope.c: a straight chain of segments + 1 particles from `from` to `to`,
  * stretch links i -> i+1 and optional bend links i -> i+2. */
 #include "model/build.h"

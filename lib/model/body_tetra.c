@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* body_tetra.c: Jakobsen's rigid body (Advanced Character Physics §5): four
  * particles at the corners of a regular tetrahedron joined by six sticks.
  * Initial velocities are those of a rigid motion: v_i = v + w x (x_i - c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* build.c: the builder primitives that the body generators (body_*.c) and
  * the compiler (model.c) append particles and links with. */
 #include <math.h>

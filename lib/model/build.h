@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* build.h (private): the model stage.  The builder that the body generators
  * fill (build.c), the generators themselves (bodies.c dispatches to one
  * body_<kind>.c each) and the colouring (coloring.c).  Nothing here steps:

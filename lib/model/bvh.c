@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bvh.c: the bounding volume hierarchy over static triangles (model/bvh.h).
  *
  * Build: per-triangle centroid sums once, then a recursive median split.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bvh.h (private): a bounding volume hierarchy over a static triangle mesh.
  *
  * Built once: axis-aligned boxes, a median split on the longest axis of the

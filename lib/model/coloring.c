@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* coloring.c: greedy graph colouring of the constraints, once, at build.
  *
  * Two constraints conflict when they share a particle with inverse mass > 0

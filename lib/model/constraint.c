@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* constraint.c: what every stage may ask of a compiled constraint: its
  * kind's name and arity, its particles, and an explicit pin's target.
  * Everything here follows from the kind table VS_KINDS (vsim/kind.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* estimate.c: the model's and the run's memory from the scene's counts
  * (vsim/memory.h), so that a scene too big for the machine is refused at
  * once instead of after climbing to gigabytes.

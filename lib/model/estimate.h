@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* estimate.h (private): the memory check vs_model_build makes after
  * counting the scene and before allocating anything sized by it. */
 #ifndef VSIM_MODEL_ESTIMATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gsorder.c: the order Gauss-Seidel projects the constraints in
  * (docs/physics.md, relaxation), computed once at build time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* meshgrid.c: the uniform grid of triangle lists (see model/meshgrid.h). */
 #include "model/meshgrid.h"
 

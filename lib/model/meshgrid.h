@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* meshgrid.h (private): a uniform grid over a static triangle mesh, for the
  * particle-vs-mesh collider's per-step detection (solve/collide_mesh.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.c: compile a vs_scene into the flat, immutable vs_model.
  *
  * Two passes: first every body reports its exact particle and link counts

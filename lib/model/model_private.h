@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_private.h (private): the part of vs_model that only the library
  * reads, behind model->priv (vsim/model.h): the solver's layouts (the
  * Gauss-Seidel order and its link streams, the graph colouring, the

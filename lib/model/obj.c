@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* obj.c: the Wavefront OBJ reader (see model/obj.h for the accepted forms,
  * the limits and the errors).
  *

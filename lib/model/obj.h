@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* obj.h (private): the Wavefront OBJ reader for `mesh` bodies and colliders,
  * beside its only users, the build and the memory estimate (lib/model/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_compile.c: the scene's rigid bodies (VS_BODY_RIGID items of
  * `bodies`, in file order) and solver.rigid into the rigid solver's model
  * (lib/solve/rigid/rigid.h), plus the model rows that the writer and the state

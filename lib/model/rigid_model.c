@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_model.c: the rigid solver's model (allocation, settings' defaults,
  * one body's shape and mass properties through its shape row). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_model.h (private): the rigid solver's model -- what does not change
  * in a run -- and its state -- what a checkpoint must hold --, both flat
  * arrays with no pointers into each other, and the per-shape table.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_shapes.c: one row per rigid shape (VS_RIGID_SHAPES, vsim/kind.h):
  * valid sizes, volume, inertia and bounding radius.  The table is built from
  * the kind table by name (shape_<name>_*), so a new row of VS_RIGID_SHAPES

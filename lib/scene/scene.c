@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene.c: the public entry points: load a scene from text or a file
  * (YAML tree, then --set, then the key table: scene_table.c), free it. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_body.c: the `bodies` list, and the hooks of the body keys that the
  * key table cannot express as a plain value: per-particle lists, `pin` in
  * its forms, the name's characters and the grid's particle count. */

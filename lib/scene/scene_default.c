@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_default.c: the embedded scene that `vsim run` uses without a file. */
 #include "vsim/scene.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_emit.c: vs_scene -> YAML that loads back into an equal scene.
  *
  * The keys and their order come from the key table (scene_keys.c, walked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_internal.h: private to the scene loader (scene*.c).
  *
  * The loader works in three passes over one in-memory YAML tree:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_items.c: the `world.colliders` and `constraints` lists, and the
  * hooks of their irregular keys: the plane normal (normalised), box
  * corners (max > min), a distance's rest | min | max, a pin's at | keys,

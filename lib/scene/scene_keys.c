@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_keys.c: THE table of scene keys, and the name table of every enum.
  *
  * One row per key (MuJoCo's mjcf schema is the model): its dotted path, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_set.c: `--set KEY=VALUE` overrides, applied to the YAML tree.
  *
  * KEY is a dotted path.  Mapping keys are matched by name; a missing key is

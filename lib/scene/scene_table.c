@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_table.c: the engine that reads and writes scenes from the key
  * table (scene_keys.c): defaults, the check of every mapping's keys, each
  * value by its type, and the emitter of the resolved scene.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_value.c: one YAML value -> one C value, with the message that
  * names what was expected when it does not fit.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_yaml.c: YAML text -> sn_node tree, with our own limits.
  *
  * libyaml 0.2.5 has no nesting limit and its document API recurses, and

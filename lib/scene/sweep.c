@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep.c: sweep files (vsim/sweep.h, docs/cli.md, vsim sweep).
  *
  * The file is parsed into the scene loader's node tree (scene_yaml.c), so it

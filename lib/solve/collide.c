@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collide.c: static obstacles, handled by projection (Jakobsen §3): a
  * particle of radius r inside an obstacle (or outside `bounds`) is moved to
  * the nearest surface point along the surface normal.  Each push is recorded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collide_mesh.c: particles against a static triangle mesh (see
  * solve/collide_mesh.h for the rules). */
 #include "solve/collide_mesh.h"

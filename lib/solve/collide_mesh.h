@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collide_mesh.h (private): particles against a static triangle mesh, found
  * through its grid of triangle lists (model/meshgrid.h) or its BVH
  * (model/bvh.h).  Built to plug in as a collider kind next to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collide_particles.c: particle-particle contacts (world.particle_collisions).
  *
  * Every step, after prediction, the particles with a radius are put in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* con_angle.c: an angle limit at b (the "fake angle constraint" of a Verlet cloth and ragdoll tutorial):
  * the angle between b->a and b->c is kept in [min, max] by a one-sided link
  * a-c whose bounds follow from the law of cosines on the current arm lengths,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* con_distance.c: the distance constraint C = |xa - xb| - rest (docs/physics.md, distance).
  *
  * PBD (Müller et al. 2007, eq. 9-10): dx_a = -w_a / (w_a + w_b) C n, scaled by

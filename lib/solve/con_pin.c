@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* con_pin.c: explicit pins.  A pinned particle has inverse mass 0, so no
  * projection moves it: the step places a kinematic pin on its key path
  * (vs_model_pin_target) before the sweeps, and the projection does nothing.

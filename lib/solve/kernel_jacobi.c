@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel_jacobi.c: which coloured-Jacobi kernel path runs (kernel_jacobi.h).
  * The CPU is asked once per state, when the state is created; the
  * environment variable VSIM_KERNEL may force a path, for the tests that

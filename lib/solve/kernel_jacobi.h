@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel_jacobi.h (private): the coloured-Jacobi block kernels, one per
  * instruction set, and their run-time dispatch (kernel_jacobi.c).
  *

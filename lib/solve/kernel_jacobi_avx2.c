@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel_jacobi_avx2.c: the coloured-Jacobi block kernel, four links per
  * AVX2 vector (kernel_jacobi.h); this file alone is compiled with -mavx2
  * (no -mfma: the reference multiplies and adds separately).  Gather: each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel_jacobi_avx512.c: the coloured-Jacobi block kernel, eight links per
  * AVX-512 vector (kernel_jacobi.h); this file alone is compiled with
  * -mavx512f (no FMA instructions are generated: -ffp-contract=off).  Gather:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel_jacobi_sse2.c: the coloured-Jacobi block kernel, two links per
  * SSE2 vector (kernel_jacobi.h).  Gather: a link's two particles (x, y, z,
  * w) as two halves each, their difference kept for the scatter, transposed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kinds.c: the solver's side of the constraint-kind table.  One entry per
  * row of VS_KINDS (vsim/kind.h), filled with that kind's functions
  * vs_<name>_project and vs_<name>_error from lib/solve/con_<name>.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* observe.c: constraint error and penetration statistics of a state. */
 #include <math.h>
 #include <string.h>

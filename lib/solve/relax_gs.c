@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* relax_gs.c: Gauss-Seidel relaxation (Jakobsen §3; Müller et al. 2007 §3.3):
  * every sweep projects the constraints one after the other, each seeing the
  * corrections of those before it, then the colliders.  The order is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* relax_jacobi.c: graph-coloured Jacobi relaxation (docs/physics.md, relaxation; Fratarcangeli &
  * Pellacini 2014).  The constraints of one colour share no movable particle,
  * so each reads positions that no other constraint of its colour writes: they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scratch.c: the solver's work arrays, owned by a vs_state (state->scratch).
  * Everything is allocated here, once, so that the step never allocates:
  * the collider contacts, the particle contacts and their spatial hash, and

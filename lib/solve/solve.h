@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* solve.h (private): the solve stage.  The constraint kinds' projections
  * (con_<kind>.c, dispatched through vs_kind_solver), the relaxations
  * (relax_gs.c, relax_jacobi.c), colliders (collide.c), particle contacts

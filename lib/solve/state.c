@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state.c: allocation, reset and copying of the mutable state. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* step.c: one frame = `substeps` steps of h = dt / substeps (docs/physics.md).
  *
  * Each step reads like the algorithm:

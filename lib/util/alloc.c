@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* alloc.c: the allocator hook (see vsim/alloc.h). */
 #include <stdint.h>
 #include <stdlib.h>

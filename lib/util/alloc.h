@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* alloc.h (private): the library's allocation functions, routed through the
  * allocator hook of vsim/alloc.h.  Use these, never malloc/calloc/free. */
 #ifndef VSIM_PRIVATE_ALLOC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* detmath.c: deterministic sine and cosine (detmath.h).
  *
  * Only + - * / on doubles, each rounded once to nearest: the same bits under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* detmath.h (private): vsim's own sine and cosine, the same bits on every
  * machine.
  *

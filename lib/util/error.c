@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.c: the vs_error record (see vsim/error.h). */
 #include <stdarg.h>
 #include <stdio.h>

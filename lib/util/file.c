@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file.c: whole-file reading under a size limit, kinds of files and
  * directory parts (lib/util/file.h). */
 #include "util/file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file.h (private): reading a whole input file (a scene, a sweep file) into
  * memory under a size limit, with the messages the user sees; the words
  * for a kind of file and the directory part of a path, which the input and

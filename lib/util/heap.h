@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap.h: a binary min-heap of int32 ids in a caller's array (no
  * allocation), for the deterministic list schedules of
  * lib/model/gsorder.c (Gauss-Seidel order) and lib/solve/rigid/rigid_order.c (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outfile.c: creating output files safely (outfile.h). */
 #define _GNU_SOURCE /* sync_file_range */
 #include "util/outfile.h"

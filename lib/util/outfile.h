@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outfile.h (private): creating output files safely (docs/cli.md, docs/result-file.md).
  *
  * An output is written to a temporary file beside it and published under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* private.h: what every private library header needs: VS_PRIVATE (hidden
  * visibility: shared between the library's files, never exported) and the
  * allocation functions.  Not installed; not part of the API. */

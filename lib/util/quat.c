@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quat.c: unit quaternions [w, x, y, z] (util/quat.h). */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quat.h (private): unit quaternions [w, x, y, z] and 3x3 rotation
  * matrices (row-major; the columns are the body axes in the world frame). */
 #ifndef VSIM_UTIL_QUAT_H

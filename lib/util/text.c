@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.c: the growable text buffer, the JSON string literal and the edit
  * distance (lib/util/text.h). */
 #include "util/text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.h (private): a growable NUL-terminated text buffer with printf and
  * JSON appends, the JSON string literal (so that every JSON vsim writes
  * escapes alike) and the bounded edit distance behind the "did you mean"

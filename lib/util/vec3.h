@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vec3.h (private): the small vector helpers every stage uses: 3-vectors
  * as double[3], 3x3 matrices as row-major double[9].  Each is written out
  * in one fixed order of operations (the results' bits depend on it). */

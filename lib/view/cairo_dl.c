@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cairo_dl.c: the cairo table of cairo_dl.h, loaded once with dlopen. */
 #define VS_CAIRO_DL_IMPL
 #include "view/cairo_dl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cairo_dl.h (private to lib/view): cairo through dlopen.  The program
  * should not load cairo and the ~15 libraries it brings (fontconfig,
  * freetype, pixman, png, X11, ...) into every `vsim run` for the sake of

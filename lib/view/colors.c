@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* colors.c: palette, colour map, bounds, speed and strain, PNG output (see view/view.h). */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* draw.c: how each primitive of render.c is painted, and the frame's labels. */
 #include <math.h>
 #include <stdio.h>

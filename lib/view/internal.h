@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h (private to lib/view): what render.c and plot.c share. */
 #ifndef VSIM_VIEW_INTERNAL_H
 #define VSIM_VIEW_INTERNAL_H

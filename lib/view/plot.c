@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot.c: series against time with cairo (see view/view.h).
  *
  * One frame with "nice" ticks (1, 2 or 5 times a power of ten) and light grid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.c: one frame drawn with cairo, painter's algorithm (see view/view.h).
  *
  * Every visible piece becomes a primitive in screen space with a depth key:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.c: drawing result files (vsim/render.h): the frames reader
  * (vsim/frames.h) feeding the array-based drawing of view.h. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */

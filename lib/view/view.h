@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* view.h (private, stage lib/view): drawing a frame and plotting series with cairo.
  *
  * Self-contained: everything comes in as plain arrays (no vs_model, no HDF5), so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """MDAnalysis reads what `vsim run` writes (tests/clients/run.sh):
 
     python3 tests/clients/mdanalysis_h5md.py VSIM ROOT WORKDIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ParaView opens what `vsim run` writes: run by pvpython (or pvbatch)
 --force-offscreen-rendering from tests/clients/run.sh.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The real clients of the result file (tests/clients/*.py), run by
 # `make clients-check` (part of `make test`):
 #   MDAnalysis (Debian python3-mdanalysis) reads every frame and observable;

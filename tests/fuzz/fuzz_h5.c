@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_h5.c: a libFuzzer harness for the validating HDF5 reader
  * (lib/io/guard/h5guard.c).
  *

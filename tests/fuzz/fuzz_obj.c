@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_obj.c: a libFuzzer harness for the OBJ reader (model/obj.h).
  *
  * The input is the OBJ text (any bytes).  It is parsed twice, rejecting and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_scene.c: a libFuzzer harness for the scene loader and --set.
  *
  * The input is split at every byte 0x01: the first part is the scene text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/alloc.h: the allocator hook.
  *
  * Every allocation the library makes itself goes through these functions, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/compare.h: reading result files: golden comparison and summaries.
  *
  * Shared by `vsim compare`, `vsim info` and the tests (docs/cli.md, vsim compare). */

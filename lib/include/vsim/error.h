@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/error.h: status codes and the error record every fallible call fills.
  *
  * The library never prints and never exits: a function that can fail returns a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/frames.h: reading a result file frame by frame, for viewers
  * (`vsim render`, `vsim plot`; docs/result-file.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/h5.h: the result file writer (H5MD 1.1 layout, docs/result-file.md).
  *
  * Stage 4: the writer's only inputs are the model and the state (plus the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/kind.h: the constraint kinds, one row each.
  *
  * X(ID, name, arity, particles, count):

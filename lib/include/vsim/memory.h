@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/memory.h: the memory a run may take.  vs_model_build estimates the
  * model's and the run's memory from the scene's counts before it allocates
  * anything sized by them, and refuses (VS_ERR_LIMIT, exit 2) a scene whose

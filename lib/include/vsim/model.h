@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/model.h: the compiled, immutable model (like MuJoCo's mjModel).
  *
  * Stage 2: vs_model_build() turns a vs_scene into flat arrays.  Nothing that

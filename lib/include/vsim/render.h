@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/render.h: pictures of result files (`vsim render`, `vsim plot`).
  *
  * A renderer draws frames of a result file (vsim/frames.h) with cairo:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/scene.h: YAML scene text -> plain scene description.
  *
  * Stage 1 of the pipeline (scene -> model -> state -> writer).  The loader

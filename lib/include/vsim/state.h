@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/state.h: everything that changes while stepping (like MuJoCo's mjData).
  *
  * One table, VS_STATE_FIELDS, lists the persistent arrays: it drives

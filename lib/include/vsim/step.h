@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/step.h: advancing the state, and measuring it.
  *
  * vs_step() advances one frame = `substeps` steps of h = dt / substeps with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/sweep.h: parameter sweep files (docs/cli.md, vsim sweep).
  *
  * A sweep file names a scene, optionally a frame count, and lists values for

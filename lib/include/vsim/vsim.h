@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vsim/vsim.h: the whole public API.  Pipeline:
  *   scene text -> vs_scene (scene.h) -> vs_model (model.h) -> vs_state (state.h)
  *   stepped by vs_step (step.h) -> result file (h5.h) -> compare (compare.h);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard.c: the validating reader layer for HDF5 files (h5guard.h). */
 #include "io/guard/h5guard_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard.h (private): a validating layer for reading HDF5 result files
  * that may come from anywhere (other machines, other versions, a half-written
  * disk, an attacker).  Not part of the public API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard_attr.c: attributes, walking a file and escaping text, for the
  * validating reader (h5guard.h). */
 #include <math.h>

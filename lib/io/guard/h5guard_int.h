@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard_int.h (private to lib/io/guard/): what the parts of the guard
  * share.  Nothing else in lib/ includes it; the tests and the HDF5 fuzzer
  * use its test hooks. */

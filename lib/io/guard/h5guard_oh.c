@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard_oh.c: the object header of a dataset, read from the file before
  * HDF5 opens it (see h5guard.h): HDF5 1.10.8 divides by zero inside H5Dopen
  * on a chunked layout message of dimensionality 0, so that must be found

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard_probe.c: HDF5 walks a file's whole structure in a child process
  * before vs_h5g_open trusts it (h5guard.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5guard_result.c: opening a vsim result file and listing its datasets
  * through the validating reader (h5guard.h), for compare, info, xdmf,
  * render and plot. */

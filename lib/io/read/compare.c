@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c: golden comparison of two result files (docs/cli.md, vsim compare); the
  * summary behind `vsim info` is describe.c.
  *

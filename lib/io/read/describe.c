@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* describe.c: vs_h5_describe, what `vsim info` prints: the run's
  * parameters, counts, time range, checkpoint and every dataset with its
  * shape and type (and, for the value of a series of H5W_SERIES, its unit),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames.c: a result file frame by frame, for viewers (vsim/frames.h).
  *
  * Open reads the static parts (topology, times, the observables' names) and

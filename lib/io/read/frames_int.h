@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames_int.h (private): the state of an open result file for viewers,
  * shared by frames.c (open, frames, topology) and frames_world.c
  * (observables, colliders). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames_world.c: what a result file says beside the particles, for
  * viewers: the observables (found by walking /observables for groups that
  * hold a per-frame `value`, named by their flat version 2 names) and the

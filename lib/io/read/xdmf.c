@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdmf.c: the XDMF 2 sidecar of a result file (vs_xdmf_write), so that
  * ParaView's XDMF reader opens a run (docs/result-file.md, "Viewers").
  *

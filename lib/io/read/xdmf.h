@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdmf.h (private): the XDMF sidecar's two halves, for the writer
  * (h5write.c), which builds the text from the file it still has open
  * (no second open, no validating walk of a file it wrote itself), stages

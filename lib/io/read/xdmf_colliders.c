@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdmf_colliders.c: the colliders of a result file's XDMF sidecar (xdmf.c
  * describes the whole): one static grid per group of /world/colliders,
  * outside time, so that ParaView draws them at every frame. */

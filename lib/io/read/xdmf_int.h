@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdmf_int.h (private to lib/io/read/xdmf*.c): the sidecar being built,
  * shared by xdmf.c (the frames, the inline items, the text) and
  * xdmf_colliders.c (the colliders' grids). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5check.c: what --resume checks before it trusts or writes a result file
  * (h5check.h): the checkpoint against its checksum and its values, and that
  * every object the resumed run writes lies in the file itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5check.h (private): what --resume checks before it trusts a result file
  * (docs/cli.md, --resume).  Everything here reads through h5guard.
  *

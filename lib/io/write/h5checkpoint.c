@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5checkpoint.c: /checkpoint (docs/result-file.md), the state of the last
  * recorded frame that --resume continues from: one dataset per non-empty
  * VS_STATE_FIELDS array and the counters and checksum (h5check.h) as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5layout.c: the static part of a new result file (docs/result-file.md,
  * layout), written once by vs_h5_open after the file is created: /h5md,
  * /particles (with the series of H5W_SERIES under it), /observables,

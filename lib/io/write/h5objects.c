@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5objects.c: the HDF5 objects of the result file: failure messages,
  * groups, attributes, fixed and extendible datasets, the time series
  * (buffers, paths, which are written) and appending frames. */

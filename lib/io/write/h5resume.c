@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5resume.c: reading a result file back: its parameters, its checkpoint
  * (vs_h5_read_checkpoint) and reopening it to append frames (vs_h5_reopen,
  * --resume). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5thread.c: recording frames (vs_h5_record, vs_h5_wait): the frame's
  * rows filled from the state (the `from` column of H5W_SERIES), the writer
  * thread that fills them and calls HDF5 while the caller steps, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5world.c: /world/colliders/<i>/, one group per collider of the model, in
  * scene order, so that viewers and `vsim render` (lib/io/read/frames.c) can draw
  * the obstacles without the scene: a `kind` string attribute (plane, sphere,

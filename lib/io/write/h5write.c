@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5write.c: the result file writer (docs/result-file.md, H5MD 1.1 layout).
  *
  * The file is created under a temporary name beside the output and renamed

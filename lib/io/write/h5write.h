@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* h5write.h (private): the result-file writer's types, shared by the
  * files of lib/io/write/: h5write.c (open, finish, abort), h5layout.c (the
  * static part of the file), h5thread.c (recording frames: the writer and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid.h (private): the rigid-body solver core -- boxes, spheres and
  * capsules with orientation and inertia, solved at the velocity level by
  * sequential impulses (Catto, "Iterative dynamics with temporal coherence",

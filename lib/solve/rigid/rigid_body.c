@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_body.c: the rigid state and the solver's work buffers, and the
  * bytes they take (the model and the shapes: model/rigid_model.c). */
 #include <string.h>

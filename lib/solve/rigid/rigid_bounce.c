@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_bounce.c: after the substeps -- the bounces (restitution) of the
  * step's contacts, and the impulses kept for the next step's warm start. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_broad.c: the rigid bodies' broad phase.  Axis-aligned bounding
  * boxes, sort and sweep on x (bodies sorted by (min x, index), pairs sorted
  * by (i, j)), so the order never depends on addresses; each candidate pair

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_collide.c: rigid-body contacts, the narrow phase (the broad phase
  * that calls it is rigid_broad.c).  Narrow phase for every
  * shape pair (sphere, capsule, box; box-box by the separating-axis test and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_collide_mesh.c: rigid bodies against a static triangle-mesh collider
  * (the narrow phase that vs_rigid_collide_collider calls for a mesh).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_color.c: the constraint graph's colours for `relaxation: jacobi`
  * (Box2D v3's constraint graph; docs/physics.md, rigid bodies).
  *

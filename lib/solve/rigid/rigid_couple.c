@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_couple.c: the rigid bodies inside vs_step.  Their state lives in
  * vs_state's rows (rx, rq, rv, rw and the warm-start cache, so the checkpoint
  * holds all of it); the solver core (rigid_*.c) sees them through a vs_rstate

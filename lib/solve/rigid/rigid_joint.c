@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_joint.c: the joints between rigid bodies, one row of the joint
  * table per kind (VS_JOINT_KINDS, vsim/kind.h): what the sequential sweeps
  * (velocity rows, warm start, a position pass) and the forest's exact solve

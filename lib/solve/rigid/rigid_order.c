@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_order.c: the order the sequential sweeps visit the manifolds in
  * (docs/physics.md, rigid bodies; the same list scheduling as the
  * Gauss-Seidel order of lib/model/gsorder.c, done every step).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_rows.h (private to solve/rigid/): one constraint row's pieces that
  * the contact sweeps, the joints and the bounces share: a point's velocity,
  * an impulse at a point, the rows r x d and I^-1 (r x d), an impulse along a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_solve.c: sequential impulses (Catto) over contacts and joints.
  *
  * Contacts: an accumulated normal impulse clamped at >= 0, a friction impulse

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_step.c: one rigid-body step, the two-way particle coupling, and the
  * momentum diagnostics.
  *

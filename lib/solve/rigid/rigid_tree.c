@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rigid_tree.c: the joints that form trees, solved exactly.
  *
  * Sequential impulses relax a chain of joints one joint at a time: the
