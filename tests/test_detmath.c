@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_detmath.c: lib/util/detmath.c, vsim's own sine and cosine: accuracy
  * against long double sinl/cosl over dense sweeps, special values, and a
  * table of exact bits that every machine and compiler must reproduce.
