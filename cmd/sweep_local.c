@@ -227,6 +227,7 @@ static void finish_point(sweep_run *r, child *c, int wstatus, point_result *res)
   res->has_file = exists(path);
 
   relay_messages(k, &c->out[1]);
+  if (s->n_collect) collect_point(r, k, r->collected + k * s->n_collect);
   r->done++;
   if (strcmp(res->status, "complete") != 0) r->failed++;
   if (!r->a->quiet || strcmp(res->status, "complete") != 0) {
