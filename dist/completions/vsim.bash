@@ -53,9 +53,10 @@ _vsim() {
       esac
       [[ $cur != -* ]] && { _vsim_files yaml yml; return; } ;;
     compare)
-      opts="--atol --rtol --ulps --only --json -h --help"
+      opts="--atol --rtol --ulps --only --json --junit -h --help"
       case $prev in
         --atol|--rtol|--ulps) COMPREPLY=(); return ;;
+        --junit) _vsim_files xml; return ;;
         --only) COMPREPLY=($(compgen -W "/particles /observables /connectivity /solver" -- "$cur")); return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
