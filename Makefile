@@ -19,6 +19,7 @@
 #   make fuzz SECONDS=N     libFuzzer on the scene loader and the OBJ reader (clang);
 #                           make fuzz-h5 on the result-file reader
 #   make install            PREFIX=/usr/local, DESTDIR=; also uninstall, install-check
+#   make schema             regenerate docs/vsim-scene.schema.json (vsim schema)
 #   make install-deps       the Debian packages to build and test (scripts/install-deps.sh)
 #   make pictures           redraw the README's pictures (docs/images/)
 #   make clean              remove build/
@@ -222,7 +223,7 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid
 # prerequisites (as -MMD does for headers).  Until a program has that file
 # it depends on the whole archive.
 E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli test_hostile test_hostile_read \
-             test_rigid_surface test_sweep_collect test_junit
+             test_rigid_surface test_sweep_collect test_junit test_schema_cli
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
 	@mkdir -p $(dir $@)
@@ -373,6 +374,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DOCDIR ?= $(PREFIX)/share/doc/vsim
+DATADIR ?= $(PREFIX)/share/vsim
 INSTALL ?= install
 OPENMP_LIBS ?= -fopenmp
 
@@ -403,14 +405,24 @@ $(LIBSO): $(PIC_OBJ) $(LIBSO_MAP)
 $(MANPAGE): $(VSIM) scripts/gen-man.sh
 	sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
 
-.PHONY: shared man install uninstall install-check
+.PHONY: shared man install uninstall install-check schema
 shared: $(LIBSO)
 man: $(MANPAGE)
 
-install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
+# The JSON Schema of the scene format (`vsim schema`, from the key table):
+# installed as share/vsim/vsim-scene.schema.json; `make schema` refreshes
+# the copy in docs/ that the example scenes name on their first line
+# (tests/test_schema_cli.c checks that the two agree).
+SCENE_SCHEMA := $(BUILD)/vsim-scene.schema.json
+$(SCENE_SCHEMA): $(VSIM)
+	$(VSIM) schema > $@.tmp && mv $@.tmp $@
+schema: $(SCENE_SCHEMA)
+	cp $(SCENE_SCHEMA) docs/vsim-scene.schema.json
+
+install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE) $(SCENE_SCHEMA)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 	$(INSTALL) -m 755 $(VSIM) $(DESTDIR)$(BINDIR)/vsim
 	$(INSTALL) -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libvsim.a
 	$(INSTALL) -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libvsim.so.$(VSIM_VERSION_STR)
@@ -425,6 +437,7 @@ install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
 	$(INSTALL) -m 644 dist/completions/vsim.bash $(DESTDIR)$(BASHCOMPDIR)/vsim
 	$(INSTALL) -m 644 dist/completions/_vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim
 	$(INSTALL) -m 644 $(DOCS_MD) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 644 $(SCENE_SCHEMA) $(DESTDIR)$(DATADIR)/vsim-scene.schema.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/vsim $(DESTDIR)$(LIBDIR)/libvsim.a \
@@ -433,8 +446,9 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(INCLUDEDIR)/vsim/,$(notdir $(PUBLIC_H))) \
 	  $(DESTDIR)$(PKGCONFIGDIR)/libvsim.pc $(DESTDIR)$(MANDIR)/man1/vsim.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/vsim $(DESTDIR)$(ZSHCOMPDIR)/_vsim \
-	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) 2>/dev/null
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD))) \
+	  $(DESTDIR)$(DATADIR)/vsim-scene.schema.json
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) 2>/dev/null
 
 # Part of `make test` in the release build (the example links against the
 # installed library with nothing but pkg-config; the sanitizer builds would

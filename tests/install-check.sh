@@ -35,7 +35,7 @@ for f in bin/vsim lib/libvsim.a lib/libvsim.so lib/libvsim.so.0 include/vsim/vsi
          include/vsim/scene.h include/vsim/step.h lib/pkgconfig/libvsim.pc \
          share/man/man1/vsim.1 share/bash-completion/completions/vsim \
          share/zsh/site-functions/_vsim share/doc/vsim/scene-format.md \
-         share/doc/vsim/result-file.md; do
+         share/doc/vsim/result-file.md share/vsim/vsim-scene.schema.json; do
   [ -e "$prefix/$f" ] || bad "make install did not install $f"
 done
 ok "make install PREFIX=$prefix"

@@ -117,7 +117,12 @@ START_TEST(default_yaml_is_embedded_scene) {
   char *path = cu_repo_path("configs/default.yaml");
   char *text = cu_slurp(path);
   ck_assert_msg(text != NULL, "cannot read %s", path);
-  ck_assert_msg(strcmp(text, vs_scene_default_text()) == 0,
+  /* after the editors' schema modeline, which the embedded scene does not
+   * need (nothing beside it to point to) */
+  const char *modeline = "# yaml-language-server: $schema=../docs/vsim-scene.schema.json\n";
+  ck_assert_msg(strncmp(text, modeline, strlen(modeline)) == 0,
+                "configs/default.yaml does not start with the schema modeline");
+  ck_assert_msg(strcmp(text + strlen(modeline), vs_scene_default_text()) == 0,
                 "configs/default.yaml differs from vs_scene_default_text()");
   free(text);
   free(path);
@@ -357,7 +362,7 @@ START_TEST(scene_typo_did_you_mean) {
 }
 END_TEST
 
-/* The README's example of an error, word for word: iterations -3 on line 12
+/* The README's example of an error, word for word: iterations -3 on line 13
  * of a copy of configs/default.yaml is reported at the value, column 15. */
 START_TEST(readme_error_example) {
   char *d = tu_tmpdir();
@@ -368,17 +373,17 @@ START_TEST(readme_error_example) {
   memcpy(at + strlen("\n  iterations: "), "-3", 2);
   int line = 2;
   for (const char *c = text; c < at; c++) line += *c == '\n';
-  ck_assert_int_eq(line, 12);
+  ck_assert_int_eq(line, 13);
   char *scene = cu_strf("%s/cloth.yaml", d);
   cu_write(scene, text);
   cu_proc p = cu_vsim(d, "run", "cloth.yaml", NULL);
   CU_EXPECT_CODE(p, 2);
   ck_assert_str_eq(p.err,
-                   "vsim: cloth.yaml:12:15: solver.iterations: expected an integer >= 1, got -3\n");
+                   "vsim: cloth.yaml:13:15: solver.iterations: expected an integer >= 1, got -3\n");
   cu_free(&p);
   char *readme_path = cu_repo_path("README.md");
   char *readme = cu_slurp(readme_path);
-  CU_EXPECT_IN(readme, "`vsim: cloth.yaml:12:15: solver.iterations: expected an integer >= 1, got -3`");
+  CU_EXPECT_IN(readme, "`vsim: cloth.yaml:13:15: solver.iterations: expected an integer >= 1, got -3`");
   free(readme);
   free(readme_path);
   CU_EXPECT_LISTING(d, "cloth.yaml");

@@ -16,7 +16,7 @@ _vsim_files() { # _vsim_files GLOB-EXTENSIONS...: files with those extensions, a
 
 _vsim() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="run validate compare info xdmf sweep render plot help"
+  local commands="run validate compare info xdmf sweep schema render plot help"
   local cmd="" i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -76,6 +76,8 @@ _vsim() {
         -j|--jobs|--point|--threads) COMPREPLY=(); return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files yaml yml; return; } ;;
+    schema)
+      opts="-h --help" ;;
     render)
       opts="-o --output --frame --frames --size --view --color --compare --fps -h --help"
       case $prev in
