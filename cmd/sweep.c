@@ -69,6 +69,7 @@ void cmd_sweep_help(void) {
       "  scene: cloth.yaml            # relative to the sweep file\n"
       "  frames: 200                  # optional, like vsim run --frames\n"
       "  mode: grid                   # grid (every combination, last key fastest) | zip\n"
+      "  xdmf: false                  # optional: true gives each point its .xmf sidecar\n"
       "  parameters:\n"
       "    solver.iterations: [5, 10, 20]\n"
       "    solver.relaxation: [gauss-seidel, jacobi]\n"
@@ -181,7 +182,7 @@ void point_label(const vs_sweep *s, size_t k, char *buf, size_t size) {
  * overrides loads and compiles.  A bad value is reported at its place in
  * the sweep file. */
 static int validate_point(const vs_sweep *s, size_t k) {
-  vs_override *sets = calloc(s->n_params + 1, sizeof *sets);
+  vs_override *sets = calloc(s->n_params + 2, sizeof *sets);
   if (!sets) {
     fprintf(stderr, "vsim sweep: out of memory\n");
     return CLI_EXIT_FAIL;
@@ -189,6 +190,7 @@ static int validate_point(const vs_sweep *s, size_t k) {
   char frames_set[64];
   size_t n = 0;
   for (size_t i = 0; i < s->n_params; i++) sets[n++].text = vs_sweep_set(s, k, i);
+  if (vs_sweep_xdmf_set(s)) sets[n++].text = vs_sweep_xdmf_set(s);
   if (s->frames >= 0) {
     snprintf(frames_set, sizeof frames_set, "time.frames=%lld", (long long)s->frames);
     sets[n++].text = frames_set;

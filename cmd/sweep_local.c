@@ -128,6 +128,10 @@ static int start_point(sweep_run *r, size_t k, child *c) {
     argv[n++] = "--set";
     argv[n++] = vs_sweep_set(s, k, i);
   }
+  if (vs_sweep_xdmf_set(s)) {
+    argv[n++] = "--set";
+    argv[n++] = vs_sweep_xdmf_set(s);
+  }
   if (s->frames >= 0) {
     argv[n++] = "--frames";
     argv[n++] = frames;

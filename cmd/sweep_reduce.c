@@ -22,11 +22,12 @@ static vs_status build_point(const vs_sweep *s, size_t k, vs_scene **scene, vs_m
                              vs_error *err) {
   *scene = NULL;
   *model = NULL;
-  vs_override *sets = calloc(s->n_params + 1, sizeof *sets);
+  vs_override *sets = calloc(s->n_params + 2, sizeof *sets);
   if (!sets) return vs_error_set(err, VS_ERR_NOMEM, s->file, 0, 0, "out of memory");
   char frames_set[64];
   size_t n = 0;
   for (size_t i = 0; i < s->n_params; i++) sets[n++].text = vs_sweep_set(s, k, i);
+  if (vs_sweep_xdmf_set(s)) sets[n++].text = vs_sweep_xdmf_set(s);
   if (s->frames >= 0) {
     snprintf(frames_set, sizeof frames_set, "time.frames=%lld", (long long)s->frames);
     sets[n++].text = frames_set;

@@ -15,7 +15,7 @@
 # SCENE is a name such as torn_cloth; none means every configs/*.yaml.
 #
 # Each scene runs as `vsim run configs/SCENE.yaml --frames 20
-# --set output.compression=9 [OPTIONS]`, OPTIONS from the line of
+# --set output.compression=9 --set output.xdmf=true [OPTIONS]`, OPTIONS from the line of
 # $GOLDEN_DIR/options that starts with the scene's name (more frames or
 # fewer recorded ones, so that the file is small and still shows what the
 # scene is about).  The comparison is `vsim compare --json`, bitwise unless
@@ -40,7 +40,10 @@ VSIM=${VSIM:-build/vsim}
 GOLDEN_DIR=${GOLDEN_DIR:-tests/golden}
 CONFIGS=${CONFIGS:-configs}
 GOLDEN_EXTRA=${GOLDEN_EXTRA:-}
-COMMON="--frames 20 --set output.compression=9"
+# output.xdmf=true: the golden files hold the rigid bodies' surfaces
+# (/particles/rigid_surface, viewer data that a run writes only with its
+# sidecar), so that the writer of those is checked too
+COMMON="--frames 20 --set output.compression=9 --set output.xdmf=true"
 
 usage() {
   echo "usage: sh scripts/golden.sh check [--junit FILE] [SCENE...] | update [SCENE...]" >&2

@@ -96,7 +96,7 @@ START_TEST(default_scene_run) {
   ck_assert_str_eq(p.out, "");
   CU_EXPECT_IN(p.err, "out.h5"); /* the closing line names the file */
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
+  CU_EXPECT_LISTING(d, "out.h5");
   cu_expect_status(d, "out.h5", "complete");
 
   p = cu_vsim(d, "info", "out.h5", NULL);
@@ -107,7 +107,7 @@ START_TEST(default_scene_run) {
   CU_EXPECT_CODE(p, 0);
   ck_assert_int_eq(p.out[0], '{');
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
+  CU_EXPECT_LISTING(d, "out.h5");
   tu_rmtree(d);
   free(d);
 }
@@ -151,7 +151,7 @@ START_TEST(configs_run) {
     CU_EXPECT_CODE(p, 0);
     ck_assert_msg(p.err[0] == '\0', "%s: --quiet printed: %s", e->d_name, p.err);
     cu_free(&p);
-    CU_EXPECT_LISTING(d, "r.h5 r.xmf");
+    CU_EXPECT_LISTING(d, "r.h5");
     cu_expect_status(d, "r.h5", "complete");
     tu_rmtree(d);
     free(d);
@@ -226,7 +226,7 @@ START_TEST(compare_runs) {
            "world.gravity=[0,-9.8,0]", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "a.h5 a.xmf b.h5 b.xmf c.h5 c.xmf");
+  CU_EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
 
   p = cu_vsim(d, "compare", "a.h5", "b.h5", NULL);
   CU_EXPECT_CODE(p, 0);
@@ -253,7 +253,7 @@ START_TEST(compare_runs) {
   p = cu_vsim(d, "compare", "c.h5", "a.h5", "--atol", "1", "--only", "/particles/all/position", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "a.h5 a.xmf b.h5 b.xmf c.h5 c.xmf");
+  CU_EXPECT_LISTING(d, "a.h5 b.h5 c.h5");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -321,7 +321,7 @@ START_TEST(summary_json) {
   CU_EXPECT_CODE(p, 0);
   ck_assert_ptr_null(strchr(p.err, '\r'));
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
+  CU_EXPECT_LISTING(d, "out.h5");
   tu_rmtree(d);
   free(d);
 }
@@ -412,7 +412,7 @@ START_TEST(existing_output) {
   p = cu_vsim(d, "run", "--frames", "2", "--force", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
+  CU_EXPECT_LISTING(d, "out.h5");
   cu_expect_status(d, "out.h5", "complete");
   free(out);
   tu_rmtree(d);
@@ -489,7 +489,7 @@ START_TEST(missing_and_foreign_files) {
   CU_EXPECT_CODE(p, 2);
   CU_EXPECT_IN(p.err, "nosuch.h5");
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "good.h5 good.xmf junk.h5");
+  CU_EXPECT_LISTING(d, "good.h5 junk.h5");
   free(junk);
   tu_rmtree(d);
   free(d);
@@ -577,7 +577,7 @@ START_TEST(scene_from_stdin) {
   cu_proc p = cu_vsim_argv(d, scene, (const char *const[]){"run", "-", "--frames", "3", "-q", NULL});
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
+  CU_EXPECT_LISTING(d, "out.h5");
   tu_rmtree(d);
   free(d);
   free(scene);
@@ -594,7 +594,7 @@ START_TEST(numeric_failure) {
   CU_EXPECT_IN(p.out, "\"status\":\"failed\"");
   ck_assert_msg(strstr(p.err, "frame") != NULL, "no frame in: %s", p.err);
   cu_free(&p);
-  CU_EXPECT_LISTING(d, "out.h5 out.xmf");
+  CU_EXPECT_LISTING(d, "out.h5");
   cu_expect_status(d, "out.h5", "failed");
   tu_rmtree(d);
   free(d);
@@ -607,7 +607,8 @@ static void interrupt_with(int sig) {
   char *d = tu_tmpdir();
   cu_child c = cu_vsim_spawn(
       d, NULL,
-      (const char *const[]){"run", "--frames", "10000000", "--set", "output.every=50", NULL});
+      (const char *const[]){"run", "--frames", "10000000", "--set", "output.every=50", "--set",
+                            "output.xdmf=true", NULL});
   int started = 0;
   for (int i = 0; i < 600 && !started; i++) {
     char *ls = cu_listing(d);
@@ -736,7 +737,7 @@ START_TEST(interrupt_then_resume) {
     CU_EXPECT_CODE(p, 2);
     cu_free(&p);
   }
-  CU_EXPECT_LISTING(d, "part.h5 part.xmf whole.h5 whole.xmf");
+  CU_EXPECT_LISTING(d, "part.h5 whole.h5");
   p = cu_vsim(d, "compare", "part.h5", "whole.h5", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);

@@ -361,7 +361,21 @@ static vs_status load_collect(lctx *c, const sn_node *v, vs_sweep *s) {
   return VS_OK;
 }
 
-static const char *const top_keys[] = {"scene", "frames", "mode", "parameters", "collect", NULL};
+static vs_status load_xdmf(lctx *c, const sn_node *v, vs_sweep *s) {
+  char g[96];
+  if (v && v->kind == SN_SCALAR && !v->quoted && !strcmp(v->text, "true"))
+    s->xdmf = 1;
+  else if (v && v->kind == SN_SCALAR && !v->quoted && !strcmp(v->text, "false"))
+    s->xdmf = 0;
+  else
+    return fail(c, VS_ERR_SCENE, v,
+                "xdmf: expected true (every point writes its .xmf sidecar) or false, got %s",
+                got(v, g, sizeof g));
+  return VS_OK;
+}
+
+static const char *const top_keys[] = {"scene",   "frames", "mode", "parameters",
+                                       "collect", "xdmf",   NULL};
 
 static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
   char g[96];
@@ -370,7 +384,8 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
                 "expected a mapping with scene, parameters and optionally frames and mode, "
                 "got %s",
                 got(root, g, sizeof g));
-  const sn_node *scene = NULL, *frames = NULL, *mode = NULL, *params = NULL, *collect = NULL;
+  const sn_node *scene = NULL, *frames = NULL, *mode = NULL, *params = NULL, *collect = NULL,
+                *xdmf = NULL;
   for (size_t i = 0; i + 1 < root->n; i += 2) {
     const sn_node *k = root->kids[i], *v = root->kids[i + 1];
     const sn_node **slot = NULL;
@@ -384,6 +399,8 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
       slot = &params;
     else if (!strcmp(k->text, "collect"))
       slot = &collect;
+    else if (!strcmp(k->text, "xdmf"))
+      slot = &xdmf;
     for (size_t j = 0; slot && j < i; j += 2)
       if (!strcmp(root->kids[j]->text, k->text))
         return fail(c, VS_ERR_SCENE, k, "duplicate key '%s' (first at line %d)", k->text,
@@ -395,7 +412,7 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
       if (near)
         return fail(c, VS_ERR_SCENE, k, "unknown key '%s', did you mean '%s'?", k->text, near);
       return fail(c, VS_ERR_SCENE, k,
-                  "unknown key '%s' (expected one of: scene, frames, mode, parameters, collect; "
+                  "unknown key '%s' (expected one of: scene, frames, mode, parameters, collect, xdmf; "
                   "swept scene keys go under parameters)",
                   k->text);
     }
@@ -406,9 +423,14 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
   if ((st = load_scene_key(c, scene, s))) return st;
   if (frames && !vs_sn_is_null(frames) && (st = load_frames(c, frames, s))) return st;
   if (mode && (st = load_mode(c, mode, s))) return st;
+  if (xdmf && !vs_sn_is_null(xdmf) && (st = load_xdmf(c, xdmf, s))) return st;
   if (!params)
     return fail(c, VS_ERR_SCENE, root, "parameters: missing (scene keys and their values)");
   if ((st = load_params(c, params, s))) return st;
+  for (size_t i = 0; s->xdmf >= 0 && i < s->n_params; i++)
+    if (!strcmp(s->params[i].key, "output.xdmf"))
+      return fail(c, VS_ERR_SCENE, xdmf, "xdmf: also swept as output.xdmf (line %d); keep one of the two",
+                  s->params[i].loc.line);
   /* --frames is applied after every --set, so it would silently win. */
   for (size_t i = 0; s->frames >= 0 && i < s->n_params; i++)
     if (!strcmp(s->params[i].key, "time.frames"))
@@ -433,6 +455,7 @@ vs_status vs_sweep_load_string(const char *text, size_t len, const char *file, v
     return vs_error_set(err, VS_ERR_NOMEM, c.src.file, 0, 0, "out of memory");
   }
   s->frames = -1;
+  s->xdmf = -1;
   s->mode = VS_SWEEP_GRID;
   sn_node *root = NULL;
   vs_status st = vs_sn_parse(&c.src, text, len, 0, VS_ERR_SCENE, &root, err);
@@ -493,4 +516,8 @@ size_t vs_sweep_value_index(const vs_sweep *s, size_t point, size_t param) {
 
 const char *vs_sweep_set(const vs_sweep *s, size_t point, size_t param) {
   return s->params[param].sets[vs_sweep_value_index(s, point, param)];
+}
+
+const char *vs_sweep_xdmf_set(const vs_sweep *s) {
+  return s->xdmf < 0 ? NULL : s->xdmf ? "output.xdmf=true" : "output.xdmf=false";
 }

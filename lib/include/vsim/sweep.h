@@ -6,6 +6,7 @@
  *   scene: cloth.yaml            # relative to the sweep file
  *   frames: 200                  # optional: like `vsim run --frames`
  *   mode: grid                   # grid [default] | zip
+ *   xdmf: false                  # optional: each point's .xmf sidecar [the scene's]
  *   parameters:
  *     solver.iterations: [5, 10, 20]
  *     world.gravity: [[0, -9.81, 0], [0, -1.62, 0]]
@@ -122,6 +123,9 @@ typedef struct vs_sweep {
   size_t n_params;        /* >= 1 */
   vs_sweep_param *params; /* (n_params) in file order */
   size_t n_points;        /* >= 1, <= VS_MAX_SWEEP_POINTS */
+  int xdmf;                   /* xdmf: 1 every point writes its .xmf sidecar (and the
+                                 viewer data it draws), 0 none, -1 (absent) as the scene
+                                 says; vs_sweep_xdmf_set gives the override */
   size_t n_collect;           /* columns of collect: (0 without) */
   vs_sweep_collect *collect;  /* (n_collect) in file order */
 } vs_sweep;
@@ -143,6 +147,10 @@ size_t vs_sweep_value_index(const vs_sweep *sweep, size_t point, size_t param);
 
 /* The "KEY=VALUE" override of parameter `param` at point `point`. */
 const char *vs_sweep_set(const vs_sweep *sweep, size_t point, size_t param);
+
+/* "output.xdmf=true" or "output.xdmf=false" when the sweep file says xdmf:
+ * (every point gets that override after its parameters), else NULL. */
+const char *vs_sweep_xdmf_set(const vs_sweep *sweep);
 
 #ifdef __cplusplus
 }
