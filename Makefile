@@ -28,6 +28,7 @@
 #   make install-check      install into a temporary prefix, build examples/ against it
 #                           (part of make test)
 #   make shared / make man  build/libvsim.so, build/vsim.1 alone
+#   make schema             regenerate docs/vsim-scene.schema.json (vsim schema)
 #   make install-deps       the Debian packages to build and test (scripts/install-deps.sh)
 #   make pictures           redraw the README's pictures (docs/images/)
 #   make clean              remove build/
@@ -274,7 +275,7 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid
 # prerequisites (as -MMD does for headers).  Until a program has that file
 # it depends on the whole archive.
 E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli test_hostile test_hostile_read \
-             test_rigid_surface
+             test_rigid_surface test_sweep_collect test_junit test_schema_cli test_output_size
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
 	$(call say,CC,$<)
@@ -474,11 +475,22 @@ $(MANPAGE): $(VSIM) scripts/gen-man.sh
 	$(call say,GEN,$@)
 	$(Q)sh scripts/gen-man.sh $(VSIM) > $@.tmp && mv $@.tmp $@
 
-.PHONY: shared man install uninstall install-check
+.PHONY: shared man install uninstall install-check schema
 shared: $(LIBSO)
 man: $(MANPAGE)
 
-install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
+# The JSON Schema of the scene format (`vsim schema`, from the key table):
+# installed as share/vsim/vsim-scene.schema.json; `make schema` refreshes
+# the copy in docs/ that the example scenes name on their first line
+# (tests/test_schema_cli.c checks that the two agree).
+SCENE_SCHEMA := $(BUILD)/vsim-scene.schema.json
+$(SCENE_SCHEMA): $(VSIM)
+	$(call say,GEN,$@)
+	$(Q)$(VSIM) schema > $@.tmp && mv $@.tmp $@
+schema: $(SCENE_SCHEMA)
+	cp $(SCENE_SCHEMA) docs/vsim-scene.schema.json
+
+install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE) $(SCENE_SCHEMA)
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vsim \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
@@ -501,6 +513,7 @@ install: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
 	$(Q)$(INSTALL) -m 644 $(EX_SCENES) $(DESTDIR)$(EXAMPLESDIR)/
 	$(Q)$(INSTALL) -m 644 $(EX_MESHES) $(DESTDIR)$(EXAMPLESDIR)/meshes/
 	$(Q)$(INSTALL) -m 644 $(EX_SWEEPS) $(DESTDIR)$(EXAMPLESDIR)/sweeps/
+	$(Q)$(INSTALL) -m 644 $(SCENE_SCHEMA) $(DESTDIR)$(PKGDATADIR)/vsim-scene.schema.json
 
 # Folders: only vsim's own are removed, children first, and only when empty
 # (rmdir): bin/, lib/, share/man/... may hold other programs' files.
@@ -515,7 +528,8 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS_MD)) LICENSE CHANGELOG.md) \
 	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/,$(notdir $(EX_SCENES))) \
 	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/meshes/,$(notdir $(EX_MESHES))) \
-	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/sweeps/,$(notdir $(EX_SWEEPS)))
+	  $(addprefix $(DESTDIR)$(EXAMPLESDIR)/sweeps/,$(notdir $(EX_SWEEPS))) \
+	  $(DESTDIR)$(PKGDATADIR)/vsim-scene.schema.json
 	$(Q)for d in $(DESTDIR)$(INCLUDEDIR)/vsim $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)/meshes \
 	  $(DESTDIR)$(EXAMPLESDIR)/sweeps $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PKGDATADIR); do \
 	  [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || echo "make uninstall: $$d is not empty: left in place"; done

@@ -61,6 +61,7 @@ int cmd_sweep(int argc, char **argv, const char *command_line);
 int cmd_render(int argc, char **argv, const char *command_line);
 int cmd_plot(int argc, char **argv, const char *command_line);
 int cmd_xdmf(int argc, char **argv, const char *command_line);
+int cmd_schema(int argc, char **argv, const char *command_line);
 void cmd_run_help(void);
 void cmd_validate_help(void);
 void cmd_info_help(void);
@@ -69,5 +70,6 @@ void cmd_sweep_help(void);
 void cmd_render_help(void);
 void cmd_plot_help(void);
 void cmd_xdmf_help(void);
+void cmd_schema_help(void);
 
 #endif

@@ -34,6 +34,8 @@ static const subcommand commands[] = {
     {"xdmf", "write the XDMF file that opens a result file in ParaView", cmd_xdmf,
      cmd_xdmf_help},
     {"sweep", "run a scene over a grid or list of parameter values", cmd_sweep, cmd_sweep_help},
+    {"schema", "print the JSON Schema of the scene format, for editors", cmd_schema,
+     cmd_schema_help},
     {"render", "draw frames of a result file: PNG, numbered PNGs, MP4 or GIF", cmd_render, cmd_render_help},
     {"plot", "draw observables of result files against time", cmd_plot, cmd_plot_help},
     {"help", "help on a command: vsim help run", cmd_help, cmd_help_help},
@@ -59,6 +61,7 @@ static void usage(FILE *f) {
           "  vsim info OUT.h5 [--json]\n"
           "  vsim xdmf OUT.h5 [-o OUT.xmf]\n"
           "  vsim sweep SWEEP.yaml [-o DIR] [-j N] [--list | --point K | --collect]\n"
+          "  vsim schema > vsim-scene.schema.json\n"
           "  vsim render OUT.h5 -o OUT.png|DIR/|OUT.mp4|OUT.gif [--frame K] [--frames A:B[:S]]\n"
           "  vsim plot OUT.h5... -o OUT.png [--series NAME,...]\n"
           "\n"

@@ -70,15 +70,23 @@ void cmd_sweep_help(void) {
       "  scene: cloth.yaml            # relative to the sweep file\n"
       "  frames: 200                  # optional, like vsim run --frames\n"
       "  mode: grid                   # grid (every combination, last key fastest) | zip\n"
+      "  xdmf: false                  # optional: true gives each point its .xmf sidecar\n"
       "  parameters:\n"
       "    solver.iterations: [5, 10, 20]\n"
       "    solver.relaxation: [gauss-seidel, jacobi]\n"
+      "  collect:                     # optional: more columns of summary.csv\n"
+      "    e_max: max /observables/energy_kinetic\n"
+      "    crate_x: final /particles/rigid/position/value[crate, 0]\n"
       "\n"
       "Point K runs exactly as `vsim run SCENE --set KEY=VALUE... [--frames N]\n"
       "-o DIR/point-NNNN.h5` (NNNN = K, from 0, four digits) and DIR/summary.csv gets\n"
       "one row per point: point, each parameter, status, final_constraint_error,\n"
-      "wall_seconds, file.  A point that fails is recorded as failed and the others\n"
-      "still run.  The sweep file and its point 0 are checked before anything runs.\n"
+      "wall_seconds, each collect column, file.  A collect column is a reduction\n"
+      "(final, first, max, min or mean) of a dataset of the point's file, indexed\n"
+      "by number, : or, on the body axis, a rigid body's name or NAME:INDEX.  A\n"
+      "point that fails is recorded as failed and the others still run.  The sweep\n"
+      "file, its point 0 and the collect columns (on point 0's frame 0) are checked\n"
+      "before anything runs.\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, sweep_opts, N_SWEEP_OPTS);
@@ -175,7 +183,7 @@ void point_label(const vs_sweep *s, size_t k, char *buf, size_t size) {
  * overrides loads and compiles.  A bad value is reported at its place in
  * the sweep file. */
 static int validate_point(const vs_sweep *s, size_t k) {
-  vs_override *sets = calloc(s->n_params + 1, sizeof *sets);
+  vs_override *sets = calloc(s->n_params + 2, sizeof *sets);
   if (!sets) {
     fprintf(stderr, "vsim sweep: out of memory\n");
     return CLI_EXIT_FAIL;
@@ -183,6 +191,7 @@ static int validate_point(const vs_sweep *s, size_t k) {
   char frames_set[64];
   size_t n = 0;
   for (size_t i = 0; i < s->n_params; i++) sets[n++].text = vs_sweep_set(s, k, i);
+  if (vs_sweep_xdmf_set(s)) sets[n++].text = vs_sweep_xdmf_set(s);
   if (s->frames >= 0) {
     snprintf(frames_set, sizeof frames_set, "time.frames=%lld", (long long)s->frames);
     sets[n++].text = frames_set;
@@ -292,6 +301,7 @@ static int prepare(sweep_run *r, const size_t *points, size_t n) {
   if (a->collect) return -1;
   int code = validate_point(r->s, 0);
   if (code != CLI_EXIT_OK) return code;
+  if ((code = collect_check(r->s)) != CLI_EXIT_OK) return code;
   if (make_dirs(r->dir) != 0) {
     fprintf(stderr, "vsim: %s: cannot create the output directory: %s\n", r->dir, strerror(errno));
     return CLI_EXIT_USAGE;
@@ -355,7 +365,8 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
   /* This rank's points: all of them, one (--point), or every size-th. */
   results = calloc(s->n_points, sizeof *results);
   mine = calloc(s->n_points, sizeof *mine);
-  if (!results || !mine) {
+  r.collected = calloc(s->n_points * s->n_collect + 1, sizeof *r.collected);
+  if (!results || !mine || !r.collected) {
     fprintf(stderr, "vsim sweep: out of memory\n");
     code = CLI_EXIT_FAIL;
     goto done;
@@ -367,6 +378,7 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
     for (size_t k = (size_t)w.rank; k < s->n_points; k += (size_t)w.size) mine[n_mine++] = k;
   }
   for (size_t k = 0; k < s->n_points; k++) result_skipped(&results[k]);
+  for (size_t i = 0; i < s->n_points * s->n_collect; i++) r.collected[i] = NAN;
 
   code = w.rank == 0 ? prepare(&r, mine, a.point >= 0 ? 1 : s->n_points) : -1;
   code = world_agree(&w, code);
@@ -387,6 +399,7 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
   restore_signals(&old_int, &old_term);
 
   interrupted = world_gather(&w, results, s->n_points, interrupted || rc != 0 ? 1 : 0, interrupted);
+  world_gather_collected(&w, r.collected, s->n_points, s->n_collect);
 
   code = CLI_EXIT_OK;
   if (w.rank == 0) {
@@ -400,7 +413,7 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
       point_path(path, sizeof path, dir, (size_t)a.point, "csv");
     else
       summary_path(path, sizeof path, dir);
-    if (write_csv(path, s, mine, n_rows, results) != 0) code = CLI_EXIT_FAIL;
+    if (write_csv(path, s, mine, n_rows, results, r.collected) != 0) code = CLI_EXIT_FAIL;
     if (complete < n_rows || rc != 0 || interrupted) code = CLI_EXIT_FAIL;
     if (!a.quiet || code != CLI_EXIT_OK)
       fprintf(stderr, "vsim sweep: %zu of %zu point%s complete%s in %.3g s; %s\n", complete, n_rows,
@@ -412,6 +425,7 @@ done:
   world_end(&w);
   free(mine);
   free(results);
+  free(r.collected);
   vs_sweep_free(s);
   return code;
 }

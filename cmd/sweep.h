@@ -6,7 +6,8 @@
  *   sweep_local.c  running points as child processes, signals, the outcome
  *                  of one point
  *   sweep_paths.c  the names of the point files, summary.csv, DIR
- *   sweep_csv.c    summary.csv and point-NNNN.csv, --collect */
+ *   sweep_csv.c    summary.csv and point-NNNN.csv, --collect
+ *   sweep_reduce.c the collect columns: checked on point 0, read per point */
 #ifndef VSIM_CMD_SWEEP_H
 #define VSIM_CMD_SWEEP_H
 
@@ -61,6 +62,9 @@ int world_agree(const world *w, int code);
  * (`failed`), else `interrupted` unchanged.  Without MPI: `interrupted`. */
 int world_gather(const world *w, point_result *results, size_t n_points, int failed,
                  int interrupted);
+/* Rank 0 gathers the collect columns of every other rank's points (rows
+ * of n_collect values, in the order of world_gather). */
+void world_gather_collected(const world *w, double *collected, size_t n_points, size_t n_collect);
 void world_end(world *w);
 
 /* ---- running points (sweep_local.c) ---- */
@@ -74,6 +78,7 @@ typedef struct sweep_run {
   const vs_sweep *s;
   const char *dir;
   char self[PATH_MAX]; /* this program, to run `vsim run` */
+  double *collected;   /* [n_points][s->n_collect] the collect columns, NaN = none */
   size_t done, failed; /* points finished here so far, and how many not complete */
 } sweep_run;
 
@@ -100,7 +105,16 @@ void point_label(const vs_sweep *s, size_t k, char *buf, size_t size);
 /* ---- CSV (sweep_csv.c) ---- */
 
 int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t n,
-              const point_result *results);
+              const point_result *results, const double *collected);
 int collect(sweep_run *r, point_result *results);
+
+/* ---- the collect columns (sweep_reduce.c) ---- */
+
+/* Check every reduction against frame 0 of point 0 (rank 0, before
+ * anything runs): errors at the sweep file's line and column, exit code. */
+int collect_check(const vs_sweep *s);
+/* values[0..n_collect) of point k from its file (NaN where none, said on
+ * stderr as "[point K] collect.NAME: why"). */
+void collect_point(const sweep_run *r, size_t k, double *values);
 
 #endif

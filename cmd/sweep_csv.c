@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* sweep_csv.c: summary.csv (one row per point: its parameters, status,
- * exit code, final error, wall time, file) and --collect, which merges the
- * point-NNNN.csv files of --point runs into it. */
+ * final error, wall time, the sweep's collect columns, file) and
+ * --collect, which merges the point-NNNN.csv files of --point runs into
+ * it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,10 +42,16 @@ static void csv_header(FILE *f, const vs_sweep *s) {
     fputc(',', f);
     csv_field(f, s->params[i].key);
   }
-  fputs(",status,final_constraint_error,wall_seconds,file\n", f);
+  fputs(",status,final_constraint_error,wall_seconds", f);
+  for (size_t i = 0; i < s->n_collect; i++) {
+    fputc(',', f);
+    csv_field(f, s->collect[i].name);
+  }
+  fputs(",file\n", f);
 }
 
-static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *res) {
+static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *res,
+                    const double *collected) {
   fprintf(f, "%zu", k);
   for (size_t i = 0; i < s->n_params; i++) {
     fputc(',', f);
@@ -54,6 +61,15 @@ static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *re
   if (isfinite(res->final_error)) fprintf(f, "%.17g", res->final_error);
   fputc(',', f);
   if (isfinite(res->wall)) fprintf(f, "%.6g", res->wall);
+  for (size_t i = 0; i < s->n_collect; i++) {
+    double v = collected[k * s->n_collect + i];
+    fputc(',', f);
+    /* every double to its last bit; inf as pandas reads it, NaN empty */
+    if (isfinite(v))
+      fprintf(f, "%.17g", v);
+    else if (isinf(v))
+      fputs(v > 0 ? "inf" : "-inf", f);
+  }
   fputc(',', f);
   if (res->has_file) fprintf(f, "point-%04zu.h5", k);
   fputc('\n', f);
@@ -61,7 +77,7 @@ static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *re
 
 /* Write rows for points[0..n) to PATH through a temporary file. */
 int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t n,
-                     const point_result *results) {
+              const point_result *results, const double *collected) {
   /* Never through a planted file or link: the summary replaces only a
    * regular file (or nothing), and its temporary file is created
    * exclusively, never followed (README.md, Robustness). */
@@ -89,7 +105,7 @@ int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t 
     return -1;
   }
   csv_header(f, s);
-  for (size_t i = 0; i < n; i++) csv_row(f, s, points[i], &results[points[i]]);
+  for (size_t i = 0; i < n; i++) csv_row(f, s, points[i], &results[points[i]], collected);
   int bad = ferror(f);
   if (fclose(f) != 0) bad = 1;
   if (bad || rename(tmp, path) != 0) {
@@ -135,7 +151,7 @@ static size_t csv_split(char *line, char **fields, size_t max) {
 int collect(sweep_run *r, point_result *results) {
   const vs_sweep *s = r->s;
   size_t missing = 0, not_complete = 0;
-  size_t nf = s->n_params + 5;
+  size_t nf = s->n_params + 5 + s->n_collect;
   char **fields = calloc(nf + 1, sizeof *fields);
   size_t *all = calloc(s->n_points, sizeof *all);
   if (!fields || !all) {
@@ -172,7 +188,9 @@ int collect(sweep_run *r, point_result *results) {
     res->ran = 1;
     res->final_error = tail[1][0] ? strtod(tail[1], NULL) : NAN;
     res->wall = tail[2][0] ? strtod(tail[2], NULL) : NAN;
-    res->has_file = tail[3][0] != '\0';
+    for (size_t i = 0; i < s->n_collect; i++)
+      r->collected[k * s->n_collect + i] = tail[3 + i][0] ? strtod(tail[3 + i], NULL) : NAN;
+    res->has_file = tail[3 + s->n_collect][0] != '\0';
     if (strcmp(res->status, "complete") != 0) not_complete++;
   }
   char path[PATH_MAX];
@@ -186,7 +204,7 @@ int collect(sweep_run *r, point_result *results) {
             r->dir);
     code = CLI_EXIT_USAGE;
   } else {
-    code = write_csv(path, s, all, s->n_points, results) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    code = write_csv(path, s, all, s->n_points, results, r->collected) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
   }
   if (code == CLI_EXIT_OK) {
     if (!r->a->quiet || missing || not_complete)

@@ -129,6 +129,10 @@ static int start_point(sweep_run *r, size_t k, child *c) {
     argv[n++] = "--set";
     argv[n++] = vs_sweep_set(s, k, i);
   }
+  if (vs_sweep_xdmf_set(s)) {
+    argv[n++] = "--set";
+    argv[n++] = vs_sweep_xdmf_set(s);
+  }
   if (s->frames >= 0) {
     argv[n++] = "--frames";
     argv[n++] = frames;
@@ -228,6 +232,7 @@ static void finish_point(sweep_run *r, child *c, int wstatus, point_result *res)
   res->has_file = exists(path);
 
   relay_messages(k, &c->out[1]);
+  if (s->n_collect) collect_point(r, k, r->collected + k * s->n_collect);
   r->done++;
   if (strcmp(res->status, "complete") != 0) r->failed++;
   if (!r->a->quiet || strcmp(res->status, "complete") != 0) {

@@ -100,3 +100,24 @@ int world_gather(const world *w, point_result *results, size_t n_points, int fai
 #endif
   return interrupted;
 }
+
+void world_gather_collected(const world *w, double *collected, size_t n_points, size_t n_collect) {
+#ifdef VS_WITH_MPI
+  if (w->mpi && n_collect > 0) {
+    for (size_t k = 0; k < n_points; k++) {
+      int from = (int)(k % (size_t)w->size);
+      if (from == 0) continue;
+      double *row = collected + k * n_collect;
+      if (w->rank == 0)
+        MPI_Recv(row, (int)n_collect, MPI_DOUBLE, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      else if (w->rank == from)
+        MPI_Send(row, (int)n_collect, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+    }
+  }
+#else
+  (void)w;
+  (void)collected;
+  (void)n_points;
+  (void)n_collect;
+#endif
+}

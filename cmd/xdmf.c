@@ -24,8 +24,9 @@ void cmd_xdmf_help(void) {
       "particles, and the attributes body, mass, radius, velocity (when recorded)\n"
       "and alive (when links can tear).  It names the .h5 by a path relative to\n"
       "itself: keep the two files together.  vsim run writes OUT.xmf beside\n"
-      "OUT.h5 unless the scene says output.xdmf: false.  An existing .xmf is\n"
-      "replaced.\n"
+      "OUT.h5 itself only when the scene says output.xdmf: true (the sidecar is\n"
+      "often bigger than the result, so it is written on demand).  An existing\n"
+      ".xmf is replaced.\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, xdmf_opts, N_XDMF_OPTS);

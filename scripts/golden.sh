@@ -5,12 +5,18 @@
 #
 #   sh scripts/golden.sh check  [SCENE...]   rerun each scene and compare with its golden file
 #   sh scripts/golden.sh update [SCENE...]   regenerate, and say what changed and by how much
+#   sh scripts/golden.sh check --junit FILE [SCENE...]
+#                                            also write a JUnit XML report to FILE (also
+#                                            GOLDEN_JUNIT=FILE): one test suite per scene,
+#                                            one test case per dataset (a failure names the
+#                                            first differing frame), an error for a scene
+#                                            that cannot run or has no golden file
 #
 # (`make golden-check`, `make golden-update`; `make test` runs the check.)
 # SCENE is a name such as torn_cloth; none means every configs/*.yaml.
 #
 # Each scene runs as `vsim run configs/SCENE.yaml --frames 20
-# --set output.compression=9 [OPTIONS]`, OPTIONS from the line of
+# --set output.compression=9 --set output.xdmf=true [OPTIONS]`, OPTIONS from the line of
 # $GOLDEN_DIR/options that starts with the scene's name (more frames or
 # fewer recorded ones, so that the file is small and still shows what the
 # scene is about).  The comparison is `vsim compare --json`, bitwise unless
@@ -27,23 +33,53 @@
 # Environment: VSIM (the program, default build/vsim), VSIM_TEST_COUNTS (a
 # file that check adds its counts to, as tests/run-tests.sh reads), GOLDEN_DIR
 # (tests/golden), CONFIGS (configs), GOLDEN_EXTRA (options added to every
-# run; the tests use it to imitate a changed solver).
+# run; the tests use it to imitate a changed solver), GOLDEN_JUNIT (the
+# report's file, as --junit).
 set -eu
 
 VSIM=${VSIM:-build/vsim}
 GOLDEN_DIR=${GOLDEN_DIR:-tests/golden}
 CONFIGS=${CONFIGS:-configs}
 GOLDEN_EXTRA=${GOLDEN_EXTRA:-}
-COMMON="--frames 20 --set output.compression=9"
+# output.xdmf=true: the golden files hold the rigid bodies' surfaces
+# (/particles/rigid_surface, viewer data that a run writes only with its
+# sidecar), so that the writer of those is checked too
+COMMON="--frames 20 --set output.compression=9 --set output.xdmf=true"
 
 usage() {
-  echo "usage: sh scripts/golden.sh check|update [SCENE...]" >&2
+  echo "usage: sh scripts/golden.sh check [--junit FILE] [SCENE...] | update [SCENE...]" >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
 mode=$1
 shift
 case $mode in check | update) ;; *) usage ;; esac
+junit=${GOLDEN_JUNIT:-}
+scenes=
+named=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --junit)
+      [ $# -ge 2 ] && [ -n "$2" ] || usage
+      junit=$2
+      shift 2
+      ;;
+    --junit=?*)
+      junit=${1#--junit=}
+      shift
+      ;;
+    -*) usage ;;
+    *)
+      scenes="$scenes $1"
+      named=1
+      shift
+      ;;
+  esac
+done
+if [ -n "$junit" ] && [ "$mode" != check ]; then
+  echo "golden: --junit (GOLDEN_JUNIT) goes with check" >&2
+  exit 2
+fi
 [ -x "$VSIM" ] || { echo "golden: no program at $VSIM (run make first)" >&2; exit 2; }
 [ -d "$CONFIGS" ] || { echo "golden: no scene directory $CONFIGS" >&2; exit 2; }
 
@@ -115,7 +151,53 @@ run_scene() {
     --force --quiet > "$tmp/$name.out" 2> "$tmp/$name.err"
 }
 
-scenes=$*
+# ---- the JUnit report: a <testsuite> per scene, gathered in $tmp/junit ----
+[ -z "$junit" ] || mkdir "$tmp/junit"
+xml_escape() {
+  tr -d '\000-\010\013\014\016-\037' |
+    sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' -e "s/'/\&apos;/g"
+}
+# junit_suite NAME: the test suite of `vsim compare --junit` ($tmp/NAME.junit)
+# without the XML declaration and the <testsuites> around it.
+junit_suite() {
+  [ -z "$junit" ] || sed '1,2d;$d' "$tmp/$1.junit" > "$tmp/junit/$count.xml"
+}
+# junit_error NAME CASE TYPE MESSAGE: a suite of one test case in error.
+junit_error() {
+  [ -n "$junit" ] || return 0
+  n=$(printf '%s' "$1" | xml_escape)
+  m=$(printf '%s' "$4" | xml_escape)
+  {
+    printf '  <testsuite name="%s" tests="1" failures="0" errors="1" skipped="0" time="0">\n' "$n"
+    printf '    <testcase classname="%s" name="%s" time="0">\n' "$n" "$2"
+    printf '      <error type="%s" message="%s">%s</error>\n' "$3" "$m" "$m"
+    printf '    </testcase>\n  </testsuite>\n'
+  } > "$tmp/junit/$count.xml"
+}
+# The report: every scene's suite in order, the totals on <testsuites>;
+# written beside FILE and renamed into place.
+junit_write() {
+  [ -n "$junit" ] || return 0
+  tests=0 failures=0 errors=0
+  for f in $(ls "$tmp/junit" | sort -n); do
+    head=$(sed -n 1p "$tmp/junit/$f")
+    tests=$((tests + $(echo "$head" | sed 's/.* tests="\([0-9]*\)".*/\1/')))
+    failures=$((failures + $(echo "$head" | sed 's/.* failures="\([0-9]*\)".*/\1/')))
+    errors=$((errors + $(echo "$head" | sed 's/.* errors="\([0-9]*\)".*/\1/')))
+  done
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo "<testsuites name=\"golden\" tests=\"$tests\" failures=\"$failures\" errors=\"$errors\">"
+    for f in $(ls "$tmp/junit" | sort -n); do cat "$tmp/junit/$f"; done
+    echo '</testsuites>'
+  } > "$tmp/report.xml"
+  if ! { cp "$tmp/report.xml" "$junit.tmp.$$" && mv -f "$junit.tmp.$$" "$junit"; }; then
+    rm -f "$junit.tmp.$$"
+    echo "golden: $junit: cannot write the JUnit report" >&2
+    exit 2
+  fi
+}
+
 if [ -z "$scenes" ]; then
   for f in "$CONFIGS"/*.yaml; do
     [ -e "$f" ] || continue
@@ -131,6 +213,7 @@ for name in $scenes; do
   count=$((count + 1))
   if [ ! -f "$CONFIGS/$name.yaml" ]; then
     echo "golden: $name: no scene $CONFIGS/$name.yaml" >&2
+    junit_error "$name" run missing "no scene $CONFIGS/$name.yaml"
     failed=$((failed + 1))
     continue
   fi
@@ -140,19 +223,25 @@ for name in $scenes; do
   if [ $rc -ne 0 ]; then
     echo "golden: $name: FAILED to run (exit $rc):" >&2
     sed 's/^/  /' "$tmp/$name.err" >&2
+    junit_error "$name" run "exit $rc" "$(cat "$tmp/$name.err")"
     failed=$((failed + 1))
     continue
   fi
   if [ "$mode" = check ]; then
     if [ ! -f "$golden" ]; then
       echo "golden: $name: no golden file $golden (make golden-update creates it)"
+      junit_error "$name" "golden file" missing "no golden file $golden (make golden-update creates it)"
       failed=$((failed + 1))
       continue
     fi
     tol=$(table "$GOLDEN_DIR/tolerances" "$name")
     rc=0
+    set --
+    [ -z "$junit" ] || set -- --junit "$tmp/$name.junit"
     # shellcheck disable=SC2086
-    "$VSIM" compare "$tmp/$name.h5" "$golden" --json $tol > "$tmp/$name.json" 2> "$tmp/$name.err" || rc=$?
+    "$VSIM" compare "$tmp/$name.h5" "$golden" --json $tol "$@" \
+      > "$tmp/$name.json" 2> "$tmp/$name.err" || rc=$?
+    [ ! -f "$tmp/$name.junit" ] || junit_suite "$name"
     case $rc in
       0) echo "golden: $name: ok${tol:+ ($tol)}" ;;
       1)
@@ -191,7 +280,7 @@ for name in $scenes; do
   fi
 done
 
-if [ "$mode" = update ] && [ $# -eq 0 ]; then
+if [ "$mode" = update ] && [ $named -eq 0 ]; then
   # golden files whose scene is gone
   for g in "$GOLDEN_DIR"/*.h5; do
     [ -e "$g" ] || continue
@@ -204,6 +293,7 @@ if [ "$mode" = update ] && [ $# -eq 0 ]; then
   done
 fi
 
+junit_write
 if [ "$mode" = check ]; then
   # the counts, per scene, for the closing line of make test (tests/run-tests.sh)
   [ -z "${VSIM_TEST_COUNTS:-}" ] ||

@@ -40,7 +40,7 @@ for f in bin/vsim lib/libvsim.a lib/libvsim.so lib/libvsim.so.0 include/vsim/vsi
          share/zsh/site-functions/_vsim share/doc/vsim/scene-format.md \
          share/doc/vsim/result-file.md share/doc/vsim/LICENSE share/doc/vsim/CHANGELOG.md \
          share/vsim/examples/cloth_sphere.yaml share/vsim/examples/meshes/bunny_like.obj \
-         share/vsim/examples/sweeps/cloth_iterations.yaml; do
+         share/vsim/examples/sweeps/cloth_iterations.yaml share/vsim/vsim-scene.schema.json; do
   [ -e "$prefix/$f" ] || bad "make install did not install $f"
 done
 ok "make install PREFIX=$prefix"

@@ -460,8 +460,9 @@ START_TEST(series_table_is_the_file) {
   char *rig = malloc(strlen(full_scene) + 128);
   ck_assert_ptr_nonnull(rig);
   const char *cons = strstr(full_scene, "constraints:");
-  sprintf(rig, "%.*s  - rigid: {name: box, position: [3, 3, 0]}\n%s", (int)(cons - full_scene),
-          full_scene, cons);
+  /* with output.xdmf, which the surfaces come with */
+  sprintf(rig, "%.*s  - rigid: {name: box, position: [3, 3, 0]}\n%s  xdmf: true\n",
+          (int)(cons - full_scene), full_scene, cons);
   scenes[3] = rig;
   for (int sc = 0; sc < 4; sc++) {
     char *dir = tu_tmpdir();

@@ -158,10 +158,12 @@ END_TEST
 START_TEST(resume_and_compare) {
   char *d = tu_tmpdir();
   char *scene = cu_repo_path("configs/rigid_stack.yaml");
-  cu_proc r = cu_vsim(d, "run", scene, "-o", "a.h5", "-q", "--frames", "40", NULL);
+  cu_proc r = cu_vsim(d, "run", scene, "-o", "a.h5", "-q", "--frames", "40", "--set",
+                      "output.xdmf=true", NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
-  r = cu_vsim(d, "run", scene, "-o", "b.h5", "-q", "--frames", "17", NULL);
+  r = cu_vsim(d, "run", scene, "-o", "b.h5", "-q", "--frames", "17", "--set", "output.xdmf=true",
+              NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   r = cu_vsim(d, "run", "--resume", "b.h5", "--frames", "40", "-q", NULL);
@@ -169,7 +171,8 @@ START_TEST(resume_and_compare) {
   cu_free(&r);
   cu_expect_same(d, "a.h5", "b.h5");
   /* a file without the surfaces (written before them) resumes without them */
-  r = cu_vsim(d, "run", scene, "-o", "o.h5", "-q", "--frames", "17", NULL);
+  r = cu_vsim(d, "run", scene, "-o", "o.h5", "-q", "--frames", "17", "--set", "output.xdmf=true",
+              NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   char *op = cu_strf("%s/o.h5", d);
@@ -189,7 +192,7 @@ START_TEST(resume_and_compare) {
   free(op);
   /* compare reads the surfaces: a moved box is a difference there too */
   r = cu_vsim(d, "run", scene, "-o", "c.h5", "-q", "--frames", "40", "--set",
-              "bodies.box7.position=[0.01, 3, 0]", NULL);
+              "bodies.box7.position=[0.01, 3, 0]", "--set", "output.xdmf=true", NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   r = cu_vsim(d, "compare", "a.h5", "c.h5", NULL);

@@ -243,7 +243,7 @@ START_TEST(errors_with_position) {
                "s.yaml:2:1: unknown key 'paramters', did you mean 'parameters'?");
   expect_error("scene: c.yaml\nsolver.iterations: [1]\n", VS_ERR_SCENE,
                "s.yaml:2:1: unknown key 'solver.iterations' (expected one of: scene, frames, "
-               "mode, parameters; swept scene keys go under parameters)");
+               "mode, parameters, collect, xdmf; swept scene keys go under parameters)");
   expect_error("parameters: {a: [1]}\n", VS_ERR_SCENE,
                "s.yaml:1:1: scene: missing (the scene file to sweep)");
   expect_error("scene: c.yaml\n", VS_ERR_SCENE,

@@ -101,11 +101,10 @@ static void expect_summary_rows_equal(const char *d, const char *a, const char *
   free(pb);
 }
 
-/* each point is a vsim run: its .h5 and the .xmf beside it */
+/* each point is a vsim run: its .h5 (no .xmf sidecar unless asked for) */
 static const char *const point_files =
-    "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf point-0002.h5 point-0002.xmf "
-    "point-0003.h5 point-0003.xmf point-0004.h5 point-0004.xmf point-0005.h5 point-0005.xmf "
-    "point-0006.h5 point-0006.xmf point-0007.h5 point-0007.xmf";
+    "point-0000.h5 point-0001.h5 point-0002.h5 point-0003.h5 point-0004.h5 point-0005.h5 "
+    "point-0006.h5 point-0007.h5";
 
 /* Every way gives the same files, and each is the matching `vsim run`. */
 START_TEST(every_way_same_files) {
@@ -136,11 +135,10 @@ START_TEST(every_way_same_files) {
   free(want);
   dir = cu_strf("%s/pt", d);
   CU_EXPECT_LISTING(dir,
-                    "point-0000.csv point-0000.h5 point-0000.xmf point-0001.csv point-0001.h5 "
-                    "point-0001.xmf point-0002.csv point-0002.h5 point-0002.xmf point-0003.csv "
-                    "point-0003.h5 point-0003.xmf point-0004.csv point-0004.h5 point-0004.xmf "
-                    "point-0005.csv point-0005.h5 point-0005.xmf point-0006.csv point-0006.h5 "
-                    "point-0006.xmf point-0007.csv point-0007.h5 point-0007.xmf");
+                    "point-0000.csv point-0000.h5 point-0001.csv point-0001.h5 point-0002.csv "
+                    "point-0002.h5 point-0003.csv point-0003.h5 point-0004.csv point-0004.h5 "
+                    "point-0005.csv point-0005.h5 point-0006.csv point-0006.h5 point-0007.csv "
+                    "point-0007.h5");
   free(dir);
 
   /* the points as --list gives them, run by hand */
@@ -290,8 +288,7 @@ START_TEST(failed_points_recorded) {
   CU_EXPECT_IN(p.err, "2 of 4 points complete");
   cu_free(&p);
   char *dir = cu_strf("%s/out", d);
-  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0000.xmf point-0002.h5 point-0002.xmf point-0003.h5 "
-                         "point-0003.xmf summary.csv");
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0002.h5 point-0003.h5 summary.csv");
   free(dir);
   char *path = cu_strf("%s/out/summary.csv", d);
   char *csv = cu_slurp(path);
@@ -322,7 +319,7 @@ START_TEST(failed_points_recorded) {
   CU_EXPECT_CODE(p, 1);
   cu_free(&p);
   dir = cu_strf("%s/one", d);
-  CU_EXPECT_LISTING(dir, "point-0002.csv point-0002.h5 point-0002.xmf");
+  CU_EXPECT_LISTING(dir, "point-0002.csv point-0002.h5");
   free(dir);
   /* --collect counts the points that never ran as missing */
   p = cu_vsim(d, "sweep", "sweeps/s.yaml", "-o", "one", "--collect", NULL);
@@ -490,7 +487,7 @@ START_TEST(interrupted_sweep) {
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.err, "(interrupted)");
   cu_free(&p);
-  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf summary.csv");
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0001.h5 summary.csv");
   char *path = cu_strf("%s/summary.csv", dir);
   char *csv = cu_slurp(path);
   for (size_t k = 0; k < 4; k++) {
@@ -535,7 +532,7 @@ START_TEST(killed_sweep_children_stop) {
   ck_assert_int_eq(p.code, 128 + SIGKILL);
   cu_free(&p);
   /* the points end by themselves within seconds */
-  const char *want = "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf";
+  const char *want = "point-0000.h5 point-0001.h5";
   char *ls = NULL;
   for (int i = 0; i < 3000; i++) {
     free(ls);
@@ -552,7 +549,7 @@ START_TEST(killed_sweep_children_stop) {
   ck_assert_int_eq(stat(f0, &a1), 0);
   ck_assert_int_eq(a0.st_size, a1.st_size);
   ck_assert_int_eq(a0.st_mtime, a1.st_mtime);
-  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0000.xmf point-0001.h5 point-0001.xmf");
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0001.h5");
   free(f0);
   p = cu_vsim(d, "info", "--json", "out/point-0001.h5", NULL);
   CU_EXPECT_IN(p.out, "\"status\": \"interrupted\"");

@@ -14,7 +14,8 @@ static const char *scene =
     "bodies:\n"
     "  - cloth: {name: c, origin: [0, 1, 0], size: [1, 1], resolution: [3, 3], pin: top-edge}\n"
     "  - particles: {name: p, positions: [[0, 3, 0], [1, 3, 0]], velocities: [[0, 0, 0], [0, 9, "
-    "0]]}\n";
+    "0]]}\n"
+    "output: {xdmf: true}\n"; /* the sidecar is written on demand */
 
 static char *setup(void) {
   char *d = tu_tmpdir();
@@ -177,7 +178,7 @@ START_TEST(colliders_and_rigid_bodies) {
 
   /* a sphere (a closed UV sphere of 16 x 8: 114 points, 224 triangles,
    * poles at the centre +- r) and a plane (a quad in it) */
-  cu_proc r = cu_vsim(d, "run", sphere, "-o", "s.h5", "-q", "--frames", "4", NULL);
+  cu_proc r = cu_vsim(d, "run", sphere, "-o", "s.h5", "-q", "--frames", "4", "--set", "output.xdmf=true", NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   char *x = slurp_in(d, "s.xmf");
@@ -208,7 +209,7 @@ START_TEST(colliders_and_rigid_bodies) {
   free(x);
 
   /* a mesh: its own datasets in the .h5 */
-  r = cu_vsim(d, "run", drape, "-o", "m.h5", "-q", "--frames", "2", NULL);
+  r = cu_vsim(d, "run", drape, "-o", "m.h5", "-q", "--frames", "2", "--set", "output.xdmf=true", NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   x = slurp_in(d, "m.xmf");
@@ -224,7 +225,7 @@ START_TEST(colliders_and_rigid_bodies) {
 
   /* rigid dice on a box: a polyvertex of the 3 centres each frame with
    * their orientation, shape and size; the box a hexahedron */
-  r = cu_vsim(d, "run", dice, "-o", "r.h5", "-q", "--frames", "4", "--set",
+  r = cu_vsim(d, "run", dice, "-o", "r.h5", "-q", "--frames", "4", "--set", "output.xdmf=true", "--set",
               "output.fields=[position,velocity]", NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
@@ -265,7 +266,7 @@ START_TEST(colliders_and_rigid_bodies) {
 
   /* a bounds collider is named by its own kind, not as the box it is drawn as */
   char *stick = cu_repo_path("configs/stick_in_box.yaml");
-  r = cu_vsim(d, "run", stick, "-o", "b.h5", "-q", "--frames", "2", NULL);
+  r = cu_vsim(d, "run", stick, "-o", "b.h5", "-q", "--frames", "2", "--set", "output.xdmf=true", NULL);
   CU_EXPECT_CODE(r, 0);
   cu_free(&r);
   x = slurp_in(d, "b.xmf");
@@ -313,6 +314,7 @@ START_TEST(run_sidecar_is_the_xdmf_commands) {
     char *scene_path = cu_strf("configs/%s.yaml", cases[i][0]);
     char *yaml = cu_repo_path(scene_path);
     cu_proc r = cu_vsim(d, "run", yaml, "-o", cases[i][3], "-q", "--frames", cases[i][1], "--set",
+                        "output.xdmf=true", "--set",
                         cases[i][2], NULL);
     CU_EXPECT_CODE(r, 0);
     cu_free(&r);

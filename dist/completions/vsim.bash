@@ -17,7 +17,7 @@ _vsim_files() { # _vsim_files GLOB-EXTENSIONS...: files with those extensions, a
 
 _vsim() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="run validate compare info xdmf sweep render plot help"
+  local commands="run validate compare info xdmf sweep schema render plot help"
   local cmd="" i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -54,9 +54,10 @@ _vsim() {
       esac
       [[ $cur != -* ]] && { _vsim_files yaml yml; return; } ;;
     compare)
-      opts="--atol --rtol --ulps --only --json -h --help"
+      opts="--atol --rtol --ulps --only --json --junit -h --help"
       case $prev in
         --atol|--rtol|--ulps) COMPREPLY=(); return ;;
+        --junit) _vsim_files xml; return ;;
         --only) COMPREPLY=($(compgen -W "/particles /observables /connectivity /solver" -- "$cur")); return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
@@ -76,6 +77,8 @@ _vsim() {
         -j|--jobs|--point|--threads) COMPREPLY=(); return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files yaml yml; return; } ;;
+    schema)
+      opts="-h --help" ;;
     render)
       opts="-o --output --frame --frames --size --view --color --compare --fps -h --help"
       case $prev in

@@ -185,9 +185,12 @@ const sk_row vs_sk_rows[] = {
     {"output.author", SC(output.author), .type = SK_STR, .n = VS_MAX_NAME + 1,
      .what = "an author name", .def = "unknown",
      .doc = "H5MD author name recorded in /h5md/author"},
-    {"output.xdmf", SC(output.xdmf), .type = SK_BOOL, .def = "true",
-     .doc = "vsim run writes OUT.xmf beside OUT.h5, for ParaView's XDMF reader, and, with rigid "
-            "bodies, their surfaces (`/particles/rigid_surface`, see result-file.md) that it draws"},
+    {"output.xdmf", SC(output.xdmf), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: vsim run writes OUT.xmf beside OUT.h5, for ParaView's XDMF reader, and, with "
+            "rigid bodies, their surfaces (`/particles/rigid_surface`, see result-file.md) that it "
+            "draws; viewer data, often bigger than the result, so off by default: `vsim xdmf "
+            "OUT.h5` writes the .xmf of any result file on demand, and `vsim render` draws the "
+            "bodies from their poses and shapes"},
 
     /* ---- bodies: `- KIND: {...}` ---- */
     {"name", BO(ALLB, name), .type = SK_STR, .n = VS_MAX_NAME + 1, .what = "a body name",

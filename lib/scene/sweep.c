@@ -285,7 +285,98 @@ static vs_status count_points(lctx *c, const sn_node *params, vs_sweep *s) {
   return VS_OK;
 }
 
-static const char *const top_keys[] = {"scene", "frames", "mode", "parameters", NULL};
+/* A column name: what pandas takes as an attribute too, and no clash with
+ * the fixed columns or a parameter. */
+static const char *const fixed_columns[] = {"point", "status", "final_constraint_error",
+                                            "wall_seconds", "file", NULL};
+
+static vs_status load_collect_item(lctx *c, const sn_node *k, const sn_node *v, vs_sweep *s,
+                                   vs_sweep_collect *o) {
+  char g[96];
+  int ok = k->kind == SN_SCALAR && k->len > 0 && k->len <= 64 && strlen(k->text) == k->len &&
+           !(k->text[0] >= '0' && k->text[0] <= '9');
+  for (const char *p = k->text; ok && *p; p++)
+    ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+         *p == '_';
+  if (!ok)
+    return fail(c, VS_ERR_SCENE, k,
+                "collect: expected a column name (letters, digits and _, not starting with a "
+                "digit, at most 64), got %s",
+                got(k, g, sizeof g));
+  for (size_t i = 0; fixed_columns[i]; i++)
+    if (!strcmp(k->text, fixed_columns[i]))
+      return fail(c, VS_ERR_SCENE, k, "collect: '%s' is a column of every summary.csv already",
+                  k->text);
+  for (size_t i = 0; i < s->n_params; i++)
+    if (!strcmp(k->text, s->params[i].key))
+      return fail(c, VS_ERR_SCENE, k, "collect: '%s' is a swept parameter's column already",
+                  k->text);
+  if (!v || v->kind != SN_SCALAR || vs_sn_is_null(v) || strlen(v->text) != v->len)
+    return fail(c, VS_ERR_SCENE, v && !vs_sn_is_null(v) ? v : k,
+                "collect.%s: expected a reduction such as \"max /observables/energy_kinetic\", "
+                "got %s",
+                k->text, got(v, g, sizeof g));
+  if (!(o->name = vs_strdup(k->text)) || !(o->text = vs_strdup(v->text)))
+    return fail(c, VS_ERR_NOMEM, NULL, "out of memory");
+  o->loc.line = k->line;
+  o->loc.column = k->col;
+  /* a quoted scalar's text starts one column after its quote */
+  o->value_loc.line = v->line;
+  o->value_loc.column = v->col + (v->quoted ? 1 : 0);
+  char why[300];
+  size_t at = 0;
+  if (vs_reduction_parse(v->text, &o->r, why, sizeof why, &at) != VS_OK) {
+    int single_line = !strchr(v->text, '\n');
+    /* the column of the fault: exact for text on one line without escapes */
+    int col = o->value_loc.column + (single_line && at <= 4096 ? (int)at : 0);
+    return vs_sn_fail(&c->src, c->err, VS_ERR_SCENE, 0, v->line, col, "collect.%s: %s", k->text,
+                      why);
+  }
+  return VS_OK;
+}
+
+static vs_status load_collect(lctx *c, const sn_node *v, vs_sweep *s) {
+  char g[96];
+  if (vs_sn_is_null(v)) return VS_OK;
+  if (v->kind != SN_MAP)
+    return fail(c, VS_ERR_SCENE, v,
+                "collect: expected a mapping of column names to reductions "
+                "(e_max: max /observables/energy_kinetic), got %s",
+                got(v, g, sizeof g));
+  size_t n = v->n / 2;
+  if (n > VS_MAX_SWEEP_COLLECT)
+    return fail(c, VS_ERR_LIMIT, v, "collect: more than %d columns", VS_MAX_SWEEP_COLLECT);
+  if (n == 0) return VS_OK;
+  s->collect = vs_calloc(n, sizeof *s->collect);
+  if (!s->collect) return fail(c, VS_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    const sn_node *k = v->kids[2 * i];
+    for (size_t j = 0; j < i; j++)
+      if (k->kind == SN_SCALAR && !strcmp(s->collect[j].name, k->text))
+        return fail(c, VS_ERR_SCENE, k, "collect.%s: named twice (first at line %d)", k->text,
+                    s->collect[j].loc.line);
+    s->n_collect = i + 1; /* so that vs_sweep_free releases what was loaded */
+    vs_status st = load_collect_item(c, k, v->kids[2 * i + 1], s, &s->collect[i]);
+    if (st) return st;
+  }
+  return VS_OK;
+}
+
+static vs_status load_xdmf(lctx *c, const sn_node *v, vs_sweep *s) {
+  char g[96];
+  if (v && v->kind == SN_SCALAR && !v->quoted && !strcmp(v->text, "true"))
+    s->xdmf = 1;
+  else if (v && v->kind == SN_SCALAR && !v->quoted && !strcmp(v->text, "false"))
+    s->xdmf = 0;
+  else
+    return fail(c, VS_ERR_SCENE, v,
+                "xdmf: expected true (every point writes its .xmf sidecar) or false, got %s",
+                got(v, g, sizeof g));
+  return VS_OK;
+}
+
+static const char *const top_keys[] = {"scene",   "frames", "mode", "parameters",
+                                       "collect", "xdmf",   NULL};
 
 static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
   char g[96];
@@ -294,7 +385,8 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
                 "expected a mapping with scene, parameters and optionally frames and mode, "
                 "got %s",
                 got(root, g, sizeof g));
-  const sn_node *scene = NULL, *frames = NULL, *mode = NULL, *params = NULL;
+  const sn_node *scene = NULL, *frames = NULL, *mode = NULL, *params = NULL, *collect = NULL,
+                *xdmf = NULL;
   for (size_t i = 0; i + 1 < root->n; i += 2) {
     const sn_node *k = root->kids[i], *v = root->kids[i + 1];
     const sn_node **slot = NULL;
@@ -306,6 +398,10 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
       slot = &mode;
     else if (!strcmp(k->text, "parameters"))
       slot = &params;
+    else if (!strcmp(k->text, "collect"))
+      slot = &collect;
+    else if (!strcmp(k->text, "xdmf"))
+      slot = &xdmf;
     for (size_t j = 0; slot && j < i; j += 2)
       if (!strcmp(root->kids[j]->text, k->text))
         return fail(c, VS_ERR_SCENE, k, "duplicate key '%s' (first at line %d)", k->text,
@@ -317,7 +413,7 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
       if (near)
         return fail(c, VS_ERR_SCENE, k, "unknown key '%s', did you mean '%s'?", k->text, near);
       return fail(c, VS_ERR_SCENE, k,
-                  "unknown key '%s' (expected one of: scene, frames, mode, parameters; "
+                  "unknown key '%s' (expected one of: scene, frames, mode, parameters, collect, xdmf; "
                   "swept scene keys go under parameters)",
                   k->text);
     }
@@ -328,16 +424,23 @@ static vs_status load_tree(lctx *c, const sn_node *root, vs_sweep *s) {
   if ((st = load_scene_key(c, scene, s))) return st;
   if (frames && !vs_sn_is_null(frames) && (st = load_frames(c, frames, s))) return st;
   if (mode && (st = load_mode(c, mode, s))) return st;
+  if (xdmf && !vs_sn_is_null(xdmf) && (st = load_xdmf(c, xdmf, s))) return st;
   if (!params)
     return fail(c, VS_ERR_SCENE, root, "parameters: missing (scene keys and their values)");
   if ((st = load_params(c, params, s))) return st;
+  for (size_t i = 0; s->xdmf >= 0 && i < s->n_params; i++)
+    if (!strcmp(s->params[i].key, "output.xdmf"))
+      return fail(c, VS_ERR_SCENE, xdmf, "xdmf: also swept as output.xdmf (line %d); keep one of the two",
+                  s->params[i].loc.line);
   /* --frames is applied after every --set, so it would silently win. */
   for (size_t i = 0; s->frames >= 0 && i < s->n_params; i++)
     if (!strcmp(s->params[i].key, "time.frames"))
       return fail(c, VS_ERR_SCENE, frames,
                   "frames: also swept as time.frames (line %d); keep one of the two",
                   s->params[i].loc.line);
-  return count_points(c, params, s);
+  if ((st = count_points(c, params, s))) return st;
+  if (collect && (st = load_collect(c, collect, s))) return st;
+  return VS_OK;
 }
 
 vs_status vs_sweep_load_string(const char *text, size_t len, const char *file, vs_sweep **out,
@@ -353,6 +456,7 @@ vs_status vs_sweep_load_string(const char *text, size_t len, const char *file, v
     return vs_error_set(err, VS_ERR_NOMEM, c.src.file, 0, 0, "out of memory");
   }
   s->frames = -1;
+  s->xdmf = -1;
   s->mode = VS_SWEEP_GRID;
   sn_node *root = NULL;
   vs_status st = vs_sn_parse(&c.src, text, len, 0, VS_ERR_SCENE, &root, err);
@@ -394,6 +498,11 @@ void vs_sweep_free(vs_sweep *s) {
     vs_free(p->key);
   }
   vs_free(s->params);
+  for (size_t i = 0; s->collect && i < s->n_collect; i++) {
+    vs_free(s->collect[i].name);
+    vs_free(s->collect[i].text);
+  }
+  vs_free(s->collect);
   vs_free(s->scene);
   vs_free(s->file);
   vs_free(s);
@@ -408,4 +517,8 @@ size_t vs_sweep_value_index(const vs_sweep *s, size_t point, size_t param) {
 
 const char *vs_sweep_set(const vs_sweep *s, size_t point, size_t param) {
   return s->params[param].sets[vs_sweep_value_index(s, point, param)];
+}
+
+const char *vs_sweep_xdmf_set(const vs_sweep *s) {
+  return s->xdmf < 0 ? NULL : s->xdmf ? "output.xdmf=true" : "output.xdmf=false";
 }

@@ -57,7 +57,9 @@ def blocks(data):
 for name, scene, opts in scenes:
     h5 = os.path.join(work, name + ".h5")
     xmf = os.path.join(work, name + ".xmf")
-    subprocess.run([vsim, "run", os.path.join(root, scene), "-o", h5, "-f", "-q"] + opts, check=True)
+    # the sidecar (and the rigid surfaces it draws) is written on demand
+    subprocess.run([vsim, "run", os.path.join(root, scene), "-o", h5, "-f", "-q",
+                    "--set", "output.xdmf=true"] + opts, check=True)
     assert os.path.exists(xmf), "vsim run wrote no " + xmf
     with h5py.File(h5, "r") as f:
         # a file of rigid bodies only has no /particles/all

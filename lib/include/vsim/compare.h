@@ -47,6 +47,10 @@ typedef struct vs_compare_result {
   size_t n_compared;      /* datasets compared */
   size_t n_diffs;
   vs_compare_diff *diffs; /* (n_diffs) in path order */
+  size_t n_paths;
+  char **paths;           /* (n_paths) every dataset looked at, in either file (those
+                             compared and those on one side only), in path order: a
+                             report's list of checks (vsim compare --junit) */
 } vs_compare_result;
 
 /* Compare A against reference B.  VS_OK means the comparison ran (look at

@@ -320,6 +320,12 @@ vs_status vs_scene_load_file(const char *path, const vs_override *sets,
  * equal scene.  The caller releases *out with vs_free_buffer() (vsim/alloc.h). */
 vs_status vs_scene_to_yaml(const vs_scene *scene, char **out, vs_error *err);
 
+/* A JSON Schema (draft-07) of the scene format, generated from the key
+ * table: every key with its type, range, enum, required-ness, default and
+ * documentation (`vsim schema`, docs/cli.md).  Release *json with
+ * vs_free_buffer(). */
+vs_status vs_scene_schema(char **json, vs_error *err);
+
 void vs_scene_free(vs_scene *scene);
 
 #ifdef __cplusplus

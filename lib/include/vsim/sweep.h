@@ -7,9 +7,13 @@
  *   scene: cloth.yaml            # relative to the sweep file
  *   frames: 200                  # optional: like `vsim run --frames`
  *   mode: grid                   # grid [default] | zip
+ *   xdmf: false                  # optional: each point's .xmf sidecar [the scene's]
  *   parameters:
  *     solver.iterations: [5, 10, 20]
  *     world.gravity: [[0, -9.81, 0], [0, -1.62, 0]]
+ *   collect:                     # optional: more columns of summary.csv
+ *     crate_x: final /particles/rigid/position/value[crate, 0]
+ *     e_max: max /observables/energy_kinetic
  *
  * Loading expands nothing: a point is a number, and vs_sweep_value_index()
  * says which value of each parameter it takes.  grid is the Cartesian
@@ -25,6 +29,7 @@
 #include <stdint.h>
 
 #include "vsim/error.h"
+#include "vsim/model.h"
 #include "vsim/scene.h"
 
 #ifdef __cplusplus
@@ -34,6 +39,70 @@ extern "C" {
 #define VS_MAX_SWEEP_POINTS 1000000 /* points in one sweep */
 #define VS_MAX_SWEEP_PARAMS 1000    /* swept keys */
 #define VS_MAX_SWEEP_VALUE 65536    /* bytes of one value as YAML text */
+#define VS_MAX_SWEEP_COLLECT 256    /* columns under collect */
+#define VS_MAX_REDUCE_INDEX 8       /* items of a reduction's [index] */
+
+/* ---- reductions: one number from a dataset of a result file ----
+ *
+ * "OP PATH" or "OP PATH[I, J, ...]":
+ *   OP     final (the last recorded frame), first (frame 0), max, min, mean
+ *   PATH   a dataset ("/particles/rigid/position/value") or a time-series
+ *          group, which means its value ("/observables/energy_kinetic")
+ *   I, J   one item per axis after the frame axis of a time series (every
+ *          axis of any other dataset), left to right; missing trailing
+ *          axes, `:` or an empty item take the whole axis; a number (from
+ *          0; -1 is the last) takes that element; on the first of them a
+ *          name takes the element of that body: a rigid body's name on
+ *          /particles/rigid/... (its row among the rigid bodies), a
+ *          particle reference "NAME:INDEX" (as in the scene's
+ *          constraints) on /particles/all/...
+ * final and first need a time series and one element a frame; max, min and
+ * mean take every element selected, over every frame.  A NaN among them
+ * makes the result NaN. */
+typedef enum vs_reduce_op {
+  VS_REDUCE_FINAL = 0,
+  VS_REDUCE_FIRST,
+  VS_REDUCE_MAX,
+  VS_REDUCE_MIN,
+  VS_REDUCE_MEAN
+} vs_reduce_op;
+
+typedef struct vs_reduction {
+  vs_reduce_op op;
+  char path[256];
+  int n_index;                              /* items in [...]; 0 without brackets */
+  char index[VS_MAX_REDUCE_INDEX][80];      /* each as written, trimmed ("" = ":") */
+  int64_t at[VS_MAX_REDUCE_INDEX];          /* bound numbers (vs_reduction_bind) */
+  int bound;                                /* names resolved: at[] holds every number */
+} vs_reduction;
+
+/* Parse text into *out.  On error returns VS_ERR_USAGE with the reason in
+ * why ("unknown reduction 'maximum' (final, first, max, min, mean)") and
+ * *at the byte of text where it is. */
+vs_status vs_reduction_parse(const char *text, vs_reduction *out, char *why, size_t why_size,
+                             size_t *at);
+
+/* Turn the index items into numbers: names against model (the scene of the
+ * run whose file is read), numbers as they are (negative ones stay
+ * negative, counted from the end when the file is read).  VS_ERR_USAGE
+ * with the reason in why: an unknown body, a name on an axis that is no
+ * body axis. */
+vs_status vs_reduction_bind(vs_reduction *r, const vs_model *model, char *why, size_t why_size);
+
+/* The reduction's value in result file h5_path (bound: names resolved).
+ * VS_ERR_IO / VS_ERR_FORMAT for the file as vs_compare_files; VS_ERR_USAGE
+ * for a reduction that does not fit the file: "no dataset /x (did you mean
+ * /y?)", an index out of range, final of a dataset with no frame axis. */
+vs_status vs_reduction_eval(const char *h5_path, const vs_reduction *r, double *value,
+                            vs_error *err);
+
+typedef struct vs_sweep_collect {
+  char *name;          /* the column of summary.csv */
+  char *text;          /* the reduction as written */
+  vs_loc loc;          /* the name in the sweep file */
+  vs_loc value_loc;    /* the reduction's first character in the sweep file */
+  vs_reduction r;      /* parsed, not bound */
+} vs_sweep_collect;
 
 typedef enum vs_sweep_mode { VS_SWEEP_GRID = 0, VS_SWEEP_ZIP = 1 } vs_sweep_mode;
 
@@ -55,6 +124,11 @@ typedef struct vs_sweep {
   size_t n_params;        /* >= 1 */
   vs_sweep_param *params; /* (n_params) in file order */
   size_t n_points;        /* >= 1, <= VS_MAX_SWEEP_POINTS */
+  int xdmf;                   /* xdmf: 1 every point writes its .xmf sidecar (and the
+                                 viewer data it draws), 0 none, -1 (absent) as the scene
+                                 says; vs_sweep_xdmf_set gives the override */
+  size_t n_collect;           /* columns of collect: (0 without) */
+  vs_sweep_collect *collect;  /* (n_collect) in file order */
 } vs_sweep;
 
 /* Load a sweep from memory; `file` names it in messages and is the base for
@@ -74,6 +148,10 @@ size_t vs_sweep_value_index(const vs_sweep *sweep, size_t point, size_t param);
 
 /* The "KEY=VALUE" override of parameter `param` at point `point`. */
 const char *vs_sweep_set(const vs_sweep *sweep, size_t point, size_t param);
+
+/* "output.xdmf=true" or "output.xdmf=false" when the sweep file says xdmf:
+ * (every point gets that override after its parameters), else NULL. */
+const char *vs_sweep_xdmf_set(const vs_sweep *sweep);
 
 #ifdef __cplusplus
 }

@@ -423,7 +423,7 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
   }
 
   /* Merge the two sorted lists. */
-  size_t i = 0, j = 0;
+  size_t i = 0, j = 0, paths_cap = 0;
   while (i < la.n || j < lb.n) {
     int c = i >= la.n ? 1 : j >= lb.n ? -1 : strcmp(la.v[i], lb.v[j]);
     const char *path = c <= 0 ? la.v[i] : lb.v[j];
@@ -434,6 +434,15 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
         only_hit[k] = 1;
       }
     if (wanted) {
+      if (out->n_paths == paths_cap) {
+        size_t cap = paths_cap ? 2 * paths_cap : 64;
+        char **v = vs_realloc(out->paths, cap * sizeof *v);
+        if (!v) goto oom;
+        out->paths = v;
+        paths_cap = cap;
+      }
+      if (!(out->paths[out->n_paths] = vs_strdup(path))) goto oom;
+      out->n_paths++;
       if (c == 0) {
         out->n_compared++;
         if ((st = compare_pair(&fa, &fb, path, o, &diffs, err)) != VS_OK) goto done;
@@ -472,7 +481,13 @@ vs_status vs_compare_files(const char *a, const char *b, const vs_compare_opts *
 oom:
   st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "out of memory");
 done:
-  if (st != VS_OK) out->n_compared = 0;
+  if (st != VS_OK) {
+    out->n_compared = 0;
+    for (size_t k = 0; k < out->n_paths; k++) vs_free(out->paths[k]);
+    vs_free(out->paths);
+    out->paths = NULL;
+    out->n_paths = 0;
+  }
   vs_free(diffs.v);
   for (size_t k = 0; only && k < n_only; k++) vs_free(only[k]);
   vs_free(only);
@@ -487,6 +502,8 @@ done:
 void vs_compare_result_free(vs_compare_result *r) {
   if (!r) return;
   vs_free(r->diffs);
+  for (size_t k = 0; k < r->n_paths; k++) vs_free(r->paths[k]);
+  vs_free(r->paths);
   memset(r, 0, sizeof *r);
 }
 
