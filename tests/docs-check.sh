@@ -92,7 +92,7 @@ OPTION_RUN="configs/rigid_dice.yaml --set output.fields=[position,velocity,const
 # why it is named (an extended regular expression over the path as written).
 HISTORY='
 ^/observables/constraint_error/all/max/value$      result-file.md: the format 1 layout, named to tell it from format 2
-^/observables/energy_kinetc$                       cli.md: a misspelt path in the example of collect's error message
+^/observables/energy_kinetc$                       cli.md: a misspelt path, in the example of a collect error message
 '
 HAVE_H5LS=0
 command -v h5ls >/dev/null 2>&1 && HAVE_H5LS=1
