@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema.c: `vsim schema`: the JSON Schema of the scene format on standard
  * output, generated from the key table (vs_scene_schema; docs/cli.md). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep_reduce.c: the `collect` columns of summary.csv (docs/cli.md, vsim
  * sweep): one number per point and column, a reduction of a dataset of the
  * point's file (vsim/sweep.h, reductions).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Validate scene files against the JSON Schema of the scene format
 (docs/vsim-scene.schema.json, `vsim schema`), as an editor's YAML language
 server would: run by tests/test_schema_cli.c with /usr/bin/python3 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_junit.c: the JUnit XML reports of `vsim compare --junit FILE` and
  * `sh scripts/golden.sh check --junit FILE` (GOLDEN_JUNIT=FILE): one test
  * case per dataset (per scene and dataset for the golden script), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_output_size.c: what a run writes by default is the result, not
  * viewer data (docs/result-file.md, viewers).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_schema_cli.c: `vsim schema`, the JSON Schema of the scene format
  * generated from the key table (docs/cli.md, vsim schema).
  *

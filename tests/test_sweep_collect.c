@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sweep_collect.c: the collect columns of a sweep's summary.csv
  * (docs/cli.md, vsim sweep; vsim/sweep.h, reductions), end to end.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene_schema.c: a JSON Schema (draft-07) of the scene format, generated
  * from the key table (scene_keys.c), so that editors check and complete
  * scene files (`vsim schema`, docs/cli.md; the yaml-language-server modeline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reduce.c: one number from a dataset of a result file (vsim/sweep.h,
  * reductions): the `collect` columns of a sweep's summary.csv.
  *
