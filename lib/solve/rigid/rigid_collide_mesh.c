@@ -255,6 +255,38 @@ static double seg_tri(const double *A, const double *B, const double *C, const d
       return 0.0;
     }
   }
+  /* a segment parallel to the triangle's plane (a capsule lying flat): a
+   * whole stretch of it is equally near, and any one point of that stretch
+   * found by the tests below may lie over an edge, whose contact normal
+   * then leans (a capsule resting flat on a tiled floor rolled away).  The
+   * point is the middle of the part of the segment over the face, with the
+   * plane's distance. */
+  double seg[3];
+  sub3(p1, p0, seg);
+  if (fabs(d1 - d0) <= 1e-9 * vs_len3(seg)) {
+    double lo = 0.0, hi = 1.0;
+    const double *T[3] = {A, B, C};
+    for (int k = 0; k < 3 && lo <= hi; k++) {
+      const double *Va = T[k], *Vb = T[(k + 1) % 3], *Vc = T[(k + 2) % 3];
+      double e[3], r0[3], r1[3], rc[3], c0[3], c1[3], cc[3];
+      sub3(Vb, Va, e);
+      sub3(p0, Va, r0);
+      sub3(p1, Va, r1);
+      sub3(Vc, Va, rc);
+      vs_cross3(e, r0, c0);
+      vs_cross3(e, r1, c1);
+      vs_cross3(e, rc, cc);
+      double inside = vs_dot3(cc, nw) >= 0 ? 1.0 : -1.0; /* the side of the third vertex */
+      double f0 = inside * vs_dot3(c0, nw), f1 = inside * vs_dot3(c1, nw);
+      if (f0 < 0 && f1 < 0) hi = -1.0; /* wholly outside this edge */
+      else if (f0 < 0) lo = fmax(lo, f0 / (f0 - f1));
+      else if (f1 < 0) hi = fmin(hi, f0 / (f0 - f1));
+    }
+    if (lo <= hi) {
+      *s_out = 0.5 * (lo + hi);
+      return d0 * d0 / vs_dot3(nw, nw);
+    }
+  }
   double q[3], best, s = 0;
   best = vs_tri_closest(A, B, C, p0, q);
   double e1 = vs_tri_closest(A, B, C, p1, q);
