@@ -349,8 +349,8 @@ START_TEST(mesh_collider_and_dead_triangles) {
 END_TEST
 
 /* A body lying on a large mesh-collider triangle shows over it, though the
- * triangle's centre is nearer the camera than the body's: a collider
- * triangle sorts by its farthest corner (view/render.c). */
+ * triangle's centre is nearer the camera than the body's: depth is tested
+ * per sample (view/raster.c), not per piece. */
 START_TEST(body_on_a_large_collider_triangle_shows) {
   vs_view_options o = opts(VS_VIEW_FRONT);
   /* a floor sloping away from the camera towards the bottom of the picture */
@@ -372,6 +372,117 @@ START_TEST(body_on_a_large_collider_triangle_shows) {
   ck_assert_msg(c[2] > c[0] + 50, "%d %d %d", c[0], c[1], c[2]);
   px(&m, 100, 60, c); /* the floor alone */
   ck_assert_msg(c[0] >= c[2] && c[0] < 250, "%d %d %d", c[0], c[1], c[2]);
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+/* Pixel (x, y) is mostly red (body 3), blue (body 0) or the collider grey. */
+static int is_red(const img *m, int x, int y) {
+  int c[3];
+  px(m, x, y, c);
+  return c[0] > 120 && c[1] < 90 && c[2] < 90;
+}
+static int is_blue(const img *m, int x, int y) {
+  int c[3];
+  px(m, x, y, c);
+  return c[2] > c[0] + 50 && c[2] > 80;
+}
+
+/* A small red square 1 cm above a big blue one, at its far corner: the red
+ * one shows wherever it is, from above and from the iso view.  Whole-piece
+ * sorting drew the big square last (its centre is nearer the iso camera
+ * than the small square's) and hid the red one. */
+START_TEST(small_square_over_a_big_one) {
+  /* big: 2 x 2 at y = 0 (two triangles); small: 0.4 x 0.4 at y = 0.01 */
+  double p[24] = {-1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1,
+                  -0.9, 0.01, -0.9, -0.5, 0.01, -0.9, -0.5, 0.01, -0.5, -0.9, 0.01, -0.5};
+  int32_t body[8] = {0, 0, 0, 0, 3, 3, 3, 3};
+  int32_t t[12] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7};
+  vs_view_frame f = {.n_particles = 8, .pos = p, .body = body, .n_tris = 4, .tris = t};
+  for (int v = 0; v < 2; v++) {
+    vs_view_options o = opts(v ? VS_VIEW_ISO : VS_VIEW_TOP);
+    o.width = 300, o.height = 240;
+    for (int c = 0; c < 3; c++) o.lo[c] = -1, o.hi[c] = 1;
+    img m = render(&o, &f, NULL, "squares.png");
+    double sx, sy, d;
+    /* the small square's centre and points around it inside it */
+    const double in[5][3] = {{-0.7, 0.01, -0.7}, {-0.85, 0.01, -0.85}, {-0.55, 0.01, -0.85},
+                             {-0.55, 0.01, -0.55}, {-0.85, 0.01, -0.55}};
+    for (int i = 0; i < 5; i++) {
+      vs_view_project(&o, in[i], &sx, &sy, &d);
+      ck_assert_msg(is_red(&m, (int)sx, (int)sy), "view %d, point %d (%g, %g): not red", v, i, sx, sy);
+    }
+    /* the big square beside it and at its centre */
+    const double out[3][3] = {{0, 0, 0}, {-0.3, 0, -0.7}, {0.5, 0, 0.5}};
+    for (int i = 0; i < 3; i++) {
+      vs_view_project(&o, out[i], &sx, &sy, &d);
+      ck_assert_msg(is_blue(&m, (int)sx, (int)sy), "view %d, point %d: not blue", v, i);
+    }
+    cairo_surface_destroy(m.s);
+  }
+}
+END_TEST
+
+/* A cloth lying on a table (a box collider, as configs/rigid_dice.yaml):
+ * the cloth shows all over the table top, its far corner included; the
+ * table's side shows below the cloth's hem. */
+START_TEST(cloth_on_a_table) {
+  enum { N = 15 };
+  double p[N * N * 3];
+  int32_t t[(N - 1) * (N - 1) * 6];
+  size_t nt = 0;
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < N; i++) {
+      double *q = p + 3 * (j * N + i);
+      q[0] = -0.6 + 1.2 * i / (N - 1), q[1] = 0.825, q[2] = -0.6 + 1.2 * j / (N - 1);
+    }
+  for (int j = 0; j + 1 < N; j++)
+    for (int i = 0; i + 1 < N; i++) {
+      int32_t a = j * N + i;
+      int32_t *q = t + 3 * nt;
+      q[0] = a, q[1] = a + 1, q[2] = a + N + 1, q[3] = a, q[4] = a + N + 1, q[5] = a + N;
+      nt += 2;
+    }
+  vs_view_collider table = {.kind = VS_VIEW_COLL_BOX, .lo = {-0.5, 0, -0.5}, .hi = {0.5, 0.8, 0.5}};
+  vs_view_frame f = {.n_particles = N * N, .pos = p, .n_tris = nt, .tris = t,
+                     .n_colliders = 1, .colliders = &table};
+  vs_view_options o = opts(VS_VIEW_ISO);
+  o.width = 400, o.height = 300;
+  o.lo[0] = o.lo[2] = -0.6, o.hi[0] = o.hi[2] = 0.6, o.lo[1] = 0, o.hi[1] = 0.85;
+  img m = render(&o, &f, NULL, "table.png");
+  double sx, sy, d;
+  for (double x = -0.45; x <= 0.46; x += 0.15)
+    for (double z = -0.45; z <= 0.46; z += 0.15) {
+      double q[3] = {x, 0.825, z};
+      vs_view_project(&o, q, &sx, &sy, &d);
+      ck_assert_msg(is_blue(&m, (int)sx, (int)sy), "cloth at (%g, %g) not shown", x, z);
+    }
+  double side[3] = {0.5, 0.3, 0}; /* the table's +x side, under the hem */
+  vs_view_project(&o, side, &sx, &sy, &d);
+  int c[3];
+  px(&m, (int)sx, (int)sy, c);
+  ck_assert_msg(abs(c[0] - c[2]) < 40 && c[0] < 230 && c[0] > 60, "side %d %d %d", c[0], c[1], c[2]);
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+/* A ball sunk halfway into a floor: its top shows, its bottom is under the
+ * floor (whole pieces: a plane went under everything). */
+START_TEST(ball_half_under_a_floor) {
+  vs_view_shape ball = {.kind = VS_VIEW_SPHERE, .center = {0, 0, 0}, .radius = 0.5, .body = 3};
+  vs_view_collider floor = {.kind = VS_VIEW_COLL_PLANE, .point = {0, 0, 0}, .normal = {0, 1, 0}};
+  vs_view_frame f = {.n_shapes = 1, .shapes = &ball, .n_colliders = 1, .colliders = &floor};
+  vs_view_options o = opts(VS_VIEW_ISO);
+  img m = render(&o, &f, NULL, "sunk.png");
+  double top[3] = {0, 0.45, 0}, bottom[3] = {0, -0.45, 0}, sx, sy, d;
+  vs_view_project(&o, top, &sx, &sy, &d);
+  int c[3];
+  px(&m, (int)sx, (int)sy, c);
+  ck_assert_msg(c[0] > c[2] + 40, "top %d %d %d: not the ball's red", c[0], c[1], c[2]);
+  vs_view_project(&o, bottom, &sx, &sy, &d);
+  px(&m, (int)sx, (int)sy, c);
+  ck_assert_msg(c[2] > 180 && c[1] > 180 && abs(c[0] - c[2]) < 30,
+                "bottom %d %d %d: not the floor", c[0], c[1], c[2]);
   cairo_surface_destroy(m.s);
 }
 END_TEST
@@ -525,6 +636,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, rigid_shapes_and_colliders);
   tcase_add_test(tc, mesh_collider_and_dead_triangles);
   tcase_add_test(tc, body_on_a_large_collider_triangle_shows);
+  tcase_add_test(tc, small_square_over_a_big_one);
+  tcase_add_test(tc, cloth_on_a_table);
+  tcase_add_test(tc, ball_half_under_a_floor);
   tcase_add_test(tc, render_errors);
   suite_add_tcase(s, tc);
   TCase *tp = tcase_create("plot");

@@ -50,6 +50,7 @@
   X(cairo_stroke) \
   X(cairo_surface_destroy) \
   X(cairo_surface_flush) \
+  X(cairo_surface_mark_dirty) \
   X(cairo_surface_status) \
   X(cairo_surface_write_to_png_stream) \
   X(cairo_text_extents) \
@@ -106,6 +107,7 @@ __attribute__((visibility("hidden"))) int vs_view_cairo_loaded(void);
 #define cairo_stroke (vs_view_cairo()->cairo_stroke)
 #define cairo_surface_destroy (vs_view_cairo()->cairo_surface_destroy)
 #define cairo_surface_flush (vs_view_cairo()->cairo_surface_flush)
+#define cairo_surface_mark_dirty (vs_view_cairo()->cairo_surface_mark_dirty)
 #define cairo_surface_status (vs_view_cairo()->cairo_surface_status)
 #define cairo_surface_write_to_png_stream (vs_view_cairo()->cairo_surface_write_to_png_stream)
 #define cairo_text_extents (vs_view_cairo()->cairo_text_extents)

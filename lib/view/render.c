@@ -1,16 +1,13 @@
-/* render.c: one frame drawn with cairo, painter's algorithm (see view/view.h).
+/* render.c: one frame drawn with a z-buffer (see view/view.h).
  *
- * Every visible piece becomes a primitive in screen space with a depth key:
- * triangles, box faces, particle discs, shaded balls (rigid and collider
- * spheres), capsules, link lines, wireframe segments.  They are sorted back
- * to front (depth, then creation order, so the picture is deterministic) and
- * filled.  Plane colliders are drawn first, under everything: they are floors
- * and walls, and a large grid cell keyed by its centre would otherwise cover
- * what stands on it.  For the same reason a mesh collider's triangle is keyed
- * by its farthest corner: a cloth lying on a mesh showed specks of the
- * triangles under it (configs/mesh_tube.yaml, configs/mesh_drape.yaml).
- * Adjacent triangles are each grown by a fraction of a pixel about their
- * centre so that antialiasing leaves no seams between them. */
+ * Every visible piece becomes a primitive in screen space with a depth at
+ * each of its points: triangles, box faces, particle discs, shaded balls
+ * (rigid and collider spheres), capsules, link lines, wireframe segments,
+ * plane grid cells.  raster.c draws them with a depth test per sample, so
+ * that the nearest surface shows at every point whatever the pieces' sizes:
+ * a cloth lying on a table top or on a large mesh triangle shows over it
+ * (configs/rigid_dice.yaml, configs/mesh_tube.yaml), a ball sunk halfway
+ * into a floor shows its upper half.  Then the labels, with cairo. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +16,6 @@
 #include "util/alloc.h"
 #include "util/vec3.h"
 #include "view/internal.h"
-
-typedef struct key {
-  float depth;
-  uint32_t idx;
-} key;
 
 typedef struct cam {
   double r[3], u[3], f[3]; /* screen right, screen up, towards the viewer */
@@ -35,7 +27,6 @@ typedef struct cam {
 
 typedef struct scene_buf {
   vs_view_prim *p;
-  key *k;
   size_t n, cap;
   int oom;
 } scene_buf;
@@ -145,7 +136,7 @@ double vs_view_scale(const vs_view_options *o) {
 
 /* ---- primitives ---------------------------------------------------------- */
 
-static vs_view_prim *push(scene_buf *b, double depth) {
+static vs_view_prim *push(scene_buf *b) {
   if (b->oom) return NULL;
   if (b->n == b->cap) {
     size_t nc = b->cap ? 2 * b->cap : 1024;
@@ -155,16 +146,8 @@ static vs_view_prim *push(scene_buf *b, double depth) {
       return NULL;
     }
     b->p = np;
-    key *nk = vs_realloc(b->k, nc * sizeof *nk);
-    if (!nk) {
-      b->oom = 1;
-      return NULL;
-    }
-    b->k = nk;
     b->cap = nc;
   }
-  b->k[b->n].depth = (float)depth;
-  b->k[b->n].idx = (uint32_t)b->n;
   vs_view_prim *p = &b->p[b->n++];
   memset(p, 0, sizeof *p);
   return p;
@@ -186,36 +169,25 @@ static double face_shade(const cam *k, const double n[3]) {
 
 static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
 
-/* A filled polygon of 3 or 4 world points; grow > 0 pushes the corners out
- * from the centre by that many px (seam hiding).  Its depth key is its
- * centre's, or with back its farthest corner's (a mesh collider's
- * triangles: a body lying on the mesh is nearer than the surface under it,
- * but a large triangle's centre can be nearer than that body's). */
+/* A filled polygon of 3 or 4 world points (planar), flat-shaded. */
 static void add_poly(scene_buf *b, const cam *k, const double *const *w, int np,
-                     const double base[3], double grow, int back) {
-  double x[4], y[4], d[4], cx = 0, cy = 0, cd = 0, dmin = INFINITY;
+                     const double base[3]) {
+  double x[4], y[4], d[4];
   for (int i = 0; i < np; i++) {
     if (!finite3(w[i])) return;
     proj(k, w[i], &x[i], &y[i], &d[i]);
-    cx += x[i];
-    cy += y[i];
-    cd += d[i];
-    if (d[i] < dmin) dmin = d[i];
   }
-  cx /= np;
-  cy /= np;
   double e1[3] = {w[1][0] - w[0][0], w[1][1] - w[0][1], w[1][2] - w[0][2]};
   double e2[3] = {w[2][0] - w[0][0], w[2][1] - w[0][1], w[2][2] - w[0][2]}, n[3];
   vs_cross3(e1, e2, n);
-  vs_view_prim *p = push(b, back ? dmin : cd / np);
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = P_POLY;
   p->np = (uint8_t)np;
   for (int i = 0; i < np; i++) {
-    double dx = x[i] - cx, dy = y[i] - cy, l = sqrt(dx * dx + dy * dy);
-    double g = (grow > 0 && l > 0) ? grow / l : 0;
-    p->x[i] = (float)(x[i] + dx * g);
-    p->y[i] = (float)(y[i] + dy * g);
+    p->x[i] = (float)x[i];
+    p->y[i] = (float)y[i];
+    p->d[i] = (float)d[i];
   }
   set_rgb(p, base, face_shade(k, n));
 }
@@ -226,38 +198,27 @@ static void add_line(scene_buf *b, const cam *k, const double a[3], const double
   double xa, ya, da, xc, yc, dc;
   proj(k, a, &xa, &ya, &da);
   proj(k, c, &xc, &yc, &dc);
-  vs_view_prim *p = push(b, 0.5 * (da + dc));
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = P_LINE;
   p->np = 2;
   p->x[0] = (float)xa, p->y[0] = (float)ya, p->x[1] = (float)xc, p->y[1] = (float)yc;
-  p->r = (float)width;
+  p->d[0] = (float)da, p->d[1] = (float)dc;
+  p->r = (float)(0.5 * width);
   set_rgb(p, rgb, 1);
 }
 
-/* A straight wireframe edge cut into pieces, each sorted on its own. */
-static void add_wire(scene_buf *b, const cam *k, const double a[3], const double c[3],
-                     int pieces, const double rgb[3]) {
-  for (int i = 0; i < pieces; i++) {
-    double t0 = (double)i / pieces, t1 = (double)(i + 1) / pieces, p0[3], p1[3];
-    for (int j = 0; j < 3; j++) {
-      p0[j] = a[j] + (c[j] - a[j]) * t0;
-      p1[j] = a[j] + (c[j] - a[j]) * t1;
-    }
-    add_line(b, k, p0, p1, 1.0, rgb);
-  }
-}
 
 static void add_round(scene_buf *b, const cam *k, int kind, const double c[3], double r,
                       const double rgb[3]) {
   if (!finite3(c)) return;
   double x, y, d;
   proj(k, c, &x, &y, &d);
-  vs_view_prim *p = push(b, d);
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = (uint8_t)kind;
   p->np = 1;
-  p->x[0] = (float)x, p->y[0] = (float)y;
+  p->x[0] = (float)x, p->y[0] = (float)y, p->d[0] = (float)d;
   double rp = r * k->s;
   p->r = (float)(rp > 0.5 ? rp : 0.5); /* at least 1 px across */
   set_rgb(p, rgb, 1);
@@ -295,7 +256,7 @@ static void add_box(scene_buf *b, const cam *k, const double c[3], const double 
     qrot(q, fn[f], n);
     if (vs_dot3(n, k->f) <= 0) continue;
     const double *w[4] = {v[faces[f][0]], v[faces[f][1]], v[faces[f][2]], v[faces[f][3]]};
-    add_poly(b, k, w, 4, rgb, 0, 0);
+    add_poly(b, k, w, 4, rgb);
   }
 }
 
@@ -310,11 +271,12 @@ static void add_capsule(scene_buf *b, const cam *k, const vs_view_shape *s, cons
   if (!finite3(a) || !finite3(c)) return;
   proj(k, a, &xa, &ya, &da);
   proj(k, c, &xc, &yc, &dc);
-  vs_view_prim *p = push(b, 0.5 * (da + dc));
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = P_CAPSULE;
   p->np = 2;
   p->x[0] = (float)xa, p->y[0] = (float)ya, p->x[1] = (float)xc, p->y[1] = (float)yc;
+  p->d[0] = (float)da, p->d[1] = (float)dc;
   p->r = (float)fmax(s->radius * k->s, 0.5);
   set_rgb(p, rgb, 1);
 }
@@ -349,7 +311,7 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
       }
       const double *wp[4] = {w[0], w[1], w[2], w[3]};
       size_t before = b->n;
-      add_poly(b, k, wp, 4, fill, 0, 0);
+      add_poly(b, k, wp, 4, fill);
       if (b->n > before) { /* unshaded: a floor looks the same from every view */
         b->p[before].kind = P_GRID;
         set_rgb(&b->p[before], fill, 1);
@@ -357,14 +319,12 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
     }
 }
 
-/* planes: the plane colliders only, else all the others */
 static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
-                          const vs_view_frame *f, int planes) {
+                          const vs_view_frame *f) {
   static const double solid[3] = {0.70, 0.68, 0.64}, wire[3] = {0.35, 0.35, 0.40};
   static const double ident[4] = {1, 0, 0, 0};
   for (size_t i = 0; i < f->n_colliders; i++) {
     const vs_view_collider *c = &f->colliders[i];
-    if ((c->kind == VS_VIEW_COLL_PLANE) != (planes != 0)) continue;
     switch (c->kind) {
       case VS_VIEW_COLL_PLANE: add_plane(b, k, o, c); break;
       case VS_VIEW_COLL_SPHERE: add_round(b, k, P_BALL, c->center, c->radius, solid); break;
@@ -384,7 +344,7 @@ static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
           p0[ax] = c->lo[ax], p1[ax] = c->hi[ax];
           p0[o1] = p1[o1] = (e & 1) ? c->hi[o1] : c->lo[o1];
           p0[o2] = p1[o2] = (e & 2) ? c->hi[o2] : c->lo[o2];
-          add_wire(b, k, p0, p1, 8, wire);
+          add_line(b, k, p0, p1, 1.0, wire);
         }
         break;
       case VS_VIEW_COLL_MESH:
@@ -395,7 +355,7 @@ static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
             continue;
           const double *w[3] = {c->vertices + 3 * tr[0], c->vertices + 3 * tr[1],
                                 c->vertices + 3 * tr[2]};
-          add_poly(b, k, w, 3, solid, 0.35, 1);
+          add_poly(b, k, w, 3, solid);
         }
         break;
     }
@@ -449,7 +409,7 @@ static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
     else
       particle_colour(pt, tr[0], rgb);
     const double *w[3] = {f->pos + 3 * tr[0], f->pos + 3 * tr[1], f->pos + 3 * tr[2]};
-    add_poly(b, k, w, 3, rgb, 0.35, 0);
+    add_poly(b, k, w, 3, rgb);
   }
   for (size_t l = 0; l < f->n_links; l++) {
     int32_t a = f->links[2 * l], c = f->links[2 * l + 1];
@@ -483,19 +443,6 @@ static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
   }
   vs_free(in_tri);
   return b->oom ? -1 : 0;
-}
-
-/* ---- drawing ------------------------------------------------------------- */
-
-static int key_cmp(const void *x, const void *y) {
-  const key *a = x, *b = y;
-  if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static void draw_buf(cairo_t *cr, scene_buf *b) {
-  if (b->n) qsort(b->k, b->n, sizeof *b->k, key_cmp); /* k is NULL when empty */
-  for (size_t i = 0; i < b->n; i++) vs_view_draw_prim(cr, &b->p[b->k[i].idx]);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -555,11 +502,10 @@ static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
   painter pt = {.o = o, .f = frame};
   scalar_range(o, frame, &pt.lo, &pt.hi);
   painter pg = {.o = o, .f = golden, .lo = 0, .hi = 1, .grey = 1};
-  scene_buf bufs[3] = {{0}};
-  add_colliders(&bufs[0], &k, o, frame, 1);
+  scene_buf bufs[3] = {{0}}; /* colliders, golden run, frame */
+  add_colliders(&bufs[0], &k, o, frame);
   int bad = golden ? add_frame(&bufs[1], &k, &pg) : 0;
   if (!bad) bad = add_frame(&bufs[2], &k, &pt);
-  add_colliders(&bufs[2], &k, o, frame, 0);
   if (!bad)
     for (int i = 0; i < 3; i++) bad |= bufs[i].oom;
   if (bad) {
@@ -567,16 +513,22 @@ static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
     goto done;
   }
   cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-  cairo_t *cr = cairo_create(s);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-  for (int i = 0; i < 3; i++) draw_buf(cr, &bufs[i]);
-  vs_view_draw_labels(cr, o, pt.lo, pt.hi, frame);
-  cairo_status_t cs = cairo_status(cr);
-  cairo_destroy(cr);
-  if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  cairo_status_t cs = cairo_surface_status(s);
+  if (cs == CAIRO_STATUS_SUCCESS) {
+    cairo_surface_flush(s);
+    if (vs_view_raster(o->width, o->height, k.s, k.light, bufs[0].p, bufs[0].n, bufs[1].p,
+                       bufs[1].n, bufs[2].p, bufs[2].n, cairo_image_surface_get_data(s),
+                       cairo_image_surface_get_stride(s)) != 0) {
+      cairo_surface_destroy(s);
+      st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "render: out of memory");
+      goto done;
+    }
+    cairo_surface_mark_dirty(s);
+    cairo_t *cr = cairo_create(s);
+    vs_view_draw_labels(cr, o, pt.lo, pt.hi, frame);
+    cs = cairo_status(cr);
+    cairo_destroy(cr);
+  }
   if (cs != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(s);
     st = vs_view_cairo_error(cs, "render", err);
@@ -587,7 +539,6 @@ static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
 done:
   for (int i = 0; i < 3; i++) {
     vs_free(bufs[i].p);
-    vs_free(bufs[i].k);
   }
   return st;
 }

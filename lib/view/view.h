@@ -12,11 +12,14 @@
  * the image less a margin, centred.  Views (screen right, screen up):
  *   front: looking along -z: (x, y);      side: looking along -x: (-z, y);
  *   top:   looking along -y: (x, -z);     iso: from direction (1, 1, 1), y up.
- * Drawing is a painter's algorithm: every triangle, box face, disc, link and
- * collider piece is one primitive keyed by its depth (centroid along the view
- * direction), drawn back to front; faces are flat-shaded from a fixed light,
- * both sides alike.  A golden frame, when given, is drawn first, entirely, in
- * grey, and the frame itself on top. */
+ * Drawing uses a z-buffer (view/raster.c): every triangle, box face, disc,
+ * ball, link and collider piece is drawn into 4 x 4 samples per pixel (fewer
+ * for very large images) with a depth test per sample, so the nearest
+ * surface shows at every point whatever the pieces' sizes (a cloth lying on
+ * a table top shows over it); faces are flat-shaded from a fixed light, both
+ * sides alike, balls and capsules shaded as round.  A golden frame, when
+ * given, is drawn in grey where it is nearer than the colliders, and the
+ * frame itself over it wherever the frame covers the picture. */
 #ifndef VSIM_VIEW_H
 #define VSIM_VIEW_H
 

@@ -1,7 +1,8 @@
 /* vsim/render.h: pictures of result files (`vsim render`, `vsim plot`).
  *
  * A renderer draws frames of a result file (vsim/frames.h) with cairo:
- * flat-shaded triangles back to front, links, particles at their radius,
+ * flat-shaded triangles with a depth test per sample (the nearest surface
+ * shows at every point), links, particles at their radius,
  * rigid shapes, colliders (a plane as a finite grid) and a time label, from
  * an orthographic camera fitted to the bounds of every frame (of both files
  * when a golden run is overlaid, so the camera never jumps).  A golden run
