@@ -79,6 +79,17 @@ static const char *CURTAIN =
     "  - cloth: {name: c, origin: [-1, 2, 0], size: [2, 2], resolution: [10, 10],\n"
     "            plane: xy, mass: 0.5, pin: top-edge}\n";
 
+/* The curtain (x -1 to 1, y 2 to 4), and a tetrahedron thrown down from
+ * just below it that ends up 9 m lower: the camera frames the curtain, not
+ * the whole fall. */
+static const char *CURTAIN_AND_STONE =
+    "vsim: 1\n"
+    "time: {dt: 0.01, frames: 30}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [-1, 2, 0], size: [2, 2], resolution: [10, 10],\n"
+    "            plane: xy, mass: 0.5, pin: top-edge}\n"
+    "  - tetra: {name: stone, center: [0, 1.5, 0.5], edge: 0.1, velocity: [0, -30, 0]}\n";
+
 static char *g_dir;
 
 static void setup(void) { g_dir = tu_tmpdir(); }
@@ -221,6 +232,87 @@ START_TEST(render_movie_without_ffmpeg_says_so) {
 }
 END_TEST
 
+/* How many pixels of row y are not white. */
+static int drawn_in_row(const img *m, int y) {
+  int n = 0;
+  for (int x = 0; x < m->w; x++) n += !is_white(m, x, y);
+  return n;
+}
+
+START_TEST(render_frames_the_bodies_not_a_far_stray) {
+  run_scene(CURTAIN_AND_STONE, "s.h5", NULL);
+  cu_proc p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size",
+                      "400x300", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *path = cu_strf("%s/s.png", g_dir);
+  img m = load_png(path);
+  /* the curtain, 2 m square, and the stone's first frames, before it is a
+   * far stray: about 190 px across the middle row of 300 (45 px when the
+   * camera followed the stone 9 m down) */
+  int across = drawn_in_row(&m, 150);
+  ck_assert_msg(across > 160 && across < 280, "the curtain is %d px wide", across);
+  cairo_surface_destroy(m.s);
+  /* --zoom 0.5: half as wide */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size", "400x300",
+              "--zoom", "0.5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  m = load_png(path);
+  int half = drawn_in_row(&m, 150);
+  ck_assert_msg(abs(2 * half - across) < 6, "zoom 0.5: %d px, not half of %d", half, across);
+  cairo_surface_destroy(m.s);
+  /* --look-at the curtain's lower left corner at frame 0 (it spans x -1 to
+   * 1, y 2 to 4): the curtain is up and right of the centre, nothing is
+   * down or left */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size", "400x300",
+              "--look-at", "-1,2,0", "--frame", "0", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  m = load_png(path);
+  ck_assert(!is_white(&m, 200 + 20, 150 - 20));
+  ck_assert(is_white(&m, 200 - 20, 150 + 20));
+  ck_assert(is_white(&m, 200 - 20, 150 - 20));
+  ck_assert(is_white(&m, 200 + 20, 150 + 20));
+  cairo_surface_destroy(m.s);
+  /* --camera on the +z axis: the front view, pixel for pixel */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "cam.png", "--camera", "0,1,25", "--size",
+              "200x150", "--look-at", "0,1,0", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "front.png", "--view", "front", "--size", "200x150",
+              "--look-at", "0,1,0", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *a = cu_strf("%s/cam.png", g_dir), *b = cu_strf("%s/front.png", g_dir);
+  img ma = load_png(a), mb = load_png(b);
+  int diff = 0;
+  for (int y = 0; y < ma.h; y++)
+    for (int x = 0; x < ma.w; x++) {
+      int ca[3], cb[3];
+      px(&ma, x, y, ca);
+      px(&mb, x, y, cb);
+      diff += ca[0] != cb[0] || ca[1] != cb[1] || ca[2] != cb[2];
+    }
+  ck_assert_int_eq(diff, 0);
+  cairo_surface_destroy(ma.s);
+  cairo_surface_destroy(mb.s);
+  /* --fit frame at the last frame: the curtain alone, the height less the
+   * margins (270 px) */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size", "400x300",
+              "--fit", "frame", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  m = load_png(path);
+  int alone = drawn_in_row(&m, 150);
+  ck_assert_msg(alone > 260 && alone > across + 40, "--fit frame: the curtain %d px wide, %d with --fit run", alone, across);
+  cairo_surface_destroy(m.s);
+  free(a);
+  free(b);
+  free(path);
+}
+END_TEST
+
 /* A file of another program: HDF5, but nothing vsim writes. */
 static void write_foreign(const char *path) {
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -300,6 +392,30 @@ START_TEST(render_bad_inputs_exit_2_and_leave_nothing) {
   {
     const char *a[] = {"render", "a.h5", "-o", "x.png", "--frames", "1:3", NULL};
     expect_fail("frames to one png", "--frames writes several pictures", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--camera", "1,2", NULL};
+    expect_fail("camera", "--camera: expected X,Y,Z (three numbers), got '1,2'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--look-at", "1,2,3,4", NULL};
+    expect_fail("look-at", "--look-at: expected X,Y,Z", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--view", "top", "--camera", "1,2,3", NULL};
+    expect_fail("view and camera", "--view and --camera: one or the other", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--zoom", "0", NULL};
+    expect_fail("zoom", "--zoom: expected a number > 0, got '0'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--fit", "all", NULL};
+    expect_fail("fit", "--fit: expected run or frame, got 'all'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--camera", "0,1,0", "--look-at", "0,1,0", NULL};
+    expect_fail("camera at the look-at point", "the camera at 0,1,0 is the point it looks at", ls, a);
   }
 }
 END_TEST
@@ -407,6 +523,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, render_ball_where_the_camera_puts_it);
   tcase_add_test(tc, render_compare_draws_the_golden_run_in_grey);
   tcase_add_test(tc, render_frame_range_writes_numbered_pngs);
+  tcase_add_test(tc, render_frames_the_bodies_not_a_far_stray);
   tcase_add_test(tc, render_gif_through_ffmpeg);
   tcase_add_test(tc, render_movie_without_ffmpeg_says_so);
   tcase_add_test(tc, render_bad_inputs_exit_2_and_leave_nothing);

@@ -487,6 +487,101 @@ START_TEST(ball_half_under_a_floor) {
 }
 END_TEST
 
+/* A camera direction (eye), a centre and a zoom: the same mapping as the
+ * named views where they agree. */
+START_TEST(camera_eye_center_zoom) {
+  double q[3] = {0.5, 0.25, 0.5}, sx, sy, d, ex, ey, ed;
+  vs_view_options o = opts(VS_VIEW_FRONT), e = opts(VS_VIEW_ISO);
+  e.eye[2] = 7; /* from +z, however far: the front view */
+  vs_view_project(&o, q, &sx, &sy, &d);
+  vs_view_project(&e, q, &ex, &ey, &ed);
+  ck_assert_double_eq_tol(ex, sx, 1e-9);
+  ck_assert_double_eq_tol(ey, sy, 1e-9);
+  ck_assert_double_eq_tol(ed, d, 1e-9);
+  o = opts(VS_VIEW_TOP), e = opts(VS_VIEW_FRONT);
+  e.eye[1] = 2; /* from straight above: the top view */
+  vs_view_project(&o, q, &sx, &sy, &d);
+  vs_view_project(&e, q, &ex, &ey, &ed);
+  ck_assert_double_eq_tol(ex, sx, 1e-9);
+  ck_assert_double_eq_tol(ey, sy, 1e-9);
+  /* a centre goes to the image centre; zoom 2 doubles the scale */
+  o = opts(VS_VIEW_FRONT);
+  o.has_center = 1, o.center[0] = 0.5, o.center[1] = 0.25, o.center[2] = -3;
+  vs_view_project(&o, q, &sx, &sy, &d);
+  ck_assert_double_eq_tol(sx, 100, 1e-9);
+  ck_assert_double_eq_tol(sy, 80, 1e-9);
+  /* the bounds' farthest reach from that centre fits: 1.5 x 1.25 up and left */
+  ck_assert_double_eq_tol(vs_view_scale(&o), 72 / 1.25, 1e-9);
+  o = opts(VS_VIEW_FRONT);
+  o.zoom = 2;
+  ck_assert_double_eq_tol(vs_view_scale(&o), 144, 1e-9);
+  vs_view_project(&o, q, &sx, &sy, &d);
+  ck_assert_double_eq_tol(sx, 100 + 72, 1e-9);
+  /* a camera from (1, 2, 3): screen up is the world's y as seen from there */
+  o = opts(VS_VIEW_FRONT);
+  o.eye[0] = 1, o.eye[1] = 2, o.eye[2] = 3;
+  double up[3] = {0, 1, 0}, c[3] = {0, 0, 0};
+  vs_view_project(&o, c, &sx, &sy, &d);
+  vs_view_project(&o, up, &ex, &ey, &ed);
+  ck_assert_double_eq_tol(ex, sx, 1e-9);
+  ck_assert_double_lt(ey, sy);
+  ck_assert_double_eq_tol(ed - d, 2 / sqrt(14.0), 1e-9);
+}
+END_TEST
+
+/* The focus box: the bodies without far strays, colliders of their size. */
+START_TEST(focus_box_frames_the_bodies) {
+  enum { N = 101 };
+  double p[3 * N];
+  for (int i = 0; i < N - 1; i++) /* a 10 x 10 sheet over [0, 1] x [0, 1] at z = 0 */
+    p[3 * i] = (i % 10) / 9.0, p[3 * i + 1] = (i / 10) / 9.0, p[3 * i + 2] = 0;
+  p[3 * (N - 1)] = 0.5, p[3 * (N - 1) + 1] = -17.7, p[3 * (N - 1) + 2] = 0; /* the weight */
+  vs_view_frame f = {.n_particles = N, .pos = p, .radius_default = 0.01};
+  double lo[3], hi[3];
+  vs_view_bounds_init(lo, hi);
+  ck_assert_int_eq(vs_view_focus_add(&f, lo, hi), 1);
+  ck_assert_double_eq_tol(lo[1], -0.01, 1e-12);
+  ck_assert_double_eq_tol(hi[1], 1.01, 1e-12);
+  ck_assert_double_eq_tol(lo[0], -0.01, 1e-12);
+  ck_assert_double_eq_tol(hi[0], 1.01, 1e-12);
+  /* within half the sheet's size below it: kept */
+  p[3 * (N - 1) + 1] = -0.4;
+  vs_view_bounds_init(lo, hi);
+  vs_view_focus_add(&f, lo, hi);
+  ck_assert_double_eq_tol(lo[1], -0.41, 1e-12);
+  /* fewer than VS_VIEW_FOCUS_MIN bodies: all of them */
+  p[3 * (N - 1) + 1] = -17.7;
+  double q[6] = {0, 0, 0, 0, -17.7, 0};
+  vs_view_frame two = {.n_particles = 2, .pos = q};
+  vs_view_bounds_init(lo, hi);
+  vs_view_focus_add(&two, lo, hi);
+  ck_assert_double_eq(lo[1], -17.7);
+  /* colliders: a table under the sheet joins, a floor 30 times its size
+   * and a plane do not */
+  double fv[12] = {-15, -1, -15, 15, -1, -15, 15, -1, 15, -15, -1, 15};
+  int32_t ft[6] = {0, 1, 2, 0, 2, 3};
+  vs_view_collider cols[3] = {
+      {.kind = VS_VIEW_COLL_BOX, .lo = {0, -0.5, -0.5}, .hi = {1, 0, 0.5}},
+      {.kind = VS_VIEW_COLL_MESH, .n_vertices = 4, .vertices = fv, .n_tris = 2, .tris = ft},
+      {.kind = VS_VIEW_COLL_PLANE, .point = {0, -100, 0}, .normal = {0, 1, 0}},
+  };
+  f.n_colliders = 3, f.colliders = cols;
+  vs_view_bounds_init(lo, hi);
+  vs_view_focus_add(&f, lo, hi);
+  vs_view_focus_colliders(&f, lo, hi);
+  ck_assert_double_eq(lo[1], -0.5);
+  ck_assert_double_eq(lo[2], -0.5);
+  ck_assert_double_eq_tol(hi[0], 1.01, 1e-12);
+  /* no bodies: the finite colliders, whatever their size */
+  vs_view_frame none = {.n_colliders = 3, .colliders = cols};
+  vs_view_bounds_init(lo, hi);
+  ck_assert_int_eq(vs_view_focus_add(&none, lo, hi), 0);
+  vs_view_focus_colliders(&none, lo, hi);
+  ck_assert_double_eq(lo[0], -15);
+  ck_assert_double_eq(hi[2], 15);
+}
+END_TEST
+
 START_TEST(render_errors) {
   vs_view_options o = opts(VS_VIEW_FRONT);
   double p[6] = {0};
@@ -639,6 +734,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, small_square_over_a_big_one);
   tcase_add_test(tc, cloth_on_a_table);
   tcase_add_test(tc, ball_half_under_a_floor);
+  tcase_add_test(tc, camera_eye_center_zoom);
+  tcase_add_test(tc, focus_box_frames_the_bodies);
   tcase_add_test(tc, render_errors);
   suite_add_tcase(s, tc);
   TCase *tp = tcase_create("plot");

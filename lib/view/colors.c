@@ -1,8 +1,10 @@
-/* colors.c: palette, colour map, bounds, speed and strain, PNG output (see view/view.h). */
+/* colors.c: palette, colour map, bounds and the focus box, speed and strain,
+ * PNG output (see view/view.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "view/internal.h"
@@ -87,6 +89,107 @@ void vs_view_bounds_add(const vs_view_frame *f, double lo[3], double hi[3]) {
         for (size_t v = 0; v < c->n_vertices; v++) grow(lo, hi, c->vertices + 3 * v, 0);
         break;
     }
+  }
+}
+
+/* ---- the focus box ------------------------------------------------------ */
+
+static double shape_bound(const vs_view_shape *s) {
+  if (s->kind == VS_VIEW_BOX)
+    return sqrt(s->half[0] * s->half[0] + s->half[1] * s->half[1] + s->half[2] * s->half[2]);
+  return s->radius + (s->kind == VS_VIEW_CAPSULE ? s->half_length : 0);
+}
+
+/* Item i of the frame's bodies: particles first, then shapes. */
+static const double *item(const vs_view_frame *f, size_t i, double *r) {
+  if (i < f->n_particles) {
+    *r = f->radius ? f->radius[i] : f->radius_default;
+    return f->pos + 3 * i;
+  }
+  const vs_view_shape *s = &f->shapes[i - f->n_particles];
+  *r = shape_bound(s);
+  return s->center;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int vs_view_focus_add(const vs_view_frame *f, double lo[3], double hi[3]) {
+  size_t n = f->n_particles + f->n_shapes, finite = 0;
+  double r;
+  for (size_t i = 0; i < n; i++) {
+    const double *p = item(f, i, &r);
+    finite += isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+  }
+  if (!finite) return 0;
+  double keep_lo[3] = {-INFINITY, -INFINITY, -INFINITY}, keep_hi[3] = {INFINITY, INFINITY, INFINITY};
+  if (finite >= VS_VIEW_FOCUS_MIN) {
+    /* the 5th and 95th percentiles of the centres on each axis (from at
+     * most 4096 of them, evenly spaced), widened by half the largest spread */
+    size_t stride = (n + 4095) / 4096, m = 0;
+    double *v = malloc(((n + stride - 1) / stride) * sizeof *v), q[3][2], spread = 0;
+    if (!v) return -1;
+    for (int c = 0; c < 3; c++) {
+      m = 0;
+      for (size_t i = 0; i < n; i += stride) {
+        const double *p = item(f, i, &r);
+        if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) v[m++] = p[c];
+      }
+      if (!m) break;
+      qsort(v, m, sizeof *v, cmp_double);
+      q[c][0] = v[(size_t)floor(0.05 * (double)(m - 1))];
+      q[c][1] = v[(size_t)ceil(0.95 * (double)(m - 1))];
+      spread = fmax(spread, q[c][1] - q[c][0]);
+    }
+    free(v);
+    if (m)
+      for (int c = 0; c < 3; c++) {
+        keep_lo[c] = q[c][0] - 0.5 * spread;
+        keep_hi[c] = q[c][1] + 0.5 * spread;
+      }
+  }
+  for (size_t i = 0; i < n; i++) {
+    const double *p = item(f, i, &r);
+    int in = 1;
+    for (int c = 0; c < 3 && in; c++) in = p[c] >= keep_lo[c] && p[c] <= keep_hi[c];
+    if (in) grow(lo, hi, p, r);
+  }
+  return 1;
+}
+
+static double diag(const double lo[3], const double hi[3]) {
+  double d = 0;
+  for (int c = 0; c < 3; c++) d += (hi[c] - lo[c]) * (hi[c] - lo[c]);
+  return sqrt(d);
+}
+
+void vs_view_focus_colliders(const vs_view_frame *f, double lo[3], double hi[3]) {
+  int have = lo[0] <= hi[0];
+  double d0 = have ? diag(lo, hi) : 0, blo[3], bhi[3];
+  memcpy(blo, lo, sizeof blo);
+  memcpy(bhi, hi, sizeof bhi);
+  for (size_t i = 0; i < f->n_colliders; i++) {
+    const vs_view_collider *c = &f->colliders[i];
+    if (c->kind == VS_VIEW_COLL_PLANE) continue;
+    double clo[3], chi[3];
+    vs_view_bounds_init(clo, chi);
+    vs_view_frame one = {.n_colliders = 1, .colliders = c};
+    if (c->kind == VS_VIEW_COLL_BOUNDS) { /* not counted by vs_view_bounds_add */
+      grow(clo, chi, c->lo, 0);
+      grow(clo, chi, c->hi, 0);
+    } else {
+      vs_view_bounds_add(&one, clo, chi);
+    }
+    if (!(clo[0] <= chi[0])) continue;
+    if (have) {
+      /* only what stays within twice the bodies' size, together with them */
+      double ulo[3], uhi[3];
+      for (int k = 0; k < 3; k++) ulo[k] = fmin(blo[k], clo[k]), uhi[k] = fmax(bhi[k], chi[k]);
+      if (!(diag(ulo, uhi) <= 2 * d0)) continue;
+    }
+    for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], clo[k]), hi[k] = fmax(hi[k], chi[k]);
   }
 }
 

@@ -33,15 +33,35 @@ typedef struct scene_buf {
 
 /* ---- camera -------------------------------------------------------------- */
 
+static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
 static void normalize(double v[3]) {
   double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (l > 0)
     for (int c = 0; c < 3; c++) v[c] /= l;
 }
 
-static void cam_basis(vs_view_dir v, cam *k) {
+/* From direction f (unit, towards the viewer): right = y x f, up = f x right;
+ * from straight above or below, right = x (as the top view). */
+static void cam_from(const double f[3], cam *k) {
   static const double y[3] = {0, 1, 0};
-  switch (v) {
+  memcpy(k->f, f, sizeof k->f);
+  vs_cross3(y, f, k->r);
+  if (vs_dot3(k->r, k->r) < 1e-12) memcpy(k->r, (double[3]){1, 0, 0}, sizeof k->r);
+  normalize(k->r);
+  vs_cross3(f, k->r, k->u);
+  normalize(k->u);
+}
+
+static void cam_basis(const vs_view_options *o, cam *k) {
+  static const double y[3] = {0, 1, 0};
+  double e[3] = {o->eye[0], o->eye[1], o->eye[2]};
+  if (finite3(e) && vs_dot3(e, e) > 0) {
+    normalize(e);
+    cam_from(e, k);
+    return;
+  }
+  switch (o->view) {
     case VS_VIEW_FRONT:
       memcpy(k->r, (double[3]){1, 0, 0}, sizeof k->r);
       memcpy(k->u, y, sizeof k->u);
@@ -61,17 +81,13 @@ static void cam_basis(vs_view_dir v, cam *k) {
     default: { /* iso */
       double f[3] = {1, 1, 1};
       normalize(f);
-      memcpy(k->f, f, sizeof f);
-      vs_cross3(y, f, k->r);
-      normalize(k->r);
-      vs_cross3(f, k->r, k->u);
-      normalize(k->u);
+      cam_from(f, k);
     }
   }
 }
 
 static void cam_fit(const vs_view_options *o, cam *k) {
-  cam_basis(o->view, k);
+  cam_basis(o, k);
   double lo[3], hi[3];
   for (int c = 0; c < 3; c++) {
     lo[c] = isfinite(o->lo[c]) ? o->lo[c] : -1;
@@ -79,6 +95,7 @@ static void cam_fit(const vs_view_options *o, cam *k) {
     if (hi[c] < lo[c]) lo[c] = hi[c] = 0.5 * (lo[c] + hi[c]);
     k->c[c] = 0.5 * (lo[c] + hi[c]);
   }
+  if (o->has_center && finite3(o->center)) memcpy(k->c, o->center, sizeof k->c);
   /* extents of the 8 corners on screen (symmetric about the centre) */
   double ex = 0, ey = 0;
   for (int i = 0; i < 8; i++) {
@@ -93,6 +110,7 @@ static void cam_fit(const vs_view_options *o, cam *k) {
   double sx = ex > 0 ? aw / ex : INFINITY, sy = ey > 0 ? ah / ey : INFINITY;
   k->s = fmin(sx, sy);
   if (!isfinite(k->s)) k->s = fmin(aw, ah); /* a single point: 1 unit = half the image */
+  if (isfinite(o->zoom) && o->zoom > 0) k->s *= o->zoom;
   k->cx = 0.5 * o->width;
   k->cy = 0.5 * o->height;
   double l[3] = {-0.45, 0.75, 0.5}; /* upper left, in front */
@@ -167,7 +185,6 @@ static double face_shade(const cam *k, const double n[3]) {
   return 0.42 + 0.58 * fabs(vs_dot3(nn, k->light));
 }
 
-static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
 
 /* A filled polygon of 3 or 4 world points (planar), flat-shaded. */
 static void add_poly(scene_buf *b, const cam *k, const double *const *w, int np,
@@ -282,7 +299,8 @@ static void add_capsule(scene_buf *b, const cam *k, const vs_view_shape *s, cons
 }
 
 /* A plane as a finite grid of 12 x 12 cells centred on the point of the plane
- * nearest the scene centre, 1.5 times the scene's largest extent across. */
+ * nearest the image centre, 1.5 times the bounds' largest extent across
+ * (divided by a zoom under 1). */
 static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
                       const vs_view_collider *pl) {
   double n[3] = {pl->normal[0], pl->normal[1], pl->normal[2]};
@@ -299,6 +317,7 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
   double ext = 0;
   for (int c = 0; c < 3; c++) ext = fmax(ext, fabs(o->hi[c] - o->lo[c]));
   if (!(ext > 0) || !isfinite(ext)) ext = 2;
+  if (isfinite(o->zoom) && o->zoom > 0 && o->zoom < 1) ext /= o->zoom; /* zoomed out: wider */
   double half = 0.75 * ext, cell = 2 * half / 12;
   static const double fill[3] = {0.86, 0.88, 0.91};
   for (int i = 0; i < 12; i++)

@@ -32,6 +32,8 @@ struct vs_renderer {
   side a, g;
   int has_golden;
   vs_view_collider *coll;
+  size_t n_coll;
+  double run_lo[3], run_hi[3]; /* the focus box over every frame */
   char label[600];
 };
 
@@ -100,6 +102,15 @@ static int map_tri_edges(side *s) {
   return 0;
 }
 
+/* Particles without a radius get r (so that a rope of radius 0 still shows
+ * its beads). */
+static void side_default_radius(side *s, double r) {
+  for (size_t i = 0; i < s->N; i++) {
+    double ri = s->t->radius ? s->t->radius[i] : 0;
+    s->radius[i] = isfinite(ri) && ri > 0 ? ri : r;
+  }
+}
+
 static vs_status side_init(side *s, vs_frames *f, double radius_default, int32_t body_base,
                            vs_error *err) {
   memset(s, 0, sizeof *s);
@@ -126,12 +137,7 @@ static vs_status side_init(side *s, vs_frames *f, double radius_default, int32_t
       !s->rest || !s->link_alive || !s->alive || !s->tri_alive || !s->tri_edge || !s->rpos ||
       !s->rquat || !s->shapes || map_tri_edges(s) < 0)
     return nomem(err, f);
-  /* a particle without a radius gets the default, so that a rope of
-   * radius 0 still shows its beads */
-  for (size_t i = 0; i < s->N; i++) {
-    double r = s->t->radius ? s->t->radius[i] : 0;
-    s->radius[i] = isfinite(r) && r > 0 ? r : radius_default;
-  }
+  side_default_radius(s, radius_default);
   /* rest lengths: the links' lengths at frame 0 */
   vs_status st = vs_frames_position(f, 0, s->pos, err);
   if (st != VS_OK) return st;
@@ -236,6 +242,48 @@ static vs_status scalar_max(side *s, vs_render_color color, double *mx, vs_error
   return VS_OK;
 }
 
+/* Grow [lo, hi] by the focus box of every frame of s. */
+static vs_status run_focus(side *s, double lo[3], double hi[3], vs_error *err) {
+  vs_view_frame fr;
+  for (size_t k = 0; k < vs_frames_count(s->f); k++) {
+    vs_status st = side_frame(s, k, VS_RENDER_BODY, &fr, err);
+    if (st != VS_OK) return st;
+    if (vs_view_focus_add(&fr, lo, hi) < 0) return nomem(err, s->f);
+  }
+  return VS_OK;
+}
+
+/* The colliders join the box (those about its size), and a box with
+ * nothing finite in it becomes [-1, 1]^3. */
+static void finish_box(const vs_renderer *r, double lo[3], double hi[3]) {
+  vs_view_frame cf = {.n_colliders = r->n_coll, .colliders = r->coll};
+  vs_view_focus_colliders(&cf, lo, hi);
+  for (int j = 0; j < 3; j++)
+    if (!(lo[j] <= hi[j]) || !isfinite(lo[j]) || !isfinite(hi[j])) {
+      for (int c = 0; c < 3; c++) lo[c] = -1, hi[c] = 1;
+      break;
+    }
+}
+
+/* Point the camera: from the options' camera position towards the image
+ * centre (the look-at point, else the box's centre). */
+static vs_status aim(vs_renderer *r, vs_error *err) {
+  if (!r->o.has_camera) return VS_OK;
+  const double *c = r->o.look_at, *e = r->o.camera;
+  double mid[3];
+  if (!r->o.has_look_at) {
+    for (int j = 0; j < 3; j++) mid[j] = 0.5 * (r->vo.lo[j] + r->vo.hi[j]);
+    c = mid;
+  }
+  double d[3] = {e[0] - c[0], e[1] - c[1], e[2] - c[2]};
+  if (!(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > 0) || !isfinite(d[0] + d[1] + d[2]))
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
+                        "the camera at %g,%g,%g is the point it looks at: no direction", e[0],
+                        e[1], e[2]);
+  memcpy(r->vo.eye, d, sizeof d);
+  return VS_OK;
+}
+
 static const char *base_name(const char *p) {
   const char *b = strrchr(p, '/');
   return b && b[1] ? b + 1 : p;
@@ -262,36 +310,26 @@ vs_status vs_renderer_new(vs_frames *f, vs_frames *golden, const vs_render_opts 
                : o->view == VS_RENDER_TOP  ? VS_VIEW_TOP
                                            : VS_VIEW_ISO;
   r->vo.color = o->color == VS_RENDER_BODY ? VS_VIEW_COLOR_BODY : VS_VIEW_COLOR_SCALAR;
-  double lo[3], hi[3];
-  vs_status st = vs_frames_bounds(f, lo, hi, err);
-  if (st == VS_OK && golden) {
-    double glo[3], ghi[3];
-    st = vs_frames_bounds(golden, glo, ghi, err);
-    for (int j = 0; st == VS_OK && j < 3; j++) lo[j] = fmin(lo[j], glo[j]), hi[j] = fmax(hi[j], ghi[j]);
-  }
-  if (st != VS_OK) {
-    vs_renderer_free(r);
-    return st;
-  }
-  memcpy(r->vo.lo, lo, sizeof lo);
-  memcpy(r->vo.hi, hi, sizeof hi);
-  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
-  double rdef = 0.004 * (diag > 0 ? diag : 1);
+  r->vo.zoom = o->zoom;
+  r->vo.has_center = o->has_look_at;
+  memcpy(r->vo.center, o->look_at, sizeof r->vo.center);
   /* rigid bodies after the particle bodies in the palette */
   int32_t base = 0;
   const vs_frames_topology *t = vs_frames_topo(f);
   for (size_t i = 0; t->body && i < t->n_particles; i++)
     if (t->body[i] + 1 > base) base = t->body[i] + 1;
-  st = side_init(&r->a, f, rdef, base, err);
+  /* particles without a radius count as points for the box; they get a
+   * radius from its size below */
+  vs_status st = side_init(&r->a, f, 0, base, err);
   if (st == VS_OK && golden) {
     r->has_golden = 1;
-    st = side_init(&r->g, golden, rdef, base, err);
+    st = side_init(&r->g, golden, 0, base, err);
   }
   if (st == VS_OK) {
     r->coll = vs_calloc(t->n_colliders + 1, sizeof *r->coll);
     if (!r->coll) st = nomem(err, f);
   }
+  if (st == VS_OK) r->n_coll = t->n_colliders;
   for (size_t i = 0; st == VS_OK && i < t->n_colliders; i++) {
     const vs_frames_collider *c = &t->colliders[i];
     vs_view_collider *v = &r->coll[i];
@@ -311,6 +349,23 @@ vs_status vs_renderer_new(vs_frames *f, vs_frames *golden, const vs_render_opts 
     v->vertices = c->vertices;
     v->tris = c->tris;
   }
+  /* the box over the run: the camera of --fit run, the particles' default
+   * radius and the box of a frame that has no finite body */
+  double *lo = r->run_lo, *hi = r->run_hi;
+  vs_view_bounds_init(lo, hi);
+  if (st == VS_OK) st = run_focus(&r->a, lo, hi, err);
+  if (st == VS_OK && golden) st = run_focus(&r->g, lo, hi, err);
+  if (st == VS_OK) {
+    finish_box(r, lo, hi);
+    memcpy(r->vo.lo, lo, sizeof r->vo.lo);
+    memcpy(r->vo.hi, hi, sizeof r->vo.hi);
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    double rdef = 0.004 * (diag > 0 ? diag : 1);
+    side_default_radius(&r->a, rdef);
+    if (golden) side_default_radius(&r->g, rdef);
+    st = aim(r, err);
+  }
   if (st == VS_OK && o->color != VS_RENDER_BODY) {
     double mx = 0;
     st = scalar_max(&r->a, o->color, &mx, err);
@@ -329,12 +384,29 @@ static vs_status frames_for(vs_renderer *r, size_t k, vs_view_frame *fr, vs_view
                             vs_error *err) {
   vs_status st = side_frame(&r->a, k, r->o.color, fr, err);
   if (st != VS_OK) return st;
-  fr->n_colliders = vs_frames_topo(r->a.f)->n_colliders;
+  fr->n_colliders = r->n_coll;
   fr->colliders = r->coll;
   size_t F = vs_frames_count(r->a.f);
   if (r->has_golden) {
     size_t gk = vs_frames_at_time(r->g.f, vs_frames_time(r->a.f, k));
     if ((st = side_frame(&r->g, gk, VS_RENDER_BODY, gf, err)) != VS_OK) return st;
+  }
+  if (r->o.fit == VS_RENDER_FIT_FRAME) {
+    double lo[3], hi[3];
+    vs_view_bounds_init(lo, hi);
+    int a1 = vs_view_focus_add(fr, lo, hi), a2 = r->has_golden ? vs_view_focus_add(gf, lo, hi) : 0;
+    if (a1 < 0 || a2 < 0) return nomem(err, r->a.f);
+    if (lo[0] <= hi[0]) {
+      finish_box(r, lo, hi);
+    } else { /* nothing finite in this frame: the run's box */
+      memcpy(lo, r->run_lo, sizeof lo);
+      memcpy(hi, r->run_hi, sizeof hi);
+    }
+    memcpy(r->vo.lo, lo, sizeof lo);
+    memcpy(r->vo.hi, hi, sizeof hi);
+    if ((st = aim(r, err)) != VS_OK) return st;
+  }
+  if (r->has_golden) {
     snprintf(r->label, sizeof r->label, "frame %zu/%zu, grey: %s", k, F - 1,
              base_name(vs_frames_path(r->g.f)));
   } else {

@@ -8,10 +8,13 @@
  * Coordinates: world y is up (gravity [0, -9.81, 0]).  The camera is
  * orthographic (no perspective: sizes on screen do not depend on depth, so that
  * a radius maps to a known number of pixels), fitted so that the 8 corners of
- * the caller's bounds (taken over all frames, so the camera never jumps) fill
- * the image less a margin, centred.  Views (screen right, screen up):
+ * the caller's bounds fill the image less a margin, centred on the bounds'
+ * centre or on the options' centre (then the corners' farthest reach from it
+ * fits), the scale times the zoom.  Views (screen right, screen up):
  *   front: looking along -z: (x, y);      side: looking along -x: (-z, y);
- *   top:   looking along -y: (x, -z);     iso: from direction (1, 1, 1), y up.
+ *   top:   looking along -y: (x, -z);     iso: from direction (1, 1, 1), y up;
+ * or from any direction (eye): screen up is the world's y as seen from
+ * there (from straight above or below, -z or z, as the top view).
  * Drawing uses a z-buffer (view/raster.c): every triangle, box face, disc,
  * ball, link and collider piece is drawn into 4 x 4 samples per pixel (fewer
  * for very large images) with a depth test per sample, so the nearest
@@ -97,7 +100,11 @@ typedef struct vs_view_options {
   int width, height;          /* pixels, 1..16384 each */
   vs_view_dir view;
   vs_view_color color;
-  double lo[3], hi[3];        /* world bounds to fit (over all frames) */
+  double lo[3], hi[3];        /* world bounds to fit (vs_view_focus_add, vs_view_bounds_add) */
+  double eye[3];              /* direction from the scene to the camera; all 0: the view */
+  int has_center;             /* non-zero: the image centre is center, else the bounds' */
+  double center[3];
+  double zoom;                /* the fitted scale times this; <= 0 or not finite: 1 */
   double margin;              /* fraction of the image left free on each side; < 0: 0.05 */
   double scalar_min, scalar_max; /* colour map range; min >= max: taken from this frame */
   int time_label;             /* non-zero: "t = 1.234 s" in the top-left corner */
@@ -116,6 +123,21 @@ void vs_view_options_init(vs_view_options *o);
  * lo = +inf, hi = -inf (vs_view_bounds_init) and call once per frame. */
 void vs_view_bounds_init(double lo[3], double hi[3]);
 void vs_view_bounds_add(const vs_view_frame *f, double lo[3], double hi[3]);
+
+/* What a picture should frame: grow [lo, hi] to hold the frame's bodies
+ * (particles with their radius, rigid shapes), without far strays: with at
+ * least VS_VIEW_FOCUS_MIN bodies, those whose centre lies beyond the 5th to
+ * 95th percentile box (per axis), widened on each side by half its largest
+ * side, are left out (a weight fallen 17 m below the cloth it tore from).
+ * Colliders do not count.  1 when the frame has a finite body, 0 when not,
+ * -1 when out of memory.  Call once per frame for the box of a run. */
+#define VS_VIEW_FOCUS_MIN 20
+int vs_view_focus_add(const vs_view_frame *f, double lo[3], double hi[3]);
+/* Then grow it by each finite collider of f (not planes) that keeps the box
+ * within twice its diagonal (a table under a cloth; not a floor mesh 30
+ * times the size of what lies on it).  With an empty box (no bodies): every
+ * finite collider. */
+void vs_view_focus_colliders(const vs_view_frame *f, double lo[3], double hi[3]);
 
 /* Where the camera of o puts a world point: pixel coordinates (x right, y down,
  * pixel centres at .5), the depth (larger = nearer the viewer) and the

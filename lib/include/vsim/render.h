@@ -1,12 +1,16 @@
 /* vsim/render.h: pictures of result files (`vsim render`, `vsim plot`).
  *
- * A renderer draws frames of a result file (vsim/frames.h) with cairo:
- * flat-shaded triangles with a depth test per sample (the nearest surface
- * shows at every point), links, particles at their radius,
- * rigid shapes, colliders (a plane as a finite grid) and a time label, from
- * an orthographic camera fitted to the bounds of every frame (of both files
- * when a golden run is overlaid, so the camera never jumps).  A golden run
- * is drawn first, in grey, at the frame nearest in time.  The plot draws
+ * A renderer draws frames of a result file (vsim/frames.h): flat-shaded
+ * triangles, links, particles at their radius, rigid shapes, colliders (a
+ * plane as a finite grid) with a depth test per sample (the nearest surface
+ * shows at every point), and a time label, from an orthographic camera.
+ * The camera frames the bodies (particles and rigid bodies, far strays left
+ * out, with the colliders no larger than about them: not planes, not a
+ * floor mesh many times their size), over every frame of the run (of both
+ * files when a golden run is overlaid, so the camera never jumps) or over
+ * the frame drawn; a view or a camera position gives its direction, a
+ * look-at point its centre, a zoom its scale.  A golden run is drawn in grey
+ * under the frame, at the frame nearest in time.  The plot draws
  * observables of one or more files against time.  Outputs are written in
  * place; the caller picks temporary names (cmd/ renames them). */
 #ifndef VSIM_RENDER_H
@@ -35,10 +39,21 @@ typedef enum vs_render_color {
   VS_RENDER_STRAIN    /* |length - length at frame 0| / length at frame 0 of each link */
 } vs_render_color;
 
+typedef enum vs_render_fit {
+  VS_RENDER_FIT_RUN = 0, /* the bodies over every frame: a steady camera */
+  VS_RENDER_FIT_FRAME    /* the bodies of the frame drawn */
+} vs_render_fit;
+
 typedef struct vs_render_opts {
   int width, height;    /* pixels, 1..16384 */
   vs_render_view view;
   vs_render_color color;
+  vs_render_fit fit;
+  double zoom;          /* the fitted scale times this; 0: 1 */
+  int has_look_at;      /* the image centre is look_at, else the fitted box's centre */
+  double look_at[3];
+  int has_camera;       /* look from camera towards the centre (instead of view) */
+  double camera[3];
 } vs_render_opts;
 
 typedef struct vs_renderer vs_renderer;
@@ -51,7 +66,9 @@ vs_status vs_renderer_new(vs_frames *f, vs_frames *golden, const vs_render_opts 
 void vs_renderer_free(vs_renderer *r);
 
 /* Frame k of f as a PNG file, or as rgb[height][width][3] (ffmpeg's rgb24).
- * k out of range: VS_ERR_USAGE naming the valid range. */
+ * k out of range: VS_ERR_USAGE naming the valid range.  (A camera position
+ * at the look-at point, which gives no direction, is VS_ERR_USAGE from
+ * vs_renderer_new.) */
 vs_status vs_renderer_png(vs_renderer *r, size_t k, const char *path, vs_error *err);
 vs_status vs_renderer_rgb(vs_renderer *r, size_t k, uint8_t *rgb, vs_error *err);
 
