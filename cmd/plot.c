@@ -13,7 +13,7 @@
 enum { OPT_OUTPUT = 1, OPT_SERIES, OPT_SIZE, OPT_LOG, OPT_LINEAR, OPT_HELP };
 
 static const cli_opt plot_opts[] = {
-    {OPT_OUTPUT, "output", 'o', "OUT.png", "the picture to write"},
+    {OPT_OUTPUT, "output", 'o', "OUT.png", "the picture to write: OUT.png, OUT.svg or OUT.pdf"},
     {OPT_SERIES, "series", 0, "NAME,...", "observables to draw [constraint_error_max,"
                                           "penetration_max,energy_kinetic]"},
     {OPT_SIZE, "size", 0, "WxH", "image size in pixels [800x500]"},
@@ -93,6 +93,12 @@ int cmd_plot(int argc, char **argv, const char *command_line) {
     code = cli_usage_error("plot", "where to? (-o OUT.png)");
     goto done;
   }
+  int fmt = pic_format_of(out);
+  if (fmt < 0) {
+    code = pic_bad_format("plot", out, "OUT.png, OUT.svg or OUT.pdf");
+    goto done;
+  }
+  q.format = (vs_render_format)fmt;
   if (series_s) {
     series_buf = strdup(series_s);
     series = calloc(strlen(series_s) + 1, sizeof *series);

@@ -35,7 +35,7 @@ enum {
 };
 
 static const cli_opt render_opts[] = {
-    {OPT_OUTPUT, "output", 'o', "PATH", "OUT.png, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif"},
+    {OPT_OUTPUT, "output", 'o', "PATH", "OUT.png, OUT.svg, OUT.pdf, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif"},
     {OPT_FRAME, "frame", 0, "K", "the frame to draw (0 first, -1 last) [-1]"},
     {OPT_FRAMES, "frames", 0, "A:B[:S]", "frames A to B (both included) every S [all]"},
     {OPT_SIZE, "size", 0, "WxH", "image size in pixels [800x600]"},
@@ -59,6 +59,7 @@ void cmd_render_help(void) {
       "links, particles at their radius, rigid shapes, colliders (a plane as a grid)\n"
       "and the time, the nearest surface showing at every point.\n"
       "  -o OUT.png            one frame (--frame, default the last)\n"
+      "  -o OUT.svg, OUT.pdf   one frame: the picture as an image, the labels as outlines\n"
       "  -o DIR/ --frames A:B  numbered PNGs DIR/frame-NNNNN.png (NNNNN = frame index)\n"
       "  -o OUT.mp4, OUT.gif   a movie, through ffmpeg (must be on PATH)\n"
       "Frames are the recorded frames of the file, 0 to F-1 (vsim info shows F).\n"
@@ -86,7 +87,7 @@ void cmd_render_help(void) {
       "file, a frame out of range, an unwritable output, or no ffmpeg for a movie.\n");
 }
 
-typedef enum { OUT_PNG, OUT_DIR, OUT_MOVIE } out_kind;
+typedef enum { OUT_PNG, OUT_DIR, OUT_MOVIE } out_kind; /* OUT_PNG: one picture, PNG, SVG or PDF */
 
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -170,7 +171,7 @@ static int render_png(job *j, long long k, const char *out) {
   vs_error err;
   vs_error_clear(&err);
   int code = CLI_EXIT_OK;
-  if (vs_renderer_png(j->r, (size_t)k, tmp, &err) != VS_OK) {
+  if (vs_renderer_write(j->r, (size_t)k, tmp, &err) != VS_OK) {
     unlink(tmp);
     snprintf(err.file, sizeof err.file, "%s", out); /* the name the user gave */
     code = fail(&err, out, CLI_PHASE_WRITING);
@@ -408,6 +409,13 @@ int cmd_render(int argc, char **argv, const char *command_line) {
                   : out[strlen(out) - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
                       ? OUT_DIR
                       : OUT_PNG;
+  if (kind == OUT_PNG) {
+    int fmt = pic_format_of(out);
+    if (fmt < 0)
+      return pic_bad_format("render", out,
+                            "OUT.png, OUT.svg, OUT.pdf, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif");
+    o.format = (vs_render_format)fmt;
+  }
   if (kind == OUT_PNG && frames_s)
     return cli_usage_error("render", "--frames writes several pictures: give -o DIR/ or a .mp4 "
                                      "or .gif");

@@ -336,6 +336,68 @@ static void expect_fail(const char *what, const char *want_msg, const char *list
   CU_EXPECT_LISTING(g_dir, listing);
 }
 
+/* The first bytes of file name in g_dir begin with want. */
+static void expect_starts(const char *name, const char *want) {
+  char *path = cu_strf("%s/%s", g_dir, name);
+  char *text = cu_slurp(path);
+  ck_assert_msg(text != NULL, "%s: not written", name);
+  ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "%s begins with '%.12s', not '%s'", name,
+                text, want);
+  free(text);
+  free(path);
+}
+
+/* -o x.svg and x.pdf write SVG and PDF (they wrote a PNG under that name);
+ * any other extension is refused before anything is read or written. */
+START_TEST(render_and_plot_write_svg_and_pdf) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  const char *outs[4][2] = {{"r.svg", "render"}, {"r.pdf", "render"}, {"p.svg", "plot"},
+                            {"p.pdf", "plot"}};
+  for (int i = 0; i < 4; i++) {
+    cu_proc p = cu_vsim(g_dir, outs[i][1], "a.h5", "-o", outs[i][0], "--size", "320x240", NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+  }
+  CU_EXPECT_LISTING(g_dir, "a.h5 p.pdf p.svg r.pdf r.svg");
+  expect_starts("r.svg", "<?xml");
+  expect_starts("p.svg", "<?xml");
+  expect_starts("r.pdf", "%PDF-");
+  expect_starts("p.pdf", "%PDF-");
+  char *path = cu_strf("%s/r.svg", g_dir);
+  char *svg = cu_slurp(path);
+  ck_assert_ptr_nonnull(strstr(svg, "<svg"));
+  ck_assert_ptr_nonnull(strstr(svg, "width=\"320pt\" height=\"240pt\""));
+  ck_assert_ptr_nonnull(strstr(svg, "<image")); /* the frame */
+  free(svg);
+  free(path);
+  path = cu_strf("%s/p.svg", g_dir);
+  svg = cu_slurp(path);
+  ck_assert_ptr_null(strstr(svg, "<image")); /* a plot is all vectors */
+  ck_assert_ptr_nonnull(strstr(svg, "<path"));
+  free(svg);
+  free(path);
+  const char *ls = "a.h5 p.pdf p.svg r.pdf r.svg";
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.jpg", NULL};
+    expect_fail("jpg", "-o x.jpg: .jpg is not a format render writes: give OUT.png, OUT.svg, "
+                       "OUT.pdf, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x", NULL};
+    expect_fail("no extension", "-o x: no extension to tell the format", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "a.h5", "-o", "x.jpeg", NULL};
+    expect_fail("plot jpeg", "-o x.jpeg: .jpeg is not a format plot writes: give OUT.png, "
+                             "OUT.svg or OUT.pdf", ls, a);
+  }
+  {
+    const char *a[] = {"render", "missing.h5", "-o", "x.tiff", NULL};
+    expect_fail("format before input", ".tiff is not a format render writes", ls, a);
+  }
+}
+END_TEST
+
 START_TEST(render_bad_inputs_exit_2_and_leave_nothing) {
   run_scene(CURTAIN, "a.h5", NULL);
   char *foreign = cu_strf("%s/other.h5", g_dir);
@@ -530,6 +592,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, plot_two_files_on_a_log_scale);
   tcase_add_test(tc, plot_a_file_without_positions);
   tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
+  tcase_add_test(tc, render_and_plot_write_svg_and_pdf);
   tcase_add_test(tc, help_texts);
   suite_add_tcase(s, tc);
   return s;

@@ -78,7 +78,7 @@ _vsim() {
     render)
       opts="-o --output --frame --frames --size --view --camera --look-at --zoom --fit --color --compare --fps -h --help"
       case $prev in
-        -o|--output) _vsim_files png mp4 gif; return ;;
+        -o|--output) _vsim_files png svg pdf mp4 gif; return ;;
         --compare) _vsim_files h5; return ;;
         --view) COMPREPLY=($(compgen -W "iso front side top" -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "body speed strain" -- "$cur")); return ;;
@@ -89,7 +89,7 @@ _vsim() {
     plot)
       opts="-o --output --series --size --log --linear -h --help"
       case $prev in
-        -o|--output) _vsim_files png; return ;;
+        -o|--output) _vsim_files png svg pdf; return ;;
         --series) COMPREPLY=($(compgen -W "constraint_error_max constraint_error_rms penetration_max energy_kinetic energy_potential constraints_alive overlap_max" -- "$cur")); return ;;
         --size) COMPREPLY=(); return ;;
       esac

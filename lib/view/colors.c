@@ -1,5 +1,5 @@
 /* colors.c: palette, colour map, bounds and the focus box, speed and strain,
- * PNG output (see view/view.h). */
+ * the output files: PNG, SVG, PDF (see view/view.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -250,4 +250,59 @@ vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err)
                         werr ? strerror(werr) : cairo_status_to_string(cs));
   }
   return VS_OK;
+}
+
+static const char *const format_names[] = {"PNG", "SVG", "PDF"};
+
+vs_status vs_view_write(vs_view_format fmt, int w, int h, vs_view_paint_fn paint, void *ctx,
+                        const char *path, vs_error *err) {
+  if (!path || !*path) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "no output path");
+  if (vs_view_cairo_load(err) != VS_OK) return err->code;
+  if (fmt == VS_VIEW_PNG) {
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    paint(cr, ctx);
+    cairo_status_t cs = cairo_status(cr);
+    cairo_destroy(cr);
+    vs_status st = VS_OK;
+    if (cs != CAIRO_STATUS_SUCCESS) {
+      st = vs_view_cairo_error(cs, path, err);
+    } else {
+      cairo_surface_flush(s);
+      st = vs_view_write_png(s, path, err);
+    }
+    cairo_surface_destroy(s);
+    return st;
+  }
+  if (fmt != VS_VIEW_SVG && fmt != VS_VIEW_PDF)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "unknown picture format %d", (int)fmt);
+  if (!vs_view_cairo_has_vector(fmt == VS_VIEW_PDF))
+    return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
+                        "cannot write '%s': this cairo (libcairo.so.2) cannot write %s", path,
+                        format_names[fmt]);
+  FILE *fp = fopen(path, "wb");
+  if (!fp)
+    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
+                        strerror(errno));
+  cairo_surface_t *s = fmt == VS_VIEW_SVG ? cairo_svg_surface_create_for_stream(write_fn, fp, w, h)
+                                          : cairo_pdf_surface_create_for_stream(write_fn, fp, w, h);
+  cairo_t *cr = cairo_create(s);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  paint(cr, ctx);
+  cairo_status_t cs = cairo_status(cr);
+  cairo_destroy(cr);
+  cairo_surface_finish(s); /* writes the rest of the file */
+  if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  cairo_surface_destroy(s);
+  int werr = ferror(fp) ? errno : 0;
+  if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
+  if (cs == CAIRO_STATUS_SUCCESS && !werr) return VS_OK;
+  unlink(path);
+  if (cs == CAIRO_STATUS_NO_MEMORY)
+    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "writing '%s': out of memory", path);
+  return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
+                      werr ? strerror(werr) : cairo_status_to_string(cs));
 }

@@ -16,6 +16,14 @@
  * failure names the path and the system's reason; a partial file is removed. */
 VS_VIEW_HIDDEN vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err);
 
+/* Paint a picture of w x h pixels (points in SVG and PDF) over white and
+ * write it to path as fmt: PNG through an image surface, SVG and PDF
+ * through cairo's own surfaces (VS_ERR_UNSUPPORTED when the loaded cairo
+ * has none).  A partial file is removed. */
+typedef void (*vs_view_paint_fn)(cairo_t *cr, void *ctx);
+VS_VIEW_HIDDEN vs_status vs_view_write(vs_view_format fmt, int w, int h, vs_view_paint_fn paint,
+                                       void *ctx, const char *path, vs_error *err);
+
 /* A surface's or context's cairo failure as a vs_status. */
 VS_VIEW_HIDDEN vs_status vs_view_cairo_error(cairo_status_t cs, const char *what, vs_error *err);
 

@@ -291,8 +291,30 @@ static void draw_legend(cairo_t *cr, const layout *L, const vs_plot_series *s, s
   }
 }
 
-vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                      const char *path, vs_error *err) {
+typedef struct plot_job {
+  const vs_plot_options *o;
+  const vs_plot_series *s;
+  size_t ns;
+} plot_job;
+
+static void paint_plot(cairo_t *cr, void *ctx) {
+  const plot_job *j = ctx;
+  layout L;
+  make_layout(cr, j->o, j->s, j->ns, &L);
+  axes a = {.f = L.frame};
+  ranges(j->o, j->s, j->ns, &a);
+  draw_axes(cr, j->o, &L, &a);
+  cairo_save(cr);
+  cairo_rectangle(cr, L.frame[0], L.frame[1], L.frame[2] - L.frame[0], L.frame[3] - L.frame[1]);
+  cairo_clip(cr);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  for (size_t k = 0; k < j->ns; k++) draw_series(cr, &a, &j->s[k], (int)k);
+  cairo_restore(cr);
+  draw_legend(cr, &L, j->s, j->ns);
+}
+
+vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
+                       const char *path, vs_error *err) {
   if (!o) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "plot: no options");
   if (o->width < 64 || o->height < 64 || o->width > 16384 || o->height > 16384)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
@@ -301,30 +323,14 @@ vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t 
   for (size_t k = 0; k < ns; k++)
     if (s[k].n && (!s[k].x || !s[k].y))
       return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "plot: series %zu has no data", k);
-  if (vs_view_cairo_load(err) != VS_OK) return err->code;
-  cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-  cairo_t *cr = cairo_create(surf);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  layout L;
-  make_layout(cr, o, s, ns, &L);
-  axes a = {.f = L.frame};
-  ranges(o, s, ns, &a);
-  draw_axes(cr, o, &L, &a);
-  cairo_save(cr);
-  cairo_rectangle(cr, L.frame[0], L.frame[1], L.frame[2] - L.frame[0], L.frame[3] - L.frame[1]);
-  cairo_clip(cr);
-  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-  for (size_t k = 0; k < ns; k++) draw_series(cr, &a, &s[k], (int)k);
-  cairo_restore(cr);
-  draw_legend(cr, &L, s, ns);
-  cairo_status_t cs = cairo_status(cr);
-  cairo_destroy(cr);
-  vs_status st = cs == CAIRO_STATUS_SUCCESS ? VS_OK : vs_view_cairo_error(cs, "plot", err);
-  if (st == VS_OK) {
-    cairo_surface_flush(surf);
-    st = vs_view_write_png(surf, path, err);
-  }
-  cairo_surface_destroy(surf);
-  return st;
+  plot_job j = {o, s, ns};
+  return vs_view_write(o->format, o->width, o->height, paint_plot, &j, path, err);
+}
+
+vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
+                      const char *path, vs_error *err) {
+  if (!o) return vs_plot_file(o, s, ns, path, err);
+  vs_plot_options png = *o;
+  png.format = VS_VIEW_PNG;
+  return vs_plot_file(&png, s, ns, path, err);
 }

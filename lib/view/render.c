@@ -502,8 +502,10 @@ static void scalar_range(const vs_view_options *o, const vs_view_frame *f, doubl
   *hi = b;
 }
 
+/* The frame without its labels as an image; the colour range in *lo, *hi. */
 static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
-                        const vs_view_frame *golden, cairo_surface_t **out, vs_error *err) {
+                        const vs_view_frame *golden, cairo_surface_t **out, double *lo,
+                        double *hi, vs_error *err) {
   *out = NULL;
   if (vs_view_cairo_load(err) != VS_OK) return err->code;
   if (!o || !frame)
@@ -543,18 +545,15 @@ static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
       goto done;
     }
     cairo_surface_mark_dirty(s);
-    cairo_t *cr = cairo_create(s);
-    vs_view_draw_labels(cr, o, pt.lo, pt.hi, frame);
-    cs = cairo_status(cr);
-    cairo_destroy(cr);
   }
   if (cs != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(s);
     st = vs_view_cairo_error(cs, "render", err);
     goto done;
   }
-  cairo_surface_flush(s);
   *out = s;
+  *lo = pt.lo;
+  *hi = pt.hi;
 done:
   for (int i = 0; i < 3; i++) {
     vs_free(bufs[i].p);
@@ -562,22 +561,54 @@ done:
   return st;
 }
 
+typedef struct framed {
+  cairo_surface_t *img;
+  const vs_view_options *o;
+  const vs_view_frame *f;
+  double lo, hi;
+} framed;
+
+static void paint_framed(cairo_t *cr, void *ctx) {
+  const framed *p = ctx;
+  cairo_set_source_surface(cr, p->img, 0, 0);
+  cairo_paint(cr);
+  vs_view_draw_labels(cr, p->o, p->lo, p->hi, p->f);
+}
+
+vs_status vs_view_render_file(const vs_view_options *o, const vs_view_frame *frame,
+                              const vs_view_frame *golden, const char *path, vs_error *err) {
+  framed p = {.o = o, .f = frame};
+  vs_status st = render(o, frame, golden, &p.img, &p.lo, &p.hi, err);
+  if (st != VS_OK) return st;
+  st = vs_view_write(o->format, o->width, o->height, paint_framed, &p, path, err);
+  cairo_surface_destroy(p.img);
+  return st;
+}
+
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, const char *path, vs_error *err) {
-  cairo_surface_t *s;
-  vs_status st = render(o, frame, golden, &s, err);
-  if (st != VS_OK) return st;
-  st = vs_view_write_png(s, path, err);
-  cairo_surface_destroy(s);
-  return st;
+  if (!o) return vs_view_render_file(o, frame, golden, path, err);
+  vs_view_options png = *o;
+  png.format = VS_VIEW_PNG;
+  return vs_view_render_file(&png, frame, golden, path, err);
 }
 
 vs_status vs_view_render_rgb(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, uint8_t *rgb, vs_error *err) {
   if (!rgb) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "render: no output buffer");
   cairo_surface_t *s;
-  vs_status st = render(o, frame, golden, &s, err);
+  double lo, hi;
+  vs_status st = render(o, frame, golden, &s, &lo, &hi, err);
   if (st != VS_OK) return st;
+  cairo_t *cr = cairo_create(s);
+  vs_view_draw_labels(cr, o, lo, hi, frame);
+  cairo_status_t cs = cairo_status(cr);
+  cairo_destroy(cr);
+  if (cs != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(s);
+    return vs_view_cairo_error(cs, "render", err);
+  }
+  cairo_surface_flush(s);
   const unsigned char *data = cairo_image_surface_get_data(s);
   int stride = cairo_image_surface_get_stride(s);
   for (int y = 0; y < o->height; y++) {

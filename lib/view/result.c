@@ -416,6 +416,18 @@ static vs_status frames_for(vs_renderer *r, size_t k, vs_view_frame *fr, vs_view
   return VS_OK;
 }
 
+static vs_view_format view_format(vs_render_format f) {
+  return f == VS_RENDER_SVG ? VS_VIEW_SVG : f == VS_RENDER_PDF ? VS_VIEW_PDF : VS_VIEW_PNG;
+}
+
+vs_status vs_renderer_write(vs_renderer *r, size_t k, const char *path, vs_error *err) {
+  vs_view_frame fr, gf;
+  vs_status st = frames_for(r, k, &fr, &gf, err);
+  r->vo.format = view_format(r->o.format);
+  if (st == VS_OK) st = vs_view_render_file(&r->vo, &fr, r->has_golden ? &gf : NULL, path, err);
+  return st;
+}
+
 vs_status vs_renderer_png(vs_renderer *r, size_t k, const char *path, vs_error *err) {
   vs_view_frame fr, gf;
   vs_status st = frames_for(r, k, &fr, &gf, err);
@@ -522,7 +534,8 @@ vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *er
     o.title = q->n_files == 1 ? base_name(q->labels && q->labels[0] ? q->labels[0]
                                                                     : vs_frames_path(q->files[0]))
                               : NULL;
-    st = vs_plot_png(&o, s, ns, path, err);
+    o.format = view_format(q->format);
+    st = vs_plot_file(&o, s, ns, path, err);
   }
   for (size_t i = 0; bufs && i < 2 * cap; i++) vs_free(bufs[i]);
   for (size_t i = 0; legend && i < cap; i++) vs_free(legend[i]);

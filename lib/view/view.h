@@ -31,6 +31,10 @@
 
 #include "vsim/error.h"
 
+/* The file a picture is written as: PNG; SVG or PDF (a rendered frame as
+ * an image with its labels as vector outlines; a plot all vectors). */
+typedef enum vs_view_format { VS_VIEW_PNG = 0, VS_VIEW_SVG, VS_VIEW_PDF } vs_view_format;
+
 typedef enum vs_view_dir { VS_VIEW_ISO = 0, VS_VIEW_FRONT, VS_VIEW_SIDE, VS_VIEW_TOP } vs_view_dir;
 
 /* body: fixed categorical palette by body index (vs_view_palette);
@@ -112,6 +116,7 @@ typedef struct vs_view_options {
   /* Particles and links all of whose particles are triangle vertices are part
    * of a surface and not drawn, unless show_surface_parts is non-zero. */
   int show_surface_parts;
+  vs_view_format format;      /* of vs_view_render_file */
 } vs_view_options;
 
 /* Defaults: 800x600, iso, colour by body, margin 0.05, time label on, bounds
@@ -146,7 +151,10 @@ void vs_view_project(const vs_view_options *o, const double p[3], double *sx, do
                      double *depth);
 double vs_view_scale(const vs_view_options *o);
 
-/* Render to a PNG file (written in place; removed again when writing fails). */
+/* Render to a file in o->format (vs_view_render_png: PNG whatever o says),
+ * written in place and removed again when writing fails. */
+vs_status vs_view_render_file(const vs_view_options *o, const vs_view_frame *frame,
+                              const vs_view_frame *golden, const char *path, vs_error *err);
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, const char *path, vs_error *err);
 /* Render to rgb[height][width][3] (what `ffmpeg -f rawvideo -pix_fmt rgb24` reads). */
@@ -184,6 +192,7 @@ typedef struct vs_plot_options {
   const char *xlabel;        /* with unit, e.g. "time [s]" */
   const char *ylabel;
   vs_plot_scale yscale;      /* AUTO: log when the positive values span > 3 decades */
+  vs_view_format format;     /* of vs_plot_file */
 } vs_plot_options;
 
 void vs_plot_options_init(vs_plot_options *o); /* 800x500, "time [s]", auto scale */
@@ -207,6 +216,9 @@ void vs_plot_layout(const vs_plot_options *o, const vs_plot_series *s, size_t ns
                     double frame[4], double legend[4], double *row, double *pad,
                     double *sample);
 
+/* Plot to a file in o->format (vs_plot_png: PNG whatever o says). */
+vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
+                       const char *path, vs_error *err);
 vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
                       const char *path, vs_error *err);
 

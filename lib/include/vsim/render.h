@@ -44,6 +44,10 @@ typedef enum vs_render_fit {
   VS_RENDER_FIT_FRAME    /* the bodies of the frame drawn */
 } vs_render_fit;
 
+/* The file written: PNG; SVG or PDF (through cairo's own surfaces: a frame
+ * as an image with its labels as vector outlines, a plot all vectors). */
+typedef enum vs_render_format { VS_RENDER_PNG = 0, VS_RENDER_SVG, VS_RENDER_PDF } vs_render_format;
+
 typedef struct vs_render_opts {
   int width, height;    /* pixels, 1..16384 */
   vs_render_view view;
@@ -54,6 +58,7 @@ typedef struct vs_render_opts {
   double look_at[3];
   int has_camera;       /* look from camera towards the centre (instead of view) */
   double camera[3];
+  vs_render_format format; /* of vs_renderer_write */
 } vs_render_opts;
 
 typedef struct vs_renderer vs_renderer;
@@ -65,14 +70,16 @@ vs_status vs_renderer_new(vs_frames *f, vs_frames *golden, const vs_render_opts 
                           vs_renderer **out, vs_error *err);
 void vs_renderer_free(vs_renderer *r);
 
-/* Frame k of f as a PNG file, or as rgb[height][width][3] (ffmpeg's rgb24).
- * k out of range: VS_ERR_USAGE naming the valid range.  (A camera position
- * at the look-at point, which gives no direction, is VS_ERR_USAGE from
+/* Frame k of f as a file in the options' format (vs_renderer_png: a PNG
+ * whatever they say), or as rgb[height][width][3] (ffmpeg's rgb24).  k out
+ * of range: VS_ERR_USAGE naming the valid range.  (A camera position at the
+ * look-at point, which gives no direction, is VS_ERR_USAGE from
  * vs_renderer_new.) */
+vs_status vs_renderer_write(vs_renderer *r, size_t k, const char *path, vs_error *err);
 vs_status vs_renderer_png(vs_renderer *r, size_t k, const char *path, vs_error *err);
 vs_status vs_renderer_rgb(vs_renderer *r, size_t k, uint8_t *rgb, vs_error *err);
 
-/* Plot observables of several files against time into a PNG. */
+/* Plot observables of several files against time into a picture. */
 typedef enum vs_plot_yscale { VS_PLOT_Y_AUTO = 0, VS_PLOT_Y_LINEAR, VS_PLOT_Y_LOG } vs_plot_yscale;
 
 typedef struct vs_plot_request {
@@ -83,6 +90,7 @@ typedef struct vs_plot_request {
   size_t n_series;
   int width, height;         /* pixels, 64..16384 */
   vs_plot_yscale yscale;     /* auto: log when a series spans more than 3 decades */
+  vs_render_format format;   /* PNG, SVG or PDF */
 } vs_plot_request;
 
 /* No series named: constraint_error_max, penetration_max and energy_kinetic
