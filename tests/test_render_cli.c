@@ -7,6 +7,9 @@
 #include <math.h>
 
 #include "runutil.h"
+#include "vsim/alloc.h"
+#include "vsim/frames.h"
+#include "vsim/render.h"
 
 /* ---- pictures ------------------------------------------------------------ */
 
@@ -536,6 +539,79 @@ START_TEST(plot_a_file_without_positions) {
 }
 END_TEST
 
+/* Black runs down column x below row y0 (the panels' top and bottom edges). */
+static int black_runs(const img *m, int x, int y0) {
+  int runs = 0, in = 0, c[3];
+  for (int y = y0; y < m->h; y++) {
+    px(m, x, y, c);
+    int black = c[0] + c[1] + c[2] < 60;
+    runs += black && !in;
+    in = black;
+  }
+  return runs;
+}
+
+/* The points of a sweep, overlaid: named by the parameter that differs
+ * (not by file name), colour per point and dash per series, a panel per
+ * unit, the all-zero penetration listed as such, the legend outside. */
+START_TEST(plot_sweep_points_by_their_parameters) {
+  char *scene = cu_strf("%s/curtain.yaml", g_dir), *sweep = cu_strf("%s/s.yaml", g_dir);
+  cu_write(scene, CURTAIN);
+  cu_write(sweep, "scene: curtain.yaml\nframes: 10\nparameters:\n  solver.iterations: [2, 6]\n");
+  cu_proc p = cu_vsim(g_dir, "sweep", "s.yaml", "-o", "out", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  vs_frames *f[2] = {NULL, NULL};
+  vs_error e;
+  vs_error_clear(&e);
+  for (int i = 0; i < 2; i++) {
+    char *h5 = cu_strf("%s/out/point-000%d.h5", g_dir, i);
+    ck_assert_msg(vs_frames_open(h5, &f[i], &e) == VS_OK, "%s", e.message);
+    free(h5);
+  }
+  vs_plot_request q = {.files = f, .n_files = 2, .width = 640, .height = 400};
+  char *json = NULL;
+  ck_assert_msg(vs_plot_describe(&q, &json, &e) == VS_OK, "%s", e.message);
+  CU_EXPECT_IN(json, "\"legend\": [\"iterations=2\", \"iterations=6\", \"constraint_error_max\", "
+                     "\"penetration_max (all 0)\", \"energy_kinetic\"]");
+  CU_EXPECT_IN(json, "{\"unit\": \"m\", \"label\": \"length [m]\"");
+  CU_EXPECT_IN(json, "{\"unit\": \"J\", \"label\": \"energy_kinetic [J]\"");
+  CU_EXPECT_IN(json, "\"iterations=6: energy_kinetic\"");
+  int panels = 0;
+  for (const char *c = json; (c = strstr(c, "\"unit\"")) != NULL; c++) panels++;
+  ck_assert_int_eq(panels, 2);
+  vs_free_buffer(json);
+  /* one series: the legend is the points */
+  const char *one[] = {"energy_kinetic"};
+  q.series = one, q.n_series = 1;
+  ck_assert(vs_plot_describe(&q, &json, &e) == VS_OK);
+  CU_EXPECT_IN(json, "\"legend\": [\"iterations=2\", \"iterations=6\"]");
+  vs_free_buffer(json);
+  vs_frames_close(f[0]);
+  vs_frames_close(f[1]);
+  /* the picture: two panels (four edges down a column), the legend's first
+   * sample line (point 0's blue) right of them */
+  p = cu_vsim(g_dir, "plot", "out/point-0000.h5", "out/point-0001.h5", "-o", "p.png", "--size",
+              "640x400", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *path = cu_strf("%s/p.png", g_dir);
+  img m = load_png(path);
+  ck_assert_int_eq(black_runs(&m, 200, 0), 4);
+  int blue_right = 0, c[3];
+  for (int y = 0; y < 120; y++)
+    for (int x = 420; x < 640; x++) {
+      px(&m, x, y, c);
+      blue_right += abs(c[0] - 31) < 12 && abs(c[1] - 119) < 12 && abs(c[2] - 180) < 12;
+    }
+  ck_assert_msg(blue_right > 20, "no legend sample right of the panels (%d px)", blue_right);
+  cairo_surface_destroy(m.s);
+  free(path);
+  free(scene);
+  free(sweep);
+}
+END_TEST
+
 START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
   run_scene(CURTAIN, "a.h5", NULL);
   char *foreign = cu_strf("%s/other.h5", g_dir);
@@ -591,6 +667,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, render_bad_inputs_exit_2_and_leave_nothing);
   tcase_add_test(tc, plot_two_files_on_a_log_scale);
   tcase_add_test(tc, plot_a_file_without_positions);
+  tcase_add_test(tc, plot_sweep_points_by_their_parameters);
   tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
   tcase_add_test(tc, render_and_plot_write_svg_and_pdf);
   tcase_add_test(tc, help_texts);

@@ -214,7 +214,7 @@ START_TEST(colour_map_ends_and_scalar_colouring) {
   ck_assert_mem_eq(c, a, sizeof a);
   vs_view_colormap(7, c);
   ck_assert_mem_eq(c, b, sizeof b);
-  for (int i = 0; i < 10; i++) { /* no palette colour can pass for the golden grey */
+  for (int i = 0; i < VS_PLOT_COLORS; i++) { /* no palette colour can pass for the golden grey */
     vs_view_palette(i, c);
     ck_assert(fmax(c[0], fmax(c[1], c[2])) - fmin(c[0], fmin(c[1], c[2])) > 0.2);
   }
@@ -633,26 +633,35 @@ END_TEST
 START_TEST(log_scale_choice) {
   double x[5] = {0, 1, 2, 3, 4}, y[5] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
   double z[5] = {1, 2, 0, 500, 900}, ng[5] = {1e-5, -1, 1, 1, 1};
-  vs_plot_series s = {"err", 5, x, y, -1}, s2 = {"b", 5, x, z, -1}, s3 = {"n", 5, x, ng, -1};
-  ck_assert_int_eq(vs_plot_wants_log(&s, 1), 1);
-  ck_assert_int_eq(vs_plot_wants_log(&s2, 1), 0); /* 900: under 3 decades */
-  ck_assert_int_eq(vs_plot_wants_log(&s3, 1), 0); /* a negative value */
+  vs_plot_series s = {"err", 5, x, y, -1, NULL, NULL, 0}, s2 = {"b", 5, x, z, -1, NULL, NULL, 0},
+                 s3 = {"n", 5, x, ng, -1, NULL, NULL, 0};
+  ck_assert_int_eq(vs_plot_scale_for(&s, 1), VS_PLOT_LOG);
+  ck_assert_int_eq(vs_plot_scale_for(&s2, 1), VS_PLOT_LINEAR); /* 900: under 3 decades */
+  ck_assert_int_eq(vs_plot_scale_for(&s3, 1), VS_PLOT_SYMLOG); /* 5 decades and a negative */
   vs_plot_series both[2] = {s, s2};
-  ck_assert_int_eq(vs_plot_wants_log(both, 2), 1);
+  ck_assert_int_eq(vs_plot_scale_for(both, 2), VS_PLOT_SYMLOG); /* 1e-5 to 900, and a zero */
 }
 END_TEST
 
 /* A series 1e-1 .. 1e-5, straight on a log axis: its middle point (1e-3) is
- * at the middle of the frame; on a linear axis it is near the bottom. */
+ * at the middle of the frame; on a linear axis it is near the bottom.  The
+ * legend stands right of the frame, outside it. */
 START_TEST(plot_axes_log_legend) {
   double x[5] = {0, 1, 2, 3, 4}, y[5] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
   double y2[5] = {1e-2, 1e-2, 1e-2, 1e-2, 1e-2};
-  vs_plot_series s[2] = {{"max error", 5, x, y, -1}, {"flat", 5, x, y2, -1}};
+  vs_plot_series s[2] = {{"max error", 5, x, y, -1, NULL, NULL, 0}, {"flat", 5, x, y2, -1, NULL, NULL, 0}};
   vs_plot_options o;
   vs_plot_options_init(&o);
   o.width = 600, o.height = 400, o.title = "constraint error", o.ylabel = "error [m]";
-  double fr[4], lg[4], row, pad, sample;
-  vs_plot_layout(&o, s, 2, fr, lg, &row, &pad, &sample);
+  vs_plot_geometry g = {0};
+  vs_plot_layout(&o, s, 2, &g);
+  ck_assert_int_eq((int)g.n_panels, 1);
+  ck_assert_str_eq(g.label[0], "error [m]");
+  const double *fr = g.panel[0], *lg = g.legend;
+  ck_assert_double_gt(lg[0], fr[2]); /* outside the axes */
+  ck_assert_double_le(lg[2], 600);
+  ck_assert_int_eq((int)g.n_keys, 2);
+  ck_assert_int_eq((int)g.n_shown, 2);
   vs_error e;
   for (int forced = 0; forced < 2; forced++) {
     o.yscale = forced ? VS_PLOT_LINEAR : VS_PLOT_AUTO;
@@ -682,8 +691,8 @@ START_TEST(plot_axes_log_legend) {
     for (int i = 0; i < 2; i++) {
       double ci[3];
       vs_view_palette(i, ci);
-      ck_assert_msg(near_colour(&m, (int)(lg[0] + pad + sample / 2),
-                                (int)(lg[1] + pad + (i + 0.5) * row), ci, 2),
+      ck_assert_msg(near_colour(&m, (int)(lg[0] + g.pad + g.sample / 2),
+                                (int)(lg[1] + g.pad + (i + 0.5) * g.row), ci, 2),
                     "legend row %d", i);
     }
     /* text drawn: the title above the frame, tick labels left of it */
@@ -699,11 +708,124 @@ START_TEST(plot_axes_log_legend) {
 }
 END_TEST
 
+/* Metres, joules and a count: three panels, each its own axis.  The error
+ * starts at 0 (frame 0) and spans 4 decades: a symmetric-log axis that
+ * shows the 0; the energy too; the all-zero series is a flat line at 0. */
+START_TEST(plot_panels_per_unit_and_zeros) {
+  enum { N = 41 };
+  double x[N], err[N], en[N], cnt[N], zero[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = i * 0.05;
+    err[i] = i ? 1e-5 * pow(10, 4.0 * i / (N - 1)) : 0;
+    en[i] = 300.0 * i * i / ((N - 1) * (N - 1));
+    cnt[i] = i < 20 ? 1057 : 1052;
+    zero[i] = 0;
+  }
+  vs_plot_series s[4] = {{"error", N, x, err, 0, "m", NULL, 0},
+                         {"kinetic", N, x, en, 1, "J", NULL, 0},
+                         {"alive", N, x, cnt, 2, "1", NULL, 0},
+                         {"penetration", N, x, zero, 3, "m", NULL, 0}};
+  vs_plot_options o;
+  vs_plot_options_init(&o);
+  o.width = 700, o.height = 600;
+  int sp[4];
+  vs_plot_geometry g = {0};
+  g.series_panel = sp;
+  vs_plot_layout(&o, s, 4, &g);
+  ck_assert_int_eq((int)g.n_panels, 3);
+  ck_assert_str_eq(g.unit[0], "m");
+  ck_assert_str_eq(g.unit[1], "J");
+  ck_assert_str_eq(g.unit[2], "count");
+  ck_assert_str_eq(g.label[0], "length [m]");
+  ck_assert_str_eq(g.label[1], "kinetic [J]");
+  ck_assert_str_eq(g.label[2], "alive");
+  ck_assert_int_eq(g.scale[0], VS_PLOT_SYMLOG);
+  ck_assert_int_eq(g.scale[1], VS_PLOT_SYMLOG);
+  ck_assert_int_eq(g.scale[2], VS_PLOT_LINEAR);
+  ck_assert_int_eq(sp[0], 0);
+  ck_assert_int_eq(sp[3], 0);
+  ck_assert_int_eq(sp[2], 2);
+  for (int i = 0; i < 3; i++) ck_assert_double_gt(g.legend[0], g.panel[i][2]);
+  ck_assert_double_lt(g.panel[0][3], g.panel[1][1]); /* stacked, not overlapping */
+  vs_error e;
+  ck_assert_int_eq(vs_plot_png(&o, s, 4, out("panels.png"), &e), VS_OK);
+  img m = load(path);
+  /* down a column through the panels: each panel's top and bottom edge */
+  int xc = (int)(g.panel[0][0] + 0.37 * (g.panel[0][2] - g.panel[0][0])), runs = 0, in = 0, c[3];
+  for (int y = 0; y < m.h; y++) {
+    px(&m, xc, y, c);
+    int black = c[0] + c[1] + c[2] < 60;
+    runs += black && !in;
+    in = black;
+  }
+  ck_assert_int_eq(runs, 6);
+  /* the zero line in the metre panel, near its bottom: the flat all-zero
+   * series (palette 3, red) runs along it, the error (palette 0) starts on it */
+  double red[3], blue[3];
+  vs_view_palette(3, red);
+  vs_view_palette(0, blue);
+  int xm = (int)(0.5 * (g.panel[0][0] + g.panel[0][2])), found = 0, y0 = -1;
+  for (int y = (int)g.panel[0][1]; y < (int)g.panel[0][3] && !found; y++)
+    if (near_colour(&m, xm, y, red, 40)) found = 1, y0 = y;
+  ck_assert_msg(found, "no flat zero line in the metre panel");
+  ck_assert_int_gt(y0, (int)(0.8 * g.panel[0][3] + 0.2 * g.panel[0][1]));
+  int start = 0;
+  for (int dy = -3; dy <= 3; dy++)
+    for (int dx = 1; dx <= 3; dx++) start |= near_colour(&m, (int)g.panel[0][0] + dx, y0 + dy, blue, 60);
+  ck_assert_msg(start, "the error's first point (0 at t = 0) is not drawn");
+  cairo_surface_destroy(m.s);
+}
+END_TEST
+
+/* 20 colours without a repeat, then dashes; more entries than fit the
+ * height: smaller type, then "+N more", still outside the axes. */
+START_TEST(plot_styles_and_a_long_legend) {
+  for (int i = 0; i < VS_PLOT_COLORS; i++) {
+    double a[3];
+    int d;
+    vs_plot_style(i, a, &d);
+    ck_assert_int_eq(d, 0);
+    for (int j = 0; j < i; j++) {
+      double b[3];
+      vs_plot_style(j, b, NULL);
+      double dist = fabs(a[0] - b[0]) + fabs(a[1] - b[1]) + fabs(a[2] - b[2]);
+      ck_assert_msg(dist > 0.15, "colours %d and %d alike", i, j);
+    }
+  }
+  double c0[3], c20[3];
+  int d20;
+  vs_plot_style(0, c0, NULL);
+  vs_plot_style(VS_PLOT_COLORS, c20, &d20);
+  ck_assert_mem_eq(c0, c20, sizeof c0);
+  ck_assert_int_eq(d20, 1);
+  enum { NS = 60 };
+  double x[2] = {0, 1}, y[2] = {1, 2};
+  vs_plot_series s[NS];
+  char names[NS][16];
+  for (int i = 0; i < NS; i++) {
+    snprintf(names[i], sizeof names[i], "curve %d", i);
+    s[i] = (vs_plot_series){names[i], 2, x, y, -1, "m", "q", 0};
+  }
+  vs_plot_options o;
+  vs_plot_options_init(&o);
+  vs_plot_geometry g = {0};
+  vs_plot_layout(&o, s, NS, &g);
+  ck_assert_int_eq((int)g.n_keys, NS);
+  ck_assert_int_lt((int)g.n_shown, NS);
+  ck_assert_int_gt((int)g.n_shown, 20);
+  ck_assert_double_le(g.legend[3], o.height);
+  ck_assert_double_gt(g.legend[0], g.panel[0][2]);
+  ck_assert_str_eq(g.label[0], "q [m]");
+  vs_error e;
+  ck_assert_int_eq(vs_plot_png(&o, s, NS, out("long.png"), &e), VS_OK);
+}
+END_TEST
+
 START_TEST(plot_errors) {
   vs_plot_options o;
   vs_plot_options_init(&o);
   double x[1] = {0}, y[1] = {1};
-  vs_plot_series s = {"a", 1, x, y, -1};
+  vs_plot_series s = {"a", 1, x, y, -1, NULL, NULL, 0};
   vs_error e;
   ck_assert_int_eq(vs_plot_png(&o, &s, 1, "/nonexistent-dir-vsim/p.png", &e), VS_ERR_IO);
   ck_assert_str_eq(e.message, "cannot write '/nonexistent-dir-vsim/p.png': No such file or directory");
@@ -743,6 +865,8 @@ static Suite *suite(void) {
   tcase_add_test(tp, nice_ticks);
   tcase_add_test(tp, log_scale_choice);
   tcase_add_test(tp, plot_axes_log_legend);
+  tcase_add_test(tp, plot_panels_per_unit_and_zeros);
+  tcase_add_test(tp, plot_styles_and_a_long_legend);
   tcase_add_test(tp, plot_errors);
   suite_add_tcase(s, tp);
   return s;

@@ -40,6 +40,7 @@
   X(cairo_rotate) \
   X(cairo_save) \
   X(cairo_select_font_face) \
+  X(cairo_set_dash) \
   X(cairo_set_font_size) \
   X(cairo_set_line_cap) \
   X(cairo_set_line_join) \
@@ -108,6 +109,7 @@ __attribute__((visibility("hidden"))) int vs_view_cairo_loaded(void);
 #define cairo_rotate (vs_view_cairo()->cairo_rotate)
 #define cairo_save (vs_view_cairo()->cairo_save)
 #define cairo_select_font_face (vs_view_cairo()->cairo_select_font_face)
+#define cairo_set_dash (vs_view_cairo()->cairo_set_dash)
 #define cairo_set_font_size (vs_view_cairo()->cairo_set_font_size)
 #define cairo_set_line_cap (vs_view_cairo()->cairo_set_line_cap)
 #define cairo_set_line_join (vs_view_cairo()->cairo_set_line_join)

@@ -10,12 +10,18 @@
 #include "view/internal.h"
 
 /* Categorical: the ten of matplotlib's tab10 with its grey replaced by a dark
- * blue, so that no body colour can be mistaken for the golden overlay's grey. */
-static const double palette[10][3] = {
+ * blue, so that no body colour can be mistaken for the golden overlay's grey,
+ * then ten more of other hues or clearly other lightness (teal, magenta,
+ * maroon, olive, petrol, lime, ochre, coral, dark green, violet), none grey:
+ * a plot of 20 curves or a scene of 20 bodies repeats no colour. */
+static const double palette[VS_PLOT_COLORS][3] = {
     {0.122, 0.467, 0.706}, {1.000, 0.498, 0.055}, {0.173, 0.627, 0.173},
     {0.839, 0.153, 0.157}, {0.580, 0.404, 0.741}, {0.549, 0.337, 0.294},
     {0.890, 0.467, 0.761}, {0.224, 0.231, 0.475}, {0.737, 0.741, 0.133},
-    {0.090, 0.745, 0.812},
+    {0.090, 0.745, 0.812}, {0.275, 0.600, 0.565}, {0.941, 0.196, 0.902},
+    {0.502, 0.000, 0.000}, {0.502, 0.502, 0.000}, {0.000, 0.350, 0.450},
+    {0.560, 0.850, 0.150}, {0.850, 0.650, 0.000}, {0.980, 0.500, 0.450},
+    {0.000, 0.390, 0.000}, {0.450, 0.000, 0.800},
 };
 
 /* viridis sampled at t = 0, 1/8, ..., 1; linear in between. */
@@ -30,9 +36,15 @@ static const double viridis[9][3] = {
 const double vs_view_grey[3] = {0.62, 0.62, 0.62};
 
 void vs_view_palette(int index, double rgb[3]) {
-  int k = index % 10;
-  if (k < 0) k += 10;
+  int k = index % VS_PLOT_COLORS;
+  if (k < 0) k += VS_PLOT_COLORS;
   memcpy(rgb, palette[k], sizeof palette[k]);
+}
+
+void vs_plot_style(int i, double rgb[3], int *dash) {
+  if (i < 0) i = 0;
+  vs_view_palette(i, rgb);
+  if (dash) *dash = (i / VS_PLOT_COLORS) % 5; /* 0 solid, 1..4 the patterns of plot.c */
 }
 
 void vs_view_colormap(double t, double rgb[3]) {

@@ -171,50 +171,90 @@ void vs_view_strain(size_t n, const double *pos, size_t m, const int32_t *links,
                     double *particle_strain);
 
 /* Colours, components in [0, 1]. */
-void vs_view_palette(int index, double rgb[3]);    /* categorical, 10 colours, cycled */
+void vs_view_palette(int index, double rgb[3]);    /* categorical, 20 colours, cycled */
 void vs_view_colormap(double t, double rgb[3]);    /* viridis-like, t clamped to [0, 1] */
 extern const double vs_view_grey[3];              /* the golden overlay's base grey */
 
-/* ---- plot ---------------------------------------------------------------- */
+/* ---- plot ----------------------------------------------------------------
+ *
+ * Series against time in panels stacked over one time axis: one panel per
+ * unit (metres and joules never share an axis; unit "1" splits into counts,
+ * the series whose values are all whole numbers, and ratios).  Each panel's
+ * y axis is linear, logarithmic (whole decades) or symmetric-logarithmic
+ * (linear through 0 up to a threshold, logarithmic beyond: zeros and
+ * negatives are drawn, not dropped).  A series of zeros is drawn as a flat
+ * line and its legend entry says "(all 0)".  Colours: 20 without a repeat,
+ * then the same 20 dashed, dotted, ...  The legend stands to the right of
+ * the panels, outside them. */
 
-typedef enum vs_plot_scale { VS_PLOT_AUTO = 0, VS_PLOT_LINEAR, VS_PLOT_LOG } vs_plot_scale;
+typedef enum vs_plot_scale {
+  VS_PLOT_AUTO = 0, /* per panel: log or symlog when the magnitudes span > 3 decades */
+  VS_PLOT_LINEAR,
+  VS_PLOT_LOG,      /* log; symlog in a panel with zeros or negatives */
+  VS_PLOT_SYMLOG    /* (a panel's scale; not asked for) */
+} vs_plot_scale;
 
 typedef struct vs_plot_series {
-  const char *name;          /* legend text */
+  const char *name;          /* legend text; NULL: no entry (options' keys stand for it) */
   size_t n;
-  const double *x, *y;       /* non-finite points (and y <= 0 on a log axis) break the line */
-  int color;                 /* palette index; < 0: the series' position */
+  const double *x, *y;       /* non-finite points break the line */
+  int color;                 /* style index: palette colour, dashed past 20; < 0: the series' position */
+  const char *unit;          /* the panel: "m", "J", "1", ...; NULL: "" */
+  const char *quantity;      /* for the panel's label (e.g. "energy_kinetic"); NULL: name */
+  int dash;                  /* > 0: this dash pattern instead of the style's */
 } vs_plot_series;
+
+/* A legend entry given by the caller (e.g. colour = file, dash = series). */
+typedef struct vs_plot_key {
+  const char *text;
+  int color;                 /* style index; < 0: a dark grey sample */
+  int dash;                  /* > 0: this dash pattern */
+} vs_plot_key;
 
 typedef struct vs_plot_options {
   int width, height;         /* pixels, 64..16384 each */
   const char *title;         /* NULL: none */
   const char *xlabel;        /* with unit, e.g. "time [s]" */
-  const char *ylabel;
-  vs_plot_scale yscale;      /* AUTO: log when the positive values span > 3 decades */
+  const char *ylabel;        /* the y label when there is one panel; NULL: from the series */
+  vs_plot_scale yscale;      /* AUTO, LINEAR or LOG */
   vs_view_format format;     /* of vs_plot_file */
+  const vs_plot_key *keys;   /* the legend; NULL: one entry per named series */
+  size_t n_keys;
 } vs_plot_options;
 
 void vs_plot_options_init(vs_plot_options *o); /* 800x500, "time [s]", auto scale */
 
-/* 1 when the series' positive finite values span more than 3 decades and none
- * is <= 0 (zeros are allowed: they leave a gap), else 0. */
-int vs_plot_wants_log(const vs_plot_series *s, size_t ns);
+/* The scale AUTO (or LOG) picks for these series drawn in one panel:
+ * LINEAR unless the non-zero magnitudes span more than 3 decades; then
+ * LOG when every value is > 0, else SYMLOG. */
+vs_plot_scale vs_plot_scale_for(const vs_plot_series *s, size_t ns);
 
 /* "Nice" ticks covering [lo, hi]: steps of 1, 2 or 5 times a power of ten,
  * about `target` of them; writes up to max ticks inside [lo, hi], returns the
  * count, and the step through *step (may be NULL). */
 int vs_plot_ticks(double lo, double hi, int target, double *ticks, int max, double *step);
 
-/* Where vs_plot_png puts things for these options and series, in pixels
- * (left, top, right, bottom): the plot frame, and the legend box (all zero
- * when there is no legend: no series has a name).  Legend row i has its
- * sample line, in series i's colour, at y = legend[1] + pad + (i + 0.5) * row
- * from x = legend[0] + pad to legend[0] + pad + sample; *row, *pad and *sample
- * are returned when not NULL. */
+/* Palette colour (vs_view_palette) and dash pattern of style index i: the
+ * 20 colours, then again dashed, dotted, dash-dotted, long-dashed. */
+#define VS_PLOT_COLORS 20
+void vs_plot_style(int i, double rgb[3], int *dash);
+
+/* Where vs_plot_file puts things, in pixels (left, top, right, bottom). */
+#define VS_PLOT_MAX_PANELS 8
+typedef struct vs_plot_geometry {
+  size_t n_panels;                        /* in order of the units' first series */
+  double panel[VS_PLOT_MAX_PANELS][4];    /* each panel's frame, top to bottom */
+  vs_plot_scale scale[VS_PLOT_MAX_PANELS];
+  char unit[VS_PLOT_MAX_PANELS][24];      /* the panel's unit ("count" for whole numbers of "1") */
+  char label[VS_PLOT_MAX_PANELS][96];     /* its y label */
+  int *series_panel;                      /* in: NULL or [ns]; out: each series' panel */
+  double legend[4];                       /* all 0 without a legend */
+  size_t n_keys, n_shown;                 /* entries; rows drawn (with fewer, the last says "+N more") */
+  double row, pad, sample;                /* entry i's sample line: y = legend[1] + pad + (i + 0.5) row,
+                                             x from legend[0] + pad to legend[0] + pad + sample */
+} vs_plot_geometry;
 void vs_plot_layout(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                    double frame[4], double legend[4], double *row, double *pad,
-                    double *sample);
+                    vs_plot_geometry *g); /* g->series_panel is kept */
 
 /* Plot to a file in o->format (vs_plot_png: PNG whatever o says). */
 vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t ns,

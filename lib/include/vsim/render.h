@@ -93,10 +93,25 @@ typedef struct vs_plot_request {
   vs_render_format format;   /* PNG, SVG or PDF */
 } vs_plot_request;
 
-/* No series named: constraint_error_max, penetration_max and energy_kinetic
- * (those a file has).  A series that no file has is VS_ERR_USAGE naming the file and listing the
+/* One panel per unit (metres, joules, counts, ratios), each on a linear,
+ * log or symmetric-log axis (zeros and negatives are drawn); a series of
+ * zeros is a flat line, "(all 0)" in the legend; the legend outside the
+ * panels.  Several files (a sweep's points) are named by the `--set`
+ * parameters that differ between them (from each file's recorded command),
+ * else by their labels; with several series each, colour is the file and
+ * dash the series.  No series named: constraint_error_max, penetration_max
+ * and energy_kinetic (those a file has).  A series that no file has is VS_ERR_USAGE naming the file and listing the
  * series it has; a file with none of the defaults, likewise. */
 vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *err);
+
+/* What vs_plot_files would draw, as one JSON object (vs_free_buffer):
+ * {"panels": [{"unit": "m", "label": "length [m]", "scale": "linear",
+ *   "series": ["iterations=5: constraint_error_max", ...]}, ...],
+ *  "legend": ["iterations=5", ..., "penetration_max (all 0)"]}
+ * -- a panel per unit, top to bottom, its scale "linear", "log" or
+ * "symlog"; with several files each series is named by its file's label.
+ * The same errors as vs_plot_files, nothing written. */
+vs_status vs_plot_describe(const vs_plot_request *q, char **json, vs_error *err);
 
 /* Give back the static caches of cairo and fontconfig (fonts, patterns), so
  * that a leak checker sees none; call once, at the end, after all drawing. */
