@@ -9,8 +9,9 @@
  * A symmetric-logarithmic axis maps y to sign(y) log10(1 + |y| / c): linear
  * through 0 (a zero at the first frame sits on the axis' 0, not off the
  * plot), logarithmic for |y| well above c.  c is a power of ten at or under
- * the smallest non-zero magnitude, but at most 8 decades under the largest,
- * so that a stray 1e-300 does not stretch the axis. */
+ * the smallest non-zero magnitude, but at most 6 decades under the largest,
+ * so that a stray 1e-300 does not stretch the axis (what is smaller than a
+ * millionth of the largest is drawn as about 0). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ static void panel_range(panel *p) {
     return;
   }
   if (p->scale == VS_PLOT_SYMLOG) {
-    double c = fmax(t->minabs, t->maxabs * 1e-8);
+    double c = fmax(t->minabs, t->maxabs * 1e-6);
     p->c = pow(10, floor(log10(c) + 1e-9));
     double a = t->lo, b = t->hi;
     double ta = a < 0 ? -log10(1 - a / p->c) : log10(1 + a / p->c);
