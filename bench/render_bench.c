@@ -187,9 +187,9 @@ static void demos(const char *dir, const cloth *c) {
     x[i] = i / 60.0;
     for (int k = 0; k < 3; k++) y[k][i] = 0.1 * exp(-(k + 2) * x[i]) + 1e-7;
   }
-  vs_plot_series s[3] = {{"iterations 5", NS, x, y[0], -1},
-                         {"iterations 10", NS, x, y[1], -1},
-                         {"iterations 20", NS, x, y[2], -1}};
+  vs_plot_series s[3] = {{"iterations 5", NS, x, y[0], -1, "m", NULL, 0},
+                         {"iterations 10", NS, x, y[1], -1, "m", NULL, 0},
+                         {"iterations 20", NS, x, y[2], -1, "m", NULL, 0}};
   vs_plot_options po;
   vs_plot_options_init(&po);
   po.title = "constraint error (max)";

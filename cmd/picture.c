@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +31,30 @@ int pic_parse_size(const char *cmd, const char *s, int lo, int hi, int *w, int *
   *w = (int)a;
   *h = (int)b;
   return 0;
+}
+
+/* The extension of path's last component (after its last '.', the '.'
+ * included), or NULL when it has none. */
+static const char *extension(const char *path) {
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  const char *dot = strrchr(base, '.');
+  return dot && dot != base && dot[1] ? dot : NULL;
+}
+
+int pic_format_of(const char *path) {
+  static const char *const ext[] = {".png", ".svg", ".pdf"};
+  const char *e = extension(path);
+  for (int i = 0; e && i < 3; i++)
+    if (strcasecmp(e, ext[i]) == 0) return i;
+  return -1;
+}
+
+int pic_bad_format(const char *cmd, const char *path, const char *what) {
+  const char *e = extension(path);
+  if (e)
+    return cli_usage_error(cmd, "-o %s: %s is not a format %s writes: give %s", path, e, cmd,
+                           what);
+  return cli_usage_error(cmd, "-o %s: no extension to tell the format: give %s", path, what);
 }
 
 static char *dir_of(const char *path) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* plot.c: `vsim plot OUT.h5... -o OUT.png [options]`: observables of one or
- * more result files against time, in one picture. */
+ * more result files against time, in one picture (a panel per unit). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,12 +14,12 @@
 enum { OPT_OUTPUT = 1, OPT_SERIES, OPT_SIZE, OPT_LOG, OPT_LINEAR, OPT_HELP };
 
 static const cli_opt plot_opts[] = {
-    {OPT_OUTPUT, "output", 'o', "OUT.png", "the picture to write"},
+    {OPT_OUTPUT, "output", 'o', "OUT.png", "the picture to write: OUT.png, OUT.svg or OUT.pdf"},
     {OPT_SERIES, "series", 0, "NAME,...", "observables to draw [constraint_error_max,"
                                           "penetration_max,energy_kinetic]"},
     {OPT_SIZE, "size", 0, "WxH", "image size in pixels [800x500]"},
-    {OPT_LOG, "log", 0, NULL, "logarithmic y axis"},
-    {OPT_LINEAR, "linear", 0, NULL, "linear y axis (default: log when a series spans > 3 decades)"},
+    {OPT_LOG, "log", 0, NULL, "logarithmic y axes (symmetric where a panel has zeros)"},
+    {OPT_LINEAR, "linear", 0, NULL, "linear y axes (default: log when a panel spans > 3 decades)"},
     {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
 };
 #define N_PLOT_OPTS (sizeof plot_opts / sizeof plot_opts[0])
@@ -28,9 +28,13 @@ void cmd_plot_help(void) {
   printf(
       "Usage: vsim plot OUT.h5... -o OUT.png [options]\n"
       "\n"
-      "Draw observables against time: axes with ticks and units, a legend (file and\n"
-      "series when several files are overlaid, e.g. the points of a sweep).  Series\n"
-      "are named as in format version 2, for version 1 files too:\n"
+      "Draw observables against time: a panel per unit (metres, joules, counts,\n"
+      "ratios) over one time axis, each linear, logarithmic or symmetric-log (zeros\n"
+      "and negatives are drawn), a series of zeros as a flat line marked \"(all 0)\",\n"
+      "the legend right of the panels.  Several files (the points of a sweep) are\n"
+      "named by the --set parameters that differ between them (\"iterations=5\"),\n"
+      "else by their paths; colour per file, dash per series.  Series are named as\n"
+      "in format version 2, for version 1 files too:\n"
       "constraint_error_max, distance_error_rms, penetration_max, energy_kinetic,\n"
       "energy_potential, constraints_alive, ...; a file's own list is in the message\n"
       "of a name it does not have.  Written under a temporary name and renamed.\n"
@@ -94,6 +98,12 @@ int cmd_plot(int argc, char **argv, const char *command_line) {
     code = cli_usage_error("plot", "where to? (-o OUT.png)");
     goto done;
   }
+  int fmt = pic_format_of(out);
+  if (fmt < 0) {
+    code = pic_bad_format("plot", out, "OUT.png, OUT.svg or OUT.pdf");
+    goto done;
+  }
+  q.format = (vs_render_format)fmt;
   if (series_s) {
     series_buf = strdup(series_s);
     series = calloc(strlen(series_s) + 1, sizeof *series);

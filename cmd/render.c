@@ -3,6 +3,7 @@
  * pictures and movies of a result file (the library draws; this file picks
  * the frames, writes under temporary names and pipes movies to ffmpeg). */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,15 +28,23 @@ enum {
   OPT_COLOR,
   OPT_COMPARE,
   OPT_FPS,
+  OPT_FIT,
+  OPT_LOOK_AT,
+  OPT_CAMERA,
+  OPT_ZOOM,
   OPT_HELP
 };
 
 static const cli_opt render_opts[] = {
-    {OPT_OUTPUT, "output", 'o', "PATH", "OUT.png, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif"},
+    {OPT_OUTPUT, "output", 'o', "PATH", "OUT.png, OUT.svg, OUT.pdf, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif"},
     {OPT_FRAME, "frame", 0, "K", "the frame to draw (0 first, -1 last) [-1]"},
     {OPT_FRAMES, "frames", 0, "A:B[:S]", "frames A to B (both included) every S [all]"},
     {OPT_SIZE, "size", 0, "WxH", "image size in pixels [800x600]"},
     {OPT_VIEW, "view", 0, "VIEW", "iso, front, side or top [iso]"},
+    {OPT_CAMERA, "camera", 0, "X,Y,Z", "look from this point instead of a --view"},
+    {OPT_LOOK_AT, "look-at", 0, "X,Y,Z", "the point at the centre of the picture [the bodies' centre]"},
+    {OPT_ZOOM, "zoom", 0, "F", "magnify F times (under 1: widen) the fitted picture [1]"},
+    {OPT_FIT, "fit", 0, "run|frame", "frame the bodies over every frame, or each frame alone [run]"},
     {OPT_COLOR, "color", 0, "BY", "body, speed or strain [body]"},
     {OPT_COMPARE, "compare", 0, "GOLDEN.h5", "draw this run in grey under the other"},
     {OPT_FPS, "fps", 0, "N", "frames per second of a movie [the run's own pace, 1 to 60]"},
@@ -47,10 +56,11 @@ void cmd_render_help(void) {
   printf(
       "Usage: vsim render OUT.h5 -o PATH [options]\n"
       "\n"
-      "Draw frames of a result file with an orthographic camera fitted to the\n"
-      "scene's bounds over all frames: shaded triangles, links, particles at their\n"
-      "radius, rigid shapes, colliders (a plane as a grid) and the time.\n"
+      "Draw frames of a result file with an orthographic camera: shaded triangles,\n"
+      "links, particles at their radius, rigid shapes, colliders (a plane as a grid)\n"
+      "and the time, the nearest surface showing at every point.\n"
       "  -o OUT.png            one frame (--frame, default the last)\n"
+      "  -o OUT.svg, OUT.pdf   one frame: the picture as an image, the labels as outlines\n"
       "  -o DIR/ --frames A:B  numbered PNGs DIR/frame-NNNNN.png (NNNNN = frame index)\n"
       "  -o OUT.mp4, OUT.gif   a movie, through ffmpeg (must be on PATH)\n"
       "Frames are the recorded frames of the file, 0 to F-1 (vsim info shows F).\n"
@@ -59,6 +69,15 @@ void cmd_render_help(void) {
       "Options:\n");
   cli_print_options(stdout, render_opts, N_RENDER_OPTS);
   printf(
+      "\n"
+      "The camera frames the bodies: particles and rigid bodies, leaving out far\n"
+      "strays (of 20 bodies or more, those beyond the 5-95 percentile box widened\n"
+      "by half its size), with the colliders about their size (a table, not a\n"
+      "plane or a floor mesh many times larger); --fit run (default) over every\n"
+      "frame, so that the camera holds still, --fit frame around each frame drawn.\n"
+      "--camera X,Y,Z looks from that point towards the centre (--look-at, else\n"
+      "the framed bodies' centre), y up; the picture is orthographic, so the\n"
+      "distance does not change the size: --zoom does (2: twice as large).\n"
       "\n"
       "--color speed uses the recorded velocity, else the positions of consecutive\n"
       "frames; --color strain is each link's length change relative to frame 0.\n"
@@ -69,7 +88,7 @@ void cmd_render_help(void) {
       "file, a frame out of range, an unwritable output, or no ffmpeg for a movie.\n");
 }
 
-typedef enum { OUT_PNG, OUT_DIR, OUT_MOVIE } out_kind;
+typedef enum { OUT_PNG, OUT_DIR, OUT_MOVIE } out_kind; /* OUT_PNG: one picture, PNG, SVG or PDF */
 
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -153,7 +172,7 @@ static int render_png(job *j, long long k, const char *out) {
   vs_error err;
   vs_error_clear(&err);
   int code = CLI_EXIT_OK;
-  if (vs_renderer_png(j->r, (size_t)k, tmp, &err) != VS_OK) {
+  if (vs_renderer_write(j->r, (size_t)k, tmp, &err) != VS_OK) {
     unlink(tmp);
     snprintf(err.file, sizeof err.file, "%s", out); /* the name the user gave */
     code = fail(&err, out, CLI_PHASE_WRITING);
@@ -290,6 +309,22 @@ static int render_movie(job *j, const char *out, double fps) {
   return code;
 }
 
+/* "X,Y,Z": three finite numbers. */
+static int parse_vec3(const char *opt, const char *v, double out[3]) {
+  const char *p = v;
+  for (int i = 0; i < 3; i++) {
+    char *end;
+    errno = 0;
+    out[i] = strtod(p, &end);
+    if (end == p || errno || !isfinite(out[i]) || *end != (i < 2 ? ',' : '\0')) {
+      cli_usage_error("render", "%s: expected X,Y,Z (three numbers), got '%s'", opt, v);
+      return -1;
+    }
+    p = end + 1;
+  }
+  return 0;
+}
+
 static int parse_enum(const char *opt, const char *v, const char *const *names, int n, int *out) {
   for (int i = 0; i < n; i++)
     if (strcmp(v, names[i]) == 0) return *out = i, 0;
@@ -304,7 +339,8 @@ static int parse_enum(const char *opt, const char *v, const char *const *names, 
 
 int cmd_render(int argc, char **argv, const char *command_line) {
   const char *in = NULL, *out = NULL, *golden = NULL, *frame_s = NULL, *frames_s = NULL;
-  vs_render_opts o = {800, 600, VS_RENDER_ISO, VS_RENDER_BODY};
+  vs_render_opts o = {.width = 800, .height = 600, .view = VS_RENDER_ISO, .color = VS_RENDER_BODY};
+  int view_given = 0;
   double fps = 0;
   static const char *const views[] = {"iso", "front", "side", "top"};
   static const char *const colors[] = {"body", "speed", "strain"};
@@ -328,7 +364,30 @@ int cmd_render(int argc, char **argv, const char *command_line) {
       case OPT_VIEW:
         if (parse_enum("--view", v, views, 4, &e) != 0) return CLI_EXIT_USAGE;
         o.view = (vs_render_view)e;
+        view_given = 1;
         break;
+      case OPT_CAMERA:
+        if (parse_vec3("--camera", v, o.camera) != 0) return CLI_EXIT_USAGE;
+        o.has_camera = 1;
+        break;
+      case OPT_LOOK_AT:
+        if (parse_vec3("--look-at", v, o.look_at) != 0) return CLI_EXIT_USAGE;
+        o.has_look_at = 1;
+        break;
+      case OPT_ZOOM: {
+        char *end;
+        errno = 0;
+        o.zoom = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(o.zoom) || o.zoom <= 0)
+          return cli_usage_error("render", "--zoom: expected a number > 0, got '%s'", v);
+        break;
+      }
+      case OPT_FIT: {
+        static const char *const fits[] = {"run", "frame"};
+        if (parse_enum("--fit", v, fits, 2, &e) != 0) return CLI_EXIT_USAGE;
+        o.fit = (vs_render_fit)e;
+        break;
+      }
       case OPT_COLOR:
         if (parse_enum("--color", v, colors, 3, &e) != 0) return CLI_EXIT_USAGE;
         o.color = (vs_render_color)e;
@@ -344,11 +403,20 @@ int cmd_render(int argc, char **argv, const char *command_line) {
   if (!in) return cli_usage_error("render", "which file? (vsim render OUT.h5 -o OUT.png)");
   if (!out || !*out) return cli_usage_error("render", "where to? (-o OUT.png, -o DIR/, -o OUT.mp4)");
   if (frame_s && frames_s) return cli_usage_error("render", "--frame and --frames: one or the other");
+  if (view_given && o.has_camera)
+    return cli_usage_error("render", "--view and --camera: one or the other");
   struct stat st;
   out_kind kind = ends_with(out, ".mp4") || ends_with(out, ".gif") ? OUT_MOVIE
                   : out[strlen(out) - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
                       ? OUT_DIR
                       : OUT_PNG;
+  if (kind == OUT_PNG) {
+    int fmt = pic_format_of(out);
+    if (fmt < 0)
+      return pic_bad_format("render", out,
+                            "OUT.png, OUT.svg, OUT.pdf, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif");
+    o.format = (vs_render_format)fmt;
+  }
   if (kind == OUT_PNG && frames_s)
     return cli_usage_error("render", "--frames writes several pictures: give -o DIR/ or a .mp4 "
                                      "or .gif");

@@ -8,6 +8,9 @@
 #include <math.h>
 
 #include "runutil.h"
+#include "vsim/alloc.h"
+#include "vsim/frames.h"
+#include "vsim/render.h"
 
 /* ---- pictures ------------------------------------------------------------ */
 
@@ -79,6 +82,17 @@ static const char *CURTAIN =
     "bodies:\n"
     "  - cloth: {name: c, origin: [-1, 2, 0], size: [2, 2], resolution: [10, 10],\n"
     "            plane: xy, mass: 0.5, pin: top-edge}\n";
+
+/* The curtain (x -1 to 1, y 2 to 4), and a tetrahedron thrown down from
+ * just below it that ends up 9 m lower: the camera frames the curtain, not
+ * the whole fall. */
+static const char *CURTAIN_AND_STONE =
+    "vsim: 1\n"
+    "time: {dt: 0.01, frames: 30}\n"
+    "bodies:\n"
+    "  - cloth: {name: c, origin: [-1, 2, 0], size: [2, 2], resolution: [10, 10],\n"
+    "            plane: xy, mass: 0.5, pin: top-edge}\n"
+    "  - tetra: {name: stone, center: [0, 1.5, 0.5], edge: 0.1, velocity: [0, -30, 0]}\n";
 
 static char *g_dir;
 
@@ -222,6 +236,87 @@ START_TEST(render_movie_without_ffmpeg_says_so) {
 }
 END_TEST
 
+/* How many pixels of row y are not white. */
+static int drawn_in_row(const img *m, int y) {
+  int n = 0;
+  for (int x = 0; x < m->w; x++) n += !is_white(m, x, y);
+  return n;
+}
+
+START_TEST(render_frames_the_bodies_not_a_far_stray) {
+  run_scene(CURTAIN_AND_STONE, "s.h5", NULL);
+  cu_proc p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size",
+                      "400x300", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *path = cu_strf("%s/s.png", g_dir);
+  img m = load_png(path);
+  /* the curtain, 2 m square, and the stone's first frames, before it is a
+   * far stray: about 190 px across the middle row of 300 (45 px when the
+   * camera followed the stone 9 m down) */
+  int across = drawn_in_row(&m, 150);
+  ck_assert_msg(across > 160 && across < 280, "the curtain is %d px wide", across);
+  cairo_surface_destroy(m.s);
+  /* --zoom 0.5: half as wide */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size", "400x300",
+              "--zoom", "0.5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  m = load_png(path);
+  int half = drawn_in_row(&m, 150);
+  ck_assert_msg(abs(2 * half - across) < 6, "zoom 0.5: %d px, not half of %d", half, across);
+  cairo_surface_destroy(m.s);
+  /* --look-at the curtain's lower left corner at frame 0 (it spans x -1 to
+   * 1, y 2 to 4): the curtain is up and right of the centre, nothing is
+   * down or left */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size", "400x300",
+              "--look-at", "-1,2,0", "--frame", "0", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  m = load_png(path);
+  ck_assert(!is_white(&m, 200 + 20, 150 - 20));
+  ck_assert(is_white(&m, 200 - 20, 150 + 20));
+  ck_assert(is_white(&m, 200 - 20, 150 - 20));
+  ck_assert(is_white(&m, 200 + 20, 150 + 20));
+  cairo_surface_destroy(m.s);
+  /* --camera on the +z axis: the front view, pixel for pixel */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "cam.png", "--camera", "0,1,25", "--size",
+              "200x150", "--look-at", "0,1,0", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "front.png", "--view", "front", "--size", "200x150",
+              "--look-at", "0,1,0", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *a = cu_strf("%s/cam.png", g_dir), *b = cu_strf("%s/front.png", g_dir);
+  img ma = load_png(a), mb = load_png(b);
+  int diff = 0;
+  for (int y = 0; y < ma.h; y++)
+    for (int x = 0; x < ma.w; x++) {
+      int ca[3], cb[3];
+      px(&ma, x, y, ca);
+      px(&mb, x, y, cb);
+      diff += ca[0] != cb[0] || ca[1] != cb[1] || ca[2] != cb[2];
+    }
+  ck_assert_int_eq(diff, 0);
+  cairo_surface_destroy(ma.s);
+  cairo_surface_destroy(mb.s);
+  /* --fit frame at the last frame: the curtain alone, the height less the
+   * margins (270 px) */
+  p = cu_vsim(g_dir, "render", "s.h5", "-o", "s.png", "--view", "front", "--size", "400x300",
+              "--fit", "frame", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  m = load_png(path);
+  int alone = drawn_in_row(&m, 150);
+  ck_assert_msg(alone > 260 && alone > across + 40, "--fit frame: the curtain %d px wide, %d with --fit run", alone, across);
+  cairo_surface_destroy(m.s);
+  free(a);
+  free(b);
+  free(path);
+}
+END_TEST
+
 /* A file of another program: HDF5, but nothing vsim writes. */
 static void write_foreign(const char *path) {
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -244,6 +339,68 @@ static void expect_fail(const char *what, const char *want_msg, const char *list
   cu_free(&p);
   CU_EXPECT_LISTING(g_dir, listing);
 }
+
+/* The first bytes of file name in g_dir begin with want. */
+static void expect_starts(const char *name, const char *want) {
+  char *path = cu_strf("%s/%s", g_dir, name);
+  char *text = cu_slurp(path);
+  ck_assert_msg(text != NULL, "%s: not written", name);
+  ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "%s begins with '%.12s', not '%s'", name,
+                text, want);
+  free(text);
+  free(path);
+}
+
+/* -o x.svg and x.pdf write SVG and PDF (they wrote a PNG under that name);
+ * any other extension is refused before anything is read or written. */
+START_TEST(render_and_plot_write_svg_and_pdf) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  const char *outs[4][2] = {{"r.svg", "render"}, {"r.pdf", "render"}, {"p.svg", "plot"},
+                            {"p.pdf", "plot"}};
+  for (int i = 0; i < 4; i++) {
+    cu_proc p = cu_vsim(g_dir, outs[i][1], "a.h5", "-o", outs[i][0], "--size", "320x240", NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+  }
+  CU_EXPECT_LISTING(g_dir, "a.h5 p.pdf p.svg r.pdf r.svg");
+  expect_starts("r.svg", "<?xml");
+  expect_starts("p.svg", "<?xml");
+  expect_starts("r.pdf", "%PDF-");
+  expect_starts("p.pdf", "%PDF-");
+  char *path = cu_strf("%s/r.svg", g_dir);
+  char *svg = cu_slurp(path);
+  ck_assert_ptr_nonnull(strstr(svg, "<svg"));
+  ck_assert_ptr_nonnull(strstr(svg, "width=\"320pt\" height=\"240pt\""));
+  ck_assert_ptr_nonnull(strstr(svg, "<image")); /* the frame */
+  free(svg);
+  free(path);
+  path = cu_strf("%s/p.svg", g_dir);
+  svg = cu_slurp(path);
+  ck_assert_ptr_null(strstr(svg, "<image")); /* a plot is all vectors */
+  ck_assert_ptr_nonnull(strstr(svg, "<path"));
+  free(svg);
+  free(path);
+  const char *ls = "a.h5 p.pdf p.svg r.pdf r.svg";
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.jpg", NULL};
+    expect_fail("jpg", "-o x.jpg: .jpg is not a format render writes: give OUT.png, OUT.svg, "
+                       "OUT.pdf, DIR/ (numbered PNGs), OUT.mp4 or OUT.gif", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x", NULL};
+    expect_fail("no extension", "-o x: no extension to tell the format", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "a.h5", "-o", "x.jpeg", NULL};
+    expect_fail("plot jpeg", "-o x.jpeg: .jpeg is not a format plot writes: give OUT.png, "
+                             "OUT.svg or OUT.pdf", ls, a);
+  }
+  {
+    const char *a[] = {"render", "missing.h5", "-o", "x.tiff", NULL};
+    expect_fail("format before input", ".tiff is not a format render writes", ls, a);
+  }
+}
+END_TEST
 
 START_TEST(render_bad_inputs_exit_2_and_leave_nothing) {
   run_scene(CURTAIN, "a.h5", NULL);
@@ -302,6 +459,30 @@ START_TEST(render_bad_inputs_exit_2_and_leave_nothing) {
     const char *a[] = {"render", "a.h5", "-o", "x.png", "--frames", "1:3", NULL};
     expect_fail("frames to one png", "--frames writes several pictures", ls, a);
   }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--camera", "1,2", NULL};
+    expect_fail("camera", "--camera: expected X,Y,Z (three numbers), got '1,2'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--look-at", "1,2,3,4", NULL};
+    expect_fail("look-at", "--look-at: expected X,Y,Z", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--view", "top", "--camera", "1,2,3", NULL};
+    expect_fail("view and camera", "--view and --camera: one or the other", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--zoom", "0", NULL};
+    expect_fail("zoom", "--zoom: expected a number > 0, got '0'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--fit", "all", NULL};
+    expect_fail("fit", "--fit: expected run or frame, got 'all'", ls, a);
+  }
+  {
+    const char *a[] = {"render", "a.h5", "-o", "x.png", "--camera", "0,1,0", "--look-at", "0,1,0", NULL};
+    expect_fail("camera at the look-at point", "the camera at 0,1,0 is the point it looks at", ls, a);
+  }
 }
 END_TEST
 
@@ -359,6 +540,79 @@ START_TEST(plot_a_file_without_positions) {
 }
 END_TEST
 
+/* Black runs down column x below row y0 (the panels' top and bottom edges). */
+static int black_runs(const img *m, int x, int y0) {
+  int runs = 0, in = 0, c[3];
+  for (int y = y0; y < m->h; y++) {
+    px(m, x, y, c);
+    int black = c[0] + c[1] + c[2] < 60;
+    runs += black && !in;
+    in = black;
+  }
+  return runs;
+}
+
+/* The points of a sweep, overlaid: named by the parameter that differs
+ * (not by file name), colour per point and dash per series, a panel per
+ * unit, the all-zero penetration listed as such, the legend outside. */
+START_TEST(plot_sweep_points_by_their_parameters) {
+  char *scene = cu_strf("%s/curtain.yaml", g_dir), *sweep = cu_strf("%s/s.yaml", g_dir);
+  cu_write(scene, CURTAIN);
+  cu_write(sweep, "scene: curtain.yaml\nframes: 10\nparameters:\n  solver.iterations: [2, 6]\n");
+  cu_proc p = cu_vsim(g_dir, "sweep", "s.yaml", "-o", "out", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  vs_frames *f[2] = {NULL, NULL};
+  vs_error e;
+  vs_error_clear(&e);
+  for (int i = 0; i < 2; i++) {
+    char *h5 = cu_strf("%s/out/point-000%d.h5", g_dir, i);
+    ck_assert_msg(vs_frames_open(h5, &f[i], &e) == VS_OK, "%s", e.message);
+    free(h5);
+  }
+  vs_plot_request q = {.files = f, .n_files = 2, .width = 640, .height = 400};
+  char *json = NULL;
+  ck_assert_msg(vs_plot_describe(&q, &json, &e) == VS_OK, "%s", e.message);
+  CU_EXPECT_IN(json, "\"legend\": [\"iterations=2\", \"iterations=6\", \"constraint_error_max\", "
+                     "\"penetration_max (all 0)\", \"energy_kinetic\"]");
+  CU_EXPECT_IN(json, "{\"unit\": \"m\", \"label\": \"length [m]\"");
+  CU_EXPECT_IN(json, "{\"unit\": \"J\", \"label\": \"energy_kinetic [J]\"");
+  CU_EXPECT_IN(json, "\"iterations=6: energy_kinetic\"");
+  int panels = 0;
+  for (const char *c = json; (c = strstr(c, "\"unit\"")) != NULL; c++) panels++;
+  ck_assert_int_eq(panels, 2);
+  vs_free_buffer(json);
+  /* one series: the legend is the points */
+  const char *one[] = {"energy_kinetic"};
+  q.series = one, q.n_series = 1;
+  ck_assert(vs_plot_describe(&q, &json, &e) == VS_OK);
+  CU_EXPECT_IN(json, "\"legend\": [\"iterations=2\", \"iterations=6\"]");
+  vs_free_buffer(json);
+  vs_frames_close(f[0]);
+  vs_frames_close(f[1]);
+  /* the picture: two panels (four edges down a column), the legend's first
+   * sample line (point 0's blue) right of them */
+  p = cu_vsim(g_dir, "plot", "out/point-0000.h5", "out/point-0001.h5", "-o", "p.png", "--size",
+              "640x400", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *path = cu_strf("%s/p.png", g_dir);
+  img m = load_png(path);
+  ck_assert_int_eq(black_runs(&m, 200, 0), 4);
+  int blue_right = 0, c[3];
+  for (int y = 0; y < 120; y++)
+    for (int x = 420; x < 640; x++) {
+      px(&m, x, y, c);
+      blue_right += abs(c[0] - 31) < 12 && abs(c[1] - 119) < 12 && abs(c[2] - 180) < 12;
+    }
+  ck_assert_msg(blue_right > 20, "no legend sample right of the panels (%d px)", blue_right);
+  cairo_surface_destroy(m.s);
+  free(path);
+  free(scene);
+  free(sweep);
+}
+END_TEST
+
 START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
   run_scene(CURTAIN, "a.h5", NULL);
   char *foreign = cu_strf("%s/other.h5", g_dir);
@@ -408,12 +662,15 @@ static Suite *suite(void) {
   tcase_add_test(tc, render_ball_where_the_camera_puts_it);
   tcase_add_test(tc, render_compare_draws_the_golden_run_in_grey);
   tcase_add_test(tc, render_frame_range_writes_numbered_pngs);
+  tcase_add_test(tc, render_frames_the_bodies_not_a_far_stray);
   tcase_add_test(tc, render_gif_through_ffmpeg);
   tcase_add_test(tc, render_movie_without_ffmpeg_says_so);
   tcase_add_test(tc, render_bad_inputs_exit_2_and_leave_nothing);
   tcase_add_test(tc, plot_two_files_on_a_log_scale);
   tcase_add_test(tc, plot_a_file_without_positions);
+  tcase_add_test(tc, plot_sweep_points_by_their_parameters);
   tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
+  tcase_add_test(tc, render_and_plot_write_svg_and_pdf);
   tcase_add_test(tc, help_texts);
   suite_add_tcase(s, tc);
   return s;

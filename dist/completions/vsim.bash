@@ -80,19 +80,20 @@ _vsim() {
     schema)
       opts="-h --help" ;;
     render)
-      opts="-o --output --frame --frames --size --view --color --compare --fps -h --help"
+      opts="-o --output --frame --frames --size --view --camera --look-at --zoom --fit --color --compare --fps -h --help"
       case $prev in
-        -o|--output) _vsim_files png mp4 gif; return ;;
+        -o|--output) _vsim_files png svg pdf mp4 gif; return ;;
         --compare) _vsim_files h5; return ;;
         --view) COMPREPLY=($(compgen -W "iso front side top" -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "body speed strain" -- "$cur")); return ;;
-        --frame|--frames|--size|--fps) COMPREPLY=(); return ;;
+        --fit) COMPREPLY=($(compgen -W "run frame" -- "$cur")); return ;;
+        --frame|--frames|--size|--fps|--camera|--look-at|--zoom) COMPREPLY=(); return ;;
       esac
       [[ $cur != -* ]] && { _vsim_files h5; return; } ;;
     plot)
       opts="-o --output --series --size --log --linear -h --help"
       case $prev in
-        -o|--output) _vsim_files png; return ;;
+        -o|--output) _vsim_files png svg pdf; return ;;
         --series) COMPREPLY=($(compgen -W "constraint_error_max constraint_error_rms penetration_max energy_kinetic energy_potential constraints_alive overlap_max" -- "$cur")); return ;;
         --size) COMPREPLY=(); return ;;
       esac

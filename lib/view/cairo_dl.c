@@ -25,6 +25,9 @@ static void load(void) {
   }
   VS_CAIRO_FNS(VS_CAIRO_SYM)
 #undef VS_CAIRO_SYM
+#define VS_CAIRO_OPT(f) api.f = (__typeof__(f) *)dlsym(h, #f);
+  VS_CAIRO_OPTIONAL_FNS(VS_CAIRO_OPT)
+#undef VS_CAIRO_OPT
   loaded = 1;
 }
 
@@ -39,3 +42,9 @@ vs_status vs_view_cairo_load(vs_error *err) {
 }
 
 int vs_view_cairo_loaded(void) { return loaded; }
+
+int vs_view_cairo_has_vector(int pdf) {
+  const vs_cairo_api *a = vs_view_cairo();
+  return a && (pdf ? a->cairo_pdf_surface_create_for_stream != NULL
+                   : a->cairo_svg_surface_create_for_stream != NULL);
+}

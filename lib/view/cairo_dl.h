@@ -10,6 +10,8 @@
 #ifndef VSIM_VIEW_CAIRO_DL_H
 #define VSIM_VIEW_CAIRO_DL_H
 
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
 #include <cairo.h>
 
 #include "vsim/error.h"
@@ -39,26 +41,37 @@
   X(cairo_rotate) \
   X(cairo_save) \
   X(cairo_select_font_face) \
+  X(cairo_set_dash) \
   X(cairo_set_font_size) \
   X(cairo_set_line_cap) \
   X(cairo_set_line_join) \
   X(cairo_set_line_width) \
   X(cairo_set_source) \
   X(cairo_set_source_rgb) \
+  X(cairo_set_source_surface) \
   X(cairo_show_text) \
   X(cairo_status) \
   X(cairo_status_to_string) \
   X(cairo_stroke) \
   X(cairo_surface_destroy) \
+  X(cairo_surface_finish) \
   X(cairo_surface_flush) \
+  X(cairo_surface_mark_dirty) \
   X(cairo_surface_status) \
   X(cairo_surface_write_to_png_stream) \
   X(cairo_text_extents) \
   X(cairo_translate) \
 
+/* those a cairo built without a backend lacks: NULL then, and only the
+ * formats that need them fail ("this cairo cannot write SVG") */
+#define VS_CAIRO_OPTIONAL_FNS(X) \
+  X(cairo_pdf_surface_create_for_stream) \
+  X(cairo_svg_surface_create_for_stream) \
+
 typedef struct vs_cairo_api {
 #define VS_CAIRO_MEMBER(f) __typeof__(f) *f;
   VS_CAIRO_FNS(VS_CAIRO_MEMBER)
+  VS_CAIRO_OPTIONAL_FNS(VS_CAIRO_MEMBER)
 #undef VS_CAIRO_MEMBER
 } vs_cairo_api;
 
@@ -68,6 +81,8 @@ __attribute__((visibility("hidden"))) const vs_cairo_api *vs_view_cairo(void);
 /* VS_OK once the table is loaded; else VS_ERR_UNSUPPORTED with dlerror's words.
  * The entry points of lib/view call it before any cairo function. */
 __attribute__((visibility("hidden"))) vs_status vs_view_cairo_load(vs_error *err);
+/* 1 when the loaded cairo can write SVG (pdf = 0) or PDF (pdf = 1). */
+__attribute__((visibility("hidden"))) int vs_view_cairo_has_vector(int pdf);
 /* 1 when the table was loaded (vs_render_cleanup has nothing to reset otherwise). */
 __attribute__((visibility("hidden"))) int vs_view_cairo_loaded(void);
 
@@ -95,18 +110,24 @@ __attribute__((visibility("hidden"))) int vs_view_cairo_loaded(void);
 #define cairo_rotate (vs_view_cairo()->cairo_rotate)
 #define cairo_save (vs_view_cairo()->cairo_save)
 #define cairo_select_font_face (vs_view_cairo()->cairo_select_font_face)
+#define cairo_set_dash (vs_view_cairo()->cairo_set_dash)
 #define cairo_set_font_size (vs_view_cairo()->cairo_set_font_size)
 #define cairo_set_line_cap (vs_view_cairo()->cairo_set_line_cap)
 #define cairo_set_line_join (vs_view_cairo()->cairo_set_line_join)
 #define cairo_set_line_width (vs_view_cairo()->cairo_set_line_width)
 #define cairo_set_source (vs_view_cairo()->cairo_set_source)
 #define cairo_set_source_rgb (vs_view_cairo()->cairo_set_source_rgb)
+#define cairo_set_source_surface (vs_view_cairo()->cairo_set_source_surface)
 #define cairo_show_text (vs_view_cairo()->cairo_show_text)
 #define cairo_status (vs_view_cairo()->cairo_status)
 #define cairo_status_to_string (vs_view_cairo()->cairo_status_to_string)
 #define cairo_stroke (vs_view_cairo()->cairo_stroke)
 #define cairo_surface_destroy (vs_view_cairo()->cairo_surface_destroy)
+#define cairo_surface_finish (vs_view_cairo()->cairo_surface_finish)
 #define cairo_surface_flush (vs_view_cairo()->cairo_surface_flush)
+#define cairo_pdf_surface_create_for_stream (vs_view_cairo()->cairo_pdf_surface_create_for_stream)
+#define cairo_svg_surface_create_for_stream (vs_view_cairo()->cairo_svg_surface_create_for_stream)
+#define cairo_surface_mark_dirty (vs_view_cairo()->cairo_surface_mark_dirty)
 #define cairo_surface_status (vs_view_cairo()->cairo_surface_status)
 #define cairo_surface_write_to_png_stream (vs_view_cairo()->cairo_surface_write_to_png_stream)
 #define cairo_text_extents (vs_view_cairo()->cairo_text_extents)

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* colors.c: palette, colour map, bounds, speed and strain, PNG output (see view/view.h). */
+/* colors.c: palette, colour map, bounds and the focus box, speed and strain,
+ * the output files: PNG, SVG, PDF (see view/view.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "view/internal.h"
 
 /* Categorical: the ten of matplotlib's tab10 with its grey replaced by a dark
- * blue, so that no body colour can be mistaken for the golden overlay's grey. */
-static const double palette[10][3] = {
+ * blue, so that no body colour can be mistaken for the golden overlay's grey,
+ * then ten more of other hues or clearly other lightness (teal, magenta,
+ * maroon, olive, petrol, lime, ochre, coral, dark green, violet), none grey:
+ * a plot of 20 curves or a scene of 20 bodies repeats no colour. */
+static const double palette[VS_PLOT_COLORS][3] = {
     {0.122, 0.467, 0.706}, {1.000, 0.498, 0.055}, {0.173, 0.627, 0.173},
     {0.839, 0.153, 0.157}, {0.580, 0.404, 0.741}, {0.549, 0.337, 0.294},
     {0.890, 0.467, 0.761}, {0.224, 0.231, 0.475}, {0.737, 0.741, 0.133},
-    {0.090, 0.745, 0.812},
+    {0.090, 0.745, 0.812}, {0.275, 0.600, 0.565}, {0.941, 0.196, 0.902},
+    {0.502, 0.000, 0.000}, {0.502, 0.502, 0.000}, {0.000, 0.350, 0.450},
+    {0.560, 0.850, 0.150}, {0.850, 0.650, 0.000}, {0.980, 0.500, 0.450},
+    {0.000, 0.390, 0.000}, {0.450, 0.000, 0.800},
 };
 
 /* viridis sampled at t = 0, 1/8, ..., 1; linear in between. */
@@ -29,9 +37,15 @@ static const double viridis[9][3] = {
 const double vs_view_grey[3] = {0.62, 0.62, 0.62};
 
 void vs_view_palette(int index, double rgb[3]) {
-  int k = index % 10;
-  if (k < 0) k += 10;
+  int k = index % VS_PLOT_COLORS;
+  if (k < 0) k += VS_PLOT_COLORS;
   memcpy(rgb, palette[k], sizeof palette[k]);
+}
+
+void vs_plot_style(int i, double rgb[3], int *dash) {
+  if (i < 0) i = 0;
+  vs_view_palette(i, rgb);
+  if (dash) *dash = (i / VS_PLOT_COLORS) % 5; /* 0 solid, 1..4 the patterns of plot.c */
 }
 
 void vs_view_colormap(double t, double rgb[3]) {
@@ -88,6 +102,107 @@ void vs_view_bounds_add(const vs_view_frame *f, double lo[3], double hi[3]) {
         for (size_t v = 0; v < c->n_vertices; v++) grow(lo, hi, c->vertices + 3 * v, 0);
         break;
     }
+  }
+}
+
+/* ---- the focus box ------------------------------------------------------ */
+
+static double shape_bound(const vs_view_shape *s) {
+  if (s->kind == VS_VIEW_BOX)
+    return sqrt(s->half[0] * s->half[0] + s->half[1] * s->half[1] + s->half[2] * s->half[2]);
+  return s->radius + (s->kind == VS_VIEW_CAPSULE ? s->half_length : 0);
+}
+
+/* Item i of the frame's bodies: particles first, then shapes. */
+static const double *item(const vs_view_frame *f, size_t i, double *r) {
+  if (i < f->n_particles) {
+    *r = f->radius ? f->radius[i] : f->radius_default;
+    return f->pos + 3 * i;
+  }
+  const vs_view_shape *s = &f->shapes[i - f->n_particles];
+  *r = shape_bound(s);
+  return s->center;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int vs_view_focus_add(const vs_view_frame *f, double lo[3], double hi[3]) {
+  size_t n = f->n_particles + f->n_shapes, finite = 0;
+  double r;
+  for (size_t i = 0; i < n; i++) {
+    const double *p = item(f, i, &r);
+    finite += isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+  }
+  if (!finite) return 0;
+  double keep_lo[3] = {-INFINITY, -INFINITY, -INFINITY}, keep_hi[3] = {INFINITY, INFINITY, INFINITY};
+  if (finite >= VS_VIEW_FOCUS_MIN) {
+    /* the 5th and 95th percentiles of the centres on each axis (from at
+     * most 4096 of them, evenly spaced), widened by half the largest spread */
+    size_t stride = (n + 4095) / 4096, m = 0;
+    double *v = malloc(((n + stride - 1) / stride) * sizeof *v), q[3][2], spread = 0;
+    if (!v) return -1;
+    for (int c = 0; c < 3; c++) {
+      m = 0;
+      for (size_t i = 0; i < n; i += stride) {
+        const double *p = item(f, i, &r);
+        if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) v[m++] = p[c];
+      }
+      if (!m) break;
+      qsort(v, m, sizeof *v, cmp_double);
+      q[c][0] = v[(size_t)floor(0.05 * (double)(m - 1))];
+      q[c][1] = v[(size_t)ceil(0.95 * (double)(m - 1))];
+      spread = fmax(spread, q[c][1] - q[c][0]);
+    }
+    free(v);
+    if (m)
+      for (int c = 0; c < 3; c++) {
+        keep_lo[c] = q[c][0] - 0.5 * spread;
+        keep_hi[c] = q[c][1] + 0.5 * spread;
+      }
+  }
+  for (size_t i = 0; i < n; i++) {
+    const double *p = item(f, i, &r);
+    int in = 1;
+    for (int c = 0; c < 3 && in; c++) in = p[c] >= keep_lo[c] && p[c] <= keep_hi[c];
+    if (in) grow(lo, hi, p, r);
+  }
+  return 1;
+}
+
+static double diag(const double lo[3], const double hi[3]) {
+  double d = 0;
+  for (int c = 0; c < 3; c++) d += (hi[c] - lo[c]) * (hi[c] - lo[c]);
+  return sqrt(d);
+}
+
+void vs_view_focus_colliders(const vs_view_frame *f, double lo[3], double hi[3]) {
+  int have = lo[0] <= hi[0];
+  double d0 = have ? diag(lo, hi) : 0, blo[3], bhi[3];
+  memcpy(blo, lo, sizeof blo);
+  memcpy(bhi, hi, sizeof bhi);
+  for (size_t i = 0; i < f->n_colliders; i++) {
+    const vs_view_collider *c = &f->colliders[i];
+    if (c->kind == VS_VIEW_COLL_PLANE) continue;
+    double clo[3], chi[3];
+    vs_view_bounds_init(clo, chi);
+    vs_view_frame one = {.n_colliders = 1, .colliders = c};
+    if (c->kind == VS_VIEW_COLL_BOUNDS) { /* not counted by vs_view_bounds_add */
+      grow(clo, chi, c->lo, 0);
+      grow(clo, chi, c->hi, 0);
+    } else {
+      vs_view_bounds_add(&one, clo, chi);
+    }
+    if (!(clo[0] <= chi[0])) continue;
+    if (have) {
+      /* only what stays within twice the bodies' size, together with them */
+      double ulo[3], uhi[3];
+      for (int k = 0; k < 3; k++) ulo[k] = fmin(blo[k], clo[k]), uhi[k] = fmax(bhi[k], chi[k]);
+      if (!(diag(ulo, uhi) <= 2 * d0)) continue;
+    }
+    for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], clo[k]), hi[k] = fmax(hi[k], chi[k]);
   }
 }
 
@@ -148,4 +263,59 @@ vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err)
                         werr ? strerror(werr) : cairo_status_to_string(cs));
   }
   return VS_OK;
+}
+
+static const char *const format_names[] = {"PNG", "SVG", "PDF"};
+
+vs_status vs_view_write(vs_view_format fmt, int w, int h, vs_view_paint_fn paint, void *ctx,
+                        const char *path, vs_error *err) {
+  if (!path || !*path) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "no output path");
+  if (vs_view_cairo_load(err) != VS_OK) return err->code;
+  if (fmt == VS_VIEW_PNG) {
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    paint(cr, ctx);
+    cairo_status_t cs = cairo_status(cr);
+    cairo_destroy(cr);
+    vs_status st = VS_OK;
+    if (cs != CAIRO_STATUS_SUCCESS) {
+      st = vs_view_cairo_error(cs, path, err);
+    } else {
+      cairo_surface_flush(s);
+      st = vs_view_write_png(s, path, err);
+    }
+    cairo_surface_destroy(s);
+    return st;
+  }
+  if (fmt != VS_VIEW_SVG && fmt != VS_VIEW_PDF)
+    return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "unknown picture format %d", (int)fmt);
+  if (!vs_view_cairo_has_vector(fmt == VS_VIEW_PDF))
+    return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
+                        "cannot write '%s': this cairo (libcairo.so.2) cannot write %s", path,
+                        format_names[fmt]);
+  FILE *fp = fopen(path, "wb");
+  if (!fp)
+    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
+                        strerror(errno));
+  cairo_surface_t *s = fmt == VS_VIEW_SVG ? cairo_svg_surface_create_for_stream(write_fn, fp, w, h)
+                                          : cairo_pdf_surface_create_for_stream(write_fn, fp, w, h);
+  cairo_t *cr = cairo_create(s);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  paint(cr, ctx);
+  cairo_status_t cs = cairo_status(cr);
+  cairo_destroy(cr);
+  cairo_surface_finish(s); /* writes the rest of the file */
+  if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  cairo_surface_destroy(s);
+  int werr = ferror(fp) ? errno : 0;
+  if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
+  if (cs == CAIRO_STATUS_SUCCESS && !werr) return VS_OK;
+  unlink(path);
+  if (cs == CAIRO_STATUS_NO_MEMORY)
+    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "writing '%s': out of memory", path);
+  return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
+                      werr ? strerror(werr) : cairo_status_to_string(cs));
 }

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* render.c: one frame drawn with cairo, painter's algorithm (see view/view.h).
+/* render.c: one frame drawn with a z-buffer (see view/view.h).
  *
- * Every visible piece becomes a primitive in screen space with a depth key:
- * triangles, box faces, particle discs, shaded balls (rigid and collider
- * spheres), capsules, link lines, wireframe segments.  They are sorted back
- * to front (depth, then creation order, so the picture is deterministic) and
- * filled.  Plane colliders are drawn first, under everything: they are floors
- * and walls, and a large grid cell keyed by its centre would otherwise cover
- * what stands on it.  For the same reason a mesh collider's triangle is keyed
- * by its farthest corner: a cloth lying on a mesh showed specks of the
- * triangles under it (configs/mesh_tube.yaml, configs/mesh_drape.yaml).
- * Adjacent triangles are each grown by a fraction of a pixel about their
- * centre so that antialiasing leaves no seams between them. */
+ * Every visible piece becomes a primitive in screen space with a depth at
+ * each of its points: triangles, box faces, particle discs, shaded balls
+ * (rigid and collider spheres), capsules, link lines, wireframe segments,
+ * plane grid cells.  raster.c draws them with a depth test per sample, so
+ * that the nearest surface shows at every point whatever the pieces' sizes:
+ * a cloth lying on a table top or on a large mesh triangle shows over it
+ * (configs/rigid_dice.yaml, configs/mesh_tube.yaml), a ball sunk halfway
+ * into a floor shows its upper half.  Then the labels, with cairo. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +17,6 @@
 #include "util/alloc.h"
 #include "util/vec3.h"
 #include "view/internal.h"
-
-typedef struct key {
-  float depth;
-  uint32_t idx;
-} key;
 
 typedef struct cam {
   double r[3], u[3], f[3]; /* screen right, screen up, towards the viewer */
@@ -36,12 +28,13 @@ typedef struct cam {
 
 typedef struct scene_buf {
   vs_view_prim *p;
-  key *k;
   size_t n, cap;
   int oom;
 } scene_buf;
 
 /* ---- camera -------------------------------------------------------------- */
+
+static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
 
 static void normalize(double v[3]) {
   double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -49,9 +42,27 @@ static void normalize(double v[3]) {
     for (int c = 0; c < 3; c++) v[c] /= l;
 }
 
-static void cam_basis(vs_view_dir v, cam *k) {
+/* From direction f (unit, towards the viewer): right = y x f, up = f x right;
+ * from straight above or below, right = x (as the top view). */
+static void cam_from(const double f[3], cam *k) {
   static const double y[3] = {0, 1, 0};
-  switch (v) {
+  memcpy(k->f, f, sizeof k->f);
+  vs_cross3(y, f, k->r);
+  if (vs_dot3(k->r, k->r) < 1e-12) memcpy(k->r, (double[3]){1, 0, 0}, sizeof k->r);
+  normalize(k->r);
+  vs_cross3(f, k->r, k->u);
+  normalize(k->u);
+}
+
+static void cam_basis(const vs_view_options *o, cam *k) {
+  static const double y[3] = {0, 1, 0};
+  double e[3] = {o->eye[0], o->eye[1], o->eye[2]};
+  if (finite3(e) && vs_dot3(e, e) > 0) {
+    normalize(e);
+    cam_from(e, k);
+    return;
+  }
+  switch (o->view) {
     case VS_VIEW_FRONT:
       memcpy(k->r, (double[3]){1, 0, 0}, sizeof k->r);
       memcpy(k->u, y, sizeof k->u);
@@ -71,17 +82,13 @@ static void cam_basis(vs_view_dir v, cam *k) {
     default: { /* iso */
       double f[3] = {1, 1, 1};
       normalize(f);
-      memcpy(k->f, f, sizeof f);
-      vs_cross3(y, f, k->r);
-      normalize(k->r);
-      vs_cross3(f, k->r, k->u);
-      normalize(k->u);
+      cam_from(f, k);
     }
   }
 }
 
 static void cam_fit(const vs_view_options *o, cam *k) {
-  cam_basis(o->view, k);
+  cam_basis(o, k);
   double lo[3], hi[3];
   for (int c = 0; c < 3; c++) {
     lo[c] = isfinite(o->lo[c]) ? o->lo[c] : -1;
@@ -89,6 +96,7 @@ static void cam_fit(const vs_view_options *o, cam *k) {
     if (hi[c] < lo[c]) lo[c] = hi[c] = 0.5 * (lo[c] + hi[c]);
     k->c[c] = 0.5 * (lo[c] + hi[c]);
   }
+  if (o->has_center && finite3(o->center)) memcpy(k->c, o->center, sizeof k->c);
   /* extents of the 8 corners on screen (symmetric about the centre) */
   double ex = 0, ey = 0;
   for (int i = 0; i < 8; i++) {
@@ -103,6 +111,7 @@ static void cam_fit(const vs_view_options *o, cam *k) {
   double sx = ex > 0 ? aw / ex : INFINITY, sy = ey > 0 ? ah / ey : INFINITY;
   k->s = fmin(sx, sy);
   if (!isfinite(k->s)) k->s = fmin(aw, ah); /* a single point: 1 unit = half the image */
+  if (isfinite(o->zoom) && o->zoom > 0) k->s *= o->zoom;
   k->cx = 0.5 * o->width;
   k->cy = 0.5 * o->height;
   double l[3] = {-0.45, 0.75, 0.5}; /* upper left, in front */
@@ -146,7 +155,7 @@ double vs_view_scale(const vs_view_options *o) {
 
 /* ---- primitives ---------------------------------------------------------- */
 
-static vs_view_prim *push(scene_buf *b, double depth) {
+static vs_view_prim *push(scene_buf *b) {
   if (b->oom) return NULL;
   if (b->n == b->cap) {
     size_t nc = b->cap ? 2 * b->cap : 1024;
@@ -156,16 +165,8 @@ static vs_view_prim *push(scene_buf *b, double depth) {
       return NULL;
     }
     b->p = np;
-    key *nk = vs_realloc(b->k, nc * sizeof *nk);
-    if (!nk) {
-      b->oom = 1;
-      return NULL;
-    }
-    b->k = nk;
     b->cap = nc;
   }
-  b->k[b->n].depth = (float)depth;
-  b->k[b->n].idx = (uint32_t)b->n;
   vs_view_prim *p = &b->p[b->n++];
   memset(p, 0, sizeof *p);
   return p;
@@ -185,38 +186,26 @@ static double face_shade(const cam *k, const double n[3]) {
   return 0.42 + 0.58 * fabs(vs_dot3(nn, k->light));
 }
 
-static int finite3(const double *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
 
-/* A filled polygon of 3 or 4 world points; grow > 0 pushes the corners out
- * from the centre by that many px (seam hiding).  Its depth key is its
- * centre's, or with back its farthest corner's (a mesh collider's
- * triangles: a body lying on the mesh is nearer than the surface under it,
- * but a large triangle's centre can be nearer than that body's). */
+/* A filled polygon of 3 or 4 world points (planar), flat-shaded. */
 static void add_poly(scene_buf *b, const cam *k, const double *const *w, int np,
-                     const double base[3], double grow, int back) {
-  double x[4], y[4], d[4], cx = 0, cy = 0, cd = 0, dmin = INFINITY;
+                     const double base[3]) {
+  double x[4], y[4], d[4];
   for (int i = 0; i < np; i++) {
     if (!finite3(w[i])) return;
     proj(k, w[i], &x[i], &y[i], &d[i]);
-    cx += x[i];
-    cy += y[i];
-    cd += d[i];
-    if (d[i] < dmin) dmin = d[i];
   }
-  cx /= np;
-  cy /= np;
   double e1[3] = {w[1][0] - w[0][0], w[1][1] - w[0][1], w[1][2] - w[0][2]};
   double e2[3] = {w[2][0] - w[0][0], w[2][1] - w[0][1], w[2][2] - w[0][2]}, n[3];
   vs_cross3(e1, e2, n);
-  vs_view_prim *p = push(b, back ? dmin : cd / np);
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = P_POLY;
   p->np = (uint8_t)np;
   for (int i = 0; i < np; i++) {
-    double dx = x[i] - cx, dy = y[i] - cy, l = sqrt(dx * dx + dy * dy);
-    double g = (grow > 0 && l > 0) ? grow / l : 0;
-    p->x[i] = (float)(x[i] + dx * g);
-    p->y[i] = (float)(y[i] + dy * g);
+    p->x[i] = (float)x[i];
+    p->y[i] = (float)y[i];
+    p->d[i] = (float)d[i];
   }
   set_rgb(p, base, face_shade(k, n));
 }
@@ -227,38 +216,27 @@ static void add_line(scene_buf *b, const cam *k, const double a[3], const double
   double xa, ya, da, xc, yc, dc;
   proj(k, a, &xa, &ya, &da);
   proj(k, c, &xc, &yc, &dc);
-  vs_view_prim *p = push(b, 0.5 * (da + dc));
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = P_LINE;
   p->np = 2;
   p->x[0] = (float)xa, p->y[0] = (float)ya, p->x[1] = (float)xc, p->y[1] = (float)yc;
-  p->r = (float)width;
+  p->d[0] = (float)da, p->d[1] = (float)dc;
+  p->r = (float)(0.5 * width);
   set_rgb(p, rgb, 1);
 }
 
-/* A straight wireframe edge cut into pieces, each sorted on its own. */
-static void add_wire(scene_buf *b, const cam *k, const double a[3], const double c[3],
-                     int pieces, const double rgb[3]) {
-  for (int i = 0; i < pieces; i++) {
-    double t0 = (double)i / pieces, t1 = (double)(i + 1) / pieces, p0[3], p1[3];
-    for (int j = 0; j < 3; j++) {
-      p0[j] = a[j] + (c[j] - a[j]) * t0;
-      p1[j] = a[j] + (c[j] - a[j]) * t1;
-    }
-    add_line(b, k, p0, p1, 1.0, rgb);
-  }
-}
 
 static void add_round(scene_buf *b, const cam *k, int kind, const double c[3], double r,
                       const double rgb[3]) {
   if (!finite3(c)) return;
   double x, y, d;
   proj(k, c, &x, &y, &d);
-  vs_view_prim *p = push(b, d);
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = (uint8_t)kind;
   p->np = 1;
-  p->x[0] = (float)x, p->y[0] = (float)y;
+  p->x[0] = (float)x, p->y[0] = (float)y, p->d[0] = (float)d;
   double rp = r * k->s;
   p->r = (float)(rp > 0.5 ? rp : 0.5); /* at least 1 px across */
   set_rgb(p, rgb, 1);
@@ -296,7 +274,7 @@ static void add_box(scene_buf *b, const cam *k, const double c[3], const double 
     qrot(q, fn[f], n);
     if (vs_dot3(n, k->f) <= 0) continue;
     const double *w[4] = {v[faces[f][0]], v[faces[f][1]], v[faces[f][2]], v[faces[f][3]]};
-    add_poly(b, k, w, 4, rgb, 0, 0);
+    add_poly(b, k, w, 4, rgb);
   }
 }
 
@@ -311,17 +289,19 @@ static void add_capsule(scene_buf *b, const cam *k, const vs_view_shape *s, cons
   if (!finite3(a) || !finite3(c)) return;
   proj(k, a, &xa, &ya, &da);
   proj(k, c, &xc, &yc, &dc);
-  vs_view_prim *p = push(b, 0.5 * (da + dc));
+  vs_view_prim *p = push(b);
   if (!p) return;
   p->kind = P_CAPSULE;
   p->np = 2;
   p->x[0] = (float)xa, p->y[0] = (float)ya, p->x[1] = (float)xc, p->y[1] = (float)yc;
+  p->d[0] = (float)da, p->d[1] = (float)dc;
   p->r = (float)fmax(s->radius * k->s, 0.5);
   set_rgb(p, rgb, 1);
 }
 
 /* A plane as a finite grid of 12 x 12 cells centred on the point of the plane
- * nearest the scene centre, 1.5 times the scene's largest extent across. */
+ * nearest the image centre, 1.5 times the bounds' largest extent across
+ * (divided by a zoom under 1). */
 static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
                       const vs_view_collider *pl) {
   double n[3] = {pl->normal[0], pl->normal[1], pl->normal[2]};
@@ -338,6 +318,7 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
   double ext = 0;
   for (int c = 0; c < 3; c++) ext = fmax(ext, fabs(o->hi[c] - o->lo[c]));
   if (!(ext > 0) || !isfinite(ext)) ext = 2;
+  if (isfinite(o->zoom) && o->zoom > 0 && o->zoom < 1) ext /= o->zoom; /* zoomed out: wider */
   double half = 0.75 * ext, cell = 2 * half / 12;
   static const double fill[3] = {0.86, 0.88, 0.91};
   for (int i = 0; i < 12; i++)
@@ -350,7 +331,7 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
       }
       const double *wp[4] = {w[0], w[1], w[2], w[3]};
       size_t before = b->n;
-      add_poly(b, k, wp, 4, fill, 0, 0);
+      add_poly(b, k, wp, 4, fill);
       if (b->n > before) { /* unshaded: a floor looks the same from every view */
         b->p[before].kind = P_GRID;
         set_rgb(&b->p[before], fill, 1);
@@ -358,14 +339,12 @@ static void add_plane(scene_buf *b, const cam *k, const vs_view_options *o,
     }
 }
 
-/* planes: the plane colliders only, else all the others */
 static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
-                          const vs_view_frame *f, int planes) {
+                          const vs_view_frame *f) {
   static const double solid[3] = {0.70, 0.68, 0.64}, wire[3] = {0.35, 0.35, 0.40};
   static const double ident[4] = {1, 0, 0, 0};
   for (size_t i = 0; i < f->n_colliders; i++) {
     const vs_view_collider *c = &f->colliders[i];
-    if ((c->kind == VS_VIEW_COLL_PLANE) != (planes != 0)) continue;
     switch (c->kind) {
       case VS_VIEW_COLL_PLANE: add_plane(b, k, o, c); break;
       case VS_VIEW_COLL_SPHERE: add_round(b, k, P_BALL, c->center, c->radius, solid); break;
@@ -385,7 +364,7 @@ static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
           p0[ax] = c->lo[ax], p1[ax] = c->hi[ax];
           p0[o1] = p1[o1] = (e & 1) ? c->hi[o1] : c->lo[o1];
           p0[o2] = p1[o2] = (e & 2) ? c->hi[o2] : c->lo[o2];
-          add_wire(b, k, p0, p1, 8, wire);
+          add_line(b, k, p0, p1, 1.0, wire);
         }
         break;
       case VS_VIEW_COLL_MESH:
@@ -396,7 +375,7 @@ static void add_colliders(scene_buf *b, const cam *k, const vs_view_options *o,
             continue;
           const double *w[3] = {c->vertices + 3 * tr[0], c->vertices + 3 * tr[1],
                                 c->vertices + 3 * tr[2]};
-          add_poly(b, k, w, 3, solid, 0.35, 1);
+          add_poly(b, k, w, 3, solid);
         }
         break;
     }
@@ -450,7 +429,7 @@ static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
     else
       particle_colour(pt, tr[0], rgb);
     const double *w[3] = {f->pos + 3 * tr[0], f->pos + 3 * tr[1], f->pos + 3 * tr[2]};
-    add_poly(b, k, w, 3, rgb, 0.35, 0);
+    add_poly(b, k, w, 3, rgb);
   }
   for (size_t l = 0; l < f->n_links; l++) {
     int32_t a = f->links[2 * l], c = f->links[2 * l + 1];
@@ -484,19 +463,6 @@ static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
   }
   vs_free(in_tri);
   return b->oom ? -1 : 0;
-}
-
-/* ---- drawing ------------------------------------------------------------- */
-
-static int key_cmp(const void *x, const void *y) {
-  const key *a = x, *b = y;
-  if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static void draw_buf(cairo_t *cr, scene_buf *b) {
-  if (b->n) qsort(b->k, b->n, sizeof *b->k, key_cmp); /* k is NULL when empty */
-  for (size_t i = 0; i < b->n; i++) vs_view_draw_prim(cr, &b->p[b->k[i].idx]);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -537,8 +503,10 @@ static void scalar_range(const vs_view_options *o, const vs_view_frame *f, doubl
   *hi = b;
 }
 
+/* The frame without its labels as an image; the colour range in *lo, *hi. */
 static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
-                        const vs_view_frame *golden, cairo_surface_t **out, vs_error *err) {
+                        const vs_view_frame *golden, cairo_surface_t **out, double *lo,
+                        double *hi, vs_error *err) {
   *out = NULL;
   if (vs_view_cairo_load(err) != VS_OK) return err->code;
   if (!o || !frame)
@@ -556,11 +524,10 @@ static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
   painter pt = {.o = o, .f = frame};
   scalar_range(o, frame, &pt.lo, &pt.hi);
   painter pg = {.o = o, .f = golden, .lo = 0, .hi = 1, .grey = 1};
-  scene_buf bufs[3] = {{0}};
-  add_colliders(&bufs[0], &k, o, frame, 1);
+  scene_buf bufs[3] = {{0}}; /* colliders, golden run, frame */
+  add_colliders(&bufs[0], &k, o, frame);
   int bad = golden ? add_frame(&bufs[1], &k, &pg) : 0;
   if (!bad) bad = add_frame(&bufs[2], &k, &pt);
-  add_colliders(&bufs[2], &k, o, frame, 0);
   if (!bad)
     for (int i = 0; i < 3; i++) bad |= bufs[i].oom;
   if (bad) {
@@ -568,47 +535,81 @@ static vs_status render(const vs_view_options *o, const vs_view_frame *frame,
     goto done;
   }
   cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-  cairo_t *cr = cairo_create(s);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-  for (int i = 0; i < 3; i++) draw_buf(cr, &bufs[i]);
-  vs_view_draw_labels(cr, o, pt.lo, pt.hi, frame);
-  cairo_status_t cs = cairo_status(cr);
-  cairo_destroy(cr);
-  if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  cairo_status_t cs = cairo_surface_status(s);
+  if (cs == CAIRO_STATUS_SUCCESS) {
+    cairo_surface_flush(s);
+    if (vs_view_raster(o->width, o->height, k.s, k.light, bufs[0].p, bufs[0].n, bufs[1].p,
+                       bufs[1].n, bufs[2].p, bufs[2].n, cairo_image_surface_get_data(s),
+                       cairo_image_surface_get_stride(s)) != 0) {
+      cairo_surface_destroy(s);
+      st = vs_error_set(err, VS_ERR_NOMEM, NULL, 0, 0, "render: out of memory");
+      goto done;
+    }
+    cairo_surface_mark_dirty(s);
+  }
   if (cs != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(s);
     st = vs_view_cairo_error(cs, "render", err);
     goto done;
   }
-  cairo_surface_flush(s);
   *out = s;
+  *lo = pt.lo;
+  *hi = pt.hi;
 done:
   for (int i = 0; i < 3; i++) {
     vs_free(bufs[i].p);
-    vs_free(bufs[i].k);
   }
+  return st;
+}
+
+typedef struct framed {
+  cairo_surface_t *img;
+  const vs_view_options *o;
+  const vs_view_frame *f;
+  double lo, hi;
+} framed;
+
+static void paint_framed(cairo_t *cr, void *ctx) {
+  const framed *p = ctx;
+  cairo_set_source_surface(cr, p->img, 0, 0);
+  cairo_paint(cr);
+  vs_view_draw_labels(cr, p->o, p->lo, p->hi, p->f);
+}
+
+vs_status vs_view_render_file(const vs_view_options *o, const vs_view_frame *frame,
+                              const vs_view_frame *golden, const char *path, vs_error *err) {
+  framed p = {.o = o, .f = frame};
+  vs_status st = render(o, frame, golden, &p.img, &p.lo, &p.hi, err);
+  if (st != VS_OK) return st;
+  st = vs_view_write(o->format, o->width, o->height, paint_framed, &p, path, err);
+  cairo_surface_destroy(p.img);
   return st;
 }
 
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, const char *path, vs_error *err) {
-  cairo_surface_t *s;
-  vs_status st = render(o, frame, golden, &s, err);
-  if (st != VS_OK) return st;
-  st = vs_view_write_png(s, path, err);
-  cairo_surface_destroy(s);
-  return st;
+  if (!o) return vs_view_render_file(o, frame, golden, path, err);
+  vs_view_options png = *o;
+  png.format = VS_VIEW_PNG;
+  return vs_view_render_file(&png, frame, golden, path, err);
 }
 
 vs_status vs_view_render_rgb(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, uint8_t *rgb, vs_error *err) {
   if (!rgb) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "render: no output buffer");
   cairo_surface_t *s;
-  vs_status st = render(o, frame, golden, &s, err);
+  double lo, hi;
+  vs_status st = render(o, frame, golden, &s, &lo, &hi, err);
   if (st != VS_OK) return st;
+  cairo_t *cr = cairo_create(s);
+  vs_view_draw_labels(cr, o, lo, hi, frame);
+  cairo_status_t cs = cairo_status(cr);
+  cairo_destroy(cr);
+  if (cs != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(s);
+    return vs_view_cairo_error(cs, "render", err);
+  }
+  cairo_surface_flush(s);
   const unsigned char *data = cairo_image_surface_get_data(s);
   int stride = cairo_image_surface_get_stride(s);
   for (int y = 0; y < o->height; y++) {

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* vsim/render.h: pictures of result files (`vsim render`, `vsim plot`).
  *
- * A renderer draws frames of a result file (vsim/frames.h) with cairo:
- * flat-shaded triangles back to front, links, particles at their radius,
- * rigid shapes, colliders (a plane as a finite grid) and a time label, from
- * an orthographic camera fitted to the bounds of every frame (of both files
- * when a golden run is overlaid, so the camera never jumps).  A golden run
- * is drawn first, in grey, at the frame nearest in time.  The plot draws
+ * A renderer draws frames of a result file (vsim/frames.h): flat-shaded
+ * triangles, links, particles at their radius, rigid shapes, colliders (a
+ * plane as a finite grid) with a depth test per sample (the nearest surface
+ * shows at every point), and a time label, from an orthographic camera.
+ * The camera frames the bodies (particles and rigid bodies, far strays left
+ * out, with the colliders no larger than about them: not planes, not a
+ * floor mesh many times their size), over every frame of the run (of both
+ * files when a golden run is overlaid, so the camera never jumps) or over
+ * the frame drawn; a view or a camera position gives its direction, a
+ * look-at point its centre, a zoom its scale.  A golden run is drawn in grey
+ * under the frame, at the frame nearest in time.  The plot draws
  * observables of one or more files against time.  Outputs are written in
  * place; the caller picks temporary names (cmd/ renames them). */
 #ifndef VSIM_RENDER_H
@@ -35,10 +40,26 @@ typedef enum vs_render_color {
   VS_RENDER_STRAIN    /* |length - length at frame 0| / length at frame 0 of each link */
 } vs_render_color;
 
+typedef enum vs_render_fit {
+  VS_RENDER_FIT_RUN = 0, /* the bodies over every frame: a steady camera */
+  VS_RENDER_FIT_FRAME    /* the bodies of the frame drawn */
+} vs_render_fit;
+
+/* The file written: PNG; SVG or PDF (through cairo's own surfaces: a frame
+ * as an image with its labels as vector outlines, a plot all vectors). */
+typedef enum vs_render_format { VS_RENDER_PNG = 0, VS_RENDER_SVG, VS_RENDER_PDF } vs_render_format;
+
 typedef struct vs_render_opts {
   int width, height;    /* pixels, 1..16384 */
   vs_render_view view;
   vs_render_color color;
+  vs_render_fit fit;
+  double zoom;          /* the fitted scale times this; 0: 1 */
+  int has_look_at;      /* the image centre is look_at, else the fitted box's centre */
+  double look_at[3];
+  int has_camera;       /* look from camera towards the centre (instead of view) */
+  double camera[3];
+  vs_render_format format; /* of vs_renderer_write */
 } vs_render_opts;
 
 typedef struct vs_renderer vs_renderer;
@@ -50,12 +71,16 @@ vs_status vs_renderer_new(vs_frames *f, vs_frames *golden, const vs_render_opts 
                           vs_renderer **out, vs_error *err);
 void vs_renderer_free(vs_renderer *r);
 
-/* Frame k of f as a PNG file, or as rgb[height][width][3] (ffmpeg's rgb24).
- * k out of range: VS_ERR_USAGE naming the valid range. */
+/* Frame k of f as a file in the options' format (vs_renderer_png: a PNG
+ * whatever they say), or as rgb[height][width][3] (ffmpeg's rgb24).  k out
+ * of range: VS_ERR_USAGE naming the valid range.  (A camera position at the
+ * look-at point, which gives no direction, is VS_ERR_USAGE from
+ * vs_renderer_new.) */
+vs_status vs_renderer_write(vs_renderer *r, size_t k, const char *path, vs_error *err);
 vs_status vs_renderer_png(vs_renderer *r, size_t k, const char *path, vs_error *err);
 vs_status vs_renderer_rgb(vs_renderer *r, size_t k, uint8_t *rgb, vs_error *err);
 
-/* Plot observables of several files against time into a PNG. */
+/* Plot observables of several files against time into a picture. */
 typedef enum vs_plot_yscale { VS_PLOT_Y_AUTO = 0, VS_PLOT_Y_LINEAR, VS_PLOT_Y_LOG } vs_plot_yscale;
 
 typedef struct vs_plot_request {
@@ -66,12 +91,28 @@ typedef struct vs_plot_request {
   size_t n_series;
   int width, height;         /* pixels, 64..16384 */
   vs_plot_yscale yscale;     /* auto: log when a series spans more than 3 decades */
+  vs_render_format format;   /* PNG, SVG or PDF */
 } vs_plot_request;
 
-/* No series named: constraint_error_max, penetration_max and energy_kinetic
- * (those a file has).  A series that no file has is VS_ERR_USAGE naming the file and listing the
+/* One panel per unit (metres, joules, counts, ratios), each on a linear,
+ * log or symmetric-log axis (zeros and negatives are drawn); a series of
+ * zeros is a flat line, "(all 0)" in the legend; the legend outside the
+ * panels.  Several files (a sweep's points) are named by the `--set`
+ * parameters that differ between them (from each file's recorded command),
+ * else by their labels; with several series each, colour is the file and
+ * dash the series.  No series named: constraint_error_max, penetration_max
+ * and energy_kinetic (those a file has).  A series that no file has is VS_ERR_USAGE naming the file and listing the
  * series it has; a file with none of the defaults, likewise. */
 vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *err);
+
+/* What vs_plot_files would draw, as one JSON object (vs_free_buffer):
+ * {"panels": [{"unit": "m", "label": "length [m]", "scale": "linear",
+ *   "series": ["iterations=5: constraint_error_max", ...]}, ...],
+ *  "legend": ["iterations=5", ..., "penetration_max (all 0)"]}
+ * -- a panel per unit, top to bottom, its scale "linear", "log" or
+ * "symlog"; with several files each series is named by its file's label.
+ * The same errors as vs_plot_files, nothing written. */
+vs_status vs_plot_describe(const vs_plot_request *q, char **json, vs_error *err);
 
 /* Give back the static caches of cairo and fontconfig (fonts, patterns), so
  * that a leak checker sees none; call once, at the end, after all drawing. */
