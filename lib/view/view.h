@@ -29,12 +29,23 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vsim/error.h"
 
 /* The file a picture is written as: PNG; SVG or PDF (a rendered frame as
  * an image with its labels as vector outlines; a plot all vectors). */
 typedef enum vs_view_format { VS_VIEW_PNG = 0, VS_VIEW_SVG, VS_VIEW_PDF } vs_view_format;
+
+/* The drawing's format for the public one (vsim/render.h), and the last
+ * part of a path (a title); both for result.c and plot_files.c. */
+static inline vs_view_format vs_view_format_of(int render_format) {
+  return render_format == 1 ? VS_VIEW_SVG : render_format == 2 ? VS_VIEW_PDF : VS_VIEW_PNG;
+}
+static inline const char *vs_view_base_name(const char *p) {
+  const char *b = strrchr(p, '/');
+  return b && b[1] ? b + 1 : p;
+}
 
 typedef enum vs_view_dir { VS_VIEW_ISO = 0, VS_VIEW_FRONT, VS_VIEW_SIDE, VS_VIEW_TOP } vs_view_dir;
 
