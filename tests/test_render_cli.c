@@ -387,6 +387,41 @@ START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
 }
 END_TEST
 
+/* A mesh collider whose triangle names a vertex the file does not have:
+ * render and plot refuse it, naming the vertex.  The message was made
+ * from the triangle array after it was freed (a use after free under the
+ * sanitizers, a wrong number in the release build). */
+START_TEST(render_mesh_collider_naming_a_missing_vertex) {
+  char *obj = cu_strf("%s/tri.obj", g_dir);
+  cu_write(obj, "v -1 -1 0\nv 1 -1 0\nv 0 1 0\nf 1 2 3\n");
+  free(obj);
+  run_scene("vsim: 1\ntime: {dt: 0.01, frames: 2}\nworld: {gravity: [0, 0, 0], colliders: "
+            "[{mesh: {file: tri.obj}}]}\nbodies:\n  - particles: {positions: [[0, 0, 1]], "
+            "mass: 1, radius: 0.1}\n",
+            "m.h5", NULL);
+  char *h5 = cu_strf("%s/m.h5", g_dir);
+  hid_t f = H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  hid_t d = H5Dopen2(f, "/world/colliders/0/triangles", H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  const int32_t tri[3] = {70000, 1, 2};
+  ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, tri), 0);
+  H5Dclose(d);
+  H5Fclose(f);
+  free(h5);
+  const char *ls = "m.h5 tri.obj";
+  const char *msg = "m.h5: /world/colliders/0/triangles: triangle 0 names vertex 70000 of 3";
+  {
+    const char *a[] = {"render", "m.h5", "-o", "r.png", NULL};
+    expect_fail("render", msg, ls, a);
+  }
+  {
+    const char *a[] = {"plot", "m.h5", "-o", "p.png", NULL};
+    expect_fail("plot", msg, ls, a);
+  }
+}
+END_TEST
+
 START_TEST(help_texts) {
   cu_proc p = cu_vsim(g_dir, "render", "--help", NULL);
   CU_EXPECT_CODE(p, 0);
@@ -413,6 +448,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, plot_two_files_on_a_log_scale);
   tcase_add_test(tc, plot_a_file_without_positions);
   tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
+  tcase_add_test(tc, render_mesh_collider_naming_a_missing_vertex);
   tcase_add_test(tc, help_texts);
   suite_add_tcase(s, tc);
   return s;

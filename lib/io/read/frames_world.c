@@ -185,15 +185,17 @@ vs_status fr_load_world_colliders(vs_frames *f, vs_error *err) {
         vs_free(kind);
         return err->code;
       }
-      for (size_t j = 0; rt == 1 && j < 3 * nt; j++)
-        if (((int32_t *)t)[j] < 0 || (size_t)((int32_t *)t)[j] >= nv) {
+      for (size_t j = 0; rt == 1 && j < 3 * nt; j++) {
+        /* the value is taken before the arrays are freed: the message names it */
+        const int32_t bad = ((const int32_t *)t)[j];
+        if (bad < 0 || (size_t)bad >= nv) {
           vs_free(v);
           vs_free(t);
           vs_free(kind);
           return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
-                              "%s: triangle %zu names vertex %d of %zu", tp, j / 3,
-                              (int)((int32_t *)t)[j], nv);
+                              "%s: triangle %zu names vertex %d of %zu", tp, j / 3, (int)bad, nv);
         }
+      }
       c->kind = VS_FRAMES_MESH;
       c->vertices = v;
       c->tris = t;
