@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/read/frames_int.h"
+#include "io/read/readall.h"
 #include "io/h5util.h"
 #include "model/rigid_model.h"
 #include "util/alloc.h"
@@ -52,7 +53,7 @@ int fr_open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err) {
 /* A whole small dataset of `want_rank` with trailing dims `inner` (0 = any)
  * read as mtype into a new array; *rows = dims[0].  1 read, 0 absent, -1 error. */
 int fr_read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t mtype,
-                    size_t esize, void **out, size_t *rows, vs_error *err) {
+                void **out, size_t *rows, vs_error *err) {
   *out = NULL;
   *rows = 0;
   vs_h5_ds x;
@@ -65,15 +66,26 @@ int fr_read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t
     fr_shape_error(f, err, p, &x, want);
     goto done;
   }
-  size_t n = (size_t)x.dims[0] * (want_rank == 2 ? (size_t)x.dims[1] : 1);
-  void *buf = vs_malloc(n ? n * esize : 1);
+  hsize_t dims[2] = {x.dims[0], want_rank == 2 ? x.dims[1] : 1};
+  uint64_t n = 0, bytes = 0;
+  if (vs_h5g_mul(dims[0], dims[1], &n) != 0 || vs_h5g_mul(n, H5Tget_size(mtype), &bytes) != 0 ||
+      bytes > SIZE_MAX - 1) {
+    fr_shape_error(f, err, p, &x, "a size that can be held in memory");
+    goto done;
+  }
+  char why[400];
+  if (vs_rd_whole_ok(f->h, x.d, p, bytes, why, sizeof why) != 0) {
+    vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s", why);
+    goto done;
+  }
+  void *buf = vs_malloc(bytes ? (size_t)bytes : 1);
   if (!buf) {
     fr_nomem(f, err);
     goto done;
   }
-  if (n && H5Dread(x.d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+  if (vs_rd_read_all(f->h, p, want_rank, dims, mtype, buf, (size_t)bytes, why, sizeof why) != 0) {
     vs_free(buf);
-    fr_ds_error(f, err, p, "cannot read");
+    vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s", why);
     goto done;
   }
   *out = buf;
@@ -128,7 +140,7 @@ static vs_status map_alive(vs_frames *f, vs_error *err) {
   for (size_t i = 0; i < M; i++) f->link_slot[i] = -1;
   void *cons = NULL;
   size_t nc = 0;
-  int r = fr_read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &cons,
+  int r = fr_read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, &cons,
                    &nc, err);
   if (r < 0) return err->code;
   if (r == 0) {
@@ -212,7 +224,7 @@ static vs_status load_links(vs_frames *f, vs_error *err) {
     }
     vs_h5_ds_close(&x);
     int arity = tri ? 3 : 2;
-    if (fr_read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, (size_t)arity * sizeof(int32_t), &buf,
+    if (fr_read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, &buf,
                  &rows, err) < 0) {
       st = err->code;
       break;
@@ -273,7 +285,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
                         f->has_pos ? POS_PATH : RPOS_PATH);
   void *tbuf = NULL;
   size_t nt = 0;
-  if ((r = fr_read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tbuf, &nt, err)) < 0)
+  if ((r = fr_read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, &tbuf, &nt, err)) < 0)
     return err->code;
   if (r == 0 || nt < f->F) {
     vs_free(tbuf);
@@ -288,7 +300,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
 
   void *buf;
   size_t n;
-  if ((r = fr_read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf, &n,
+  if ((r = fr_read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, &buf, &n,
                     err)) < 0)
     return err->code;
   f->body = buf;
@@ -296,7 +308,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
     return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                         "/particles/all/body: %zu entries for %zu particles", n,
                         f->t.n_particles);
-  if ((r = fr_read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &buf, &n,
+  if ((r = fr_read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, &buf, &n,
                     err)) < 0)
     return err->code;
   f->radius = buf;
@@ -318,7 +330,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
 
   if (f->has_rigid) {
     size_t B = (size_t)f->rpos.dims[1];
-    if ((r = fr_read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf,
+    if ((r = fr_read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, &buf,
                       &n, err)) < 0)
       return err->code;
     f->rigid_shape = buf;
@@ -331,7 +343,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
         return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                             "/particles/rigid/shape: body %zu has shape %d, not one of vsim's %d",
                             i, (int)f->rigid_shape[i], (int)VS_RIGID_SHAPE_COUNT);
-    if ((r = fr_read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double),
+    if ((r = fr_read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE,
                       &buf, &n, err)) < 0)
       return err->code;
     f->rigid_size = buf;
@@ -524,10 +536,10 @@ vs_status vs_frames_series_read(vs_frames *f, size_t i, double **t, double **v, 
   void *tv = NULL, *vv = NULL;
   size_t nt = 0, nv = 0;
   snprintf(p, sizeof p, "%s/value", f->s[i].group);
-  int r = fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &vv, &nv, err);
+  int r = fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, &vv, &nv, err);
   if (r < 0) return err->code;
   snprintf(p, sizeof p, "%s/time", f->s[i].group);
-  int rt = r ? fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tv, &nt, err) : 0;
+  int rt = r ? fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, &tv, &nt, err) : 0;
   if (rt < 0) {
     vs_free(vv);
     return err->code;

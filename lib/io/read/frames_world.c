@@ -176,8 +176,8 @@ vs_status fr_load_world_colliders(vs_frames *f, vs_error *err) {
       void *v = NULL, *t = NULL;
       snprintf(vp, sizeof vp, "%s/vertices", gp);
       snprintf(tp, sizeof tp, "%s/triangles", gp);
-      int rv = fr_read_all(f, vp, 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double), &v, &nv, err);
-      int rt = rv == 1 ? fr_read_all(f, tp, 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &t, &nt,
+      int rv = fr_read_all(f, vp, 2, 3, H5T_NATIVE_DOUBLE, &v, &nv, err);
+      int rt = rv == 1 ? fr_read_all(f, tp, 2, 3, H5T_NATIVE_INT32, &t, &nt,
                                   err)
                        : 0;
       if (rv < 0 || rt < 0) {
