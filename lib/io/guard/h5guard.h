@@ -177,7 +177,10 @@ vs_status vs_h5g_attr_double(const vs_h5g_file *f, const char *obj, const char *
 
 /* Call fn for every dataset reachable from group `root` through hard
  * links only (depth at most 32, at most max_objects objects visited), in
- * name order; soft links are skipped (a second name, or nothing), an
+ * name order; a group reached again by another hard link is not walked
+ * again (its datasets are named once, by the first path: the work is one
+ * look at each link record of the file, however the groups link to each
+ * other); soft links are skipped (a second name, or nothing), an
  * external or user-defined link is refused (-1, VS_ERR_FORMAT naming it).  fn returns 0 to go on, non-zero
  * to stop (returned).  -1 on an HDF5 failure or a limit (err filled). */
 typedef int (*vs_h5g_visit_fn)(const char *path, void *data);
