@@ -52,9 +52,11 @@ uint64_t h5c_state_checksum(uint64_t h, const vs_state *s, const hsize_t *rows) 
   _Generic((type *)0, double *: H5T_NATIVE_DOUBLE, uint8_t *: H5T_NATIVE_UINT8,           \
            int32_t *: H5T_NATIVE_INT32, int64_t *: H5T_NATIVE_INT64)
 
-/* What is wrong with the values of a checkpoint array (first problem). */
+/* What is wrong with the values of a checkpoint array (first problem), and
+ * what the counters are checked against. */
 typedef struct ck_values {
   char what[160];
+  uint64_t alive_ones; /* links of /checkpoint/alive that are 1 */
 } ck_values;
 
 static void check_values(const char *name, int width, const void *buf, size_t esize, uint64_t n,
@@ -79,12 +81,14 @@ static void check_values(const char *name, int width, const void *buf, size_t es
     }
   } else if (esize == 1) {
     const uint8_t *b = buf;
-    for (uint64_t i = 0; i < n; i++)
+    for (uint64_t i = 0; i < n; i++) {
       if (b[i] > 1) {
         snprintf(v->what, sizeof v->what, "/checkpoint/%s holds %u at row %llu (0 or 1)", name,
                  b[i], (unsigned long long)(first + i));
         return;
       }
+      v->alive_ones += b[i];
+    }
   }
 }
 
@@ -124,7 +128,100 @@ static vs_status hash_array(const vs_h5g_file *f, const char *name, unsigned gty
   return rc;
 }
 
-vs_status h5c_verify_checkpoint(const char *path, uint64_t *resolved_hash, vs_error *err) {
+/* The recorded frames the checkpoint must be the last of: the step (frame
+ * number) and time of the penetration series, which every file has
+ * (h5series.h), streamed through buf.  Steps strictly increasing from 0 or
+ * more, each a multiple of `every` (when > 0), the last one `frame`, the
+ * last time `time` to the bit.  A checkpoint that says frame 2 in a file
+ * that records 5 frames would resume from frame 2 and append frames after
+ * the fifth under the wrong numbers. */
+static vs_status check_series(const vs_h5g_file *f, const char *path, int64_t frame, double time,
+                              int64_t every, unsigned char *buf, vs_error *err) {
+  h5w_series_desc sd;
+  h5w_series_describe(S_PEN, NULL, &sd);
+  char sp[200], tp[200];
+  snprintf(sp, sizeof sp, "%s/step", sd.group);
+  snprintf(tp, sizeof tp, "%s/time", sd.group);
+  int ex = vs_h5g_path(f, sp, err);
+  if (ex < 0) return VS_ERR_FORMAT;
+  if (ex == 0)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "no %s: the checkpoint cannot be matched with the recorded frames", sp);
+  vs_h5g_spec spec;
+  vs_h5g_spec_init(&spec, VS_H5G_INT, 1, UINT64_MAX);
+  vs_h5g_dset ds, dt;
+  vs_status rc = vs_h5g_dset_open(f, sp, &spec, &ds, err);
+  if (rc != VS_OK) return rc;
+  vs_h5g_spec_init(&spec, VS_H5G_FLOAT, 1, UINT64_MAX);
+  vs_h5g_spec_dim(&spec, 0, ds.dims[0], ds.dims[0]);
+  rc = vs_h5g_dset_open(f, tp, &spec, &dt, err);
+  if (rc != VS_OK) {
+    vs_h5g_dset_close(&ds);
+    return rc;
+  }
+  const uint64_t rows = ds.dims[0];
+  int64_t prev = -1;
+  const uint64_t per = vs_h5g_rows_per(&ds, H5T_NATIVE_INT64, SLAB_BYTES);
+  for (uint64_t a = 0; rc == VS_OK && a < rows; a += per) {
+    const uint64_t b = a + per < rows ? a + per : rows;
+    rc = vs_h5g_read_rows(f, &ds, H5T_NATIVE_INT64, a, b, buf, SLAB_BYTES, err);
+    const int64_t *st = (const int64_t *)(const void *)buf;
+    for (uint64_t i = 0; rc == VS_OK && i < b - a; i++) {
+      if (st[i] <= prev || (every > 0 && st[i] % every != 0))
+        rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "%s holds frame %lld at row %llu after frame %lld: not the frames a "
+                          "run records (0, then every %lld, increasing)",
+                          sp, (long long)st[i], (unsigned long long)(a + i), (long long)prev,
+                          (long long)(every > 0 ? every : 1));
+      prev = st[i];
+    }
+  }
+  double last_time = 0;
+  if (rc == VS_OK && rows > 0)
+    rc = vs_h5g_read_rows(f, &dt, H5T_NATIVE_DOUBLE, rows - 1, rows, &last_time,
+                          sizeof last_time, err);
+  if (rc == VS_OK && rows == 0)
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "%s records no frame, but the checkpoint is of frame %lld", sp,
+                      (long long)frame);
+  else if (rc == VS_OK && prev != frame)
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "/checkpoint@frame is %lld but the last frame recorded is %lld (%s, %llu "
+                      "rows): the checkpoint is of the last recorded frame; refused",
+                      (long long)frame, (long long)prev, sp, (unsigned long long)rows);
+  else if (rc == VS_OK && memcmp(&last_time, &time, sizeof time) != 0)
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "/checkpoint@time is %.17g but frame %lld was recorded at %.17g (%s): "
+                      "refused",
+                      time, (long long)frame, last_time, tp);
+  vs_h5g_dset_close(&dt);
+  vs_h5g_dset_close(&ds);
+  return rc;
+}
+
+/* The counters against the model: step counts substeps (frame x substeps
+ * of them), time is frame x dt exactly as the stepper computes it. */
+static vs_status check_counters(const char *path, const vs_model *m, int64_t frame, int64_t step,
+                                double time, vs_error *err) {
+  if (!m) return VS_OK;
+  const int64_t sub = m->substeps > 0 ? m->substeps : 1;
+  if (frame > INT64_MAX / sub || step != frame * sub)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/checkpoint@step is %lld but frame %lld of %lld substeps each ends at "
+                        "step %lld: refused",
+                        (long long)step, (long long)frame, (long long)sub,
+                        frame > INT64_MAX / sub ? -1LL : (long long)(frame * sub));
+  const double want = (double)frame * m->dt;
+  if (memcmp(&want, &time, sizeof want) != 0)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/checkpoint@time is %.17g but frame %lld is at %.17g (frame x dt): "
+                        "refused",
+                        time, (long long)frame, want);
+  return VS_OK;
+}
+
+vs_status h5c_verify_checkpoint(const char *path, const vs_model *m, uint64_t *resolved_hash,
+                                vs_error *err) {
   vs_h5g_file f;
   vs_status rc = vs_h5g_open(path, &f, err);
   if (rc != VS_OK) return rc;
@@ -177,7 +274,7 @@ vs_status h5c_verify_checkpoint(const char *path, uint64_t *resolved_hash, vs_er
     rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
     goto done;
   }
-  ck_values v = {""};
+  ck_values v = {"", 0};
   uint64_t rows_alive = 0, rows;
 #define CK_STREAM(name, type, width, count)                                                  \
   if (rc == VS_OK) {                                                                         \
@@ -208,7 +305,15 @@ vs_status h5c_verify_checkpoint(const char *path, uint64_t *resolved_hash, vs_er
     rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
                       "/checkpoint@n_alive is %lld, more than its %llu links", (long long)n_alive,
                       (unsigned long long)rows_alive);
+  } else if ((uint64_t)n_alive != v.alive_ones) {
+    rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                      "/checkpoint@n_alive is %lld but /checkpoint/alive has %llu links alive",
+                      (long long)n_alive, (unsigned long long)v.alive_ones);
   }
+  if (rc == VS_OK) rc = check_counters(path, m, frame, step, time, err);
+  if (rc == VS_OK)
+    rc = check_series(&f, path, frame, time, m && m->output.every > 0 ? m->output.every : 0, buf,
+                      err);
 done:
   vs_free(buf);
   vs_free(resolved);
@@ -262,4 +367,101 @@ vs_status h5c_check_writable(const char *tmp, const char *name, const vs_model *
   }
   vs_h5g_close(&f);
   return rc;
+}
+
+/* ---- the checkpoint against the model ------------------------------------- */
+
+/* The warm-start cache's order (rigid_solve.c's ckey_cmp): body a, then
+ * colliders by index, then bodies b, then feature. */
+static int cache_key_less(const int32_t *ab, const uint32_t *feat, int32_t k, int32_t nc) {
+  const int32_t a1 = ab[2 * k - 2], b1 = ab[2 * k - 1], a2 = ab[2 * k], b2 = ab[2 * k + 1];
+  if (a1 != a2) return a1 < a2;
+  const int64_t k1 = b1 < 0 ? (int64_t)(-1 - (int64_t)b1) : (int64_t)nc + b1;
+  const int64_t k2 = b2 < 0 ? (int64_t)(-1 - (int64_t)b2) : (int64_t)nc + b2;
+  if (k1 != k2) return k1 < k2;
+  return feat[k - 1] <= feat[k];
+}
+
+static vs_status check_rigid(const char *path, const vs_model *m, const vs_state *s,
+                             vs_error *err) {
+  const int32_t nb = m->n_rigid;
+  if (nb <= 0) return VS_OK;
+  /* the world's slot: at rest, identity pose */
+  const size_t w = (size_t)nb;
+  for (int k = 0; k < 3; k++)
+    if (s->rx[3 * w + k] != 0 || s->rv[3 * w + k] != 0 || s->rw[3 * w + k] != 0)
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/rx, rv or rw moves the world (row %d): refused", (int)nb);
+  if (s->rq[4 * w] != 1 || s->rq[4 * w + 1] != 0 || s->rq[4 * w + 2] != 0 || s->rq[4 * w + 3] != 0)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/checkpoint/rq turns the world (row %d): refused", (int)nb);
+  for (int32_t i = 0; i < nb; i++) {
+    const double *q = s->rq + 4 * (size_t)i;
+    const double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(fabs(n2 - 1.0) <= 1e-6))
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/rq: body %d's orientation (%g, %g, %g, %g) is not a unit "
+                          "quaternion (|q|^2 = %.9g): refused",
+                          (int)i, q[0], q[1], q[2], q[3], n2);
+  }
+  const int32_t n = s->rn_cache[0], nc = m->n_colliders;
+  if (n < 0 || n > m->rigid_max_contacts)
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/checkpoint/rn_cache holds %d contacts; the contact cache has room for "
+                        "%d: refused",
+                        (int)n, (int)m->rigid_max_contacts);
+  const int32_t *ab = s->rcache_ab;
+  const uint32_t *feat = (const uint32_t *)(const void *)s->rcache_feature;
+  for (int32_t k = 0; k < n; k++) {
+    const int32_t a = ab[2 * k], b = ab[2 * k + 1];
+    const int body_ok = b >= 0 && b > a && b < nb;
+    const int coll_ok = b < 0 && (int64_t)-1 - b < nc;
+    if (a < 0 || a >= nb || (!body_ok && !coll_ok))
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/rcache_ab: contact %d is between %d and %d; the model has "
+                          "%d bodies and %d colliders: refused",
+                          (int)k, (int)a, (int)b, (int)nb, (int)nc);
+    if (coll_ok) {
+      /* a mesh collider's contacts name one of its triangles (feature >> 5) */
+      const vs_collider_mesh *cm = &m->collider_mesh[-1 - b];
+      if (cm->n_triangles > 0 && (feat[k] >> 5) >= (uint32_t)cm->n_triangles)
+        return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                            "/checkpoint/rcache_feature: contact %d names triangle %u of mesh "
+                            "collider %d, which has %d: refused",
+                            (int)k, (unsigned)(feat[k] >> 5), (int)(-1 - b),
+                            (int)cm->n_triangles);
+    }
+    if (k > 0 && !cache_key_less(ab, feat, k, nc))
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/rcache_ab: contact %d is out of the cache's order: refused",
+                          (int)k);
+    if (!(s->rcache_impulse[4 * (size_t)k] >= 0))
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/rcache_impulse: contact %d has a negative normal impulse "
+                          "(%g): refused",
+                          (int)k, s->rcache_impulse[4 * (size_t)k]);
+  }
+  return VS_OK;
+}
+
+vs_status h5c_check_state(const char *path, const vs_model *m, const vs_state *s, vs_error *err) {
+  vs_status rc = check_counters(path, m, s->frame, s->step, s->time, err);
+  if (rc != VS_OK) return rc;
+  for (int32_t i = 0; i < m->n_particles; i++) {
+    const double w0 = m->x0[4 * (size_t)i + 3];
+    if (s->x[4 * (size_t)i + 3] != w0 || s->xprev[4 * (size_t)i + 3] != w0)
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/x gives particle %d the inverse mass %g; the scene gives "
+                          "it %g: refused",
+                          (int)i,
+                          s->x[4 * (size_t)i + 3] != w0 ? s->x[4 * (size_t)i + 3]
+                                                         : s->xprev[4 * (size_t)i + 3],
+                          w0);
+  }
+  for (int32_t i = 0; i < m->n_dist; i++)
+    if (!s->alive[i] && !(m->dist_tear[i] > 0))
+      return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                          "/checkpoint/alive: link %d is torn, but it cannot tear: refused",
+                          (int)i);
+  return check_rigid(path, m, s, err);
 }

@@ -38,8 +38,29 @@ H5C_FN uint64_t h5c_state_checksum(uint64_t h, const vs_state *s, const hsize_t 
 /* Open path through h5guard and verify /checkpoint against its checksum,
  * streaming (1 MiB at a time: nothing sized by the file is allocated), and
  * its values (finite, inverse masses >= 0, alive 0 or 1, counters in
- * range).  *resolved_hash (when given) is the hash of the resolved scene. */
-H5C_FN vs_status h5c_verify_checkpoint(const char *path, uint64_t *resolved_hash, vs_error *err);
+ * range, n_alive the links alive) against the file: the checkpoint is of
+ * the last recorded frame (its frame and time are the last step and time
+ * of the recorded series, whose frames increase).  The checksum is plain
+ * FNV-1a, which anyone can recompute: it finds corruption, the structure
+ * finds the rest.  With the model m (NULL: not known yet), also step =
+ * frame x substeps, time = frame x dt and every recorded frame a multiple
+ * of output.every.  *resolved_hash (when given) is the hash of the
+ * resolved scene. */
+H5C_FN vs_status h5c_verify_checkpoint(const char *path, const vs_model *m,
+                                       uint64_t *resolved_hash, vs_error *err);
+
+/* The checkpoint read into s (vs_h5_read_checkpoint: every array of the
+ * model's shape) against the model: its counters (as
+ * h5c_verify_checkpoint's with a model), the inverse masses are the scene's,
+ * only links that can tear are torn, the world's rigid slot at rest, every
+ * orientation a unit quaternion (within 1e-6), the contact cache's count
+ * within its arrays and each of its contacts between a body and a later
+ * body or a collider of the model (a mesh collider's triangle among its
+ * own), in the order the solver keeps (warm starting merges it with the
+ * step's contacts), normal impulses >= 0.  VS_ERR_FORMAT naming path and
+ * the first field found wrong. */
+H5C_FN vs_status h5c_check_state(const char *path, const vs_model *m, const vs_state *s,
+                                 vs_error *err);
 
 /* Before --resume opens the copy `tmp` for writing: every object it will
  * open or write (the model's series, /parameters/vsim) is reached through

@@ -42,7 +42,7 @@ vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err) {
   *real = vs_strdup(r);
   free(r);
   if (!*real) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  rc = h5c_verify_checkpoint(*real, NULL, err);
+  rc = h5c_verify_checkpoint(*real, NULL, NULL, err);
   if (rc != VS_OK) {
     if (err && strcmp(err->file, *real) == 0) snprintf(err->file, sizeof err->file, "%s", path);
     vs_free(*real);
@@ -105,7 +105,7 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_read_checkpoint: missing argument");
   vs_h5_quiet();
   /* the checksum and the values first (streamed), then the arrays */
-  vs_status rc = h5c_verify_checkpoint(path, NULL, err);
+  vs_status rc = h5c_verify_checkpoint(path, NULL, NULL, err);
   if (rc != VS_OK) return rc;
   vs_h5g_file f;
   if ((rc = vs_h5g_open(path, &f, err)) != VS_OK) return rc;
@@ -131,6 +131,9 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
     state->n_alive = n_alive;
   }
   vs_h5g_close(&f);
+  /* the structure against the model, before the solver trusts it (the
+   * contact cache's count indexes its arrays) */
+  if (rc == VS_OK) rc = h5c_check_state(path, model, state, err);
   return rc;
 }
 
@@ -292,7 +295,7 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
      * storage can make HDF5 write anywhere else). */
     vs_error e;
     vs_error_clear(&e);
-    vs_status v = h5c_verify_checkpoint(w->tmp, &w->resolved_hash, &e);
+    vs_status v = h5c_verify_checkpoint(w->tmp, model, &w->resolved_hash, &e);
     if (v == VS_OK) v = h5c_check_writable(w->tmp, path, model, &e);
     if (v != VS_OK) {
       snprintf(w->msg, sizeof w->msg, "%s", e.message);
