@@ -852,6 +852,71 @@ START_TEST(checkpoint_edits_are_refused) {
 }
 END_TEST
 
+/* --resume reads a scene's OBJ files where the first run read them (the
+ * scene file's directory, as the first run resolved them: an absolute
+ * path recorded in the file) and refuses them when their contents changed
+ * (their length and FNV-1a 64, recorded too).  It read them by the
+ * resolved scene's path, relative to the directory the first run was
+ * started in: resumed from elsewhere, or after the OBJ was edited, it went
+ * on silently against another mesh. */
+START_TEST(obj_files_on_resume) {
+  static const char *scene =
+      "vsim: 1\ntime: {dt: 0.01, frames: 40}\n"
+      "world: {colliders: [{mesh: {file: floor.obj}}]}\n"
+      "bodies:\n  - particles: {positions: [[0.1, 1, 0.1]], mass: 1, radius: 0.1}\n";
+  static const char *floor_obj = "v -1 0.8 -1\nv 1 0.8 -1\nv 0 0.8 1\nf 1 3 2\n";
+  static const char *other_obj = "v -1 0.3 -1\nv 1 0.3 -1\nv 0 0.3 1\nf 1 3 2\n";
+  char *scenes = cu_strf("%s/scenes", tu_dir()), *away = cu_strf("%s/away", tu_dir());
+  char *away_scenes = cu_strf("%s/away/scenes", tu_dir());
+  ck_assert_int_eq(mkdir(scenes, 0777), 0);
+  ck_assert_int_eq(mkdir(away, 0777), 0);
+  ck_assert_int_eq(mkdir(away_scenes, 0777), 0);
+  cu_write(tu_path("scenes/s.yaml"), scene);
+  cu_write(tu_path("scenes/floor.obj"), floor_obj);
+  /* another floor, where the resolved path points from `away` */
+  cu_write(tu_path("away/scenes/floor.obj"), other_obj);
+  cu_proc p = cu_vsim(tu_dir(), "run", "scenes/s.yaml", "-o", "whole.h5", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "run", "scenes/s.yaml", "-o", "part.h5", "--frames", "10", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  /* from another directory: the same floor, the same frames as one run */
+  p = cu_vsim(away, "run", "--resume", "../part.h5", "--frames", "40", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "compare", "part.h5", "whole.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  /* the OBJ edited since: refused, the file untouched */
+  p = cu_vsim(tu_dir(), "run", "scenes/s.yaml", "-o", "part.h5", "--frames", "10", "-q", "-f",
+              NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_write(tu_path("scenes/floor.obj"), other_obj);
+  size_t n0 = 0, n1 = 0;
+  char *before = tu_read_file(tu_path("part.h5"), &n0);
+  p = cu_vsim(tu_dir(), "run", "--resume", "part.h5", "--frames", "40", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "world.colliders.0.mesh.file '");
+  CU_EXPECT_IN(p.err, "/scenes/floor.obj' is not what the run read: ");
+  cu_free(&p);
+  char *after = tu_read_file(tu_path("part.h5"), &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  free(before);
+  free(after);
+  /* moved away: refused naming where the run read it */
+  ck_assert_int_eq(unlink(tu_path("scenes/floor.obj")), 0);
+  p = cu_vsim(tu_dir(), "run", "--resume", "part.h5", "--frames", "40", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "/scenes/floor.obj': No such file or directory");
+  cu_free(&p);
+  free(scenes);
+  free(away);
+  free(away_scenes);
+}
+END_TEST
+
 /* The inputs that crashed or hung HDF5 1.10.8 inside
  * H5Aread of a variable-length string (a corrupt global heap), through
  * info (exit 2 with the reason) and compare: promptly, no crash. */
@@ -963,6 +1028,7 @@ static Suite *suite(void) {
   tcase_add_test(t, hdf5_structure_crash);
   tcase_add_test(t, groups_linked_twice);
   tcase_add_test(t, checkpoint_edits_are_refused);
+  tcase_add_test(t, obj_files_on_resume);
   tcase_add_test(t, memory_estimate);
   tcase_add_test(t, memory_estimate_resume);
   tcase_add_test(t, memory_estimate_mesh);

@@ -16,6 +16,7 @@
 #include "model/meshgrid.h"
 #include "model/obj.h"
 #include "model/estimate.h"
+#include "util/text.h"
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
@@ -35,6 +36,7 @@ void vs_model_free(vs_model *m) {
 #define VS_MODEL_PRIVATE_FREE(name, type, count) vs_free(pm->name);
     VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_FREE)
 #undef VS_MODEL_PRIVATE_FREE
+    vs_free(pm->mesh_files);
     vs_free(pm);
   }
   vs_rigid_model_free(m->rigid);
@@ -214,7 +216,25 @@ typedef struct obj_set {
   vs_obj_mesh *objs;
   size_t n;
   int64_t nmv, nmt, nmc; /* the mesh colliders' vertices, triangles and number */
+  vs_sbuf record;        /* what was read (model_private.h, mesh_files) */
 } obj_set;
+
+/* One line of the record of the OBJ files read (model_private.h). */
+static void record_obj(obj_set *o, const char *what, size_t index, const vs_mesh_ref *mr,
+                       const vs_obj_mesh *obj) {
+  char *real = realpath(mr->file, NULL); /* the C library's: freed with free() */
+  const char *path = real ? real : mr->file;
+  vs_sbuf_printf(&o->record, "%s.%zu\t%lld\t%016llx\t", what, index, (long long)obj->bytes,
+                 (unsigned long long)obj->content_hash);
+  for (const char *c = path; *c; c++) {
+    if (*c == '%' || *c == '\t' || *c == '\r' || *c == '\n')
+      vs_sbuf_printf(&o->record, "%%%02X", (unsigned)(unsigned char)*c);
+    else
+      vs_sbuf_add(&o->record, c, 1);
+  }
+  vs_sbuf_puts(&o->record, "\n");
+  free(real);
+}
 
 /* Read them, bodies first, then colliders.  The memory check comes first:
  * the estimate counts the OBJ files without reading them into memory
@@ -233,15 +253,18 @@ static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_e
   if ((st = vs_model_check_memory(s, file, err)) != VS_OK) return st;
   if (!(o->objs = vs_calloc(o->n, sizeof *o->objs)))
     return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
-  for (size_t b = 0; b < s->n_bodies; b++)
-    if (s->bodies[b].kind == VS_BODY_MESH &&
-        (st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &o->objs[b], err)) != VS_OK)
+  for (size_t b = 0; b < s->n_bodies; b++) {
+    if (s->bodies[b].kind != VS_BODY_MESH) continue;
+    if ((st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &o->objs[b], err)) != VS_OK)
       return st;
+    record_obj(o, "bodies", b, &s->bodies[b].mesh, &o->objs[b]);
+  }
   for (size_t c = 0; c < s->n_colliders; c++) {
     if (s->colliders[c].kind != VS_COLLIDER_MESH) continue;
     vs_obj_mesh *obj = &o->objs[s->n_bodies + c];
     if ((st = read_obj(file, &s->colliders[c].mesh, "world.colliders", c, 1, obj, err)) != VS_OK)
       return st;
+    record_obj(o, "world.colliders", c, &s->colliders[c].mesh, obj);
     o->nmv += obj->n_vertices, o->nmt += obj->n_triangles, o->nmc++;
     if (o->nmv > INT32_MAX / 4 || o->nmt > INT32_MAX / 4)
       return vs_error_set(err, VS_ERR_LIMIT, file, s->colliders[c].loc.line,
@@ -249,6 +272,7 @@ static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_e
                           "world.colliders.%zu: the mesh colliders would have more than %d "
                           "vertices or triangles", c, INT32_MAX / 4);
   }
+  if (o->record.bad) return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
   return VS_OK;
 }
 
@@ -544,10 +568,14 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   const char *file = s->file ? s->file : "<scene>";
   obj_set o;
   vs_status st = read_objs(s, file, &o, err);
-  if (st != VS_OK) return free_objs(o.objs, o.n), st;
+  if (st != VS_OK) return free_objs(o.objs, o.n), vs_sbuf_free(&o.record), st;
   vs_model *m = vs_calloc(1, sizeof *m);
   if (m && !(m->priv = vs_calloc(1, sizeof *m->priv))) vs_free(m), m = NULL;
-  if (!m) return free_objs(o.objs, o.n), vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  if (!m)
+    return free_objs(o.objs, o.n), vs_sbuf_free(&o.record),
+           vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  m->priv->mesh_files = o.record.p; /* the model's now */
+  o.record.p = NULL;
   copy_settings(m, s);
   model_counts mc;
   vs_builder bld = {.m = m, .file = file};

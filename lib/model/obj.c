@@ -324,6 +324,10 @@ vs_status vs_obj_parse(const char *text, size_t len, const char *name, const vs_
                       "every triangle has zero area (%d skipped)", out->n_skipped);
     goto fail;
   }
+  out->bytes = (int64_t)len;
+  out->content_hash = 1469598103934665603ull; /* FNV-1a 64 */
+  for (size_t i = 0; i < len; i++)
+    out->content_hash = (out->content_hash ^ (unsigned char)text[i]) * 1099511628211ull;
   return VS_OK;
 fail:
   vs_obj_free(out);

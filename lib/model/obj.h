@@ -52,6 +52,10 @@ typedef struct vs_obj_mesh {
   int32_t *tri_line;  /* n_triangles: the OBJ line of each triangle's face */
   int32_t n_skipped;  /* degenerate triangles dropped (skip_degenerate) */
   int32_t skipped_line, skipped_column; /* the first one dropped (0 if none) */
+  /* what was read: its length and FNV-1a 64 of its bytes (--resume checks
+   * that it reads the same file again, h5check.c) */
+  int64_t bytes;
+  uint64_t content_hash;
 } vs_obj_mesh;
 
 /* Read an OBJ file.  name is the file name used in messages (NULL: path).

@@ -3,12 +3,15 @@
  * every object the resumed run writes lies in the file itself. */
 #include "io/write/h5check.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "io/guard/h5guard.h"
 #include "io/write/h5write.h"
+#include "model/model_private.h"
 #include "util/alloc.h"
 #include "vsim/vsim.h"
 
@@ -464,4 +467,90 @@ vs_status h5c_check_state(const char *path, const vs_model *m, const vs_state *s
                           "/checkpoint/alive: link %d is torn, but it cannot tear: refused",
                           (int)i);
   return check_rigid(path, m, s, err);
+}
+
+/* ---- the OBJ files a run read ------------------------------------------- */
+
+int h5c_mesh_line(const char **p, char *key, size_t key_size, long long *bytes,
+                  unsigned long long *hash, char *path, size_t path_size) {
+  const char *s = *p;
+  if (!*s) return 0;
+  const char *eol = strchr(s, '\n');
+  if (!eol) return -1;
+  *p = eol + 1;
+  const char *t1 = memchr(s, '\t', (size_t)(eol - s));
+  if (!t1 || (size_t)(t1 - s) >= key_size || t1 == s) return -1;
+  memcpy(key, s, (size_t)(t1 - s));
+  key[t1 - s] = '\0';
+  char *end = NULL;
+  errno = 0;
+  *bytes = strtoll(t1 + 1, &end, 10);
+  if (errno || end == t1 + 1 || *end != '\t' || *bytes < 0) return -1;
+  const char *h = end + 1;
+  *hash = strtoull(h, &end, 16);
+  if (errno || end != h + 16 || *end != '\t') return -1;
+  size_t n = 0;
+  for (const char *c = end + 1; c < eol; c++) {
+    char v = *c;
+    if (v == '%') {
+      unsigned x = 0;
+      if (eol - c < 3 || sscanf(c + 1, "%2x", &x) != 1) return -1;
+      v = (char)x;
+      c += 2;
+    }
+    if (v == '\0' || n + 1 >= path_size) return -1;
+    path[n++] = v;
+  }
+  if (n == 0) return -1;
+  path[n] = '\0';
+  return 1;
+}
+
+vs_status h5c_check_meshes(const void *fp, const char *path, const vs_model *m, vs_error *err) {
+  const vs_h5g_file *f = fp;
+  char *rec = NULL;
+  vs_status rc = vs_h5g_attr_string(f, "/parameters/vsim", "mesh_files", H5C_RESOLVED_MAX, &rec,
+                                    err);
+  if (rc != VS_OK && !strstr(err->message, "has no attribute")) return rc;
+  const char *mine = m->priv ? m->priv->mesh_files : NULL;
+  rc = VS_OK;
+  if (!mine && !rec) return VS_OK;
+  if (!rec) {
+    return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "the file does not record the OBJ files its run read (an older vsim "
+                        "wrote it): they cannot be checked; run the scene again");
+  }
+  const char *a = rec, *b = mine ? mine : "";
+  enum { PATH_BYTES = 2 * VS_MAX_PATH };
+  char *pa = vs_malloc(2 * PATH_BYTES);
+  if (!pa) {
+    vs_free(rec);
+    return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  }
+  char *pb = pa + PATH_BYTES;
+  for (int line = 1; rc == VS_OK; line++) {
+    char ka[64], kb[64];
+    long long na = 0, nb = 0;
+    unsigned long long ha = 0, hb = 0;
+    int ra = h5c_mesh_line(&a, ka, sizeof ka, &na, &ha, pa, PATH_BYTES);
+    int rb = h5c_mesh_line(&b, kb, sizeof kb, &nb, &hb, pb, PATH_BYTES);
+    if (ra < 0)
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/parameters/vsim@mesh_files: line %d is not one of vsim's", line);
+    else if (ra == 0 && rb == 0)
+      break;
+    else if (rb <= 0 || ra == 0 || strcmp(ka, kb) != 0)
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "the run read the OBJ file of %s, the scene now that of %s: not the same "
+                        "scene",
+                        ra > 0 ? ka : "nothing more", rb > 0 ? kb : "nothing more");
+    else if (na != nb || ha != hb)
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "%s.mesh.file '%s' is not what the run read: %lld bytes of FNV-1a 64 "
+                        "%016llx now, %lld bytes of %016llx then (the file was changed): refused",
+                        kb, pb, nb, hb, na, ha);
+  }
+  vs_free(pa);
+  vs_free(rec);
+  return rc;
 }

@@ -70,4 +70,18 @@ H5C_FN vs_status h5c_check_state(const char *path, const vs_model *m, const vs_s
 H5C_FN vs_status h5c_check_writable(const char *tmp, const char *name, const vs_model *m,
                                     vs_error *err);
 
+/* One line of a record of OBJ files (model_private.h, mesh_files) from *p,
+ * which moves past it: 1 with key (the scene's "bodies.0", ...), bytes,
+ * hash and the path decoded into path (path_size bytes); 0 at the end; -1
+ * when the line is not one. */
+H5C_FN int h5c_mesh_line(const char **p, char *key, size_t key_size, long long *bytes,
+                         unsigned long long *hash, char *path, size_t path_size);
+
+/* /parameters/vsim@mesh_files of the open file f (named path) against the
+ * OBJ files the model m was built from: the same files, each of the same
+ * length and FNV-1a 64.  A scene with OBJ files in a file that does not
+ * record them (an older vsim) is refused too: they cannot be checked. */
+H5C_FN vs_status h5c_check_meshes(const void *f, const char *path, const vs_model *m,
+                                  vs_error *err);
+
 #endif
