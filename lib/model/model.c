@@ -181,7 +181,7 @@ static vs_status build_adjacency(vs_model *m, vs_error *err) {
  * "scene.yaml:12:13: bodies.0.mesh.file: flag.obj:3:5: ...". */
 static vs_status read_obj(const char *file, const vs_mesh_ref *mr, const char *what, size_t index,
                           int collider, vs_obj_mesh *out, vs_error *err) {
-  vs_obj_options opt = {.skip_degenerate = collider};
+  vs_obj_options opt = {.skip_degenerate = collider, .drop_duplicates = collider};
   vs_error e;
   vs_error_clear(&e);
   vs_status st = vs_obj_read(mr->file, NULL, &opt, out, &e);
@@ -199,6 +199,22 @@ static vs_status read_obj(const char *file, const vs_mesh_ref *mr, const char *w
   for (int k = 0; k < 3; k++)
     t.scale[k] = mr->scale[k], t.rotate[k] = mr->rotate[k], t.translate[k] = mr->translate[k];
   vs_obj_transform_apply(&t, out->vertices, out->n_vertices);
+  /* where the mesh is placed: within VS_MESH_MAX_COORD of the origin, so
+   * that the sums of squares its search structures and contacts take stay
+   * finite (corners at 1e200 made them infinite) */
+  for (int32_t i = 0; i < out->n_vertices; i++) {
+    const double *p = out->vertices + 3 * (size_t)i;
+    if (fabs(p[0]) <= VS_MESH_MAX_COORD && fabs(p[1]) <= VS_MESH_MAX_COORD &&
+        fabs(p[2]) <= VS_MESH_MAX_COORD)
+      continue;
+    vs_status bad = vs_error_set(err, VS_ERR_SCENE, file, mr->loc.line, mr->loc.column,
+                                 "%s.%zu.mesh.file: %s: vertex %d is at (%g, %g, %g) after the "
+                                 "transform, farther than %g m from the origin along an axis",
+                                 what, index, mr->file, (int)i + 1, p[0], p[1], p[2],
+                                 VS_MESH_MAX_COORD);
+    vs_obj_free(out);
+    return bad;
+  }
   return VS_OK;
 }
 
@@ -511,6 +527,7 @@ static vs_status add_colliders(vs_model *m, const vs_scene *s, const vs_obj_mesh
     ms->slot = slot++;
     cm->first_vertex = v0, cm->n_vertices = o->n_vertices;
     cm->first_triangle = t0, cm->n_triangles = o->n_triangles;
+    cm->n_duplicate = o->n_duplicates, cm->n_zero_area = o->n_skipped;
     memcpy(&m->mesh_vertices[3 * (size_t)v0], o->vertices, 3 * (size_t)o->n_vertices * sizeof(double));
     memcpy(&m->mesh_triangles[3 * (size_t)t0], o->triangles, 3 * (size_t)o->n_triangles * sizeof(int32_t));
     v0 += o->n_vertices, t0 += o->n_triangles;
@@ -547,11 +564,23 @@ static void radius_stats(vs_model *m) {
  * only where it pays: when the particles are at least an eighth of the
  * triangles (a 1M-triangle mesh under a small cloth took 1.5 s and 74 MB
  * more to build than it could save).  The margin is the same either way. */
-static vs_status build_mesh_grids(vs_model *m, const char *file, vs_error *err) {
+static vs_status build_mesh_grids(vs_model *m, const vs_scene *s, const char *file,
+                                  vs_error *err) {
   for (int32_t c = 0; c < m->n_colliders; c++) {
     vs_mesh_search *ms = &m->priv->mesh_search[c];
     if (!ms->bvh) continue;
-    double margin = fmax(2.0 * (m->radius_max + m->colliders[c].thickness), 1e-3 * ms->bvh->extent);
+    const double th = m->colliders[c].thickness;
+    double margin = fmax(2.0 * (m->radius_max + th), 1e-3 * ms->bvh->extent);
+    /* the reach the grid's lists must cover; every number of the scene is
+     * finite, their sum need not be (a thickness of 1e308 was "bad
+     * argument" from the grid's builder) */
+    if (!isfinite(margin))
+      return vs_error_set(err, VS_ERR_SCENE, file, s->colliders[c].loc.line,
+                          s->colliders[c].loc.column,
+                          "world.colliders.%d.mesh.thickness: %g m is too large: with the "
+                          "particles' radius (up to %g m) a particle's reach around the mesh, "
+                          "2 x (radius + thickness), is beyond the largest number",
+                          (int)c, th, m->radius_max);
     if (!(margin > 0.0)) margin = 1.0;
     ms->margin = margin;
     if ((int64_t)ms->bvh->n_tri > 8 * (int64_t)m->n_particles) continue;
@@ -595,7 +624,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   o.objs = NULL;
   if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
   radius_stats(m);
-  if ((st = build_mesh_grids(m, file, err)) != VS_OK) goto fail;
+  if ((st = build_mesh_grids(m, s, file, err)) != VS_OK) goto fail;
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
   if ((st = vs_color_model(m, err)) != VS_OK) goto fail;
   if (m->relaxation == VS_RELAX_GAUSS_SEIDEL && (st = vs_gs_order_model(m, err)) != VS_OK) goto fail;

@@ -424,15 +424,20 @@ static vs_status check_rigid(const char *path, const vs_model *m, const vs_state
                           "/checkpoint/rcache_ab: contact %d is between %d and %d; the model has "
                           "%d bodies and %d colliders: refused",
                           (int)k, (int)a, (int)b, (int)nb, (int)nc);
-    if (coll_ok) {
-      /* a mesh collider's contacts name one of its triangles (feature >> 5) */
+    if (coll_ok && m->collider_mesh[-1 - b].n_triangles > 0) {
+      /* a mesh collider's contacts name one of its triangles (triangle << 5
+       * | point) or, with the top bit, one of its vertices (vertex << 3 |
+       * box face): rigid_collide_mesh.c's feature ids */
       const vs_collider_mesh *cm = &m->collider_mesh[-1 - b];
-      if (cm->n_triangles > 0 && (feat[k] >> 5) >= (uint32_t)cm->n_triangles)
+      const int vert = (feat[k] & 0x80000000u) != 0;
+      const uint32_t id = vert ? (feat[k] & 0x7fffffffu) >> 3 : feat[k] >> 5;
+      const uint32_t have = (uint32_t)(vert ? cm->n_vertices : cm->n_triangles);
+      if (id >= have)
         return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
-                            "/checkpoint/rcache_feature: contact %d names triangle %u of mesh "
-                            "collider %d, which has %d: refused",
-                            (int)k, (unsigned)(feat[k] >> 5), (int)(-1 - b),
-                            (int)cm->n_triangles);
+                            "/checkpoint/rcache_feature: contact %d names %s %u of mesh collider "
+                            "%d, which has %u: refused",
+                            (int)k, vert ? "vertex" : "triangle", (unsigned)id, (int)(-1 - b),
+                            (unsigned)have);
     }
     if (k > 0 && !cache_key_less(ab, feat, k, nc))
       return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,

@@ -55,8 +55,8 @@ H5C_FN vs_status h5c_verify_checkpoint(const char *path, const vs_model *m,
  * only links that can tear are torn, the world's rigid slot at rest, every
  * orientation a unit quaternion (within 1e-6), the contact cache's count
  * within its arrays and each of its contacts between a body and a later
- * body or a collider of the model (a mesh collider's triangle among its
- * own), in the order the solver keeps (warm starting merges it with the
+ * body or a collider of the model (a mesh collider's triangle or vertex
+ * among its own), in the order the solver keeps (warm starting merges it with the
  * step's contacts), normal impulses >= 0.  VS_ERR_FORMAT naming path and
  * the first field found wrong. */
 H5C_FN vs_status h5c_check_state(const char *path, const vs_model *m, const vs_state *s,
