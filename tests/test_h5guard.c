@@ -265,6 +265,15 @@ START_TEST(external_storage_and_virtual_refused) {
   H5Pset_scaleoffset(dcpl, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
   put(f, "/so", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, (hsize_t[]){4}, NULL, dcpl, (int32_t[]){1, 2, 3, 4});
   H5Pclose(dcpl);
+  /* deflate twice: ratios multiply, a megabyte of chunks is a terabyte */
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, (hsize_t[]){4});
+  H5Pset_deflate(dcpl, 9);
+  H5Pset_shuffle(dcpl);
+  H5Pset_deflate(dcpl, 9);
+  put(f, "/dd", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t[]){4}, NULL, dcpl,
+      (double[]){0, 0, 0, 0});
+  H5Pclose(dcpl);
   H5Fclose(f);
   vs_h5g_spec s = any_spec();
   expect_refused("ext.h5", "/step", &s, VS_ERR_FORMAT,
@@ -273,6 +282,7 @@ START_TEST(external_storage_and_virtual_refused) {
                  "/virt is a virtual dataset (its data in other files): refused");
   expect_refused("ext.h5", "/so", &s, VS_ERR_FORMAT,
                  "/so uses HDF5 filter 6, which vsim does not read");
+  expect_refused("ext.h5", "/dd", &s, VS_ERR_FORMAT, "/dd is deflated 2 times over: refused");
   struct stat st;
   ck_assert_int_ne(stat(tu_path("victim.txt"), &st), 0); /* never created */
 }

@@ -400,7 +400,11 @@ vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *er
         break;
       }
       size_t n;
-      st = vs_frames_series_read(f, (size_t)i, &bufs[2 * ns], &bufs[2 * ns + 1], &n, err);
+      /* a point or two per pixel column is all a plot shows: the memory
+       * is the picture's, not the file's */
+      const size_t max_points = q->width > 1024 ? 4 * (size_t)q->width : 4096;
+      st = vs_frames_series_read_max(f, (size_t)i, max_points, &bufs[2 * ns], &bufs[2 * ns + 1],
+                                     &n, err);
       if (st != VS_OK) break;
       const char *lab = q->labels && q->labels[fi] ? q->labels[fi] : vs_frames_path(f);
       size_t len = strlen(lab) + strlen(names[j]) + 4;

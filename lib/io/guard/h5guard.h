@@ -14,7 +14,8 @@
  *    refused, and every open uses a link access list whose external-link
  *    callback refuses; a dataset with external storage (H5Pset_external)
  *    or a virtual layout is refused; filter plugins are never loaded and
- *    only deflate, shuffle and fletcher32 are accepted;
+ *    only deflate (once: deflate on deflate multiplies the ratios), shuffle
+ *    and fletcher32 are accepted;
  *  - before HDF5 opens a dataset, its object header is read here (v1 and
  *    v2 headers, continuation blocks, bounded) and a chunked layout whose
  *    dimensionality is not at least 2, or with a chunk dimension of 0, is
