@@ -595,37 +595,39 @@ START_TEST(structure_probe) {
 }
 END_TEST
 
-/* The fuzz harness's checks on every golden file (each must open and read
- * whole) and on every input kept in tests/data/fuzz-h5/. */
+/* The fuzz harness's checks on every golden file and fuzz seed (each must
+ * open and read whole) and on every input kept in tests/data/fuzz-h5/. */
 START_TEST(fuzz_inputs_replay) {
   const char *root = getenv("VSIM_ROOT");
-  const char *dirs[] = {"tests/golden", "tests/data/fuzz-h5"};
-  int golden = 0;
-  for (int k = 0; k < 2; k++) {
+  const char *dirs[] = {"tests/golden", "tests/fuzz/seeds-h5", "tests/data/fuzz-h5"};
+  int golden = 0, seeds = 0;
+  for (int k = 0; k < 3; k++) {
     char d[1024];
     snprintf(d, sizeof d, "%s/%s", root && *root ? root : ".", dirs[k]);
     DIR *dp = opendir(d);
-    if (!dp && k == 1) continue;
+    if (!dp && k == 2) continue;
     ck_assert_msg(dp != NULL, "cannot open %s", d);
     struct dirent *ent;
     while ((ent = readdir(dp)) != NULL) {
       size_t n = strlen(ent->d_name);
       if (ent->d_name[0] == '.' || strcmp(ent->d_name, "README") == 0) continue;
-      if (k == 0 && (n < 3 || strcmp(ent->d_name + n - 3, ".h5") != 0)) continue;
+      if (k < 2 && (n < 3 || strcmp(ent->d_name + n - 3, ".h5") != 0)) continue;
       char p[2048];
       snprintf(p, sizeof p, "%s/%s", d, ent->d_name);
       struct stat st;
       if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
       fprintf(stderr, "fuzz_h5 replay: %s\n", p);
       size_t nd = fuzz_h5_file(p);
-      if (k == 0) {
+      if (k < 2) {
         ck_assert_msg(nd > 20, "%s: only %zu datasets", p, nd);
-        golden++;
+        if (k == 0) golden++;
+        else seeds++;
       }
     }
     closedir(dp);
   }
   ck_assert_int_ge(golden, 10);
+  ck_assert_int_ge(seeds, 4);
 }
 END_TEST
 
