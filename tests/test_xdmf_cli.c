@@ -410,6 +410,19 @@ START_TEST(wide_datasets_are_refused_by_their_shape) {
     }
     cu_free(&r);
   }
+  /* the angle limits' pairs, the same way */
+  char *arm = cu_repo_path("configs/arm_limits.yaml");
+  cu_proc r = cu_vsim(d, "run", arm, "-o", "a.h5", "-q", "--frames", "2", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  free(arm);
+  char *h5 = cu_strf("%s/a.h5", d);
+  plant_wide(h5, "/connectivity/angle", H5T_STD_I32LE);
+  free(h5);
+  r = cu_vsim(d, "xdmf", "a.h5", "-o", "a.xmf", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "/connectivity/angle is [1, 4096], expected [n, 2]");
+  cu_free(&r);
   tu_rmtree(d);
   free(d);
 }
