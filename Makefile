@@ -584,7 +584,9 @@ render-bench: $(BUILD)/bench/render_bench
 
 # The result-file reader's fuzzer: libFuzzer on the validating HDF5 reader
 # (tests/fuzz/fuzz_h5.c: guarded open, every dataset read in slabs, the
-# attributes vsim reads), seeded from the golden files; the corpus grows in
+# attributes vsim reads, then the viewers' reader, the sidecar and --resume's
+# reads and checks), seeded from the golden files and tests/fuzz/seeds-h5/
+# (small resumed runs: tearing, rigid, mesh); the corpus grows in
 # build/fuzz/corpus-h5/, a crash is written to build/fuzz/h5-crash-* (keep it
 # in tests/data/fuzz-h5/: test_h5guard replays that directory).  Leak
 # detection is off, per input and at exit (ASAN_OPTIONS): HDF5 keeps free
@@ -599,7 +601,7 @@ $(FUZZ_DIR)/fuzz_h5: tests/fuzz/fuzz_h5.c $(FUZZ_OBJ)
 .PHONY: fuzz-h5
 fuzz-h5: $(FUZZ_DIR)/fuzz_h5
 	@mkdir -p $(FUZZ_DIR)/corpus-h5
-	@for f in tests/golden/*.h5; do \
+	@for f in tests/golden/*.h5 tests/fuzz/seeds-h5/*.h5; do \
 	  cp "$$f" "$(FUZZ_DIR)/corpus-h5/seed-$$(echo "$$f" | tr / _)"; done
 	ASAN_OPTIONS=detect_leaks=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS} \
 	  $(FUZZ_DIR)/fuzz_h5 -max_len=1048576 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 \

@@ -272,13 +272,9 @@ static void restore_signals(void) {
 static vs_status load_scene(const run_args *a, const char *scene_name, const vs_override *sets,
                             size_t n_sets, vs_scene **scene, vs_error *err) {
   if (a->resume) {
-    /* the scene after defaults and --set, as the interrupted run used it */
-    char *text = NULL;
-    vs_status st = vs_h5_read_parameter(a->resume_file, "resolved", &text, err);
-    if (st == VS_OK)
-      st = vs_scene_load_string(text, strlen(text), scene_name, sets, n_sets, scene, err);
-    vs_free_buffer(text);
-    return st;
+    /* the scene after defaults and --set, as the interrupted run used it,
+     * its OBJ files where that run read them */
+    return vs_h5_resume_scene(a->resume_file, scene_name, sets, n_sets, scene, err);
   }
   if (!a->scene) {
     const char *text = vs_scene_default_text();

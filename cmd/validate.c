@@ -120,6 +120,15 @@ static void print_model(const vs_scene *s, const vs_model *m) {
     printf("%s%s %lld", k ? ", " : "", vs_collider_kind_name((vs_collider_kind)k),
            (long long)ck[k]);
   printf(")\n");
+  /* each mesh collider: what of its OBJ it keeps, and what it leaves out */
+  for (int32_t i = 0; i < m->n_colliders; i++) {
+    const vs_collider_mesh *cm = &m->collider_mesh[i];
+    if (m->colliders[i].kind != VS_COLLIDER_MESH) continue;
+    printf("  mesh %-5d %d triangles, %d vertices", (int)i, cm->n_triangles, cm->n_vertices);
+    if (cm->n_duplicate || cm->n_zero_area)
+      printf(" (left out: %d repeated, %d of zero area)", cm->n_duplicate, cm->n_zero_area);
+    putchar('\n');
+  }
   printf("particle collisions  %s\n", m->particle_collisions ? "on" : "off");
   printf("colors       %d\n", m->n_colors);
   printf("integrator   %s\n", name_of(VS_NAMES_INTEGRATOR, (int)m->integrator));

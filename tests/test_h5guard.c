@@ -266,6 +266,15 @@ START_TEST(external_storage_and_virtual_refused) {
   H5Pset_scaleoffset(dcpl, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
   put(f, "/so", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, (hsize_t[]){4}, NULL, dcpl, (int32_t[]){1, 2, 3, 4});
   H5Pclose(dcpl);
+  /* deflate twice: ratios multiply, a megabyte of chunks is a terabyte */
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, (hsize_t[]){4});
+  H5Pset_deflate(dcpl, 9);
+  H5Pset_shuffle(dcpl);
+  H5Pset_deflate(dcpl, 9);
+  put(f, "/dd", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t[]){4}, NULL, dcpl,
+      (double[]){0, 0, 0, 0});
+  H5Pclose(dcpl);
   H5Fclose(f);
   vs_h5g_spec s = any_spec();
   expect_refused("ext.h5", "/step", &s, VS_ERR_FORMAT,
@@ -274,6 +283,7 @@ START_TEST(external_storage_and_virtual_refused) {
                  "/virt is a virtual dataset (its data in other files): refused");
   expect_refused("ext.h5", "/so", &s, VS_ERR_FORMAT,
                  "/so uses HDF5 filter 6, which vsim does not read");
+  expect_refused("ext.h5", "/dd", &s, VS_ERR_FORMAT, "/dd is deflated 2 times over: refused");
   struct stat st;
   ck_assert_int_ne(stat(tu_path("victim.txt"), &st), 0); /* never created */
 }
@@ -586,37 +596,39 @@ START_TEST(structure_probe) {
 }
 END_TEST
 
-/* The fuzz harness's checks on every golden file (each must open and read
- * whole) and on every input kept in tests/data/fuzz-h5/. */
+/* The fuzz harness's checks on every golden file and fuzz seed (each must
+ * open and read whole) and on every input kept in tests/data/fuzz-h5/. */
 START_TEST(fuzz_inputs_replay) {
   const char *root = getenv("VSIM_ROOT");
-  const char *dirs[] = {"tests/golden", "tests/data/fuzz-h5"};
-  int golden = 0;
-  for (int k = 0; k < 2; k++) {
+  const char *dirs[] = {"tests/golden", "tests/fuzz/seeds-h5", "tests/data/fuzz-h5"};
+  int golden = 0, seeds = 0;
+  for (int k = 0; k < 3; k++) {
     char d[1024];
     snprintf(d, sizeof d, "%s/%s", root && *root ? root : ".", dirs[k]);
     DIR *dp = opendir(d);
-    if (!dp && k == 1) continue;
+    if (!dp && k == 2) continue;
     ck_assert_msg(dp != NULL, "cannot open %s", d);
     struct dirent *ent;
     while ((ent = readdir(dp)) != NULL) {
       size_t n = strlen(ent->d_name);
       if (ent->d_name[0] == '.' || strcmp(ent->d_name, "README") == 0) continue;
-      if (k == 0 && (n < 3 || strcmp(ent->d_name + n - 3, ".h5") != 0)) continue;
+      if (k < 2 && (n < 3 || strcmp(ent->d_name + n - 3, ".h5") != 0)) continue;
       char p[2048];
       snprintf(p, sizeof p, "%s/%s", d, ent->d_name);
       struct stat st;
       if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
       fprintf(stderr, "fuzz_h5 replay: %s\n", p);
       size_t nd = fuzz_h5_file(p);
-      if (k == 0) {
+      if (k < 2) {
         ck_assert_msg(nd > 20, "%s: only %zu datasets", p, nd);
-        golden++;
+        if (k == 0) golden++;
+        else seeds++;
       }
     }
     closedir(dp);
   }
   ck_assert_int_ge(golden, 10);
+  ck_assert_int_ge(seeds, 4);
 }
 END_TEST
 

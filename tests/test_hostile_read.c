@@ -333,6 +333,64 @@ START_TEST(truncated_reason) {
 END_TEST
 
 
+/* Groups that link twice to the next: g0/a and g0/b are both g1, g1/a and
+ * g1/b both g2, ... 27 deep, a dataset at the bottom.  Every path was
+ * walked and its dataset checked again (2^27 of them, cut at a million
+ * objects): xdmf, render and plot took minutes on a file of a few hundred
+ * KB.  Groups are walked once now, by their address: each command answers
+ * in well under a second (seconds under the sanitizers). */
+START_TEST(groups_linked_twice) {
+  make_result("x.h5");
+  hid_t f = open_rw("x.h5");
+  enum { DEPTH = 27 };
+  char p[64], q[64];
+  hid_t g = H5Gcreate2(f, "/observables/loop", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_int_ge(g, 0);
+  H5Gclose(g);
+  for (int i = 0; i <= DEPTH; i++) {
+    snprintf(p, sizeof p, "/observables/loop/g%d", i);
+    g = H5Gcreate2(f, p, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge(g, 0);
+    H5Gclose(g);
+  }
+  for (int i = 0; i < DEPTH; i++) {
+    snprintf(p, sizeof p, "/observables/loop/g%d", i + 1);
+    snprintf(q, sizeof q, "/observables/loop/g%d/a", i);
+    ck_assert_int_ge(H5Lcreate_hard(f, p, f, q, H5P_DEFAULT, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "/observables/loop/g%d/b", i);
+    ck_assert_int_ge(H5Lcreate_hard(f, p, f, q, H5P_DEFAULT, H5P_DEFAULT), 0);
+  }
+  hsize_t n = 1;
+  hid_t sp = H5Screate_simple(1, &n, NULL);
+  snprintf(p, sizeof p, "/observables/loop/g%d/value", DEPTH);
+  hid_t d = H5Dcreate2(f, p, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  const double one = 1;
+  ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &one), 0);
+  H5Dclose(d);
+  H5Sclose(sp);
+  for (int i = 1; i <= DEPTH; i++) { /* reachable only through the double links */
+    snprintf(p, sizeof p, "/observables/loop/g%d", i);
+    ck_assert_int_ge(H5Ldelete(f, p, H5P_DEFAULT), 0);
+  }
+  H5Fclose(f);
+  static const char *const cmds[][6] = {
+      {"xdmf", "x.h5", "-o", "v.xmf", NULL},
+      {"render", "x.h5", "-o", "v.png", NULL},
+      {"plot", "x.h5", "-o", "p.png", NULL},
+      {"info", "x.h5", NULL},
+      {"compare", "x.h5", "x.h5", NULL},
+  };
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    double t0 = now();
+    cu_proc r = cu_vsim_argv(tu_dir(), NULL, cmds[i]);
+    CU_EXPECT_CODE(r, 0);
+    cu_free(&r);
+    ck_assert_msg(now() - t0 < 20, "vsim %s: %.1f s", cmds[i][0], now() - t0);
+  }
+}
+END_TEST
+
 /* A 5-line scene within the count limits: 49 million particles. */
 static const char *big_cloth = "vsim: 1\nbodies:\n  - cloth:\n      origin: [0, 1, 0]\n"
                                "      size: [70, 70]\n      resolution: [7000, 7000]\n";
@@ -497,6 +555,70 @@ static void attr_read(hid_t f, const char *name, hid_t mtype, void *out) {
   H5Aclose(a);
 }
 
+/* /checkpoint@name := v (int64 or, with mtype double, float64), rewritten
+ * by delete and create: H5Awrite on it fails in HDF5 1.10.8 after the
+ * attributes were read in some orders. */
+static void ck_set(hid_t f, const char *name, hid_t ftype, hid_t mtype, const void *v) {
+  ck_assert_int_ge(H5Adelete_by_name(f, "/checkpoint", name, H5P_DEFAULT), 0);
+  hid_t sp = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate_by_name(f, "/checkpoint", name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT);
+  ck_assert_int_ge(a, 0);
+  ck_assert_int_ge(H5Awrite(a, mtype, v), 0);
+  H5Aclose(a);
+  H5Sclose(sp);
+}
+
+static void ck_set_i64(hid_t f, const char *name, int64_t v) {
+  ck_set(f, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+/* The checkpoint's checksum recomputed (h5check.h says what it covers)
+ * over the resolved scene `resolved` (NULL: the file's own) and what the
+ * file holds now, and written over the old one: an edit anyone can make. */
+static void rehash_checkpoint(hid_t f, const char *resolved) {
+  char *own = NULL;
+  if (!resolved) {
+    hid_t a = H5Aopen_by_name(f, "/parameters/vsim", "resolved", H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge(a, 0);
+    hid_t vt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(vt, H5T_VARIABLE);
+    H5Tset_cset(vt, H5T_CSET_UTF8);
+    ck_assert_int_ge(H5Aread(a, vt, &own), 0);
+    H5Aclose(a);
+    H5Tclose(vt);
+    resolved = own;
+  }
+  uint64_t h = fnv(1469598103934665603ull, resolved, strlen(resolved));
+  if (own) H5free_memory(own);
+  h = hash_dataset(h, f, "/checkpoint/x", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/xprev", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/v", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/lambda", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/alive", H5T_NATIVE_UINT8, 1);
+  /* then the rigid-body rows of the state table, in its order */
+  h = hash_dataset(h, f, "/checkpoint/rx", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/rq", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/rv", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/rw", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/rn_cache", H5T_NATIVE_INT32, 4);
+  h = hash_dataset(h, f, "/checkpoint/rcache_ab", H5T_NATIVE_INT32, 4);
+  h = hash_dataset(h, f, "/checkpoint/rcache_feature", H5T_NATIVE_INT32, 4);
+  h = hash_dataset(h, f, "/checkpoint/rcache_impulse", H5T_NATIVE_DOUBLE, 8);
+  h = hash_dataset(h, f, "/checkpoint/rjoint_impulse", H5T_NATIVE_DOUBLE, 8);
+  int64_t frame, step, n_alive;
+  double time;
+  attr_read(f, "frame", H5T_NATIVE_INT64, &frame);
+  attr_read(f, "step", H5T_NATIVE_INT64, &step);
+  attr_read(f, "time", H5T_NATIVE_DOUBLE, &time);
+  attr_read(f, "n_alive", H5T_NATIVE_INT64, &n_alive);
+  h = fnv(h, &frame, 8);
+  h = fnv(h, &step, 8);
+  h = fnv(h, &time, 8);
+  h = fnv(h, &n_alive, 8);
+  ck_set_i64(f, "checksum_fnv1a64", (int64_t)h);
+}
+
 START_TEST(memory_estimate_resume) {
   cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "2", "-o", "x.h5", "-q", NULL);
   CU_EXPECT_CODE(p, 0);
@@ -524,41 +646,7 @@ START_TEST(memory_estimate_resume) {
   ck_assert_int_ge(H5Awrite(a, vt, &text), 0);
   H5Aclose(a);
   /* and the checksum is made to match it */
-  uint64_t h = fnv(1469598103934665603ull, text, strlen(text));
-  h = hash_dataset(h, f, "/checkpoint/x", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/xprev", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/v", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/lambda", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/alive", H5T_NATIVE_UINT8, 1);
-  /* then the rigid-body rows of the state table, in its order (empty here) */
-  h = hash_dataset(h, f, "/checkpoint/rx", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/rq", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/rv", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/rw", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/rn_cache", H5T_NATIVE_INT32, 4);
-  h = hash_dataset(h, f, "/checkpoint/rcache_ab", H5T_NATIVE_INT32, 4);
-  h = hash_dataset(h, f, "/checkpoint/rcache_feature", H5T_NATIVE_INT32, 4);
-  h = hash_dataset(h, f, "/checkpoint/rcache_impulse", H5T_NATIVE_DOUBLE, 8);
-  h = hash_dataset(h, f, "/checkpoint/rjoint_impulse", H5T_NATIVE_DOUBLE, 8);
-  int64_t frame, step, n_alive;
-  double time;
-  attr_read(f, "frame", H5T_NATIVE_INT64, &frame);
-  attr_read(f, "step", H5T_NATIVE_INT64, &step);
-  attr_read(f, "time", H5T_NATIVE_DOUBLE, &time);
-  attr_read(f, "n_alive", H5T_NATIVE_INT64, &n_alive);
-  h = fnv(h, &frame, 8);
-  h = fnv(h, &step, 8);
-  h = fnv(h, &time, 8);
-  h = fnv(h, &n_alive, 8);
-  int64_t sum = (int64_t)h;
-  /* (rewritten by delete and create: H5Awrite on it fails in HDF5 1.10.8
-   * after the attributes were read in this order) */
-  ck_assert_int_ge(H5Adelete_by_name(f, "/checkpoint", "checksum_fnv1a64", H5P_DEFAULT), 0);
-  a = H5Acreate_by_name(f, "/checkpoint", "checksum_fnv1a64", H5T_STD_I64LE, sp, H5P_DEFAULT,
-                        H5P_DEFAULT, H5P_DEFAULT);
-  ck_assert_int_ge(a, 0);
-  ck_assert_int_ge(H5Awrite(a, H5T_NATIVE_INT64, &sum), 0);
-  H5Aclose(a);
+  rehash_checkpoint(f, text);
   H5Sclose(sp);
   H5Tclose(vt);
   H5Fclose(f);
@@ -579,6 +667,254 @@ START_TEST(memory_estimate_resume) {
   ck_assert_int_eq(stat(tu_path("x.h5"), &st1), 0);
   ck_assert_int_eq(st0.st_size, st1.st_size);
   ck_assert_int_eq(st0.st_mtime, st1.st_mtime);
+}
+END_TEST
+
+/* Element `at` (a flat index) of the dataset at path := v, as mtype. */
+static void poke(hid_t f, const char *path, hsize_t at, hid_t mtype, const void *v) {
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  hid_t fs = H5Dget_space(d);
+  hsize_t dims[2] = {1, 1};
+  int rank = H5Sget_simple_extent_dims(fs, dims, NULL);
+  hsize_t start[2] = {rank == 2 ? at / dims[1] : at, rank == 2 ? at % dims[1] : 0};
+  hsize_t one[2] = {1, 1};
+  ck_assert_int_ge(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, one, NULL), 0);
+  hid_t ms = H5Screate_simple(1, one, NULL);
+  ck_assert_int_ge(H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, v), 0);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(d);
+}
+
+static void peek(hid_t f, const char *path, hsize_t at, hid_t mtype, void *v) {
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  hid_t fs = H5Dget_space(d);
+  hsize_t dims[2] = {1, 1};
+  int rank = H5Sget_simple_extent_dims(fs, dims, NULL);
+  hsize_t start[2] = {rank == 2 ? at / dims[1] : at, rank == 2 ? at % dims[1] : 0};
+  hsize_t one[2] = {1, 1};
+  ck_assert_int_ge(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, one, NULL), 0);
+  hid_t ms = H5Screate_simple(1, one, NULL);
+  ck_assert_int_ge(H5Dread(d, mtype, ms, fs, H5P_DEFAULT, v), 0);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(d);
+}
+
+/* One edit of a checkpoint, its checksum recomputed: --resume must refuse
+ * it (exit 2, want in the message) and leave the file as it was. */
+typedef void (*ck_edit)(hid_t f);
+
+static void expect_resume_refused(const char *file, const char *frames, ck_edit edit,
+                                  const char *want) {
+  hid_t f = open_rw(file);
+  edit(f);
+  rehash_checkpoint(f, NULL);
+  H5Fclose(f);
+  size_t n0 = 0, n1 = 0;
+  char *before = tu_read_file(tu_path(file), &n0);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", file, "--frames", frames, "-q", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, want);
+  CU_EXPECT_NOT_IN(p.err, "checksum");
+  cu_free(&p);
+  char *after = tu_read_file(tu_path(file), &n1);
+  ck_assert_msg(n0 == n1 && memcmp(before, after, n0) == 0, "%s changed", file);
+  free(before);
+  free(after);
+}
+
+static void edit_rn_cache(hid_t f) {
+  const int32_t n = 1000000;
+  poke(f, "/checkpoint/rn_cache", 0, H5T_NATIVE_INT32, &n);
+}
+static void edit_cache_body(hid_t f) {
+  const int32_t a = 999;
+  poke(f, "/checkpoint/rcache_ab", 0, H5T_NATIVE_INT32, &a);
+}
+static void edit_cache_collider(hid_t f) {
+  const int32_t b = -40;
+  poke(f, "/checkpoint/rcache_ab", 1, H5T_NATIVE_INT32, &b);
+}
+static void edit_cache_impulse(hid_t f) {
+  const double pn = -1;
+  poke(f, "/checkpoint/rcache_impulse", 0, H5T_NATIVE_DOUBLE, &pn);
+}
+static void edit_quaternion(hid_t f) {
+  const double w = 3;
+  poke(f, "/checkpoint/rq", 0, H5T_NATIVE_DOUBLE, &w);
+}
+static void edit_world(hid_t f) {
+  hid_t d = H5Dopen2(f, "/checkpoint/rv", H5P_DEFAULT);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2];
+  H5Sget_simple_extent_dims(sp, dims, NULL);
+  H5Sclose(sp);
+  H5Dclose(d);
+  const double v = 5;
+  poke(f, "/checkpoint/rv", 3 * (dims[0] - 1), H5T_NATIVE_DOUBLE, &v); /* the world's row */
+}
+static void edit_frame(hid_t f) { ck_set_i64(f, "frame", 2); }
+static void edit_step(hid_t f) {
+  int64_t step;
+  attr_read(f, "step", H5T_NATIVE_INT64, &step);
+  ck_set_i64(f, "step", step + 1);
+}
+static void edit_time(hid_t f) {
+  double t;
+  attr_read(f, "time", H5T_NATIVE_DOUBLE, &t);
+  t *= 1.5;
+  ck_set(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t);
+}
+static void edit_n_alive(hid_t f) {
+  int64_t n;
+  attr_read(f, "n_alive", H5T_NATIVE_INT64, &n);
+  ck_set_i64(f, "n_alive", n - 1);
+}
+static void edit_torn(hid_t f) {
+  const uint8_t zero = 0;
+  poke(f, "/checkpoint/alive", 0, H5T_NATIVE_UINT8, &zero);
+  int64_t n;
+  attr_read(f, "n_alive", H5T_NATIVE_INT64, &n);
+  ck_set_i64(f, "n_alive", n - 1);
+}
+static void edit_inverse_mass(hid_t f) {
+  double w;
+  peek(f, "/checkpoint/x", 3, H5T_NATIVE_DOUBLE, &w);
+  w *= 2;
+  poke(f, "/checkpoint/x", 3, H5T_NATIVE_DOUBLE, &w);
+}
+
+/* The checkpoint's checksum is plain FNV-1a, which anyone recomputes:
+ * every field is checked against the others, the model and the recorded
+ * frames.  A contact count beyond the cache made the rigid solver read
+ * past its arrays (resumed with exit 0 in the release build); frame 2 in
+ * a file that records frames 0 to 4 resumed and appended frames under the
+ * wrong numbers.  Each edit here resumed before. */
+START_TEST(checkpoint_edits_are_refused) {
+  char *stack = cu_repo_path("configs/rigid_stack.yaml");
+  static const struct {
+    ck_edit edit;
+    const char *want;
+  } rigid[] = {
+      {edit_rn_cache, "/checkpoint/rn_cache holds 1000000 contacts; the contact cache has room "
+                      "for "},
+      {edit_cache_body, "/checkpoint/rcache_ab: contact 0 is between 999 and "},
+      {edit_cache_collider, "/checkpoint/rcache_ab: contact 0 is between 0 and -40; the model "
+                            "has "},
+      {edit_cache_impulse, "/checkpoint/rcache_impulse: contact 0 has a negative normal "
+                           "impulse (-1)"},
+      {edit_quaternion, "/checkpoint/rq: body 0's orientation (3, "},
+      {edit_world, "/checkpoint/rx, rv or rw moves the world"},
+  };
+  for (size_t i = 0; i < sizeof rigid / sizeof rigid[0]; i++) {
+    cu_proc p = cu_vsim(tu_dir(), "run", stack, "--frames", "6", "-o", "r.h5", "-q", "-f", NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    if (i == 0) { /* the stack rests: its cache holds contacts to edit */
+      hid_t f = open_rw("r.h5");
+      int32_t n = 0;
+      peek(f, "/checkpoint/rn_cache", 0, H5T_NATIVE_INT32, &n);
+      H5Fclose(f);
+      ck_assert_int_gt(n, 1);
+    }
+    expect_resume_refused("r.h5", "9", rigid[i].edit, rigid[i].want);
+  }
+  free(stack);
+  static const struct {
+    ck_edit edit;
+    const char *want;
+  } cloth[] = {
+      {edit_frame, "/checkpoint@frame is 2 but the last frame recorded is 4 "},
+      {edit_step, "/checkpoint@step is "},
+      {edit_time, "/checkpoint@time is "},
+      {edit_n_alive, "/checkpoint@n_alive is "},
+      {edit_torn, "/checkpoint/alive: link 0 is torn, but it cannot tear"},
+      {edit_inverse_mass, "/checkpoint/x gives particle 0 the inverse mass "},
+  };
+  for (size_t i = 0; i < sizeof cloth / sizeof cloth[0]; i++) {
+    cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "4", "-o", "c.h5", "-q", "-f", NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_resume_refused("c.h5", "7", cloth[i].edit, cloth[i].want);
+  }
+  /* untouched, both resume */
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "c.h5", "--frames", "7", "-q", NULL);
+  CU_EXPECT_CODE(p, 2); /* the last edit is still there */
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "run", "--frames", "4", "-o", "c.h5", "-q", "-f", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "run", "--resume", "c.h5", "--frames", "7", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+}
+END_TEST
+
+/* --resume reads a scene's OBJ files where the first run read them (the
+ * scene file's directory, as the first run resolved them: an absolute
+ * path recorded in the file) and refuses them when their contents changed
+ * (their length and FNV-1a 64, recorded too).  It read them by the
+ * resolved scene's path, relative to the directory the first run was
+ * started in: resumed from elsewhere, or after the OBJ was edited, it went
+ * on silently against another mesh. */
+START_TEST(obj_files_on_resume) {
+  static const char *scene =
+      "vsim: 1\ntime: {dt: 0.01, frames: 40}\n"
+      "world: {colliders: [{mesh: {file: floor.obj}}]}\n"
+      "bodies:\n  - particles: {positions: [[0.1, 1, 0.1]], mass: 1, radius: 0.1}\n";
+  static const char *floor_obj = "v -1 0.8 -1\nv 1 0.8 -1\nv 0 0.8 1\nf 1 3 2\n";
+  static const char *other_obj = "v -1 0.3 -1\nv 1 0.3 -1\nv 0 0.3 1\nf 1 3 2\n";
+  char *scenes = cu_strf("%s/scenes", tu_dir()), *away = cu_strf("%s/away", tu_dir());
+  char *away_scenes = cu_strf("%s/away/scenes", tu_dir());
+  ck_assert_int_eq(mkdir(scenes, 0777), 0);
+  ck_assert_int_eq(mkdir(away, 0777), 0);
+  ck_assert_int_eq(mkdir(away_scenes, 0777), 0);
+  cu_write(tu_path("scenes/s.yaml"), scene);
+  cu_write(tu_path("scenes/floor.obj"), floor_obj);
+  /* another floor, where the resolved path points from `away` */
+  cu_write(tu_path("away/scenes/floor.obj"), other_obj);
+  cu_proc p = cu_vsim(tu_dir(), "run", "scenes/s.yaml", "-o", "whole.h5", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "run", "scenes/s.yaml", "-o", "part.h5", "--frames", "10", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  /* from another directory: the same floor, the same frames as one run */
+  p = cu_vsim(away, "run", "--resume", "../part.h5", "--frames", "40", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "compare", "part.h5", "whole.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  /* the OBJ edited since: refused, the file untouched */
+  p = cu_vsim(tu_dir(), "run", "scenes/s.yaml", "-o", "part.h5", "--frames", "10", "-q", "-f",
+              NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_write(tu_path("scenes/floor.obj"), other_obj);
+  size_t n0 = 0, n1 = 0;
+  char *before = tu_read_file(tu_path("part.h5"), &n0);
+  p = cu_vsim(tu_dir(), "run", "--resume", "part.h5", "--frames", "40", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "world.colliders.0.mesh.file '");
+  CU_EXPECT_IN(p.err, "/scenes/floor.obj' is not what the run read: ");
+  cu_free(&p);
+  char *after = tu_read_file(tu_path("part.h5"), &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  free(before);
+  free(after);
+  /* moved away: refused naming where the run read it */
+  ck_assert_int_eq(unlink(tu_path("scenes/floor.obj")), 0);
+  p = cu_vsim(tu_dir(), "run", "--resume", "part.h5", "--frames", "40", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "/scenes/floor.obj': No such file or directory");
+  cu_free(&p);
+  free(scenes);
+  free(away);
+  free(away_scenes);
 }
 END_TEST
 
@@ -691,6 +1027,9 @@ static Suite *suite(void) {
   tcase_add_test(t, truncated_reason);
   tcase_add_test(t, hdf5_heap_crashes);
   tcase_add_test(t, hdf5_structure_crash);
+  tcase_add_test(t, groups_linked_twice);
+  tcase_add_test(t, checkpoint_edits_are_refused);
+  tcase_add_test(t, obj_files_on_resume);
   tcase_add_test(t, memory_estimate);
   tcase_add_test(t, memory_estimate_resume);
   tcase_add_test(t, memory_estimate_mesh);

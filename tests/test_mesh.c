@@ -310,6 +310,79 @@ START_TEST(obj_errors_exit_2) {
 }
 END_TEST
 
+/* One triangle repeated 100,000 times (0.8 MB of OBJ) under a 100 x 100
+ * cloth: every particle near it tested every copy each substep, 31 s or
+ * more for one frame instead of 0.1 s.  The collider keeps one and counts
+ * the rest (vsim validate says so); the frames take what one triangle
+ * takes. */
+START_TEST(repeated_triangle_collider) {
+  char *d = tu_tmpdir();
+  char *obj = cu_strf("%s/dup.obj", d);
+  FILE *fp = fopen(obj, "w");
+  ck_assert_ptr_nonnull(fp);
+  fputs("v -2 0 -2\nv 2 0 -2\nv 0 0 2\n", fp);
+  for (int i = 0; i < 100000; i++) fputs("f 1 3 2\n", fp);
+  ck_assert_int_eq(fclose(fp), 0);
+  write_at(cu_strf("%s/scene.yaml", d),
+           "vsim: 1\ntime: {dt: 0.01, frames: 3}\n"
+           "world:\n  colliders:\n    - mesh: {file: dup.obj, thickness: 0.01}\n"
+           "bodies:\n  - cloth: {origin: [-0.5, 0.005, -0.5], size: [1, 1], "
+           "resolution: [100, 100], plane: xz}\n");
+  cu_proc p = cu_vsim(d, "validate", "scene.yaml", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "  mesh 0     1 triangles, 3 vertices (left out: 99999 repeated, 0 of zero "
+                      "area)\n");
+  cu_free(&p);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  p = cu_vsim(d, "run", "scene.yaml", "-o", "out.h5", "-q", NULL);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  const double dt = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  ck_assert_msg(dt < 15, "3 frames took %.1f s", dt);
+  tu_rmtree(d);
+  free(obj), free(d);
+}
+END_TEST
+
+/* Messages that were wrong for what they named: a thickness every number
+ * of which is valid (1e308) was "vs_mesh_grid_build: bad argument"; a mesh
+ * at 1e200 "zero area"; both now say what is out of range, at the scene's
+ * key. */
+START_TEST(out_of_range_meshes_say_why) {
+  char *d = tu_tmpdir();
+  char *obj = cu_strf("%s/m.obj", d);
+  cu_write(obj, "v -1 0 -1\nv 1 0 -1\nv 0 0 1\nf 1 3 2\n");
+  write_at(cu_strf("%s/scene.yaml", d),
+           "time: {frames: 2}\nworld:\n  colliders:\n    - mesh: {file: m.obj, thickness: "
+           "1e308}\nbodies:\n  - particles: {positions: [[0, 1, 0]], radius: 0.1}\n");
+  cu_proc p = cu_vsim(d, "run", "scene.yaml", "-o", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "scene.yaml:4:7: world.colliders.0.mesh.thickness: 1e+308 m is too large");
+  CU_EXPECT_NOT_IN(p.err, "bad argument");
+  cu_free(&p);
+  cu_write(obj, "v -1e200 0 -1e200\nv 1e200 0 -1e200\nv 0 0 1e200\nf 1 3 2\n");
+  write_at(cu_strf("%s/scene.yaml", d),
+           "time: {frames: 2}\nworld:\n  colliders:\n    - mesh: {file: m.obj}\n");
+  p = cu_vsim(d, "run", "scene.yaml", "-o", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "scene.yaml:4:20: world.colliders.0.mesh.file: m.obj: vertex 1 is at "
+                      "(-1e+200, 0, -1e+200) after the transform, farther than 1e+15 m");
+  CU_EXPECT_NOT_IN(p.err, "zero area");
+  cu_free(&p);
+  /* scaled into range by its transform: accepted */
+  write_at(cu_strf("%s/scene.yaml", d),
+           "time: {frames: 2}\nworld:\n  colliders:\n    - mesh: {file: m.obj, transform: "
+           "{scale: 1e-200}}\n");
+  p = cu_vsim(d, "run", "scene.yaml", "-o", "out.h5", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  tu_rmtree(d);
+  free(obj), free(d);
+}
+END_TEST
+
 /* ---- bitwise across --threads and --resume -------------------------------- */
 
 START_TEST(mesh_scene_bitwise_threads_and_resume) {
@@ -359,6 +432,8 @@ static Suite *suite(void) {
   tcase_add_test(t, fast_particle_stops_at_a_triangle);
   tcase_add_test(t, obj_errors_exit_2);
   tcase_add_test(t, mesh_scene_bitwise_threads_and_resume);
+  tcase_add_test(t, repeated_triangle_collider);
+  tcase_add_test(t, out_of_range_meshes_say_why);
   suite_add_tcase(s, t);
   return s;
 }

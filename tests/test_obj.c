@@ -192,6 +192,58 @@ START_TEST(zero_area_triangles_rejected_or_skipped) {
 }
 END_TEST
 
+/* The zero-area test is relative and scaled: a triangle with corners at
+ * 1e200 (whose cross product overflowed to infinity) or at 1e-200 (whose
+ * products underflowed to 0) has area; a degenerate one at either scale is
+ * still found. */
+START_TEST(zero_area_at_any_scale) {
+  static const char *const ok[] = {
+      "v -1e200 0 -1e200\nv 1e200 0 -1e200\nv 0 0 1e200\nf 1 3 2\n",
+      "v -1e-200 0 -1e-200\nv 1e-200 0 -1e-200\nv 0 0 1e-200\nf 1 3 2\n",
+      "v 1e300 1e300 0\nv -1e300 1e300 0\nv 0 -1e300 0\nf 1 2 3\n",
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    vs_obj_mesh m = parse_ok(ok[i], 0);
+    ck_assert_int_eq(m.n_triangles, 1);
+    vs_obj_free(&m);
+  }
+  vs_obj_options o = {0};
+  parse_fails("v 0 0 0\nv 1e200 1e200 0\nv 2e200 2e200 0\nf 1 2 3\n", &o, VS_ERR_SCENE,
+              "t.obj:4:7: face 1, triangle 1 of its fan (OBJ vertices 1 2 3), has zero area");
+  parse_fails("v 0 0 0\nv 1e-200 1e-200 0\nv 2e-200 2e-200 0\nf 1 2 3\n", &o, VS_ERR_SCENE,
+              "t.obj:4:7: face 1, triangle 1 of its fan (OBJ vertices 1 2 3), has zero area");
+}
+END_TEST
+
+/* drop_duplicates: a triangle with the corners of an earlier one, in any
+ * order or orientation, by position (repeated vertices too), is dropped and
+ * counted; the first is kept in file order.  Without the option all stay. */
+START_TEST(repeated_triangles_dropped_and_counted) {
+  const char *text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 0 0\n"
+                     "f 1 2 3\n"  /* kept */
+                     "f 2 3 1\n"  /* the same, rotated */
+                     "f 1 4 2\n"  /* kept */
+                     "f 3 2 1\n"  /* the same, flipped */
+                     "f 1 5 3\n"  /* the same by position (vertex 5 is vertex 2) */
+                     "f 1 2 3\n"; /* the same */
+  vs_obj_options o = {.skip_degenerate = 1, .drop_duplicates = 1};
+  vs_obj_mesh m;
+  vs_error e;
+  ck_assert_int_eq(vs_obj_parse(text, strlen(text), "t.obj", &o, &m, &e), VS_OK);
+  ck_assert_int_eq(m.n_triangles, 2);
+  ck_assert_int_eq(m.n_duplicates, 4);
+  ck_assert_int_eq(m.duplicate_line, 7);
+  tri_is(&m, 0, 0, 1, 2);
+  tri_is(&m, 1, 0, 3, 1);
+  ck_assert_int_eq(m.tri_line[1], 8);
+  vs_obj_free(&m);
+  m = parse_ok(text, 1);
+  ck_assert_int_eq(m.n_triangles, 6);
+  ck_assert_int_eq(m.n_duplicates, 0);
+  vs_obj_free(&m);
+}
+END_TEST
+
 START_TEST(limits) {
   ck_assert_int_eq(VS_OBJ_MAX_BYTES, 67108864LL);
   ck_assert_int_eq(VS_OBJ_MAX_VERTICES, 4194304LL);
@@ -349,6 +401,8 @@ static Suite *suite(void) {
   tcase_add_test(t, bad_numbers);
   tcase_add_test(t, bad_indices_and_faces);
   tcase_add_test(t, zero_area_triangles_rejected_or_skipped);
+  tcase_add_test(t, zero_area_at_any_scale);
+  tcase_add_test(t, repeated_triangles_dropped_and_counted);
   tcase_add_test(t, limits);
   tcase_add_test(t, files_that_are_not_meshes);
   tcase_add_test(t, transform_scale_then_rotate_x_y_z_then_translate);

@@ -6,6 +6,7 @@
 #include <cairo.h>
 #include <hdf5.h>
 #include <math.h>
+#include <sys/resource.h>
 
 #include "runutil.h"
 #include "vsim/alloc.h"
@@ -642,6 +643,142 @@ START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
 }
 END_TEST
 
+/* A mesh collider whose triangle names a vertex the file does not have:
+ * render and plot refuse it, naming the vertex.  The message was made
+ * from the triangle array after it was freed (a use after free under the
+ * sanitizers, a wrong number in the release build). */
+START_TEST(render_mesh_collider_naming_a_missing_vertex) {
+  char *obj = cu_strf("%s/tri.obj", g_dir);
+  cu_write(obj, "v -1 -1 0\nv 1 -1 0\nv 0 1 0\nf 1 2 3\n");
+  free(obj);
+  run_scene("vsim: 1\ntime: {dt: 0.01, frames: 2}\nworld: {gravity: [0, 0, 0], colliders: "
+            "[{mesh: {file: tri.obj}}]}\nbodies:\n  - particles: {positions: [[0, 0, 1]], "
+            "mass: 1, radius: 0.1}\n",
+            "m.h5", NULL);
+  char *h5 = cu_strf("%s/m.h5", g_dir);
+  hid_t f = H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  hid_t d = H5Dopen2(f, "/world/colliders/0/triangles", H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  const int32_t tri[3] = {70000, 1, 2};
+  ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, tri), 0);
+  H5Dclose(d);
+  H5Fclose(f);
+  free(h5);
+  const char *ls = "m.h5 tri.obj";
+  const char *msg = "m.h5: /world/colliders/0/triangles: triangle 0 names vertex 70000 of 3";
+  {
+    const char *a[] = {"render", "m.h5", "-o", "r.png", NULL};
+    expect_fail("render", msg, ls, a);
+  }
+  {
+    const char *a[] = {"plot", "m.h5", "-o", "p.png", NULL};
+    expect_fail("plot", msg, ls, a);
+  }
+}
+END_TEST
+
+/* dataset path := n zeros, deflated (about 1000:1), in chunks of 2^20. */
+static void plant_zeros(hid_t f, const char *path, hsize_t n) {
+  if (H5Lexists(f, path, H5P_DEFAULT) > 0) ck_assert_int_ge(H5Ldelete(f, path, H5P_DEFAULT), 0);
+  const hsize_t chunk = (hsize_t)1 << 20;
+  hid_t sp = H5Screate_simple(1, &n, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, &chunk);
+  H5Pset_deflate(dcpl, 9);
+  hid_t d = H5Dcreate2(f, path, H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  double *zeros = calloc(chunk, sizeof *zeros);
+  ck_assert_ptr_nonnull(zeros);
+  hid_t ms = H5Screate_simple(1, &chunk, NULL);
+  for (hsize_t a = 0; a < n; a += chunk) {
+    hid_t fs = H5Scopy(sp);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &a, NULL, &chunk, NULL);
+    ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, zeros), 0);
+    H5Sclose(fs);
+  }
+  free(zeros);
+  H5Sclose(ms);
+  H5Dclose(d);
+  H5Pclose(dcpl);
+  H5Sclose(sp);
+}
+
+/* A series of 2^25 deflated zeros (256 MiB each for its times and values,
+ * under a megabyte of file): plot read both whole, half a gigabyte for one
+ * line.  A series that declares more than 16 times its file is refused,
+ * saying how compressed it is; nothing near its size is allocated. */
+START_TEST(plot_refuses_a_compression_bomb) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  char *h5 = cu_strf("%s/a.h5", g_dir);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  plant_zeros(f, "/observables/penetration_max/value", (hsize_t)1 << 25);
+  plant_zeros(f, "/observables/penetration_max/time", (hsize_t)1 << 25);
+  H5Fclose(f);
+  struct stat st;
+  ck_assert_int_eq(stat(h5, &st), 0);
+  ck_assert_int_lt(st.st_size, 4 << 20);
+  free(h5);
+  const char *a[] = {"plot", "a.h5", "-o", "p.png", "--series", "penetration_max", NULL};
+  expect_fail("bomb", "a.h5: /observables/penetration_max/value declares 268435456 bytes stored in ",
+              "a.h5", a);
+  struct rusage ru;
+  getrusage(RUSAGE_CHILDREN, &ru);
+  ck_assert_msg(ru.ru_maxrss < 200 * 1024, "a child took %ld MB", ru.ru_maxrss / 1024);
+}
+END_TEST
+
+/* vs_frames_series_read_max: a long series thinned to the smallest and the
+ * largest value of each run of points, in time order, in slabs: memory by
+ * the picture, every peak kept. */
+START_TEST(series_thinned_keeps_every_run_s_extremes) {
+  run_scene(CURTAIN, "a.h5", NULL); /* 31 points */
+  char *h5 = cu_strf("%s/a.h5", g_dir);
+  vs_frames *f = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_frames_open(h5, &f, &e), VS_OK);
+  long i = vs_frames_series_find(f, "constraint_error_max");
+  ck_assert_int_ge(i, 0);
+  double *t = NULL, *v = NULL, *tt = NULL, *vv = NULL;
+  size_t n = 0, m = 0;
+  ck_assert_int_eq(vs_frames_series_read(f, (size_t)i, &t, &v, &n, &e), VS_OK);
+  ck_assert_uint_eq(n, 31);
+  ck_assert_int_eq(vs_frames_series_read_max(f, (size_t)i, 10, &tt, &vv, &m, &e), VS_OK);
+  ck_assert_uint_le(m, 10);
+  ck_assert_uint_ge(m, 5);
+  for (size_t k = 1; k < m; k++) ck_assert(tt[k] > tt[k - 1]);
+  /* each run [r n / 5, (r + 1) n / 5) gives its extremes */
+  for (size_t r = 0, j = 0; r < 5; r++) {
+    size_t a = r * n / 5, b = (r + 1) * n / 5, lo = a, hi = a;
+    for (size_t k = a; k < b; k++) {
+      if (v[k] < v[lo]) lo = k;
+      if (v[k] > v[hi]) hi = k;
+    }
+    size_t first = lo < hi ? lo : hi, second = lo < hi ? hi : lo;
+    ck_assert(j < m && tt[j] == t[first] && vv[j] == v[first]);
+    j++;
+    if (second != first) {
+      ck_assert(j < m && tt[j] == t[second] && vv[j] == v[second]);
+      j++;
+    }
+  }
+  /* 0: every point, as vs_frames_series_read */
+  vs_free_buffer(tt);
+  vs_free_buffer(vv);
+  ck_assert_int_eq(vs_frames_series_read_max(f, (size_t)i, 0, &tt, &vv, &m, &e), VS_OK);
+  ck_assert_uint_eq(m, n);
+  ck_assert_int_eq(memcmp(vv, v, n * sizeof *v), 0);
+  vs_free_buffer(tt);
+  vs_free_buffer(vv);
+  vs_free_buffer(t);
+  vs_free_buffer(v);
+  vs_frames_close(f);
+  free(h5);
+}
+END_TEST
+
 START_TEST(help_texts) {
   cu_proc p = cu_vsim(g_dir, "render", "--help", NULL);
   CU_EXPECT_CODE(p, 0);
@@ -671,6 +808,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, plot_sweep_points_by_their_parameters);
   tcase_add_test(tc, plot_bad_inputs_exit_2_and_leave_nothing);
   tcase_add_test(tc, render_and_plot_write_svg_and_pdf);
+  tcase_add_test(tc, render_mesh_collider_naming_a_missing_vertex);
+  tcase_add_test(tc, plot_refuses_a_compression_bomb);
+  tcase_add_test(tc, series_thinned_keeps_every_run_s_extremes);
   tcase_add_test(tc, help_texts);
   suite_add_tcase(s, tc);
   return s;

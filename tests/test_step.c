@@ -480,6 +480,45 @@ START_TEST(runaway_is_reported_with_the_constraint_that_moved_it) {
 }
 END_TEST
 
+/* Speeds whose squares overflow: a rigid body at 1e200 m/s was "not
+ * finite (1e+198, 0.999, 0)" (its position, finite, printed) and a
+ * particle ran away "at inf m/s".  Both run away at 1e+200 m/s; with the
+ * bound off the rigid body steps on; what is not finite is named (an
+ * orientation here, its position finite). */
+START_TEST(huge_speeds_are_named_as_they_are) {
+  static const char *const rigid =
+      "time: {dt: 0.01, frames: 5}\nsolver: {runaway_speed: %s}\n"
+      "bodies:\n  - rigid: {name: shot, shape: sphere, radius: 0.1, position: [0, 1, 0], "
+      "velocity: [1e200, 0, 0]}\n";
+  char yaml[512];
+  snprintf(yaml, sizeof yaml, rigid, "10000");
+  tu_sim r = tu_sim_new(yaml);
+  vs_error e;
+  vs_error_clear(&e);
+  ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
+  ck_assert_msg(strstr(e.message, "rigid body 'shot' runs away at 1e+200 m/s (solver.runaway_speed "
+                                   "= 10000)"),
+                "%s", e.message);
+  ck_assert_ptr_null(strstr(e.message, "not finite"));
+  tu_sim_free(&r);
+  snprintf(yaml, sizeof yaml, rigid, "0");
+  r = tu_sim_new(yaml);
+  tu_sim_steps(&r, 1);
+  r.s->rq[0] = NAN;
+  vs_error_clear(&e);
+  ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
+  ck_assert_msg(strstr(e.message, "rigid body 'shot' is not finite: orientation (nan, "), "%s",
+                e.message);
+  tu_sim_free(&r);
+  r = tu_sim_new("time: {dt: 0.01, frames: 5}\nbodies:\n  - particles: {name: p, positions: "
+                 "[[0, 1, 0]], velocities: [[1e200, 0, 0]]}\n");
+  vs_error_clear(&e);
+  ck_assert_int_eq(vs_step(r.m, r.s, &e), VS_ERR_NUMERIC);
+  ck_assert_msg(strstr(e.message, "runs away at 1e+200 m/s"), "%s", e.message);
+  tu_sim_free(&r);
+}
+END_TEST
+
 START_TEST(sphere_and_box_and_bounds_hold_particles) {
   tu_sim r = tu_sim_new(
       "time: {dt: 0.01, frames: 200, substeps: 2}\n"
@@ -690,6 +729,7 @@ static Suite *suite(void) {
   tcase_add_test(t, non_finite_state_is_reported);
   tcase_add_test(t, sphere_and_box_and_bounds_hold_particles);
   tcase_add_test(t, runaway_is_reported_with_the_constraint_that_moved_it);
+  tcase_add_test(t, huge_speeds_are_named_as_they_are);
   tcase_add_test(t, xpbd_multipliers_do_not_depend_on_the_relaxation);
   tcase_add_loop_test(t, observe_is_the_per_constraint_measure_bit_for_bit, 0, 3);
   suite_add_tcase(s, t);

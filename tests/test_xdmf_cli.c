@@ -5,6 +5,7 @@
  * it off, vsim xdmf writes one anywhere with the .h5 named relative to it,
  * and bad input is exit 2 with the file named.  ParaView itself reads them
  * in tests/clients/. */
+#include <hdf5.h>
 #include <math.h>
 
 #include "runutil.h"
@@ -344,6 +345,92 @@ START_TEST(run_sidecar_is_the_xdmf_commands) {
 }
 END_TEST
 
+/* Replace the dataset at path of the file with a [1, 4096] one of type t. */
+static void plant_wide(const char *file, const char *path, hid_t t) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  ck_assert_int_ge(H5Ldelete(f, path, H5P_DEFAULT), 0);
+  hsize_t dims[2] = {1, 4096};
+  hid_t sp = H5Screate_simple(2, dims, NULL);
+  hid_t d = H5Dcreate2(f, path, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  static double zeros[4096];
+  ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros), 0);
+  H5Dclose(d);
+  H5Sclose(sp);
+  H5Fclose(f);
+}
+
+/* Datasets the sidecar reads, of rank 2 with a first axis that passes and
+ * a second that does not ([1, 4096]): the reader sized its buffer from the
+ * first axis and read the whole dataset into it, 16 KiB past its end.
+ * Every axis is checked now: the connectivity is an error naming the
+ * dataset and the shape expected, from `vsim xdmf` and from the sidecar
+ * `run --resume` writes; a mesh collider's vertices leave that collider
+ * out. */
+START_TEST(wide_datasets_are_refused_by_their_shape) {
+  char *d = tu_tmpdir();
+  char *p = cu_strf("%s/s.yaml", d);
+  cu_write(p, scene);
+  free(p);
+  p = cu_strf("%s/tri.obj", d);
+  cu_write(p, "v -5 -1 -5\nv 5 -1 -5\nv 0 -1 5\nf 1 2 3\n");
+  free(p);
+  static const struct {
+    const char *path, *want;
+    int wide_double;
+  } cases[] = {
+      {"/connectivity/triangles", "/connectivity/triangles is [1, 4096], expected [n, 3]", 0},
+      {"/connectivity/distance", "/connectivity/distance is [1, 4096], expected [n, 2]", 0},
+      {"/solver/constraints", "/solver/constraints is [1, 4096], expected [n, 3]", 0},
+      {"/world/colliders/0/vertices", NULL, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cu_proc r = cu_vsim(d, "run", "s.yaml", "-o", "w.h5", "-q", "-f", "--frames", "3", "--set",
+                        "world.colliders=[{mesh: {file: tri.obj}}]", NULL);
+    CU_EXPECT_CODE(r, 0);
+    cu_free(&r);
+    char *h5 = cu_strf("%s/w.h5", d);
+    plant_wide(h5, cases[i].path, cases[i].wide_double ? H5T_IEEE_F64LE : H5T_STD_I32LE);
+    free(h5);
+    r = cu_vsim(d, "xdmf", "w.h5", "-o", "v.xmf", NULL);
+    if (cases[i].want) {
+      CU_EXPECT_CODE(r, 2);
+      CU_EXPECT_IN(r.err, "w.h5: cannot read its connectivity: ");
+      CU_EXPECT_IN(r.err, cases[i].want);
+      cu_free(&r);
+      /* the sidecar of a resumed run is read the same way: the run is
+       * recorded, its sidecar refused */
+      r = cu_vsim(d, "run", "--resume", "w.h5", "--frames", "5", "-q", NULL);
+      CU_EXPECT_CODE(r, 1);
+      CU_EXPECT_IN(r.err, cases[i].want);
+    } else {
+      CU_EXPECT_CODE(r, 0);
+      char *x = slurp_in(d, "v.xmf");
+      ck_assert_ptr_null(strstr(x, "collider 0 mesh"));
+      free(x);
+    }
+    cu_free(&r);
+  }
+  /* the angle limits' pairs, the same way */
+  char *arm = cu_repo_path("configs/arm_limits.yaml");
+  cu_proc r = cu_vsim(d, "run", arm, "-o", "a.h5", "-q", "--frames", "2", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  free(arm);
+  char *h5 = cu_strf("%s/a.h5", d);
+  plant_wide(h5, "/connectivity/angle", H5T_STD_I32LE);
+  free(h5);
+  r = cu_vsim(d, "xdmf", "a.h5", "-o", "a.xmf", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "/connectivity/angle is [1, 4096], expected [n, 2]");
+  cu_free(&r);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 static Suite *xdmf_cli_suite(void) {
   Suite *s = suite_create("xdmf_cli");
   TCase *tc = tcase_create("xdmf_cli");
@@ -352,6 +439,7 @@ static Suite *xdmf_cli_suite(void) {
   tcase_add_test(tc, xdmf_command);
   tcase_add_test(tc, colliders_and_rigid_bodies);
   tcase_add_test(tc, run_sidecar_is_the_xdmf_commands);
+  tcase_add_test(tc, wide_datasets_are_refused_by_their_shape);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -17,6 +17,7 @@
 #include "model/meshgrid.h"
 #include "model/obj.h"
 #include "model/estimate.h"
+#include "util/text.h"
 
 void vs_model_free(vs_model *m) {
   if (!m) return;
@@ -36,6 +37,7 @@ void vs_model_free(vs_model *m) {
 #define VS_MODEL_PRIVATE_FREE(name, type, count) vs_free(pm->name);
     VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_FREE)
 #undef VS_MODEL_PRIVATE_FREE
+    vs_free(pm->mesh_files);
     vs_rigid_model_free(pm->rigid);
     vs_free(pm);
   }
@@ -180,7 +182,7 @@ static vs_status build_adjacency(vs_model *m, vs_error *err) {
  * "scene.yaml:12:13: bodies.0.mesh.file: flag.obj:3:5: ...". */
 static vs_status read_obj(const char *file, const vs_mesh_ref *mr, const char *what, size_t index,
                           int collider, vs_obj_mesh *out, vs_error *err) {
-  vs_obj_options opt = {.skip_degenerate = collider};
+  vs_obj_options opt = {.skip_degenerate = collider, .drop_duplicates = collider};
   vs_error e;
   vs_error_clear(&e);
   vs_status st = vs_obj_read(mr->file, NULL, &opt, out, &e);
@@ -198,6 +200,22 @@ static vs_status read_obj(const char *file, const vs_mesh_ref *mr, const char *w
   for (int k = 0; k < 3; k++)
     t.scale[k] = mr->scale[k], t.rotate[k] = mr->rotate[k], t.translate[k] = mr->translate[k];
   vs_obj_transform_apply(&t, out->vertices, out->n_vertices);
+  /* where the mesh is placed: within VS_MESH_MAX_COORD of the origin, so
+   * that the sums of squares its search structures and contacts take stay
+   * finite (corners at 1e200 made them infinite) */
+  for (int32_t i = 0; i < out->n_vertices; i++) {
+    const double *p = out->vertices + 3 * (size_t)i;
+    if (fabs(p[0]) <= VS_MESH_MAX_COORD && fabs(p[1]) <= VS_MESH_MAX_COORD &&
+        fabs(p[2]) <= VS_MESH_MAX_COORD)
+      continue;
+    vs_status bad = vs_error_set(err, VS_ERR_SCENE, file, mr->loc.line, mr->loc.column,
+                                 "%s.%zu.mesh.file: %s: vertex %d is at (%g, %g, %g) after the "
+                                 "transform, farther than %g m from the origin along an axis",
+                                 what, index, mr->file, (int)i + 1, p[0], p[1], p[2],
+                                 VS_MESH_MAX_COORD);
+    vs_obj_free(out);
+    return bad;
+  }
   return VS_OK;
 }
 
@@ -215,7 +233,25 @@ typedef struct obj_set {
   vs_obj_mesh *objs;
   size_t n;
   int64_t nmv, nmt, nmc; /* the mesh colliders' vertices, triangles and number */
+  vs_sbuf record;        /* what was read (model_private.h, mesh_files) */
 } obj_set;
+
+/* One line of the record of the OBJ files read (model_private.h). */
+static void record_obj(obj_set *o, const char *what, size_t index, const vs_mesh_ref *mr,
+                       const vs_obj_mesh *obj) {
+  char *real = realpath(mr->file, NULL); /* the C library's: freed with free() */
+  const char *path = real ? real : mr->file;
+  vs_sbuf_printf(&o->record, "%s.%zu\t%lld\t%016llx\t", what, index, (long long)obj->bytes,
+                 (unsigned long long)obj->content_hash);
+  for (const char *c = path; *c; c++) {
+    if (*c == '%' || *c == '\t' || *c == '\r' || *c == '\n')
+      vs_sbuf_printf(&o->record, "%%%02X", (unsigned)(unsigned char)*c);
+    else
+      vs_sbuf_add(&o->record, c, 1);
+  }
+  vs_sbuf_puts(&o->record, "\n");
+  free(real);
+}
 
 /* Read them, bodies first, then colliders.  The memory check comes first:
  * the estimate counts the OBJ files without reading them into memory
@@ -234,15 +270,18 @@ static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_e
   if ((st = vs_model_check_memory(s, file, err)) != VS_OK) return st;
   if (!(o->objs = vs_calloc(o->n, sizeof *o->objs)))
     return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
-  for (size_t b = 0; b < s->n_bodies; b++)
-    if (s->bodies[b].kind == VS_BODY_MESH &&
-        (st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &o->objs[b], err)) != VS_OK)
+  for (size_t b = 0; b < s->n_bodies; b++) {
+    if (s->bodies[b].kind != VS_BODY_MESH) continue;
+    if ((st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &o->objs[b], err)) != VS_OK)
       return st;
+    record_obj(o, "bodies", b, &s->bodies[b].mesh, &o->objs[b]);
+  }
   for (size_t c = 0; c < s->n_colliders; c++) {
     if (s->colliders[c].kind != VS_COLLIDER_MESH) continue;
     vs_obj_mesh *obj = &o->objs[s->n_bodies + c];
     if ((st = read_obj(file, &s->colliders[c].mesh, "world.colliders", c, 1, obj, err)) != VS_OK)
       return st;
+    record_obj(o, "world.colliders", c, &s->colliders[c].mesh, obj);
     o->nmv += obj->n_vertices, o->nmt += obj->n_triangles, o->nmc++;
     if (o->nmv > INT32_MAX / 4 || o->nmt > INT32_MAX / 4)
       return vs_error_set(err, VS_ERR_LIMIT, file, s->colliders[c].loc.line,
@@ -250,6 +289,7 @@ static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_e
                           "world.colliders.%zu: the mesh colliders would have more than %d "
                           "vertices or triangles", c, INT32_MAX / 4);
   }
+  if (o->record.bad) return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
   return VS_OK;
 }
 
@@ -490,6 +530,7 @@ static vs_status add_colliders(vs_model *m, const vs_scene *s, const vs_obj_mesh
     ms->slot = slot++;
     cm->first_vertex = v0, cm->n_vertices = o->n_vertices;
     cm->first_triangle = t0, cm->n_triangles = o->n_triangles;
+    cm->n_duplicate = o->n_duplicates, cm->n_zero_area = o->n_skipped;
     memcpy(&m->mesh_vertices[3 * (size_t)v0], o->vertices, 3 * (size_t)o->n_vertices * sizeof(double));
     memcpy(&m->mesh_triangles[3 * (size_t)t0], o->triangles, 3 * (size_t)o->n_triangles * sizeof(int32_t));
     v0 += o->n_vertices, t0 += o->n_triangles;
@@ -526,11 +567,23 @@ static void radius_stats(vs_model *m) {
  * only where it pays: when the particles are at least an eighth of the
  * triangles (a 1M-triangle mesh under a small cloth took 1.5 s and 74 MB
  * more to build than it could save).  The margin is the same either way. */
-static vs_status build_mesh_grids(vs_model *m, const char *file, vs_error *err) {
+static vs_status build_mesh_grids(vs_model *m, const vs_scene *s, const char *file,
+                                  vs_error *err) {
   for (int32_t c = 0; c < m->n_colliders; c++) {
     vs_mesh_search *ms = &m->priv->mesh_search[c];
     if (!ms->bvh) continue;
-    double margin = fmax(2.0 * (m->radius_max + m->colliders[c].thickness), 1e-3 * ms->bvh->extent);
+    const double th = m->colliders[c].thickness;
+    double margin = fmax(2.0 * (m->radius_max + th), 1e-3 * ms->bvh->extent);
+    /* the reach the grid's lists must cover; every number of the scene is
+     * finite, their sum need not be (a thickness of 1e308 was "bad
+     * argument" from the grid's builder) */
+    if (!isfinite(margin))
+      return vs_error_set(err, VS_ERR_SCENE, file, s->colliders[c].loc.line,
+                          s->colliders[c].loc.column,
+                          "world.colliders.%d.mesh.thickness: %g m is too large: with the "
+                          "particles' radius (up to %g m) a particle's reach around the mesh, "
+                          "2 x (radius + thickness), is beyond the largest number",
+                          (int)c, th, m->radius_max);
     if (!(margin > 0.0)) margin = 1.0;
     ms->margin = margin;
     if ((int64_t)ms->bvh->n_tri > 8 * (int64_t)m->n_particles) continue;
@@ -547,10 +600,14 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   const char *file = s->file ? s->file : "<scene>";
   obj_set o;
   vs_status st = read_objs(s, file, &o, err);
-  if (st != VS_OK) return free_objs(o.objs, o.n), st;
+  if (st != VS_OK) return free_objs(o.objs, o.n), vs_sbuf_free(&o.record), st;
   vs_model *m = vs_calloc(1, sizeof *m);
   if (m && !(m->priv = vs_calloc(1, sizeof *m->priv))) vs_free(m), m = NULL;
-  if (!m) return free_objs(o.objs, o.n), vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  if (!m)
+    return free_objs(o.objs, o.n), vs_sbuf_free(&o.record),
+           vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
+  m->priv->mesh_files = o.record.p; /* the model's now */
+  o.record.p = NULL;
   copy_settings(m, s);
   model_counts mc;
   vs_builder bld = {.m = m, .file = file};
@@ -570,7 +627,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
   o.objs = NULL;
   if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
   radius_stats(m);
-  if ((st = build_mesh_grids(m, file, err)) != VS_OK) goto fail;
+  if ((st = build_mesh_grids(m, s, file, err)) != VS_OK) goto fail;
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;
   if ((st = vs_color_model(m, err)) != VS_OK) goto fail;
   if (m->relaxation == VS_RELAX_GAUSS_SEIDEL && (st = vs_gs_order_model(m, err)) != VS_OK) goto fail;

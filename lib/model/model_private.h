@@ -72,6 +72,14 @@ typedef struct vs_mesh_search {
 typedef struct vs_model_private {
   struct vs_rmodel *rigid; /* the rigid solver's own model (model/rigid_model.h), NULL when
                             * n_rigid == 0 */
+  /* The OBJ files the build read, a line each, bodies then colliders:
+   * "KEY\tBYTES\tHASH\tPATH\n", KEY the scene's key ("bodies.0",
+   * "world.colliders.2"), BYTES its length, HASH FNV-1a 64 of its bytes in
+   * 16 hex digits, PATH the absolute path it was read from (%, tab, CR and
+   * LF as %25 %09 %0D %0A).  The writer records it
+   * (/parameters/vsim@mesh_files); --resume reads the OBJ files from those
+   * paths and refuses other contents (h5check.c).  NULL when none. */
+  char *mesh_files;
   int32_t n_blocks;       /* runs of one kind in gs_order (blocks); 0 for jacobi */
   int32_t color_overflow; /* colour whose constraints may share particles (solved in
                              build order on one thread), or -1 when every colour is clean */

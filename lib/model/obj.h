@@ -23,8 +23,12 @@
  *                 before anything is allocated).
  *
  * A triangle is degenerate when |ab x ac| <= 1e-12 |ab| |ac| (collinear or
- * repeated corners, to rounding).  Bodies reject it, naming the face; a
- * collider passes skip_degenerate = 1 and gets it dropped and counted. */
+ * repeated corners, to rounding; computed on the corners scaled by a power
+ * of two, so the size of the coordinates does not matter).  Bodies reject
+ * it, naming the face; a collider passes skip_degenerate = 1 and gets it
+ * dropped and counted, and drop_duplicates = 1 to drop exact repeats of a
+ * triangle (the same corners: they add nothing to a collider's surface but
+ * work for every point near them). */
 #ifndef VSIM_MODEL_OBJ_H
 #define VSIM_MODEL_OBJ_H
 
@@ -40,6 +44,8 @@
 
 typedef struct vs_obj_options {
   int skip_degenerate;   /* 0: a zero-area triangle is an error; 1: dropped and counted */
+  int drop_duplicates;   /* 1: a triangle with the corners of an earlier one (the same
+                            positions, in any order) is dropped and counted */
   int64_t max_bytes;     /* 0: VS_OBJ_MAX_BYTES; at most that */
   int64_t max_vertices;  /* 0: VS_OBJ_MAX_VERTICES; at most that */
   int64_t max_triangles; /* 0: VS_OBJ_MAX_TRIANGLES; at most that */
@@ -53,6 +59,12 @@ typedef struct vs_obj_mesh {
   int32_t *tri_line;  /* n_triangles: the OBJ line of each triangle's face */
   int32_t n_skipped;  /* degenerate triangles dropped (skip_degenerate) */
   int32_t skipped_line, skipped_column; /* the first one dropped (0 if none) */
+  int32_t n_duplicates;  /* exact repeats dropped (drop_duplicates) */
+  int32_t duplicate_line; /* the first one's line (0 if none) */
+  /* what was read: its length and FNV-1a 64 of its bytes (--resume checks
+   * that it reads the same file again, h5check.c) */
+  int64_t bytes;
+  uint64_t content_hash;
 } vs_obj_mesh;
 
 /* Read an OBJ file.  name is the file name used in messages (NULL: path).

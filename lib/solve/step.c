@@ -395,38 +395,65 @@ static int particles_fine(const vs_model *m, const vs_state *s) {
 /* After every frame: a non-finite position, or a particle faster than the
  * runaway bound, fails the run naming frame, particle, body and the
  * constraint that moved it last. */
+/* |v| without overflow: v = (1e200, 0, 0) is 1e200 m/s, not infinity. */
+static double speed_of(const double v[3]) {
+  const double big = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+  if (!(big > 0.0) || !isfinite(big)) return big;
+  const double a = v[0] / big, b = v[1] / big, c = v[2] / big;
+  return big * sqrt(a * a + b * b + c * c);
+}
+
+static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
 static vs_status check_state(const vs_model *m, const vs_state *s, vs_error *err) {
   const double vmax = m->runaway_speed, vmax2 = vmax * vmax;
   const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
   for (int32_t i = 0; i < m->n_rigid; i++) {
     const double *p = s->rx + 3 * (size_t)i, *v = s->rv + 3 * (size_t)i, *q = s->rq + 4 * (size_t)i;
     const double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    const int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && isfinite(v2) &&
-                       isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && isfinite(q[3]);
+    /* finite: each number, not the square of the speed (which overflows
+     * for speeds past 1e154 and made "not finite (1e+198, 1, 0)") */
+    const int pf = finite3(p), vf = finite3(v), qf = finite3(q) && isfinite(q[3]);
+    const int finite = pf && vf && qf;
     if (finite && (vmax <= 0.0 || v2 <= vmax2)) continue;
+    const double speed = finite ? speed_of(v) : 0.0;
+    if (finite && speed <= vmax) continue; /* v2 overflowed, the speed did not */
     const char *name = m->bodies[m->rigid_body[i]].name;
-    if (!finite)
+    if (!pf)
       return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
-                          "frame %lld: rigid body '%s' is not finite (%g, %g, %g); try more "
-                          "substeps or solver.rigid iterations, or a smaller dt",
+                          "frame %lld: rigid body '%s' is not finite: position (%g, %g, %g); try "
+                          "more substeps or solver.rigid iterations, or a smaller dt",
                           (long long)s->frame, name, p[0], p[1], p[2]);
+    if (!vf)
+      return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                          "frame %lld: rigid body '%s' is not finite: velocity (%g, %g, %g) at "
+                          "(%g, %g, %g); try more substeps or solver.rigid iterations, or a "
+                          "smaller dt",
+                          (long long)s->frame, name, v[0], v[1], v[2], p[0], p[1], p[2]);
+    if (!qf)
+      return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
+                          "frame %lld: rigid body '%s' is not finite: orientation (%g, %g, %g, "
+                          "%g) at (%g, %g, %g); try more substeps or solver.rigid iterations, or "
+                          "a smaller dt",
+                          (long long)s->frame, name, q[0], q[1], q[2], q[3], p[0], p[1], p[2]);
     return vs_error_set(err, VS_ERR_NUMERIC, NULL, 0, 0,
                         "frame %lld: rigid body '%s' runs away at %g m/s (solver.runaway_speed = "
                         "%g); try more substeps or solver.rigid iterations, or a smaller dt",
-                        (long long)s->frame, name, sqrt(v2), vmax);
+                        (long long)s->frame, name, speed, vmax);
   }
   if (particles_fine(m, s)) return VS_OK;
   for (int32_t i = 0; i < m->n_particles; i++) {
     const double *p = s->x + 4 * (size_t)i;
     const int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
-    double v2 = 0.0;
+    double speed = 0.0;
     if (finite) {
       if (vmax <= 0.0) continue;
       double v[3];
       for (int k = 0; k < 3; k++)
         v[k] = verlet ? (p[k] - s->xprev[4 * (size_t)i + k]) / m->h : s->v[3 * (size_t)i + k];
-      v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-      if (v2 <= vmax2) continue;
+      if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] <= vmax2) continue;
+      speed = speed_of(v); /* the speed itself, without the square's overflow */
+      if (speed <= vmax) continue;
     }
     const vs_body_info *b = &m->bodies[m->body[i]];
     char mover[192];
@@ -441,7 +468,7 @@ static vs_status check_state(const vs_model *m, const vs_state *s, vs_error *err
                         "frame %lld: particle %d (body '%s', index %d) runs away at %g m/s "
                         "(solver.runaway_speed = %g); last moved by %s; try more substeps or "
                         "iterations, or a smaller dt",
-                        (long long)s->frame, i, b->name, i - b->first, sqrt(v2), vmax, mover);
+                        (long long)s->frame, i, b->name, i - b->first, speed, vmax, mover);
   }
   return VS_OK;
 }

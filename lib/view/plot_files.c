@@ -237,7 +237,11 @@ static vs_status plot_prepare(const vs_plot_request *q, plot_prep *p, const char
         break;
       }
       size_t n;
-      st = vs_frames_series_read(f, (size_t)i, &bufs[2 * ns], &bufs[2 * ns + 1], &n, err);
+      /* a point or two per pixel column is all a plot shows: the memory
+       * is the picture's, not the file's */
+      const size_t max_points = q->width > 1024 ? 4 * (size_t)q->width : 4096;
+      st = vs_frames_series_read_max(f, (size_t)i, max_points, &bufs[2 * ns], &bufs[2 * ns + 1],
+                                     &n, err);
       if (st != VS_OK) break;
       s[ns].n = n;
       s[ns].x = bufs[2 * ns];

@@ -11,13 +11,23 @@
  * reports like a crash): a failure fills the error record with a code and
  * a message; an escaped text has no control character.
  *
+ * Then the readers built on it, as the commands use them: the viewers'
+ * (vs_frames_open with the first and last frame and every series thinned,
+ * for render and plot; vs_xdmf_write, for xdmf and the sidecar) and
+ * --resume's (the checkpoint verified, the scene loaded with its OBJ files
+ * where the run read them, the model built under a 64 MiB limit, the
+ * checkpoint read into a state and checked against it).  Each failure must
+ * carry a message, like the reader's own.
+ *
  * vs_h5g_open runs HDF5's walk of the file in a child process first
  * (lib/io/guard/h5guard_probe.c): HDF5's own crashes on a corrupt structure end
  * that child and refuse the input, so any crash reported here is a bug (and
  * coverage inside the child is not seen by libFuzzer).
  *
  * Built by `make fuzz-h5` with clang -fsanitize=fuzzer,address,undefined;
- * seeded from the .h5 files of tests/golden.  tests/test_h5guard.c includes this file
+ * seeded from the .h5 files of tests/golden and tests/fuzz/seeds-h5 (small
+ * resumed runs of a tearing cloth, rigid bodies, a mesh body and mesh
+ * colliders: the layouts those readers take apart).  tests/test_h5guard.c includes this file
  * and replays the golden files and tests/data/fuzz-h5/ in `make test`. */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +37,11 @@
 
 #include "io/guard/h5guard.h"
 #include "io/guard/h5guard_int.h"
+#include "io/write/h5check.h"
 #include "util/alloc.h"
+#include "vsim/frames.h"
+#include "vsim/h5.h"
+#include "vsim/memory.h"
 
 #define FUZZ_SLAB_BYTES ((size_t)1 << 20)
 #define FUZZ_DSET_BYTES ((uint64_t)64 << 20)
@@ -118,6 +132,89 @@ static void fuzz_h5_attrs(const vs_h5g_file *f) {
   fuzz_h5_check_error(rc, &e);
 }
 
+/* render and plot: the file opened for viewers, its first and last frame
+ * and every series (thinned as plot reads it); xdmf: its sidecar. */
+static void fuzz_h5_viewers(const char *path) {
+  vs_frames *fr = NULL;
+  vs_error e;
+  vs_error_clear(&e);
+  vs_status rc = vs_frames_open(path, &fr, &e);
+  fuzz_h5_check_error(rc, &e);
+  if (rc == VS_OK) {
+    const vs_frames_topology *t = vs_frames_topo(fr);
+    const size_t nf = vs_frames_count(fr), np = t->n_particles, nb = t->n_rigid;
+    /* a frame's rows: what render allocates for them (skipped when huge) */
+    if (np <= ((size_t)8 << 20) / 3 && nb <= ((size_t)8 << 20) / 7 && nf > 0) {
+      double *pos = malloc((3 * np + 1) * sizeof *pos), *rb = malloc((7 * nb + 1) * sizeof *rb);
+      if (!pos || !rb) abort();
+      for (size_t k = 0; k < 2; k++) {
+        const size_t frame = k ? nf - 1 : 0;
+        vs_error_clear(&e);
+        rc = vs_frames_position(fr, frame, pos, &e);
+        fuzz_h5_check_error(rc, &e);
+        vs_error_clear(&e);
+        rc = vs_frames_rigid(fr, frame, rb, rb + 3 * nb, &e);
+        fuzz_h5_check_error(rc, &e);
+      }
+      free(pos);
+      free(rb);
+    }
+    for (size_t i = 0; i < vs_frames_series_count(fr); i++) {
+      double *st = NULL, *sv = NULL;
+      size_t n = 0;
+      vs_error_clear(&e);
+      rc = vs_frames_series_read_max(fr, i, 256, &st, &sv, &n, &e);
+      fuzz_h5_check_error(rc, &e);
+      if (rc == VS_OK && n > 256) fuzz_h5_fail("a thinned series has more points than asked", &e);
+      vs_free_buffer(st);
+      vs_free_buffer(sv);
+    }
+    vs_frames_close(fr);
+  }
+  char xmf[600];
+  snprintf(xmf, sizeof xmf, "%s.xmf", path);
+  vs_error_clear(&e);
+  rc = vs_xdmf_write(path, xmf, &e);
+  fuzz_h5_check_error(rc, &e);
+  unlink(xmf);
+}
+
+/* --resume up to the first step: everything it reads and checks. */
+static void fuzz_h5_resume(const char *path) {
+  vs_error e;
+  vs_error_clear(&e);
+  vs_status rc = h5c_verify_checkpoint(path, NULL, NULL, &e);
+  fuzz_h5_check_error(rc, &e);
+  if (rc != VS_OK) return;
+  vs_scene *sc = NULL;
+  vs_model *m = NULL;
+  vs_state *st = NULL;
+  vs_error_clear(&e);
+  rc = vs_h5_resume_scene(path, "fuzz", NULL, 0, &sc, &e);
+  fuzz_h5_check_error(rc, &e);
+  if (rc == VS_OK) {
+    const uint64_t limit = vs_max_memory();
+    vs_set_max_memory((uint64_t)64 << 20);
+    vs_error_clear(&e);
+    rc = vs_model_build(sc, &m, &e);
+    vs_set_max_memory(limit);
+    fuzz_h5_check_error(rc, &e);
+  }
+  if (rc == VS_OK) {
+    vs_error_clear(&e);
+    rc = vs_state_create(m, &st, &e);
+    fuzz_h5_check_error(rc, &e);
+  }
+  if (rc == VS_OK) {
+    vs_error_clear(&e);
+    rc = vs_h5_read_checkpoint(path, m, st, &e);
+    fuzz_h5_check_error(rc, &e);
+  }
+  vs_state_free(st);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+
 /* The whole check on one file; also called by tests/test_h5guard.c. */
 static size_t fuzz_h5_file(const char *path) {
   static double *buf;
@@ -137,6 +234,8 @@ static size_t fuzz_h5_file(const char *path) {
   if (v < 0 && (e.code == VS_OK || !e.message[0])) fuzz_h5_fail("visit failed without a message", &e);
   fuzz_h5_attrs(&f);
   vs_h5g_close(&f);
+  fuzz_h5_viewers(path);
+  fuzz_h5_resume(path);
   return c.n_dsets;
 }
 

@@ -107,9 +107,17 @@ const char *vs_frames_series_unit(const vs_frames *f, size_t i); /* "m", "J", "1
 /* Index of the series called name, or -1. */
 long vs_frames_series_find(const vs_frames *f, const char *name);
 /* Series i: *n points of time (*t) and value (*v), two arrays to free with
- * vs_free_buffer(). */
+ * vs_free_buffer().  A series that declares more than its file can hold
+ * (over 16 MiB and 16 times the file's size: only compression gets there)
+ * is VS_ERR_FORMAT, saying so. */
 vs_status vs_frames_series_read(vs_frames *f, size_t i, double **t, double **v, size_t *n,
                                 vs_error *err);
+/* The same, read in slabs, with at most max_points points: a longer series
+ * is cut into max_points / 2 runs of consecutive points and each gives its
+ * smallest and largest value, in time order (what a plot of it shows);
+ * max_points 0: every point. */
+vs_status vs_frames_series_read_max(vs_frames *f, size_t i, size_t max_points, double **t,
+                                    double **v, size_t *n, vs_error *err);
 
 #ifdef __cplusplus
 }

@@ -83,7 +83,7 @@ const char *vs_h5_library_version(void);
 /* ---- resuming (vsim run --resume, docs/result-file.md, /checkpoint) ----
  * Every finished file holds /checkpoint: the state (every VS_STATE_FIELDS
  * array that is not empty, and the counters) after the last recorded frame.  To resume: build
- * the model from the file's `resolved` scene (vs_h5_read_parameter), create
+ * the model from the file's scene (vs_h5_resume_scene), create
  * a state, vs_h5_read_checkpoint into it, vs_h5_reopen the file, then step
  * and record as usual.  The datasets end up bitwise identical to those of
  * one uninterrupted run. */
@@ -92,6 +92,16 @@ const char *vs_h5_library_version(void);
  * "command", ...) into *out, freed with vs_free_buffer().  VS_ERR_FORMAT
  * when absent. */
 vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, vs_error *err);
+
+/* The scene the run of the file at path was built from, for resuming it:
+ * /parameters/vsim@resolved loaded as vs_scene_load_string would (name for
+ * messages, sets applied), with every OBJ file named as the first run read
+ * it (/parameters/vsim@mesh_files: an absolute path), so that a run resumed
+ * from another directory reads the same files; vs_h5_read_checkpoint then
+ * refuses OBJ files whose contents changed.  VS_ERR_FORMAT when the file
+ * has no resolved scene or its record names meshes the scene lacks. */
+vs_status vs_h5_resume_scene(const char *path, const char *name, const vs_override *sets,
+                             size_t n_sets, vs_scene **out, vs_error *err);
 
 /* Before resuming from path: it must be a regular file (or a symbolic link
  * to one; special files and dangling links are VS_ERR_USAGE), its
@@ -103,7 +113,10 @@ vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err);
 
 /* Restore the state from the file's /checkpoint.  The state must have been
  * created for a model of the same shape (particles, constraints, links);
- * a mismatch is VS_ERR_FORMAT naming the array. */
+ * a mismatch is VS_ERR_FORMAT naming the array.  So is a checkpoint whose
+ * fields disagree with each other, the model or the recorded frames, and a
+ * model whose OBJ files are not those the run read (their length and
+ * FNV-1a 64, /parameters/vsim@mesh_files). */
 vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_state *state,
                                 vs_error *err);
 

@@ -67,6 +67,9 @@ typedef struct vs_body_info {
 typedef struct vs_collider_mesh {
   int32_t first_vertex, n_vertices;
   int32_t first_triangle, n_triangles; /* all 0 for analytic colliders */
+  /* triangles of its OBJ file left out: exact repeats of an earlier one
+   * (the same corners), and zero-area ones */
+  int32_t n_duplicate, n_zero_area;
 } vs_collider_mesh;
 
 /* The library's own part of a model (lib/model/model_private.h): the

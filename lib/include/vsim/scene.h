@@ -38,6 +38,7 @@ extern "C" {
 #define VS_MAX_KEYS 1000000              /* kinematic pin keys per pin */
 #define VS_MAX_NAME 63                   /* body name length */
 #define VS_MAX_PATH 4096                 /* mesh file path length */
+#define VS_MESH_MAX_COORD 1e15           /* m: a mesh's vertices after its transform, per axis */
 
 typedef struct vs_loc {
   int line;   /* 1-based; 0 = not from the file (default or --set) */

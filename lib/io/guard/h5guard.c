@@ -320,6 +320,7 @@ static vs_status check_filters(const vs_h5g_file *f, const vs_h5g_dset *d, hid_t
                                vs_error *err) {
   int nf = H5Pget_nfilters(dcpl);
   if (nf < 0) return vs_h5g__fail(err, VS_ERR_FORMAT, f->name, d->path);
+  int deflates = 0;
   for (int i = 0; i < nf; i++) {
     unsigned flags = 0, cd[8], config = 0;
     size_t ncd = sizeof cd / sizeof cd[0];
@@ -331,6 +332,13 @@ static vs_status check_filters(const vs_h5g_file *f, const vs_h5g_dset *d, hid_t
                           "%s uses HDF5 filter %d, which vsim does not read (only deflate, "
                           "shuffle and fletcher32)",
                           d->path, (int)id);
+    /* deflate on deflate multiplies the ratios (a megabyte of chunks
+     * inflating to a terabyte): vsim deflates once */
+    if (id == H5Z_FILTER_DEFLATE && ++deflates > 1)
+      return vs_error_set(err, VS_ERR_FORMAT, f->name, 0, 0,
+                          "%s is deflated %d times over: refused (a compression ratio no file "
+                          "of vsim's has; it deflates once)",
+                          d->path, deflates);
   }
   return VS_OK;
 }

@@ -15,7 +15,8 @@
  *    refused, and every open uses a link access list whose external-link
  *    callback refuses; a dataset with external storage (H5Pset_external)
  *    or a virtual layout is refused; filter plugins are never loaded and
- *    only deflate, shuffle and fletcher32 are accepted;
+ *    only deflate (once: deflate on deflate multiplies the ratios), shuffle
+ *    and fletcher32 are accepted;
  *  - before HDF5 opens a dataset, its object header is read here (v1 and
  *    v2 headers, continuation blocks, bounded) and a chunked layout whose
  *    dimensionality is not at least 2, or with a chunk dimension of 0, is
@@ -178,7 +179,10 @@ vs_status vs_h5g_attr_double(const vs_h5g_file *f, const char *obj, const char *
 
 /* Call fn for every dataset reachable from group `root` through hard
  * links only (depth at most 32, at most max_objects objects visited), in
- * name order; soft links are skipped (a second name, or nothing), an
+ * name order; a group reached again by another hard link is not walked
+ * again (its datasets are named once, by the first path: the work is one
+ * look at each link record of the file, however the groups link to each
+ * other); soft links are skipped (a second name, or nothing), an
  * external or user-defined link is refused (-1, VS_ERR_FORMAT naming it).  fn returns 0 to go on, non-zero
  * to stop (returned).  -1 on an HDF5 failure or a limit (err filled). */
 typedef int (*vs_h5g_visit_fn)(const char *path, void *data);

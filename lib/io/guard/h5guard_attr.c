@@ -198,8 +198,42 @@ typedef struct walk {
   int stop;     /* fn's non-zero answer */
   int failed;   /* a limit or an HDF5 failure (err filled) */
   vs_error *err;
+  /* the groups walked, by object address (open addressing, 0 = empty):
+   * a group reached again by another link is not walked again.  Without
+   * it, 30 groups each linking twice to the next made 2^30 paths, every
+   * one checked in full (minutes for a 66 KB file); with it every link
+   * record of the file is looked at once. */
+  uint64_t *seen;
+  size_t seen_cap, seen_n;
   char path[1024];
 } walk;
+
+/* 1 when the group at addr was walked before, 0 when not (now remembered),
+ * -1 out of memory. */
+static int seen_group(walk *w, uint64_t addr) {
+  if (2 * (w->seen_n + 1) > w->seen_cap) {
+    size_t cap = w->seen_cap ? 2 * w->seen_cap : 64;
+    uint64_t *t = vs_calloc(cap, sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < w->seen_cap; i++) {
+      uint64_t key = w->seen[i];
+      if (!key) continue;
+      size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull) & (cap - 1);
+      while (t[j]) j = (j + 1) & (cap - 1);
+      t[j] = key;
+    }
+    vs_free(w->seen);
+    w->seen = t;
+    w->seen_cap = cap;
+  }
+  const uint64_t key = addr + 1; /* 0 marks an empty slot */
+  size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull) & (w->seen_cap - 1);
+  for (; w->seen[j]; j = (j + 1) & (w->seen_cap - 1))
+    if (w->seen[j] == key) return 1;
+  w->seen[j] = key;
+  w->seen_n++;
+  return 0;
+}
 
 static herr_t walk_cb(hid_t group, const char *name, const H5L_info_t *info, void *data);
 
@@ -254,8 +288,18 @@ static herr_t walk_cb(hid_t group, const char *name, const H5L_info_t *info, voi
   uint64_t addr;
   int rc = 0;
   hid_t g = H5I_INVALID_HID;
-  if (vs_h5g__obj_info(w->f, group, name, &t, &addr) < 0 ||
-      (t == H5O_TYPE_GROUP && (g = H5Gopen2(group, name, H5P_DEFAULT)) < 0)) {
+  int again = 0;
+  if (vs_h5g__obj_info(w->f, group, name, &t, &addr) < 0) {
+    vs_h5g__fail(w->err, VS_ERR_FORMAT, w->f->name, w->path);
+    w->failed = 1;
+    rc = -1;
+  } else if (t == H5O_TYPE_GROUP && (again = seen_group(w, addr)) != 0) {
+    if (again < 0) {
+      vs_error_set(w->err, VS_ERR_NOMEM, w->f->name, 0, 0, "out of memory");
+      w->failed = 1;
+      rc = -1;
+    } /* else walked already, by another link */
+  } else if (t == H5O_TYPE_GROUP && (g = H5Gopen2(group, name, H5P_DEFAULT)) < 0) {
     vs_h5g__fail(w->err, VS_ERR_FORMAT, w->f->name, w->path);
     w->failed = 1;
     rc = -1;
@@ -275,7 +319,7 @@ static herr_t walk_cb(hid_t group, const char *name, const H5L_info_t *info, voi
 
 int vs_h5g_visit(const vs_h5g_file *f, const char *root, size_t max_objects, vs_h5g_visit_fn fn,
                  void *data, vs_error *err) {
-  walk w = {f, fn, data, max_objects, 0, 0, 0, err, ""};
+  walk w = {f, fn, data, max_objects, 0, 0, 0, err, NULL, 0, 0, ""};
   if (!f || f->file < 0 || !root || !fn) {
     vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "vs_h5g_visit: missing argument");
     return -1;
@@ -293,13 +337,19 @@ int vs_h5g_visit(const vs_h5g_file *f, const char *root, size_t max_objects, vs_
     return -1;
   }
   if (t != H5O_TYPE_GROUP) return 0;
+  if (seen_group(&w, addr) < 0) {
+    vs_error_set(err, VS_ERR_NOMEM, f->name, 0, 0, "out of memory");
+    return -1;
+  }
   hid_t g = H5Gopen2(f->file, root, H5P_DEFAULT);
   if (g < 0) {
     vs_h5g__fail(err, VS_ERR_FORMAT, f->name, root);
+    vs_free(w.seen);
     return -1;
   }
   walk_group(&w, g);
   H5Gclose(g);
+  vs_free(w.seen);
   return w.failed ? -1 : w.stop;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "io/read/frames_int.h"
+#include "io/read/readall.h"
 #include "io/h5util.h"
 #include "model/rigid_model.h"
 #include "util/alloc.h"
@@ -53,7 +54,7 @@ int fr_open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err) {
 /* A whole small dataset of `want_rank` with trailing dims `inner` (0 = any)
  * read as mtype into a new array; *rows = dims[0].  1 read, 0 absent, -1 error. */
 int fr_read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t mtype,
-                    size_t esize, void **out, size_t *rows, vs_error *err) {
+                void **out, size_t *rows, vs_error *err) {
   *out = NULL;
   *rows = 0;
   vs_h5_ds x;
@@ -66,15 +67,26 @@ int fr_read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t
     fr_shape_error(f, err, p, &x, want);
     goto done;
   }
-  size_t n = (size_t)x.dims[0] * (want_rank == 2 ? (size_t)x.dims[1] : 1);
-  void *buf = vs_malloc(n ? n * esize : 1);
+  hsize_t dims[2] = {x.dims[0], want_rank == 2 ? x.dims[1] : 1};
+  uint64_t n = 0, bytes = 0;
+  if (vs_h5g_mul(dims[0], dims[1], &n) != 0 || vs_h5g_mul(n, H5Tget_size(mtype), &bytes) != 0 ||
+      bytes > SIZE_MAX - 1) {
+    fr_shape_error(f, err, p, &x, "a size that can be held in memory");
+    goto done;
+  }
+  char why[400];
+  if (vs_rd_whole_ok(f->h, x.d, p, bytes, why, sizeof why) != 0) {
+    vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s", why);
+    goto done;
+  }
+  void *buf = vs_malloc(bytes ? (size_t)bytes : 1);
   if (!buf) {
     fr_nomem(f, err);
     goto done;
   }
-  if (n && H5Dread(x.d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+  if (vs_rd_read_all(f->h, p, want_rank, dims, mtype, buf, (size_t)bytes, why, sizeof why) != 0) {
     vs_free(buf);
-    fr_ds_error(f, err, p, "cannot read");
+    vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s", why);
     goto done;
   }
   *out = buf;
@@ -129,7 +141,7 @@ static vs_status map_alive(vs_frames *f, vs_error *err) {
   for (size_t i = 0; i < M; i++) f->link_slot[i] = -1;
   void *cons = NULL;
   size_t nc = 0;
-  int r = fr_read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &cons,
+  int r = fr_read_all(f, "/solver/constraints", 2, 3, H5T_NATIVE_INT32, &cons,
                    &nc, err);
   if (r < 0) return err->code;
   if (r == 0) {
@@ -213,7 +225,7 @@ static vs_status load_links(vs_frames *f, vs_error *err) {
     }
     vs_h5_ds_close(&x);
     int arity = tri ? 3 : 2;
-    if (fr_read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, (size_t)arity * sizeof(int32_t), &buf,
+    if (fr_read_all(f, p, 2, (hsize_t)arity, H5T_NATIVE_INT32, &buf,
                  &rows, err) < 0) {
       st = err->code;
       break;
@@ -274,7 +286,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
                         f->has_pos ? POS_PATH : RPOS_PATH);
   void *tbuf = NULL;
   size_t nt = 0;
-  if ((r = fr_read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tbuf, &nt, err)) < 0)
+  if ((r = fr_read_all(f, tpath, 1, 0, H5T_NATIVE_DOUBLE, &tbuf, &nt, err)) < 0)
     return err->code;
   if (r == 0 || nt < f->F) {
     vs_free(tbuf);
@@ -289,7 +301,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
 
   void *buf;
   size_t n;
-  if ((r = fr_read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf, &n,
+  if ((r = fr_read_all(f, "/particles/all/body", 1, 0, H5T_NATIVE_INT32, &buf, &n,
                     err)) < 0)
     return err->code;
   f->body = buf;
@@ -297,7 +309,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
     return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                         "/particles/all/body: %zu entries for %zu particles", n,
                         f->t.n_particles);
-  if ((r = fr_read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &buf, &n,
+  if ((r = fr_read_all(f, "/particles/all/radius", 1, 0, H5T_NATIVE_DOUBLE, &buf, &n,
                     err)) < 0)
     return err->code;
   f->radius = buf;
@@ -319,7 +331,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
 
   if (f->has_rigid) {
     size_t B = (size_t)f->rpos.dims[1];
-    if ((r = fr_read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, sizeof(int32_t), &buf,
+    if ((r = fr_read_all(f, "/particles/rigid/shape", 1, 0, H5T_NATIVE_INT32, &buf,
                       &n, err)) < 0)
       return err->code;
     f->rigid_shape = buf;
@@ -332,7 +344,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
         return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
                             "/particles/rigid/shape: body %zu has shape %d, not one of vsim's %d",
                             i, (int)f->rigid_shape[i], (int)VS_RIGID_SHAPE_COUNT);
-    if ((r = fr_read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double),
+    if ((r = fr_read_all(f, "/particles/rigid/size", 2, 3, H5T_NATIVE_DOUBLE,
                       &buf, &n, err)) < 0)
       return err->code;
     f->rigid_size = buf;
@@ -516,30 +528,128 @@ long vs_frames_series_find(const vs_frames *f, const char *name) {
   return -1;
 }
 
-vs_status vs_frames_series_read(vs_frames *f, size_t i, double **t, double **v, size_t *n,
-                                vs_error *err) {
+/* Series i of f streamed in slabs of SERIES_SLAB rows: every point, or with
+ * max_points (>= 2) and more points than that, the smallest and the largest
+ * value of each of max_points / 2 runs of consecutive points (in time
+ * order; a run with no finite value keeps its first point), so that a plot
+ * of it shows every peak and the memory is max_points whatever the file
+ * says.  A file that declares more than its size can hold (readall.h) is
+ * refused first. */
+#define SERIES_SLAB 65536
+
+typedef struct bucket {
+  size_t lo, hi;   /* indices of the smallest and largest finite values; SIZE_MAX: none */
+  double vlo, vhi, tlo, thi;
+  size_t first;    /* the run's first point */
+  double tfirst, vfirst;
+} bucket;
+
+static void bucket_flush(const bucket *b, double *t, double *v, size_t *n) {
+  if (b->lo == SIZE_MAX) {
+    t[*n] = b->tfirst, v[*n] = b->vfirst, ++*n;
+    return;
+  }
+  if (b->lo <= b->hi) {
+    t[*n] = b->tlo, v[*n] = b->vlo, ++*n;
+    if (b->hi != b->lo) t[*n] = b->thi, v[*n] = b->vhi, ++*n;
+  } else {
+    t[*n] = b->thi, v[*n] = b->vhi, ++*n;
+    t[*n] = b->tlo, v[*n] = b->vlo, ++*n;
+  }
+}
+
+vs_status vs_frames_series_read_max(vs_frames *f, size_t i, size_t max_points, double **t,
+                                    double **v, size_t *n, vs_error *err) {
   *t = *v = NULL;
   *n = 0;
   if (i >= f->ns) return vs_error_set(err, VS_ERR_USAGE, f->path, 0, 0, "no series %zu", i);
-  char p[512];
-  void *tv = NULL, *vv = NULL;
-  size_t nt = 0, nv = 0;
-  snprintf(p, sizeof p, "%s/value", f->s[i].group);
-  int r = fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &vv, &nv, err);
-  if (r < 0) return err->code;
-  snprintf(p, sizeof p, "%s/time", f->s[i].group);
-  int rt = r ? fr_read_all(f, p, 1, 0, H5T_NATIVE_DOUBLE, sizeof(double), &tv, &nt, err) : 0;
+  char pv[512], pt[512], why[400];
+  snprintf(pv, sizeof pv, "%s/value", f->s[i].group);
+  snprintf(pt, sizeof pt, "%s/time", f->s[i].group);
+  vs_h5_ds xv, xt;
+  xt.d = xt.type = xt.space = H5I_INVALID_HID;
+  int rv = fr_open_opt(f, pv, &xv, err);
+  if (rv < 0) return err->code;
+  int rt = rv ? fr_open_opt(f, pt, &xt, err) : 0;
+  vs_status st = VS_OK;
+  double *tv = NULL, *vv = NULL, *buf = NULL;
   if (rt < 0) {
-    vs_free(vv);
-    return err->code;
+    st = err->code;
+    goto done;
   }
-  if (!r || !rt) {
-    vs_free(vv);
-    vs_free(tv);
-    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: missing", p);
+  if (!rv || !rt) {
+    st = vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s: missing", rv ? pt : pv);
+    goto done;
   }
+  if (xv.rank != 1 || xt.rank != 1) {
+    st = fr_shape_error(f, err, xv.rank != 1 ? pv : pt, xv.rank != 1 ? &xv : &xt, "[F]");
+    goto done;
+  }
+  const size_t all = (size_t)(xv.dims[0] < xt.dims[0] ? xv.dims[0] : xt.dims[0]);
+  if (vs_rd_whole_ok(f->h, xv.d, pv, (uint64_t)xv.dims[0] * 8u, why, sizeof why) != 0 ||
+      vs_rd_whole_ok(f->h, xt.d, pt, (uint64_t)xt.dims[0] * 8u, why, sizeof why) != 0) {
+    st = vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "%s", why);
+    goto done;
+  }
+  const int thin = max_points >= 2 && all > max_points;
+  const size_t runs = thin ? max_points / 2 : 0, cap = thin ? 2 * runs : all;
+  tv = vs_malloc((cap ? cap : 1) * sizeof *tv);
+  vv = vs_malloc((cap ? cap : 1) * sizeof *vv);
+  buf = vs_malloc(2 * SERIES_SLAB * sizeof *buf);
+  if (!tv || !vv || !buf) {
+    st = fr_nomem(f, err);
+    goto done;
+  }
+  size_t out = 0, run = 0, run_end = thin ? all / runs : 0;
+  bucket b = {SIZE_MAX, SIZE_MAX, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t a = 0; a < all; a += SERIES_SLAB) {
+    const hsize_t start = a, count = all - a < SERIES_SLAB ? all - a : SERIES_SLAB;
+    double *sv = buf, *stime = buf + SERIES_SLAB;
+    if (vs_h5_read_slab(&xv, &start, &count, H5T_NATIVE_DOUBLE, sv) < 0) {
+      st = fr_ds_error(f, err, pv, "cannot read");
+      goto done;
+    }
+    if (vs_h5_read_slab(&xt, &start, &count, H5T_NATIVE_DOUBLE, stime) < 0) {
+      st = fr_ds_error(f, err, pt, "cannot read");
+      goto done;
+    }
+    if (!thin) {
+      memcpy(vv + a, sv, (size_t)count * sizeof *vv);
+      memcpy(tv + a, stime, (size_t)count * sizeof *tv);
+      out = a + (size_t)count;
+      continue;
+    }
+    for (size_t k = 0; k < (size_t)count; k++) {
+      const size_t idx = a + k;
+      if (idx >= run_end) { /* the run ends: its points out, the next begins */
+        bucket_flush(&b, tv, vv, &out);
+        run++;
+        run_end = (size_t)(((uint64_t)(run + 1) * all) / runs);
+        b.lo = b.hi = SIZE_MAX;
+        b.first = idx;
+      }
+      if (idx == b.first) b.tfirst = stime[k], b.vfirst = sv[k];
+      const double val = sv[k];
+      if (!isfinite(val)) continue;
+      if (b.lo == SIZE_MAX || val < b.vlo) b.lo = idx, b.vlo = val, b.tlo = stime[k];
+      if (b.hi == SIZE_MAX || val > b.vhi) b.hi = idx, b.vhi = val, b.thi = stime[k];
+    }
+  }
+  if (thin && all > 0) bucket_flush(&b, tv, vv, &out);
   *t = tv;
   *v = vv;
-  *n = nt < nv ? nt : nv;
-  return VS_OK;
+  *n = out;
+  tv = vv = NULL;
+done:
+  vs_free(buf);
+  vs_free(tv);
+  vs_free(vv);
+  vs_h5_ds_close(&xv);
+  vs_h5_ds_close(&xt);
+  return st;
+}
+
+vs_status vs_frames_series_read(vs_frames *f, size_t i, double **t, double **v, size_t *n,
+                                vs_error *err) {
+  return vs_frames_series_read_max(f, i, 0, t, v, n, err);
 }

@@ -50,7 +50,7 @@ FR_PRIVATE vs_status fr_nomem(vs_frames *f, vs_error *err);
 FR_PRIVATE int fr_open_opt(vs_frames *f, const char *p, vs_h5_ds *x, vs_error *err);
 /* A whole small dataset read into a new array (frames.c): 1 read, 0 absent, -1 error. */
 FR_PRIVATE int fr_read_all(vs_frames *f, const char *p, int want_rank, hsize_t inner, hid_t mtype,
-                           size_t esize, void **out, size_t *rows, vs_error *err);
+                           void **out, size_t *rows, vs_error *err);
 /* frames_world.c: the observables' names, and the colliders (from
  * /world/colliders, else from the resolved scene). */
 FR_PRIVATE vs_status fr_load_series(vs_frames *f, vs_error *err);

@@ -177,8 +177,8 @@ vs_status fr_load_world_colliders(vs_frames *f, vs_error *err) {
       void *v = NULL, *t = NULL;
       snprintf(vp, sizeof vp, "%s/vertices", gp);
       snprintf(tp, sizeof tp, "%s/triangles", gp);
-      int rv = fr_read_all(f, vp, 2, 3, H5T_NATIVE_DOUBLE, 3 * sizeof(double), &v, &nv, err);
-      int rt = rv == 1 ? fr_read_all(f, tp, 2, 3, H5T_NATIVE_INT32, 3 * sizeof(int32_t), &t, &nt,
+      int rv = fr_read_all(f, vp, 2, 3, H5T_NATIVE_DOUBLE, &v, &nv, err);
+      int rt = rv == 1 ? fr_read_all(f, tp, 2, 3, H5T_NATIVE_INT32, &t, &nt,
                                   err)
                        : 0;
       if (rv < 0 || rt < 0) {
@@ -186,15 +186,17 @@ vs_status fr_load_world_colliders(vs_frames *f, vs_error *err) {
         vs_free(kind);
         return err->code;
       }
-      for (size_t j = 0; rt == 1 && j < 3 * nt; j++)
-        if (((int32_t *)t)[j] < 0 || (size_t)((int32_t *)t)[j] >= nv) {
+      for (size_t j = 0; rt == 1 && j < 3 * nt; j++) {
+        /* the value is taken before the arrays are freed: the message names it */
+        const int32_t bad = ((const int32_t *)t)[j];
+        if (bad < 0 || (size_t)bad >= nv) {
           vs_free(v);
           vs_free(t);
           vs_free(kind);
           return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
-                              "%s: triangle %zu names vertex %d of %zu", tp, j / 3,
-                              (int)((int32_t *)t)[j], nv);
+                              "%s: triangle %zu names vertex %d of %zu", tp, j / 3, (int)bad, nv);
         }
+      }
       c->kind = VS_FRAMES_MESH;
       c->vertices = v;
       c->tris = t;

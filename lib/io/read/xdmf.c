@@ -58,32 +58,46 @@
 #include "util/text.h"
 #include "io/guard/h5guard.h"
 #include "io/h5util.h"
+#include "io/read/readall.h"
 #include "io/read/xdmf.h"
 #include "io/read/xdmf_int.h"
 #include "vsim/h5.h"
 #include "vsim/model.h"
 
-int64_t xd_dims_of(hid_t f, const char *path, int rank, int64_t *d1, int *f32) {
-  if (!vs_h5_path_exists(f, path)) return -1;
-  vs_h5_ds x;
-  int64_t n = -1;
-  if (vs_h5_ds_open(f, path, &x) == 0 && x.rank == rank) {
-    n = (int64_t)x.dims[0];
-    if (d1 && rank > 1) *d1 = (int64_t)x.dims[1];
-    if (f32) *f32 = x.cls == H5T_FLOAT && H5Tget_size(x.type) == 4;
+int64_t xd_dims_of(xd *x, const char *path, int rank, const hsize_t *inner, int64_t *d1,
+                   int *f32) {
+  hsize_t dims[VS_RD_MAX_RANK];
+  char why[sizeof x->why];
+  int r = vs_rd_shape(x->f, path, rank, inner, dims, f32, why, sizeof why);
+  if (r == 0) return -1;
+  if (r < 0) {
+    snprintf(x->why, sizeof x->why, "%s", why);
+    return -2;
   }
-  vs_h5_ds_close(&x);
-  return n;
+  if (d1 && rank > 1) *d1 = (int64_t)dims[1];
+  return (int64_t)dims[0];
 }
 
-static int read_i32(hid_t f, const char *path, int32_t *buf) {
-  vs_h5_ds x;
-  int rc = vs_h5_ds_open(f, path, &x) == 0 &&
-                   H5Dread(x.d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0
-               ? 0
-               : -1;
-  vs_h5_ds_close(&x);
-  return rc;
+/* rows x cols int32 of the dataset at path into buf (room for buf_n), every
+ * axis checked against that first (readall.h). */
+static int read_i32(xd *x, const char *path, int64_t rows, int cols, int32_t *buf, size_t buf_n) {
+  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
+  char why[sizeof x->why];
+  if (vs_rd_read_all(x->f, path, 2, dims, H5T_NATIVE_INT32, buf, buf_n * sizeof *buf, why,
+                     sizeof why) == 0)
+    return 0;
+  snprintf(x->why, sizeof x->why, "%s", why);
+  return -1;
+}
+
+/* The 1-D dataset at path, of dims[0] doubles, into buf (room for buf_n). */
+static int read_f64(xd *x, const char *path, const hsize_t *dims, double *buf, size_t buf_n) {
+  char why[sizeof x->why];
+  if (vs_rd_read_all(x->f, path, 1, dims, H5T_NATIVE_DOUBLE, buf, buf_n * sizeof *buf, why,
+                     sizeof why) == 0)
+    return 0;
+  snprintf(x->why, sizeof x->why, "%s", why);
+  return -1;
 }
 
 /* "DIMS" NumberType Precision of a dataset of the file */
@@ -293,7 +307,7 @@ static int inline_items(xd *x) {
     const int64_t rows = s < VS_KIND_COUNT ? x->links[s] : x->T;
     const int cols = s < VS_KIND_COUNT ? link_cols((vs_kind)s) : 3;
     if (rows <= 0) continue;
-    if (read_i32(x->f, path, idx) < 0) goto done;
+    if (read_i32(x, path, rows, cols, idx, big + 1) < 0) goto done;
     for (size_t i = 0; i < (size_t)rows * (size_t)cols; i++)
       if (idx[i] >= 0 && (size_t)idx[i] < n) used[idx[i]] = 1;
   }
@@ -313,7 +327,7 @@ static int inline_items(xd *x) {
     vs_sbuf_puts(&x->b, "</DataItem>\n");
   }
   if (x->alive) {
-    if (x->M > 0 && read_i32(x->f, "/solver/constraints", idx) < 0) goto done;
+    if (x->M > 0 && read_i32(x, "/solver/constraints", x->M, 3, idx, big + 1) < 0) goto done;
     size_t len = 0;
     for (int64_t c = 0; c < x->M; c++) {
       int k = 0;
@@ -445,65 +459,84 @@ static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_
   double *times = NULL;
   vs_status st = VS_OK;
   /* the frames: of the particles' positions, or, in a file of rigid bodies
-   * only (no /particles/all), of the bodies' */
-  x.F = xd_dims_of(x.f, "/particles/all/position/value", 3, &x.N, &x.pos_f32);
+   * only (no /particles/all), of the bodies'.  Every dataset is taken with
+   * the shape the sidecar says it has (readall.h): a dataset the sidecar
+   * reads (the times, the connectivity) in another shape is an error, one
+   * it only points to is left out. */
+  static const hsize_t any3[2] = {VS_RD_ANY, 3}, any4[2] = {VS_RD_ANY, 4}, three[1] = {3};
+  x.F = xd_dims_of(&x, "/particles/all/position/value", 3, any3, &x.N, &x.pos_f32);
   int has_all = x.F >= 0 || vs_h5_path_exists(x.f, "/particles/all");
+  if (x.F == -2) {
+    st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0, "%s", x.why);
+    goto done;
+  }
   if (!has_all) {
     x.N = 0;
-    x.F = xd_dims_of(x.f, "/particles/rigid/position/value", 3, NULL, NULL);
+    x.F = xd_dims_of(&x, "/particles/rigid/position/value", 3, any3, NULL, NULL);
   }
-  if (x.F < 0 || (has_all && xd_dims_of(x.f, "/particles/all/mass", 1, NULL, NULL) != x.N)) {
+  if (x.F < 0 || (has_all && xd_dims_of(&x, "/particles/all/mass", 1, NULL, NULL, NULL) != x.N)) {
     st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0,
                       "no positions recorded (output.fields without position): nothing to show");
     goto done;
   }
-  x.vel = xd_dims_of(x.f, "/particles/all/velocity/value", 3, NULL, &x.vel_f32) == x.F;
-  x.radius = xd_dims_of(x.f, "/particles/all/radius", 1, NULL, NULL) == x.N;
-  x.T = xd_dims_of(x.f, "/connectivity/triangles", 2, NULL, NULL);
-  for (int k = 0; k < VS_KIND_COUNT; k++) {
+  const hsize_t n3[2] = {(hsize_t)x.N, 3};
+  x.vel = xd_dims_of(&x, "/particles/all/velocity/value", 3, n3, NULL, &x.vel_f32) == x.F;
+  x.radius = xd_dims_of(&x, "/particles/all/radius", 1, NULL, NULL, NULL) == x.N;
+  /* the connectivity, read below: of its documented shape or an error */
+  x.T = xd_dims_of(&x, "/connectivity/triangles", 2, three, NULL, NULL);
+  for (int k = 0; x.T != -2 && k < VS_KIND_COUNT; k++) {
     char path[64];
     link_path((vs_kind)k, path, sizeof path);
-    x.links[k] = link_cols((vs_kind)k) > 0 ? xd_dims_of(x.f, path, 2, NULL, NULL) : 0;
+    const hsize_t cols = (hsize_t)link_cols((vs_kind)k);
+    x.links[k] = cols > 0 ? xd_dims_of(&x, path, 2, &cols, NULL, NULL) : 0;
+    if (x.links[k] == -2) x.T = -2;
     if (x.links[k] < 0) x.links[k] = 0; /* absent: none of that kind */
   }
-  x.M = xd_dims_of(x.f, "/solver/constraints", 2, NULL, NULL);
+  if (x.T != -2) x.M = xd_dims_of(&x, "/solver/constraints", 2, three, NULL, NULL);
+  if (x.T == -2 || x.M == -2) {
+    st = vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0, "cannot read its connectivity: %s",
+                      x.why);
+    goto done;
+  }
   if (x.T < 0) x.T = 0; /* absent: none of that kind */
   if (x.M < 0) x.M = 0;
-  x.B = xd_dims_of(x.f, "/particles/rigid/position/value", 3, NULL, &x.rpos_f32) == x.F &&
-                xd_dims_of(x.f, "/particles/rigid/orientation/value", 3, NULL, &x.rq_f32) == x.F
-            ? xd_dims_of(x.f, "/particles/rigid/shape", 1, NULL, NULL)
+  x.B = xd_dims_of(&x, "/particles/rigid/position/value", 3, any3, NULL, &x.rpos_f32) == x.F &&
+                xd_dims_of(&x, "/particles/rigid/orientation/value", 3, any4, NULL, &x.rq_f32) ==
+                    x.F
+            ? xd_dims_of(&x, "/particles/rigid/shape", 1, NULL, NULL, NULL)
             : 0;
   if (x.B > 0) {
     int64_t b = 0;
-    if (xd_dims_of(x.f, "/particles/rigid/position/value", 3, &b, NULL) != x.F || b != x.B ||
-        xd_dims_of(x.f, "/particles/rigid/orientation/value", 3, &b, NULL) != x.F || b != x.B ||
-        xd_dims_of(x.f, "/particles/rigid/size", 2, NULL, NULL) != x.B ||
-        xd_dims_of(x.f, "/particles/rigid/mass", 1, NULL, NULL) != x.B)
+    const hsize_t b3[2] = {(hsize_t)x.B, 3};
+    if (xd_dims_of(&x, "/particles/rigid/position/value", 3, any3, &b, NULL) != x.F || b != x.B ||
+        xd_dims_of(&x, "/particles/rigid/orientation/value", 3, any4, &b, NULL) != x.F ||
+        b != x.B || xd_dims_of(&x, "/particles/rigid/size", 2, three, NULL, NULL) != x.B ||
+        xd_dims_of(&x, "/particles/rigid/mass", 1, NULL, NULL, NULL) != x.B)
       x.B = 0; /* not the documented layout: leave the bodies out */
-    x.rvel = xd_dims_of(x.f, "/particles/rigid/velocity/value", 3, NULL, &x.rvel_f32) == x.F;
-    x.rw = xd_dims_of(x.f, "/particles/rigid/angular_velocity/value", 3, NULL, &x.rw_f32) == x.F;
+    x.rvel = xd_dims_of(&x, "/particles/rigid/velocity/value", 3, b3, NULL, &x.rvel_f32) == x.F;
+    x.rw = xd_dims_of(&x, "/particles/rigid/angular_velocity/value", 3, b3, NULL, &x.rw_f32) ==
+           x.F;
   }
   if (x.B < 0) x.B = 0;
   /* the surfaces (files from before them have the centres only) */
   if (x.B > 0 &&
-      xd_dims_of(x.f, "/particles/rigid_surface/position/value", 3, &x.S, &x.surf_f32) == x.F &&
-      xd_dims_of(x.f, "/particles/rigid_surface/body", 1, NULL, NULL) == x.S)
-    x.RT = xd_dims_of(x.f, "/connectivity/rigid_triangles", 2, NULL, NULL);
+      xd_dims_of(&x, "/particles/rigid_surface/position/value", 3, any3, &x.S, &x.surf_f32) ==
+          x.F &&
+      xd_dims_of(&x, "/particles/rigid_surface/body", 1, NULL, NULL, NULL) == x.S)
+    x.RT = xd_dims_of(&x, "/connectivity/rigid_triangles", 2, three, NULL, NULL);
   if (x.RT <= 0) x.S = x.RT = 0;
   int64_t am = 0;
-  x.alive = x.M > 0 && xd_dims_of(x.f, "/connectivity/alive/value", 2, &am, NULL) == x.F && am == x.M;
+  const hsize_t m1[1] = {(hsize_t)x.M};
+  x.alive =
+      x.M > 0 && xd_dims_of(&x, "/connectivity/alive/value", 2, m1, &am, NULL) == x.F && am == x.M;
   times = vs_malloc(((size_t)x.F + 1) * sizeof *times);
-  vs_h5_ds t;
-  int tr = times &&
-                   vs_h5_ds_open(x.f, has_all ? "/particles/all/position/time"
-                                              : "/particles/rigid/position/time",
-                                 &t) == 0 &&
-                   t.rank == 1 && (int64_t)t.dims[0] == x.F &&
-                   (x.F == 0 || H5Dread(t.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                        times) >= 0)
+  const hsize_t tf[1] = {(hsize_t)x.F};
+  int tr = times && read_f64(&x,
+                             has_all ? "/particles/all/position/time"
+                                     : "/particles/rigid/position/time",
+                             tf, times, (size_t)x.F + 1) == 0
                ? 0
                : -1;
-  vs_h5_ds_close(&t);
   rel = relative_to(h5_path, xmf, &x.nomem);
   h5name = rel ? xml_escape(rel) : NULL;
   x.h5 = h5name;
@@ -522,7 +555,8 @@ static vs_status sidecar_text(hid_t f, const char *h5_path, const char *xmf, vs_
   if (tr < 0 || inline_items(&x) < 0) {
     st = x.nomem ? vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory")
                  : vs_error_set(err, VS_ERR_FORMAT, h5_path, 0, 0,
-                                "cannot read its time or connectivity");
+                                "cannot read its time or connectivity: %s",
+                                x.why[0] ? x.why : "unknown");
     goto done;
   }
   vs_sbuf_puts(&x.b, "<Grid Name=\"vsim\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");

@@ -10,6 +10,7 @@
 #include "util/detmath.h"
 #include "util/text.h"
 #include "io/h5util.h"
+#include "io/read/readall.h"
 #include "io/read/xdmf_int.h"
 #include "vsim/kind.h"
 
@@ -192,11 +193,13 @@ static coll read_collider(xd *x, const char *g) {
     case VS_COLLIDER_BOUNDS:
       c.ok = attr_vec(x->f, g, "min", c.a, 3) == 0 && attr_vec(x->f, g, "max", c.b, 3) == 0;
       break;
-    case VS_COLLIDER_MESH:
-      c.nv = xd_dims_of(x->f, vp, 2, NULL, NULL);
-      c.nt = xd_dims_of(x->f, tp, 2, NULL, NULL);
-      c.ok = c.nv > 0 && c.nt > 0;
+    case VS_COLLIDER_MESH: {
+      static const hsize_t three[1] = {3};
+      c.nv = xd_dims_of(x, vp, 2, three, NULL, NULL);
+      c.nt = xd_dims_of(x, tp, 2, three, NULL, NULL);
+      c.ok = c.nv > 0 && c.nt > 0; /* another shape: not drawn */
       break;
+    }
     }
   }
   vs_free(kind);
@@ -224,11 +227,11 @@ static void grow_collider(xd *x, const char *gp, const coll *c, double lo[3], do
     snprintf(vp, sizeof vp, "%s/vertices", gp);
     double *v = vs_malloc((size_t)c->nv * 3 * sizeof *v);
     if (!v) x->nomem = 1;
-    vs_h5_ds d;
-    if (v && vs_h5_ds_open(x->f, vp, &d) == 0 &&
-        H5Dread(d.d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
+    const hsize_t dims[2] = {(hsize_t)c->nv, 3};
+    char why[sizeof x->why];
+    if (v && vs_rd_read_all(x->f, vp, 2, dims, H5T_NATIVE_DOUBLE, v,
+                            (size_t)c->nv * 3 * sizeof *v, why, sizeof why) == 0)
       for (int64_t j = 0; j < c->nv; j++) grow(lo, hi, v + 3 * j);
-    vs_h5_ds_close(&d);
     vs_free(v);
     break;
   }

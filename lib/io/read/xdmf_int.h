@@ -26,13 +26,17 @@ typedef struct xd {
   int64_t S, RT;    /* rigid surface vertices and triangles (0: a file without them) */
   int surf_f32;
   int nomem;        /* an allocation failed: the text is incomplete */
+  char why[400];    /* the first dataset found not of its documented shape */
   vs_sbuf b;
 } xd;
 
-/* Axis 0 of the dataset at path when it has rank `rank` (and axis 1 in
- * *d1, whether it is float32 in *f32, when asked), else -1 (absent too). */
-__attribute__((visibility("hidden"))) int64_t xd_dims_of(hid_t f, const char *path, int rank,
-                                                         int64_t *d1, int *f32);
+/* Axis 0 of the dataset at path when it has rank `rank` and its other axes
+ * are inner[0 .. rank-2] (VS_RD_ANY: any; readall.h), with axis 1 in *d1
+ * and whether it is float32 in *f32 when asked; -1 when absent, -2 when it
+ * is there in another shape (x->why says which, the first time). */
+__attribute__((visibility("hidden"))) int64_t xd_dims_of(xd *x, const char *path, int rank,
+                                                         const hsize_t *inner, int64_t *d1,
+                                                         int *f32);
 /* "DIMS" NumberType Precision of a dataset of the file, as a DataItem. */
 __attribute__((visibility("hidden"))) void xd_hdf_item(xd *x, const char *dims, const char *type,
                                                        int prec, const char *path);

@@ -8,6 +8,7 @@
 
 #include "io/h5surface.h"
 #include "io/write/h5write.h"
+#include "model/model_private.h"
 
 /* /h5md: version, author, creator (fixed-length strings, H5MD 1.1) and the
  * units module (SI; the units are `unit` attributes of the element groups). */
@@ -270,6 +271,10 @@ static int write_parameters(vs_h5_writer *w, const vs_scene *scene, const vs_mod
       h5w_attr_i32(w, p, "format_version", VSIM_FORMAT_VERSION) < 0 ||
       h5w_attr_i32(w, p, "colors", m->n_colors) < 0 || h5w_attr_f64(w, p, "wall_seconds", 0.0) < 0 ||
       h5w_attr_i64(w, p, "frames_recorded", 0) < 0 || h5w_attr_str(w, p, "status", "running") < 0)
+    return -1;
+  /* the OBJ files the model was built from: where they were and what they
+   * held, for --resume (model_private.h) */
+  if (m->priv && m->priv->mesh_files && h5w_attr_str(w, p, "mesh_files", m->priv->mesh_files) < 0)
     return -1;
   return 0;
 }

@@ -30,6 +30,77 @@ vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, v
   return rc;
 }
 
+/* The scene's mesh reference of key ("bodies.3", "world.colliders.0"),
+ * NULL when the scene has no mesh there. */
+static vs_mesh_ref *mesh_ref_of(vs_scene *s, const char *key) {
+  size_t i = 0;
+  int used = 0;
+  if (sscanf(key, "bodies.%zu%n", &i, &used) == 1 && key[used] == '\0')
+    return i < s->n_bodies && s->bodies[i].kind == VS_BODY_MESH ? &s->bodies[i].mesh : NULL;
+  used = 0;
+  if (sscanf(key, "world.colliders.%zu%n", &i, &used) == 1 && key[used] == '\0')
+    return i < s->n_colliders && s->colliders[i].kind == VS_COLLIDER_MESH ? &s->colliders[i].mesh
+                                                                          : NULL;
+  return NULL;
+}
+
+vs_status vs_h5_resume_scene(const char *path, const char *name, const vs_override *sets,
+                             size_t n_sets, vs_scene **out, vs_error *err) {
+  if (out) *out = NULL;
+  if (!path || !out)
+    return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_resume_scene: missing argument");
+  vs_h5_quiet();
+  vs_h5g_file f;
+  vs_status rc = vs_h5g_open(path, &f, err);
+  if (rc != VS_OK) return rc;
+  char *text = NULL, *rec = NULL;
+  rc = vs_h5g_attr_string(&f, "/parameters/vsim", "resolved", H5C_RESOLVED_MAX, &text, err);
+  if (rc == VS_OK &&
+      vs_h5g_attr_string(&f, "/parameters/vsim", "mesh_files", H5C_RESOLVED_MAX, &rec, err) !=
+          VS_OK) {
+    if (!strstr(err->message, "has no attribute")) rc = err->code;
+    else vs_error_clear(err);
+  }
+  vs_h5g_close(&f);
+  if (rc == VS_OK) rc = vs_scene_load_string(text, strlen(text), name, sets, n_sets, out, err);
+  /* each OBJ where the first run read it (an absolute path), not the
+   * resolved scene's path, which is relative to the first run's directory */
+  const char *p = rec;
+  char key[64], *file = NULL;
+  if (rc == VS_OK && rec && !(file = vs_malloc(2 * VS_MAX_PATH)))
+    rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  for (int line = 1; rc == VS_OK && p; line++) {
+    long long bytes;
+    unsigned long long hash;
+    int r = h5c_mesh_line(&p, key, sizeof key, &bytes, &hash, file, 2 * VS_MAX_PATH);
+    if (r == 0) break;
+    vs_mesh_ref *mr = r > 0 ? mesh_ref_of(*out, key) : NULL;
+    char *dup = mr ? vs_strdup(file) : NULL;
+    if (r < 0)
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/parameters/vsim@mesh_files: line %d is not one of vsim's", line);
+    else if (!mr)
+      rc = vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
+                        "/parameters/vsim@mesh_files names an OBJ file for %s, which the resolved "
+                        "scene does not have: not the same scene",
+                        key);
+    else if (!dup)
+      rc = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+    if (dup) {
+      vs_free(mr->file);
+      mr->file = dup;
+    }
+  }
+  vs_free(file);
+  vs_free(text);
+  vs_free(rec);
+  if (rc != VS_OK) {
+    vs_scene_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err) {
   if (real) *real = NULL;
   if (!path || !real)
@@ -43,7 +114,7 @@ vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err) {
   *real = vs_strdup(r);
   free(r);
   if (!*real) return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
-  rc = h5c_verify_checkpoint(*real, NULL, err);
+  rc = h5c_verify_checkpoint(*real, NULL, NULL, err);
   if (rc != VS_OK) {
     if (err && strcmp(err->file, *real) == 0) snprintf(err->file, sizeof err->file, "%s", path);
     vs_free(*real);
@@ -106,7 +177,7 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_read_checkpoint: missing argument");
   vs_h5_quiet();
   /* the checksum and the values first (streamed), then the arrays */
-  vs_status rc = h5c_verify_checkpoint(path, NULL, err);
+  vs_status rc = h5c_verify_checkpoint(path, NULL, NULL, err);
   if (rc != VS_OK) return rc;
   vs_h5g_file f;
   if ((rc = vs_h5g_open(path, &f, err)) != VS_OK) return rc;
@@ -118,6 +189,8 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
   VS_STATE_FIELDS(CK_READ)
 #undef CK_READ
   (void)m;
+  /* the OBJ files the model read are those the run read */
+  if (rc == VS_OK) rc = h5c_check_meshes(&f, path, model, err);
   int64_t frame = 0, step = 0, n_alive = 0;
   double time = 0;
   if (rc == VS_OK &&
@@ -132,6 +205,9 @@ vs_status vs_h5_read_checkpoint(const char *path, const vs_model *model, vs_stat
     state->n_alive = n_alive;
   }
   vs_h5g_close(&f);
+  /* the structure against the model, before the solver trusts it (the
+   * contact cache's count indexes its arrays) */
+  if (rc == VS_OK) rc = h5c_check_state(path, model, state, err);
   return rc;
 }
 
@@ -293,7 +369,7 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
      * storage can make HDF5 write anywhere else). */
     vs_error e;
     vs_error_clear(&e);
-    vs_status v = h5c_verify_checkpoint(w->tmp, &w->resolved_hash, &e);
+    vs_status v = h5c_verify_checkpoint(w->tmp, model, &w->resolved_hash, &e);
     if (v == VS_OK) v = h5c_check_writable(w->tmp, path, model, &e);
     if (v != VS_OK) {
       snprintf(w->msg, sizeof w->msg, "%s", e.message);

@@ -16,7 +16,11 @@ static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
   rs->q = s->rq;
   rs->v = s->rv;
   rs->w = s->rw;
-  rs->n_cache = s->rn_cache[0];
+  /* the cache's count indexes its arrays: a count they cannot hold (a
+   * state not made by the solver; --resume refuses such a checkpoint,
+   * h5check.c) is an empty cache, not a read past them */
+  const int32_t n = s->rn_cache[0];
+  rs->n_cache = n >= 0 && n <= m->rigid_max_contacts ? n : 0;
   rs->cache_ab = s->rcache_ab;
   rs->cache_feature = (uint32_t *)s->rcache_feature; /* same bits, the cache's identity */
   rs->cache_impulse = s->rcache_impulse;
