@@ -214,7 +214,7 @@ int cmd_compare(int argc, char **argv, const char *command_line) {
    * (access, not fopen: opening a FIFO would block). */
   for (int i = 0; i < 2; i++) {
     if (access(files[i], R_OK) != 0) {
-      fprintf(stderr, "vsim: %s: %s\n", files[i], strerror(errno));
+      fprintf(stderr, "vsim: %s: %s\n", cli_esc(files[i]), strerror(errno));
       free(only);
       return CLI_EXIT_USAGE;
     }
