@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/outfile.h"
 #include "view/internal.h"
 
 /* Categorical: the ten of matplotlib's tab10 with its grey replaced by a dark
@@ -126,25 +127,34 @@ vs_status vs_view_cairo_error(cairo_status_t cs, const char *what, vs_error *err
 }
 
 static cairo_status_t write_fn(void *closure, const unsigned char *data, unsigned int len) {
-  return fwrite(data, 1, len, (FILE *)closure) == len ? CAIRO_STATUS_SUCCESS
-                                                      : CAIRO_STATUS_WRITE_ERROR;
+  int *fd = closure;
+  while (len > 0) {
+    ssize_t w = write(fd[0], data, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      fd[1] = w < 0 ? errno : EIO;
+      return CAIRO_STATUS_WRITE_ERROR;
+    }
+    data += w;
+    len -= (unsigned int)w;
+  }
+  return CAIRO_STATUS_SUCCESS;
 }
 
-vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err) {
+vs_status vs_view_write_png(cairo_surface_t *s, const char *path, const char *const *inputs,
+                            vs_error *err) {
   if (!path || !*path) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "no output path");
-  FILE *fp = fopen(path, "wb");
-  if (!fp)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
-                        strerror(errno));
-  cairo_status_t cs = cairo_surface_write_to_png_stream(s, write_fn, fp);
-  int werr = ferror(fp) ? errno : 0;
-  if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
-  if (cs != CAIRO_STATUS_SUCCESS || werr) {
-    unlink(path);
+  vs_outfile o;
+  vs_status st = vs_outfile_create(path, VS_OUTFILE_FORCE, inputs, &o, err);
+  if (st != VS_OK) return st;
+  int io[2] = {o.fd, 0}; /* the descriptor, and the errno of a failed write */
+  cairo_status_t cs = cairo_surface_write_to_png_stream(s, write_fn, io);
+  if (cs != CAIRO_STATUS_SUCCESS || io[1]) {
+    vs_outfile_discard(&o);
     if (cs == CAIRO_STATUS_NO_MEMORY)
       return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "writing '%s': out of memory", path);
     return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
-                        werr ? strerror(werr) : cairo_status_to_string(cs));
+                        io[1] ? strerror(io[1]) : cairo_status_to_string(cs));
   }
-  return VS_OK;
+  return vs_outfile_publish(&o, err);
 }

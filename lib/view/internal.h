@@ -12,9 +12,13 @@
 /* The font every text uses (cairo's toy API through fontconfig). */
 #define VS_VIEW_FONT "DejaVu Sans"
 
-/* Write an image surface to path as PNG.  The file is opened by us so that a
- * failure names the path and the system's reason; a partial file is removed. */
-VS_VIEW_HIDDEN vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err);
+/* Write an image surface to path as PNG, through the safe output files of
+ * util/outfile.h: a temporary file beside path, renamed over it when
+ * complete; an existing regular file is replaced, never a link, a device,
+ * a FIFO, a directory or one of inputs (NULL-terminated; NULL: none).
+ * Nothing is left behind on failure. */
+VS_VIEW_HIDDEN vs_status vs_view_write_png(cairo_surface_t *s, const char *path,
+                                           const char *const *inputs, vs_error *err);
 
 /* A surface's or context's cairo failure as a vs_status. */
 VS_VIEW_HIDDEN vs_status vs_view_cairo_error(cairo_status_t cs, const char *what, vs_error *err);

@@ -292,7 +292,7 @@ static void draw_legend(cairo_t *cr, const layout *L, const vs_plot_series *s, s
 }
 
 vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                      const char *path, vs_error *err) {
+                      const char *path, const char *const *inputs, vs_error *err) {
   if (!o) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "plot: no options");
   if (o->width < 64 || o->height < 64 || o->width > 16384 || o->height > 16384)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
@@ -323,7 +323,7 @@ vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t 
   vs_status st = cs == CAIRO_STATUS_SUCCESS ? VS_OK : vs_view_cairo_error(cs, "plot", err);
   if (st == VS_OK) {
     cairo_surface_flush(surf);
-    st = vs_view_write_png(surf, path, err);
+    st = vs_view_write_png(surf, path, inputs, err);
   }
   cairo_surface_destroy(surf);
   return st;

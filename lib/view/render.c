@@ -593,11 +593,12 @@ done:
 }
 
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
-                             const vs_view_frame *golden, const char *path, vs_error *err) {
+                             const vs_view_frame *golden, const char *path,
+                             const char *const *inputs, vs_error *err) {
   cairo_surface_t *s;
   vs_status st = render(o, frame, golden, &s, err);
   if (st != VS_OK) return st;
-  st = vs_view_write_png(s, path, err);
+  st = vs_view_write_png(s, path, inputs, err);
   cairo_surface_destroy(s);
   return st;
 }

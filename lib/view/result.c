@@ -346,8 +346,12 @@ static vs_status frames_for(vs_renderer *r, size_t k, vs_view_frame *fr, vs_view
 
 vs_status vs_renderer_png(vs_renderer *r, size_t k, const char *path, vs_error *err) {
   vs_view_frame fr, gf;
+  /* the picture never replaces a file it is drawn from */
+  const char *const inputs[] = {vs_frames_path(r->a.f), r->has_golden ? vs_frames_path(r->g.f) : NULL,
+                                NULL};
   vs_status st = frames_for(r, k, &fr, &gf, err);
-  if (st == VS_OK) st = vs_view_render_png(&r->vo, &fr, r->has_golden ? &gf : NULL, path, err);
+  if (st == VS_OK)
+    st = vs_view_render_png(&r->vo, &fr, r->has_golden ? &gf : NULL, path, inputs, err);
   return st;
 }
 
@@ -382,8 +386,11 @@ vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *er
   vs_plot_series *s = vs_calloc(cap, sizeof *s);
   double **bufs = vs_calloc(2 * cap, sizeof *bufs);
   char **legend = vs_calloc(cap, sizeof *legend);
+  const char **inputs = vs_calloc(q->n_files + 1, sizeof *inputs); /* never replaced */
   vs_status st = VS_OK;
-  if (!s || !bufs || !legend) st = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (!s || !bufs || !legend || !inputs)
+    st = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  for (size_t fi = 0; inputs && fi < q->n_files; fi++) inputs[fi] = vs_frames_path(q->files[fi]);
   size_t ns = 0;
   char unit[16] = "", avail[1500];
   int mixed = 0;
@@ -450,8 +457,9 @@ vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *er
     o.title = q->n_files == 1 ? base_name(q->labels && q->labels[0] ? q->labels[0]
                                                                     : vs_frames_path(q->files[0]))
                               : NULL;
-    st = vs_plot_png(&o, s, ns, path, err);
+    st = vs_plot_png(&o, s, ns, path, inputs, err);
   }
+  vs_free(inputs);
   for (size_t i = 0; bufs && i < 2 * cap; i++) vs_free(bufs[i]);
   for (size_t i = 0; legend && i < cap; i++) vs_free(legend[i]);
   vs_free(bufs);

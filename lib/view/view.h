@@ -121,9 +121,11 @@ void vs_view_project(const vs_view_options *o, const double p[3], double *sx, do
                      double *depth);
 double vs_view_scale(const vs_view_options *o);
 
-/* Render to a PNG file (written in place; removed again when writing fails). */
+/* Render to a PNG file (vs_view_write_png: through a temporary file,
+ * renamed into place; never over one of inputs, NULL-terminated or NULL). */
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
-                             const vs_view_frame *golden, const char *path, vs_error *err);
+                             const vs_view_frame *golden, const char *path,
+                             const char *const *inputs, vs_error *err);
 /* Render to rgb[height][width][3] (what `ffmpeg -f rawvideo -pix_fmt rgb24` reads). */
 vs_status vs_view_render_rgb(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, uint8_t *rgb, vs_error *err);
@@ -182,7 +184,8 @@ void vs_plot_layout(const vs_plot_options *o, const vs_plot_series *s, size_t ns
                     double frame[4], double legend[4], double *row, double *pad,
                     double *sample);
 
+/* Plot into a PNG file, written as vs_view_render_png writes. */
 vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                      const char *path, vs_error *err);
+                      const char *path, const char *const *inputs, vs_error *err);
 
 #endif

@@ -22,7 +22,11 @@ typedef struct vs_h5_writer vs_h5_writer;
 typedef struct vs_h5_run_info {
   const char *command;       /* the command line, for /parameters/vsim@command */
   const char *resolved_yaml; /* vs_scene_to_yaml() output */
-  int force;                 /* overwrite an existing output */
+  int force;                 /* overwrite an existing output (a symbolic link to a
+                                regular file: its target) */
+  const char *const *inputs; /* NULL or NULL-terminated: the files the run read (the
+                                scene, its meshes); neither the output nor its
+                                sidecar may replace one, even with force */
 } vs_h5_run_info;
 
 /* Check the output path, create the temporary file beside it and write

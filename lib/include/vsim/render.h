@@ -6,8 +6,11 @@
  * an orthographic camera fitted to the bounds of every frame (of both files
  * when a golden run is overlaid, so the camera never jumps).  A golden run
  * is drawn first, in grey, at the frame nearest in time.  The plot draws
- * observables of one or more files against time.  Outputs are written in
- * place; the caller picks temporary names (cmd/ renames them). */
+ * observables of one or more files against time.  A PNG is written to a
+ * temporary file beside its path and renamed over it when complete
+ * (docs/cli.md, Output files): an existing regular file is replaced; a
+ * symbolic link, a directory, a device or FIFO, and the files drawn from
+ * are refused (VS_ERR_USAGE); nothing is left behind on failure. */
 #ifndef VSIM_RENDER_H
 #define VSIM_RENDER_H
 
