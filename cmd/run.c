@@ -212,7 +212,8 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
  * except those that report a fault of the program itself (SIGSEGV, SIGBUS,
  * SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP) and SIGQUIT, which asks for a
  * core dump on purpose.  A signal the program was started with ignored
- * (nohup's SIGHUP) stays ignored; SIGPIPE is taken in every case.
+ * (nohup's SIGHUP), or handled by something else in the process (a
+ * profiler's SIGPROF), is left as it was; SIGPIPE is taken in every case.
  *
  * A second SIGINT, SIGTERM or SIGHUP (a second Ctrl-C: someone insists)
  * removes the temporary file and dies of the signal as usual.  Any other
@@ -242,10 +243,12 @@ static void on_signal(int sig) {
   if (!g_stop) g_stop = sig;
 }
 
-/* Catch sig with sa unless it was ignored at start (always: SIGPIPE). */
-static void take_signal(int sig, const struct sigaction *sa, int even_if_ignored) {
+/* Catch sig with sa unless it was ignored at start (nohup) or is handled
+ * by something else in the process (a profiler's SIGPROF); `always`:
+ * SIGPIPE and SIGXFSZ, which the run must handle itself. */
+static void take_signal(int sig, const struct sigaction *sa, int always) {
   if (sig <= 0 || sig >= NSIG || sigaction(sig, NULL, &g_old[sig]) != 0) return;
-  if (g_old[sig].sa_handler == SIG_IGN && !even_if_ignored) return;
+  if (!always && ((g_old[sig].sa_flags & SA_SIGINFO) || g_old[sig].sa_handler != SIG_DFL)) return;
   if (sigaction(sig, sa, NULL) != 0) return;
   g_taken[sig] = 1;
   sigaddset(&g_handled, sig);
@@ -562,16 +565,33 @@ static const char **run_inputs(const run_args *a, const vs_scene *scene) {
   return in;
 }
 
-/* The sidecar's name is checked before the run as the result file's is
- * (outfile.h: a regular file is replaced, a link, a special file or an
- * input refused), so that a planted out.xmf stops the run before it
- * starts (exit 2, nothing written) instead of failing it at the end. */
-static vs_status check_sidecar(const char *output, const char *const *inputs, vs_error *err) {
-  char *xmf = vs_xdmf_default_path(output);
-  if (!xmf) return vs_error_set(err, VS_ERR_NOMEM, output, 0, 0, "out of memory");
-  vs_status st = vs_outfile_check(xmf, VS_OUTFILE_FORCE, inputs, err);
+/* The outputs are checked before the run (outfile.h): the result file
+ * (--resume: vs_h5_check_resume did), then the sidecar's name (a regular
+ * file is replaced; a link, a special file or an input refused), so that a
+ * planted out.xmf stops the run before it starts (exit 2, nothing written)
+ * instead of failing it at the end. */
+static vs_status check_outputs(const run_args *a, const vs_model *model,
+                               const char *const *inputs, vs_error *err) {
+  vs_status st = VS_OK;
+  if (!a->resume)
+    st = vs_outfile_check(a->output, a->force ? VS_OUTFILE_FORCE | VS_OUTFILE_FOLLOW : 0, inputs,
+                          err);
+  if (st != VS_OK || !wants_sidecar(model)) return st;
+  char *xmf = vs_xdmf_default_path(a->output);
+  if (!xmf) return vs_error_set(err, VS_ERR_NOMEM, a->output, 0, 0, "out of memory");
+  st = vs_outfile_check(xmf, VS_OUTFILE_FORCE, inputs, err);
   vs_free_buffer(xmf);
   return st;
+}
+
+/* A result file that could not be opened: one line (exit code by st). */
+static void report_output(const run_args *a, vs_status st, vs_error *err) {
+  if (st == VS_ERR_EXISTS) { /* one line, the way out in it (as vsim sweep says it) */
+    fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", cli_esc(a->output));
+  } else {
+    name_as_given(a, err);
+    cli_report(err, a->output);
+  }
 }
 
 int cmd_run(int argc, char **argv, const char *command_line) {
@@ -642,9 +662,9 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     name_as_given(&a, &err);
     cli_report(&err, scene_name);
     code = cli_exit_code(st, CLI_PHASE_INPUT);
-  } else if (wants_sidecar(model) && (st = check_sidecar(a.output, inputs, &err)) != VS_OK) {
-    cli_report(&err, a.output);
-    code = cli_exit_code(st, CLI_PHASE_INPUT);
+  } else if ((st = check_outputs(&a, model, inputs, &err)) != VS_OK) {
+    report_output(&a, st, &err);
+    code = cli_exit_code(st, CLI_PHASE_WRITING);
   } else {
     vs_h5_run_info info = {
         .command = command_line, .resolved_yaml = yaml, .force = a.force, .inputs = inputs};
@@ -655,12 +675,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
-      if (st == VS_ERR_EXISTS) /* one line, the way out in it (as vsim sweep says it) */
-        fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", cli_esc(a.output));
-      else {
-        name_as_given(&a, &err);
-        cli_report(&err, a.output);
-      }
+      report_output(&a, st, &err);
       /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
        * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
       code = cli_exit_code(st, CLI_PHASE_WRITING);

@@ -38,9 +38,11 @@ static void on_signal(int sig) {
   g_signals++;
 }
 
-static void take_signal(int sig, const struct sigaction *sa, int even_if_ignored) {
+/* As run.c's: a signal ignored at start (nohup's SIGHUP) or handled by
+ * something else stays so; `always`: SIGPIPE. */
+static void take_signal(int sig, const struct sigaction *sa, int always) {
   if (sig <= 0 || sig >= NSIG || sigaction(sig, NULL, &g_old[sig]) != 0) return;
-  if (g_old[sig].sa_handler == SIG_IGN && !even_if_ignored) return; /* nohup's SIGHUP */
+  if (!always && ((g_old[sig].sa_flags & SA_SIGINFO) || g_old[sig].sa_handler != SIG_DFL)) return;
   if (sigaction(sig, sa, NULL) == 0) g_taken[sig] = 1;
 }
 
