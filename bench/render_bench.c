@@ -113,11 +113,11 @@ static void demos(const char *dir, const cloth *c) {
   vs_view_bounds_init(o.lo, o.hi);
   vs_view_bounds_add(&f, o.lo, o.hi);
   snprintf(path, sizeof path, "%s/cloth_iso.png", dir);
-  if (vs_view_render_png(&o, &f, NULL, path, &e) != VS_OK) die(&e);
+  if (vs_view_render_png(&o, &f, NULL, path, NULL, &e) != VS_OK) die(&e);
   o.color = VS_VIEW_COLOR_SCALAR;
   o.view = VS_VIEW_FRONT;
   snprintf(path, sizeof path, "%s/cloth_front_scalar.png", dir);
-  if (vs_view_render_png(&o, &f, NULL, path, &e) != VS_OK) die(&e);
+  if (vs_view_render_png(&o, &f, NULL, path, NULL, &e) != VS_OK) die(&e);
   /* 2. a rope swinging over a floor, with its golden run in grey */
   enum { NR = 21 };
   double rp[NR * 3], gp[NR * 3], rad[NR];
@@ -142,7 +142,7 @@ static void demos(const char *dir, const cloth *c) {
   vs_view_bounds_add(&gold, o.lo, o.hi);
   o.label = "rope vs golden (grey)";
   snprintf(path, sizeof path, "%s/rope_golden.png", dir);
-  if (vs_view_render_png(&o, &rope, &gold, path, &e) != VS_OK) die(&e);
+  if (vs_view_render_png(&o, &rope, &gold, path, NULL, &e) != VS_OK) die(&e);
   /* 3. particles and rigid shapes over a plane, a sphere collider, bounds */
   enum { NP = 40 };
   double pp[NP * 3], pr[NP];
@@ -178,7 +178,7 @@ static void demos(const char *dir, const cloth *c) {
     static const char *names[] = {"iso", "front", "side", "top"};
     o.view = (vs_view_dir)v;
     snprintf(path, sizeof path, "%s/shapes_%s.png", dir, names[v]);
-    if (vs_view_render_png(&o, &pile, NULL, path, &e) != VS_OK) die(&e);
+    if (vs_view_render_png(&o, &pile, NULL, path, NULL, &e) != VS_OK) die(&e);
   }
   /* 4. a plot: a decaying error (log axis) from three "files" */
   enum { NS = 200 };
@@ -195,7 +195,7 @@ static void demos(const char *dir, const cloth *c) {
   po.title = "constraint error (max)";
   po.ylabel = "error [m]";
   snprintf(path, sizeof path, "%s/plot.png", dir);
-  if (vs_plot_png(&po, s, 3, path, &e) != VS_OK) die(&e);
+  if (vs_plot_png(&po, s, 3, path, NULL, &e) != VS_OK) die(&e);
   printf("pictures in %s/\n", dir);
 }
 

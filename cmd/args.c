@@ -23,13 +23,15 @@ void cli_init(cli_parser *p, const char *cmd, int argc, char **argv, const cli_o
   p->cmd = cmd;
 }
 
+/* The message is one line whatever it quotes: a path or a value with a
+ * control byte in it is shown escaped (cli_esc). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  char buf[4096];
   va_list ap;
-  fprintf(stderr, "vsim %s: ", cmd);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\nTry 'vsim %s --help' for the options.\n", cmd);
+  fprintf(stderr, "vsim %s: %s\nTry 'vsim %s --help' for the options.\n", cmd, cli_esc(buf), cmd);
   return CLI_EXIT_USAGE;
 }
 
@@ -67,6 +69,44 @@ static const cli_opt *find_short(const cli_parser *p, char c) {
   return NULL;
 }
 
+/* Whether arg, taken from the next argument as an option's value, is itself
+ * an option of this command (`-o --force`, `--output -f`): then the value
+ * was most likely forgotten, and taking "--force" as a file name would
+ * write a file of that name and drop the option.  A value that really
+ * starts with '-' is given attached: --output=--force, -o--force. */
+static int looks_like_option(const cli_parser *p, const char *arg) {
+  if (arg[0] != '-' || !arg[1]) return 0;
+  if (arg[1] == '-') {
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (size_t i = 0; len && i < p->n_opts; i++)
+      if (strlen(p->opts[i].name) == len && strncmp(p->opts[i].name, name, len) == 0) return 1;
+    return 0;
+  }
+  for (size_t i = 0; !arg[2] && i < p->n_opts; i++)
+    if (p->opts[i].short_name == arg[1]) return 1;
+  return 0;
+}
+
+/* The value of option o from the next argument, or CLI_BAD (reported). */
+static int next_value(cli_parser *p, const cli_opt *o, const char *shown, const char **value) {
+  if (p->next >= p->argc) {
+    cli_usage_error(p->cmd, "option '%s' needs a value (%s)", shown, o->arg_name);
+    return CLI_BAD;
+  }
+  const char *v = p->argv[p->next];
+  if (looks_like_option(p, v)) {
+    cli_usage_error(p->cmd,
+                    "option '%s' needs a value (%s), but the next argument is the option '%s'; "
+                    "a value that starts with '-' goes after '=' (--%s=%s)",
+                    shown, o->arg_name, v, o->name, v);
+    return CLI_BAD;
+  }
+  p->next++;
+  *value = v;
+  return o->id;
+}
+
 /* One short option c; `rest` is what follows it inside the same argument. */
 static int take_short(cli_parser *p, char c, const char *rest, const char **value) {
   const cli_opt *o = find_short(p, c);
@@ -81,13 +121,10 @@ static int take_short(cli_parser *p, char c, const char *rest, const char **valu
   p->bundle = NULL;
   if (*rest) {
     *value = rest;
-  } else if (p->next < p->argc) {
-    *value = p->argv[p->next++];
-  } else {
-    cli_usage_error(p->cmd, "option '-%c' needs a value (%s)", c, o->arg_name);
-    return CLI_BAD;
+    return o->id;
   }
-  return o->id;
+  char shown[4] = {'-', c, '\0'};
+  return next_value(p, o, shown, value);
 }
 
 int cli_next(cli_parser *p, const char **value) {
@@ -126,13 +163,11 @@ int cli_next(cli_parser *p, const char **value) {
   }
   if (eq) {
     *value = eq + 1;
-  } else if (p->next < p->argc) {
-    *value = p->argv[p->next++];
-  } else {
-    cli_usage_error(p->cmd, "option '--%s' needs a value (%s)", o->name, o->arg_name);
-    return CLI_BAD;
+    return o->id;
   }
-  return o->id;
+  char shown[80];
+  snprintf(shown, sizeof shown, "--%s", o->name);
+  return next_value(p, o, shown, value);
 }
 
 void cli_print_options(FILE *f, const cli_opt *opts, size_t n_opts) {
@@ -163,7 +198,7 @@ int cli_parse_int64(const char *cmd, const char *opt, const char *s, int64_t lo,
   long long v = strtoll(s, &end, 10);
   if (!*s || errno || *end || end == s || v < lo || v > hi) {
     fprintf(stderr, "vsim %s: %s: expected an integer in [%" PRId64 ", %" PRId64 "], got '%s'\n",
-            cmd, opt, lo, hi, s);
+            cmd, opt, lo, hi, cli_esc(s));
     return -1;
   }
   *out = (int64_t)v;
@@ -175,7 +210,8 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
   errno = 0;
   double v = strtod(s, &end);
   if (!*s || errno || *end || end == s || !isfinite(v) || v < lo) {
-    fprintf(stderr, "vsim %s: %s: expected a finite number >= %g, got '%s'\n", cmd, opt, lo, s);
+    fprintf(stderr, "vsim %s: %s: expected a finite number >= %g, got '%s'\n", cmd, opt, lo,
+            cli_esc(s));
     return -1;
   }
   *out = v;

@@ -4,9 +4,12 @@
  * A small table-driven parser in the spirit of getopt_long, with the
  * behaviour we want everywhere: options and operands in any order
  * (permutation), `--name value` and `--name=value`, `-o value` and `-ovalue`,
- * bundled short flags (`-fq`), `--` ending the options, no abbreviations of
- * long names (a script keeps working when an option is added), and a
- * "did you mean" for unknown options. */
+ * bundled short flags (`-fq`), `--` ending the options (`vsim run -- --odd.yaml`),
+ * no abbreviations of long names (a script keeps working when an option is
+ * added), and a "did you mean" for unknown options.  A value taken from the
+ * next argument that is itself an option of the command (`-o --force`) is
+ * refused as ambiguous: a value that starts with '-' is attached
+ * (`--output=--force`, `-o--force`). */
 #ifndef VSIM_CMD_ARGS_H
 #define VSIM_CMD_ARGS_H
 

@@ -29,8 +29,16 @@ typedef enum cli_phase { CLI_PHASE_INPUT = 0, CLI_PHASE_WRITING = 1 } cli_phase;
 int cli_exit_code(vs_status st, cli_phase phase);
 
 /* Print "vsim: file:line:col: message" on stderr.  When the record names no
- * file, `file` (may be NULL) is used so that every message names one. */
+ * file, `file` (may be NULL) is used so that every message names one.
+ * Non-printable bytes are shown as \xNN (vs_error_format, cli_esc). */
 void cli_report(const vs_error *err, const char *file);
+
+/* s (a path, a value from a file) as a message may show it: every byte
+ * that is not printable (ESC, a newline, malformed UTF-8, ...) as \xNN
+ * (vs_text_escape).  The text lives in one of 8 static buffers, reused
+ * round: up to 8 of them in one message.  Every path a message of the
+ * program prints goes through it. */
+const char *cli_esc(const char *s);
 
 /* JSON: a string literal with escapes; a number (null when not finite). */
 void cli_json_string(FILE *f, const char *s);

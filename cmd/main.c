@@ -96,9 +96,9 @@ static int unknown_command(const char *name) {
     }
   }
   if (best)
-    fprintf(stderr, "vsim: unknown command '%s' (did you mean '%s'?)\n", name, best);
+    fprintf(stderr, "vsim: unknown command '%s' (did you mean '%s'?)\n", cli_esc(name), best);
   else
-    fprintf(stderr, "vsim: unknown command '%s'\n", name);
+    fprintf(stderr, "vsim: unknown command '%s'\n", cli_esc(name));
   fprintf(stderr, "Try 'vsim --help' for the commands.\n");
   return CLI_EXIT_USAGE;
 }
@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) return version();
   if (first[0] == '-') {
-    fprintf(stderr, "vsim: unknown option '%s' (options come after the command)\n", first);
+    fprintf(stderr, "vsim: unknown option '%s' (options come after the command)\n", cli_esc(first));
     fprintf(stderr, "Try 'vsim --help' for the commands.\n");
     return CLI_EXIT_USAGE;
   }

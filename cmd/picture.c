@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* picture.c: image sizes and temporary output files (picture.h). */
+/* picture.c: image sizes, formats and the check of an output (picture.h). */
 #include "picture.h"
 
 #include <errno.h>
@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "args.h"
 #include "cli.h"
+#include "outfile.h"
 
 int pic_parse_size(const char *cmd, const char *s, int lo, int hi, int *w, int *h) {
   char *end;
@@ -57,46 +56,11 @@ int pic_bad_format(const char *cmd, const char *path, const char *what) {
   return cli_usage_error(cmd, "-o %s: no extension to tell the format: give %s", path, what);
 }
 
-static char *dir_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash) return strdup(".");
-  if (slash == path) return strdup("/");
-  return strndup(path, (size_t)(slash - path));
-}
-
-int pic_check_writable(const char *path) {
-  char *dir = dir_of(path);
-  struct stat st;
-  const char *why = NULL;
-  if (!dir)
-    why = "out of memory";
-  else if (stat(dir, &st) != 0)
-    why = strerror(errno);
-  else if (!S_ISDIR(st.st_mode))
-    why = "not a directory";
-  else if (access(dir, W_OK) != 0)
-    why = strerror(errno);
-  else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    why = "is a directory";
-  free(dir);
-  if (!why) return 0;
-  fprintf(stderr, "vsim: %s: cannot write: %s\n", path, why);
-  return -1;
-}
-
-char *pic_temp_path(const char *path) {
-  const char *slash = strrchr(path, '/');
-  const char *base = slash ? slash + 1 : path;
-  int dl = slash ? (int)(slash - path + 1) : 0;
-  size_t n = strlen(path) + 40;
-  char *t = malloc(n);
-  if (t) snprintf(t, n, "%.*s.%s.tmp-%ld", dl, path, base, (long)getpid());
-  return t;
-}
-
-int pic_commit(const char *tmp, const char *path) {
-  if (rename(tmp, path) == 0) return 0;
-  fprintf(stderr, "vsim: %s: cannot write: %s\n", path, strerror(errno));
-  unlink(tmp);
-  return -1;
+int pic_check_output(const char *path, const char *const *inputs) {
+  vs_error err;
+  vs_error_clear(&err);
+  vs_status st = vs_outfile_check(path, VS_OUTFILE_FORCE, inputs, &err);
+  if (st == VS_OK) return 0;
+  cli_report(&err, path);
+  return cli_exit_code(st, CLI_PHASE_INPUT);
 }

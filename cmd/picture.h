@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* picture.h: what `vsim render` and `vsim plot` share: image sizes and
- * output files written under a temporary name and renamed into place. */
+/* picture.h: what `vsim render` and `vsim plot` share: image sizes and the
+ * check of an output before drawing (the library then writes each picture
+ * through the safe output files, cmd/outfile.h). */
 #ifndef VSIM_CMD_PICTURE_H
 #define VSIM_CMD_PICTURE_H
 
@@ -16,14 +17,10 @@ int pic_format_of(const char *path);
  * those it does) and return the usage exit code. */
 int pic_bad_format(const char *cmd, const char *path, const char *what);
 
-/* The directory of path ("." when none) must exist and be writable:
- * otherwise report "vsim: PATH: cannot write: REASON" and return -1. */
-int pic_check_writable(const char *path);
-
-/* A temporary name beside path (".NAME.tmp-PID"), malloc'd; NULL: no memory. */
-char *pic_temp_path(const char *path);
-
-/* Rename tmp over path; on failure report, remove tmp and return -1. */
-int pic_commit(const char *tmp, const char *path);
+/* Whether path may be written as a picture (docs/cli.md, Output files): a
+ * new name or a regular file (replaced), in a writable directory, never a
+ * link, device, FIFO, directory or one of inputs (NULL-terminated).  0, or
+ * the exit code after reporting why not. */
+int pic_check_output(const char *path, const char *const *inputs);
 
 #endif

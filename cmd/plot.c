@@ -3,7 +3,6 @@
  * more result files against time, in one picture (a panel per unit). */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "args.h"
 #include "cli.h"
@@ -37,7 +36,9 @@ void cmd_plot_help(void) {
       "in format version 2, for version 1 files too:\n"
       "constraint_error_max, distance_error_rms, penetration_max, energy_kinetic,\n"
       "energy_potential, constraints_alive, ...; a file's own list is in the message\n"
-      "of a name it does not have.  Written under a temporary name and renamed.\n"
+      "of a name it does not have.  Written under a temporary name and renamed;\n"
+      "an existing OUT.png is replaced, but never a link, a device or FIFO, or one\n"
+      "of the files drawn (docs/cli.md, Output files).\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, plot_opts, N_PLOT_OPTS);
@@ -130,31 +131,18 @@ int cmd_plot(int argc, char **argv, const char *command_line) {
       goto done;
     }
   }
-  if (pic_check_writable(out) != 0) {
-    code = CLI_EXIT_USAGE;
-    goto done;
-  }
+  /* the picture: a new name or a regular file, never one of the files read */
+  if ((code = pic_check_output(out, files)) != 0) goto done;
   q.files = open;
   q.labels = files;
   q.n_files = nf;
   q.series = series;
   q.n_series = ns;
-  char *tmp = pic_temp_path(out);
-  if (!tmp) {
-    fprintf(stderr, "vsim: out of memory\n");
-    code = CLI_EXIT_FAIL;
-    goto done;
-  }
-  vs_status st = vs_plot_files(&q, tmp, &err);
+  vs_status st = vs_plot_files(&q, out, &err);
   if (st != VS_OK) {
-    unlink(tmp);
-    if (strcmp(err.file, tmp) == 0) snprintf(err.file, sizeof err.file, "%s", out);
     cli_report(&err, out);
     code = cli_exit_code(st, st == VS_ERR_IO ? CLI_PHASE_WRITING : CLI_PHASE_INPUT);
-  } else if (pic_commit(tmp, out) != 0) {
-    code = CLI_EXIT_FAIL;
   }
-  free(tmp);
 done:
   for (size_t i = 0; open && i < nf; i++) vs_frames_close(open[i]);
   free(open);

@@ -15,6 +15,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "outfile.h"
 #include "picture.h"
 #include "vsim/frames.h"
 #include "vsim/render.h"
@@ -64,7 +65,9 @@ void cmd_render_help(void) {
       "  -o DIR/ --frames A:B  numbered PNGs DIR/frame-NNNNN.png (NNNNN = frame index)\n"
       "  -o OUT.mp4, OUT.gif   a movie, through ffmpeg (must be on PATH)\n"
       "Frames are the recorded frames of the file, 0 to F-1 (vsim info shows F).\n"
-      "Outputs are written under a temporary name and renamed when complete.\n"
+      "Outputs are written under a temporary name and renamed when complete; an\n"
+      "existing file is replaced, but never a link, a device or FIFO, or the file\n"
+      "drawn (docs/cli.md, Output files).\n"
       "\n"
       "Options:\n");
   cli_print_options(stdout, render_opts, N_RENDER_OPTS);
@@ -122,12 +125,13 @@ static int parse_range(const char *s, long long F, long long *a, long long *b, l
     if (given[i] && v[i] < 0) v[i] += F;
   for (int i = 0; i < 2; i++)
     if (v[i] < 0 || v[i] >= F) {
-      fprintf(stderr, "vsim: %s: frame %lld out of range: the file has frames 0 to %lld\n", path,
+      fprintf(stderr, "vsim: %s: frame %lld out of range: the file has frames 0 to %lld\n",
+              cli_esc(path),
               given[i] && v[i] < 0 ? v[i] - F : v[i], F - 1);
       return -1;
     }
   if (v[0] > v[1]) {
-    fprintf(stderr, "vsim: render: --frames %s: the first frame is after the last\n", s);
+    fprintf(stderr, "vsim: render: --frames %s: the first frame is after the last\n", cli_esc(s));
     return -1;
   }
   *a = v[0], *b = v[1], *step = v[2];
@@ -166,21 +170,14 @@ static int fail(const vs_error *err, const char *file, cli_phase phase) {
   return cli_exit_code(err->code, phase);
 }
 
+/* The library writes the picture through the safe output files
+ * (cmd/outfile.h): a temporary file beside it, renamed over it. */
 static int render_png(job *j, long long k, const char *out) {
-  char *tmp = pic_temp_path(out);
-  if (!tmp) return fprintf(stderr, "vsim: out of memory\n"), CLI_EXIT_FAIL;
   vs_error err;
   vs_error_clear(&err);
-  int code = CLI_EXIT_OK;
-  if (vs_renderer_write(j->r, (size_t)k, tmp, &err) != VS_OK) {
-    unlink(tmp);
-    snprintf(err.file, sizeof err.file, "%s", out); /* the name the user gave */
-    code = fail(&err, out, CLI_PHASE_WRITING);
-  } else if (pic_commit(tmp, out) != 0) {
-    code = CLI_EXIT_FAIL;
-  }
-  free(tmp);
-  return code;
+  if (vs_renderer_write(j->r, (size_t)k, out, &err) != VS_OK)
+    return fail(&err, out, err.code == VS_ERR_IO ? CLI_PHASE_WRITING : CLI_PHASE_INPUT);
+  return CLI_EXIT_OK;
 }
 
 static int render_dir(job *j, const char *dir) {
@@ -188,12 +185,12 @@ static int render_dir(job *j, const char *dir) {
   int made = 0;
   if (stat(dir, &st) != 0) {
     if (mkdir(dir, 0777) != 0) {
-      fprintf(stderr, "vsim: %s: cannot create: %s\n", dir, strerror(errno));
+      fprintf(stderr, "vsim: %s: cannot create: %s\n", cli_esc(dir), strerror(errno));
       return CLI_EXIT_USAGE;
     }
     made = 1;
   } else if (!S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
-    fprintf(stderr, "vsim: %s: cannot write: %s\n", dir,
+    fprintf(stderr, "vsim: %s: cannot write: %s\n", cli_esc(dir),
             S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
     return CLI_EXIT_USAGE;
   }
@@ -232,16 +229,23 @@ static int write_all(int fd, const uint8_t *buf, size_t n) {
   return 0;
 }
 
-static int render_movie(job *j, const char *out, double fps) {
+/* ffmpeg writes the movie into the temporary file of the safe output
+ * files (cmd/outfile.h), created beside it exclusively under a name no one
+ * can guess, and published over it when ffmpeg succeeded. */
+static int render_movie(job *j, const char *out, double fps, const char *const *inputs) {
   int gif = ends_with(out, ".gif");
   char size[32], rate[32];
   snprintf(size, sizeof size, "%dx%d", j->w, j->h);
   snprintf(rate, sizeof rate, "%g", fps);
-  char *tmp = pic_temp_path(out);
+  vs_outfile of;
+  vs_error err;
+  vs_error_clear(&err);
+  vs_status st = vs_outfile_create(out, VS_OUTFILE_FORCE, inputs, &of, &err);
+  if (st != VS_OK) return fail(&err, out, st == VS_ERR_IO ? CLI_PHASE_WRITING : CLI_PHASE_INPUT);
+  const char *tmp = of.tmp;
   uint8_t *rgb = malloc((size_t)j->w * j->h * 3);
-  if (!tmp || !rgb) {
-    free(tmp);
-    free(rgb);
+  if (!rgb) {
+    vs_outfile_discard(&of);
     return fprintf(stderr, "vsim: out of memory\n"), CLI_EXIT_FAIL;
   }
   const char *argv_gif[] = {"ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
@@ -255,7 +259,7 @@ static int render_movie(job *j, const char *out, double fps) {
   int fds[2];
   if (pipe(fds) != 0) {
     fprintf(stderr, "vsim: render: pipe: %s\n", strerror(errno));
-    free(tmp);
+    vs_outfile_discard(&of);
     free(rgb);
     return CLI_EXIT_FAIL;
   }
@@ -273,18 +277,16 @@ static int render_movie(job *j, const char *out, double fps) {
   if (pid < 0) {
     fprintf(stderr, "vsim: render: cannot start ffmpeg: %s\n", strerror(errno));
     close(fds[1]);
-    free(tmp);
+    vs_outfile_discard(&of);
     free(rgb);
     return CLI_EXIT_FAIL;
   }
   void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-  vs_error err;
-  vs_error_clear(&err);
   for (long long k = j->a; k <= j->b && code == CLI_EXIT_OK; k += j->step) {
     if (vs_renderer_rgb(j->r, (size_t)k, rgb, &err) != VS_OK) {
       code = fail(&err, vs_frames_path(j->f), CLI_PHASE_WRITING);
     } else if (write_all(fds[1], rgb, (size_t)j->w * j->h * 3) != 0) {
-      fprintf(stderr, "vsim: %s: ffmpeg stopped reading: %s\n", out, strerror(errno));
+      fprintf(stderr, "vsim: %s: ffmpeg stopped reading: %s\n", cli_esc(out), strerror(errno));
       code = CLI_EXIT_FAIL;
     }
   }
@@ -294,17 +296,17 @@ static int render_movie(job *j, const char *out, double fps) {
   }
   signal(SIGPIPE, old);
   if (code == CLI_EXIT_OK && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-    fprintf(stderr, "vsim: %s: ffmpeg failed (%s %d)\n", out,
+    fprintf(stderr, "vsim: %s: ffmpeg failed (%s %d)\n", cli_esc(out),
             WIFEXITED(status) ? "exit status" : "signal",
             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     code = CLI_EXIT_FAIL;
   }
   if (code == CLI_EXIT_OK) {
-    if (pic_commit(tmp, out) != 0) code = CLI_EXIT_FAIL;
+    st = vs_outfile_publish(&of, &err);
+    if (st != VS_OK) code = fail(&err, out, st == VS_ERR_IO ? CLI_PHASE_WRITING : CLI_PHASE_INPUT);
   } else {
-    unlink(tmp);
+    vs_outfile_discard(&of);
   }
-  free(tmp);
   free(rgb);
   return code;
 }
@@ -446,7 +448,8 @@ int cmd_render(int argc, char **argv, const char *command_line) {
       goto done;
     }
     if (k < -F || k >= F) {
-      fprintf(stderr, "vsim: %s: frame %lld out of range: the file has frames 0 to %lld\n", in,
+      fprintf(stderr, "vsim: %s: frame %lld out of range: the file has frames 0 to %lld\n",
+              cli_esc(in),
               (long long)k, F - 1);
       code = CLI_EXIT_USAGE;
       goto done;
@@ -464,14 +467,14 @@ int cmd_render(int argc, char **argv, const char *command_line) {
     fprintf(stderr,
             "vsim: %s: ffmpeg not found on PATH: it is needed to write a movie (install "
             "ffmpeg, e.g. apt-get install ffmpeg, or write numbered PNGs with -o DIR/)\n",
-            out);
+            cli_esc(out));
     code = CLI_EXIT_USAGE;
     goto done;
   }
-  if (kind != OUT_DIR && pic_check_writable(out) != 0) {
-    code = CLI_EXIT_USAGE;
-    goto done;
-  }
+  /* the output: a new name or a regular file, never a link, a special file
+   * or a file drawn from (checked again as each is written) */
+  const char *const inputs[] = {in, golden, NULL};
+  if (kind != OUT_DIR && (code = pic_check_output(out, inputs)) != 0) goto done;
   if ((s = vs_renderer_new(j.f, g, &o, &j.r, &err)) != VS_OK) {
     code = fail(&err, in, CLI_PHASE_INPUT);
     goto done;
@@ -487,7 +490,7 @@ int cmd_render(int argc, char **argv, const char *command_line) {
       fps = dt > 0 ? 1.0 / (dt * (double)j.step) : 10;
       fps = fps < 1 ? 1 : fps > 60 ? 60 : (double)(long)(fps + 0.5);
     }
-    code = render_movie(&j, out, fps);
+    code = render_movie(&j, out, fps, inputs);
   }
 done:
   vs_renderer_free(j.r);

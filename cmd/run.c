@@ -5,8 +5,10 @@
  * one vs_step + vs_h5_record per frame.  Everything that can be wrong with
  * the input is found before the output is opened, so that an exit-2 path
  * never leaves or touches a file.  Once the writer is open, every way out
- * (success, non-finite state, write error, SIGINT/SIGTERM) finishes the file
- * with a status, so that what was computed stays readable. */
+ * (success, non-finite state, write error, a termination signal) finishes
+ * the file with a status, so that what was computed stays readable.  The
+ * outputs (the result file, its .xmf sidecar) go through the safe output
+ * files (cmd/outfile.h), which never replace one of the run's inputs. */
 #include <omp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "outfile.h"
 #include "progress.h"
 #include "tune.h"
 
@@ -199,73 +202,112 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
   return -1;
 }
 
-/* ---- signals: the first SIGINT/SIGTERM asks the loop to stop after the
- * current frame; a second one removes the temporary file and dies of the
- * signal as usual.  The handlers are installed just before the writer opens
- * (loading and compiling a scene have nothing to clean up, so a signal there
- * simply ends the program) and removed once the file is finished. */
+/* ---- signals: the first termination signal asks the loop to stop after
+ * the current frame, and the file is finished as "interrupted" (status
+ * attribute, exit 1, resumable, nothing hidden left behind).  Termination
+ * signals: every signal whose default action ends the program and that can
+ * be caught -- SIGINT, SIGTERM, SIGHUP (a closed terminal), SIGPIPE (a
+ * closed pipe under --progress or --summary), SIGXCPU (`ulimit -t`, batch
+ * schedulers before SIGKILL), SIGUSR1/2 (Slurm's --signal), SIGALRM,
+ * SIGVTALRM, SIGPROF, SIGPOLL, SIGSTKFLT, SIGPWR and the real-time signals --
+ * except those that report a fault of the program itself (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP) and SIGQUIT, which asks for a
+ * core dump on purpose.  A signal the program was started with ignored
+ * (nohup's SIGHUP), or handled by something else in the process (a
+ * profiler's SIGPROF), is left as it was; SIGPIPE is taken in every case.
+ *
+ * A second SIGINT, SIGTERM or SIGHUP (a second Ctrl-C: someone insists)
+ * removes the temporary file and dies of the signal as usual.  Any other
+ * signal only asks once: timers and CPU limits repeat by themselves (SIGXCPU
+ * comes every second past the soft limit), and a closed pipe raises SIGPIPE
+ * at every write, so that a repeat must not throw away the frames run.
+ *
+ * The handlers are installed just before the writer opens (loading and
+ * compiling a scene have nothing to clean up, so a signal there simply ends
+ * the program) and removed once the file is finished. */
 
 static volatile sig_atomic_t g_stop;
 static char g_temp_path[4096];
-static struct sigaction g_old_int, g_old_term, g_old_xfsz, g_old_hup;
+static struct sigaction g_old[NSIG];
+static unsigned char g_taken[NSIG];
+static sigset_t g_handled;
+
+static int insists(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
 
 static void on_signal(int sig) {
-  /* SIGPIPE comes again with every write to the closed pipe (the progress
-   * bar): it asks to stop, never to die */
-  if (g_stop && sig != SIGPIPE) {
+  if (g_stop && insists(sig)) {
     if (g_temp_path[0]) unlink(g_temp_path);
     signal(sig, SIG_DFL);
     raise(sig);
     return;
   }
-  g_stop = sig;
+  if (!g_stop) g_stop = sig;
+}
+
+/* Catch sig with sa unless it was ignored at start (nohup) or is handled
+ * by something else in the process (a profiler's SIGPROF); `always`:
+ * SIGPIPE and SIGXFSZ, which the run must handle itself. */
+static void take_signal(int sig, const struct sigaction *sa, int always) {
+  if (sig <= 0 || sig >= NSIG || sigaction(sig, NULL, &g_old[sig]) != 0) return;
+  if (!always && ((g_old[sig].sa_flags & SA_SIGINFO) || g_old[sig].sa_handler != SIG_DFL)) return;
+  if (sigaction(sig, sa, NULL) != 0) return;
+  g_taken[sig] = 1;
+  sigaddset(&g_handled, sig);
 }
 
 static void install_signals(void) {
+  static const int stop_signals[] = {
+    SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+  };
   g_temp_path[0] = '\0';
   g_stop = 0;
+  memset(g_taken, 0, sizeof g_taken);
+  sigemptyset(&g_handled);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &g_old_int);
-  sigaction(SIGTERM, &sa, &g_old_term);
-  /* a closed terminal or ssh session, a closed pipe (--progress, --summary
-   * into `| head`): the same as Ctrl-C, the file kept as "interrupted" */
-  sigaction(SIGHUP, &sa, &g_old_hup);
-  sigaction(SIGPIPE, &sa, NULL);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    take_signal(stop_signals[i], &sa, 0);
+#ifdef SIGRTMIN
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) take_signal(sig, &sa, 0);
+#endif
+  take_signal(SIGPIPE, &sa, 1);
   /* Over a file-size limit (ulimit -f) the default action kills us and
    * leaves the temporary file; ignored, the write fails with EFBIG and the
    * run ends like any failed write: a message, exit 1, nothing left. */
   sa.sa_handler = SIG_IGN;
-  sigaction(SIGXFSZ, &sa, &g_old_xfsz);
+  take_signal(SIGXFSZ, &sa, 1);
 }
 
 /* Tell the handler which file to remove; signals are held meanwhile so that
  * it never sees half a path. */
 static void set_signal_temp_path(const char *path) {
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  sigaddset(&block, SIGHUP);
-  sigaddset(&block, SIGPIPE);
-  sigprocmask(SIG_BLOCK, &block, &old);
+  sigset_t old;
+  sigprocmask(SIG_BLOCK, &g_handled, &old);
   snprintf(g_temp_path, sizeof g_temp_path, "%s", path ? path : "");
   sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void restore_signals(void) {
-  sigaction(SIGINT, &g_old_int, NULL);
-  sigaction(SIGTERM, &g_old_term, NULL);
-  sigaction(SIGHUP, &g_old_hup, NULL);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (g_taken[sig] && sig != SIGPIPE) sigaction(sig, &g_old[sig], NULL);
   /* the messages that follow a run stopped by a closed pipe go to that
    * pipe: they fail with EPIPE instead of killing the finished run */
   struct sigaction ign;
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, NULL);
-  sigaction(SIGXFSZ, &g_old_xfsz, NULL);
+  memset(g_taken, 0, sizeof g_taken);
   g_temp_path[0] = '\0';
 }
 
@@ -361,6 +403,12 @@ static void resume_command(const char *path, char *buf, size_t size) {
   buf[n] = '\0';
 }
 
+/* Whether the run writes the ParaView sidecar beside its file. */
+static int wants_sidecar(const vs_model *model) {
+  return model->output.xdmf && (model->output.fields & VS_FIELD_POSITION) &&
+         (model->n_particles > 0 || model->n_rigid > 0);
+}
+
 /* Everything from the open writer to the finished file.  Returns the exit code. */
 static int simulate(const run_args *a, const char *scene_name, const vs_model *model,
                     vs_state *state, vs_h5_writer *w) {
@@ -430,8 +478,7 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
   vs_status xst = VS_OK;
   vs_error xerr;
   vs_error_clear(&xerr);
-  int sidecar = model->output.xdmf && (model->output.fields & VS_FIELD_POSITION) &&
-                (model->n_particles > 0 || model->n_rigid > 0);
+  int sidecar = wants_sidecar(model);
   vs_status fst = vs_h5_finish_xdmf(w, status, wall, &ferr, sidecar ? &xst : NULL, &xerr);
   restore_signals();
   if (xst != VS_OK) cli_report(&xerr, a->output);
@@ -441,14 +488,14 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     /* another run published the same new name first (outfile.h): its file
      * stands, this one's is removed */
     fprintf(stderr, "vsim: %s: exists (another run created it while this one ran); "
-            "use -f/--force to overwrite it\n", a->output);
+            "use -f/--force to overwrite it\n", cli_esc(a->output));
     if (!message[0]) vs_error_format(&ferr, message, sizeof message);
     status = "failed";
     code = CLI_EXIT_USAGE;
   } else if (fst != VS_OK) {
     cli_report(&ferr, a->output);
     fprintf(stderr, "vsim: run failed after %lld of %lld frames; %s could not be written (%s)\n",
-            (long long)done, (long long)model->frames, a->output,
+            (long long)done, (long long)model->frames, cli_esc(a->output),
             a->resume ? "it is as it was before --resume" : "no file was left there");
     if (!message[0]) vs_error_format(&ferr, message, sizeof message);
     status = "failed";
@@ -461,10 +508,10 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     resume_command(a->output, resume, sizeof resume);
     fprintf(stderr,
             "vsim: run failed after %lld of %lld frames; %s holds them (status \"failed\"); %s%s\n",
-            (long long)done, (long long)model->frames, a->output,
+            (long long)done, (long long)model->frames, cli_esc(a->output),
             write_failed ? "once writing works again, continue with: "
                          : "resuming would fail the same way: change the scene and run it again",
-            write_failed ? resume : "");
+            write_failed ? cli_esc(resume) : "");
     code = CLI_EXIT_FAIL;
   } else if (interrupted) {
     snprintf(message, sizeof message, "interrupted by signal %d after frame %lld", (int)g_stop,
@@ -474,15 +521,15 @@ static int simulate(const run_args *a, const char *scene_name, const vs_model *m
     fprintf(stderr,
             "vsim: interrupted after %lld of %lld frames; %s holds them (status \"interrupted\"); "
             "continue with: %s\n",
-            (long long)done, (long long)model->frames, a->output, resume);
+            (long long)done, (long long)model->frames, cli_esc(a->output), cli_esc(resume));
     code = CLI_EXIT_FAIL;
   } else if (!a->quiet) {
     if (a->resume)
       fprintf(stderr, "vsim: resumed %s from frame %lld: %lld frames, %d particles, %.3g s",
-              a->output, (long long)start, (long long)done, model->n_particles, wall);
+              cli_esc(a->output), (long long)start, (long long)done, model->n_particles, wall);
     else
       fprintf(stderr, "vsim: wrote %s: %lld frames, %d particles, %d constraints, %.3g s",
-              a->output, (long long)done, model->n_particles, model->n_constraints, wall);
+              cli_esc(a->output), (long long)done, model->n_particles, model->n_constraints, wall);
     if (wall > 0 && done > start)
       fprintf(stderr, " (%.4g frames/s)", (double)(done - start) / wall);
     fputc('\n', stderr);
@@ -499,12 +546,49 @@ static void name_as_given(const run_args *a, vs_error *err) {
     snprintf(err->file, sizeof err->file, "%s", a->resume);
 }
 
-/* True when both name one existing file (`vsim run s.yaml -o s.yaml -f`). */
-static int same_file(const char *scene, const char *output) {
-  struct stat a, b;
-  if (!scene || strcmp(scene, "-") == 0) return 0;
-  if (stat(scene, &a) != 0 || stat(output, &b) != 0) return 0;
-  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+/* The files the run reads, NULL-terminated (malloc'd; the strings are the
+ * scene's and a's): the scene file and the meshes it names.  Neither the
+ * result file nor its sidecar may replace one (`-o s.yaml --force`, a
+ * scene named out.xmf, -o over a mesh), even with --force. */
+static const char **run_inputs(const run_args *a, const vs_scene *scene) {
+  const char **in = calloc(2 + scene->n_bodies + scene->n_colliders, sizeof *in);
+  if (!in) return NULL;
+  size_t n = 0;
+  if (a->scene && strcmp(a->scene, "-") != 0) in[n++] = a->scene;
+  for (size_t i = 0; i < scene->n_bodies; i++)
+    if (scene->bodies[i].mesh.file) in[n++] = scene->bodies[i].mesh.file;
+  for (size_t i = 0; i < scene->n_colliders; i++)
+    if (scene->colliders[i].mesh.file) in[n++] = scene->colliders[i].mesh.file;
+  return in;
+}
+
+/* The outputs are checked before the run (outfile.h): the result file
+ * (--resume: vs_h5_check_resume did), then the sidecar's name (a regular
+ * file is replaced; a link, a special file or an input refused), so that a
+ * planted out.xmf stops the run before it starts (exit 2, nothing written)
+ * instead of failing it at the end. */
+static vs_status check_outputs(const run_args *a, const vs_model *model,
+                               const char *const *inputs, vs_error *err) {
+  vs_status st = VS_OK;
+  if (!a->resume)
+    st = vs_outfile_check(a->output, a->force ? VS_OUTFILE_FORCE | VS_OUTFILE_FOLLOW : 0, inputs,
+                          err);
+  if (st != VS_OK || !wants_sidecar(model)) return st;
+  char *xmf = vs_xdmf_default_path(a->output);
+  if (!xmf) return vs_error_set(err, VS_ERR_NOMEM, a->output, 0, 0, "out of memory");
+  st = vs_outfile_check(xmf, VS_OUTFILE_FORCE, inputs, err);
+  vs_free_buffer(xmf);
+  return st;
+}
+
+/* A result file that could not be opened: one line (exit code by st). */
+static void report_output(const run_args *a, vs_status st, vs_error *err) {
+  if (st == VS_ERR_EXISTS) { /* one line, the way out in it (as vsim sweep says it) */
+    fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", cli_esc(a->output));
+  } else {
+    name_as_given(a, err);
+    cli_report(err, a->output);
+  }
 }
 
 int cmd_run(int argc, char **argv, const char *command_line) {
@@ -568,16 +652,19 @@ int cmd_run(int argc, char **argv, const char *command_line) {
     if (state->threads < 1) state->threads = 1;
     st = vs_scene_to_yaml(scene, &yaml, &err);
   }
+  const char **inputs = NULL;
+  if (st == VS_OK && !(inputs = run_inputs(&a, scene)))
+    st = vs_error_set(&err, VS_ERR_NOMEM, scene_name, 0, 0, "out of memory");
   if (st != VS_OK) {
     name_as_given(&a, &err);
     cli_report(&err, scene_name);
     code = cli_exit_code(st, CLI_PHASE_INPUT);
-  } else if (same_file(a.scene, a.output)) {
-    fprintf(stderr, "vsim: %s: the result would overwrite the scene %s; choose another -o\n",
-            a.output, a.scene);
-    code = CLI_EXIT_USAGE;
+  } else if ((st = check_outputs(&a, model, inputs, &err)) != VS_OK) {
+    report_output(&a, st, &err);
+    code = cli_exit_code(st, CLI_PHASE_WRITING);
   } else {
-    vs_h5_run_info info = {.command = command_line, .resolved_yaml = yaml, .force = a.force};
+    vs_h5_run_info info = {
+        .command = command_line, .resolved_yaml = yaml, .force = a.force, .inputs = inputs};
     install_signals();
     if (a.resume)
       st = vs_h5_reopen(a.resume_file, model, &info, &w, &err);
@@ -585,12 +672,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       st = vs_h5_open(a.output, scene, model, &info, &w, &err);
     if (st != VS_OK) {
       restore_signals();
-      if (st == VS_ERR_EXISTS) /* one line, the way out in it (as vsim sweep says it) */
-        fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", a.output);
-      else {
-        name_as_given(&a, &err);
-        cli_report(&err, a.output);
-      }
+      report_output(&a, st, &err);
       /* The writer says VS_ERR_USAGE for a path that cannot be used (exit 2)
        * and VS_ERR_IO only when writing failed (a full disk: exit 1). */
       code = cli_exit_code(st, CLI_PHASE_WRITING);
@@ -598,6 +680,7 @@ int cmd_run(int argc, char **argv, const char *command_line) {
       code = simulate(&a, scene_name, model, state, w);
     }
   }
+  free(inputs);
 
   vs_free_buffer(yaml);
   vs_free_buffer(resume_file);

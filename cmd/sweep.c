@@ -167,14 +167,32 @@ static int parse_sweep_args(int argc, char **argv, sweep_args *a) {
   return -1;
 }
 
+char **point_sets(const vs_sweep *s, size_t k) {
+  char **sets = calloc(s->n_params + 1, sizeof *sets);
+  for (size_t i = 0; sets && i < s->n_params; i++) {
+    if (!(sets[i] = vs_sweep_set_text(s, k, i))) {
+      free_point_sets(sets, i);
+      return NULL;
+    }
+  }
+  return sets;
+}
+
+void free_point_sets(char **sets, size_t n) {
+  for (size_t i = 0; sets && i < n; i++) vs_free_buffer(sets[i]);
+  free(sets);
+}
+
 /* "KEY=VALUE KEY=VALUE" of point k, for messages. */
 void point_label(const vs_sweep *s, size_t k, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < s->n_params && n + 1 < size; i++) {
-    int w = snprintf(buf + n, size - n, "%s%s", i ? " " : "", vs_sweep_set(s, k, i));
+    char *set = vs_sweep_set_text(s, k, i);
+    int w = snprintf(buf + n, size - n, "%s%s", i ? " " : "", set ? set : "?");
+    vs_free_buffer(set);
     if (w < 0) break;
-    n += (size_t)w;
+    n += (size_t)w < size - n ? (size_t)w : size - n - 1;
   }
   if (n + 1 >= size && size > 4) memcpy(buf + size - 4, "...", 4);
 }
@@ -184,13 +202,15 @@ void point_label(const vs_sweep *s, size_t k, char *buf, size_t size) {
  * the sweep file. */
 static int validate_point(const vs_sweep *s, size_t k) {
   vs_override *sets = calloc(s->n_params + 2, sizeof *sets);
-  if (!sets) {
+  char **texts = sets ? point_sets(s, k) : NULL;
+  if (!texts) {
+    free(sets);
     fprintf(stderr, "vsim sweep: out of memory\n");
     return CLI_EXIT_FAIL;
   }
   char frames_set[64];
   size_t n = 0;
-  for (size_t i = 0; i < s->n_params; i++) sets[n++].text = vs_sweep_set(s, k, i);
+  for (size_t i = 0; i < s->n_params; i++) sets[n++].text = texts[i];
   if (vs_sweep_xdmf_set(s)) sets[n++].text = vs_sweep_xdmf_set(s);
   if (s->frames >= 0) {
     snprintf(frames_set, sizeof frames_set, "time.frames=%lld", (long long)s->frames);
@@ -210,7 +230,7 @@ static int validate_point(const vs_sweep *s, size_t k) {
     /* "--set KEY=VALUE: why" comes from one of our values: point at it. */
     size_t hit = s->n_params;
     for (size_t i = 0; i < s->n_params && !strcmp(err.file, "--set"); i++) {
-      const char *set = vs_sweep_set(s, k, i);
+      const char *set = texts[i];
       size_t sl = strlen(set);
       if (!strncmp(err.message, "--set ", 6) && !strncmp(err.message + 6, set, sl) &&
           err.message[6 + sl] == ':')
@@ -218,59 +238,87 @@ static int validate_point(const vs_sweep *s, size_t k) {
     }
     if (hit < s->n_params) {
       const vs_sweep_param *p = &s->params[hit];
-      const char *why = err.message + 6 + strlen(vs_sweep_set(s, k, hit)) + 1;
+      const char *why = err.message + 6 + strlen(texts[hit]) + 1;
       while (*why == ' ') why++;
       /* the scene loader's message names the key; an unknown key is the
        * key's fault, anything else the value's */
       vs_loc at =
           strstr(why, "unknown key") ? p->loc : p->value_locs[vs_sweep_value_index(s, k, hit)];
-      fprintf(stderr, "vsim: %s:%d:%d: %s (point %zu)\n", s->file, at.line, at.column, why, k);
+      fprintf(stderr, "vsim: %s:%d:%d: %s (point %zu)\n", cli_esc(s->file), at.line, at.column,
+              cli_esc(why), k);
     } else if (!strcmp(err.file, s->scene) && err.line == 0 && st == VS_ERR_IO) {
-      fprintf(stderr, "vsim: %s:%d:%d: scene: %s\n", s->file, s->scene_loc.line,
-              s->scene_loc.column, err.message);
+      fprintf(stderr, "vsim: %s:%d:%d: scene: %s\n", cli_esc(s->file), s->scene_loc.line,
+              s->scene_loc.column, cli_esc(err.message));
     } else {
       cli_report(&err, s->scene);
     }
     char label[512];
     point_label(s, k, label, sizeof label);
-    fprintf(stderr, "vsim sweep: point %zu (%s) is invalid; nothing was run\n", k, label);
+    fprintf(stderr, "vsim sweep: point %zu (%s) is invalid; nothing was run\n", k,
+            cli_esc(label));
   }
+  free_point_sets(texts, s->n_params);
   free(sets);
   return code;
 }
 
+/* The sweep's own inputs (the sweep file, its scene), by device and inode:
+ * no output may replace one, even with --force (docs/cli.md, Output files). */
+static const char *input_at(const sweep_run *r, const char *path) {
+  struct stat o, in;
+  if (stat(path, &o) != 0) return NULL;
+  const char *inputs[] = {r->s->file, r->s->scene};
+  for (int i = 0; i < 2; i++)
+    if (stat(inputs[i], &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino)
+      return inputs[i];
+  return NULL;
+}
+
 /* Refuse to overwrite without --force; with it, remove the old point files
- * first, so that a file found after a run is that run's. */
+ * first, so that a file found after a run is that run's.  An output that is
+ * one of the sweep's inputs is refused before anything is removed. */
 static int check_outputs(const sweep_run *r, const size_t *points, size_t n, int summary) {
   char path[PATH_MAX], first[PATH_MAX] = "";
   size_t clash = 0;
-  for (size_t i = 0; i <= n; i++) {
-    for (int ext = 0; ext < 2; ext++) {
-      if (i == n && ext == 1) break;
-      if (i == n) {
-        if (!summary) break;
-        summary_path(path, sizeof path, r->dir);
-      } else {
-        if (ext == 1 && r->a->point < 0) continue;
-        point_path(path, sizeof path, r->dir, points[i], ext ? "csv" : "h5");
-      }
-      if (!exists(path)) continue;
-      if (r->a->force) {
-        if (unlink(path) != 0) {
-          fprintf(stderr, "vsim: %s: cannot remove: %s\n", path, strerror(errno));
-          return CLI_EXIT_USAGE;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i <= n; i++) {
+      for (int ext = 0; ext < 3; ext++) {
+        if (i == n && ext > 0) break;
+        if (i == n) {
+          if (!summary) break;
+          summary_path(path, sizeof path, r->dir);
+        } else {
+          if (ext == 1 && r->a->point < 0) continue;
+          point_path(path, sizeof path, r->dir, points[i], ext == 0 ? "h5" : ext == 1 ? "csv" : "xmf");
         }
-      } else if (clash++ == 0) {
-        snprintf(first, sizeof first, "%s", path);
+        if (!exists(path)) continue;
+        if (pass == 0) {
+          const char *in = input_at(r, path);
+          if (in) {
+            fprintf(stderr, "vsim: %s: is %s, an input of this sweep: refused (choose another -o)\n",
+                    cli_esc(path), cli_esc(in));
+            return CLI_EXIT_USAGE;
+          }
+          continue;
+        }
+        if (ext == 2) continue; /* the run replaces its sidecar itself */
+        if (r->a->force) {
+          if (unlink(path) != 0) {
+            fprintf(stderr, "vsim: %s: cannot remove: %s\n", cli_esc(path), strerror(errno));
+            return CLI_EXIT_USAGE;
+          }
+        } else if (clash++ == 0) {
+          snprintf(first, sizeof first, "%s", path);
+        }
       }
     }
   }
   if (clash) {
     if (clash == 1)
-      fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", first);
+      fprintf(stderr, "vsim: %s: exists; use -f/--force to overwrite it\n", cli_esc(first));
     else
-      fprintf(stderr, "vsim: %s: exists (and %zu more); use -f/--force to overwrite them\n", first,
-              clash - 1);
+      fprintf(stderr, "vsim: %s: exists (and %zu more); use -f/--force to overwrite them\n",
+              cli_esc(first), clash - 1);
     return CLI_EXIT_USAGE;
   }
   return CLI_EXIT_OK;
@@ -278,12 +326,19 @@ static int check_outputs(const sweep_run *r, const size_t *points, size_t n, int
 
 /* ---- the command ------------------------------------------------------------ */
 
-static void list_points(const vs_sweep *s) {
+static int list_points(const vs_sweep *s) {
   for (size_t k = 0; k < s->n_points; k++) {
+    char **sets = point_sets(s, k);
+    if (!sets) {
+      fprintf(stderr, "vsim sweep: out of memory\n");
+      return CLI_EXIT_FAIL;
+    }
     printf("%zu", k);
-    for (size_t i = 0; i < s->n_params; i++) printf("\t%s", vs_sweep_set(s, k, i));
+    for (size_t i = 0; i < s->n_params; i++) printf("\t%s", sets[i]);
     putchar('\n');
+    free_point_sets(sets, s->n_params);
   }
+  return CLI_EXIT_OK;
 }
 
 /* Everything before the first point runs, on rank 0.  Returns -1 to go on. */
@@ -291,7 +346,7 @@ static int prepare(sweep_run *r, const size_t *points, size_t n) {
   const sweep_args *a = r->a;
   if (a->point >= 0 && (size_t)a->point >= r->s->n_points) {
     fprintf(stderr, "vsim sweep: --point %lld: %s has %zu points (0 to %zu)\n", (long long)a->point,
-            r->s->file, r->s->n_points, r->s->n_points - 1);
+            cli_esc(r->s->file), r->s->n_points, r->s->n_points - 1);
     return CLI_EXIT_USAGE;
   }
   if (!r->self[0]) {
@@ -303,7 +358,8 @@ static int prepare(sweep_run *r, const size_t *points, size_t n) {
   if (code != CLI_EXIT_OK) return code;
   if ((code = collect_check(r->s)) != CLI_EXIT_OK) return code;
   if (make_dirs(r->dir) != 0) {
-    fprintf(stderr, "vsim: %s: cannot create the output directory: %s\n", r->dir, strerror(errno));
+    fprintf(stderr, "vsim: %s: cannot create the output directory: %s\n", cli_esc(r->dir),
+            strerror(errno));
     return CLI_EXIT_USAGE;
   }
   code = check_outputs(r, points, n, a->point < 0);
@@ -342,8 +398,7 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
     goto done;
   }
   if (a.list) {
-    if (w.rank == 0) list_points(s);
-    code = CLI_EXIT_OK;
+    code = w.rank == 0 ? list_points(s) : CLI_EXIT_OK;
     goto done;
   }
   if (w.size > 1 && (a.point >= 0 || a.collect)) {
@@ -352,10 +407,18 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
     code = CLI_EXIT_USAGE;
     goto done;
   }
-  if (a.dir)
+  if (a.dir) {
     snprintf(dir, sizeof dir, "%s", a.dir);
-  else
-    default_dir(a.file, dir, sizeof dir);
+  } else if (default_dir(a.file, dir, sizeof dir) != 0) {
+    /* "..yml" or "...yaml": the outputs would land in . or .. (and --force
+     * would first remove ../point-*.h5 and ../summary.csv there) */
+    if (w.rank == 0)
+      cli_usage_error("sweep", "%s: no output directory can be named after this file (it would "
+                      "be '%s'); give one with -o DIR",
+                      a.file, dir);
+    code = CLI_EXIT_USAGE;
+    goto done;
+  }
   r.a = &a;
   r.s = s;
   r.dir = dir;
@@ -391,12 +454,12 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
   size_t jobs = a.jobs > 0 ? (size_t)a.jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;
   if (jobs > n_mine && n_mine > 0) jobs = n_mine;
-  struct sigaction old_int, old_term;
-  install_signals(&old_int, &old_term);
+  /* from here every termination signal interrupts the sweep (sweep.h): the
+   * points stop, and the summary of what finished is still written */
+  install_signals();
   double t0 = cli_now();
   int rc = n_mine ? run_points(&r, mine, n_mine, jobs, results) : 0;
   int interrupted = g_signals > 0;
-  restore_signals(&old_int, &old_term);
 
   interrupted = world_gather(&w, results, s->n_points, interrupted || rc != 0 ? 1 : 0, interrupted);
   world_gather_collected(&w, r.collected, s->n_points, s->n_collect);
@@ -417,8 +480,10 @@ int cmd_sweep(int argc, char **argv, const char *command_line) {
     if (complete < n_rows || rc != 0 || interrupted) code = CLI_EXIT_FAIL;
     if (!a.quiet || code != CLI_EXIT_OK)
       fprintf(stderr, "vsim sweep: %zu of %zu point%s complete%s in %.3g s; %s\n", complete, n_rows,
-              n_rows == 1 ? "" : "s", interrupted ? " (interrupted)" : "", cli_now() - t0, path);
+              n_rows == 1 ? "" : "s", interrupted ? " (interrupted)" : "", cli_now() - t0,
+              cli_esc(path));
   }
+  restore_signals();
   code = world_agree(&w, code);
 
 done:

@@ -82,10 +82,19 @@ typedef struct sweep_run {
   size_t done, failed; /* points finished here so far, and how many not complete */
 } sweep_run;
 
-/* Signals seen while points run: how many, and the last one. */
+/* Signals seen while points run: how many, and the first one.  Every
+ * termination signal (run.c's list: SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+ * SIGXCPU, SIGUSR1/2, SIGALRM, ...) interrupts the sweep: no point starts
+ * after it, the running ones are passed SIGTERM (SIGINT, SIGTERM and SIGHUP
+ * as they are) and end as "interrupted", and the summary of what finished
+ * is written; only a second SIGINT, SIGTERM or SIGHUP counts again (and is
+ * passed on again: the points then stop at once).  SIGPIPE (a closed
+ * stderr, `vsim sweep ... 2>&1 | head`) interrupts once and never kills. */
 extern volatile sig_atomic_t g_signals, g_last_signal;
-void install_signals(struct sigaction *old_int, struct sigaction *old_term);
-void restore_signals(const struct sigaction *old_int, const struct sigaction *old_term);
+void install_signals(void);
+/* Put back what install_signals changed, but leave SIGPIPE ignored: what
+ * the sweep still prints goes to a pipe that may be closed. */
+void restore_signals(void);
 /* Run points[0..n) with at most `jobs` children at a time; results[k] for each. */
 int run_points(sweep_run *r, const size_t *points, size_t n, size_t jobs, point_result *results);
 
@@ -95,17 +104,30 @@ void point_path(char *buf, size_t size, const char *dir, size_t k, const char *e
 void summary_path(char *buf, size_t size, const char *dir);
 int exists(const char *path);
 int make_dirs(const char *dir);
-void default_dir(const char *file, char *buf, size_t size);
+/* The default DIR, named after the sweep file; -1 (nothing reported) when
+ * that name would be "." or ".." (a sweep file named "..yml" or "...yaml"):
+ * the points and summary.csv would go to a directory the user never named. */
+int default_dir(const char *file, char *buf, size_t size);
 void remove_temp_files(const char *dir, size_t k, pid_t pid);
 
 /* ---- planning (sweep.c) ---- */
 
 void point_label(const vs_sweep *s, size_t k, char *buf, size_t size);
+/* The "KEY=VALUE" texts of point k, one per parameter (vs_sweep_set_text),
+ * released with free_point_sets; NULL when out of memory. */
+char **point_sets(const vs_sweep *s, size_t k);
+void free_point_sets(char **sets, size_t n);
 
 /* ---- CSV (sweep_csv.c) ---- */
 
+/* Write rows for points[0..n) to path through the safe output files
+ * (cmd/outfile.h): a regular file replaced, never a link, a special file,
+ * the sweep file or its scene.  0, or -1 after reporting. */
 int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t n,
               const point_result *results, const double *collected);
+/* 1 when status is one a point can end with (complete, failed, interrupted,
+ * skipped): the only words summary.csv takes from outside. */
+int known_status(const char *status);
 int collect(sweep_run *r, point_result *results);
 
 /* ---- the collect columns (sweep_reduce.c) ---- */

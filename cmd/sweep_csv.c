@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* sweep_csv.c: summary.csv (one row per point: its parameters, status,
- * final error, wall time, the sweep's collect columns, file) and
- * --collect, which merges the point-NNNN.csv files of --point runs into
- * it. */
+ * exit code, final error, wall time, the sweep's collect columns, file)
+ * and --collect, which merges the point-NNNN.csv files of --point runs
+ * into it.  Both CSV files are written through the safe output files
+ * (cmd/outfile.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "sweep.h"
 
 /* ---- summary.csv ------------------------------------------------------------ */
@@ -57,7 +59,9 @@ static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *re
     fputc(',', f);
     csv_field(f, s->params[i].values[vs_sweep_value_index(s, k, i)]);
   }
-  fprintf(f, ",%s,", res->status);
+  fputc(',', f);
+  csv_field(f, res->status); /* one of known_status's words */
+  fputc(',', f);
   if (isfinite(res->final_error)) fprintf(f, "%.17g", res->final_error);
   fputc(',', f);
   if (isfinite(res->wall)) fprintf(f, "%.6g", res->wall);
@@ -75,45 +79,90 @@ static void csv_row(FILE *f, const vs_sweep *s, size_t k, const point_result *re
   fputc('\n', f);
 }
 
-/* Write rows for points[0..n) to PATH through a temporary file. */
+int known_status(const char *status) {
+  static const char *const words[] = {"complete", "failed", "interrupted", "skipped"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (!strcmp(status, words[i])) return 1;
+  return 0;
+}
+
 int write_csv(const char *path, const vs_sweep *s, const size_t *points, size_t n,
               const point_result *results, const double *collected) {
-  /* Never through a planted file or link: the summary replaces only a
-   * regular file (or nothing), and its temporary file is created
-   * exclusively, never followed (README.md, Robustness). */
-  struct stat st;
-  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "vsim: %s: exists and is not a regular file (%s): refused\n", path,
-            S_ISLNK(st.st_mode) ? "a symbolic link" : "a special file");
+  /* Never through a planted file or link (a regular file is replaced), and
+   * never over the sweep file or its scene; the temporary file is created
+   * exclusively under a name no one can guess (cmd/outfile.h). */
+  const char *const inputs[] = {s->file, s->scene, NULL};
+  vs_outfile o;
+  vs_error err;
+  vs_error_clear(&err);
+  if (vs_outfile_create(path, VS_OUTFILE_FORCE, inputs, &o, &err) != VS_OK) {
+    cli_report(&err, path);
     return -1;
   }
-  char tmp[PATH_MAX + 64];
-  int fd = -1;
-  static unsigned counter;
-  for (int tries = 0; fd < 0 && tries < 100; tries++) {
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(), counter++);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
+  int fd = dup(o.fd);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
-    fprintf(stderr, "vsim: %s: %s\n", path, strerror(errno));
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
+    fprintf(stderr, "vsim: %s: cannot write: %s\n", cli_esc(path), strerror(errno));
+    if (fd >= 0) close(fd);
+    vs_outfile_discard(&o);
     return -1;
   }
   csv_header(f, s);
   for (size_t i = 0; i < n; i++) csv_row(f, s, points[i], &results[points[i]], collected);
   int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (bad || rename(tmp, path) != 0) {
-    fprintf(stderr, "vsim: %s: cannot write: %s\n", path, strerror(errno));
-    unlink(tmp);
+  int e = bad ? errno : 0;
+  if (fclose(f) != 0 && !bad) bad = 1, e = errno;
+  if (bad) {
+    fprintf(stderr, "vsim: %s: cannot write: %s\n", cli_esc(path), strerror(e ? e : EIO));
+    vs_outfile_discard(&o);
+    return -1;
+  }
+  if (vs_outfile_publish(&o, &err) != VS_OK) {
+    cli_report(&err, path);
     return -1;
   }
   return 0;
+}
+
+/* A point-NNNN.csv to read: a regular file, opened without blocking (a FIFO
+ * planted there would hang a plain open until a writer came) and checked
+ * on the open descriptor; NULL with *why set when it is missing or not a
+ * regular file. */
+static FILE *open_point_csv(const char *path, const char **why) {
+  *why = NULL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return NULL; /* missing: counted as such, said nothing */
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    static char kind[64];
+    snprintf(kind, sizeof kind, "is %s, not a regular file",
+             S_ISFIFO(st.st_mode)  ? "a FIFO (named pipe)"
+             : S_ISDIR(st.st_mode) ? "a directory"
+             : S_ISCHR(st.st_mode) ? "a character device"
+             : S_ISBLK(st.st_mode) ? "a block device"
+             : S_ISSOCK(st.st_mode) ? "a socket"
+                                    : "something else");
+    *why = kind;
+    close(fd);
+    return NULL;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "r");
+  if (!f) close(fd);
+  return f;
+}
+
+/* A number field of a point row: empty (unknown) or a whole number. */
+static int csv_number(const char *s, double *v) {
+  if (!*s) {
+    *v = NAN;
+    return 1;
+  }
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  return end != s && *end == '\0';
 }
 
 /* Split one CSV line into fields (in place); returns the count. */
@@ -167,7 +216,8 @@ int collect(sweep_run *r, point_result *results) {
     snprintf(res->status, sizeof res->status, "missing");
     char path[PATH_MAX], line[65536];
     point_path(path, sizeof path, r->dir, k, "csv");
-    FILE *f = fopen(path, "r");
+    const char *why = NULL;
+    FILE *f = open_point_csv(path, &why);
     /* header, then the row; the row must be this point of this sweep */
     int ok = f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f);
     if (f) fclose(f);
@@ -175,22 +225,40 @@ int collect(sweep_run *r, point_result *results) {
     ok = ok && got == nf && strtoull(fields[0], NULL, 10) == k;
     for (size_t i = 0; ok && i < s->n_params; i++)
       ok = !strcmp(fields[1 + i], s->params[i].values[vs_sweep_value_index(s, k, i)]);
+    /* what summary.csv takes from the row is checked, not copied: a status
+     * of the four words, two numbers, and the point's own file name */
+    char **tail = fields + 1 + s->n_params;
+    const char *file = ok ? tail[3 + s->n_collect] : "";
+    double final_error = NAN, wall = NAN, v;
+    char want_file[32];
+    snprintf(want_file, sizeof want_file, "point-%04zu.h5", k);
+    if (ok && (!known_status(tail[0]) || !csv_number(tail[1], &final_error) ||
+               !csv_number(tail[2], &wall) || (file[0] && strcmp(file, want_file) != 0))) {
+      ok = 0;
+      why = "not a row vsim wrote (status, numbers or file name)";
+    }
+    for (size_t i = 0; ok && i < s->n_collect; i++)
+      if (!csv_number(tail[3 + i], &v)) {
+        ok = 0;
+        why = "not a row vsim wrote (a collect column is not a number)";
+      }
     if (!ok) {
-      if (f)
-        fprintf(stderr,
-                "vsim sweep: %s: not a row of point %zu of this sweep; counted as missing\n", path,
-                k);
+      if (f || why)
+        fprintf(stderr, "vsim sweep: %s: %s; counted as missing\n", cli_esc(path),
+                why ? why : "not a row of this point of this sweep");
       missing++;
       continue;
     }
-    char **tail = fields + 1 + s->n_params;
     snprintf(res->status, sizeof res->status, "%s", tail[0]);
     res->ran = 1;
-    res->final_error = tail[1][0] ? strtod(tail[1], NULL) : NAN;
-    res->wall = tail[2][0] ? strtod(tail[2], NULL) : NAN;
-    for (size_t i = 0; i < s->n_collect; i++)
-      r->collected[k * s->n_collect + i] = tail[3 + i][0] ? strtod(tail[3 + i], NULL) : NAN;
-    res->has_file = tail[3 + s->n_collect][0] != '\0';
+    res->final_error = final_error;
+    res->wall = wall;
+    for (size_t i = 0; i < s->n_collect; i++) {
+      double c = NAN;
+      csv_number(tail[3 + i], &c); /* checked above */
+      r->collected[k * s->n_collect + i] = c;
+    }
+    res->has_file = file[0] != '\0';
     if (strcmp(res->status, "complete") != 0) not_complete++;
   }
   char path[PATH_MAX];
@@ -201,7 +269,7 @@ int collect(sweep_run *r, point_result *results) {
     fprintf(stderr,
             "vsim sweep: %s holds no point-NNNN.csv of this sweep; --collect merges the rows "
             "that --point runs write\n",
-            r->dir);
+            cli_esc(r->dir));
     code = CLI_EXIT_USAGE;
   } else {
     code = write_csv(path, s, all, s->n_points, results, r->collected) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
@@ -209,7 +277,7 @@ int collect(sweep_run *r, point_result *results) {
   if (code == CLI_EXIT_OK) {
     if (!r->a->quiet || missing || not_complete)
       fprintf(stderr, "vsim sweep: %s: %zu points, %zu complete, %zu not complete, %zu missing\n",
-              path, s->n_points, s->n_points - missing - not_complete, not_complete, missing);
+              cli_esc(path), s->n_points, s->n_points - missing - not_complete, not_complete, missing);
     if (missing || not_complete) code = CLI_EXIT_FAIL;
   }
   free(fields);

@@ -24,31 +24,68 @@
  * The children run in their own process groups, so that a Ctrl-C reaches
  * them once, through us: their first signal makes them finish the frame
  * and close the file as "interrupted"; a second one (a second Ctrl-C) makes
- * them stop at once. */
+ * them stop at once.  Which signals, and how often each counts: sweep.h. */
 
 volatile sig_atomic_t g_signals, g_last_signal;
+static struct sigaction g_old[NSIG];
+static unsigned char g_taken[NSIG];
+
+static int insists(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
 
 static void on_signal(int sig) {
-  g_last_signal = sig;
+  /* a timer, a CPU limit or a closed pipe repeats by itself: once is enough */
+  if (g_signals && !insists(sig)) return;
+  if (!g_signals) g_last_signal = sig;
   g_signals++;
 }
 
-void install_signals(struct sigaction *old_int, struct sigaction *old_term) {
+/* As run.c's: a signal ignored at start (nohup's SIGHUP) or handled by
+ * something else stays so; `always`: SIGPIPE. */
+static void take_signal(int sig, const struct sigaction *sa, int always) {
+  if (sig <= 0 || sig >= NSIG || sigaction(sig, NULL, &g_old[sig]) != 0) return;
+  if (!always && ((g_old[sig].sa_flags & SA_SIGINFO) || g_old[sig].sa_handler != SIG_DFL)) return;
+  if (sigaction(sig, sa, NULL) == 0) g_taken[sig] = 1;
+}
+
+void install_signals(void) {
+  static const int stop_signals[] = {
+    SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+  };
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal; /* no SA_RESTART: poll() returns at once */
   sigemptyset(&sa.sa_mask);
   g_signals = 0;
-  sigaction(SIGINT, &sa, old_int);
-  sigaction(SIGTERM, &sa, old_term);
+  g_last_signal = 0;
+  memset(g_taken, 0, sizeof g_taken);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    take_signal(stop_signals[i], &sa, 0);
+#ifdef SIGRTMIN
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) take_signal(sig, &sa, 0);
+#endif
+  take_signal(SIGPIPE, &sa, 1);
 }
 
-void restore_signals(const struct sigaction *old_int, const struct sigaction *old_term) {
-  sigaction(SIGINT, old_int, NULL);
-  sigaction(SIGTERM, old_term, NULL);
+void restore_signals(void) {
+  for (int sig = 1; sig < NSIG; sig++)
+    if (g_taken[sig] && sig != SIGPIPE) sigaction(sig, &g_old[sig], NULL);
+  struct sigaction ign;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, NULL);
+  memset(g_taken, 0, sizeof g_taken);
 }
 
-/* ---- the outcome of one point --------------------------------------------- */
+/* ---- the outcome of one point ---------------------------------------------- */
 
 
 void result_skipped(point_result *r) {
@@ -113,38 +150,54 @@ typedef struct child {
   int signalled; /* signals passed on to it */
 } child;
 
+/* The point's command line.  Every value is attached to its option
+ * (--set=KEY=VALUE, --output=PATH) and the scene comes last, after "--": a
+ * scene, a key or a directory whose name starts with '-' is never read as
+ * an option (a scene file named --force would otherwise make every point
+ * run the embedded default scene). */
 static int start_point(sweep_run *r, size_t k, child *c) {
   const vs_sweep *s = r->s;
-  char out[PATH_MAX], frames[32], threads[32];
-  point_path(out, sizeof out, r->dir, k, "h5");
-  snprintf(frames, sizeof frames, "%lld", (long long)s->frames);
-  snprintf(threads, sizeof threads, "%lld", (long long)r->a->threads);
-  const char **argv = calloc(2 * s->n_params + 20, sizeof *argv);
-  if (!argv) return -1;
+  char out[PATH_MAX + 16], frames[32], threads[32];
+  char path[PATH_MAX];
+  point_path(path, sizeof path, r->dir, k, "h5");
+  snprintf(out, sizeof out, "--output=%s", path);
+  snprintf(frames, sizeof frames, "--frames=%lld", (long long)s->frames);
+  snprintf(threads, sizeof threads, "--threads=%lld", (long long)r->a->threads);
+  char **sets = point_sets(s, k);
+  char **opts = sets ? calloc(s->n_params + 1, sizeof *opts) : NULL;
+  const char **argv = opts ? calloc(s->n_params + 16, sizeof *argv) : NULL;
+  int ok = argv != NULL;
+  for (size_t i = 0; ok && i < s->n_params; i++) {
+    size_t len = strlen(sets[i]) + 7;
+    opts[i] = malloc(len);
+    if (opts[i]) snprintf(opts[i], len, "--set=%s", sets[i]);
+    ok = opts[i] != NULL;
+  }
+  if (sets) free_point_sets(sets, s->n_params);
+  if (!ok) {
+    for (size_t i = 0; opts && i < s->n_params; i++) free(opts[i]);
+    free(opts);
+    free(argv);
+    errno = ENOMEM;
+    return -1;
+  }
   size_t n = 0;
   argv[n++] = r->self;
   argv[n++] = "run";
-  argv[n++] = s->scene;
-  for (size_t i = 0; i < s->n_params; i++) {
-    argv[n++] = "--set";
-    argv[n++] = vs_sweep_set(s, k, i);
-  }
+  for (size_t i = 0; i < s->n_params; i++) argv[n++] = opts[i];
+  char xdmf_opt[48];
   if (vs_sweep_xdmf_set(s)) {
-    argv[n++] = "--set";
-    argv[n++] = vs_sweep_xdmf_set(s);
+    snprintf(xdmf_opt, sizeof xdmf_opt, "--set=%s", vs_sweep_xdmf_set(s));
+    argv[n++] = xdmf_opt;
   }
-  if (s->frames >= 0) {
-    argv[n++] = "--frames";
-    argv[n++] = frames;
-  }
-  argv[n++] = "-o";
+  if (s->frames >= 0) argv[n++] = frames;
   argv[n++] = out;
-  argv[n++] = "--threads";
   argv[n++] = threads;
   argv[n++] = "--quiet";
   argv[n++] = "--no-progress";
-  argv[n++] = "--summary";
-  argv[n++] = "json";
+  argv[n++] = "--summary=json";
+  argv[n++] = "--";
+  argv[n++] = s->scene;
   argv[n] = NULL;
 
   int po[2] = {-1, -1}, pe[2] = {-1, -1};
@@ -154,6 +207,8 @@ static int start_point(sweep_run *r, size_t k, child *c) {
       if (po[i] >= 0) close(po[i]);
       if (pe[i] >= 0) close(pe[i]);
     }
+    for (size_t i = 0; i < s->n_params; i++) free(opts[i]);
+    free(opts);
     free(argv);
     errno = e;
     return -1;
@@ -163,8 +218,9 @@ static int start_point(sweep_run *r, size_t k, child *c) {
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
+    /* the run handles its signals itself: exec resets the ones caught here,
+     * and SIGPIPE, which the sweep may ignore by now, is the run's again */
+    signal(SIGPIPE, SIG_DFL);
 #ifdef __linux__
     /* The point dies with the sweep (kill -9 of it included): SIGTERM ends
      * the run like Ctrl-C, its file kept as "interrupted", no temp file.
@@ -181,6 +237,8 @@ static int start_point(sweep_run *r, size_t k, child *c) {
     _exit(127);
   }
   int e = errno;
+  for (size_t i = 0; i < s->n_params; i++) free(opts[i]);
+  free(opts);
   free(argv);
   close(po[1]);
   close(pe[1]);
@@ -206,7 +264,9 @@ static void relay_messages(size_t k, const text *t) {
   while (*p) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    fprintf(stderr, "[point %zu] %.*s\n", k, (int)len, p);
+    char line[4096];
+    snprintf(line, sizeof line, "%.*s", (int)len, p);
+    fprintf(stderr, "[point %zu] %s\n", k, cli_esc(line));
     p += len + (nl ? 1 : 0);
   }
 }
@@ -223,7 +283,7 @@ static void finish_point(sweep_run *r, child *c, int wstatus, point_result *res)
   res->final_error = summarised ? json_number(json, "final_constraint_error") : NAN;
   res->wall = summarised ? json_number(json, "wall_seconds") : NAN;
   if (!isfinite(res->wall)) res->wall = cli_now() - c->t0;
-  if (!summarised || (res->exit_code != 0 && !strcmp(status, "complete")))
+  if (!summarised || !known_status(status) || (res->exit_code != 0 && !strcmp(status, "complete")))
     snprintf(status, sizeof status, "%s", c->signalled && !summarised ? "interrupted" : "failed");
   snprintf(res->status, sizeof res->status, "%s", status);
   if (!WIFEXITED(wstatus)) remove_temp_files(r->dir, k, c->pid);
@@ -240,12 +300,13 @@ static void finish_point(sweep_run *r, child *c, int wstatus, point_result *res)
     point_label(s, k, label, sizeof label);
     if (WIFSIGNALED(wstatus))
       fprintf(stderr, "vsim sweep: point %zu %s (killed by signal %d): %s\n", k, res->status,
-              WTERMSIG(wstatus), label);
+              WTERMSIG(wstatus), cli_esc(label));
     else if (!strcmp(res->status, "complete"))
-      fprintf(stderr, "vsim sweep: point %zu complete in %.3g s: %s\n", k, res->wall, label);
+      fprintf(stderr, "vsim sweep: point %zu complete in %.3g s: %s\n", k, res->wall,
+              cli_esc(label));
     else
       fprintf(stderr, "vsim sweep: point %zu %s (exit %d): %s\n", k, res->status, res->exit_code,
-              label);
+              cli_esc(label));
   }
   for (int i = 0; i < 2; i++) free(c->out[i].p);
 }
@@ -277,10 +338,12 @@ int run_points(sweep_run *r, const size_t *points, size_t n, size_t jobs,
     }
     if (active == 0) break;
 
-    /* pass signals on: one each time one arrives here */
+    /* pass signals on: one each time one counts here (sweep.h); SIGINT and
+     * SIGHUP as they are, any other as SIGTERM */
     for (size_t i = 0; i < active; i++) {
       while (kids[i].signalled < g_signals) {
-        kill(kids[i].pid, g_last_signal ? g_last_signal : SIGTERM);
+        int sig = g_last_signal;
+        kill(kids[i].pid, sig == SIGINT || sig == SIGHUP ? sig : SIGTERM);
         kids[i].signalled++;
       }
     }

@@ -55,8 +55,9 @@ int make_dirs(const char *dir) {
 }
 
 /* The default DIR: the sweep file's base name without .yaml / .yml, in the
- * current directory ("sweeps/iters.yaml" -> "iters"). */
-void default_dir(const char *file, char *buf, size_t size) {
+ * current directory ("sweeps/iters.yaml" -> "iters"); -1 when that would be
+ * "." or ".." ("..yml", "...yaml"), buf then holding it for the message. */
+int default_dir(const char *file, char *buf, size_t size) {
   const char *base = strrchr(file, '/');
   base = base ? base + 1 : file;
   size_t n = strlen(base);
@@ -67,6 +68,7 @@ void default_dir(const char *file, char *buf, size_t size) {
   else if (n == 0)
     base = "sweep", n = 5;
   snprintf(buf, size, "%.*s", (int)n, base);
+  return strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0 ? -1 : 0;
 }
 
 /* A file the run left behind when it was killed: .point-NNNN.h5.tmp-PID-* */

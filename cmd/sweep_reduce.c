@@ -23,11 +23,15 @@ static vs_status build_point(const vs_sweep *s, size_t k, vs_scene **scene, vs_m
                              vs_error *err) {
   *scene = NULL;
   *model = NULL;
-  vs_override *sets = calloc(s->n_params + 2, sizeof *sets);
-  if (!sets) return vs_error_set(err, VS_ERR_NOMEM, s->file, 0, 0, "out of memory");
+  vs_override *sets = calloc(s->n_params + 3, sizeof *sets);
+  char **texts = sets ? point_sets(s, k) : NULL;
+  if (!texts) {
+    free(sets);
+    return vs_error_set(err, VS_ERR_NOMEM, s->file, 0, 0, "out of memory");
+  }
   char frames_set[64];
   size_t n = 0;
-  for (size_t i = 0; i < s->n_params; i++) sets[n++].text = vs_sweep_set(s, k, i);
+  for (size_t i = 0; i < s->n_params; i++) sets[n++].text = texts[i];
   if (vs_sweep_xdmf_set(s)) sets[n++].text = vs_sweep_xdmf_set(s);
   if (s->frames >= 0) {
     snprintf(frames_set, sizeof frames_set, "time.frames=%lld", (long long)s->frames);
@@ -35,6 +39,7 @@ static vs_status build_point(const vs_sweep *s, size_t k, vs_scene **scene, vs_m
   }
   vs_status st = vs_scene_load_file(s->scene, sets, n, scene, err);
   if (st == VS_OK) st = vs_model_build(*scene, model, err);
+  free_point_sets(texts, s->n_params);
   free(sets);
   return st;
 }

@@ -6,8 +6,9 @@
  * functions, not part of its API: not in the installed headers, not
  * exported by libvsim.so.  The program links the static library, which has
  * them, and takes their one declaration from the library's private header
- * rather than a copy; nothing else of lib/ is used this way (cmd/ otherwise
- * sees only lib/include/vsim/). */
+ * rather than a copy; the only other part of lib/ used this way is the
+ * safe output files (cmd/outfile.h); cmd/ otherwise sees only
+ * lib/include/vsim/. */
 #ifndef VSIM_CMD_TEXT_H
 #define VSIM_CMD_TEXT_H
 

@@ -30,18 +30,26 @@ int cli_exit_code(vs_status st, cli_phase phase) {
   }
 }
 
+const char *cli_esc(const char *s) {
+  static char ring[8][4 * 4096 + 1];
+  static unsigned next;
+  char *b = ring[next++ % 8];
+  vs_text_escape(b, sizeof ring[0], s);
+  return b;
+}
+
 void cli_report(const vs_error *err, const char *file) {
-  char buf[2048];
+  char buf[4 * (sizeof err->file + sizeof err->message) + 64];
   size_t n = strlen(err->file);
   if (n && err->line <= 0 && strncmp(err->message, err->file, n) == 0 &&
       (err->message[n] == ' ' || err->message[n] == ':')) {
     /* the message already starts with its file ("--set KEY=VALUE: ...") */
-    fprintf(stderr, "vsim: %s\n", err->message);
+    fprintf(stderr, "vsim: %s\n", cli_esc(err->message));
     return;
   }
   vs_error_format(err, buf, sizeof buf);
   if (!err->file[0] && file && *file)
-    fprintf(stderr, "vsim: %s: %s\n", file, buf);
+    fprintf(stderr, "vsim: %s: %s\n", cli_esc(file), buf);
   else
     fprintf(stderr, "vsim: %s\n", buf);
 }

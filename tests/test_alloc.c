@@ -218,7 +218,7 @@ static int first_half(const char *out, outcome *o) {
   if (rc) {
     failed = stop(o, "vs_scene_to_yaml", rc, &e);
   } else {
-    vs_h5_run_info info = {"vsim run alloc.yaml", yaml, 0};
+    vs_h5_run_info info = {"vsim run alloc.yaml", yaml, 0, NULL};
     vs_h5_writer *w = NULL;
     rc = vs_h5_open(out, scene, model, &info, &w, &e);
     if (rc)
@@ -248,7 +248,7 @@ static int resume(const char *out, outcome *o) {
   if ((rc = vs_h5_read_checkpoint(out, model, state, &e))) {
     failed = stop(o, "vs_h5_read_checkpoint", rc, &e);
   } else {
-    vs_h5_run_info info = {"vsim run --resume", yaml, 0};
+    vs_h5_run_info info = {"vsim run --resume", yaml, 0, NULL};
     vs_h5_writer *w = NULL;
     rc = vs_h5_reopen(out, model, &info, &w, &e);
     if (rc)

@@ -442,13 +442,133 @@ START_TEST(unwritable_output) {
   cu_write(scene, "time: {frames: 2}\n");
   p = cu_vsim(d, "run", "s.yaml", "-o", "s.yaml", "--force", NULL);
   CU_EXPECT_CODE(p, 2);
-  CU_EXPECT_IN(p.err, "overwrite the scene");
+  CU_EXPECT_IN(p.err, "s.yaml: is 's.yaml', an input of this command: refused");
   cu_free(&p);
   char *text = cu_slurp(scene);
   ck_assert_str_eq(text, "time: {frames: 2}\n");
   free(text);
   free(scene);
   CU_EXPECT_LISTING(d, "s.yaml sub");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* The run never replaces a file it reads, even with --force (docs/cli.md,
+ * Output files): the mesh a scene names (before: overwritten by the result
+ * file), the scene through a hard link, and a scene named like the run's
+ * own sidecar (x.xmf, before: overwritten by the .xmf). */
+START_TEST(outputs_never_replace_inputs) {
+  char *d = tu_tmpdir();
+  char *obj = cu_strf("%s/tri.obj", d), *scene = cu_strf("%s/m.yaml", d);
+  const char *obj_text = "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n";
+  const char *yaml =
+      "vsim: 1\n"
+      "time: {dt: 0.01, frames: 3}\n"
+      "world:\n"
+      "  colliders:\n"
+      "    - mesh: {file: tri.obj}\n"
+      "bodies:\n"
+      "  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 3}\n";
+  cu_write(obj, obj_text);
+  cu_write(scene, yaml);
+  cu_proc p = cu_vsim(d, "run", "m.yaml", "-o", "tri.obj", "--force", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "tri.obj: is 'tri.obj', an input of this command: refused");
+  cu_free(&p);
+  char *hard = cu_strf("%s/hard.h5", d);
+  ck_assert_int_eq(link(scene, hard), 0);
+  p = cu_vsim(d, "run", "m.yaml", "-o", "hard.h5", "--force", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "hard.h5: is 'm.yaml', an input of this command: refused");
+  cu_free(&p);
+  char *xmf = cu_strf("%s/x.xmf", d);
+  cu_write(xmf, yaml);
+  p = cu_vsim(d, "run", "x.xmf", "-o", "x.h5", "--set", "output.xdmf=true", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "x.xmf: is 'x.xmf', an input of this command: refused");
+  cu_free(&p);
+  char *t = cu_slurp(obj);
+  ck_assert_str_eq(t, obj_text);
+  free(t);
+  t = cu_slurp(xmf);
+  ck_assert_str_eq(t, yaml);
+  free(t);
+  t = cu_slurp(scene);
+  ck_assert_str_eq(t, yaml);
+  free(t);
+  CU_EXPECT_LISTING(d, "hard.h5 m.yaml tri.obj x.xmf");
+  free(obj);
+  free(scene);
+  free(hard);
+  free(xmf);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* A path that starts with '-': "--" ends the options, a value is attached
+ * (--output=--x.h5), and an option given where a value was expected
+ * (-o --force: the value forgotten) is refused instead of writing a file
+ * named --force. */
+START_TEST(dash_paths_unambiguous) {
+  char *d = tu_tmpdir();
+  char *scene = cu_strf("%s/--odd.yaml", d);
+  cu_write(scene,
+           "name: odd\ntime: {dt: 0.01, frames: 2}\n"
+           "bodies:\n  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 3}\n");
+  cu_proc p = cu_vsim(d, "run", "--frames", "1", "-o", "--force", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "option '-o' needs a value (PATH), but the next argument is the option "
+                      "'--force'; a value that starts with '-' goes after '=' (--output=--force)");
+  cu_free(&p);
+  p = cu_vsim(d, "validate", "--set", "--frames", "--odd.yaml", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "option '--set' needs a value");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "--odd.yaml");
+  p = cu_vsim(d, "run", "--output=--x.h5", "-q", "--", "--odd.yaml", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(d, "info", "--json", "--", "--x.h5", NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "\"odd\"");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "--odd.yaml --x.h5");
+  free(scene);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* A path with control bytes (a mesh file named with a terminal's escape
+ * sequence, a scene named with a newline) is shown with those bytes as
+ * \xNN in every message: it can neither drive the terminal nor forge a
+ * line. */
+START_TEST(messages_escape_control_bytes) {
+  char *d = tu_tmpdir();
+  char *scene = cu_strf("%s/esc.yaml", d);
+  cu_write(scene,
+           "vsim: 1\ntime: {dt: 0.01, frames: 3}\n"
+           "world:\n  colliders:\n    - mesh: {file: \"\\e[31mred.obj\"}\n"
+           "bodies:\n  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 3}\n");
+  cu_proc p = cu_vsim(d, "run", "esc.yaml", "-o", "esc.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "cannot read mesh file '\\x1b[31mred.obj'");
+  ck_assert_ptr_null(strchr(p.err, '\033'));
+  cu_free(&p);
+  p = cu_vsim(d, "run", "a\nvsim: wrote out.h5\033[2K.yaml", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "a\\x0avsim: wrote out.h5\\x1b[2K.yaml");
+  ck_assert_ptr_null(strchr(p.err, '\033'));
+  ck_assert_ptr_null(strstr(p.err, "\nvsim: wrote"));
+  cu_free(&p);
+  p = cu_vsim(d, "render", "in\033]0;x\a.h5", "-o", "x.png", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "in\\x1b]0;x\\x07.h5");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "esc.yaml");
+  free(scene);
   tu_rmtree(d);
   free(d);
 }
@@ -764,6 +884,9 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, summary_json);
   tcase_add_test(tc, existing_output);
   tcase_add_test(tc, unwritable_output);
+  tcase_add_test(tc, outputs_never_replace_inputs);
+  tcase_add_test(tc, dash_paths_unambiguous);
+  tcase_add_test(tc, messages_escape_control_bytes);
   tcase_add_test(tc, missing_and_foreign_files);
   tcase_add_test(tc, bad_scenes);
   tcase_add_test(tc, bad_overrides);

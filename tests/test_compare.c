@@ -26,7 +26,7 @@ static void simulate(const char *path, const char *yaml, const char *command) {
   vs_scene *s = tu_scene(yaml);
   vs_model *m = tu_model(s);
   vs_state *st = tu_state(m);
-  vs_h5_run_info info = {command, "", 0};
+  vs_h5_run_info info = {command, "", 0, NULL};
   vs_h5_writer *w = NULL;
   vs_error e;
   ck_assert_msg(vs_h5_open(path, s, m, &info, &w, &e) == VS_OK, "%s", e.message);

@@ -665,7 +665,7 @@ START_TEST(own_output_is_trusted) {
   vs_model *m = tu_model(sc);
   vs_state *st = tu_state(m);
   vs_error e;
-  vs_h5_run_info info = {"vsim run", "", 1};
+  vs_h5_run_info info = {"vsim run", "", 1, NULL};
   vs_h5_writer *w = NULL;
   vs_h5g__probe_test(1, 0, 1);
   ck_assert_msg(vs_h5_open(tu_path("own.h5"), sc, m, &info, &w, &e) == VS_OK, "%s", e.message);

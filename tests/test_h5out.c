@@ -57,7 +57,7 @@ static void simulate(const char *path, const char *yaml, int force, const char *
   vs_scene *s = tu_scene(yaml);
   vs_model *m = tu_model(s);
   vs_state *st = tu_state(m);
-  vs_h5_run_info info = {"vsim run test.yaml", "resolved: true\n", force};
+  vs_h5_run_info info = {"vsim run test.yaml", "resolved: true\n", force, NULL};
   vs_h5_writer *w = NULL;
   vs_error e;
   vs_error_clear(&e);
@@ -767,7 +767,7 @@ START_TEST(existing_output_needs_force) {
   vs_model *m = tu_model(s);
   vs_h5_writer *w = (vs_h5_writer *)1;
   vs_error e;
-  vs_h5_run_info info = {"cmd", "", 0};
+  vs_h5_run_info info = {"cmd", "", 0, NULL};
   ck_assert_int_eq(vs_h5_open(out, s, m, &info, &w, &e), VS_ERR_EXISTS);
   ck_assert_ptr_null(w);
   ck_assert_str_eq(e.file, out);
@@ -1154,7 +1154,7 @@ static void run_until(const char *path, const char *yaml, int64_t stop, const ch
   char *resolved = NULL;
   vs_error e;
   ck_assert_int_eq(vs_scene_to_yaml(s, &resolved, &e), VS_OK);
-  vs_h5_run_info info = {"vsim run", resolved, 1};
+  vs_h5_run_info info = {"vsim run", resolved, 1, NULL};
   vs_h5_writer *w = NULL;
   ck_assert_msg(vs_h5_open(path, s, m, &info, &w, &e) == VS_OK, "%s", e.message);
   ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);
@@ -1178,7 +1178,7 @@ static void resume(const char *path) {
   vs_model *m = tu_model(s);
   vs_state *st = tu_state(m);
   ck_assert_msg(vs_h5_read_checkpoint(path, m, st, &e) == VS_OK, "%s", e.message);
-  vs_h5_run_info info = {"vsim run --resume", yaml, 0};
+  vs_h5_run_info info = {"vsim run --resume", yaml, 0, NULL};
   vs_h5_writer *w = NULL;
   ck_assert_msg(vs_h5_reopen(path, m, &info, &w, &e) == VS_OK, "%s", e.message);
   /* the checkpoint's frame is already in the file: recording it is a no-op */
@@ -1301,7 +1301,7 @@ START_TEST(early_checkpoint_is_the_last_frame) {
     const int64_t stop = c == 0 ? 7 : m->frames;
     const char *path = c == 0 ? part : whole;
     vs_state *st = tu_state(m);
-    vs_h5_run_info info = {"vsim run", resolved, 1};
+    vs_h5_run_info info = {"vsim run", resolved, 1, NULL};
     vs_h5_writer *w = NULL;
     ck_assert_msg(vs_h5_open(path, s, m, &info, &w, &e) == VS_OK, "%s", e.message);
     ck_assert_int_eq(vs_h5_record(w, m, st, &e), VS_OK);

@@ -12,7 +12,9 @@
  *   - --resume of an edited /checkpoint/x, an edited resolved scene, a
  *     checkpoint without its checksum: exit 2 with the reason;
  *   - --resume of a FIFO, and through a symbolic link (the link stays a
- *     link, its target is continued);
+ *     link, its target is continued); a root --resume of a user's 0640
+ *     file keeps its owner, group and mode (its other hard links keep the
+ *     old contents, docs/cli.md);
  *   - -o to /dev/null (as root a node of it made in the test's directory,
  *     so that a failing vsim cannot replace the system's), a FIFO (with
  *     --force) and a dangling link: exit 2,
@@ -215,6 +217,35 @@ START_TEST(resume_special_and_link) {
 }
 END_TEST
 
+/* As root, --resume of a user's 0640 file left it root's: the user could
+ * no longer read their own result.  The owner, group and mode are kept; a
+ * hard link made to the file before keeps the old contents (the file is
+ * replaced by rename, docs/cli.md: resume). */
+START_TEST(resume_keeps_owner_and_mode) {
+  if (geteuid() != 0) TU_SKIP("not root: a file of another owner cannot be made here");
+  make_result("u.h5", "3");
+  const char *path = tu_path("u.h5");
+  ck_assert_int_eq(chown(path, 12345, 23456), 0);
+  ck_assert_int_eq(chmod(path, 0640), 0);
+  ck_assert_int_eq(link(path, tu_path("old.h5")), 0);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "u.h5", "--frames", "6", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_uid, 12345);
+  ck_assert_int_eq(st.st_gid, 23456);
+  ck_assert_int_eq(st.st_mode & 07777, 0640);
+  p = cu_vsim(tu_dir(), "info", "--json", "u.h5", NULL);
+  CU_EXPECT_IN(p.out, "\"frames_recorded\": 7,");
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "info", "--json", "old.h5", NULL);
+  CU_EXPECT_IN(p.out, "\"frames_recorded\": 4,");
+  cu_free(&p);
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
 /* Output: special files and dangling links as -o. */
 START_TEST(output_special_files) {
   /* As root (CI containers) a copy of /dev/null made here: a vsim that
@@ -367,6 +398,7 @@ static Suite *suite(void) {
   tcase_add_test(t, resume_external_storage);
   tcase_add_test(t, resume_checksum);
   tcase_add_test(t, resume_special_and_link);
+  tcase_add_test(t, resume_keeps_owner_and_mode);
   tcase_add_test(t, output_special_files);
   tcase_add_test(t, race_two_runs);
   tcase_add_test(t, threads_bounded);

@@ -36,7 +36,7 @@ static void write_text(const char *path, const char *text) {
 static vs_status produce(const char *path, unsigned flags, const char *text, vs_error *e) {
   vs_outfile o;
   vs_error_clear(e);
-  vs_status rc = vs_outfile_create(path, flags, &o, e);
+  vs_status rc = vs_outfile_create(path, flags, NULL, &o, e);
   if (rc != VS_OK) return rc;
   ck_assert_int_eq(write(o.fd, text, strlen(text)), (ssize_t)strlen(text));
   return vs_outfile_publish(&o, e);
@@ -56,11 +56,11 @@ START_TEST(new_and_existing) {
   tu_expect_file_text(tu_path("out.h5"), "one");
   ck_assert_int_eq(produce(tu_path("out.h5"), VS_OUTFILE_FORCE, "two", &e), VS_OK);
   tu_expect_file_text(tu_path("out.h5"), "two");
-  expect(vs_outfile_check(tu_path("nodir/out.h5"), 0, &e), VS_ERR_USAGE, &e, "does not exist");
+  expect(vs_outfile_check(tu_path("nodir/out.h5"), 0, NULL, &e), VS_ERR_USAGE, &e, "does not exist");
   expect(produce(tu_path("new.h5"), VS_OUTFILE_REPLACE, "x", &e), VS_ERR_IO, &e, "does not exist");
   /* discard leaves nothing */
   vs_outfile o;
-  ck_assert_int_eq(vs_outfile_create(tu_path("gone.h5"), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path("gone.h5"), 0, NULL, &o, &e), VS_OK);
   ck_assert_int_eq(temp_files(), 1);
   vs_outfile_discard(&o);
   ck_assert_int_eq(temp_files(), 0);
@@ -97,10 +97,16 @@ START_TEST(symlink_rules) {
   ck_assert_int_eq(mkfifo(tu_path("fifo"), 0600), 0);
   ck_assert_int_eq(symlink(tu_path("fifo"), tu_path("link-fifo.h5")), 0);
   ck_assert_int_eq(symlink("/dev/null", tu_path("link-null.h5")), 0);
-  /* to a regular file: exists without force; with force the target is
-   * replaced and the link stays a link */
+  /* to a regular file: exists without force; with force alone (an output
+   * replaced without being asked: a sidecar, a picture) refused, never
+   * written through; with force and FOLLOW (`run --force` naming a link)
+   * the target is replaced and the link stays a link */
   expect(produce(tu_path("link.h5"), 0, "new", &e), VS_ERR_EXISTS, &e, "exists");
-  ck_assert_int_eq(produce(tu_path("link.h5"), VS_OUTFILE_FORCE, "new", &e), VS_OK);
+  expect(produce(tu_path("link.h5"), VS_OUTFILE_FORCE, "new", &e), VS_ERR_USAGE, &e,
+         "is a symbolic link: refused");
+  tu_expect_file_text(tu_path("target.h5"), "old");
+  ck_assert_int_eq(produce(tu_path("link.h5"), VS_OUTFILE_FORCE | VS_OUTFILE_FOLLOW, "new", &e),
+                   VS_OK);
   struct stat st;
   ck_assert_int_eq(lstat(tu_path("link.h5"), &st), 0);
   ck_assert(S_ISLNK(st.st_mode));
@@ -127,8 +133,8 @@ START_TEST(symlink_rules) {
 END_TEST
 
 /* A planted symlink at a temporary name is never followed: creation moves
- * on to another name.  The temporary names are predictable (pid and a
- * counter), so plant the first few. */
+ * on to another name.  The names vsim used before (pid and a counter) are
+ * planted; the random part of today's names makes them miss. */
 START_TEST(planted_temp_symlink_not_followed) {
   vs_error e;
   write_text(tu_path("victim"), "untouched");
@@ -152,7 +158,7 @@ START_TEST(planted_output_symlink_refused) {
   for (unsigned flags = 0; flags <= VS_OUTFILE_FORCE; flags++) {
     vs_outfile o;
     vs_error_clear(&e);
-    ck_assert_int_eq(vs_outfile_create(tu_path("out.h5"), flags, &o, &e), VS_OK);
+    ck_assert_int_eq(vs_outfile_create(tu_path("out.h5"), flags, NULL, &o, &e), VS_OK);
     ck_assert_int_eq(write(o.fd, "mine", 4), 4);
     ck_assert_int_eq(symlink(tu_path("victim"), tu_path("out.h5")), 0);
     expect(vs_outfile_publish(&o, &e), VS_ERR_USAGE, &e,
@@ -174,7 +180,7 @@ START_TEST(long_names) {
   strcpy(name + 248 - 3, ".h5");
   ck_assert_uint_eq(strlen(name), 248);
   vs_outfile o;
-  ck_assert_int_eq(vs_outfile_create(tu_path(name), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path(name), 0, NULL, &o, &e), VS_OK);
   const char *base = strrchr(o.tmp, '/') + 1;
   ck_assert_uint_le(strlen(base), NAME_MAX);
   ck_assert_ptr_nonnull(strchr(base, '~')); /* shortened and hashed */
@@ -185,9 +191,9 @@ START_TEST(long_names) {
   strcpy(other, name);
   other[240] = 'm';
   vs_outfile a, b;
-  ck_assert_int_eq(vs_outfile_create(tu_path(other), 0, &a, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path(other), 0, NULL, &a, &e), VS_OK);
   name[240] = 'k';
-  ck_assert_int_eq(vs_outfile_create(tu_path(name), 0, &b, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path(name), 0, NULL, &b, &e), VS_OK);
   ck_assert_str_ne(a.tmp, b.tmp);
   vs_outfile_discard(&a);
   vs_outfile_discard(&b);
@@ -211,6 +217,85 @@ START_TEST(mode_follows_umask) {
 }
 END_TEST
 
+/* The temporary name is unpredictable: ".<base>.tmp-<pid>-" then 16 random
+ * hex digits, different on every create, so that nothing can be planted
+ * at it beforehand (before: the pid and a counter). */
+START_TEST(temp_names_unpredictable) {
+  vs_error e;
+  vs_outfile a, b;
+  ck_assert_int_eq(vs_outfile_create(tu_path("out.h5"), 0, NULL, &a, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path("out.h5"), 0, NULL, &b, &e), VS_OK);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, ".out.h5.tmp-%ld-", (long)getpid());
+  const vs_outfile *both[2] = {&a, &b};
+  for (int i = 0; i < 2; i++) {
+    const char *base = strrchr(both[i]->tmp, '/') + 1;
+    ck_assert_msg(strncmp(base, prefix, strlen(prefix)) == 0, "'%s'", base);
+    const char *rnd = base + strlen(prefix);
+    ck_assert_msg(strlen(rnd) == 16 && strspn(rnd, "0123456789abcdef") == 16, "'%s'", base);
+  }
+  ck_assert_str_ne(a.tmp, b.tmp);
+  vs_outfile_discard(&a);
+  vs_outfile_discard(&b);
+  ck_assert_int_eq(temp_files(), 0);
+}
+END_TEST
+
+/* An input of the command is never replaced, even with force and FOLLOW:
+ * by its name, a hard link or a symbolic link to it (same device and
+ * inode); a new name and other files still work. */
+START_TEST(inputs_never_replaced) {
+  vs_error e;
+  write_text(tu_path("scene.yaml"), "input");
+  ck_assert_int_eq(link(tu_path("scene.yaml"), tu_path("hard.h5")), 0);
+  ck_assert_int_eq(symlink("scene.yaml", tu_path("soft.h5")), 0);
+  const char *inputs[] = {"-", tu_path("scene.yaml"), NULL};
+  const unsigned all = VS_OUTFILE_FORCE | VS_OUTFILE_FOLLOW;
+  const char *names[] = {"scene.yaml", "hard.h5", "soft.h5"};
+  for (int i = 0; i < 3; i++) {
+    vs_outfile o;
+    vs_error_clear(&e);
+    ck_assert_int_eq(vs_outfile_check(tu_path(names[i]), all, inputs, &e), VS_ERR_USAGE);
+    ck_assert_msg(strstr(e.message, "an input of this command: refused"), "%s", e.message);
+    ck_assert_int_eq(vs_outfile_create(tu_path(names[i]), all, inputs, &o, &e), VS_ERR_USAGE);
+  }
+  tu_expect_file_text(tu_path("scene.yaml"), "input");
+  ck_assert_int_eq(temp_files(), 0);
+  vs_outfile o;
+  ck_assert_int_eq(vs_outfile_create(tu_path("new.h5"), 0, inputs, &o, &e), VS_OK);
+  vs_outfile_discard(&o);
+  ck_assert_int_eq(vs_outfile_check(tu_path("hard.h5"), all, NULL, &e), VS_OK);
+}
+END_TEST
+
+/* REPLACE (resume) keeps the owner and group of the file it replaces where
+ * the process may give them (as root: a user's file stays the user's, the
+ * user can still read it), and its mode; the file's other hard links keep
+ * the old contents (docs/cli.md, resume). */
+START_TEST(replace_keeps_owner_and_mode) {
+  vs_error e;
+  write_text(tu_path("r.h5"), "old");
+  ck_assert_int_eq(chmod(tu_path("r.h5"), 0640), 0);
+  ck_assert_int_eq(link(tu_path("r.h5"), tu_path("other.h5")), 0);
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (uid == 0) {
+    uid = 12345;
+    gid = 23456;
+    ck_assert_int_eq(chown(tu_path("r.h5"), uid, gid), 0);
+  }
+  ck_assert_int_eq(produce(tu_path("r.h5"), VS_OUTFILE_REPLACE, "new", &e), VS_OK);
+  struct stat st;
+  ck_assert_int_eq(stat(tu_path("r.h5"), &st), 0);
+  ck_assert_int_eq(st.st_mode & 07777, 0640);
+  ck_assert_int_eq(st.st_uid, uid);
+  ck_assert_int_eq(st.st_gid, gid);
+  tu_expect_file_text(tu_path("r.h5"), "new");
+  tu_expect_file_text(tu_path("other.h5"), "old");
+  if (geteuid() != 0) TU_SKIP("not root: a file of another owner cannot be made here");
+}
+END_TEST
+
 /* Two children create the same new name, write their pid, say they are
  * ready (one pipe), wait for the parent's go (another) and publish
  * together: exactly one succeeds. */
@@ -231,7 +316,7 @@ START_TEST(race_without_force) {
         close(ready[0]);
         vs_outfile o;
         vs_error e;
-        if (vs_outfile_create(path, 0, &o, &e) != VS_OK) {
+        if (vs_outfile_create(path, 0, NULL, &o, &e) != VS_OK) {
           fprintf(stderr, "child: %s\n", e.message);
           _exit(10);
         }
@@ -281,7 +366,9 @@ START_TEST(published_names_the_target) {
   ck_assert_int_eq(mkdir(tu_path("real"), 0777), 0);
   write_text(tu_path("real/out.h5"), "old");
   ck_assert_int_eq(symlink("real/out.h5", tu_path("link.h5")), 0);
-  ck_assert_int_eq(vs_outfile_create(tu_path("link.h5"), VS_OUTFILE_FORCE, &o, &e), VS_OK);
+  ck_assert_int_eq(
+      vs_outfile_create(tu_path("link.h5"), VS_OUTFILE_FORCE | VS_OUTFILE_FOLLOW, NULL, &o, &e),
+      VS_OK);
   o.published = published;
   ck_assert_int_eq(write(o.fd, "new", 3), 3);
   ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_OK);
@@ -292,7 +379,7 @@ START_TEST(published_names_the_target) {
   ck_assert_int_eq(temp_files(), 0);
   /* a failed publish leaves it as it was */
   published[0] = '\0';
-  ck_assert_int_eq(vs_outfile_create(tu_path("new.h5"), 0, &o, &e), VS_OK);
+  ck_assert_int_eq(vs_outfile_create(tu_path("new.h5"), 0, NULL, &o, &e), VS_OK);
   o.published = published;
   write_text(tu_path("new.h5"), "someone else's");
   ck_assert_int_eq(vs_outfile_publish(&o, &e), VS_ERR_EXISTS);
@@ -315,6 +402,9 @@ int main(void) {
   tcase_add_test(tc, long_names);
   tcase_add_test(tc, mode_follows_umask);
   tcase_add_test(tc, race_without_force);
+  tcase_add_test(tc, temp_names_unpredictable);
+  tcase_add_test(tc, inputs_never_replaced);
+  tcase_add_test(tc, replace_keeps_owner_and_mode);
   tcase_add_test(tc, published_names_the_target);
   suite_add_tcase(s, tc);
   return tu_run(s);

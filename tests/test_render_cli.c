@@ -2,11 +2,14 @@
 /* test_render_cli.c: `vsim render` and `vsim plot` end to end: pictures
  * checked by their pixels (read back with cairo), numbered PNGs, a GIF
  * through ffmpeg (and the message without it), plots of two files, and every
- * bad input: exit 2, a message naming the file, and nothing left behind. */
+ * bad input: exit 2, a message naming the file, and nothing left behind.
+ * The outputs go through the safe output files (docs/cli.md, Output files):
+ * a FIFO, a device, a planted link and the files drawn are never written. */
 #include <cairo.h>
 #include <hdf5.h>
 #include <math.h>
 #include <sys/resource.h>
+#include <sys/sysmacros.h>
 
 #include "runutil.h"
 #include "vsim/alloc.h"
@@ -438,11 +441,11 @@ START_TEST(render_bad_inputs_exit_2_and_leave_nothing) {
   }
   {
     const char *a[] = {"render", "a.h5", "-o", "no/such/dir/x.png", NULL};
-    expect_fail("unwritable", "no/such/dir/x.png: cannot write: No such file or directory", ls, a);
+    expect_fail("unwritable", "no/such/dir/x.png: directory 'no/such/dir' does not exist", ls, a);
   }
   {
     const char *a[] = {"render", "a.h5", "-o", "a.h5/x.png", NULL};
-    expect_fail("under a file", "a.h5/x.png: cannot write: ", ls, a);
+    expect_fail("under a file", "a.h5/x.png: cannot use as output: Not a directory", ls, a);
   }
   {
     const char *a[] = {"render", "a.h5", "-o", "x.png", "--compare", "other.h5", NULL};
@@ -634,7 +637,7 @@ START_TEST(plot_bad_inputs_exit_2_and_leave_nothing) {
   }
   {
     const char *a[] = {"plot", "a.h5", "-o", "nodir/p.png", NULL};
-    expect_fail("unwritable", "nodir/p.png: cannot write", ls, a);
+    expect_fail("unwritable", "nodir/p.png: directory 'nodir' does not exist", ls, a);
   }
   {
     const char *a[] = {"plot", "a.h5", "-o", "p.png", "--log", "--linear", NULL};
@@ -779,6 +782,138 @@ START_TEST(series_thinned_keeps_every_run_s_extremes) {
 }
 END_TEST
 
+/* ---- the output rules (docs/cli.md, Output files) -------------------------- */
+
+/* path holds exactly the n bytes of data */
+static void expect_bytes(const char *path, const char *data, size_t n) {
+  size_t m = 0;
+  char *b = tu_read_file(path, &m);
+  ck_assert_msg(b && m == n && memcmp(b, data, n) == 0, "%s changed (%zu bytes, was %zu)", path,
+                m, n);
+  free(b);
+}
+
+/* -o a FIFO or a device (render used to replace them with its picture: as
+ * root, -o /dev/null destroyed /dev/null; a FIFO hung the open), or a file
+ * the command reads (-o a.h5 on the input, the --compare file): exit 2,
+ * each left as it was, nothing created. */
+START_TEST(render_and_plot_refuse_special_files_and_their_inputs) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  run_scene(CURTAIN, "g.h5", NULL);
+  char *a_path = cu_strf("%s/a.h5", g_dir), *g_path = cu_strf("%s/g.h5", g_dir);
+  size_t an = 0, gn = 0;
+  char *a_bytes = tu_read_file(a_path, &an), *g_bytes = tu_read_file(g_path, &gn);
+  char *fifo = cu_strf("%s/fifo.png", g_dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  /* as root a node of /dev/null made here, so that a vsim that replaced
+   * devices could not replace the system's */
+  char *dev = cu_strf("%s/null.png", g_dir);
+  int have_dev = geteuid() == 0 && mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0;
+  /* the inputs again under picture names (hard links: the same files) */
+  char *al = cu_strf("%s/al.png", g_dir), *gl = cu_strf("%s/gl.png", g_dir);
+  ck_assert_int_eq(link(a_path, al), 0);
+  ck_assert_int_eq(link(g_path, gl), 0);
+  const char *ls = have_dev ? "a.h5 al.png fifo.png g.h5 gl.png null.png"
+                            : "a.h5 al.png fifo.png g.h5 gl.png";
+  for (int plot = 0; plot < 2; plot++) {
+    const char *cmd = plot ? "plot" : "render";
+    {
+      const char *a[] = {cmd, "a.h5", "-o", "fifo.png", NULL};
+      expect_fail("fifo", "fifo.png: is a FIFO (named pipe), not a regular file: refused", ls, a);
+    }
+    if (have_dev) {
+      const char *a[] = {cmd, "a.h5", "-o", "null.png", NULL};
+      expect_fail("device", "null.png: is a character device, not a regular file: refused", ls,
+                  a);
+    }
+    {
+      const char *a[] = {cmd, "a.h5", "-o", "al.png", NULL};
+      expect_fail("own input", "al.png: is 'a.h5', an input of this command: refused", ls, a);
+    }
+  }
+  {
+    const char *a[] = {"render", "a.h5", "--compare", "g.h5", "-o", "gl.png", NULL};
+    expect_fail("golden", "gl.png: is 'g.h5', an input of this command: refused", ls, a);
+  }
+  {
+    const char *a[] = {"plot", "a.h5", "g.h5", "-o", "gl.png", NULL};
+    expect_fail("second input", "gl.png: is 'g.h5', an input of this command: refused", ls, a);
+  }
+  struct stat st;
+  ck_assert_int_eq(lstat(fifo, &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+  if (have_dev) {
+    ck_assert_int_eq(lstat(dev, &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+  }
+  expect_bytes(a_path, a_bytes, an);
+  expect_bytes(g_path, g_bytes, gn);
+  free(a_bytes);
+  free(g_bytes);
+  free(a_path);
+  free(g_path);
+  free(fifo);
+  free(dev);
+  free(al);
+  free(gl);
+}
+END_TEST
+
+/* In the child, just before it becomes vsim (same pid): a symbolic link to
+ * the victim planted at the temporary name render and plot used to open
+ * with a plain fopen (".NAME.tmp-PID"), and a link at the output itself. */
+static void plant_links(void *arg) {
+  const char *name = arg;
+  char tmp[256];
+  snprintf(tmp, sizeof tmp, ".%s.tmp-%ld", name, (long)getpid());
+  if (symlink("victim", tmp) != 0) _exit(126);
+}
+
+START_TEST(render_and_plot_never_write_through_planted_links) {
+  run_scene(CURTAIN, "a.h5", NULL);
+  char *victim = cu_strf("%s/victim", g_dir);
+  cu_write(victim, "precious\n");
+  for (int plot = 0; plot < 2; plot++) {
+    const char *name = plot ? "p.png" : "r.png";
+    const char *args[] = {plot ? "plot" : "render", "a.h5", "-o", name, NULL};
+    cu_child c = cu_vsim_spawn_setup(g_dir, NULL, args, plant_links, (void *)name);
+    cu_proc p = cu_wait(&c);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_bytes(victim, "precious\n", 9);
+    char *out = cu_strf("%s/%s", g_dir, name);
+    struct stat st;
+    ck_assert_int_eq(lstat(out, &st), 0);
+    ck_assert_msg(S_ISREG(st.st_mode), "%s is not the picture", name);
+    img m = load_png(out);
+    cairo_surface_destroy(m.s);
+    /* a link at the output itself: refused, never followed */
+    ck_assert_int_eq(unlink(out), 0);
+    ck_assert_int_eq(symlink("victim", out), 0);
+    p = cu_vsim_argv(g_dir, NULL, args);
+    CU_EXPECT_CODE(p, 2);
+    CU_EXPECT_IN(p.err, "is a symbolic link: refused");
+    cu_free(&p);
+    expect_bytes(victim, "precious\n", 9);
+    ck_assert_int_eq(unlink(out), 0);
+    free(out);
+  }
+  /* the planted links stay where they were planted; nothing else is left */
+  char *ls = cu_listing(g_dir);
+  for (char *t = strstr(ls, ".tmp-"); t; t = strstr(t + 1, ".tmp-")) {
+    const char *name = t - 1;
+    while (name > ls && name[-1] != ' ') name--;
+    char *path = cu_strf("%s/%.*s", g_dir, (int)strcspn(name, " "), name);
+    struct stat st;
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert_msg(S_ISLNK(st.st_mode), "%s left behind", path);
+    free(path);
+  }
+  free(ls);
+  free(victim);
+}
+END_TEST
+
 START_TEST(help_texts) {
   cu_proc p = cu_vsim(g_dir, "render", "--help", NULL);
   CU_EXPECT_CODE(p, 0);
@@ -811,6 +946,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, render_mesh_collider_naming_a_missing_vertex);
   tcase_add_test(tc, plot_refuses_a_compression_bomb);
   tcase_add_test(tc, series_thinned_keeps_every_run_s_extremes);
+  tcase_add_test(tc, render_and_plot_refuse_special_files_and_their_inputs);
+  tcase_add_test(tc, render_and_plot_never_write_through_planted_links);
   tcase_add_test(tc, help_texts);
   suite_add_tcase(s, tc);
   return s;

@@ -8,7 +8,10 @@
  *   - interrupts: SIGINT and SIGTERM on a 256 x 256 cloth stop within a
  *     second (the latency is measured and printed), exit 1, and leave every
  *     recorded frame readable under status "interrupted"; a second SIGTERM
- *     stops at once and leaves no temporary file;
+ *     stops at once and leaves no temporary file; every other catchable
+ *     termination signal (SIGXCPU from a CPU-time limit, SIGUSR1/2,
+ *     SIGALRM, SIGVTALRM, SIGPROF, a real-time signal) ends the run the
+ *     same way, repeated or not, with nothing hidden left behind;
  *   - resume: every integrator with both relaxations, tearing links and a
  *     kinematic pin, continued from a shorter run, is bitwise the one run;
  *   - numerical failure: a runaway particle and a non-finite one fail the
@@ -301,6 +304,71 @@ START_TEST(second_sigterm_kills) {
   CU_EXPECT_CODE(p, 128 + SIGTERM);
   cu_free(&p);
   CU_EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* Start a run of the default scene that would take hours, recording now
+ * and then, and wait until it has recorded a frame. */
+static cu_child start_long_run(const char *d, void (*setup)(void *), void *arg) {
+  const char *args[] = {"run",          "--frames",          "100000000", "--progress", "--set",
+                        "output.every=50", "-o", "out.h5", NULL};
+  cu_child c = cu_vsim_spawn_setup(d, NULL, args, setup, arg);
+  wait_for_frame(&c, 1, slow() ? 1200 : 120);
+  return c;
+}
+
+static void expect_interrupted_run(cu_proc *p, const char *d, const char *what) {
+  ck_assert_msg(p->code == 1, "%s: exit %d, expected 1 (interrupted)\n%s", what, p->code, p->err);
+  CU_EXPECT_IN(p->err, "interrupted after ");
+  CU_EXPECT_IN(p->err, "continue with: vsim run --resume out.h5\n");
+  /* the file under its name (no sidecar: output.xdmf is off by default),
+   * and no hidden temporary file */
+  CU_EXPECT_LISTING(d, "out.h5");
+  cu_expect_status(d, "out.h5", "interrupted");
+}
+
+/* Every catchable termination signal but SIGINT/SIGTERM (tested above),
+ * sent twice (timers repeat by themselves): the run ends as "interrupted"
+ * (before: killed, a hidden temporary file of the frames left behind). */
+START_TEST(every_termination_signal_interrupts) {
+  const int sigs[] = {SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGRTMIN + 3};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    char *d = tu_tmpdir();
+    cu_child c = start_long_run(d, NULL, NULL);
+    ck_assert_int_eq(kill(c.pid, sigs[i]), 0);
+    cu_sleep_ms(20);
+    kill(c.pid, sigs[i]); /* may have ended already */
+    cu_proc p = cu_wait(&c);
+    char what[64];
+    snprintf(what, sizeof what, "signal %d (%s)", sigs[i], strsignal(sigs[i]));
+    expect_interrupted_run(&p, d, what);
+    cu_free(&p);
+    tu_rmtree(d);
+    free(d);
+  }
+}
+END_TEST
+
+/* In the child before exec: one second of CPU time, as `ulimit -S -t 1`
+ * (the hard limit, SIGKILL, far above). */
+static void limit_cpu(void *arg) {
+  (void)arg;
+  struct rlimit rl = {1, 60};
+  if (setrlimit(RLIMIT_CPU, &rl) != 0) _exit(126);
+}
+
+/* What batch schedulers and `ulimit -t` do: SIGXCPU at the soft limit, then
+ * every second until the hard one.  The run ends as "interrupted" at the
+ * first (before: it died of it with no result and a hidden 22 MB file). */
+START_TEST(cpu_time_limit_interrupts) {
+  char *d = tu_tmpdir();
+  cu_child c = start_long_run(d, limit_cpu, NULL);
+  cu_proc p = cu_wait(&c);
+  expect_interrupted_run(&p, d, "RLIMIT_CPU");
+  CU_EXPECT_IN(p.err, "interrupted after ");
+  cu_free(&p);
   tu_rmtree(d);
   free(d);
 }
@@ -639,6 +707,8 @@ static Suite *suite(void) {
   tcase_add_test(t, sigint_big_cloth);
   tcase_add_test(t, sigterm_big_cloth);
   tcase_add_test(t, second_sigterm_kills);
+  tcase_add_test(t, every_termination_signal_interrupts);
+  tcase_add_test(t, cpu_time_limit_interrupts);
   tcase_add_test(t, resume_matrix);
   tcase_add_test(t, runaway_fails_the_run);
   tcase_add_test(t, runaway_names_every_collider_kind);

@@ -32,6 +32,14 @@ static void expect_error(const char *yaml, vs_status code, const char *message) 
   ck_assert_msg(strcmp(buf, message) == 0, "message\n  '%s'\nexpected\n  '%s'", buf, message);
 }
 
+/* vs_sweep_set_text of point k, parameter i, equals want. */
+static void expect_set(const vs_sweep *s, size_t k, size_t i, const char *want) {
+  char *t = vs_sweep_set_text(s, k, i);
+  ck_assert_ptr_nonnull(t);
+  ck_assert_str_eq(t, want);
+  vs_free_buffer(t);
+}
+
 START_TEST(grid_last_key_fastest) {
   vs_sweep *s = load(
       "scene: cloth.yaml\n"
@@ -53,8 +61,8 @@ START_TEST(grid_last_key_fastest) {
       {"solver.iterations=10", "solver.relaxation=gauss-seidel"},
   };
   for (size_t k = 0; k < 6; k++) {
-    ck_assert_str_eq(vs_sweep_set(s, k, 0), want[k][0]);
-    ck_assert_str_eq(vs_sweep_set(s, k, 1), want[k][1]);
+    expect_set(s, k, 0, want[k][0]);
+    expect_set(s, k, 1, want[k][1]);
     ck_assert_uint_eq(vs_sweep_value_index(s, k, 1), k % 3);
   }
   vs_sweep_free(s);
@@ -87,9 +95,9 @@ START_TEST(zip_mode) {
   ck_assert_int_eq(s->mode, VS_SWEEP_ZIP);
   ck_assert_int_eq(s->frames, 20);
   ck_assert_uint_eq(s->n_points, 3);
-  ck_assert_str_eq(vs_sweep_set(s, 1, 0), "time.substeps=2");
-  ck_assert_str_eq(vs_sweep_set(s, 1, 1), "solver.iterations=20");
-  ck_assert_str_eq(vs_sweep_set(s, 2, 1), "solver.iterations=10");
+  expect_set(s, 1, 0, "time.substeps=2");
+  expect_set(s, 1, 1, "solver.iterations=20");
+  expect_set(s, 2, 1, "solver.iterations=10");
   vs_sweep_free(s);
 
   expect_error(
@@ -121,7 +129,7 @@ START_TEST(values_as_yaml) {
   vs_sweep_param *g = &s->params[0], *p = &s->params[1], *n = &s->params[2], *c = &s->params[3];
   ck_assert_str_eq(g->values[0], "[0,-9.81,0]");
   ck_assert_str_eq(g->values[1], "[0,-1.62,0]");
-  ck_assert_str_eq(g->sets[1], "world.gravity=[0,-1.62,0]");
+  expect_set(s, 2 * 5, 0, "world.gravity=[0,-1.62,0]");
   ck_assert_str_eq(p->values[0], "top-edge");
   ck_assert_str_eq(p->values[1], "[[0,31],[31,31]]");
   ck_assert_str_eq(n->values[0], "\"yes\""); /* quoted: stays a string, not a boolean */
@@ -161,7 +169,8 @@ START_TEST(sets_apply_to_scene) {
       "  solver.relaxation: [jacobi]\n",
       "s.yaml");
   vs_override sets[3];
-  for (size_t i = 0; i < 3; i++) sets[i].text = vs_sweep_set(s, 0, i);
+  char *texts[3];
+  for (size_t i = 0; i < 3; i++) sets[i].text = texts[i] = vs_sweep_set_text(s, 0, i);
   const char *yaml =
       "bodies:\n"
       "  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 4, pin: [first]}\n";
@@ -172,6 +181,7 @@ START_TEST(sets_apply_to_scene) {
   ck_assert_str_eq(sc->name, "42");
   ck_assert_int_eq(sc->relaxation, VS_RELAX_JACOBI);
   vs_scene_free(sc);
+  for (size_t i = 0; i < 3; i++) vs_free_buffer(texts[i]);
   vs_sweep_free(s);
 }
 END_TEST
@@ -343,7 +353,10 @@ START_TEST(allocation_failures) {
     vs_status st = vs_sweep_load_string(yaml, strlen(yaml), "d/s.yaml", &s, &e);
     if (st == VS_OK) {
       succeeded = 1;
-      ck_assert_str_eq(vs_sweep_set(s, 1, 1), "name=\"b c\"");
+      char *t = vs_sweep_set_text(s, 1, 1);
+      ck_assert_ptr_nonnull(t);
+      ck_assert_str_eq(t, "name=\"b c\"");
+      vs_free_buffer(t);
       vs_sweep_free(s);
     } else {
       ck_assert_msg(st == VS_ERR_NOMEM, "allocation %ld: status %d (%s)", k, st, e.message);
@@ -353,6 +366,78 @@ START_TEST(allocation_failures) {
   }
   vs_set_allocator(NULL);
   ck_assert(succeeded);
+}
+END_TEST
+
+/* An allocator that counts the bytes live and their peak (a header before
+ * each block holds its size). */
+static size_t g_bytes, g_peak;
+
+static void *bytes_malloc(size_t n, void *ctx) {
+  (void)ctx;
+  size_t *h = malloc(n + 16);
+  if (!h) return NULL;
+  h[0] = n;
+  g_bytes += n;
+  if (g_bytes > g_peak) g_peak = g_bytes;
+  return (char *)h + 16;
+}
+
+static void *bytes_realloc(void *ptr, size_t n, void *ctx) {
+  if (!ptr) return bytes_malloc(n, ctx);
+  size_t *h = (size_t *)((char *)ptr - 16), old = h[0];
+  size_t *q = realloc(h, n + 16);
+  if (!q) return NULL;
+  q[0] = n;
+  g_bytes = g_bytes - old + n;
+  if (g_bytes > g_peak) g_peak = g_bytes;
+  return (char *)q + 16;
+}
+
+static void bytes_free(void *ptr, void *ctx) {
+  (void)ctx;
+  if (!ptr) return;
+  size_t *h = (size_t *)((char *)ptr - 16);
+  g_bytes -= h[0];
+  free(h);
+}
+
+/* A sweep's memory is bounded by its file's size: a 20 KB key with 5000
+ * one-digit values (a 30 KB file) took 100 MB when the key was copied into
+ * the "KEY=VALUE" of every value (a 300 KB file: over 5 GB). */
+START_TEST(memory_bounded_by_input) {
+  const size_t key_len = 20000, n_values = 5000;
+  size_t cap = key_len + 2 * n_values + 256;
+  char *yaml = malloc(cap);
+  ck_assert_ptr_nonnull(yaml);
+  /* an explicit key ("? KEY"): YAML's implicit keys stop at 1024 characters */
+  size_t n = (size_t)snprintf(yaml, cap, "scene: c.yaml\nparameters:\n  ? ");
+  memset(yaml + n, 'k', key_len);
+  n += key_len;
+  n += (size_t)snprintf(yaml + n, cap - n, "\n  : [");
+  for (size_t i = 0; i < n_values; i++) {
+    yaml[n++] = '1';
+    yaml[n++] = i + 1 < n_values ? ',' : ']';
+  }
+  yaml[n++] = '\n';
+  yaml[n] = '\0';
+  vs_allocator a = {bytes_malloc, bytes_realloc, bytes_free, NULL};
+  vs_set_allocator(&a);
+  g_bytes = g_peak = 0;
+  vs_sweep *s = NULL;
+  vs_error e;
+  vs_status st = vs_sweep_load_string(yaml, n, "s.yaml", &s, &e);
+  size_t held = g_bytes, peak = g_peak;
+  char *set = st == VS_OK ? vs_sweep_set_text(s, n_values - 1, 0) : NULL;
+  size_t set_len = set ? strlen(set) : 0;
+  vs_free_buffer(set);
+  vs_sweep_free(s);
+  vs_set_allocator(NULL);
+  free(yaml);
+  ck_assert_msg(st == VS_OK, "%s", e.message);
+  ck_assert_uint_eq(set_len, key_len + 2);
+  ck_assert_msg(held < 8 * n, "the sweep holds %zu bytes for a %zu-byte file", held, n);
+  ck_assert_msg(peak < 64 * n, "loading took %zu bytes at most for a %zu-byte file", peak, n);
 }
 END_TEST
 
@@ -368,6 +453,7 @@ static Suite *sweep_suite(void) {
   tcase_add_test(t, errors_with_position);
   tcase_add_test(t, point_limit);
   tcase_add_test(t, allocation_failures);
+  tcase_add_test(t, memory_bounded_by_input);
   suite_add_tcase(s, t);
   return s;
 }

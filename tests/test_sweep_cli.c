@@ -5,7 +5,12 @@
  * --point K one by one, mpirun) writes the same point files, and each is the
  * file `vsim run SCENE --set ...` writes by hand.  Then: failed points are
  * recorded and the others still run, --list, --collect, signals, the
- * default output directory, and bad input (exit 2, nothing run).
+ * default output directory, and bad input (exit 2, nothing run).  Hostile
+ * input: SIGHUP and a closed stderr (SIGPIPE) interrupt the sweep, which
+ * still writes its summary; --collect refuses a FIFO and rows vsim did not
+ * write; a scene named like an option is the scene run; an output
+ * directory named "." or ".." after the sweep file, and an output that is
+ * the sweep file itself, are refused.
  *
  * The MPI test needs a `make MPI=1` build: VSIM_MPI_BIN=build/mpi/vsim
  * (.ci/run sets it); without it the test is skipped, saying why. */
@@ -560,6 +565,237 @@ START_TEST(killed_sweep_children_stop) {
 }
 END_TEST
 
+/* In the child: stderr is a pipe nobody reads any more. */
+static void closed_stderr(void *arg) {
+  (void)arg;
+  int fds[2];
+  if (pipe(fds) != 0 || dup2(fds[1], 2) < 0) _exit(126);
+  close(fds[0]);
+  close(fds[1]);
+}
+
+/* Wait for c at most `seconds`; a sweep still running then is killed and
+ * the test fails (a hang). */
+static cu_proc wait_at_most(cu_child *c, double seconds, const char *what) {
+  int hung = 1;
+  for (int i = 0; i < (int)(seconds * 100); i++) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == c->pid) {
+      hung = 0;
+      break;
+    }
+    sleep_ms(10);
+  }
+  if (hung) kill(c->pid, SIGKILL);
+  cu_proc p = cu_wait(c);
+  ck_assert_msg(!hung, "%s: still running after %g s (hung)\n%s", what, seconds, p.err);
+  return p;
+}
+
+/* SIGHUP (a closed terminal) and SIGPIPE (`vsim sweep ... 2>&1 | head`
+ * once head is done) killed the sweep: no summary.csv, the other points
+ * dropped.  Now they interrupt it like SIGTERM: the running points end as
+ * "interrupted", the summary of what finished is written, exit 1. */
+START_TEST(hangup_and_closed_pipe_interrupt_the_sweep) {
+  char *d = setup(
+      "scene: ../scene.yaml\n"
+      "frames: 100000000\n"
+      "parameters:\n"
+      "  solver.iterations: [1, 2, 3, 4]\n");
+  cu_child c = cu_vsim_start(d, "sweep", "sweeps/s.yaml", "-o", "out", "-j", "2", NULL);
+  char *dir = cu_strf("%s/out", d);
+  int started = 0;
+  for (int i = 0; i < 1000 && !started; i++) {
+    char *ls = cu_listing(dir);
+    started = strstr(ls, ".point-0000.h5.tmp") && strstr(ls, ".point-0001.h5.tmp");
+    free(ls);
+    if (!started) sleep_ms(10);
+  }
+  ck_assert_msg(started, "the points did not start");
+  sleep_ms(200);
+  ck_assert_int_eq(kill(c.pid, SIGHUP), 0);
+  cu_proc p = cu_wait(&c);
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "(interrupted)");
+  cu_free(&p);
+  CU_EXPECT_LISTING(dir, "point-0000.h5 point-0001.h5 summary.csv");
+  char *path = cu_strf("%s/summary.csv", dir);
+  char *csv = cu_slurp(path);
+  ck_assert_ptr_nonnull(csv);
+  for (size_t k = 0; k < 4; k++) {
+    char *row = line_of(csv, k + 1);
+    CU_EXPECT_IN(row, k < 2 ? ",interrupted," : ",skipped,,,");
+    free(row);
+  }
+  free(csv);
+  free(path);
+  free(dir);
+
+  /* quick points, one at a time; the first message after point 0 meets the
+   * closed pipe */
+  char *scene = cu_strf("%s/quick.yaml", d);
+  cu_write(scene,
+           "name: quick\ntime: {dt: 0.01, frames: 12}\noutput: {every: 5000}\n"
+           "bodies:\n  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 8}\n");
+  free(scene);
+  char *sw = cu_strf("%s/sweeps/q.yaml", d);
+  cu_write(sw, "scene: ../quick.yaml\nframes: 100000\nparameters:\n  solver.iterations: [1, 2, 3, 4]\n");
+  free(sw);
+  const char *args[] = {"sweep", "sweeps/q.yaml", "-o", "pipe", "-j", "1", NULL};
+  c = cu_vsim_spawn_setup(d, NULL, args, closed_stderr, NULL);
+  p = wait_at_most(&c, 120, "sweep into a closed pipe");
+  CU_EXPECT_CODE(p, 1);
+  cu_free(&p);
+  path = cu_strf("%s/pipe/summary.csv", d);
+  csv = cu_slurp(path);
+  ck_assert_msg(csv != NULL, "no summary.csv");
+  char *row = line_of(csv, 1);
+  CU_EXPECT_IN(row, ",complete,");
+  free(row);
+  row = line_of(csv, 4);
+  CU_EXPECT_IN(row, ",skipped,,,");
+  free(row);
+  free(csv);
+  free(path);
+  dir = cu_strf("%s/pipe", d);
+  char *ls = cu_listing(dir);
+  CU_EXPECT_NOT_IN(ls, ".tmp-");
+  free(ls);
+  free(dir);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* --collect: a FIFO named point-0001.csv hung it (a plain open waits for a
+ * writer); a row whose status is not one vsim writes (a formula for a
+ * spreadsheet) was copied into summary.csv.  Both are refused and counted
+ * as missing. */
+START_TEST(collect_refuses_fifos_and_foreign_rows) {
+  char *d = setup(
+      "scene: ../scene.yaml\n"
+      "frames: 3\n"
+      "parameters:\n"
+      "  solver.iterations: [1, 2, 3]\n");
+  cu_proc p = cu_vsim(d, "sweep", "sweeps/s.yaml", "-o", "pt", "--point", "0", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *fifo = cu_strf("%s/pt/point-0001.csv", d);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  char *forged = cu_strf("%s/pt/point-0002.csv", d);
+  cu_write(forged,
+           "point,solver.iterations,status,final_constraint_error,wall_seconds,file\n"
+           "2,3,\"=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\",,,\n");
+  const char *args[] = {"sweep", "sweeps/s.yaml", "-o", "pt", "--collect", NULL};
+  cu_child c = cu_vsim_spawn(d, NULL, args);
+  p = wait_at_most(&c, 60, "--collect with a FIFO");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "point-0001.csv: is a FIFO (named pipe), not a regular file; counted as "
+                      "missing");
+  CU_EXPECT_IN(p.err, "point-0002.csv: not a row vsim wrote");
+  CU_EXPECT_IN(p.err, "3 points, 1 complete, 0 not complete, 2 missing");
+  cu_free(&p);
+  char *path = cu_strf("%s/pt/summary.csv", d);
+  char *csv = cu_slurp(path);
+  ck_assert_ptr_nonnull(csv);
+  CU_EXPECT_NOT_IN(csv, "HYPERLINK");
+  char *row = line_of(csv, 3);
+  ck_assert_str_eq(row, "2,3,missing,,,");
+  free(row);
+  free(csv);
+  free(path);
+  struct stat st;
+  ck_assert_int_eq(lstat(fifo, &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+  free(fifo);
+  free(forged);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* A scene file named --force: it validated, then every point ran `vsim run
+ * --force ...`, i.e. the embedded default scene.  Each point runs it. */
+START_TEST(scene_named_like_an_option) {
+  char *d = tu_tmpdir();
+  char *scene = cu_strf("%s/--force", d);
+  cu_write(scene,
+           "name: minus\ntime: {dt: 0.01, frames: 4}\n"
+           "bodies:\n  - rope: {name: r, from: [0, 1, 0], to: [1, 1, 0], segments: 3}\n");
+  char *sw = cu_strf("%s/dash.yaml", d);
+  cu_write(sw, "scene: --force\nparameters:\n  solver.iterations: [1, 2]\n");
+  cu_proc p = cu_vsim(d, "sweep", "dash.yaml", "-o", "pts", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  for (int k = 0; k < 2; k++) {
+    char *f = cu_strf("pts/point-%04d.h5", k);
+    p = cu_vsim(d, "info", "--json", f, NULL);
+    CU_EXPECT_CODE(p, 0);
+    CU_EXPECT_IN(p.out, "\"minus\"");
+    CU_EXPECT_IN(p.out, "\"particles\": 4");
+    cu_free(&p);
+    free(f);
+  }
+  free(scene);
+  free(sw);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* The default directory of a sweep file named "...yaml" was "..", and with
+ * --force the sweep first removed ../point-*.h5 and ../summary.csv; "..yml"
+ * gave ".".  Refused.  So is an output that is the sweep file itself (it
+ * was removed with --force and replaced by the summary). */
+START_TEST(output_names_refused) {
+  char *d = setup(sweep_yaml);
+  char *keep_h5 = cu_strf("%s/point-0000.h5", d), *keep_csv = cu_strf("%s/summary.csv", d);
+  cu_write(keep_h5, "keep\n");
+  cu_write(keep_csv, "keep\n");
+  const char *names[] = {"...yaml", "..yml"};
+  for (int i = 0; i < 2; i++) {
+    char *sw = cu_strf("%s/sweeps/%s", d, names[i]);
+    cu_write(sw, "scene: ../scene.yaml\nframes: 2\nparameters:\n  solver.iterations: [1]\n");
+    char *sub = cu_strf("%s/sweeps", d);
+    cu_proc p = cu_vsim(sub, "sweep", names[i], "--force", NULL);
+    CU_EXPECT_CODE(p, 2);
+    CU_EXPECT_IN(p.err, "no output directory can be named after this file");
+    CU_EXPECT_IN(p.err, "give one with -o DIR");
+    cu_free(&p);
+    free(sub);
+    free(sw);
+  }
+  char *t = cu_slurp(keep_h5);
+  ck_assert_str_eq(t, "keep\n");
+  free(t);
+  t = cu_slurp(keep_csv);
+  ck_assert_str_eq(t, "keep\n");
+  free(t);
+  CU_EXPECT_LISTING(d, "point-0000.h5 scene.yaml summary.csv sweeps");
+  /* the sweep file as summary.csv of its own output directory */
+  char *out = cu_strf("%s/out", d);
+  ck_assert_int_eq(mkdir(out, 0777), 0);
+  char *sw = cu_strf("%s/out/summary.csv", d);
+  const char *text = "scene: ../scene.yaml\nframes: 2\nparameters:\n  solver.iterations: [1]\n";
+  cu_write(sw, text);
+  cu_proc p = cu_vsim(d, "sweep", "out/summary.csv", "-o", "out", "--force", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "out/summary.csv: is out/summary.csv, an input of this sweep: refused");
+  cu_free(&p);
+  t = cu_slurp(sw);
+  ck_assert_str_eq(t, text);
+  free(t);
+  CU_EXPECT_LISTING(out, "summary.csv");
+  free(sw);
+  free(out);
+  free(keep_h5);
+  free(keep_csv);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 START_TEST(help) {
   char *d = tu_tmpdir();
   cu_proc p = cu_vsim(d, "sweep", "--help", NULL);
@@ -593,6 +829,10 @@ static Suite *sweep_cli_suite(void) {
   tcase_add_test(tc, bad_input);
   tcase_add_test(tc, interrupted_sweep);
   tcase_add_test(tc, killed_sweep_children_stop);
+  tcase_add_test(tc, hangup_and_closed_pipe_interrupt_the_sweep);
+  tcase_add_test(tc, collect_refuses_fifos_and_foreign_rows);
+  tcase_add_test(tc, scene_named_like_an_option);
+  tcase_add_test(tc, output_names_refused);
   tcase_add_test(tc, help);
   suite_add_tcase(s, tc);
   return s;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* test_util.c: lib/util's text buffer, JSON string literal, edit distance
- * and whole-file reader: the one copy of each that the library and the
- * program share. */
+/* test_util.c: lib/util's text buffer, JSON string literal, the escaping of
+ * paths for messages, edit distance and whole-file reader: the one copy of
+ * each that the library and the program share. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -244,10 +244,37 @@ START_TEST(dir_part_and_file_kind) {
 }
 END_TEST
 
+/* What a message may show of a path (vs_text_escape): printable ASCII and
+ * well-formed UTF-8 above the C1 controls as they are, every other byte as
+ * \xNN; the length returned like snprintf's. */
+static void expect_text(const char *in, const char *want) {
+  char out[256];
+  size_t n = vs_text_escape(out, sizeof out, in);
+  ck_assert_str_eq(out, want);
+  ck_assert_uint_eq(n, strlen(want));
+}
+
+START_TEST(text_escape_shows_non_printable_bytes) {
+  expect_text(NULL, "");
+  expect_text("plain/path-1.h5 ~", "plain/path-1.h5 ~");
+  expect_text("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"); /* a terminal's colour */
+  expect_text("a\nvsim: b\r\t\x7f", "a\\x0avsim: b\\x0d\\x09\\x7f");
+  expect_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  expect_text("\xc2\x9b" "2J", "\\xc2\\x9b" "2J"); /* U+009B: CSI of C1, not printable */
+  expect_text("\x9b" "2J", "\\x9b" "2J");           /* a lone CSI byte */
+  expect_text("\xc3(\xe2\x82", "\\xc3(\\xe2\\x82");   /* malformed, cut short */
+  expect_text("\xc0\xaf\xed\xa0\x80", "\\xc0\\xaf\\xed\\xa0\\x80"); /* overlong, surrogate */
+  char small[6];
+  ck_assert_uint_eq(vs_text_escape(small, sizeof small, "ab\x1b"), 6);
+  ck_assert_str_eq(small, "ab\\x1");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("util");
   TCase *t = tcase_create("util");
   tcase_add_test(t, json_escapes_every_control_character);
+  tcase_add_test(t, text_escape_shows_non_printable_bytes);
   tcase_add_test(t, json_escape_truncates_like_snprintf);
   tcase_add_test(t, sbuf_grows_and_keeps_every_byte);
   tcase_add_test(t, sbuf_limit_stops_appending);

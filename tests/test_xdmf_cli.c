@@ -3,8 +3,11 @@
  * "Viewers"): vsim run writes OUT.xmf beside OUT.h5 (also for a failed run,
  * naming the final file, never the temporary one), output.xdmf: false turns
  * it off, vsim xdmf writes one anywhere with the .h5 named relative to it,
- * and bad input is exit 2 with the file named.  ParaView itself reads them
- * in tests/clients/. */
+ * and bad input is exit 2 with the file named.  The sidecar is written as
+ * every output is (docs/cli.md, Output files): an existing .xmf is replaced,
+ * but a link planted at its name is never written through (run, xdmf,
+ * resume, sweep points) and no input is replaced by it.  ParaView itself
+ * reads them in tests/clients/. */
 #include <hdf5.h>
 #include <math.h>
 
@@ -134,7 +137,8 @@ START_TEST(xdmf_command) {
   cu_free(&r);
   r = cu_vsim(d, "xdmf", "sub/out.h5", "-o", "nodir/x.xmf", NULL);
   CU_EXPECT_CODE(r, 2);
-  CU_EXPECT_IN(r.err, "nodir/x.xmf: the directory of this file or of sub/out.h5 does not exist\n");
+  /* the output is checked first (docs/cli.md, Output files) */
+  CU_EXPECT_IN(r.err, "vsim: nodir/x.xmf: directory 'nodir' does not exist\n");
   cu_free(&r);
   r = cu_vsim(d, "run", "s.yaml", "-o", "obs.h5", "-q", "--set", "output.fields=[velocity]", NULL);
   CU_EXPECT_CODE(r, 0);
@@ -152,6 +156,111 @@ START_TEST(xdmf_command) {
   CU_EXPECT_CODE(r, 0);
   CU_EXPECT_IN(r.out, "Usage: vsim xdmf OUT.h5 [-o OUT.xmf]");
   cu_free(&r);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* d/rel holds exactly text */
+static void expect_text(const char *d, const char *rel, const char *text) {
+  char *t = slurp_in(d, rel);
+  ck_assert_msg(strcmp(t, text) == 0, "%s changed: '%.60s'", rel, t);
+  free(t);
+}
+
+/* A link planted at the sidecar's name (out.xmf -> a victim, such as
+ * ~/.ssh/authorized_keys) is never written through, without --force or
+ * with it: run and resume refuse before running (exit 2, nothing written),
+ * vsim xdmf refuses, a sweep point fails; the victim and the link stay. */
+START_TEST(sidecar_never_follows_a_planted_link) {
+  char *d = setup();
+  char *victim = cu_strf("%s/victim", d);
+  const char *precious = "ssh-ed25519 AAAA precious\n";
+  cu_write(victim, precious);
+  char *link = cu_strf("%s/out.xmf", d);
+  ck_assert_int_eq(symlink("victim", link), 0);
+  for (int force = 0; force < 2; force++) {
+    cu_proc r = cu_vsim(d, "run", "s.yaml", "-o", "out.h5", "-q", force ? "--force" : NULL, NULL);
+    CU_EXPECT_CODE(r, 2);
+    CU_EXPECT_IN(r.err, "out.xmf: is a symbolic link: refused");
+    cu_free(&r);
+  }
+  expect_text(d, "victim", precious);
+  CU_EXPECT_LISTING(d, "other out.xmf s.yaml sub victim");
+  /* vsim xdmf, and --resume of a file that has no sidecar yet */
+  cu_proc r = cu_vsim(d, "run", "s.yaml", "-o", "sub/out.h5", "-q", "--frames", "3", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  r = cu_vsim(d, "xdmf", "sub/out.h5", "-o", "out.xmf", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "out.xmf: is a symbolic link: refused");
+  cu_free(&r);
+  char *sub_xmf = cu_strf("%s/sub/out.xmf", d);
+  ck_assert_int_eq(unlink(sub_xmf), 0);
+  ck_assert_int_eq(symlink("../victim", sub_xmf), 0);
+  r = cu_vsim(d, "run", "--resume", "sub/out.h5", "--frames", "5", "-q", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "sub/out.xmf: is a symbolic link: refused");
+  cu_free(&r);
+  cu_expect_status(d, "sub/out.h5", "complete");
+  expect_text(d, "victim", precious);
+  /* a sweep point: its run refuses, the point fails, the others run */
+  char *sw = cu_strf("%s/s-sweep.yaml", d);
+  cu_write(sw, "scene: s.yaml\nframes: 2\nparameters:\n  solver.iterations: [1, 2]\n");
+  char *pdir = cu_strf("%s/pts", d);
+  ck_assert_int_eq(mkdir(pdir, 0777), 0);
+  char *pxmf = cu_strf("%s/pts/point-0000.xmf", d);
+  ck_assert_int_eq(symlink("../victim", pxmf), 0);
+  r = cu_vsim(d, "sweep", "s-sweep.yaml", "-o", "pts", NULL);
+  CU_EXPECT_CODE(r, 1);
+  CU_EXPECT_IN(r.err, "point-0000.xmf: is a symbolic link: refused");
+  CU_EXPECT_IN(r.err, "1 of 2 points complete");
+  cu_free(&r);
+  expect_text(d, "victim", precious);
+  expect_listing(d, "pts", "point-0000.xmf point-0001.h5 point-0001.xmf summary.csv");
+  struct stat st;
+  ck_assert_int_eq(lstat(link, &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  free(sw);
+  free(pdir);
+  free(pxmf);
+  free(sub_xmf);
+  free(link);
+  free(victim);
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
+/* The sidecar never replaces an input: a scene named x.xmf (before: the
+ * run overwrote its own scene with the sidecar), or the result file itself
+ * as vsim xdmf's -o. */
+START_TEST(sidecar_never_replaces_an_input) {
+  char *d = setup();
+  char *x = cu_strf("%s/x.xmf", d);
+  cu_write(x, scene);
+  cu_proc r = cu_vsim(d, "run", "x.xmf", "-o", "x.h5", "-q", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "x.xmf: is 'x.xmf', an input of this command: refused");
+  cu_free(&r);
+  expect_text(d, "x.xmf", scene);
+  r = cu_vsim(d, "run", "s.yaml", "-o", "sub/out.h5", "-q", NULL);
+  CU_EXPECT_CODE(r, 0);
+  cu_free(&r);
+  char *h5 = cu_strf("%s/sub/out.h5", d);
+  size_t n0 = 0, n1 = 0;
+  char *before = tu_read_file(h5, &n0);
+  r = cu_vsim(d, "xdmf", "sub/out.h5", "-o", "sub/out.h5", NULL);
+  CU_EXPECT_CODE(r, 2);
+  CU_EXPECT_IN(r.err, "sub/out.h5: is 'sub/out.h5', an input of this command: refused");
+  cu_free(&r);
+  char *after = tu_read_file(h5, &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  CU_EXPECT_LISTING(d, "other s.yaml sub x.xmf");
+  free(before);
+  free(after);
+  free(h5);
+  free(x);
   tu_rmtree(d);
   free(d);
 }
@@ -440,6 +549,8 @@ static Suite *xdmf_cli_suite(void) {
   tcase_add_test(tc, colliders_and_rigid_bodies);
   tcase_add_test(tc, run_sidecar_is_the_xdmf_commands);
   tcase_add_test(tc, wide_datasets_are_refused_by_their_shape);
+  tcase_add_test(tc, sidecar_never_follows_a_planted_link);
+  tcase_add_test(tc, sidecar_never_replaces_an_input);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -6,7 +6,8 @@
  * positions for every message.  Each list item is then written back out as
  * one line of flow YAML: that text is what `--set KEY=VALUE` reads, so a
  * point run by the sweep and the same `vsim run --set ...` load the very same
- * scene tree. */
+ * scene tree.  Each key and each value is held once: a sweep takes memory in
+ * proportion to its file (a long key is not copied once per value). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -201,10 +202,13 @@ static vs_status load_param(lctx *c, const sn_node *k, const sn_node *v, vs_swee
   p->loc.line = k->line;
   p->loc.column = k->col;
   p->values = vs_calloc(v->n, sizeof *p->values);
-  p->sets = vs_calloc(v->n, sizeof *p->sets);
   p->value_locs = vs_calloc(v->n, sizeof *p->value_locs);
-  if (!p->values || !p->sets || !p->value_locs) goto nomem;
+  if (!p->values || !p->value_locs) goto nomem;
   p->n_values = v->n;
+  /* Each value is kept once, as its YAML text; the key is not copied into
+   * it (the "KEY=VALUE" of a point is made when asked for,
+   * vs_sweep_set_text), so that what a sweep holds grows with its file, not
+   * with the key's length times the values' count. */
   for (size_t i = 0; i < v->n; i++) {
     const sn_node *item = v->kids[i];
     vs_sbuf b = {0};
@@ -219,13 +223,9 @@ static vs_status load_param(lctx *c, const sn_node *k, const sn_node *v, vs_swee
       vs_free(b.p);
       goto nomem;
     }
-    p->values[i] = b.p;
-    size_t kl = strlen(p->key);
-    p->sets[i] = vs_malloc(kl + 1 + b.n + 1);
-    if (!p->sets[i]) goto nomem;
-    memcpy(p->sets[i], p->key, kl);
-    p->sets[i][kl] = '=';
-    memcpy(p->sets[i] + kl + 1, b.p, b.n + 1);
+    /* the buffer grew by doubling: keep only the text */
+    char *text = vs_realloc(b.p, b.n + 1);
+    p->values[i] = text ? text : b.p;
     p->value_locs[i].line = item->line;
     p->value_locs[i].column = item->col;
   }
@@ -488,12 +488,8 @@ void vs_sweep_free(vs_sweep *s) {
   if (!s) return;
   for (size_t i = 0; s->params && i < s->n_params; i++) {
     vs_sweep_param *p = &s->params[i];
-    for (size_t j = 0; j < p->n_values; j++) {
-      if (p->values) vs_free(p->values[j]);
-      if (p->sets) vs_free(p->sets[j]);
-    }
+    for (size_t j = 0; p->values && j < p->n_values; j++) vs_free(p->values[j]);
     vs_free(p->values);
-    vs_free(p->sets);
     vs_free(p->value_locs);
     vs_free(p->key);
   }
@@ -515,8 +511,16 @@ size_t vs_sweep_value_index(const vs_sweep *s, size_t point, size_t param) {
   return point % s->params[param].n_values;
 }
 
-const char *vs_sweep_set(const vs_sweep *s, size_t point, size_t param) {
-  return s->params[param].sets[vs_sweep_value_index(s, point, param)];
+char *vs_sweep_set_text(const vs_sweep *s, size_t point, size_t param) {
+  const vs_sweep_param *p = &s->params[param];
+  const char *v = p->values[vs_sweep_value_index(s, point, param)];
+  size_t kl = strlen(p->key), vl = strlen(v);
+  char *t = vs_malloc(kl + 1 + vl + 1);
+  if (!t) return NULL;
+  memcpy(t, p->key, kl);
+  t[kl] = '=';
+  memcpy(t + kl + 1, v, vl + 1);
+  return t;
 }
 
 const char *vs_sweep_xdmf_set(const vs_sweep *s) {

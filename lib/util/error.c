@@ -5,6 +5,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "util/text.h"
 #include "vsim/error.h"
 #include "vsim/vsim.h"
 
@@ -54,15 +55,20 @@ vs_status vs_error_set(vs_error *err, vs_status code, const char *file, int line
   return code;
 }
 
+/* The text is for people: a file name or a value from outside cannot put
+ * control bytes (a terminal's escape sequences, a newline that forges
+ * another line) into it (vs_text_escape). */
 char *vs_error_format(const vs_error *err, char *buf, size_t size) {
   if (!buf || size == 0) return buf;
   buf[0] = '\0';
   if (!err) return buf;
-  const char *msg = err->message[0] ? err->message : vs_strerror(err->code);
-  if (err->file[0] && err->line > 0)
-    snprintf(buf, size, "%s:%d:%d: %s", err->file, err->line, err->column, msg);
-  else if (err->file[0])
-    snprintf(buf, size, "%s: %s", err->file, msg);
+  char file[4 * sizeof err->file], msg[4 * sizeof err->message];
+  vs_text_escape(file, sizeof file, err->file);
+  vs_text_escape(msg, sizeof msg, err->message[0] ? err->message : vs_strerror(err->code));
+  if (file[0] && err->line > 0)
+    snprintf(buf, size, "%s:%d:%d: %s", file, err->line, err->column, msg);
+  else if (file[0])
+    snprintf(buf, size, "%s: %s", file, msg);
   else
     snprintf(buf, size, "%s", msg);
   return buf;

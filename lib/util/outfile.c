@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -30,10 +31,23 @@ static vs_status create_failure(int e) {
   return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO ? VS_ERR_IO : VS_ERR_USAGE;
 }
 
+/* The input among inputs (NULL-terminated; may be NULL) that is the file
+ * st describes (same device and inode: the same name, a hard link, a
+ * symbolic link to it), or NULL. */
+static const char *same_as_input(const struct stat *st, const char *const *inputs) {
+  for (size_t i = 0; inputs && inputs[i]; i++) {
+    struct stat in;
+    if (!inputs[i][0] || strcmp(inputs[i], "-") == 0) continue; /* standard input */
+    if (stat(inputs[i], &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+      return inputs[i];
+  }
+  return NULL;
+}
+
 /* Where the output goes (*target, from vs_malloc) and whether it exists;
  * every refusal of outfile.h. */
-static vs_status resolve(const char *path, unsigned flags, char **target, int *exists,
-                         vs_error *err) {
+static vs_status resolve(const char *path, unsigned flags, const char *const *inputs,
+                         char **target, int *exists, vs_error *err) {
   struct stat ls, st;
   *target = NULL;
   *exists = 0;
@@ -59,6 +73,16 @@ static vs_status resolve(const char *path, unsigned flags, char **target, int *e
     if (!S_ISREG(st.st_mode))
       return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
                           "is a symbolic link to %s, not a regular file: refused", vs_file_kind(st.st_mode));
+    const char *in = same_as_input(&st, inputs);
+    if (in)
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
+                          "is a symbolic link to '%s', an input of this command: refused "
+                          "(choose another output)",
+                          in);
+    if ((flags & VS_OUTFILE_FORCE) && !(flags & (VS_OUTFILE_FOLLOW | VS_OUTFILE_REPLACE)))
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
+                          "is a symbolic link: refused (this output is never written through a "
+                          "link; remove the link or give the path of the file itself)");
     char *real = realpath(path, NULL);
     if (!real)
       return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "cannot resolve: %s", strerror(errno));
@@ -66,6 +90,11 @@ static vs_status resolve(const char *path, unsigned flags, char **target, int *e
     free(real);
     *exists = 1;
   } else if (S_ISREG(ls.st_mode)) {
+    const char *in = same_as_input(&ls, inputs);
+    if (in)
+      return vs_error_set(err, VS_ERR_USAGE, path, 0, 0,
+                          "is '%s', an input of this command: refused (choose another output)",
+                          in);
     *target = vs_strdup(path);
     *exists = 1;
   } else {
@@ -94,23 +123,68 @@ static vs_status resolve(const char *path, unsigned flags, char **target, int *e
   return rc;
 }
 
-vs_status vs_outfile_check(const char *path, unsigned flags, vs_error *err) {
+vs_status vs_outfile_check(const char *path, unsigned flags, const char *const *inputs,
+                           vs_error *err) {
   char *target;
   int exists;
-  vs_status rc = resolve(path, flags, &target, &exists, err);
+  vs_status rc = resolve(path, flags, inputs, &target, &exists, err);
   vs_free(target);
   return rc;
 }
 
-/* ".<base>.tmp-<pid>-<n>" beside target; a base too long for NAME_MAX is
- * cut (at a character boundary) and followed by "~" and a hash of the
- * whole base, so that different long names get different temporary names. */
-static char *temp_name(const char *target, unsigned n) {
+/* n random bytes as 2n hex digits into out (2n + 1 bytes): from the
+ * kernel's generator, else /dev/urandom, else (neither there: a chroot
+ * without /dev) the clock, the pid and an address mixed, which O_EXCL still
+ * makes safe, only guessable. */
+static void random_hex(char *out, size_t n) {
+  unsigned char b[16];
+  if (n > sizeof b) n = sizeof b;
+  size_t got = 0;
+#ifdef SYS_getrandom
+  while (got < n) {
+    long r = syscall(SYS_getrandom, b + got, n - got, 0);
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+#endif
+  if (got < n) {
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    while (fd >= 0 && got < n) {
+      ssize_t r = read(fd, b + got, n - got);
+      if (r <= 0) break;
+      got += (size_t)r;
+    }
+    if (fd >= 0) close(fd);
+  }
+  if (got < n) {
+    static unsigned counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+                 (uint64_t)(uintptr_t)&ts ^ ((uint64_t)getpid() << 16) ^
+                 __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+    for (size_t i = got; i < n; i++) {
+      h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull;
+      b[i] = (unsigned char)(h >> 56);
+    }
+  }
+  for (size_t i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* ".<base>.tmp-<pid>-<random>" beside target; a base too long for NAME_MAX
+ * is cut (at a character boundary) and followed by "~" and a hash of the
+ * whole base, so that different long names get different temporary names.
+ * The pid lets `vsim sweep` find what a killed point left; the 64 random
+ * bits make the name unpredictable, so that no one can plant anything at
+ * it beforehand (O_EXCL|O_NOFOLLOW would refuse it, but a planted name
+ * per try would make every try fail). */
+static char *temp_name(const char *target) {
   const char *slash = strrchr(target, '/');
   const char *base = slash ? slash + 1 : target;
   size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
-  char suffix[64];
-  snprintf(suffix, sizeof suffix, ".tmp-%ld-%u", (long)getpid(), n);
+  char suffix[64], rnd[17];
+  random_hex(rnd, 8);
+  snprintf(suffix, sizeof suffix, ".tmp-%ld-%s", (long)getpid(), rnd);
   size_t blen = strlen(base), slen = strlen(suffix);
   char hash[24] = "";
   if (1 + blen + slen > NAME_MAX) {
@@ -141,19 +215,19 @@ void vs_outfile_discard(vs_outfile *o) {
   release(o);
 }
 
-vs_status vs_outfile_create(const char *path, unsigned flags, vs_outfile *o, vs_error *err) {
+vs_status vs_outfile_create(const char *path, unsigned flags, const char *const *inputs,
+                            vs_outfile *o, vs_error *err) {
   memset(o, 0, sizeof *o);
   o->fd = -1;
   o->flags = flags;
   int exists;
-  vs_status rc = resolve(path, flags, &o->path, &exists, err);
+  vs_status rc = resolve(path, flags, inputs, &o->path, &exists, err);
   if (rc != VS_OK) return rc;
   struct stat old;
-  int keep_mode = (flags & VS_OUTFILE_REPLACE) && stat(o->path, &old) == 0;
-  static unsigned counter;
+  int keep = (flags & VS_OUTFILE_REPLACE) && stat(o->path, &old) == 0;
   for (int tries = 0; tries < 100; tries++) {
     vs_free(o->tmp);
-    o->tmp = temp_name(o->path, __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
+    o->tmp = temp_name(o->path);
     if (!o->tmp) {
       release(o);
       return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
@@ -169,7 +243,17 @@ vs_status vs_outfile_create(const char *path, unsigned flags, vs_outfile *o, vs_
     return rc;
   }
   struct stat st;
-  if (fstat(o->fd, &st) != 0 || (keep_mode && fchmod(o->fd, old.st_mode & 0777) != 0)) {
+  int bad = fstat(o->fd, &st) != 0;
+  if (!bad && keep) {
+    /* The file replaced in place keeps its owner and group where this
+     * process may give them (root; a group it belongs to), then its
+     * permission bits (after: a change of owner may clear some). */
+    if ((old.st_uid != st.st_uid || old.st_gid != st.st_gid) &&
+        fchown(o->fd, old.st_uid, old.st_gid) != 0 && old.st_gid != st.st_gid)
+      (void)!fchown(o->fd, (uid_t)-1, old.st_gid); /* not root: the group, if a member */
+    bad = fchmod(o->fd, old.st_mode & 0777) != 0;
+  }
+  if (bad) {
     int e = errno;
     rc = vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot set up '%s': %s", o->tmp, strerror(e));
     vs_outfile_discard(o);

@@ -117,6 +117,60 @@ size_t vs_json_escape(char *dst, size_t cap, const char *s) {
   return n;
 }
 
+/* Length of the well-formed UTF-8 sequence at p that encodes a printable
+ * character (U+00A0 and up, no surrogate, not overlong), else 0. */
+static size_t utf8_printable(const unsigned char *p) {
+  unsigned c = p[0];
+  size_t n;
+  unsigned cp;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4, cp = c & 0x07;
+  else
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3F);
+  }
+  static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < min[n] || cp < 0xA0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+  return n;
+}
+
+size_t vs_text_escape(char *dst, size_t cap, const char *s) {
+  size_t n = 0;
+#define PUT(ch)                      \
+  do {                               \
+    if (n + 1 < cap) dst[n] = (ch);  \
+    n++;                             \
+  } while (0)
+  const unsigned char *c = (const unsigned char *)(s ? s : "");
+  while (*c) {
+    if (*c >= 0x20 && *c < 0x7f) {
+      PUT((char)*c++);
+      continue;
+    }
+    size_t k = *c >= 0x80 ? utf8_printable(c) : 0;
+    if (k) {
+      for (size_t i = 0; i < k; i++) PUT((char)c[i]);
+      c += k;
+      continue;
+    }
+    static const char hex[] = "0123456789abcdef";
+    PUT('\\');
+    PUT('x');
+    PUT(hex[*c >> 4]);
+    PUT(hex[*c & 15]);
+    c++;
+  }
+#undef PUT
+  if (cap) dst[n < cap ? n : cap - 1] = '\0';
+  return n;
+}
+
 void vs_sbuf_json(vs_sbuf *b, const char *s) {
   if (!s) {
     vs_sbuf_add(b, "null", 4);

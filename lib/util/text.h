@@ -35,6 +35,17 @@ __attribute__((visibility("hidden"), format(printf, 2, 3))) void vs_sbuf_printf(
  * copied as they are (the text is taken to be UTF-8).  NULL reads as "". */
 __attribute__((visibility("hidden"))) size_t vs_json_escape(char *dst, size_t cap, const char *s);
 
+/* s as it may be shown on a terminal, into dst (cap bytes, always
+ * NUL-terminated when cap > 0), like snprintf: the return value is the
+ * length of the whole text, so a return >= cap means it was cut short.
+ * Printable ASCII and well-formed UTF-8 above U+009F are copied; every
+ * other byte (controls such as ESC and newline, DEL, the C1 controls
+ * U+0080-U+009F, bytes of malformed UTF-8) becomes \xNN, so that a file
+ * name can neither drive the terminal nor forge a line of a message.  NULL
+ * reads as "".  Every path and value from outside that a message shows
+ * goes through it (vs_error_format; cli_esc in the program). */
+__attribute__((visibility("hidden"))) size_t vs_text_escape(char *dst, size_t cap, const char *s);
+
 /* The optimal-string-alignment distance between a and b (insertions,
  * deletions, substitutions and transpositions of neighbours, each 1), when
  * it is at most `max`; otherwise max + 1, which is also the answer when a

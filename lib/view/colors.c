@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "util/outfile.h"
 #include "view/internal.h"
 
 /* Categorical: the ten of matplotlib's tab10 with its grey replaced by a dark
@@ -242,80 +243,59 @@ vs_status vs_view_cairo_error(cairo_status_t cs, const char *what, vs_error *err
 }
 
 static cairo_status_t write_fn(void *closure, const unsigned char *data, unsigned int len) {
-  return fwrite(data, 1, len, (FILE *)closure) == len ? CAIRO_STATUS_SUCCESS
-                                                      : CAIRO_STATUS_WRITE_ERROR;
-}
-
-vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err) {
-  if (!path || !*path) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "no output path");
-  FILE *fp = fopen(path, "wb");
-  if (!fp)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
-                        strerror(errno));
-  cairo_status_t cs = cairo_surface_write_to_png_stream(s, write_fn, fp);
-  int werr = ferror(fp) ? errno : 0;
-  if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
-  if (cs != CAIRO_STATUS_SUCCESS || werr) {
-    unlink(path);
-    if (cs == CAIRO_STATUS_NO_MEMORY)
-      return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "writing '%s': out of memory", path);
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
-                        werr ? strerror(werr) : cairo_status_to_string(cs));
+  int *fd = closure;
+  while (len > 0) {
+    ssize_t w = write(fd[0], data, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      fd[1] = w < 0 ? errno : EIO;
+      return CAIRO_STATUS_WRITE_ERROR;
+    }
+    data += w;
+    len -= (unsigned int)w;
   }
-  return VS_OK;
+  return CAIRO_STATUS_SUCCESS;
 }
 
 static const char *const format_names[] = {"PNG", "SVG", "PDF"};
 
 vs_status vs_view_write(vs_view_format fmt, int w, int h, vs_view_paint_fn paint, void *ctx,
-                        const char *path, vs_error *err) {
+                        const char *path, const char *const *inputs, vs_error *err) {
   if (!path || !*path) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "no output path");
-  if (vs_view_cairo_load(err) != VS_OK) return err->code;
-  if (fmt == VS_VIEW_PNG) {
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-    cairo_t *cr = cairo_create(s);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    paint(cr, ctx);
-    cairo_status_t cs = cairo_status(cr);
-    cairo_destroy(cr);
-    vs_status st = VS_OK;
-    if (cs != CAIRO_STATUS_SUCCESS) {
-      st = vs_view_cairo_error(cs, path, err);
-    } else {
-      cairo_surface_flush(s);
-      st = vs_view_write_png(s, path, err);
-    }
-    cairo_surface_destroy(s);
-    return st;
-  }
-  if (fmt != VS_VIEW_SVG && fmt != VS_VIEW_PDF)
+  if (fmt != VS_VIEW_PNG && fmt != VS_VIEW_SVG && fmt != VS_VIEW_PDF)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "unknown picture format %d", (int)fmt);
-  if (!vs_view_cairo_has_vector(fmt == VS_VIEW_PDF))
+  if (vs_view_cairo_load(err) != VS_OK) return err->code;
+  if (fmt != VS_VIEW_PNG && !vs_view_cairo_has_vector(fmt == VS_VIEW_PDF))
     return vs_error_set(err, VS_ERR_UNSUPPORTED, path, 0, 0,
                         "cannot write '%s': this cairo (libcairo.so.2) cannot write %s", path,
                         format_names[fmt]);
-  FILE *fp = fopen(path, "wb");
-  if (!fp)
-    return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
-                        strerror(errno));
-  cairo_surface_t *s = fmt == VS_VIEW_SVG ? cairo_svg_surface_create_for_stream(write_fn, fp, w, h)
-                                          : cairo_pdf_surface_create_for_stream(write_fn, fp, w, h);
+  vs_outfile o;
+  vs_status st = vs_outfile_create(path, VS_OUTFILE_FORCE, inputs, &o, err);
+  if (st != VS_OK) return st;
+  int io[2] = {o.fd, 0}; /* the descriptor, and the errno of a failed write */
+  cairo_surface_t *s = fmt == VS_VIEW_PNG ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h)
+                       : fmt == VS_VIEW_SVG ? cairo_svg_surface_create_for_stream(write_fn, io, w, h)
+                                            : cairo_pdf_surface_create_for_stream(write_fn, io, w, h);
   cairo_t *cr = cairo_create(s);
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
   paint(cr, ctx);
   cairo_status_t cs = cairo_status(cr);
   cairo_destroy(cr);
-  cairo_surface_finish(s); /* writes the rest of the file */
-  if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  if (fmt == VS_VIEW_PNG) {
+    if (cs == CAIRO_STATUS_SUCCESS) {
+      cairo_surface_flush(s);
+      cs = cairo_surface_write_to_png_stream(s, write_fn, io);
+    }
+  } else {
+    cairo_surface_finish(s); /* writes the rest of the file */
+    if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(s);
+  }
   cairo_surface_destroy(s);
-  int werr = ferror(fp) ? errno : 0;
-  if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
-  if (cs == CAIRO_STATUS_SUCCESS && !werr) return VS_OK;
-  unlink(path);
+  if (cs == CAIRO_STATUS_SUCCESS && !io[1]) return vs_outfile_publish(&o, err);
+  vs_outfile_discard(&o);
   if (cs == CAIRO_STATUS_NO_MEMORY)
     return vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "writing '%s': out of memory", path);
   return vs_error_set(err, VS_ERR_IO, path, 0, 0, "cannot write '%s': %s", path,
-                      werr ? strerror(werr) : cairo_status_to_string(cs));
+                      io[1] ? strerror(io[1]) : cairo_status_to_string(cs));
 }

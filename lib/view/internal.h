@@ -13,17 +13,18 @@
 /* The font every text uses (cairo's toy API through fontconfig). */
 #define VS_VIEW_FONT "DejaVu Sans"
 
-/* Write an image surface to path as PNG.  The file is opened by us so that a
- * failure names the path and the system's reason; a partial file is removed. */
-VS_VIEW_HIDDEN vs_status vs_view_write_png(cairo_surface_t *s, const char *path, vs_error *err);
-
 /* Paint a picture of w x h pixels (points in SVG and PDF) over white and
  * write it to path as fmt: PNG through an image surface, SVG and PDF
  * through cairo's own surfaces (VS_ERR_UNSUPPORTED when the loaded cairo
- * has none).  A partial file is removed. */
+ * has none).  Written through the safe output files of util/outfile.h: a
+ * temporary file beside path, renamed over it when complete; an existing
+ * regular file is replaced, never a link, a device, a FIFO, a directory or
+ * one of inputs (NULL-terminated; NULL: none).  Nothing is left behind on
+ * failure. */
 typedef void (*vs_view_paint_fn)(cairo_t *cr, void *ctx);
 VS_VIEW_HIDDEN vs_status vs_view_write(vs_view_format fmt, int w, int h, vs_view_paint_fn paint,
-                                       void *ctx, const char *path, vs_error *err);
+                                       void *ctx, const char *path, const char *const *inputs,
+                                       vs_error *err);
 
 /* A surface's or context's cairo failure as a vs_status. */
 VS_VIEW_HIDDEN vs_status vs_view_cairo_error(cairo_status_t cs, const char *what, vs_error *err);

@@ -608,7 +608,7 @@ static void paint_plot(cairo_t *cr, void *ctx) {
 }
 
 vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                       const char *path, vs_error *err) {
+                       const char *path, const char *const *inputs, vs_error *err) {
   if (!o) return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "plot: no options");
   if (o->width < 64 || o->height < 64 || o->width > 16384 || o->height > 16384)
     return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0,
@@ -618,7 +618,7 @@ vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t
     if (s[k].n && (!s[k].x || !s[k].y))
       return vs_error_set(err, VS_ERR_USAGE, NULL, 0, 0, "plot: series %zu has no data", k);
   plot_job j = {o, s, ns, 0};
-  vs_status st = vs_view_write(o->format, o->width, o->height, paint_plot, &j, path, err);
+  vs_status st = vs_view_write(o->format, o->width, o->height, paint_plot, &j, path, inputs, err);
   if (st == VS_OK && j.oom) {
     unlink(path);
     st = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "plot: out of memory");
@@ -627,9 +627,9 @@ vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t
 }
 
 vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                      const char *path, vs_error *err) {
-  if (!o) return vs_plot_file(o, s, ns, path, err);
+                      const char *path, const char *const *inputs, vs_error *err) {
+  if (!o) return vs_plot_file(o, s, ns, path, inputs, err);
   vs_plot_options png = *o;
   png.format = VS_VIEW_PNG;
-  return vs_plot_file(&png, s, ns, path, err);
+  return vs_plot_file(&png, s, ns, path, inputs, err);
 }

@@ -329,7 +329,12 @@ static vs_status plot_prepare(const vs_plot_request *q, plot_prep *p, const char
 vs_status vs_plot_files(const vs_plot_request *q, const char *path, vs_error *err) {
   plot_prep p;
   vs_status st = plot_prepare(q, &p, path, err);
-  if (st == VS_OK) st = vs_plot_file(&p.o, p.s, p.ns, path, err);
+  /* the plot never replaces a file it is drawn from */
+  const char **inputs = st == VS_OK ? vs_calloc(q->n_files + 1, sizeof *inputs) : NULL;
+  if (st == VS_OK && !inputs) st = vs_error_set(err, VS_ERR_NOMEM, path, 0, 0, "out of memory");
+  for (size_t fi = 0; inputs && fi < q->n_files; fi++) inputs[fi] = vs_frames_path(q->files[fi]);
+  if (st == VS_OK) st = vs_plot_file(&p.o, p.s, p.ns, path, inputs, err);
+  vs_free(inputs);
   plot_release(&p);
   return st;
 }

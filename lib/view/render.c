@@ -577,21 +577,23 @@ static void paint_framed(cairo_t *cr, void *ctx) {
 }
 
 vs_status vs_view_render_file(const vs_view_options *o, const vs_view_frame *frame,
-                              const vs_view_frame *golden, const char *path, vs_error *err) {
+                              const vs_view_frame *golden, const char *path,
+                              const char *const *inputs, vs_error *err) {
   framed p = {.o = o, .f = frame};
   vs_status st = render(o, frame, golden, &p.img, &p.lo, &p.hi, err);
   if (st != VS_OK) return st;
-  st = vs_view_write(o->format, o->width, o->height, paint_framed, &p, path, err);
+  st = vs_view_write(o->format, o->width, o->height, paint_framed, &p, path, inputs, err);
   cairo_surface_destroy(p.img);
   return st;
 }
 
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
-                             const vs_view_frame *golden, const char *path, vs_error *err) {
-  if (!o) return vs_view_render_file(o, frame, golden, path, err);
+                             const vs_view_frame *golden, const char *path,
+                             const char *const *inputs, vs_error *err) {
+  if (!o) return vs_view_render_file(o, frame, golden, path, inputs, err);
   vs_view_options png = *o;
   png.format = VS_VIEW_PNG;
-  return vs_view_render_file(&png, frame, golden, path, err);
+  return vs_view_render_file(&png, frame, golden, path, inputs, err);
 }
 
 vs_status vs_view_render_rgb(const vs_view_options *o, const vs_view_frame *frame,

@@ -419,16 +419,24 @@ static vs_status frames_for(vs_renderer *r, size_t k, vs_view_frame *fr, vs_view
 
 vs_status vs_renderer_write(vs_renderer *r, size_t k, const char *path, vs_error *err) {
   vs_view_frame fr, gf;
+  /* the picture never replaces a file it is drawn from */
+  const char *const inputs[] = {vs_frames_path(r->a.f), r->has_golden ? vs_frames_path(r->g.f) : NULL,
+                                NULL};
   vs_status st = frames_for(r, k, &fr, &gf, err);
   r->vo.format = vs_view_format_of(r->o.format);
-  if (st == VS_OK) st = vs_view_render_file(&r->vo, &fr, r->has_golden ? &gf : NULL, path, err);
+  if (st == VS_OK)
+    st = vs_view_render_file(&r->vo, &fr, r->has_golden ? &gf : NULL, path, inputs, err);
   return st;
 }
 
 vs_status vs_renderer_png(vs_renderer *r, size_t k, const char *path, vs_error *err) {
   vs_view_frame fr, gf;
+  /* the picture never replaces a file it is drawn from */
+  const char *const inputs[] = {vs_frames_path(r->a.f), r->has_golden ? vs_frames_path(r->g.f) : NULL,
+                                NULL};
   vs_status st = frames_for(r, k, &fr, &gf, err);
-  if (st == VS_OK) st = vs_view_render_png(&r->vo, &fr, r->has_golden ? &gf : NULL, path, err);
+  if (st == VS_OK)
+    st = vs_view_render_png(&r->vo, &fr, r->has_golden ? &gf : NULL, path, inputs, err);
   return st;
 }
 

@@ -164,11 +164,14 @@ void vs_view_project(const vs_view_options *o, const double p[3], double *sx, do
 double vs_view_scale(const vs_view_options *o);
 
 /* Render to a file in o->format (vs_view_render_png: PNG whatever o says),
- * written in place and removed again when writing fails. */
+ * through a temporary file renamed into place (vs_view_write: never over a
+ * link, a special file or one of inputs, NULL-terminated or NULL). */
 vs_status vs_view_render_file(const vs_view_options *o, const vs_view_frame *frame,
-                              const vs_view_frame *golden, const char *path, vs_error *err);
+                              const vs_view_frame *golden, const char *path,
+                              const char *const *inputs, vs_error *err);
 vs_status vs_view_render_png(const vs_view_options *o, const vs_view_frame *frame,
-                             const vs_view_frame *golden, const char *path, vs_error *err);
+                             const vs_view_frame *golden, const char *path,
+                             const char *const *inputs, vs_error *err);
 /* Render to rgb[height][width][3] (what `ffmpeg -f rawvideo -pix_fmt rgb24` reads). */
 vs_status vs_view_render_rgb(const vs_view_options *o, const vs_view_frame *frame,
                              const vs_view_frame *golden, uint8_t *rgb, vs_error *err);
@@ -268,10 +271,11 @@ typedef struct vs_plot_geometry {
 void vs_plot_layout(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
                     vs_plot_geometry *g); /* g->series_panel is kept */
 
-/* Plot to a file in o->format (vs_plot_png: PNG whatever o says). */
+/* Plot to a file in o->format (vs_plot_png: PNG whatever o says), written
+ * as vs_view_render_file writes. */
 vs_status vs_plot_file(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                       const char *path, vs_error *err);
+                       const char *path, const char *const *inputs, vs_error *err);
 vs_status vs_plot_png(const vs_plot_options *o, const vs_plot_series *s, size_t ns,
-                      const char *path, vs_error *err);
+                      const char *path, const char *const *inputs, vs_error *err);
 
 #endif

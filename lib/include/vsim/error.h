@@ -50,7 +50,9 @@ vs_status vs_error_set(vs_error *err, vs_status code, const char *file, int line
                        int column, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
-/* "file:line:col: message" (parts omitted when absent) into buf; returns buf. */
+/* "file:line:col: message" (parts omitted when absent) into buf; returns buf.
+ * Bytes that are not printable (controls, DEL, malformed UTF-8) in the file
+ * and the message are shown as \xNN, so that a path cannot drive a terminal. */
 char *vs_error_format(const vs_error *err, char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -23,13 +23,19 @@ typedef struct vs_h5_writer vs_h5_writer;
 typedef struct vs_h5_run_info {
   const char *command;       /* the command line, for /parameters/vsim@command */
   const char *resolved_yaml; /* vs_scene_to_yaml() output */
-  int force;                 /* overwrite an existing output */
+  int force;                 /* overwrite an existing output (a symbolic link to a
+                                regular file: its target) */
+  const char *const *inputs; /* NULL or NULL-terminated: the files the run read (the
+                                scene, its meshes); neither the output nor its
+                                sidecar may replace one, even with force */
 } vs_h5_run_info;
 
 /* Check the output path, create the temporary file beside it and write
- * everything that does not change with time.  Errors: the output exists
+ * everything that does not change with time (the rules of every output:
+ * docs/cli.md, Output files).  Errors: the output exists
  * without force -> VS_ERR_EXISTS; a path that cannot be used (a directory,
- * a missing or unwritable directory, no permission) -> VS_ERR_USAGE, which
+ * a device or FIFO, a dangling link, one of info->inputs, a missing or
+ * unwritable directory, no permission) -> VS_ERR_USAGE, which
  * is the caller's to fix (exit 2); writing failed once the file exists (a
  * full disk, a file-size limit) -> VS_ERR_IO, a failed run (exit 1); an
  * allocation failed -> VS_ERR_NOMEM.  Nothing is left behind on error. */
@@ -135,7 +141,9 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
  * names by a path relative to the .xmf.  Written to a temporary name and
  * renamed into place.  VS_ERR_IO / VS_ERR_FORMAT as vs_compare_files for
  * h5_path (VS_ERR_FORMAT also when no positions were recorded);
- * VS_ERR_USAGE when xmf_path cannot be created. */
+ * VS_ERR_USAGE when xmf_path cannot be used (checked before h5_path is
+ * read): its directory is missing, or it is a symbolic link, a special file
+ * or h5_path itself (an existing regular .xmf is replaced). */
 vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err);
 
 /* The default sidecar path of h5_path, freed with vs_free_buffer(); NULL when

@@ -12,8 +12,12 @@
  * the frame drawn; a view or a camera position gives its direction, a
  * look-at point its centre, a zoom its scale.  A golden run is drawn in grey
  * under the frame, at the frame nearest in time.  The plot draws
- * observables of one or more files against time.  Outputs are written in
- * place; the caller picks temporary names (cmd/ renames them). */
+ * observables of one or more files against time.  A picture (PNG, SVG or
+ * PDF) is written to a temporary file beside its path and renamed over it
+ * when complete (docs/cli.md, Output files): an existing regular file is
+ * replaced; a symbolic link, a directory, a device or FIFO, and the files
+ * drawn from are refused (VS_ERR_USAGE); nothing is left behind on
+ * failure. */
 #ifndef VSIM_RENDER_H
 #define VSIM_RENDER_H
 

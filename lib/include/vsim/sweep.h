@@ -19,9 +19,11 @@
  * says which value of each parameter it takes.  grid is the Cartesian
  * product with the LAST parameter varying fastest (like nested loops written
  * in file order); zip takes the k-th value of every list, which must all have
- * the same length.  Each value is kept as YAML text in flow style ("5",
- * "jacobi", "[0,-1.62,0]") and as the "KEY=VALUE" text of a `--set`, so that
- * running point k is exactly `vsim run SCENE --set ... [--frames N]`. */
+ * the same length.  Each value is kept once, as YAML text in flow style
+ * ("5", "jacobi", "[0,-1.62,0]"); the "KEY=VALUE" text of a `--set` is made
+ * when asked for (vs_sweep_set_text), so that running point k is exactly
+ * `vsim run SCENE --set ... [--frames N]` and a sweep's memory grows with its
+ * file, not with a key's length times the count of its values. */
 #ifndef VSIM_SWEEP_H
 #define VSIM_SWEEP_H
 
@@ -111,7 +113,6 @@ typedef struct vs_sweep_param {
   vs_loc loc;         /* the key in the sweep file */
   size_t n_values;    /* >= 1 */
   char **values;      /* (n_values) each value as flow YAML */
-  char **sets;        /* (n_values) "KEY=VALUE", for vs_override / --set */
   vs_loc *value_locs; /* (n_values) each value in the sweep file */
 } vs_sweep_param;
 
@@ -146,8 +147,10 @@ void vs_sweep_free(vs_sweep *sweep);
 /* The value index of parameter `param` at point `point` (< n_points). */
 size_t vs_sweep_value_index(const vs_sweep *sweep, size_t point, size_t param);
 
-/* The "KEY=VALUE" override of parameter `param` at point `point`. */
-const char *vs_sweep_set(const vs_sweep *sweep, size_t point, size_t param);
+/* The "KEY=VALUE" override of parameter `param` at point `point` (for
+ * vs_override / --set), as a new string the caller releases with
+ * vs_free_buffer(); NULL when out of memory. */
+char *vs_sweep_set_text(const vs_sweep *sweep, size_t point, size_t param);
 
 /* "output.xdmf=true" or "output.xdmf=false" when the sweep file says xdmf:
  * (every point gets that override after its parameters), else NULL. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readall.c: whole datasets of a result file read into buffers whose every
  * axis was checked first (readall.h). */
 #include "io/read/readall.h"

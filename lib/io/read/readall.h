@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readall.h (private to lib/io/read/): the one way the readers of result
  * files (frames.c, frames_world.c, xdmf.c, xdmf_colliders.c) read a whole
  * dataset into memory.  The file passed the validating reader's checks

@@ -420,12 +420,14 @@ static char *xml_escape(const char *s) {
 
 /* The sidecar goes through the same safe output files as the result file
  * (util/outfile.h): an exclusive temporary name that fits NAME_MAX beside
- * it, never a special file, an existing .xmf replaced (it is derived data).
- * stage_text writes the temporary file and starts its writing to disk;
- * publishing it is the caller's (vs_outfile_publish). */
-static vs_status stage_text(const char *path, const char *text, size_t len, vs_outfile *o,
-                            vs_error *err) {
-  vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, o, err);
+ * it, never a special file, an existing regular .xmf replaced (it is
+ * derived data), but never a symbolic link (replaced without being asked
+ * for, it is never written through one) nor one of inputs (the result file,
+ * the scene of the run).  stage_text writes the temporary file and starts
+ * its writing to disk; publishing it is the caller's (vs_outfile_publish). */
+static vs_status stage_text(const char *path, const char *text, size_t len,
+                            const char *const *inputs, vs_outfile *o, vs_error *err) {
+  vs_status rc = vs_outfile_create(path, VS_OUTFILE_FORCE, inputs, o, err);
   if (rc != VS_OK) return rc;
   size_t done = 0;
   while (done < len) {
@@ -442,9 +444,10 @@ static vs_status stage_text(const char *path, const char *text, size_t len, vs_o
   return VS_OK;
 }
 
-static vs_status write_text(const char *path, const char *text, size_t len, vs_error *err) {
+static vs_status write_text(const char *path, const char *text, size_t len,
+                            const char *const *inputs, vs_error *err) {
   vs_outfile o;
-  vs_status rc = stage_text(path, text, len, &o, err);
+  vs_status rc = stage_text(path, text, len, inputs, &o, err);
   return rc == VS_OK ? vs_outfile_publish(&o, err) : rc;
 }
 
@@ -586,11 +589,15 @@ vs_status vs_xdmf_write(const char *h5_path, const char *xmf_path, vs_error *err
   const char *xmf = xmf_path ? xmf_path : own;
   vs_h5g_file g = {.file = H5I_INVALID_HID, .lapl = H5I_INVALID_HID, .fd = -1};
   vs_sbuf text = {0};
-  vs_status st = xmf ? vs_h5g_open_checked(h5_path, &g, err)
+  const char *const inputs[] = {h5_path, NULL};
+  /* the output is checked before the file is read: an .xmf that is the
+   * result file itself (-o OUT.h5) or a link is refused at once */
+  vs_status st = xmf ? vs_outfile_check(xmf, VS_OUTFILE_FORCE, inputs, err)
                      : vs_error_set(err, VS_ERR_NOMEM, h5_path, 0, 0, "out of memory");
+  if (st == VS_OK) st = vs_h5g_open_checked(h5_path, &g, err);
   if (st == VS_OK) st = sidecar_text(g.file, h5_path, xmf, &text, err);
   vs_h5g_close(&g);
-  if (st == VS_OK) st = write_text(xmf, text.p, text.n, err);
+  if (st == VS_OK) st = write_text(xmf, text.p, text.n, inputs, err);
   vs_sbuf_free(&text);
   vs_free(own);
   return st;
@@ -610,6 +617,6 @@ vs_status vs_xdmf__text(hid_t f, const char *h5_path, const char *xmf_path, char
 }
 
 vs_status vs_xdmf__stage_text(const char *xmf_path, const char *text, size_t len,
-                              vs_outfile *o, vs_error *err) {
-  return stage_text(xmf_path, text, len, o, err);
+                              const char *const *inputs, vs_outfile *o, vs_error *err) {
+  return stage_text(xmf_path, text, len, inputs, o, err);
 }

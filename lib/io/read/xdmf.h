@@ -21,12 +21,13 @@ __attribute__((visibility("hidden"))) vs_status vs_xdmf__text(hid_t f, const cha
                                                               size_t *len, vs_error *err);
 
 /* Write text to a temporary file beside xmf_path (outfile.h: an existing
- * .xmf is replaced) and start writing it to disk, into *o; the caller
+ * regular .xmf is replaced, a link or one of inputs, NULL-terminated, is
+ * refused) and start writing it to disk, into *o; the caller
  * publishes it (vs_outfile_publish) or discards it.  The writer stages the
  * sidecar before it syncs the result file, so that the sidecar's own sync,
  * after, finds its data already on disk. */
-__attribute__((visibility("hidden"))) vs_status vs_xdmf__stage_text(const char *xmf_path,
-                                                                    const char *text, size_t len,
-                                                                    vs_outfile *o, vs_error *err);
+__attribute__((visibility("hidden"))) vs_status vs_xdmf__stage_text(
+    const char *xmf_path, const char *text, size_t len, const char *const *inputs, vs_outfile *o,
+    vs_error *err);
 
 #endif

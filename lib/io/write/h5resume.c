@@ -107,7 +107,7 @@ vs_status vs_h5_check_resume(const char *path, char **real, vs_error *err) {
     return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "vs_h5_check_resume: missing argument");
   vs_h5_quiet();
   /* a regular file, or a symbolic link to one (outfile.h), written in place */
-  vs_status rc = vs_outfile_check(path, VS_OUTFILE_REPLACE, err);
+  vs_status rc = vs_outfile_check(path, VS_OUTFILE_REPLACE, NULL, err);
   if (rc != VS_OK) return rc;
   char *r = realpath(path, NULL);
   if (!r) return vs_error_set(err, VS_ERR_USAGE, path, 0, 0, "cannot resolve: %s", strerror(errno));
@@ -353,10 +353,10 @@ vs_status vs_h5_reopen(const char *path, const vs_model *model, const vs_h5_run_
    * special file refused) and everything below works on that target and a
    * copy of it made exclusively beside it. */
   vs_outfile of;
-  vs_status rc = vs_outfile_create(path, VS_OUTFILE_REPLACE, &of, err);
+  vs_status rc = vs_outfile_create(path, VS_OUTFILE_REPLACE, NULL, &of, err);
   if (rc != VS_OK) return rc;
   vs_h5_writer *w;
-  rc = h5w_writer_new(path, &of, model, &w, err);
+  rc = h5w_writer_new(path, &of, model, info ? info->inputs : NULL, &w, err);
   if (rc != VS_OK) return rc;
 
   vs_status copied = copy_bytes(w->of.path, w->of.fd, w->tmp, w->msg, sizeof w->msg);

@@ -101,6 +101,8 @@ void h5w_writer_free(vs_h5_writer *w) {
   vs_free(w->ow.order);
   vs_free(w->ow.tmp);
   vs_free(w->ow.key);
+  for (size_t i = 0; w->inputs && w->inputs[i]; i++) vs_free(w->inputs[i]);
+  vs_free(w->inputs);
   vs_free(w->path);
   vs_free(w->tmp);
   vs_free(w);
@@ -154,7 +156,7 @@ static vs_state *bare_state(const vs_model *m) {
  * Takes *of (the created output, outfile.h) in every case: on failure its
  * temporary file is removed. */
 vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model,
-                         vs_h5_writer **out, vs_error *err) {
+                         const char *const *inputs, vs_h5_writer **out, vs_error *err) {
   *out = NULL;
   vs_status rc = VS_OK;
   if (model->output.compression < 0 || model->output.compression > 9)
@@ -189,6 +191,13 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
   w->path = vs_strdup(path);
   w->tmp = vs_strdup(w->of.tmp);
   int ok = w->path && w->tmp;
+  /* the inputs, and the result file itself: the sidecar replaces none */
+  size_t n_in = 0;
+  while (inputs && inputs[n_in]) n_in++;
+  w->inputs = ok ? vs_calloc(n_in + 2, sizeof *w->inputs) : NULL;
+  ok = w->inputs != NULL;
+  for (size_t i = 0; ok && i < n_in; i++) ok = (w->inputs[i] = vs_strdup(inputs[i])) != NULL;
+  if (ok) ok = (w->inputs[n_in] = vs_strdup(path)) != NULL;
   if (ok && (model->output.fields & VS_FIELD_VELOCITY) && model->output.float32) {
     w->vel = vs_malloc(3 * (size_t)(model->n_particles > 0 ? model->n_particles : 0) *
                         sizeof *w->vel + 1);
@@ -275,10 +284,12 @@ vs_status vs_h5_open(const char *path, const vs_scene *scene, const vs_model *mo
   /* outfile.h: a new name or a regular file (with --force), never a device,
    * FIFO or dangling link; the temporary file is created exclusively. */
   vs_outfile of;
-  vs_status rc = vs_outfile_create(path, info && info->force ? VS_OUTFILE_FORCE : 0, &of, err);
+  const char *const *inputs = info ? info->inputs : NULL;
+  vs_status rc = vs_outfile_create(
+      path, info && info->force ? VS_OUTFILE_FORCE | VS_OUTFILE_FOLLOW : 0, inputs, &of, err);
   if (rc != VS_OK) return rc;
   vs_h5_writer *w;
-  rc = h5w_writer_new(path, &of, model, &w, err);
+  rc = h5w_writer_new(path, &of, model, inputs, &w, err);
   if (rc != VS_OK) return rc;
   w->resolved_hash = h5c_hash_text(info ? info->resolved_yaml : NULL);
   /* the thread touches the state copies while this one creates the file
@@ -394,7 +405,7 @@ vs_status vs_h5_finish_xdmf(vs_h5_writer *w, const char *status, double wall_sec
   vs_outfile xo;
   int staged = 0;
   if (ok && xtext) {
-    xs = vs_xdmf__stage_text(xmf, xtext, xlen, &xo, xerr);
+    xs = vs_xdmf__stage_text(xmf, xtext, xlen, (const char *const *)w->inputs, &xo, xerr);
     staged = xs == VS_OK;
   }
   vs_status rc = VS_OK;

@@ -79,6 +79,8 @@ struct vs_h5_writer {
   char *path; /* the output as given */
   char *tmp;  /* the temporary file beside it */
   vs_outfile of;          /* the output's resolved path and the temporary file (outfile.h) */
+  char **inputs;          /* the run's inputs, NULL-terminated (vs_h5_run_info): the
+                             sidecar never replaces one (outfile.h) */
   uint64_t resolved_hash; /* of /parameters/vsim@resolved: starts the checkpoint's checksum */
   hid_t file, fapl, gcpl, params;
   int compression;
@@ -193,8 +195,9 @@ H5W_FN void h5w_writer_free(vs_h5_writer *w);
 H5W_FN void h5w_stop_thread(vs_h5_writer *w);
 H5W_FN void h5w_discard(vs_h5_writer *w);
 H5W_FN vs_status h5w_create_failure(int e);
+/* inputs: info->inputs of vs_h5_open / vs_h5_reopen (may be NULL), copied */
 H5W_FN vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model,
-                                vs_h5_writer **out, vs_error *err);
+                                const char *const *inputs, vs_h5_writer **out, vs_error *err);
 H5W_FN int h5w_make_plists(vs_h5_writer *w);
 H5W_FN int h5w_same_file(vs_h5_writer *w);
 /* Map the pages of p[0 .. n) now, contents unchanged (h5write.c). */
