@@ -129,7 +129,9 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
         return CLI_EXIT_USAGE;
       case CLI_OPERAND:
         if (a->scene)
-          return cli_usage_error("run", "one scene at a time (got '%s' and '%s')", a->scene, v);
+          return cli_usage_error("run", "one scene at a time (got '%s' and '%s')%s%s", a->scene, v,
+                                 strstr(v, ".h5") ? "; the output is given with -o: -o " : "",
+                                 strstr(v, ".h5") ? v : "");
         a->scene = v;
         break;
       case OPT_OUTPUT:

@@ -507,6 +507,20 @@ START_TEST(outputs_never_replace_inputs) {
 }
 END_TEST
 
+/* A result file given as a second scene: the message says -o. */
+START_TEST(second_operand_suggests_output) {
+  char *d = tu_tmpdir();
+  cu_proc p = cu_vsim(d, "run", "s.yaml", "out.h5", NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "vsim run: one scene at a time (got 's.yaml' and 'out.h5'); the output is "
+                      "given with -o: -o out.h5\n");
+  cu_free(&p);
+  CU_EXPECT_LISTING(d, "");
+  tu_rmtree(d);
+  free(d);
+}
+END_TEST
+
 /* A path that starts with '-': "--" ends the options, a value is attached
  * (--output=--x.h5), and an option given where a value was expected
  * (-o --force: the value forgotten) is refused instead of writing a file
@@ -886,6 +900,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, unwritable_output);
   tcase_add_test(tc, outputs_never_replace_inputs);
   tcase_add_test(tc, dash_paths_unambiguous);
+  tcase_add_test(tc, second_operand_suggests_output);
   tcase_add_test(tc, messages_escape_control_bytes);
   tcase_add_test(tc, missing_and_foreign_files);
   tcase_add_test(tc, bad_scenes);

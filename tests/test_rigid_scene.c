@@ -479,6 +479,18 @@ START_TEST(bad_rigid_inputs_exit_2_and_leave_nothing) {
       {"bodies: [{rigid: {name: crate}}, {rigid: {name: lid}}]\nconstraints:\n"
        "  - distance: {a: \"crate@[0, 1]\", b: \"lid@[0, 0, 0]\"}\n",
        "bad.yaml:3:19: constraints.0.a: expected a body point \"NAME@[x, y, z]\" on a rigid body"},
+      /* a particle and a body point: the message says attach */
+      {"bodies: [{rigid: {name: crate}}, {particles: {name: p, positions: [[0, 3, 0]]}}]\n"
+       "constraints:\n  - distance: {a: \"p:0\", b: \"crate@[0, 0.2, 0]\"}\n",
+       "bad.yaml:3:19: constraints.0.a: a distance joins two particles or two body points; to "
+       "hold particle 'p:0' at a point of rigid body 'crate', use attach: {particle: 'p:0', body: "
+       "crate, at: [0, 0.2, 0]}"},
+      /* a rigid body named as a particle body */
+      {"bodies: [{rigid: {name: crate}}, {particles: {name: p, positions: [[0, 3, 0]]}}]\n"
+       "constraints:\n  - distance: {a: \"p:0\", b: \"crate:0\"}\n",
+       "bad.yaml:3:29: constraints.0.b: 'crate' is a rigid body, which has no particles: a distance "
+       "between body points names a point of it as \"crate@[x, y, z]\" (its local frame); ball "
+       "and attach take its name"},
       {"bodies: [{rope: {name: r, from: [0, 0, 0], to: [1, 0, 0], segments: 2}}]\nconstraints:\n"
        "  - attach: {particle: 'r:0', body: crate, at: [0, 0, 0]}\n",
        "bad.yaml:3:37: constraints.0.body: no rigid body named 'crate'"},

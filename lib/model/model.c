@@ -86,6 +86,14 @@ vs_status vs_model_resolve_ref(const vs_model *m, const char *text, int32_t *ind
     snprintf(why, why_size, "no body named '%.*s'", (int)nlen, text);
     return VS_ERR_SCENE;
   }
+  if (body->kind == VS_BODY_RIGID) {
+    snprintf(why, why_size,
+             "'%.*s' is a rigid body, which has no particles: a distance between body points "
+             "names a point of it as \"%.*s@[x, y, z]\" (its local frame); ball and attach "
+             "take its name",
+             (int)nlen, text, (int)nlen, text);
+    return VS_ERR_SCENE;
+  }
   /* Up to three comma-separated coordinates. */
   int64_t c[3] = {0, 0, 0};
   int nc = 0;

@@ -144,8 +144,22 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
     double pa[3], pb[3];
     const char *why;
     int32_t ba = body_point(m, cd->a.text, pa, &why);
-    if (ba < 0) return item_error(err, file, &cd->a, c, "a", "%s", why);
     int32_t bb = body_point(m, cd->b.text, pb, &why);
+    if ((ba < 0) != (bb < 0) && !strchr((ba < 0 ? &cd->a : &cd->b)->text, '@')) {
+      /* a particle and a body point: that is an attach */
+      const vs_ref *part = ba < 0 ? &cd->a : &cd->b, *pt = ba < 0 ? &cd->b : &cd->a;
+      const char *at = strchr(pt->text, '@');
+      return item_error(err, file, part, c, ba < 0 ? "a" : "b",
+                        "a distance joins two particles or two body points; to hold particle "
+                        "'%s' at a point of rigid body '%.*s', use attach: {particle: '%s', "
+                        "body: %.*s, at: %s}",
+                        part->text, (int)(at - pt->text), pt->text, part->text,
+                        (int)(at - pt->text), pt->text, at + 1);
+    }
+    if (ba < 0) {
+      body_point(m, cd->a.text, pa, &why);
+      return item_error(err, file, &cd->a, c, "a", "%s", why);
+    }
     if (bb < 0) return item_error(err, file, &cd->b, c, "b", "%s", why);
     if (bb == ba) return item_error(err, file, &cd->b, c, "b", "expected a body other than the one of a");
     if (cd->has_min || cd->has_max)
