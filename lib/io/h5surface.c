@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "io/h5surface.h"
+#include "util/detmath.h"
 #include "vsim/scene.h"
 
 #define CAP_AROUND 12 /* vertices around a capsule ring */
@@ -112,14 +113,14 @@ static void capsule_mesh(double r, double hl, double *local, int32_t *tri) {
     for (int ring = 0; ring < R; ring++) {
       int top = ring < CAP_RINGS;
       int k = top ? ring + 1 : R - ring; /* 1..CAP_RINGS from the pole */
-      double th = 0.5 * pi * k / CAP_RINGS, s = r * sin(th), h = r * cos(th);
+      double th = 0.5 * pi * k / CAP_RINGS, s = r * vs_sin(th), h = r * vs_cos(th);
       if (k == CAP_RINGS) s = r, h = 0;
       for (int j = 0; j < A; j++) {
         double ph = 2 * pi * j / A;
         double *o = local + 3 * (1 + ring * A + j);
-        o[0] = s * cos(ph);
+        o[0] = s * vs_cos(ph);
         o[1] = top ? hl + h : -hl - h;
-        o[2] = s * sin(ph);
+        o[2] = s * vs_sin(ph);
       }
     }
     local[3 * bottom] = 0, local[3 * bottom + 1] = -hl - r, local[3 * bottom + 2] = 0;

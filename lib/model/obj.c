@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/detmath.h"
 #include "util/vec3.h"
 
 typedef struct line_t {
@@ -452,21 +453,9 @@ void vs_obj_free(vs_obj_mesh *m) {
 }
 
 /* sin and cos of an angle in degrees, exact at multiples of 90. */
-static void sincos_deg(double deg, double *s, double *c) {
-  const double q = deg / 90.0;
-  if (q == floor(q) && fabs(q) < 1e15) {
-    static const double S[4] = {0, 1, 0, -1}, C[4] = {1, 0, -1, 0};
-    long long k = ((long long)q % 4 + 4) % 4;
-    *s = S[k], *c = C[k];
-    return;
-  }
-  const double r = deg * (M_PI / 180.0);
-  *s = sin(r), *c = cos(r);
-}
-
 void vs_obj_transform_apply(const vs_obj_transform *t, double *v, int32_t n) {
   double s[3], c[3];
-  for (int k = 0; k < 3; k++) sincos_deg(t->rotate[k], &s[k], &c[k]);
+  for (int k = 0; k < 3; k++) vs_sincos_deg(t->rotate[k], &s[k], &c[k]);
   for (int32_t i = 0; i < n; i++) {
     double *p = v + 3 * (size_t)i;
     double x = p[0] * t->scale[0], y = p[1] * t->scale[1], z = p[2] * t->scale[2], a, b;

@@ -5,9 +5,10 @@
 #include <math.h>
 
 #include "solve/solve.h"
+#include "util/detmath.h"
 
 static double bound_length(double ra, double rc, double theta) {
-  double l2 = ra * ra + rc * rc - 2.0 * ra * rc * cos(theta);
+  double l2 = ra * ra + rc * rc - 2.0 * ra * rc * vs_cos(theta);
   return l2 > 0.0 ? sqrt(l2) : 0.0;
 }
 

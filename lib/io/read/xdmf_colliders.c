@@ -7,6 +7,7 @@
 
 #include "util/alloc.h"
 #include "util/text.h"
+#include "util/detmath.h"
 #include "io/h5util.h"
 #include "io/read/xdmf_int.h"
 #include "vsim/kind.h"
@@ -86,8 +87,8 @@ static void sphere_grid(xd *x, const double c[3], double r) {
     double th = pi * s / STACKS;
     for (int j = 0; j < SLICES; j++) {
       double ph = 2 * pi * j / SLICES;
-      xyz(&x->b, (double[3]){c[0] + r * sin(th) * cos(ph), c[1] + r * cos(th),
-                             c[2] + r * sin(th) * sin(ph)});
+      xyz(&x->b, (double[3]){c[0] + r * vs_sin(th) * vs_cos(ph), c[1] + r * vs_cos(th),
+                             c[2] + r * vs_sin(th) * vs_sin(ph)});
     }
   }
   xyz(&x->b, (double[3]){c[0], c[1] - r, c[2]});
