@@ -5,6 +5,8 @@
 #   make VARIANT=debug      build/debug/...
 #   make VARIANT=san        ASan + UBSan: build/san/...
 #   make MPI=1              the program built with mpicc: build/mpi/vsim (mpirun sweeps)
+#   make TARGET=aarch64     cross-built for arm64: build/aarch64/vsim (needs
+#                           sh scripts/install-deps.sh --cross aarch64)
 #   make test               build and run every test (= make check); the last line
 #                           says "N passed, N failed, N skipped", counted per check
 #   make check T=test_rigid one test program, tests/test_rigid.c (T="a b": several;
@@ -17,6 +19,8 @@
 #                           OpenMP is Debian's libomp-dev)
 #   make golden-check       rerun the example scenes against tests/golden/ (part of make test)
 #   make golden-update      regenerate tests/golden/ and say what changed
+#   make golden-check-aarch64  every golden scene on arm64 (qemu) against this
+#                           machine's run, bit for bit (SCENES=, GOLDEN_EXTRA=)
 #   make clients-check      MDAnalysis and ParaView read results (part of make test)
 #   make bench              benchmarks (table on stdout, JSON under build/bench/);
 #                           also bench-rigid, bench-bvh, render-bench
@@ -82,6 +86,29 @@ CC := mpicc
 OPT += -DVS_WITH_MPI
 endif
 
+# TARGET=aarch64: the same variant cross-built for arm64 under
+# build/aarch64/ (release; build/aarch64/debug for VARIANT=debug) with
+# Debian's gcc-aarch64-linux-gnu, against arm64 libraries unpacked into
+# build/aarch64/sysroot (docs/architecture.md, "Other machines").  The
+# native build, its tests and its packages are untouched: libhdf5-dev:arm64
+# cannot be installed beside libhdf5-dev:amd64 on Debian 12, so the arm64
+# packages are unpacked (dpkg -x), never installed, by
+# `sh scripts/install-deps.sh --cross aarch64`, which also installs the cross
+# compiler and qemu-user.  `make golden-check-aarch64` runs the golden scenes
+# with both programs and compares them bit for bit.
+TARGET ?=
+QEMU_AARCH64 ?= qemu-aarch64
+ifneq ($(strip $(TARGET)),)
+ifneq ($(TARGET),aarch64)
+$(error TARGET=$(TARGET): the cross target is aarch64 (make TARGET=aarch64); no TARGET builds for this machine)
+endif
+ifneq ($(MPI)$(filter san,$(VARIANT)),)
+$(error TARGET=aarch64 builds VARIANT=release or debug, without MPI)
+endif
+BUILD := build/aarch64$(patsubst build%,%,$(BUILD))
+CC := aarch64-linux-gnu-gcc
+endif
+
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 # The library's dependencies, by pkg-config name (also libvsim.pc's
@@ -107,6 +134,37 @@ DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(VS_PKGS) 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(VS_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+# The cross build's libraries are the sysroot's archives, named here rather
+# than asked of pkg-config (whose .pc files in the sysroot want what was not
+# unpacked: cairo's, every library cairo links): the program links HDF5,
+# szip, zlib and libyaml statically, as the native one does, so under qemu
+# it needs only libc, libm and libgomp (the cross compiler's, linked into
+# the sysroot).  cairo's headers only: lib/view loads libcairo.so.2 with
+# dlopen (lib/view/cairo_dl.c), so the program never links it, and
+# `vsim render` under qemu says that it cannot load cairo.  Each file that
+# must be there is named with the arm64 package that has it.
+ifeq ($(TARGET),aarch64)
+SYSROOT := $(CURDIR)/build/aarch64/sysroot
+XLIB := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+XNEED := usr/include/yaml.h:libyaml-dev usr/lib/aarch64-linux-gnu/libyaml.a:libyaml-dev \
+  usr/include/hdf5/serial/hdf5.h:libhdf5-dev usr/lib/aarch64-linux-gnu/libhdf5_serial.a:libhdf5-dev \
+  usr/lib/aarch64-linux-gnu/libsz.a:libaec-dev usr/lib/aarch64-linux-gnu/libaec.a:libaec-dev \
+  usr/lib/aarch64-linux-gnu/libz.a:zlib1g-dev usr/include/cairo/cairo.h:libcairo2-dev
+XNEED_CHECK := usr/include/check.h:check usr/lib/aarch64-linux-gnu/libcheck_pic.a:check \
+  usr/lib/aarch64-linux-gnu/libsubunit.a:libsubunit-dev
+xmissing = $(sort $(foreach n,$(1),$(if $(wildcard $(SYSROOT)/$(firstword $(subst :, ,$(n)))),,$(lastword $(subst :, ,$(n))):arm64)))
+VS_MISSING := $(if $(shell command -v $(CC) 2>/dev/null),,$(CC)) $(call xmissing,$(XNEED)) \
+  $(if $(wildcard $(SYSROOT)/lib/ld-linux-aarch64.so.1),,build/aarch64/sysroot/lib/ld-linux-aarch64.so.1)
+CHECK_MISSING := $(call xmissing,$(XNEED_CHECK))
+need = $(if $(strip $(1)),$(error TARGET=aarch64: missing $(strip $(1)); \
+  sh scripts/install-deps.sh --cross aarch64 installs the cross compiler (gcc-aarch64-linux-gnu) \
+  and unpacks the arm64 packages into build/aarch64/sysroot))
+DEPS_CFLAGS := -I$(SYSROOT)/usr/include -I$(SYSROOT)/usr/include/hdf5/serial -I$(SYSROOT)/usr/include/cairo
+DEPS_LIBS := $(XLIB)/libhdf5_serial.a $(XLIB)/libsz.a $(XLIB)/libaec.a $(XLIB)/libz.a $(XLIB)/libyaml.a
+CHECK_CFLAGS := -pthread
+CHECK_LIBS := $(XLIB)/libcheck_pic.a $(XLIB)/libsubunit.a -pthread -lrt
+endif
 
 # -ffp-contract=off: FMA contraction is the one value-changing transform
 # compilers enable by default; golden files must hold on every x86-64 machine.
@@ -197,6 +255,7 @@ $(LIBA): $(LIB_OBJ)
 # brings some 30 more shared libraries (curl, TLS, LDAP, ...) into the
 # start-up of every run, the archive only the code vsim calls.
 # STATIC_HDF5=0 links the shared one.  Tests and libvsim.so are unchanged.
+# (TARGET=aarch64 always links the archives: its DEPS_LIBS above.)
 STATIC_HDF5 ?= 1
 HDF5_A := $(wildcard $(patsubst -L%,%,$(filter -L%,$(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)))/libhdf5.a)
 # With it, libyaml, zlib and szip (libsz and its libaec) are linked from
@@ -206,7 +265,7 @@ static_a = $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a 2>/dev/null))
 YAML_A := $(call static_a,yaml)
 Z_A := $(call static_a,z)
 SZ_A := $(if $(call static_a,aec),$(call static_a,sz) $(call static_a,aec))
-ifeq ($(STATIC_HDF5)$(if $(HDF5_A),1,0),11)
+ifeq ($(STATIC_HDF5)$(if $(HDF5_A),1,0)$(TARGET),11)
 VSIM_LDLIBS := $(patsubst -lhdf5,$(HDF5_A) $(or $(SZ_A),-lsz) $(or $(Z_A),-lz),$(LDLIBS))
 VSIM_LDLIBS := $(patsubst -lyaml,$(or $(YAML_A),-lyaml),$(VSIM_LDLIBS))
 else
@@ -314,8 +373,24 @@ else
 TEST_RUN := $(TEST_BIN)
 TEST_STEPS := $(TEST_BIN) golden docs clients
 endif
-test check: $(VSIM) $(TEST_RUN)
-	@VSIM=$(VSIM) VSIM_ROOT=$(CURDIR) TEST_WRAP='$(TEST_WRAP)' sh tests/run-tests.sh $(TEST_STEPS)
+# TARGET=aarch64: the arm64 test programs run under qemu-aarch64 (TEST_WRAP),
+# and the vsim they start is $(BUILD)/vsim-qemu, a script that runs the arm64
+# program the same way.  No script checks: make golden-check-aarch64 is the
+# golden suite on arm64 (against this machine's results), and the docs and
+# the clients do not depend on the machine.  The whole suite under qemu
+# takes long on 2 cores: T=... picks programs.
+ifeq ($(TARGET),aarch64)
+TEST_STEPS := $(TEST_RUN)
+TEST_WRAP ?= $(QEMU_AARCH64) -L $(SYSROOT)
+TEST_VSIM := $(BUILD)/vsim-qemu
+$(TEST_VSIM): $(VSIM)
+	printf '#!/bin/sh\n# the arm64 vsim under qemu-aarch64 (make TARGET=aarch64 check)\nexec %s -L %s %s "$$@"\n' \
+	  '$(QEMU_AARCH64)' '$(SYSROOT)' '$(abspath $(VSIM))' > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+else
+TEST_VSIM := $(VSIM)
+endif
+test check: $(TEST_VSIM) $(TEST_RUN)
+	@VSIM=$(TEST_VSIM) VSIM_ROOT=$(CURDIR) TEST_WRAP='$(TEST_WRAP)' sh tests/run-tests.sh $(TEST_STEPS)
 
 # The golden suite (tests/golden/README.md): every example scene rerun and
 # compared with its file in tests/golden/; update regenerates the files and
@@ -326,6 +401,22 @@ golden-check: $(VSIM)
 
 golden-update: $(VSIM)
 	VSIM=$(VSIM) sh scripts/golden.sh update
+
+# The same bits on arm64 (docs/physics.md, determinism): every golden scene
+# (or SCENES="a b") run by build/vsim and by build/aarch64/vsim under
+# qemu-aarch64, each arm64 result compared with this machine's by
+# build/vsim compare, bitwise (scripts/golden.sh cross); the scene's line
+# also says whether this machine's result still equals tests/golden/.
+# GOLDEN_EXTRA="--frames N" shortens every scene (CI, .ci/run).  Needs
+# sh scripts/install-deps.sh --cross aarch64.
+AARCH64_SYSROOT := $(CURDIR)/build/aarch64/sysroot
+.PHONY: golden-check-aarch64
+golden-check-aarch64:
+	@command -v $(QEMU_AARCH64) > /dev/null 2>&1 || { echo "golden-check-aarch64: no $(QEMU_AARCH64) (Debian: qemu-user); sh scripts/install-deps.sh --cross aarch64 installs it" >&2; exit 1; }
+	$(MAKE) TARGET= VARIANT=release MPI= build/vsim
+	$(MAKE) TARGET=aarch64 VARIANT=release MPI= build/aarch64/vsim
+	VSIM=build/vsim VSIM_CROSS="$(QEMU_AARCH64) -L $(AARCH64_SYSROOT) build/aarch64/vsim" \
+	  GOLDEN_EXTRA="$(GOLDEN_EXTRA)" sh scripts/golden.sh cross $(SCENES)
 
 # The real readers of the result file (tests/clients/run.sh, part of make
 # test): MDAnalysis reads every frame, ParaView opens the .xmf sidecars and
@@ -539,7 +630,7 @@ uninstall:
 # need their runtime flags too).
 install-check: $(VSIM) $(LIBA) $(LIBSO) $(MANPAGE)
 	VSIM_ROOT=$(CURDIR) BUILD=$(BUILD) MAKE="$(MAKE)" sh tests/install-check.sh
-ifeq ($(VARIANT)$(MPI)$(strip $(T)),release)
+ifeq ($(VARIANT)$(MPI)$(strip $(T))$(TARGET),release)
 test check: install-check
 endif
 

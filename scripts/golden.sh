@@ -11,8 +11,12 @@
 #                                            one test case per dataset (a failure names the
 #                                            first differing frame), an error for a scene
 #                                            that cannot run or has no golden file
+#   sh scripts/golden.sh cross  [SCENE...]   run each scene with $VSIM and with $VSIM_CROSS
+#                                            (another build: arm64 under qemu) and compare
+#                                            the two results
 #
-# (`make golden-check`, `make golden-update`; `make test` runs the check.)
+# (`make golden-check`, `make golden-update`; `make test` runs the check;
+# `make golden-check-aarch64` runs cross with the arm64 build.)
 # SCENE is a name such as torn_cloth; none means every configs/*.yaml.
 #
 # Each scene runs as `vsim run configs/SCENE.yaml --frames 20
@@ -29,6 +33,16 @@
 # that a reviewer sees which physics changed; unchanged files are left
 # untouched (byte for byte, for git).  A scene that cannot run fails both
 # (exit 1); bad usage is exit 2.
+#
+# cross is the check that one source gives the same bits on two machines:
+# each scene runs, with the same options, once with $VSIM (this machine's
+# build) and once with $VSIM_CROSS (a command, split into words: e.g.
+# "qemu-aarch64 -L build/aarch64/sysroot build/aarch64/vsim"), and $VSIM
+# compare holds the second result to the first, bitwise unless tolerances
+# says otherwise.  Both are made at the same commit, so the check does not
+# depend on tests/golden/ being up to date; each scene's line also says
+# whether this machine's result equals its golden file (for information:
+# `golden.sh check` is the test of that).  Exit 1 when a pair differs.
 #
 # Environment: VSIM (the program, default build/vsim), VSIM_TEST_COUNTS (a
 # file that check adds its counts to, as tests/run-tests.sh reads), GOLDEN_DIR
@@ -53,7 +67,7 @@ usage() {
 [ $# -ge 1 ] || usage
 mode=$1
 shift
-case $mode in check | update) ;; *) usage ;; esac
+case $mode in check | update | cross) ;; *) usage ;; esac
 junit=${GOLDEN_JUNIT:-}
 scenes=
 named=0
@@ -81,6 +95,11 @@ if [ -n "$junit" ] && [ "$mode" != check ]; then
   exit 2
 fi
 [ -x "$VSIM" ] || { echo "golden: no program at $VSIM (run make first)" >&2; exit 2; }
+VSIM_CROSS=${VSIM_CROSS:-}
+if [ "$mode" = cross ] && [ -z "$VSIM_CROSS" ]; then
+  echo "golden: cross needs VSIM_CROSS, the command that runs the other build" >&2
+  exit 2
+fi
 [ -d "$CONFIGS" ] || { echo "golden: no scene directory $CONFIGS" >&2; exit 2; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vsim-golden-XXXXXX")
@@ -140,15 +159,23 @@ describe() {
     }'
 }
 
-# Run one scene into $tmp/NAME.h5; 0 when the file is there and complete.
+# Run one scene into $tmp/NAME.h5 ($2: another program, a command line,
+# into $tmp/NAME.cross.h5); 0 when the file is there and complete.
 run_scene() {
   name=$1
+  out=$tmp/$name${2:+.cross}
   opts=$(table "$GOLDEN_DIR/options" "$name")
   # word splitting of the option strings is intended: they hold no blanks
-  # inside values (see tests/golden/options)
-  # shellcheck disable=SC2086
-  "$VSIM" run "$CONFIGS/$name.yaml" $COMMON $opts $GOLDEN_EXTRA -o "$tmp/$name.h5" \
-    --force --quiet > "$tmp/$name.out" 2> "$tmp/$name.err"
+  # inside values (see tests/golden/options); so of $2, a command line
+  if [ $# -ge 2 ]; then
+    # shellcheck disable=SC2086
+    $2 run "$CONFIGS/$name.yaml" $COMMON $opts $GOLDEN_EXTRA -o "$out.h5" \
+      --force --quiet > "$out.out" 2> "$out.err"
+  else
+    # shellcheck disable=SC2086
+    "$VSIM" run "$CONFIGS/$name.yaml" $COMMON $opts $GOLDEN_EXTRA -o "$out.h5" \
+      --force --quiet > "$out.out" 2> "$out.err"
+  fi
 }
 
 # ---- the JUnit report: a <testsuite> per scene, gathered in $tmp/junit ----
@@ -219,6 +246,17 @@ for name in $scenes; do
   fi
   golden="$GOLDEN_DIR/$name.h5"
   rc=0
+  if [ "$mode" = cross ]; then
+    start=$(date +%s)
+    run_scene "$name" "$VSIM_CROSS" || rc=$?
+    secs=$(($(date +%s) - start))
+    if [ $rc -ne 0 ]; then
+      echo "golden: $name: FAILED to run with $VSIM_CROSS (exit $rc, ${secs} s):" >&2
+      sed 's/^/  /' "$tmp/$name.cross.err" >&2
+      failed=$((failed + 1))
+      continue
+    fi
+  fi
   run_scene "$name" || rc=$?
   if [ $rc -ne 0 ]; then
     echo "golden: $name: FAILED to run (exit $rc):" >&2
@@ -227,7 +265,32 @@ for name in $scenes; do
     failed=$((failed + 1))
     continue
   fi
-  if [ "$mode" = check ]; then
+  if [ "$mode" = cross ]; then
+    tol=$(table "$GOLDEN_DIR/tolerances" "$name")
+    lag="no golden file"
+    if [ -f "$golden" ]; then
+      lag="the golden file differs"
+      "$VSIM" compare "$tmp/$name.h5" "$golden" > /dev/null 2>&1 && lag="equal to the golden file"
+    fi
+    rc=0
+    # shellcheck disable=SC2086
+    "$VSIM" compare "$tmp/$name.cross.h5" "$tmp/$name.h5" --json $tol > "$tmp/$name.json" \
+      2> "$tmp/$name.err" || rc=$?
+    case $rc in
+      0) echo "golden: $name: ok, the same bits${tol:+ ($tol)} (${secs} s; this machine's run: $lag)" ;;
+      1)
+        echo "golden: $name: DIFFERENT between $VSIM_CROSS and $VSIM${tol:+ (beyond $tol)}"
+        describe "the other build" "this machine's build" < "$tmp/$name.json"
+        failed=$((failed + 1))
+        ;;
+      *)
+        echo "golden: $name: cannot compare (exit $rc):" >&2
+        sed 's/^/  /' "$tmp/$name.err" >&2
+        failed=$((failed + 1))
+        ;;
+    esac
+    rm -f "$tmp/$name.h5" "$tmp/$name.cross.h5"
+  elif [ "$mode" = check ]; then
     if [ ! -f "$golden" ]; then
       echo "golden: $name: no golden file $golden (make golden-update creates it)"
       junit_error "$name" "golden file" missing "no golden file $golden (make golden-update creates it)"
@@ -294,7 +357,13 @@ if [ "$mode" = update ] && [ $named -eq 0 ]; then
 fi
 
 junit_write
-if [ "$mode" = check ]; then
+if [ "$mode" = cross ]; then
+  if [ $failed -ne 0 ]; then
+    echo "golden: cross FAILED: $failed of $count scenes differ or did not run"
+    exit 1
+  fi
+  echo "golden: $count scenes give the same bits with $VSIM_CROSS and $VSIM"
+elif [ "$mode" = check ]; then
   # the counts, per scene, for the closing line of make test (tests/run-tests.sh)
   [ -z "${VSIM_TEST_COUNTS:-}" ] ||
     echo "golden: $((count - failed)) passed, $failed failed, 0 skipped" >> "$VSIM_TEST_COUNTS"

@@ -255,7 +255,7 @@ END_TEST
  * and reach, then, for points and segments moved about inside the reach,
  * vs_bvh_closest_list and vs_bvh_segment_list give the whole BVH's answer,
  * bit for bit; nothing nearer than *clear; the k found are the k nearest. */
-START_TEST(list_queries_match_the_whole_bvh) {
+static void list_queries(void) {
   soup s = make_soup(2000);
   vs_bvh b;
   vs_error e;
@@ -325,6 +325,16 @@ START_TEST(list_queries_match_the_whole_bvh) {
   free(s.v);
   free(s.t);
 }
+
+/* with the filter built (SSE2 on x86-64), and with the portable one, the
+ * only one on arm64 (bvh.c: the same answers) */
+START_TEST(list_queries_match_the_whole_bvh) { list_queries(); }
+END_TEST
+START_TEST(list_queries_match_the_whole_bvh_portable) {
+  vs_bvh__simd(0);
+  list_queries();
+  vs_bvh__simd(1);
+}
 END_TEST
 
 /* The list queries' plane bounds (four triangles at a time in float on
@@ -332,7 +342,7 @@ END_TEST
  * coordinates by 1e-4 m), a point just inside maxd of a triangle and a
  * segment through it near an edge get the whole BVH's answers, bit for bit,
  * from a list of every triangle near enough (brute force, up to 64). */
-START_TEST(list_bounds_keep_the_answers_far_from_the_origin) {
+static void list_bounds(void) {
   soup s = make_soup(2000);
   for (int32_t i = 0; i < s.nv; i++) s.v[3 * i] += 1000.0, s.v[3 * i + 1] -= 2000.0, s.v[3 * i + 2] += 500.0;
   vs_bvh b;
@@ -375,6 +385,14 @@ START_TEST(list_bounds_keep_the_answers_far_from_the_origin) {
   vs_bvh_free(&b);
   free(s.v);
   free(s.t);
+}
+
+START_TEST(list_bounds_keep_the_answers_far_from_the_origin) { list_bounds(); }
+END_TEST
+START_TEST(list_bounds_keep_the_answers_far_from_the_origin_portable) {
+  vs_bvh__simd(0);
+  list_bounds();
+  vs_bvh__simd(1);
 }
 END_TEST
 
@@ -496,6 +514,8 @@ static Suite *suite(void) {
   tcase_add_test(t, build_is_deterministic_and_address_free);
   tcase_add_test(t, list_queries_match_the_whole_bvh);
   tcase_add_test(t, list_bounds_keep_the_answers_far_from_the_origin);
+  tcase_add_test(t, list_queries_match_the_whole_bvh_portable);
+  tcase_add_test(t, list_bounds_keep_the_answers_far_from_the_origin_portable);
   tcase_add_test(t, grid_lists_hold_every_triangle_within_the_margin);
   tcase_add_test(t, grid_cells_grow_to_fit_the_table_budget);
   suite_add_tcase(s, t);

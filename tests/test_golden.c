@@ -34,6 +34,7 @@ static gdir setup(void) {
   setenv("GOLDEN_DIR", g.golden, 1);
   setenv("CONFIGS", g.configs, 1);
   unsetenv("GOLDEN_EXTRA");
+  unsetenv("VSIM_CROSS");
   return g;
 }
 
@@ -191,6 +192,56 @@ START_TEST(missing_and_broken_scenes) {
 }
 END_TEST
 
+/* cross: each scene run by VSIM and by the command VSIM_CROSS (the arm64
+ * build under qemu, in make golden-check-aarch64), the two results compared
+ * bitwise; here the other build is this one, then this one with a changed
+ * setting (a script that adds it), then one that cannot run. */
+START_TEST(cross_compares_two_builds) {
+  gdir g = setup();
+  cu_proc p = golden(&g, "cross");
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, "golden: cross needs VSIM_CROSS");
+  cu_free(&p);
+  p = golden(&g, "update");
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+
+  setenv("VSIM_CROSS", cu_vsim_bin(), 1);
+  p = golden(&g, "cross");
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "golden: mini: ok, the same bits (");
+  CU_EXPECT_IN(p.out, "this machine's run: equal to the golden file)\n");
+  CU_EXPECT_IN(p.out, "golden: 1 scenes give the same bits with ");
+  cu_free(&p);
+
+  char *other = cu_strf("%s/other.sh", g.d);
+  char *text = cu_strf("#!/bin/sh\nexec '%s' \"$@\" --set solver.iterations=9\n", cu_vsim_bin());
+  cu_write(other, text);
+  free(text);
+  ck_assert_int_eq(chmod(other, 0755), 0);
+  setenv("VSIM_CROSS", other, 1);
+  p = golden(&g, "cross");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.out, "golden: mini: DIFFERENT between ");
+  CU_EXPECT_IN(p.out, "  /particles/all/position/value: first at frame 1, particle ");
+  CU_EXPECT_IN(p.out, "golden: cross FAILED: 1 of 1 scenes differ or did not run");
+  cu_free(&p);
+
+  /* an other build that cannot run the scene (here: a bad --set) fails it */
+  text = cu_strf("#!/bin/sh\nexec '%s' \"$@\" --set solver.iterations=-1\n", cu_vsim_bin());
+  cu_write(other, text);
+  free(text);
+  p = golden(&g, "cross");
+  CU_EXPECT_CODE(p, 1);
+  CU_EXPECT_IN(p.err, "golden: mini: FAILED to run with ");
+  CU_EXPECT_IN(p.out, "golden: cross FAILED: 1 of 1 scenes differ or did not run");
+  cu_free(&p);
+  unsetenv("VSIM_CROSS");
+  free(other);
+  teardown(&g);
+}
+END_TEST
+
 static Suite *golden_suite(void) {
   Suite *s = suite_create("golden");
   TCase *tc = tcase_create("golden");
@@ -199,6 +250,7 @@ static Suite *golden_suite(void) {
   tcase_add_test(tc, missing_datasets_and_shapes_named);
   tcase_add_test(tc, update_leaves_unchanged_files);
   tcase_add_test(tc, missing_and_broken_scenes);
+  tcase_add_test(tc, cross_compares_two_builds);
   suite_add_tcase(s, tc);
   return s;
 }

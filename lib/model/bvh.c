@@ -567,6 +567,16 @@ static inline double lateral(const float *pl, const double p[3], double *pd) {
   return e;
 }
 
+/* The list queries rule triangles out four at a time with SSE2 where it is
+ * built (x86-64), one at a time elsewhere (arm64) and for the rest of a
+ * list.  Both bounds are beyond rounding, so both keep every triangle that
+ * can be the answer, and the exact tests that follow decide: the same
+ * answers, bit for bit.  The tests turn the four-at-a-time filter off to
+ * hold the portable one to that on x86-64 too (vs_bvh__simd). */
+static int simd_filter = 1;
+
+void vs_bvh__simd(int on) { simd_filter = on; }
+
 #if defined(__SSE2__)
 /* The same bounds for four triangles at once, in float: the point rounded
  * to float (6e-8 of its coordinates) and five float operations (6e-8 of
@@ -652,7 +662,7 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
   int nc = 0, first = -1, i = 0;
 #if defined(__SSE2__)
   /* four triangles at a time in float (see bounds4) */
-  {
+  if (simd_filter) {
     bounds4_t q;
     bounds4_init(&q, p, lim);
     for (; i + 4 <= n; i += 4) {
@@ -718,7 +728,7 @@ int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const doubl
   int32_t best = -1;
   int i = 0;
 #if defined(__SSE2__)
-  {
+  if (simd_filter) {
     bounds4_t qa, qb;
     bounds4_init(&qa, p0, tol), bounds4_init(&qb, p1, tol);
     for (; i + 4 <= n; i += 4) {

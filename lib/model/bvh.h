@@ -107,6 +107,11 @@ int vs_bvh_closest_list(const vs_bvh *b, const int32_t *list, int n, const doubl
 int vs_bvh_segment_list(const vs_bvh *b, const int32_t *list, int n, const double p0[3],
                         const double p1[3], vs_bvh_hit *hit);
 
+/* Tests only: 0 makes the list queries rule triangles out one at a time,
+ * as they do where SSE2 is not built (arm64), instead of four at a time;
+ * 1 (the default) uses what is built. */
+void vs_bvh__simd(int on);
+
 /* The per-triangle tests the queries use (exposed for the brute-force tests). */
 double vs_tri_closest(const double *a, const double *bb, const double *c, const double p[3],
                       double q[3]);

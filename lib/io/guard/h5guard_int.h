@@ -56,8 +56,10 @@ vs_status vs_h5g__open_hdf5(vs_h5g_file *f, const char *h5name, const struct sta
  * (signal N)" when the child crashed, timed out or failed. */
 vs_status vs_h5g__probe(vs_h5g_file *f, const char *h5name, const struct stat *st,
                         vs_error *err);
-/* Tests only: the next probes' child crashes (1), loops (2) or allocates
- * without bound (3) before walking; 0 walks; -1: no probe at all (for
+/* Tests only: the next probes' child crashes (1), loops (2), allocates
+ * without bound (3), or does so with its address space watched by the
+ * timer that stands in for RLIMIT_AS where that does not take, as under
+ * qemu-user (4), before walking; 0 walks; -1: no probe at all (for
  * test_alloc, which fails the parent's allocations one by one: the probe
  * allocates nothing in the parent, and a fork per failure under the
  * sanitizers costs minutes).  seconds: its time limit

@@ -19,10 +19,11 @@
  * (inherited handlers of vsim or of a sanitizer runtime would catch them),
  * terminal signals ignored (Ctrl-C reaches the parent), no core file, no
  * file written (RLIMIT_FSIZE 0), RLIMIT_CPU, RLIMIT_AS (its size now plus
- * VS_H5G_PROBE_MEMORY), alarm(); stdout and stderr to /dev/null; no stdio,
- * no atexit handler (_exit), no allocator hook (vsim/alloc.h: the C
- * library's); it uses no OpenMP.  At the end of its walk it
- * writes one byte down a pipe.  If it dies by a signal, runs out of time or
+ * VS_H5G_PROBE_MEMORY; where the limit does not take, as under qemu-user,
+ * a timer that watches the size instead), alarm(); stdout and stderr to
+ * /dev/null; no stdio, no atexit handler (_exit), no allocator hook
+ * (vsim/alloc.h: the C library's); it uses no OpenMP.  At the end of its
+ * walk it writes one byte down a pipe.  If it dies by a signal, runs out of time or
  * exits without that byte (a sanitizer's report exits 1), the file is
  * refused: "corrupt file: HDF5 failed reading its structure (signal N)".
  * A file probed clean is remembered for the thread (device, inode, size,
@@ -36,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,6 +299,51 @@ static void probe_group(probe *p, int depth) {
   names_free(&l);
 }
 
+/* ---- the child's memory, where RLIMIT_AS does not hold ---------------------------
+ * Under an emulator the limit is not the child's: qemu-user (linux-user)
+ * answers setrlimit(RLIMIT_AS) with success and sets nothing (the limit
+ * would bind qemu's own allocations too), and its /proc/self/statm is
+ * qemu's, not the guest's.  The child then had no bound at all: an
+ * unbounded allocation (a hostile file, the tests' fault 3) grew qemu to
+ * gigabytes of page tables until RLIMIT_CPU or the alarm, and the file was
+ * refused as too slow instead of being read as it is natively.  So the
+ * limit is read back, and when it did not take, a profiling timer (every
+ * 10 ms of the child's CPU time) reads /proc/self/statm, whichever process
+ * it describes, and ends the walk as a failed allocation would have (the
+ * byte down the pipe, exit 0) once it has grown by VS_H5G_PROBE_MEMORY.
+ * Only open, read, close, write and _exit: all async-signal-safe. */
+static unsigned long long watch_limit_pages;
+
+static unsigned long long statm_pages(void) {
+  char buf[64];
+  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  unsigned long long v = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) v = 10 * v + (unsigned)(buf[i] - '0');
+  return v;
+}
+
+static void watch_tick(int sig) {
+  (void)sig;
+  const int saved = errno;
+  if (statm_pages() > watch_limit_pages) child_done();
+  errno = saved;
+}
+
+static void watch_memory(unsigned long long pages_now, long page) {
+  watch_limit_pages = pages_now + VS_H5G_PROBE_MEMORY / (unsigned long long)page;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = watch_tick;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGPROF, &sa, NULL);
+  struct itimerval t = {{0, 10000}, {0, 10000}};
+  setitimer(ITIMER_PROF, &t, NULL);
+}
+
 /* The child's limits and signals; see the comment at the top. */
 static void child_setup(pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -347,7 +394,12 @@ static void child_setup(pid_t parent) {
       if (cur.rlim_cur == RLIM_INFINITY || want < cur.rlim_cur) {
         r.rlim_cur = want;
         r.rlim_max = cur.rlim_max;
-        setrlimit(RLIMIT_AS, &r);
+        struct rlimit got;
+        /* read back: an emulator may say yes and set nothing (above);
+         * the tests' fault 4 sets nothing either, to test the watch */
+        if (probe_fault == 4 || setrlimit(RLIMIT_AS, &r) != 0 || getrlimit(RLIMIT_AS, &got) != 0 ||
+            got.rlim_cur != want)
+          watch_memory(pages, page);
       }
     }
   }
@@ -357,7 +409,7 @@ static void child_setup(pid_t parent) {
   if (probe_fault == 2)
     for (volatile unsigned long i = 0;; i++) {
     }
-  if (probe_fault == 3)
+  if (probe_fault == 3 || probe_fault == 4)
     for (volatile char *m;;)
       if (!(m = malloc((size_t)64 << 20))) child_done();
 }
