@@ -47,6 +47,13 @@ void cli_json_number(FILE *f, double v);
 /* Monotonic seconds. */
 double cli_now(void);
 
+/* The signals that end a run or a sweep as interrupted (docs/cli.md, exit
+ * status): every one whose default action ends the process, but for those
+ * that report a fault (SIGSEGV, ...), SIGPIPE and SIGXFSZ, which each
+ * command treats on its own.  cli_stop_signal_count entries. */
+extern const int cli_stop_signals[];
+extern const size_t cli_stop_signal_count;
+
 /* Put the heap on transparent huge pages (heap.c); first thing in `vsim run`. */
 void cli_heap_setup(void);
 

@@ -258,18 +258,6 @@ static void take_signal(int sig, const struct sigaction *sa, int always) {
 }
 
 static void install_signals(void) {
-  static const int stop_signals[] = {
-    SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
-#ifdef SIGPOLL
-    SIGPOLL,
-#endif
-#ifdef SIGSTKFLT
-    SIGSTKFLT,
-#endif
-#ifdef SIGPWR
-    SIGPWR,
-#endif
-  };
   g_temp_path[0] = '\0';
   g_stop = 0;
   memset(g_taken, 0, sizeof g_taken);
@@ -278,8 +266,8 @@ static void install_signals(void) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
-    take_signal(stop_signals[i], &sa, 0);
+  for (size_t i = 0; i < cli_stop_signal_count; i++)
+    take_signal(cli_stop_signals[i], &sa, 0);
 #ifdef SIGRTMIN
   for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) take_signal(sig, &sa, 0);
 #endif

@@ -48,18 +48,6 @@ static void take_signal(int sig, const struct sigaction *sa, int always) {
 }
 
 void install_signals(void) {
-  static const int stop_signals[] = {
-    SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
-#ifdef SIGPOLL
-    SIGPOLL,
-#endif
-#ifdef SIGSTKFLT
-    SIGSTKFLT,
-#endif
-#ifdef SIGPWR
-    SIGPWR,
-#endif
-  };
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal; /* no SA_RESTART: poll() returns at once */
@@ -67,8 +55,8 @@ void install_signals(void) {
   g_signals = 0;
   g_last_signal = 0;
   memset(g_taken, 0, sizeof g_taken);
-  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
-    take_signal(stop_signals[i], &sa, 0);
+  for (size_t i = 0; i < cli_stop_signal_count; i++)
+    take_signal(cli_stop_signals[i], &sa, 0);
 #ifdef SIGRTMIN
   for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) take_signal(sig, &sa, 0);
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* util.c: exit codes, messages and JSON helpers shared by the subcommands. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -83,6 +84,20 @@ double cli_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+const int cli_stop_signals[] = {
+  SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+  SIGPOLL,
+#endif
+#ifdef SIGSTKFLT
+  SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+  SIGPWR,
+#endif
+};
+const size_t cli_stop_signal_count = sizeof cli_stop_signals / sizeof cli_stop_signals[0];
 
 /* True when the word needs no quoting in a POSIX shell. */
 static int shell_safe(const char *s) {
