@@ -746,3 +746,7 @@ pictures: $(VSIM)
 	$(VSIM) run configs/cloth_sphere.yaml -o $(PICTURES_DIR)/cloth_sphere.h5 --force --quiet
 	$(VSIM) render $(PICTURES_DIR)/cloth_sphere.h5 --frame 16 --color speed --size 800x500 -o docs/images/cloth_sphere.png
 	$(VSIM) plot $(PICTURES_DIR)/cloth_sphere.h5 --size 800x400 -o docs/images/cloth_sphere_plot.png
+	$(VSIM) run configs/rigid_dice.yaml -o $(PICTURES_DIR)/rigid_dice.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/rigid_dice.h5 --size 400x300 -o docs/images/rigid_dice.png
+	$(VSIM) run configs/rigid_pyramid.yaml -o $(PICTURES_DIR)/rigid_pyramid.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/rigid_pyramid.h5 --size 400x300 -o docs/images/rigid_pyramid.png
