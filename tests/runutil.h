@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -99,6 +100,15 @@ static inline cu_child cu_start_setup(const char *cwd, const char *stdin_path,
     if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
         chdir(cwd) != 0)
       _exit(127);
+    /* The program starts as from an interactive shell, whatever this test
+     * inherited: every signal at its default and none blocked.  Under nohup
+     * SIGHUP arrives ignored, and vsim keeps an ignored signal ignored, so
+     * the tests of what SIGHUP does would fail there.  setup may change it. */
+    for (int sig = 1; sig < NSIG; sig++)
+      if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     if (setup) setup(arg);
     execvp(argv[0], (char *const *)argv);
     _exit(127);
