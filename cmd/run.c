@@ -289,13 +289,18 @@ static void set_signal_temp_path(const char *path) {
 }
 
 static void restore_signals(void) {
-  for (int sig = 1; sig < NSIG; sig++)
-    if (g_taken[sig] && sig != SIGPIPE) sigaction(sig, &g_old[sig], NULL);
-  /* the messages that follow a run stopped by a closed pipe go to that
-   * pipe: they fail with EPIPE instead of killing the finished run */
   struct sigaction ign;
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
+  /* After an interrupt, a signal that asks only once stays ignored until
+   * the program exits: a timer or a CPU limit repeats by itself, and its
+   * default action would kill the program between the finished file and
+   * its message and exit status (1, interrupted). */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (g_taken[sig] && sig != SIGPIPE)
+      sigaction(sig, g_stop && !insists(sig) ? &ign : &g_old[sig], NULL);
+  /* the messages that follow a run stopped by a closed pipe go to that
+   * pipe: they fail with EPIPE instead of killing the finished run */
   sigaction(SIGPIPE, &ign, NULL);
   memset(g_taken, 0, sizeof g_taken);
   g_temp_path[0] = '\0';

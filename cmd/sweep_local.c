@@ -64,11 +64,15 @@ void install_signals(void) {
 }
 
 void restore_signals(void) {
-  for (int sig = 1; sig < NSIG; sig++)
-    if (g_taken[sig] && sig != SIGPIPE) sigaction(sig, &g_old[sig], NULL);
   struct sigaction ign;
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
+  /* as run.c's: after an interrupt, a signal that asks only once stays
+   * ignored until the program exits, so that its repeat cannot kill the
+   * sweep before its summary and exit status */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (g_taken[sig] && sig != SIGPIPE)
+      sigaction(sig, g_signals && !insists(sig) ? &ign : &g_old[sig], NULL);
   sigaction(SIGPIPE, &ign, NULL);
   memset(g_taken, 0, sizeof g_taken);
 }
