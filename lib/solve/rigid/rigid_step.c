@@ -150,6 +150,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
         v[k] = (v[k] + hs * st->gravity[k]) * damp;
         av[k] *= damp;
       }
+      if (w->air) vs_rigid_air(w, i, v, hs); /* air drag (docs/physics.md, "Air") */
     }
     memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
     vs_rigid_substep_begin(m, w, hs);
