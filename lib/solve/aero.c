@@ -134,10 +134,13 @@ void vs_aero_end(const vs_model *m, vs_state *s) {
   }
 }
 
-void vs_rigid_air(const vs_rwork *w, int32_t i, double v[3], double hs) {
+double vs_rigid_air_den(const vs_rwork *w, int32_t i, const double v[3], double hs) {
   const double k1 = w->air[2 * (size_t)i], k2 = w->air[2 * (size_t)i + 1];
-  if (!(k1 > 0.0 || k2 > 0.0)) return;
+  if (!(k1 > 0.0 || k2 > 0.0)) return 1.0;
   const double r[3] = {v[0] - w->wind[0], v[1] - w->wind[1], v[2] - w->wind[2]};
-  const double den = 1.0 + hs * (k1 + k2 * sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
-  for (int k = 0; k < 3; k++) v[k] = w->wind[k] + r[k] / den;
+  return 1.0 + hs * (k1 + k2 * sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
+}
+
+void vs_rigid_air(const vs_rwork *w, double v[3], double den) {
+  for (int k = 0; k < 3; k++) v[k] = w->wind[k] + (v[k] - w->wind[k]) / den;
 }

@@ -247,8 +247,11 @@ VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwo
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */
 VS_RPRIVATE void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
-/* Air drag on body i's velocity v over a substep hs (w->air set; solve/aero.c). */
-VS_RPRIVATE void vs_rigid_air(const vs_rwork *w, int32_t i, double v[3], double hs);
+/* Air drag of a substep hs (w->air set; solve/aero.c): body i's denominator
+ * 1 + hs (k1 + k2 |v - wind|) from its velocity v at the substep's start,
+ * then, after gravity, v = wind + (v - wind) / den. */
+VS_RPRIVATE double vs_rigid_air_den(const vs_rwork *w, int32_t i, const double v[3], double hs);
+VS_RPRIVATE void vs_rigid_air(const vs_rwork *w, double v[3], double den);
 
 /* Two-way coupling with a particle of inverse mass wp (0: pinned) and radius r
  * at position p (in/out), solved at the position level as the particle solver
