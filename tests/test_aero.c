@@ -45,12 +45,13 @@ START_TEST(sheet_reaches_terminal_speed) {
   const double vt = sqrt(2.0 * M * G / (RHO * cd * A));
   const char *integ[] = {"pbd", "xpbd", "verlet"};
   for (int it = 0; it < 3; it++) {
-    tu_sim r = sim_f("time: {dt: 1/120, frames: 1, substeps: 4}\n"
-                     "solver: {integrator: %s, iterations: 30}\n"
-                     "bodies:\n"
-                     "  - cloth: {origin: [0, 100, 0], size: [1, 1], resolution: [11, 11], plane: xz,\n"
-                     "            mass: %g, drag: %g, shear: {}, bend: {}, damping_rigid: 0.5}\n",
-                     integ[it], M, cd);
+    tu_sim r = sim_f(
+        "time: {dt: 1/120, frames: 1, substeps: 4}\n"
+        "solver: {integrator: %s, iterations: 30}\n"
+        "bodies:\n"
+        "  - cloth: {origin: [0, 100, 0], size: [1, 1], resolution: [11, 11], plane: xz,\n"
+        "            mass: %g, drag: %g, shear: {}, bend: {}, damping_rigid: 0.5}\n",
+        integ[it], M, cd);
     const int32_t n = r.m->n_particles;
     for (int f = 0; f < 240; f++) {
       tu_sim_steps(&r, 1);
@@ -72,18 +73,19 @@ START_TEST(sheet_reaches_terminal_speed) {
   }
   /* the mesh: configs/meshes/flag.obj, 1.5 x 1.1 m, turned flat */
   char *obj = tu_repo_path("configs/meshes/flag.obj");
-  tu_sim r = sim_f("time: {dt: 1/120, frames: 1, substeps: 2}\n"
-                   "bodies:\n"
-                   "  - mesh: {file: \"%s\", transform: {rotate: [90, 0, 0], translate: [0, 100, 0]},\n"
-                   "           mass: %g, drag: %g}\n",
-                   obj, M, cd);
+  tu_sim r = sim_f(
+      "time: {dt: 1/120, frames: 1, substeps: 2}\n"
+      "bodies:\n"
+      "  - mesh: {file: \"%s\", transform: {rotate: [90, 0, 0], translate: [0, 100, 0]},\n"
+      "           mass: %g, drag: %g}\n",
+      obj, M, cd);
   free(obj);
   tu_sim_steps(&r, 240);
   const double vt_mesh = sqrt(2.0 * M * G / (RHO * cd * 1.5 * 1.1));
   const int32_t n = r.m->n_particles;
   for (int32_t i = 0; i < n; i++) {
-    ck_assert_msg(fabs(-r.s->v[3 * i + 1] - vt_mesh) < 1e-9 * vt_mesh, "mesh particle %d: %.17g, want %.17g",
-                  i, -r.s->v[3 * i + 1], vt_mesh);
+    ck_assert_msg(fabs(-r.s->v[3 * i + 1] - vt_mesh) < 1e-9 * vt_mesh,
+                  "mesh particle %d: %.17g, want %.17g", i, -r.s->v[3 * i + 1], vt_mesh);
     ck_assert_msg(fabs(tu_sim_x(&r, i)[1] - tu_sim_x(&r, 0)[1]) < 1e-9, "mesh not flat at %d", i);
   }
   tu_sim_free(&r);
@@ -96,10 +98,11 @@ END_TEST
  * v_t n |1/(1 + k h) - e^{-k h}| <= v_t n (k h)^2 / 2 (each factor below 1). */
 START_TEST(particle_linear_drag) {
   const double k = 2.0, h = 0.01, vt = G / k;
-  tu_sim r = sim_f("time: {dt: %g, frames: 1}\n"
-                   "bodies:\n"
-                   "  - particles: {positions: [[0, 0, 0]], air_drag_linear: %g}\n",
-                   h, k);
+  tu_sim r = sim_f(
+      "time: {dt: %g, frames: 1}\n"
+      "bodies:\n"
+      "  - particles: {positions: [[0, 0, 0]], air_drag_linear: %g}\n",
+      h, k);
   double worst_disc = 0.0, worst_exact = 0.0;
   for (int n = 1; n <= 300; n++) {
     tu_sim_steps(&r, 1);
@@ -127,16 +130,17 @@ START_TEST(particle_quadratic_terminal_speed) {
   const double k2 = 0.5, vt = sqrt(G / k2);
   const char *integ[] = {"pbd", "xpbd", "verlet"};
   for (int it = 0; it < 3; it++) {
-    tu_sim r = sim_f("time: {dt: 1/60, frames: 1}\n"
-                     "solver: {integrator: %s}\n"
-                     "bodies:\n"
-                     "  - particles: {positions: [[0, 0, 0], [1, 0, 0]], masses: [1, 7],\n"
-                     "                velocities: [[0, 20, 0], [0, -30, 0]], air_drag_quadratic: %g}\n",
-                     integ[it], k2);
+    tu_sim r = sim_f(
+        "time: {dt: 1/60, frames: 1}\n"
+        "solver: {integrator: %s}\n"
+        "bodies:\n"
+        "  - particles: {positions: [[0, 0, 0], [1, 0, 0]], masses: [1, 7],\n"
+        "                velocities: [[0, 20, 0], [0, -30, 0]], air_drag_quadratic: %g}\n",
+        integ[it], k2);
     tu_sim_steps(&r, 600);
     for (int i = 0; i < 2; i++) {
-      const double v = it == 2 ? (tu_sim_x(&r, i)[1] - r.s->xprev[4 * i + 1]) / r.m->h
-                               : r.s->v[3 * i + 1];
+      const double v =
+          it == 2 ? (tu_sim_x(&r, i)[1] - r.s->xprev[4 * i + 1]) / r.m->h : r.s->v[3 * i + 1];
       ck_assert_msg(fabs(-v - vt) < 0.01 * vt, "%s particle %d: %g, terminal %g", integ[it], i, -v,
                     vt);
     }
@@ -151,11 +155,12 @@ END_TEST
 START_TEST(rigid_terminal_speed) {
   const double k[3][2] = {{0.0, 0.5}, {2.0, 0.0}, {1.0, 0.25}};
   for (int c = 0; c < 3; c++) {
-    tu_sim r = sim_f("time: {dt: 1/60, frames: 1}\n"
-                     "bodies:\n"
-                     "  - rigid: {shape: sphere, radius: 0.2, mass: 3, position: [0, 100, 0],\n"
-                     "            air_drag_linear: %g, air_drag_quadratic: %g}\n",
-                     k[c][0], k[c][1]);
+    tu_sim r = sim_f(
+        "time: {dt: 1/60, frames: 1}\n"
+        "bodies:\n"
+        "  - rigid: {shape: sphere, radius: 0.2, mass: 3, position: [0, 100, 0],\n"
+        "            air_drag_linear: %g, air_drag_quadratic: %g}\n",
+        k[c][0], k[c][1]);
     tu_sim_steps(&r, 600);
     const double k1 = k[c][0], k2 = k[c][1];
     const double vt = k2 > 0 ? (-k1 + sqrt(k1 * k1 + 4 * k2 * G)) / (2 * k2) : G / k1;
@@ -170,11 +175,12 @@ END_TEST
 /* A sheet edge-on to the wind (n . u = 0) feels no drag and no lift: it
  * does not move at all. */
 START_TEST(edge_on_sheet_feels_nothing) {
-  tu_sim r = tu_sim_new("time: {dt: 1/60, frames: 1}\n"
-                        "world: {gravity: [0, 0, 0], wind: [7, -3, 0]}\n"
-                        "bodies:\n"
-                        "  - cloth: {origin: [0, 1, 0], size: [1, 0.5], resolution: [6, 4],\n"
-                        "            mass: 0.2, drag: 1.5, lift: 0.8}\n");
+  tu_sim r = tu_sim_new(
+      "time: {dt: 1/60, frames: 1}\n"
+      "world: {gravity: [0, 0, 0], wind: [7, -3, 0]}\n"
+      "bodies:\n"
+      "  - cloth: {origin: [0, 1, 0], size: [1, 0.5], resolution: [6, 4],\n"
+      "            mass: 0.2, drag: 1.5, lift: 0.8}\n");
   const int32_t n = r.m->n_particles;
   double *x0 = malloc(4 * (size_t)n * sizeof *x0);
   memcpy(x0, r.s->x, 4 * (size_t)n * sizeof *x0);
@@ -193,13 +199,14 @@ START_TEST(sheet_pushed_by_the_formula) {
   const double h = 1.0 / 60, cd = 1.3, cl = 0.9, w = 5.0, A = 1.0 * 0.5, M = 0.2;
   const char *relax[] = {"gauss-seidel", "jacobi"};
   for (int j = 0; j < 2; j++) {
-    tu_sim r = sim_f("time: {dt: 1/60, frames: 1}\n"
-                     "solver: {relaxation: %s}\n"
-                     "world: {gravity: [0, 0, 0], wind: [0, 0, %g], air_density: %g}\n"
-                     "bodies:\n"
-                     "  - cloth: {origin: [0, 1, 0], size: [1, 0.5], resolution: [6, 4],\n"
-                     "            mass: %g, drag: %g, shear: {}}\n",
-                     relax[j], w, RHO, M, cd);
+    tu_sim r = sim_f(
+        "time: {dt: 1/60, frames: 1}\n"
+        "solver: {relaxation: %s}\n"
+        "world: {gravity: [0, 0, 0], wind: [0, 0, %g], air_density: %g}\n"
+        "bodies:\n"
+        "  - cloth: {origin: [0, 1, 0], size: [1, 0.5], resolution: [6, 4],\n"
+        "            mass: %g, drag: %g, shear: {}}\n",
+        relax[j], w, RHO, M, cd);
     tu_sim_steps(&r, 1);
     double p[3];
     momentum(&r, p);
@@ -211,12 +218,13 @@ START_TEST(sheet_pushed_by_the_formula) {
   }
   /* lift: the wind (0, a, a) at 45° to the sheet's normal z */
   const double a = 4.0;
-  tu_sim r = sim_f("time: {dt: 1/60, frames: 1}\n"
-                   "world: {gravity: [0, 0, 0], wind: [0, %g, %g]}\n"
-                   "bodies:\n"
-                   "  - cloth: {origin: [0, 1, 0], size: [1, 0.5], resolution: [6, 4],\n"
-                   "            mass: %g, lift: %g, shear: {}}\n",
-                   a, a, M, cl);
+  tu_sim r = sim_f(
+      "time: {dt: 1/60, frames: 1}\n"
+      "world: {gravity: [0, 0, 0], wind: [0, %g, %g]}\n"
+      "bodies:\n"
+      "  - cloth: {origin: [0, 1, 0], size: [1, 0.5], resolution: [6, 4],\n"
+      "            mass: %g, lift: %g, shear: {}}\n",
+      a, a, M, cl);
   tu_sim_steps(&r, 1);
   double p[3];
   momentum(&r, p);
@@ -234,19 +242,22 @@ END_TEST
  * start (linear between keys, held after the last). */
 START_TEST(wind_keys_drive_the_force) {
   const double k = 3.0, h = 0.05;
-  tu_sim r = sim_f("time: {dt: %g, frames: 1}\n"
-                   "world: {gravity: [0, 0, 0], wind_keys: [[0.5, 0, 0, 0], [1.5, 10, -4, 0], [2, 2, 0, 1]]}\n"
-                   "bodies:\n"
-                   "  - particles: {positions: [[0, 0, 0]], air_drag_linear: %g}\n"
-                   "  - rigid: {shape: sphere, position: [5, 0, 0], air_drag_linear: %g}\n",
-                   h, k, k);
+  tu_sim r = sim_f(
+      "time: {dt: %g, frames: 1}\n"
+      "world: {gravity: [0, 0, 0], wind_keys: [[0.5, 0, 0, 0], [1.5, 10, -4, 0], [2, 2, 0, 1]]}\n"
+      "bodies:\n"
+      "  - particles: {positions: [[0, 0, 0]], air_drag_linear: %g}\n"
+      "  - rigid: {shape: sphere, position: [5, 0, 0], air_drag_linear: %g}\n",
+      h, k, k);
   const double keys[3][4] = {{0.5, 0, 0, 0}, {1.5, 10, -4, 0}, {2, 2, 0, 1}};
   double v[3] = {0, 0, 0};
   for (int n = 0; n < 60; n++) {
     const double t = n * h;
     double u[3];
-    if (t <= keys[0][0]) memcpy(u, &keys[0][1], sizeof u);
-    else if (t >= keys[2][0]) memcpy(u, &keys[2][1], sizeof u);
+    if (t <= keys[0][0])
+      memcpy(u, &keys[0][1], sizeof u);
+    else if (t >= keys[2][0])
+      memcpy(u, &keys[2][1], sizeof u);
     else {
       const int j = t < keys[1][0] ? 0 : 1;
       const double f = (t - keys[j][0]) / (keys[j + 1][0] - keys[j][0]);
@@ -270,11 +281,12 @@ END_TEST
 /* The defaults change nothing: wind alone (no body with air) runs the same
  * bits as no wind, and explicit zero coefficients the same as none. */
 START_TEST(defaults_are_bitwise_unchanged) {
-  const char *base = "time: {dt: 1/60, frames: 1}\n"
-                     "world: {gravity: [0.3, -9.81, 0]%s}\n"
-                     "bodies:\n"
-                     "  - cloth: {origin: [0, 1, 0], size: [1, 1], resolution: [8, 8], pin: top-edge%s}\n"
-                     "  - rigid: {shape: box, position: [3, 0, 0]%s}\n";
+  const char *base =
+      "time: {dt: 1/60, frames: 1}\n"
+      "world: {gravity: [0.3, -9.81, 0]%s}\n"
+      "bodies:\n"
+      "  - cloth: {origin: [0, 1, 0], size: [1, 1], resolution: [8, 8], pin: top-edge%s}\n"
+      "  - rigid: {shape: box, position: [3, 0, 0]%s}\n";
   tu_sim a = sim_f(base, "", "", "");
   tu_sim b = sim_f(base, ", wind: [3, 1, 2], air_density: 2",
                    ", drag: 0, lift: 0, air_drag_linear: 0", ", air_drag_quadratic: 0");
@@ -300,9 +312,12 @@ static const char *const flag_scene =
     "  wind_keys: [[0, 4, 0, 1], [0.3, 8, 1, -2], [0.6, 3, 0, 2]]\n"
     "  colliders: [{plane: {point: [0, -1, 0], normal: [0, 1, 0]}}]\n"
     "bodies:\n"
-    "  - cloth: {name: flag, origin: [0, 0, 0], size: [1.5, 1], resolution: [80, 60], pin: [[0, 59], [0, 0]],\n"
-    "            mass: 0.3, drag: 1.2, lift: 0.6, air_drag_linear: 0.2, stretch: {compliance: 1e-6}}\n"
-    "  - rope: {from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: first, air_drag_quadratic: 0.3}\n"
+    "  - cloth: {name: flag, origin: [0, 0, 0], size: [1.5, 1], resolution: [80, 60], pin: [[0, "
+    "59], [0, 0]],\n"
+    "            mass: 0.3, drag: 1.2, lift: 0.6, air_drag_linear: 0.2, stretch: {compliance: "
+    "1e-6}}\n"
+    "  - rope: {from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: first, air_drag_quadratic: "
+    "0.3}\n"
     "  - rigid: {shape: box, position: [3, 0, 0], air_drag_linear: 0.5, air_drag_quadratic: 0.1}\n";
 
 START_TEST(bitwise_threads_relaxation_resume) {
@@ -390,7 +405,9 @@ START_TEST(bad_input) {
   cu_proc p = cu_vsim(d, "run", "ok.yaml", "--set", "world.wind_keys=[[1, 0, 0, 0], [0, 1, 0, 0]]",
                       "-o", "out.h5", "-q", NULL);
   CU_EXPECT_CODE(p, 2);
-  CU_EXPECT_IN(p.err, "vsim: --set world.wind_keys=[[1, 0, 0, 0], [0, 1, 0, 0]]: world.wind_keys.1.0: expected a time after the previous key's 1, got 0");
+  CU_EXPECT_IN(p.err,
+               "vsim: --set world.wind_keys=[[1, 0, 0, 0], [0, 1, 0, 0]]: world.wind_keys.1.0: "
+               "expected a time after the previous key's 1, got 0");
   cu_free(&p);
   free(path);
   tu_rmtree(d);

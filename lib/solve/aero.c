@@ -83,7 +83,8 @@ void vs_aero_begin(const vs_model *m, vs_state *s, double t) {
     any = bi->drag > 0.0 || bi->lift > 0.0;
   }
   if (!any) {
-    for (int32_t i = 0; i < n; i++) acc[4 * (size_t)i] = acc[4 * (size_t)i + 1] = acc[4 * (size_t)i + 2] = 0.0;
+    for (int32_t i = 0; i < n; i++)
+      acc[4 * (size_t)i] = acc[4 * (size_t)i + 1] = acc[4 * (size_t)i + 2] = 0.0;
     return;
   }
   double *vel = w->vpre; /* (n x 3): rewritten after the prediction (step.c) */
@@ -99,7 +100,8 @@ void vs_aero_begin(const vs_model *m, vs_state *s, double t) {
     double u[3];
     for (int d = 0; d < 3; d++)
       u[d] = uw[d] - (vel[3 * (size_t)tri[0] + d] + vel[3 * (size_t)tri[1] + d] +
-                      vel[3 * (size_t)tri[2] + d]) / 3.0;
+                      vel[3 * (size_t)tri[2] + d]) /
+                         3.0;
     triangle_force(m, s->x, tri, u, bi->drag, bi->lift, acc);
   }
 }

@@ -60,7 +60,7 @@ typedef struct vs_body_info {
   uint32_t group_bits;  /* 1 << collision_group */
   uint32_t mask;        /* collision_mask: collides with the groups of these bits */
   double drag, lift;    /* cloth, mesh: per-triangle air pressure coefficients C_d, C_l */
-  double air_linear;    /* 1/s: air drag per unit mass, linear in the velocity relative to the wind */
+  double air_linear;    /* 1/s: air drag per unit mass, linear in the speed relative to the wind */
   double air_quadratic; /* 1/m: quadratic in it */
 } vs_body_info;
 
