@@ -101,16 +101,3 @@ void vs_model_pin_target(const vs_model *m, int32_t k, double t, double out[3]) 
   }
   vs_keys_at(&m->pin_keys[4 * (size_t)m->pin_key0[k]], n, t, out);
 }
-
-void vs_model_wind(const vs_model *m, double t, double out[3]) {
-  if (m->n_wind_keys > 0) vs_keys_at(m->wind_keys, m->n_wind_keys, t, out);
-  else for (int j = 0; j < 3; j++) out[j] = m->wind[j];
-}
-
-int vs_scene_has_air(const vs_scene *s) {
-  for (size_t b = 0; b < s->n_bodies; b++) {
-    const vs_body_desc *d = &s->bodies[b];
-    if (d->drag > 0.0 || d->lift > 0.0 || d->air_linear > 0.0 || d->air_quadratic > 0.0) return 1;
-  }
-  return 0;
-}

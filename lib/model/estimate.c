@@ -184,7 +184,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   model += c->work;
   model += c->grids;                                   /* OBJ files read, edge sorts */
   run += 60 * np;                                     /* contacts, pre-step velocities */
-  if (fm.aero) run += 32 * np;                        /* the air's accelerations (solve/aero.c) */
+  if (fm.aero) run += 32 * np + 24 * (uint64_t)fm.n_triangles; /* the air's forces (solve/aero.c) */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
   for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes and balls */

@@ -636,6 +636,7 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
       (st = add_constraints(&bld, s, file, &ncon, err)) != VS_OK)
     goto fail;
   fold_links(m);
+  if (m->aero) vs_aero_triangles(m);
   if (m->n_wind_keys > 0)
     memcpy(m->wind_keys, s->wind_keys, 4 * (size_t)m->n_wind_keys * sizeof(double));
   if ((st = add_colliders(m, s, o.objs, file, err)) != VS_OK) goto fail;

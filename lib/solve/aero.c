@@ -20,100 +20,128 @@
  *          g / k1 or sqrt(g / k2)); positions from the new velocities as
  *          the prediction made them (verlet: its displacement, times h)
  *
- * One thread, triangles and particles in index order: the same bits on any
- * --threads count and relaxation. */
+ * Each pass runs on the state's threads for a large scene, every item on
+ * its own: the triangles' forces each into its own slot, then each particle
+ * gathers its triangles' in triangle order (lib/model/aero_model.c lists
+ * them), the order one thread scattering them would add them in.  So the
+ * bits are the same on any --threads count, and no atomics are needed. */
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
 #include "solve/solve.h"
 
-/* The force of the air on one triangle (a, b, c: positions; u: the wind
- * relative to it), added as a third to each corner's acceleration. */
-static void triangle_force(const vs_model *m, const double *x, const int32_t *t, const double u[3],
-                           double cd, double cl, double *acc) {
-  const double *a = x + 4 * (size_t)t[0], *b = x + 4 * (size_t)t[1], *c = x + 4 * (size_t)t[2];
-  const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  const double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                 e1[0] * e2[1] - e1[1] * e2[0]};
-  const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-  if (!(len > 0.0)) return; /* a degenerate triangle has no normal and no area */
-  for (int k = 0; k < 3; k++) n[k] /= len;
-  const double q = 0.5 * m->air_density * (0.5 * len); /* ½ ρ A */
-  const double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
-  const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  double f[3];
-  for (int k = 0; k < 3; k++) f[k] = q * cd * fabs(un) * un * n[k];
-  if (cl > 0.0 && uu > 0.0) {
-    const double s = q * cl * un / sqrt(uu);
-    for (int k = 0; k < 3; k++) f[k] += s * (uu * n[k] - un * u[k]);
+/* Threads for a pass over n items: the state's, one for a small scene
+ * (as step.c's streaming passes).  Every item's result depends on nothing
+ * else written in its pass, so any split gives the same bits. */
+#define AERO_PASS_MIN 4096
+typedef void (*aero_range_fn)(const vs_model *m, vs_state *s, int32_t i0, int32_t i1);
+static void run_pass(const vs_model *m, vs_state *s, int32_t n, aero_range_fn fn) {
+#ifdef _OPENMP
+  const int threads = s->threads > 1 && n >= AERO_PASS_MIN ? s->threads : 1;
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    {
+      const int T = omp_get_num_threads(), t = omp_get_thread_num();
+      fn(m, s, (int32_t)((int64_t)n * t / T), (int32_t)((int64_t)n * (t + 1) / T));
+    }
+    return;
   }
-  for (int j = 0; j < 3; j++) {
-    const double w = x[4 * (size_t)t[j] + 3] / 3.0;
-    for (int k = 0; k < 3; k++) acc[4 * (size_t)t[j] + k] += f[k] * w;
-  }
+#endif
+  fn(m, s, 0, n);
 }
 
-void vs_aero_begin(const vs_model *m, vs_state *s, double t) {
-  vs_solver_scratch *const w = s->scratch;
-  const int32_t n = m->n_particles;
-  const double h = m->h, inv_h = 1.0 / h;
+/* Particles [i0, i1): the start-of-step velocity (pbd, xpbd: v; verlet:
+ * (x - x_prev) / h) into vpre, the air drag's denominator into aero[.][3],
+ * and no triangle acceleration yet. */
+static void start_range(const vs_model *m, vs_state *s, int32_t i0, int32_t i1) {
+  const double h = m->h, inv_h = 1.0 / h, *uw = s->scratch->wind;
   const int verlet = m->integrator == VS_INTEGRATOR_VERLET;
-  double *acc = w->aero;
-  vs_model_wind(m, t, w->wind);
-  const double *uw = w->wind;
-  /* the start-of-step velocities, in acc's first three columns for now */
-  for (int32_t i = 0; i < n; i++) {
+  double *acc = s->scratch->aero, *vel = s->scratch->vpre;
+  for (int32_t i = i0; i < i1; i++) {
     const double *xi = s->x + 4 * (size_t)i, *pi = s->xprev + 4 * (size_t)i;
     const double *vi = s->v + 3 * (size_t)i;
-    double v[3];
+    double *v = vel + 3 * (size_t)i;
     for (int k = 0; k < 3; k++) v[k] = verlet ? (xi[k] - pi[k]) * inv_h : vi[k];
     const vs_body_info *bi = &m->bodies[m->body[i]];
     const double r[3] = {v[0] - uw[0], v[1] - uw[1], v[2] - uw[2]};
     const double speed = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
-    acc[4 * (size_t)i + 3] = 1.0 + h * (bi->air_linear + bi->air_quadratic * speed);
-    for (int k = 0; k < 3; k++) acc[4 * (size_t)i + k] = v[k];
-  }
-  /* the triangles' relative winds, from those velocities, before acc is
-   * overwritten: each triangle's from its corners', one triangle at a time */
-  int any = 0;
-  for (int32_t k = 0; k < m->n_triangles && !any; k++) {
-    const vs_body_info *bi = &m->bodies[m->body[m->triangles[3 * k]]];
-    any = bi->drag > 0.0 || bi->lift > 0.0;
-  }
-  if (!any) {
-    for (int32_t i = 0; i < n; i++)
-      acc[4 * (size_t)i] = acc[4 * (size_t)i + 1] = acc[4 * (size_t)i + 2] = 0.0;
-    return;
-  }
-  double *vel = w->vpre; /* (n x 3): rewritten after the prediction (step.c) */
-  for (int32_t i = 0; i < n; i++)
-    for (int k = 0; k < 3; k++) {
-      vel[3 * (size_t)i + k] = acc[4 * (size_t)i + k];
-      acc[4 * (size_t)i + k] = 0.0;
-    }
-  for (int32_t k = 0; k < m->n_triangles; k++) {
-    const int32_t *tri = m->triangles + 3 * (size_t)k;
-    const vs_body_info *bi = &m->bodies[m->body[tri[0]]];
-    if (!(bi->drag > 0.0 || bi->lift > 0.0)) continue;
-    double u[3];
-    for (int d = 0; d < 3; d++)
-      u[d] = uw[d] - (vel[3 * (size_t)tri[0] + d] + vel[3 * (size_t)tri[1] + d] +
-                      vel[3 * (size_t)tri[2] + d]) /
-                         3.0;
-    triangle_force(m, s->x, tri, u, bi->drag, bi->lift, acc);
+    double *a = acc + 4 * (size_t)i;
+    a[0] = a[1] = a[2] = 0.0;
+    a[3] = 1.0 + h * (bi->air_linear + bi->air_quadratic * speed);
   }
 }
 
-void vs_aero_end(const vs_model *m, vs_state *s) {
-  const vs_solver_scratch *const w = s->scratch;
-  const int32_t n = m->n_particles;
-  const double h = m->h, *uw = w->wind, *acc = w->aero;
+/* Triangles [k0, k1) of bodies with drag or lift: the force of the air,
+ *   F = ½ ρ A (C_d |u·n| (u·n) n + C_l (u·n / |u|) (|u|² n - (u·n) u)),
+ * u the wind relative to the triangle (the mean of its corners'
+ * velocities), n its unit normal, A its area, into aero_tri. */
+static void triangle_range(const vs_model *m, vs_state *s, int32_t k0, int32_t k1) {
+  const double *x = s->x, *vel = s->scratch->vpre, *uw = s->scratch->wind;
+  double *out = s->scratch->aero_tri;
+  for (int32_t k = k0; k < k1; k++) {
+    const int32_t *t = m->triangles + 3 * (size_t)k;
+    const vs_body_info *bi = &m->bodies[m->body[t[0]]];
+    double *f = out + 3 * (size_t)k;
+    f[0] = f[1] = f[2] = 0.0;
+    if (!(bi->drag > 0.0 || bi->lift > 0.0)) continue;
+    const double *a = x + 4 * (size_t)t[0], *b = x + 4 * (size_t)t[1], *c = x + 4 * (size_t)t[2];
+    const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                   e1[0] * e2[1] - e1[1] * e2[0]};
+    const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(len > 0.0)) continue; /* a degenerate triangle has no normal and no area */
+    for (int d = 0; d < 3; d++) n[d] /= len;
+    double u[3];
+    for (int d = 0; d < 3; d++)
+      u[d] =
+          uw[d] -
+          (vel[3 * (size_t)t[0] + d] + vel[3 * (size_t)t[1] + d] + vel[3 * (size_t)t[2] + d]) / 3.0;
+    const double q = 0.5 * m->air_density * (0.5 * len); /* ½ ρ A */
+    const double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+    const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    for (int d = 0; d < 3; d++) f[d] = q * bi->drag * fabs(un) * un * n[d];
+    if (bi->lift > 0.0 && uu > 0.0) {
+      const double sl = q * bi->lift * un / sqrt(uu);
+      for (int d = 0; d < 3; d++) f[d] += sl * (uu * n[d] - un * u[d]);
+    }
+  }
+}
+
+/* Particles [i0, i1): a third of each of its triangles' forces, in
+ * triangle order, times its inverse mass. */
+static void gather_range(const vs_model *m, vs_state *s, int32_t i0, int32_t i1) {
+  const int32_t *start = m->priv->tri_start, *of = m->priv->tri_of;
+  const double *f = s->scratch->aero_tri;
+  double *acc = s->scratch->aero;
+  for (int32_t i = i0; i < i1; i++) {
+    const double w = s->x[4 * (size_t)i + 3] / 3.0;
+    double *a = acc + 4 * (size_t)i;
+    for (int32_t j = start[i]; j < start[i + 1]; j++)
+      for (int d = 0; d < 3; d++) a[d] += f[3 * (size_t)of[j] + d] * w;
+  }
+}
+
+void vs_aero_begin(const vs_model *m, vs_state *s, double t) {
+  vs_model_wind(m, t, s->scratch->wind);
+  run_pass(m, s, m->n_particles, start_range);
+  if (m->priv->n_air_triangles == 0) return;
+  run_pass(m, s, m->n_triangles, triangle_range);
+  run_pass(m, s, m->n_particles, gather_range);
+}
+
+/* Particles [i0, i1) after the prediction: v += h a, then the air drag,
+ * v = u_w + (v - u_w) / den, and the position from the new velocity
+ * (verlet: the displacement x - x_prev, its velocity times h). */
+static void end_range(const vs_model *m, vs_state *s, int32_t i0, int32_t i1) {
+  const double h = m->h, *uw = s->scratch->wind, *acc = s->scratch->aero;
   if (m->integrator == VS_INTEGRATOR_VERLET) {
-    /* the displacement x - x_prev is Verlet's velocity times h */
     const double h2 = h * h;
-    for (int32_t i = 0; i < n; i++) {
+    for (int32_t i = i0; i < i1; i++) {
       double *xi = s->x + 4 * (size_t)i;
       const double *pi = s->xprev + 4 * (size_t)i, *ai = acc + 4 * (size_t)i;
       if (xi[3] == 0.0) continue;
@@ -124,7 +152,7 @@ void vs_aero_end(const vs_model *m, vs_state *s) {
     }
     return;
   }
-  for (int32_t i = 0; i < n; i++) {
+  for (int32_t i = i0; i < i1; i++) {
     double *xi = s->x + 4 * (size_t)i, *vi = s->v + 3 * (size_t)i;
     const double *pi = s->xprev + 4 * (size_t)i, *ai = acc + 4 * (size_t)i;
     if (xi[3] == 0.0) continue;
@@ -134,6 +162,10 @@ void vs_aero_end(const vs_model *m, vs_state *s) {
       xi[k] = pi[k] + h * vi[k];
     }
   }
+}
+
+void vs_aero_end(const vs_model *m, vs_state *s) {
+  run_pass(m, s, m->n_particles, end_range);
 }
 
 double vs_rigid_air_den(const vs_rwork *w, int32_t i, const double v[3], double hs) {

@@ -71,6 +71,7 @@ struct vs_solver_scratch {
   int32_t *contact_collider;  /* (n_particles) collider that pushed it last, -1 = none */
   double *vpre;               /* (n_particles x 3) velocity before the solve (restitution) */
   double *aero;               /* (n_particles x 4) air: acceleration, drag denominator (aero.c) */
+  double *aero_tri;           /* (n_triangles x 3) air: each triangle's force (aero.c) */
   double wind[3];             /* m/s, at this step's start (aero.c) */
   struct vs_mesh_plane *mesh_contact; /* (mesh colliders x n_particles) contact planes, per step (collide_mesh.h) */
   struct vs_mesh_ball *mesh_ball; /* (mesh colliders x n_particles) their mesh-free balls, for the final pass */
