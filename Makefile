@@ -334,7 +334,7 @@ bench: $(VSIM) $(BUILD)/bench/bench $(BULLET_CLOTH) $(BUILD)/bench/rigid_pyramid
 # prerequisites (as -MMD does for headers).  Until a program has that file
 # it depends on the whole archive.
 E2E_TESTS := test_cli test_robust test_compare_cli test_sweep_cli test_golden test_render_cli test_xdmf_cli test_hostile test_hostile_read \
-             test_rigid_surface test_sweep_collect test_junit test_schema_cli test_output_size
+             test_rigid_surface test_sweep_collect test_junit test_schema_cli test_output_size test_aero
 $(E2E_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/runutil.h | $(LIBA)
 	$(call need,$(VS_MISSING) $(CHECK_MISSING))
 	$(call say,CC,$<)

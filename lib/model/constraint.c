@@ -69,13 +69,10 @@ int vs_model_constraint_particles(const vs_model *m, int32_t id, int32_t out[VS_
   return 0;
 }
 
-void vs_model_pin_target(const vs_model *m, int32_t k, double t, double out[3]) {
-  const int32_t n = m->pin_nkeys[k];
-  if (m->pin_key0[k] < 0 || n == 0) {
-    for (int j = 0; j < 3; j++) out[j] = m->pin_at[3 * k + j];
-    return;
-  }
-  const double *keys = &m->pin_keys[4 * (size_t)m->pin_key0[k]];
+/* Keys [t, x, y, z] (n >= 1, t increasing) at time t into out[3]: linear
+ * in between, held before the first and after the last; kinematic pins and
+ * the wind (docs/scene-format.md). */
+void vs_keys_at(const double *keys, int32_t n, double t, double out[3]) {
   if (t <= keys[0]) {
     for (int j = 0; j < 3; j++) out[j] = keys[1 + j];
     return;
@@ -94,4 +91,13 @@ void vs_model_pin_target(const vs_model *m, int32_t k, double t, double out[3]) 
   const double *a = &keys[4 * lo], *b = &keys[4 * hi];
   const double f = (t - a[0]) / (b[0] - a[0]);
   for (int j = 0; j < 3; j++) out[j] = a[1 + j] + f * (b[1 + j] - a[1 + j]);
+}
+
+void vs_model_pin_target(const vs_model *m, int32_t k, double t, double out[3]) {
+  const int32_t n = m->pin_nkeys[k];
+  if (m->pin_key0[k] < 0 || n == 0) {
+    for (int j = 0; j < 3; j++) out[j] = m->pin_at[3 * k + j];
+    return;
+  }
+  vs_keys_at(&m->pin_keys[4 * (size_t)m->pin_key0[k]], n, t, out);
 }

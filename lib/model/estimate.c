@@ -148,6 +148,8 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   VS_KINDS(EST_COUNT)
 #undef EST_COUNT
   fm.n_pin_keys = c32(c->nkeys);
+  fm.n_wind_keys = c32((int64_t)s->n_wind_keys);
+  fm.aero = vs_scene_has_air(s);
   fm.n_constraints = c32(n_constraints(c));
   fm.n_colliders = c32((int64_t)s->n_colliders);
   fm.n_triangles = c32(c->ntri);
@@ -182,6 +184,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   model += c->work;
   model += c->grids;                                   /* OBJ files read, edge sorts */
   run += 60 * np;                                     /* contacts, pre-step velocities */
+  if (fm.aero) run += 32 * np + 24 * (uint64_t)fm.n_triangles; /* the air's forces (solve/aero.c) */
   if (s->particle_collisions) run += 48 * np;         /* hash grid, masks, cells */
   if (s->relaxation == VS_RELAX_JACOBI) run += 61 * nd; /* per-link copies, key and shape */
   for (size_t k = 0; k < s->n_colliders; k++)           /* mesh contact planes and balls */

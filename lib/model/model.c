@@ -318,6 +318,10 @@ static void copy_settings(vs_model *m, const vs_scene *s) {
   m->shock_propagation = s->shock_propagation;
   m->particle_friction = s->particle_friction;
   memcpy(m->gravity, s->gravity, sizeof m->gravity);
+  memcpy(m->wind, s->wind, sizeof m->wind);
+  m->air_density = s->air_density;
+  m->n_wind_keys = (int32_t)s->n_wind_keys;
+  m->aero = vs_scene_has_air(s);
   m->output = s->output;
   m->particle_collisions = s->particle_collisions;
 }
@@ -416,6 +420,8 @@ static vs_status generate_bodies(vs_builder *bld, const vs_scene *s, const vs_ob
     bi->damping_rigid = bd->damping_rigid;
     bi->group_bits = 1u << bd->collision_group;
     bi->mask = (uint32_t)bd->collision_mask;
+    bi->drag = bd->drag, bi->lift = bd->lift;
+    bi->air_linear = bd->air_linear, bi->air_quadratic = bd->air_quadratic;
     m->n_rigid_damped += bd->damping_rigid > 0.0;
     int32_t d0 = bld->nd;
     vs_status st = bd->kind == VS_BODY_MESH ? vs_mesh_generate(bld, bd, &objs[b], (int32_t)b, err)
@@ -630,10 +636,17 @@ vs_status vs_model_build(const vs_scene *s, vs_model **out, vs_error *err) {
       (st = add_constraints(&bld, s, file, &ncon, err)) != VS_OK)
     goto fail;
   fold_links(m);
+  if (m->aero) vs_aero_triangles(m);
+  if (m->n_wind_keys > 0)
+    memcpy(m->wind_keys, s->wind_keys, 4 * (size_t)m->n_wind_keys * sizeof(double));
   if ((st = add_colliders(m, s, o.objs, file, err)) != VS_OK) goto fail;
   free_objs(o.objs, o.n);
   o.objs = NULL;
   if ((st = vs_rigid_compile(m, s, file, err)) != VS_OK) goto fail;
+  for (int32_t i = 0; m->aero && i < m->n_rigid; i++) { /* the rigid step's air drag */
+    m->priv->rigid_air[2 * i] = m->bodies[m->rigid_body[i]].air_linear;
+    m->priv->rigid_air[2 * i + 1] = m->bodies[m->rigid_body[i]].air_quadratic;
+  }
   radius_stats(m);
   if ((st = build_mesh_grids(m, s, file, err)) != VS_OK) goto fail;
   if (m->particle_collisions && (st = build_adjacency(m, err)) != VS_OK) goto fail;

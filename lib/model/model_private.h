@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "util/private.h"
 #include "vsim/model.h"
 
 /* A run of constraints of one kind, consecutive in the Gauss-Seidel order. */
@@ -67,7 +68,12 @@ typedef struct vs_mesh_search {
   X(adj_start, int32_t, m->particle_collisions ? (size_t)m->n_particles + 1 : 0)               \
   X(adj, int32_t, m->particle_collisions ? 2 * (size_t)m->n_dist : 0)                          \
   /* each collider's search structures (mesh colliders only) */                               \
-  X(mesh_search, vs_mesh_search, (size_t)m->n_colliders)
+  X(mesh_search, vs_mesh_search, (size_t)m->n_colliders)                                      \
+  /* each rigid body's air drag per unit mass: linear (1/s), quadratic (1/m) */              \
+  X(rigid_air, double, m->aero ? 2 * (size_t)m->n_rigid : 0)                                  \
+  /* each particle's triangles that feel the air, ascending (CSR; lib/model/aero_model.c) */ \
+  X(tri_start, int32_t, m->aero ? (size_t)m->n_particles + 1 : 0)                           \
+  X(tri_of, int32_t, m->aero ? 3 * (size_t)m->n_triangles : 0)
 
 typedef struct vs_model_private {
   struct vs_rmodel *rigid; /* the rigid solver's own model (model/rigid_model.h), NULL when
@@ -81,11 +87,23 @@ typedef struct vs_model_private {
    * paths and refuses other contents (h5check.c).  NULL when none. */
   char *mesh_files;
   int32_t n_blocks;       /* runs of one kind in gs_order (blocks); 0 for jacobi */
+  int32_t n_air_triangles; /* triangles of bodies with drag or lift (aero_model.c) */
   int32_t color_overflow; /* colour whose constraints may share particles (solved in
                              build order on one thread), or -1 when every colour is clean */
 #define VS_MODEL_PRIVATE_DECL(name, type, count) type *name;
   VS_MODEL_PRIVATE_FIELDS(VS_MODEL_PRIVATE_DECL)
 #undef VS_MODEL_PRIVATE_DECL
 } vs_model_private;
+
+/* Keys [t, x, y, z] (n >= 1, t strictly increasing) at time t: linear in
+ * between, held outside (constraint.c; the pins' keys use it too). */
+VS_PRIVATE void vs_keys_at(const double *keys, int32_t n, double t, double out[3]);
+/* The air (aero_model.c): the wind at time t, m/s (world.wind, or its
+ * keys); 1 when some body of the scene has drag, lift or air drag
+ * (model.aero); each particle's triangles (tri_start, tri_of), once the
+ * bodies are built. */
+VS_PRIVATE void vs_model_wind(const vs_model *m, double t, double out[3]);
+VS_PRIVATE int vs_scene_has_air(const vs_scene *s);
+VS_PRIVATE void vs_aero_triangles(vs_model *m);
 
 #endif

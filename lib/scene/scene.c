@@ -192,6 +192,7 @@ void vs_scene_free(vs_scene *s) {
   }
   for (size_t i = 0; i < s->n_colliders; i++) vs_free(s->colliders[i].mesh.file);
   for (size_t i = 0; i < s->n_constraints; i++) vs_free(s->constraints[i].keys);
+  vs_free(s->wind_keys);
   vs_free(s->bodies);
   vs_free(s->colliders);
   vs_free(s->constraints);

@@ -309,6 +309,11 @@ int sk_rest_omitted(const void *base);
 vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
 void sk_emit_keys(sbuf *b, const sk_row *r, const void *base);
 int sk_no_keys(const void *base);
+vs_status sk_load_wind_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base);
+void sk_emit_wind_keys(sbuf *b, const sk_row *r, const void *base);
+int sk_no_wind_keys(const void *base);
+int sk_has_wind_keys(const void *base);
 vs_status sk_load_mesh_file(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                             void *base);
 void sk_emit_mesh_file(sbuf *b, const sk_row *r, const void *base);

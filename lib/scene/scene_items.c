@@ -172,14 +172,9 @@ int sk_rest_omitted(const void *base) {
   return d->has_min || d->has_max;
 }
 
-/* pin: `keys`, a list of [t, x, y, z] with t strictly increasing (and not
- * with `at`). */
-vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base) {
-  vs_constraint_desc *d = base;
-  const sn_node *v = sk_get(m, "keys");
-  if (!v) return VS_OK;
-  size_t mk = sk_push(c, "keys");
-  if (sk_get(m, "at")) return sk_fail(c, VS_ERR_SCENE, v, "expected either at or keys, got both");
+/* A list of keys [t, x, y, z] with t strictly increasing (a time: `A/B`
+ * works), v at the path already pushed: pin keys and world.wind_keys. */
+static vs_status load_key_list(vctx *c, const sn_node *v, double **keys, size_t *n_keys) {
   char g[96];
   if (v->kind != SN_SEQ || v->n == 0)
     return sk_fail(c, VS_ERR_SCENE, v, "expected a non-empty list of [t, x, y, z], got %s",
@@ -187,12 +182,12 @@ vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node
   if (v->n > VS_MAX_KEYS)
     return sk_fail(c, VS_ERR_LIMIT, v, "expected at most %d keys (the documented limit), got %zu",
                    VS_MAX_KEYS, v->n);
-  d->keys = vs_malloc(v->n * 4 * sizeof *d->keys);
-  if (!d->keys) return sk_nomem(c);
-  d->n_keys = v->n;
+  *keys = vs_malloc(v->n * 4 * sizeof **keys);
+  if (!*keys) return sk_nomem(c);
+  *n_keys = v->n;
   for (size_t i = 0; i < v->n; i++) {
     size_t mk2 = sk_push_index(c, i);
-    double *k = &d->keys[4 * i];
+    double *k = &(*keys)[4 * i];
     TRY(sk_vec(c, v->kids[i], 4, R_ANY, 1, k));
     if (i > 0 && !(k[0] > k[-4])) {
       sk_push_index(c, 0);
@@ -202,23 +197,61 @@ vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node
     }
     sk_pop(c, mk2);
   }
+  return VS_OK;
+}
+
+static void emit_key_list(sbuf *b, const double *keys, size_t n_keys) {
+  sk_put(b, "[");
+  for (size_t i = 0; i < n_keys; i++) {
+    if (i) sk_put(b, ", ");
+    sk_put_vec(b, &keys[4 * i], 4);
+  }
+  sk_put(b, "]");
+}
+
+/* pin: `keys`, a list of [t, x, y, z] with t strictly increasing (and not
+ * with `at`). */
+vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base) {
+  vs_constraint_desc *d = base;
+  const sn_node *v = sk_get(m, "keys");
+  if (!v) return VS_OK;
+  size_t mk = sk_push(c, "keys");
+  if (sk_get(m, "at")) return sk_fail(c, VS_ERR_SCENE, v, "expected either at or keys, got both");
+  TRY(load_key_list(c, v, &d->keys, &d->n_keys));
   sk_pop(c, mk);
   return VS_OK;
 }
 
 void sk_emit_keys(sbuf *b, const sk_row *r, const void *base) {
   const vs_constraint_desc *d = base;
-  sk_put(b, "[");
-  for (size_t i = 0; i < d->n_keys; i++) {
-    if (i) sk_put(b, ", ");
-    sk_put_vec(b, &d->keys[4 * i], 4);
-  }
-  sk_put(b, "]");
+  emit_key_list(b, d->keys, d->n_keys);
 }
 
 int sk_no_keys(const void *base) {
   return !((const vs_constraint_desc *)base)->keys;
 }
+
+/* world.wind_keys: the wind's keys [t, x, y, z] (not with world.wind). */
+vs_status sk_load_wind_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base) {
+  vs_scene *s = base;
+  const sn_node *v = sk_get(m, "wind_keys");
+  if (!v) return VS_OK;
+  size_t mk = sk_push(c, "wind_keys");
+  if (sk_get(m, "wind"))
+    return sk_fail(c, VS_ERR_SCENE, v, "expected either wind or wind_keys, got both");
+  TRY(load_key_list(c, v, &s->wind_keys, &s->n_wind_keys));
+  sk_pop(c, mk);
+  return VS_OK;
+}
+
+void sk_emit_wind_keys(sbuf *b, const sk_row *r, const void *base) {
+  const vs_scene *s = base;
+  emit_key_list(b, s->wind_keys, s->n_wind_keys);
+}
+
+int sk_no_wind_keys(const void *base) { return !((const vs_scene *)base)->wind_keys; }
+int sk_has_wind_keys(const void *base) { return ((const vs_scene *)base)->wind_keys != NULL; }
 
 /* angle: min and/or max, min <= max. */
 vs_status sk_check_angle(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,

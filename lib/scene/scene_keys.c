@@ -168,6 +168,18 @@ const sk_row vs_sk_rows[] = {
      .def = "0",
      .doc = "Coulomb coefficient between colliding particles (position-based friction, Macklin "
             "et al. 2014 §6.1)"},
+    {"world.wind", SC(wind), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
+     .omit = sk_has_wind_keys,
+     .doc = "m/s: the air's velocity, the same everywhere; with `air_density`, bodies' "
+            "`drag`, `lift` and `air_drag_*` act on the velocity relative to it (docs/physics.md, "
+            "\"Air\")"},
+    {"world.wind_keys", SC(wind_keys), HOOK(sk_load_wind_keys, sk_emit_wind_keys),
+     .omit = sk_no_wind_keys,
+     .doc = "instead of `wind`, a wind that changes in time: keys `[[t, x, y, z], ...]`, t "
+            "strictly increasing (a time: `A/B` works); linear in between, held before the first "
+            "and after the last key; each step uses the wind at its start"},
+    {"world.air_density", SC(air_density), .type = SK_NUM, .range = NONNEG, .def = "1.2",
+     .doc = "kg/m³, of the air in the cloth and mesh bodies' `drag` and `lift`"},
     {"world.colliders", SC(colliders), HOOK(sk_load_colliders, sk_emit_colliders),
      .flags = SKF_BLOCK, .doc = "list of static obstacles, each one key naming its kind"},
     {"bodies", SC(bodies), HOOK(sk_load_bodies, sk_emit_bodies), .flags = SKF_BLOCK,
@@ -307,6 +319,17 @@ const sk_row vs_sk_rows[] = {
     {"damping_rigid", BO(ALLP, damping_rigid), .type = SK_NUM, .range = UNIT, .def = "0",
      .doc = "per step, pulls the velocities that fraction of the way towards the body's rigid "
             "motion (Müller et al. 2007, §3.5)"},
+    {"drag", BO(CL | ME, drag), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "C_d: each triangle is pushed along its normal n by ½ ρ C_d A (u·n)², u the wind "
+            "relative to it, A its area (docs/physics.md, \"Air\"); 0 off"},
+    {"lift", BO(CL | ME, lift), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "C_l: each triangle is pushed across the relative wind u by ½ ρ C_l A ‖u‖² cos θ "
+            "sin θ, θ between u and its normal (docs/physics.md, \"Air\"); 0 off"},
+    {"air_drag_linear", BO(ALLB, air_linear), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "1/s: air drag per unit mass -k u on each particle (rigid: on the centre of mass), "
+            "u its velocity relative to the wind"},
+    {"air_drag_quadratic", BO(ALLB, air_quadratic), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "1/m: air drag per unit mass -k ‖u‖ u; alone, the terminal speed is sqrt(g / k)"},
 
     /* ---- a link family: `{stiffness, compliance}` or `none` ---- */
     {"stiffness", LI(stiffness), .type = SK_NUM, .range = STIFF, .def = "1",

@@ -16,6 +16,8 @@
   X(contact, double, 4 * (size_t)m->n_particles)                      \
   X(contact_collider, int32_t, (size_t)m->n_particles)                \
   X(vpre, double, 3 * (size_t)m->n_particles)                         \
+  X(aero, double, m->aero ? 4 * (size_t)m->n_particles : 0)           \
+  X(aero_tri, double, m->aero ? 3 * (size_t)m->n_triangles : 0)       \
   X(mesh_contact, vs_mesh_plane, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
   X(mesh_ball, vs_mesh_ball, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \
   X(mesh_on, uint8_t, (size_t)m->n_mesh_colliders * (size_t)m->n_particles) \

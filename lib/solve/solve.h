@@ -70,6 +70,9 @@ struct vs_solver_scratch {
   double *contact;            /* (n_particles x 4) contact normal and accumulated normal push */
   int32_t *contact_collider;  /* (n_particles) collider that pushed it last, -1 = none */
   double *vpre;               /* (n_particles x 3) velocity before the solve (restitution) */
+  double *aero;               /* (n_particles x 4) air: acceleration, drag denominator (aero.c) */
+  double *aero_tri;           /* (n_triangles x 3) air: each triangle's force (aero.c) */
+  double wind[3];             /* m/s, at this step's start (aero.c) */
   struct vs_mesh_plane *mesh_contact; /* (mesh colliders x n_particles) contact planes, per step (collide_mesh.h) */
   struct vs_mesh_ball *mesh_ball; /* (mesh colliders x n_particles) their mesh-free balls, for the final pass */
   uint8_t *mesh_on;           /* (mesh colliders x n_particles) mesh_contact[].on, dense: the relaxation reads a
@@ -111,6 +114,13 @@ struct vs_solver_scratch {
 VS_PRIVATE void vs_step_rigid(const vs_model *m, vs_state *s, double h);
 VS_PRIVATE void vs_couple_rigid(const vs_model *m, vs_state *s, double h);
 VS_PRIVATE void vs_attach_rigid(const vs_model *m, vs_state *s, double h);
+
+/* ---- the air (aero.c), around predict when model.aero ---- */
+/* The wind at t (the step's start), the triangles' accelerations and the
+ * air drag from the step's start state into scratch.aero. */
+VS_PRIVATE void vs_aero_begin(const vs_model *m, vs_state *s, double t);
+/* After the prediction: its velocities and positions with the air's. */
+VS_PRIVATE void vs_aero_end(const vs_model *m, vs_state *s);
 
 VS_PRIVATE vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err);
 VS_PRIVATE void vs_solver_scratch_free(vs_solver_scratch *w);

@@ -134,8 +134,10 @@ static void predict_range(const predict_args *a, int32_t i0, int32_t i1) {
   }
 }
 
-static void predict(const vs_model *m, vs_state *s) {
+/* t: the step's start time (the wind's) */
+static void predict(const vs_model *m, vs_state *s, double t) {
   vs_solver_scratch *const w = s->scratch;
+  if (m->aero) vs_aero_begin(m, s, t);
   const int32_t n = m->n_particles;
   const double h = m->h, damp = 1.0 - m->damping * h;
   const double *g = m->gravity;
@@ -196,6 +198,7 @@ static void predict(const vs_model *m, vs_state *s) {
       for (int k = 0; k < 3; k++) xi[k] = xi[k] + h * vi[k];
     }
   }
+  if (m->aero) vs_aero_end(m, s); /* the air's forces (aero.c) */
 }
 
 static void place_kinematic_pins(const vs_model *m, vs_state *s, double t) {
@@ -487,7 +490,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
      * exactly on their key path at every recorded frame. */
     const double t_end = sub + 1 == m->substeps ? (double)(s->frame + 1) * m->dt
                                                 : t0 + (double)(sub + 1) * h;
-    predict(m, s);
+    predict(m, s, t0 + (double)sub * h);
     if (has_pins) place_kinematic_pins(m, s, t_end);
     if (m->particle_collisions) {
       vs_status st = vs_contacts_find(m, s, err);

@@ -59,6 +59,9 @@ typedef struct vs_body_info {
   double damping_rigid; /* [0, 1] per step: velocities pulled towards the body's rigid motion */
   uint32_t group_bits;  /* 1 << collision_group */
   uint32_t mask;        /* collision_mask: collides with the groups of these bits */
+  double drag, lift;    /* cloth, mesh: per-triangle air pressure coefficients C_d, C_l */
+  double air_linear;    /* 1/s: air drag per unit mass, linear in the speed relative to the wind */
+  double air_quadratic; /* 1/m: quadratic in it */
 } vs_body_info;
 
 /* A mesh collider's triangles: its vertices and triangles (vertex numbers
@@ -133,7 +136,9 @@ struct vs_model_private;
   /* attach: a particle held at a body-local point, both ways */                             \
   X(attach_p, int32_t, (size_t)m->n_attach)     /* particle */                                \
   X(attach_body, int32_t, (size_t)m->n_attach)  /* rigid body (index among the rigid ones) */ \
-  X(attach_at, double, 3 * (size_t)m->n_attach) /* body-local point */
+  X(attach_at, double, 3 * (size_t)m->n_attach) /* body-local point */               \
+  /* the wind's keys (world.wind_keys) */                                                    \
+  X(wind_keys, double, 4 * (size_t)m->n_wind_keys) /* t, x, y, z */
 
 typedef struct vs_model {
   /* settings (from the scene, after defaults and overrides) */
@@ -152,6 +157,9 @@ typedef struct vs_model {
   int shock_propagation;  /* contacts: supported particles are immovable to those above */
   double particle_friction; /* Coulomb coefficient of particle-particle contacts */
   double gravity[3];
+  double wind[3];         /* m/s, when n_wind_keys is 0 */
+  double air_density;     /* kg/m^3 */
+  int aero;               /* some body has drag, lift or air drag (docs/physics.md, "Air") */
   vs_output_desc output;
 
   /* counts: the arrays below are sized by these (VS_MODEL_FIELDS) */
@@ -160,6 +168,7 @@ typedef struct vs_model {
   int32_t n_dist;         /* distance links */
   int32_t n_pin;          /* explicit pins */
   int32_t n_pin_keys;     /* kinematic pin keys, all pins together */
+  int32_t n_wind_keys;    /* world.wind_keys */
   int32_t n_angle;        /* angle limits */
   int32_t n_constraints;  /* all kinds */
   int32_t n_colliders;

@@ -35,7 +35,7 @@ extern "C" {
 #define VS_MAX_FRAMES 100000000
 #define VS_MAX_SUBSTEPS 100000
 #define VS_MAX_ITERATIONS 100000
-#define VS_MAX_KEYS 1000000              /* kinematic pin keys per pin */
+#define VS_MAX_KEYS 1000000              /* kinematic pin keys per pin; world.wind_keys */
 #define VS_MAX_NAME 63                   /* body name length */
 #define VS_MAX_PATH 4096                 /* mesh file path length */
 #define VS_MESH_MAX_COORD 1e15           /* m: a mesh's vertices after its transform, per axis */
@@ -154,6 +154,11 @@ typedef struct vs_body_desc {
   double tear;                /* >= 0, 0 = never; factor of rest length */
   double damping_rigid;       /* per step: PBD's dampVelocities towards the body's rigid motion */
 
+  /* air (docs/physics.md, "Air"): air drag on every kind, drag and lift on cloth and mesh */
+  double drag, lift;          /* cloth, mesh: per-triangle pressure coefficients C_d, C_l */
+  double air_linear;          /* 1/s: air drag per unit mass, linear in the relative velocity */
+  double air_quadratic;       /* 1/m: quadratic in it */
+
   /* rigid (also: name, mass, size, velocity, angular_velocity; position in center) */
   vs_rigid_shape shape;
   double rradius;             /* sphere and capsule, > 0 */
@@ -268,6 +273,10 @@ typedef struct vs_scene {
   int swept;            /* continuous test against colliders along each step's path */
   int shock_propagation; /* stacking: a particle resting on a collider is immovable to contacts above it */
   double particle_friction; /* Coulomb coefficient between colliding particles */
+  double wind[3];       /* m/s, when no wind_keys */
+  double *wind_keys;    /* (n_wind_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
+  size_t n_wind_keys;
+  double air_density;   /* kg/m^3 */
   vs_collider_desc *colliders;
   size_t n_colliders;
 

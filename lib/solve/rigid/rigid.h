@@ -107,6 +107,8 @@ typedef struct vs_rwork {
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */
   double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
   double h;              /* the step's length (set by vs_rigid_step) */
+  const double *air;     /* (n x 2) air drag per unit mass k1, k2, or NULL (set by the caller) */
+  double wind[3];        /* m/s, when air (set by the caller) */
   double *reach;         /* (n) how far each body may travel in the step (rigid_broad.c) */
   int32_t *order;        /* (n) bodies sorted by AABB min on the sweep axis */
   int64_t broad_tests;   /* box tests of the last broad phase (bounded work: tested) */
@@ -245,6 +247,11 @@ VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwo
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */
 VS_RPRIVATE void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
+/* Air drag of a substep hs (w->air set; solve/aero.c): body i's denominator
+ * 1 + hs (k1 + k2 |v - wind|) from its velocity v at the substep's start,
+ * then, after gravity, v = wind + (v - wind) / den. */
+VS_RPRIVATE double vs_rigid_air_den(const vs_rwork *w, int32_t i, const double v[3], double hs);
+VS_RPRIVATE void vs_rigid_air(const vs_rwork *w, double v[3], double den);
 
 /* Two-way coupling with a particle of inverse mass wp (0: pinned) and radius r
  * at position p (in/out), solved at the position level as the particle solver

@@ -31,6 +31,8 @@ void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
   vs_rstate rs;
   view(m, s, &rs);
   s->scratch->rigid->threads = s->threads;
+  s->scratch->rigid->air = m->aero ? m->priv->rigid_air : NULL;
+  memcpy(s->scratch->rigid->wind, s->scratch->wind, sizeof s->scratch->wind);
   vs_rigid_step(m->priv->rigid, &rs, s->scratch->rigid, h);
   s->rn_cache[0] = rs.n_cache;
   s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;

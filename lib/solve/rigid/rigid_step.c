@@ -146,10 +146,12 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     for (int32_t i = 0; i < n; i++) {
       if (m->inv_mass[i] == 0) continue;
       double *v = &s->v[3 * i], *av = &s->w[3 * i];
+      const double air = w->air ? vs_rigid_air_den(w, i, v, hs) : 1.0; /* docs/physics.md, "Air" */
       for (int k = 0; k < 3; k++) {
         v[k] = (v[k] + hs * st->gravity[k]) * damp;
         av[k] *= damp;
       }
+      if (air != 1.0) vs_rigid_air(w, v, air);
     }
     memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
     vs_rigid_substep_begin(m, w, hs);
