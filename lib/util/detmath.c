@@ -272,7 +272,7 @@ void vs_sincos_deg(double deg, double *s, double *c) {
   }
 }
 
-/* atan(z) for 0 <= z <= 1: atan z = 2 atan(z / (1 + sqrt(1 + z^2))) three
+/* atan(z) for 0 <= z <= 1 to a few ulp: atan z = 2 atan(z / (1 + sqrt(1 + z^2))) three
  * times (z <= tan(pi/32) < 0.0985), then the series to z^21 (the next term
  * is below 2^-70 of the result). */
 static double atan_unit(double z) {
@@ -289,10 +289,16 @@ double vs_atan2(double y, double x) {
   const double ax = fabs(x), ay = fabs(y);
   if (ax == 0.0 && ay == 0.0) return 0.0;
   double a;
-  if (isinf(ax) || isinf(ay))
+  if (isinf(ax) || isinf(ay)) {
     a = isinf(ax) && isinf(ay) ? 0.5 * pio2 : (isinf(ay) ? pio2 : 0.0);
-  else
+  } else {
     a = ay <= ax ? atan_unit(ay / ax) : pio2 - atan_unit(ax / ay);
+    /* one Newton step on ay cos a - ax sin a = 0 (the halvings leave a few
+     * ulp): the correction is tiny, so its own rounding does not count */
+    double sn, cs;
+    vs_sincos(a, &sn, &cs);
+    a += (ay * cs - ax * sn) / (ax * cs + ay * sn);
+  }
   if (x < 0) a = pi - a;
   return y < 0 ? -a : a;
 }
