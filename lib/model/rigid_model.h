@@ -165,6 +165,8 @@ VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
  * identity q0); NULL when out of memory. */
 VS_RPRIVATE vs_rmotion *vs_rmotion_create(int32_t n, int64_t nk, int64_t nr);
 VS_RPRIVATE void vs_rmotion_free(vs_rmotion *mo);
+/* Bytes vs_rmotion_create takes (the memory estimate, model/estimate.c). */
+VS_RPRIVATE uint64_t vs_rmotion_bytes(int64_t n, int64_t nk, int64_t nr);
 /* The pose of kinematic body i at time t (s): exactly the keys' interpolation
  * (held before the first and after the last key) or the constant velocities'
  * motion from the initial pose. */

@@ -40,6 +40,12 @@ vs_rmotion *vs_rmotion_create(int32_t n, int64_t nk, int64_t nr) {
   return mo;
 }
 
+uint64_t vs_rmotion_bytes(int64_t n, int64_t nk, int64_t nr) {
+  const uint64_t un = (uint64_t)n + 1;
+  return sizeof(vs_rmotion) + un * (1 + 8 * (3 + 4 + 3 + 3 + 3) + 4 * 4) +
+         ((uint64_t)nk * 4 + 1) * 8 + ((uint64_t)nr * 5 + 1) * 8;
+}
+
 void vs_rmotion_free(vs_rmotion *mo) {
   if (!mo) return;
   vs_free(mo->kinematic);
