@@ -221,7 +221,7 @@ static void compile_motion(vs_model *m, vs_rmotion *mo, const vs_body_desc *d, i
   }
   mo->key0[i] = k0;
   mo->nkeys[i] = (int32_t)d->n_keys;
-  memcpy(&mo->keys[4 * (size_t)k0], d->keys, 4 * d->n_keys * sizeof(double));
+  if (d->n_keys) memcpy(&mo->keys[4 * (size_t)k0], d->keys, 4 * d->n_keys * sizeof(double));
   mo->rkey0[i] = r0;
   mo->nrkeys[i] = (int32_t)d->n_rotation_keys;
   for (size_t k = 0; k < d->n_rotation_keys; k++) {
