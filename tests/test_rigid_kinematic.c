@@ -387,8 +387,20 @@ static const char *const SCENE =
     "            plane: xz, mass: 0.2, radius: 0.04}\n";
 
 START_TEST(bitwise_across_threads_and_resume) {
+  /* and 40 boxes on a kinematic tray whose surface moves too: 40 manifolds
+   * that share no moving body, one colour solved on 3 threads */
+  char *text = cu_strf("%s  - rigid: {name: tray, kinematic: true, size: [2, 0.1, 1.2], position: [0, -1, 0],\n"
+                       "            velocity: [0.3, 0, 0], surface_velocity: [0, 0, 0.5]}\n",
+                       SCENE);
+  for (int i = 0; i < 40; i++) {
+    char *more = cu_strf("%s  - rigid: {size: [0.12, 0.12, 0.12], position: [%g, -0.885, %g], rotation: [0, %d, 0]}\n",
+                         text, -0.7 + 0.2 * (i % 8), -0.4 + 0.2 * (i / 8), 7 * i);
+    free(text);
+    text = more;
+  }
   char *scene = in_dir("k.yaml");
-  cu_write(scene, SCENE);
+  cu_write(scene, text);
+  free(text);
   run_ok("k.yaml", "t1.h5", "--threads", "1", NULL, NULL);
   run_ok("k.yaml", "t3.h5", "--threads", "3", NULL, NULL);
   expect_equal("t1.h5", "t3.h5");
