@@ -68,8 +68,10 @@ static int32_t segment(const double *keys, int stride, int32_t n, double t) {
   int32_t lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     int32_t mid = lo + (hi - lo) / 2;
-    if (keys[stride * mid] <= t) lo = mid;
-    else hi = mid;
+    if (keys[stride * mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }

@@ -13,8 +13,7 @@
 #include "solve/rigid/rigid.h"
 #include "util/detmath.h"
 
-void vs_rigid_kinematic_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double t0,
-                              double t1) {
+void vs_rigid_kinematic_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double t0, double t1) {
   w->t_end = t1;
   const vs_rmotion *mo = m->motion;
   if (!mo) return;
@@ -62,8 +61,7 @@ void vs_rigid_kinematic_end(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w)
     if (mo->kinematic[i]) vs_rmotion_pose(mo, i, w->t_end, &s->x[3 * i], &s->q[4 * i]);
 }
 
-void vs_rigid_surface_velocity(const vs_rmodel *m, const double q[4], int32_t i,
-                               double out[3]) {
+void vs_rigid_surface_velocity(const vs_rmodel *m, const double q[4], int32_t i, double out[3]) {
   out[0] = out[1] = out[2] = 0.0;
   if (!m->motion || !m->motion->any_surface || i < 0 || i >= m->n_bodies) return;
   const double *sv = &m->motion->surface[3 * i];
