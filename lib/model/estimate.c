@@ -193,6 +193,18 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   if (c->nrigid > 0) {
     /* the rigid solver's own model, state and work (contacts: 24 a body) */
     run += vs_rigid_bytes(c->nrigid, (int64_t)s->n_colliders, c->nrjoints);
+    /* kinematic bodies' keys and surface velocities (model/rigid_motion.c) */
+    int64_t nk = 0, nr = 0;
+    int motion = 0;
+    for (size_t b = 0; b < s->n_bodies; b++) {
+      const vs_body_desc *d = &s->bodies[b];
+      if (d->kind != VS_BODY_RIGID) continue;
+      const double *sv = d->surface_velocity;
+      motion |= d->kinematic || sv[0] != 0 || sv[1] != 0 || sv[2] != 0;
+      nk += d->kinematic ? (int64_t)d->n_keys : 0;
+      nr += d->kinematic ? (int64_t)d->n_rotation_keys : 0;
+    }
+    if (motion) run += vs_rmotion_bytes(c->nrigid, nk, nr);
     /* a frame of rigid output: pose, velocities, and the surfaces for
      * viewers (at most 74 vertices a body, a capsule's, io/h5surface.c) */
     run += (uint64_t)c->nrigid * (8 * 13 + (s->output.xdmf ? 74 * 24 : 0));

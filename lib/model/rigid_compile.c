@@ -182,6 +182,67 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
   return VS_OK;
 }
 
+/* The motion rows (kinematic bodies, surface velocities) when a body has
+ * any: room for every body and all their keys. */
+static vs_status create_motion(const vs_scene *s, vs_rmodel *rm) {
+  int any = 0;
+  int64_t nk = 0, nr = 0;
+  for (size_t b = 0; b < s->n_bodies; b++) {
+    const vs_body_desc *d = &s->bodies[b];
+    if (d->kind != VS_BODY_RIGID) continue;
+    const double *sv = d->surface_velocity;
+    any |= d->kinematic || sv[0] != 0 || sv[1] != 0 || sv[2] != 0;
+    if (!d->kinematic) continue;
+    nk += (int64_t)d->n_keys;
+    nr += (int64_t)d->n_rotation_keys;
+  }
+  if (!any) return VS_OK;
+  rm->motion = vs_rmotion_create(rm->n_bodies, nk, nr);
+  return rm->motion ? VS_OK : VS_ERR_NOMEM;
+}
+
+/* Body i's motion row from its description, after its initial pose: a
+ * kinematic body starts at its path's pose at t = 0 (the model's x0 and q0
+ * become that pose). */
+static void compile_motion(vs_model *m, vs_rmotion *mo, const vs_body_desc *d, int32_t i) {
+  memcpy(&mo->surface[3 * i], d->surface_velocity, 3 * sizeof(double));
+  for (int k = 0; k < 3; k++) mo->any_surface |= d->surface_velocity[k] != 0;
+  if (!d->kinematic) return;
+  mo->kinematic[i] = 1;
+  memcpy(&mo->x0[3 * i], &m->rigid_x0[3 * i], 3 * sizeof(double));
+  memcpy(&mo->q0[4 * i], &m->rigid_q0[4 * i], 4 * sizeof(double));
+  memcpy(&mo->v[3 * i], d->velocity, 3 * sizeof(double));
+  memcpy(&mo->w[3 * i], d->angular_velocity, 3 * sizeof(double));
+  /* the keys go after the previous bodies' (key0 of the last body plus its count) */
+  int32_t k0 = 0, r0 = 0;
+  for (int32_t j = 0; j < i; j++) {
+    k0 += mo->nkeys[j];
+    r0 += mo->nrkeys[j];
+  }
+  mo->key0[i] = k0;
+  mo->nkeys[i] = (int32_t)d->n_keys;
+  if (d->n_keys) memcpy(&mo->keys[4 * (size_t)k0], d->keys, 4 * d->n_keys * sizeof(double));
+  mo->rkey0[i] = r0;
+  mo->nrkeys[i] = (int32_t)d->n_rotation_keys;
+  for (size_t k = 0; k < d->n_rotation_keys; k++) {
+    double *rk = &mo->rkeys[5 * ((size_t)r0 + k)];
+    rk[0] = d->rotation_keys[4 * k];
+    vs_quat_from_euler_deg(&d->rotation_keys[4 * k + 1], rk + 1);
+    vs_quat_normalize(rk + 1);
+    if (k > 0) { /* the sign nearer the previous key's: slerp the shorter way */
+      const double *p = rk - 4;
+      if (p[0] * rk[1] + p[1] * rk[2] + p[2] * rk[3] + p[3] * rk[4] < 0)
+        for (int c = 1; c < 5; c++) rk[c] = -rk[c];
+    }
+  }
+  double x[3], q[4];
+  vs_rmotion_pose(mo, i, 0.0, x, q);
+  memcpy(&m->rigid_x0[3 * i], x, sizeof x);
+  memcpy(&m->rigid_q0[4 * i], q, sizeof q);
+  if (d->n_keys) memset(&m->rigid_v0[3 * i], 0, 3 * sizeof(double));
+  if (d->n_rotation_keys) memset(&m->rigid_w0[3 * i], 0, 3 * sizeof(double));
+}
+
 vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
   if (m->n_rigid == 0) {
     for (size_t c = 0; c < s->n_constraints; c++) {
@@ -223,6 +284,8 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
       rc->thickness = cd->thickness;
     }
   }
+  if (create_motion(s, rm) != VS_OK)
+    return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the rigid bodies");
   int32_t i = 0;
   for (size_t b = 0; b < s->n_bodies; b++) {
     const vs_body_desc *d = &s->bodies[b];
@@ -234,7 +297,8 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     case VS_RIGID_CAPSULE: size[0] = d->rradius, size[1] = d->length, size[2] = 0.0; break;
     }
     const double mass = d->has_density ? d->density * vs_rigid_volume((int32_t)d->shape, size) : d->mass;
-    if (vs_rmodel_set_body(rm, i, (int32_t)d->shape, size, mass, 0.0, d->fixed, d->friction,
+    const int still = d->fixed || d->kinematic; /* infinite mass and inertia */
+    if (vs_rmodel_set_body(rm, i, (int32_t)d->shape, size, mass, 0.0, still, d->friction,
                            d->restitution) != VS_OK)
       return vs_error_set(err, VS_ERR_SCENE, file, d->loc.line, d->loc.column,
                           "bodies.%zu: a rigid body needs a positive size and mass", b);
@@ -243,10 +307,10 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     m->rigid_body[i] = (int32_t)b;
     memcpy(&m->rigid_size[3 * i], &rm->size[3 * i], 3 * sizeof(double));
     m->rigid_shape[i] = (int32_t)d->shape;
-    m->rigid_mass[i] = d->fixed ? INFINITY : mass;
+    m->rigid_mass[i] = still ? INFINITY : mass;
     double I[3];
     vs_rigid_inertia((int32_t)d->shape, size, mass, I);
-    for (int k = 0; k < 3; k++) m->rigid_inertia[3 * i + k] = d->fixed ? INFINITY : I[k];
+    for (int k = 0; k < 3; k++) m->rigid_inertia[3 * i + k] = still ? INFINITY : I[k];
     memcpy(&m->rigid_x0[3 * i], d->center, 3 * sizeof(double));
     double q[4] = {1, 0, 0, 0};
     if (d->has_orientation) memcpy(q, d->orientation, sizeof q);
@@ -257,6 +321,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
       memcpy(&m->rigid_v0[3 * i], d->velocity, 3 * sizeof(double));
       memcpy(&m->rigid_w0[3 * i], d->angular_velocity, 3 * sizeof(double));
     }
+    if (rm->motion) compile_motion(m, rm->motion, d, i);
     i++;
   }
   vs_status st2 = compile_items(m, s, file, err);

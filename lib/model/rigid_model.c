@@ -82,6 +82,7 @@ void vs_rmodel_free(vs_rmodel *m) {
   vs_free(m->mask);
   vs_free(m->joint_collide);
   vs_free(m->nocollide);
+  vs_rmotion_free(m->motion);
   vs_free(m);
 }
 

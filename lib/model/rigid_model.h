@@ -53,6 +53,27 @@ typedef struct vs_rsettings {
                                  * (relaxation: jacobi); 0: one sequential order [0] */
 } vs_rsettings;
 
+/* Prescribed motion and moving surfaces (model/rigid_motion.c;
+ * docs/physics.md, "Kinematic bodies and moving surfaces").  A kinematic
+ * body has zero inverse mass and inertia, like a fixed one, but its pose is
+ * a function of the time: position keys (linear, as pins' keys) or
+ * x0 + v t, orientation keys (slerp) or exp(w t) q0; in each substep its
+ * velocities are the ones that take it from the pose at the substep's start
+ * to the pose at its end. */
+typedef struct vs_rmotion {
+  int32_t n_bodies;
+  uint8_t *kinematic;    /* (n) 1: scripted */
+  double *x0, *q0;       /* (n x 3), (n x 4) pose at t = 0 when not keyed */
+  double *v, *w;         /* (n x 3) constant velocities when not keyed (w: world frame) */
+  int32_t *key0, *nkeys; /* (n) position keys: keys[4 key0 ..], nkeys 0: x0 + v t */
+  int32_t *rkey0, *nrkeys; /* (n) orientation keys: rkeys[5 rkey0 ..], nrkeys 0: exp(w t) q0 */
+  double *keys;          /* (all position keys x 4) t, x, y, z */
+  double *rkeys;         /* (all orientation keys x 5) t, w, x, y, z; each the nearer sign
+                          * to the previous key's */
+  double *surface;       /* (n x 3) surface velocity in the body's frame, m/s */
+  int32_t any_surface;   /* 1: some surface velocity is not zero */
+} vs_rmotion;
+
 typedef struct vs_rmodel {
   int32_t n_bodies;
   int32_t *shape;        /* (n) VS_RSHAPE_* */
@@ -81,6 +102,7 @@ typedef struct vs_rmodel {
 
   int32_t max_contacts;  /* bound of the contact buffers */
   vs_rsettings set;
+  vs_rmotion *motion;    /* kinematic bodies and surface velocities; NULL when none */
 } vs_rmodel;
 
 /* Everything a checkpoint must hold. */
@@ -138,6 +160,22 @@ VS_RPRIVATE vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape,
 VS_RPRIVATE void vs_rigid_inertia(int32_t shape, const double size[3], double mass,
                                   double inertia[3]);
 VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
+
+/* Room for n bodies' motion with nk position and nr orientation keys (zeroed,
+ * identity q0); NULL when out of memory. */
+VS_RPRIVATE vs_rmotion *vs_rmotion_create(int32_t n, int64_t nk, int64_t nr);
+VS_RPRIVATE void vs_rmotion_free(vs_rmotion *mo);
+/* Bytes vs_rmotion_create takes (the memory estimate, model/estimate.c). */
+VS_RPRIVATE uint64_t vs_rmotion_bytes(int64_t n, int64_t nk, int64_t nr);
+/* The pose of kinematic body i at time t (s): exactly the keys' interpolation
+ * (held before the first and after the last key) or the constant velocities'
+ * motion from the initial pose. */
+VS_RPRIVATE void vs_rmotion_pose(const vs_rmotion *mo, int32_t i, double t, double x[3],
+                                 double q[4]);
+/* Whether body i is kinematic. */
+static inline int vs_rmodel_kinematic(const vs_rmodel *m, int32_t i) {
+  return m->motion && i < m->n_bodies && m->motion->kinematic[i];
+}
 
 /* Bytes that vs_rmodel_create, vs_rstate_create and vs_rwork_create take
  * for n bodies, nc colliders and nj joints at the default max_contacts (the

@@ -188,6 +188,8 @@ void vs_scene_free(vs_scene *s) {
     vs_free(s->bodies[i].positions);
     vs_free(s->bodies[i].velocities);
     vs_free(s->bodies[i].pins);
+    vs_free(s->bodies[i].keys);
+    vs_free(s->bodies[i].rotation_keys);
     vs_free(s->bodies[i].mesh.file);
   }
   for (size_t i = 0; i < s->n_colliders; i++) vs_free(s->colliders[i].mesh.file);

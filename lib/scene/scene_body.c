@@ -205,6 +205,96 @@ vs_status sk_check_density(vctx *c, const sk_row *r, const sn_node *m, const sn_
   return st;
 }
 
+/* kinematic bodies: `keys` [t, x, y, z] and `rotation_keys` [t, rx, ry, rz]
+ * (degrees about the fixed x, y, z axes, as `rotation`), t strictly
+ * increasing. */
+static vs_status body_keys(vctx *c, const sn_node *m, const char *key, const char *form,
+                           double **out, size_t *n) {
+  const sn_node *v = sk_get(m, key);
+  if (!v) return VS_OK;
+  size_t mk = sk_push(c, key);
+  TRY(sk_key_list(c, v, form, out, n));
+  sk_pop(c, mk);
+  return VS_OK;
+}
+
+static void emit_keys(sbuf *b, const double *keys, size_t n) {
+  sk_put(b, "[");
+  for (size_t i = 0; i < n; i++) {
+    if (i) sk_put(b, ", ");
+    sk_put_vec(b, &keys[4 * i], 4);
+  }
+  sk_put(b, "]");
+}
+
+vs_status sk_load_body_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base) {
+  vs_body_desc *d = base;
+  return body_keys(c, m, "keys", "[t, x, y, z]", &d->keys, &d->n_keys);
+}
+
+void sk_emit_body_keys(sbuf *b, const sk_row *r, const void *base) {
+  const vs_body_desc *d = base;
+  emit_keys(b, d->keys, d->n_keys);
+}
+
+int sk_no_body_keys(const void *base) { return !((const vs_body_desc *)base)->keys; }
+
+vs_status sk_load_rotation_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                                void *base) {
+  vs_body_desc *d = base;
+  return body_keys(c, m, "rotation_keys", "[t, rx, ry, rz]", &d->rotation_keys,
+                   &d->n_rotation_keys);
+}
+
+void sk_emit_rotation_keys(sbuf *b, const sk_row *r, const void *base) {
+  const vs_body_desc *d = base;
+  emit_keys(b, d->rotation_keys, d->n_rotation_keys);
+}
+
+int sk_no_rotation_keys(const void *base) {
+  return !((const vs_body_desc *)base)->rotation_keys;
+}
+
+static int nonzero3(const double v[3]) { return v[0] != 0 || v[1] != 0 || v[2] != 0; }
+
+/* An error at key `key` of the body's mapping. */
+static vs_status body_key_error(vctx *c, const sn_node *m, const char *key, const char *msg) {
+  size_t mk = sk_push(c, key);
+  vs_status st = sk_fail(c, VS_ERR_SCENE, sk_get(m, key), "%s", msg);
+  sk_pop(c, mk);
+  return st;
+}
+
+/* kinematic: not with fixed; keys only on a kinematic body, and then not
+ * with the velocities or the initial orientation they replace. */
+vs_status sk_check_kinematic(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                             void *base) {
+  const vs_body_desc *d = base;
+  if (d->kinematic && d->fixed)
+    return body_key_error(c, m, "kinematic",
+                          "expected either fixed or kinematic, got both (a kinematic body has "
+                          "infinite mass too, and moves)");
+  if (!d->kinematic && d->keys)
+    return body_key_error(c, m, "keys", "expected kinematic: true with keys (keys move a "
+                                        "kinematic body)");
+  if (!d->kinematic && d->rotation_keys)
+    return body_key_error(c, m, "rotation_keys", "expected kinematic: true with rotation_keys "
+                                                 "(keys move a kinematic body)");
+  if (d->keys && nonzero3(d->velocity))
+    return body_key_error(c, m, "velocity", "expected either keys or velocity, got both (a "
+                                            "kinematic body with keys moves along them)");
+  if (d->rotation_keys && nonzero3(d->angular_velocity))
+    return body_key_error(c, m, "angular_velocity",
+                          "expected either rotation_keys or angular_velocity, got both");
+  if (d->rotation_keys && (d->has_orientation || d->has_rotation))
+    return body_key_error(c, m, d->has_orientation ? "orientation" : "rotation",
+                          d->has_orientation
+                              ? "expected either rotation_keys or orientation, got both"
+                              : "expected either rotation_keys or rotation, got both");
+  return VS_OK;
+}
+
 /* solver.rigid: a mapping of SKS_RSOLVER rows (defaults for the keys not given). */
 vs_status sk_load_rsolver(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                           void *base) {

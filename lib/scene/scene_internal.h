@@ -293,6 +293,16 @@ vs_status sk_check_rotation(vctx *c, const sk_row *r, const sn_node *m, const sn
                             void *base);
 vs_status sk_check_density(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                            void *base);
+vs_status sk_load_body_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                            void *base);
+void sk_emit_body_keys(sbuf *b, const sk_row *r, const void *base);
+int sk_no_body_keys(const void *base);
+vs_status sk_load_rotation_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                                void *base);
+void sk_emit_rotation_keys(sbuf *b, const sk_row *r, const void *base);
+int sk_no_rotation_keys(const void *base);
+vs_status sk_check_kinematic(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                             void *base);
 
 vs_status sk_load_colliders(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                             void *base);
@@ -306,6 +316,7 @@ void sk_emit_constraints(sbuf *b, const sk_row *r, const void *base);
 vs_status sk_load_rest(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
 void sk_emit_rest(sbuf *b, const sk_row *r, const void *base);
 int sk_rest_omitted(const void *base);
+vs_status sk_key_list(vctx *c, const sn_node *v, const char *form, double **out, size_t *n);
 vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
 void sk_emit_keys(sbuf *b, const sk_row *r, const void *base);
 int sk_no_keys(const void *base);

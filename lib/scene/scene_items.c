@@ -172,22 +172,23 @@ int sk_rest_omitted(const void *base) {
   return d->has_min || d->has_max;
 }
 
-/* A list of keys [t, x, y, z] with t strictly increasing (a time: `A/B`
- * works), v at the path already pushed: pin keys and world.wind_keys. */
-static vs_status load_key_list(vctx *c, const sn_node *v, double **keys, size_t *n_keys) {
+/* A list of [t, a, b, c] keys, t strictly increasing (`form` names it in
+ * messages): pins' keys, kinematic rigid bodies' keys (scene_body.c), world.wind_keys.  The
+ * caller has pushed the key's name. */
+vs_status sk_key_list(vctx *c, const sn_node *v, const char *form, double **out, size_t *n) {
   char g[96];
   if (v->kind != SN_SEQ || v->n == 0)
-    return sk_fail(c, VS_ERR_SCENE, v, "expected a non-empty list of [t, x, y, z], got %s",
+    return sk_fail(c, VS_ERR_SCENE, v, "expected a non-empty list of %s, got %s", form,
                    v->kind == SN_SEQ ? "an empty list" : sk_got(v, g, sizeof g));
   if (v->n > VS_MAX_KEYS)
     return sk_fail(c, VS_ERR_LIMIT, v, "expected at most %d keys (the documented limit), got %zu",
                    VS_MAX_KEYS, v->n);
-  *keys = vs_malloc(v->n * 4 * sizeof **keys);
-  if (!*keys) return sk_nomem(c);
-  *n_keys = v->n;
+  *out = vs_malloc(v->n * 4 * sizeof **out);
+  if (!*out) return sk_nomem(c);
+  *n = v->n;
   for (size_t i = 0; i < v->n; i++) {
     size_t mk2 = sk_push_index(c, i);
-    double *k = &(*keys)[4 * i];
+    double *k = &(*out)[4 * i];
     TRY(sk_vec(c, v->kids[i], 4, R_ANY, 1, k));
     if (i > 0 && !(k[0] > k[-4])) {
       sk_push_index(c, 0);
@@ -217,7 +218,7 @@ vs_status sk_load_keys(vctx *c, const sk_row *r, const sn_node *m, const sn_node
   if (!v) return VS_OK;
   size_t mk = sk_push(c, "keys");
   if (sk_get(m, "at")) return sk_fail(c, VS_ERR_SCENE, v, "expected either at or keys, got both");
-  TRY(load_key_list(c, v, &d->keys, &d->n_keys));
+  TRY(sk_key_list(c, v, "[t, x, y, z]", &d->keys, &d->n_keys));
   sk_pop(c, mk);
   return VS_OK;
 }
@@ -240,7 +241,7 @@ vs_status sk_load_wind_keys(vctx *c, const sk_row *r, const sn_node *m, const sn
   size_t mk = sk_push(c, "wind_keys");
   if (sk_get(m, "wind"))
     return sk_fail(c, VS_ERR_SCENE, v, "expected either wind or wind_keys, got both");
-  TRY(load_key_list(c, v, &s->wind_keys, &s->n_wind_keys));
+  TRY(sk_key_list(c, v, "[t, x, y, z]", &s->wind_keys, &s->n_wind_keys));
   sk_pop(c, mk);
   return VS_OK;
 }

@@ -285,6 +285,24 @@ const sk_row vs_sk_rows[] = {
      .doc = "a pair uses max(restitution_a, restitution_b)"},
     {"fixed", BO(RI, fixed), .type = SK_BOOL, .def = "false",
      .doc = "`true`: infinite mass and inertia, never moves"},
+    {"kinematic", BO(RI, kinematic), .type = SK_BOOL, .def = "false",
+     .doc = "`true`: infinite mass and inertia like `fixed`, but moves along `keys` and "
+            "`rotation_keys`, else at its constant `velocity` and `angular_velocity`; pushes "
+            "bodies and particles, is never pushed, ignores gravity (not with `fixed`)"},
+    {"keys", BO(RI, keys), HOOK(sk_load_body_keys, sk_emit_body_keys), .omit = sk_no_body_keys,
+     .doc = "kinematic: the centre's keys `[[t, x, y, z], ...]`, t strictly increasing (a time: "
+            "`A/B` works); linear in between, held before the first and after the last key "
+            "(instead of `position` and `velocity`)"},
+    {"rotation_keys", BO(RI, rotation_keys), HOOK(sk_load_rotation_keys, sk_emit_rotation_keys),
+     .omit = sk_no_rotation_keys, .check = sk_check_kinematic,
+     .doc = "kinematic: orientation keys `[[t, rx, ry, rz], ...]`, degrees as `rotation`, t "
+            "strictly increasing; slerp in between (the shorter way), held outside them "
+            "(instead of `orientation`, `rotation` and `angular_velocity`)"},
+    {"surface_velocity", BO(RI, surface_velocity), .type = SK_VEC, .n = 3, .range = ANY,
+     .def = "[0, 0, 0]",
+     .doc = "m/s in the body's frame: its surface moves at this speed while the body does not "
+            "(a conveyor belt); friction drives what touches it towards it (its tangential "
+            "part)"},
 
     {"velocity", BO(TE, velocity), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
      .doc = "initial velocity, m/s"},

@@ -235,7 +235,8 @@ static void value(vs_sbuf *b, const sk_row *r) {
         vs_sbuf_puts(b, "{\"anyOf\": [{\"const\": \"auto\"}, ");
         number(b, R_NONNEG, 0);
         vs_sbuf_puts(b, "]}");
-      } else if (r->load == sk_load_keys) {
+      } else if (r->load == sk_load_keys || r->load == sk_load_body_keys ||
+                 r->load == sk_load_rotation_keys) {
         vs_sbuf_puts(b, "{\"type\": \"array\", \"minItems\": 1, \"items\": {\"type\": \"array\", "
                         "\"minItems\": 4, \"maxItems\": 4, \"items\": [");
         number(b, R_ANY, 1);

@@ -112,6 +112,9 @@ struct vs_solver_scratch {
 /* One step h of the rigid bodies (state rows rx.. through the solver's
  * vs_rstate view), then the particle-rigid contacts both ways. */
 VS_PRIVATE void vs_step_rigid(const vs_model *m, vs_state *s, double h);
+/* Kinematic rigid bodies on their path at t0, with the velocities of the
+ * step to t1 (before vs_couple_rigid and vs_step_rigid). */
+VS_PRIVATE void vs_kinematic_rigid(const vs_model *m, vs_state *s, double t0, double t1);
 VS_PRIVATE void vs_couple_rigid(const vs_model *m, vs_state *s, double h);
 VS_PRIVATE void vs_attach_rigid(const vs_model *m, vs_state *s, double h);
 

@@ -511,6 +511,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     if (ctx.xpbd) memset(s->lambda, 0, (size_t)m->n_constraints * sizeof(double));
     if (m->relaxation == VS_RELAX_JACOBI) vs_relax_jacobi(m, s, &ctx);
     else vs_relax_gauss_seidel(m, s, &ctx);
+    if (m->n_rigid > 0) vs_kinematic_rigid(m, s, sub == 0 ? t0 : t0 + (double)sub * h, t_end);
     if (m->n_rigid > 0 && m->n_colliding > 0) vs_couple_rigid(m, s, h);
     if (m->n_rigid > 0) vs_step_rigid(m, s, h);
     if (m->n_attach > 0) vs_attach_rigid(m, s, h); /* after both moved: the gap at the step's end */

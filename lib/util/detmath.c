@@ -271,3 +271,34 @@ void vs_sincos_deg(double deg, double *s, double *c) {
   default: *s = -kc, *c = ks; break;
   }
 }
+
+/* atan(z) for 0 <= z <= 1 to a few ulp: atan z = 2 atan(z / (1 + sqrt(1 + z^2))) three
+ * times (z <= tan(pi/32) < 0.0985), then the series to z^21 (the next term
+ * is below 2^-70 of the result). */
+static double atan_unit(double z) {
+  for (int k = 0; k < 3; k++) z = z / (1.0 + sqrt(1.0 + z * z));
+  const double z2 = z * z;
+  double s = 0.0;
+  for (int k = 10; k >= 1; k--) s = z2 * ((k & 1 ? -1.0 : 1.0) / (2 * k + 1) + s);
+  return 8.0 * (z + z * s);
+}
+
+double vs_atan2(double y, double x) {
+  static const double pi = 0x1.921fb54442d18p+1, pio2 = 0x1.921fb54442d18p+0;
+  if (isnan(x) || isnan(y)) return NAN;
+  const double ax = fabs(x), ay = fabs(y);
+  if (ax == 0.0 && ay == 0.0) return 0.0;
+  double a;
+  if (isinf(ax) || isinf(ay)) {
+    a = isinf(ax) && isinf(ay) ? 0.5 * pio2 : (isinf(ay) ? pio2 : 0.0);
+  } else {
+    a = ay <= ax ? atan_unit(ay / ax) : pio2 - atan_unit(ax / ay);
+    /* one Newton step on ay cos a - ax sin a = 0 (the halvings leave a few
+     * ulp): the correction is tiny, so its own rounding does not count */
+    double sn, cs;
+    vs_sincos(a, &sn, &cs);
+    a += (ay * cs - ax * sn) / (ax * cs + ay * sn);
+  }
+  if (x < 0) a = pi - a;
+  return y < 0 ? -a : a;
+}

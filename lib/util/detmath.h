@@ -41,5 +41,10 @@ VS_PRIVATE void vs_sincos(double x, double *s, double *c);
  * finite angle, and exactly 0, 1 or -1 at multiples of 90, +0 for the zeros),
  * then converted to radians in double-double precision; NaN for inf and NaN. */
 VS_PRIVATE void vs_sincos_deg(double deg, double *s, double *c);
+/* atan2(y, x) in (-pi, pi], from + - * / and sqrt only (three halvings of
+ * the angle, then the alternating series): within a few ulp of the exact
+ * value, the same bits everywhere; 0 for (0, 0).  The slerp of kinematic
+ * rotation keys and their angular velocity use it (model/rigid_motion.c). */
+VS_PRIVATE double vs_atan2(double y, double x);
 
 #endif

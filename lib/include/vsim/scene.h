@@ -170,6 +170,12 @@ typedef struct vs_body_desc {
   int has_density;
   double friction, restitution;
   int fixed;
+  int kinematic;              /* moved by its keys or velocities; infinite mass (not with fixed) */
+  double *keys;               /* kinematic: (n_keys x 4) [t, x, y, z], or NULL */
+  size_t n_keys;
+  double *rotation_keys;      /* kinematic: (n_rotation_keys x 4) [t, rx, ry, rz] degrees, or NULL */
+  size_t n_rotation_keys;
+  double surface_velocity[3]; /* m/s in the body's frame: a conveyor belt's surface */
   int64_t collision_group;    /* 0..31 */
   int64_t collision_mask;     /* bit g: collides with group g */
 

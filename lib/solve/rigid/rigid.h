@@ -61,6 +61,7 @@ typedef struct vs_rfric {
   double t1[3], t2[3];   /* tangents */
   double a1[3], b1[3], a2[3], b2[3];     /* r x direction */
   double ia1[3], ib1[3], ia2[3], ib2[3]; /* I^-1 (r x direction) */
+  double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
 } vs_rfric;
 
 /* Friction of a manifold whose points share one normal (a patch), solved at
@@ -73,6 +74,7 @@ typedef struct vs_rpatch {
   double mass_t1, mass_t2, mass_tw;
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
+  double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
 } vs_rpatch;
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
@@ -109,6 +111,7 @@ typedef struct vs_rwork {
   double h;              /* the step's length (set by vs_rigid_step) */
   const double *air;     /* (n x 2) air drag per unit mass k1, k2, or NULL (set by the caller) */
   double wind[3];        /* m/s, when air (set by the caller) */
+  double t_end;          /* the step's end time (vs_rigid_kinematic_begin) */
   double *reach;         /* (n) how far each body may travel in the step (rigid_broad.c) */
   int32_t *order;        /* (n) bodies sorted by AABB min on the sweep axis */
   int64_t broad_tests;   /* box tests of the last broad phase (bounded work: tested) */
@@ -243,6 +246,24 @@ VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs
 VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* The displacement that closes the tree joints' position errors (first order). */
 VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+
+/* ---- kinematic bodies (rigid_kinematic.c) ---- */
+/* Before a step from time t0 to t1 (and before the particle coupling): each
+ * kinematic body at its pose of t0, with the velocities that take it to its
+ * pose of t1 in t1 - t0 (so contacts see the relative velocity it really
+ * has); t1 is kept for vs_rigid_kinematic_end. */
+VS_RPRIVATE void vs_rigid_kinematic_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                          double t0, double t1);
+/* One substep hs of kinematic body i at its velocities (the contacts'
+ * displacements w->dp follow it). */
+VS_RPRIVATE void vs_rigid_kinematic_move(vs_rstate *s, vs_rwork *w, int32_t i, double hs);
+/* After the step: each kinematic body exactly at its pose of t1 (no drift
+ * from the substeps' integration). */
+VS_RPRIVATE void vs_rigid_kinematic_end(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+/* The world velocity of body i's surface (its surface_velocity turned by its
+ * orientation q); zero without one (and for i outside the bodies: the world). */
+VS_RPRIVATE void vs_rigid_surface_velocity(const vs_rmodel *m, const double q[4], int32_t i,
+                                           double out[3]);
 
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */

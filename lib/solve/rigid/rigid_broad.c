@@ -106,6 +106,8 @@ static inline void put(vs_rcontact *o, const vs_rcontact *c) {
  * the step), so that a fast body meets what lies in its path instead of
  * passing through it between two steps. */
 static double reach(const vs_rmodel *m, const vs_rstate *s, int32_t i, double h) {
+  if (vs_rmodel_kinematic(m, i) && h > 0) /* its path, without gravity */
+    return h * (vs_len3(&s->v[3 * i]) + vs_len3(&s->w[3 * i]) * m->bound[i]);
   if (m->inv_mass[i] == 0 || !(h > 0)) return 0.0;
   const double *v = &s->v[3 * i], *av = &s->w[3 * i], *g = m->set.gravity;
   double vg[3] = {v[0] + h * g[0], v[1] + h * g[1], v[2] + h * g[2]};

@@ -27,6 +27,12 @@ static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
   rs->joint_impulse = s->rjoint_impulse;
 }
 
+void vs_kinematic_rigid(const vs_model *m, vs_state *s, double t0, double t1) {
+  vs_rstate rs;
+  view(m, s, &rs);
+  vs_rigid_kinematic_begin(m->priv->rigid, &rs, s->scratch->rigid, t0, t1);
+}
+
 void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
   vs_rstate rs;
   view(m, s, &rs);
@@ -34,6 +40,7 @@ void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
   s->scratch->rigid->air = m->aero ? m->priv->rigid_air : NULL;
   memcpy(s->scratch->rigid->wind, s->scratch->wind, sizeof s->scratch->wind);
   vs_rigid_step(m->priv->rigid, &rs, s->scratch->rigid, h);
+  vs_rigid_kinematic_end(m->priv->rigid, &rs, s->scratch->rigid);
   s->rn_cache[0] = rs.n_cache;
   s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;
 }
@@ -54,6 +61,11 @@ static void contact_friction(const vs_rmodel *rm, vs_state *s, int32_t b, int32_
   double r[3], vr[3], rel[3];
   for (int k = 0; k < 3; k++) r[k] = pt[k] - xb[k];
   vs_cross3(wb, r, vr);
+  if (rm->motion && rm->motion->any_surface) { /* a moving surface drags the particle along */
+    double sv[3];
+    vs_rigid_surface_velocity(rm, s->rq + 4 * (size_t)b, b, sv);
+    for (int k = 0; k < 3; k++) vr[k] += sv[k];
+  }
   for (int k = 0; k < 3; k++) rel[k] = (p[k] - pp[k]) - h * (vb[k] + vr[k]);
   const double rn = vs_dot3(rel, n);
   double t[3];

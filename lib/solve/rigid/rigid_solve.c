@@ -51,6 +51,24 @@ static int ckey_cmp(int32_t a1, int32_t b1, uint32_t f1, int32_t a2, int32_t b2,
   return 0;
 }
 
+/* The friction rows' target: a moving surface (surface_velocity) is matter
+ * moving along the body, so friction drives the relative velocity of the
+ * bodies' points, v_b - v_a, towards s_a - s_b instead of zero (Box2D's
+ * tangent speed, Bullet's contact surface velocity); only its tangential
+ * part reaches the rows.  Zero targets leave every row's bits as they were
+ * (x - 0 is x). */
+static void surface_target(const vs_rmodel *m, const vs_rstate *s, int32_t a, int32_t b,
+                           const double t1[3], const double t2[3], double *s1, double *s2) {
+  *s1 = *s2 = 0.0;
+  if (!m->motion || !m->motion->any_surface) return;
+  double sa[3], sb[3], d[3];
+  vs_rigid_surface_velocity(m, &s->q[4 * a], a, sa);
+  vs_rigid_surface_velocity(m, &s->q[4 * b], b, sb);
+  vs_sub3(sa, sb, d);
+  *s1 = vs_dot3(d, t1);
+  *s2 = vs_dot3(d, t2);
+}
+
 /* Friction rows of a patch at its centre (manifolds whose points share one
  * normal: box-box faces, a box or capsule on a plane): two tangent rows and a
  * twist row about the normal, solved once per manifold instead of two rows
@@ -97,6 +115,7 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   P->mass_tw = kw > 0 ? 1.0 / kw : 0.0;
   P->pt1 = vs_dot3(f, P->t1);
   P->pt2 = vs_dot3(f, P->t2);
+  surface_target(m, s, a, b, P->t1, P->t2, &P->s1, &P->s2);
   P->ptw = P->rtw > 0 ? vs_dot3(f, c0->n) : 0.0;
 }
 
@@ -161,6 +180,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
       fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
       fc->pt1 = fc->pt2 = 0.0;
+      surface_target(m, s, a, b, fc->t1, fc->t2, &fc->s1, &fc->s2);
     }
     c->vn0 = 0.0; /* only restitution reads it */
     if (re != 0) {
@@ -278,8 +298,8 @@ static inline __attribute__((always_inline)) void patch_friction(const vs_rwork 
   for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
   double lim = P->friction * sum;
   if (!(lim > 0) && P->pt1 == 0 && P->pt2 == 0 && P->ptw == 0) return;
-  double l1 = -lrow(v, P->t1, P->a1, P->b1) * P->mass_t1;
-  double l2 = -lrow(v, P->t2, P->a2, P->b2) * P->mass_t2;
+  double l1 = -(lrow(v, P->t1, P->a1, P->b1) - P->s1) * P->mass_t1;
+  double l2 = -(lrow(v, P->t2, P->a2, P->b2) - P->s2) * P->mass_t2;
   double n1 = P->pt1 + l1, n2 = P->pt2 + l2;
   double len2 = n1 * n1 + n2 * n2;
   if (len2 > lim * lim) {
@@ -431,8 +451,8 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
     vs_rfric *f = &w->fric[c - w->contacts];
     double lim = c->friction * c->pn;
     if (lim > 0 || f->pt1 != 0 || f->pt2 != 0) {
-      double l1 = -lrow(v, f->t1, f->a1, f->b1) * f->mass_t1;
-      double l2 = -lrow(v, f->t2, f->a2, f->b2) * f->mass_t2;
+      double l1 = -(lrow(v, f->t1, f->a1, f->b1) - f->s1) * f->mass_t1;
+      double l2 = -(lrow(v, f->t2, f->a2, f->b2) - f->s2) * f->mass_t2;
       double n1 = f->pt1 + l1, n2 = f->pt2 + l2;
       double len2 = n1 * n1 + n2 * n2;
       if (len2 > lim * lim) {

@@ -73,7 +73,10 @@ static void rotate_free(double q[4], double Lb[3], const double ii[3], double h)
  * its angular velocity is w = I_w^-1 L with the new orientation. */
 static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double hs) {
   for (int32_t i = 0; i < m->n_bodies; i++) {
-    if (m->inv_mass[i] == 0) continue;
+    if (m->inv_mass[i] == 0) {
+      if (vs_rmodel_kinematic(m, i)) vs_rigid_kinematic_move(s, w, i, hs);
+      continue;
+    }
     double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
     double *q = &s->q[4 * i];
     const double *pv = &w->pv[6 * i], *ii = &m->inv_inertia[3 * i];
@@ -123,6 +126,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     double *Iw = &w->inv_iw[9 * i];
     if (m->inv_mass[i] == 0) {
       memset(Iw, 0, sizeof(double) * 9);
+      if (vs_rmodel_kinematic(m, i)) continue; /* its velocities: vs_rigid_kinematic_begin */
       memset(&s->v[3 * i], 0, sizeof(double) * 3);
       memset(&s->w[3 * i], 0, sizeof(double) * 3);
       continue;

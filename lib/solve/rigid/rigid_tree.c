@@ -377,7 +377,8 @@ static void joint_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const d
 
 /* Whether body b moves (a node of the tree may touch the ground side). */
 static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
-  return b >= 0 && m->inv_mass[b] != 0 ? x : NULL;
+  /* a kinematic body is ground that moves: its velocities are on the right-hand side */
+  return b >= 0 && (m->inv_mass[b] != 0 || vs_rmodel_kinematic(m, b)) ? x : NULL;
 }
 
 void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
