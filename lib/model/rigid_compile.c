@@ -22,19 +22,29 @@ int32_t vs_rigid_count(const vs_scene *s) {
   return n;
 }
 
+/* weld, hinge, slider: joints of VS_JOINT_KINDS beyond ball and distance */
+static int wide_joint(const vs_constraint_desc *cd) {
+  int k = (int)cd->kind;
+  return k == VS_CONSTRAINT_WELD || k == VS_CONSTRAINT_HINGE || k == VS_CONSTRAINT_SLIDER;
+}
+
 int vs_rigid_item(const vs_constraint_desc *cd) {
   if ((int)cd->kind == VS_CONSTRAINT_BALL || (int)cd->kind == VS_CONSTRAINT_ATTACH) return 1;
+  if (wide_joint(cd)) return 1;
   return cd->kind == VS_KIND_DISTANCE && (strchr(cd->a.text, '@') || strchr(cd->b.text, '@'));
 }
 
-void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach) {
-  *joints = *attach = 0;
+void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach, int32_t *more) {
+  *joints = *attach = *more = 0;
+  int wide = 0;
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
     if (!vs_rigid_item(cd)) continue;
+    wide |= wide_joint(cd);
     if ((int)cd->kind == VS_CONSTRAINT_ATTACH) (*attach)++;
     else (*joints)++;
   }
+  if (wide) *more = *joints;
 }
 
 static vs_status item_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
@@ -104,7 +114,48 @@ static void to_world(const vs_model *m, int32_t b, const double p[3], double out
   for (int k = 0; k < 3; k++) out[k] += m->rigid_x0[3 * b + k];
 }
 
-/* Joints (ball, body-point distance) into the rigid model, attachments into
+/* The rows of a weld, hinge or slider beyond a ball's: the initial relative
+ * orientation, the axis in both bodies' frames, limits, motor, spring
+ * (docs/physics.md, "Joints"). */
+static void wide_rows(vs_model *m, const vs_constraint_desc *cd, int32_t j, int32_t ba,
+                      int32_t bb) {
+  vs_rmodel *rm = m->priv->rigid;
+  static const double ident[4] = {1, 0, 0, 0};
+  const double *qa = &m->rigid_q0[4 * ba], *qb = bb < 0 ? ident : &m->rigid_q0[4 * bb];
+  const double ca[4] = {qa[0], -qa[1], -qa[2], -qa[3]};
+  vs_quat_mul(ca, qb, &rm->joint_qrel[4 * j]);
+  int hinge = (int)cd->kind == VS_CONSTRAINT_HINGE;
+  rm->joint_kind[j] = hinge ? VS_JOINT_HINGE
+                      : (int)cd->kind == VS_CONSTRAINT_SLIDER ? VS_JOINT_SLIDER : VS_JOINT_WELD;
+  if ((int)cd->kind == VS_CONSTRAINT_WELD) return;
+  double len = sqrt(cd->axis[0] * cd->axis[0] + cd->axis[1] * cd->axis[1] + cd->axis[2] * cd->axis[2]);
+  double u[3] = {cd->axis[0] / len, cd->axis[1] / len, cd->axis[2] / len}, R[9];
+  vs_quat_to_mat(qa, R);
+  vs_mat3_mul_t(R, u, &rm->joint_axis[6 * j]);
+  vs_quat_to_mat(qb, R);
+  vs_mat3_mul_t(R, u, &rm->joint_axis[6 * j + 3]);
+  const double unit = hinge ? 3.14159265358979323846 / 180.0 : 1.0; /* degrees or m */
+  int32_t flags = 0;
+  if (cd->has_limits) {
+    flags |= VS_RJOINT_LIMIT;
+    rm->joint_limit[2 * j] = cd->limits[0] * unit;
+    rm->joint_limit[2 * j + 1] = cd->limits[1] * unit;
+  }
+  if (cd->has_motor) {
+    flags |= VS_RJOINT_MOTOR;
+    rm->joint_motor[2 * j] = cd->motor_speed;
+    rm->joint_motor[2 * j + 1] = cd->max_torque;
+  }
+  if (hinge && cd->hertz > 0) {
+    flags |= VS_RJOINT_SPRING;
+    rm->joint_spring[3 * j] = cd->hertz;
+    rm->joint_spring[3 * j + 1] = cd->damping_ratio;
+    rm->joint_spring[3 * j + 2] = cd->spring_rest * unit;
+  }
+  rm->joint_flags[j] = flags;
+}
+
+/* Joints (ball, weld, hinge, slider, body-point distance) into the rigid model, attachments into
  * the model's attach rows, in file order. */
 static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
   vs_rmodel *rm = m->priv->rigid;
@@ -125,7 +176,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       a++;
       continue;
     }
-    if ((int)cd->kind == VS_CONSTRAINT_BALL) {
+    if ((int)cd->kind == VS_CONSTRAINT_BALL || wide_joint(cd)) {
       int32_t ba = find_rigid(m, cd->a.text, strlen(cd->a.text), 0);
       int32_t bb = find_rigid(m, cd->b.text, strlen(cd->b.text), 1);
       if (ba < 0) return item_error(err, file, &cd->a, c, "a", "no rigid body named '%s'", cd->a.text);
@@ -137,6 +188,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
       to_local(m, bb, cd->at, &rm->joint_pb[3 * j]);
       rm->joint_collide[j] = cd->collide;
+      if (wide_joint(cd)) wide_rows(m, cd, j, ba, bb);
       j++;
       continue;
     }

@@ -189,6 +189,9 @@ typedef struct vs_ref {
 enum {
   VS_CONSTRAINT_BALL = VS_KIND_COUNT, /* ball joint: bodies a, b (or `world`) at a world point */
   VS_CONSTRAINT_ATTACH,               /* particle held at a body-local point, both ways */
+  VS_CONSTRAINT_WELD,                 /* weld joint: bodies a, b held at their relative pose */
+  VS_CONSTRAINT_HINGE,                /* hinge joint: turns about `axis` through `at` */
+  VS_CONSTRAINT_SLIDER,               /* slider joint: moves along `axis`, no turning */
   VS_CONSTRAINT_KINDS
 };
 
@@ -208,6 +211,15 @@ typedef struct vs_constraint_desc {
   double at[3];            /* pin: target; ball: world point; attach: body-local point */
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
   int collide;             /* rigid joints: the joined bodies collide with each other */
+  double axis[3];          /* hinge, slider: world axis in the initial pose (not zero) */
+  int has_limits;          /* hinge, slider: limits given */
+  double limits[2];        /* hinge: degrees; slider: m; lo <= hi */
+  int has_motor;           /* hinge, slider: motor_speed given */
+  double motor_speed;      /* hinge: rad/s; slider: m/s */
+  double max_torque;       /* hinge: N m; slider: max_force, N */
+  double hertz;            /* weld: stiffness of its angular rows (0: rigid); hinge: spring */
+  double damping_ratio;    /* weld, hinge spring */
+  double spring_rest;      /* hinge: the spring's rest angle, degrees */
   size_t n_keys;
 } vs_constraint_desc;
 

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* rigid_joint_axis.c: the 1-D rows along a hinge's or slider's axis --
+ * spring, motor, lower and upper limit -- solved by sequential impulses
+ * after the joint's equality rows (the forest's exact solve, or the loop
+ * joint's own rows) in each sweep (docs/physics.md, "Joints").
+ *
+ * The row is the axis row of rigid_joint.c (hinge: the angle's rate
+ * (wb - wa) . axis; slider: the anchors' relative speed along the axis);
+ * the position along it (angle or travel) is the one of the substep's
+ * start.  Each row keeps its accumulated impulse in the state
+ * (joint_more: VS_RJM_*), warm-started as the equality rows are:
+ *   spring  soft row towards the rest position, Box2D v3's soft step
+ *           (b2MakeSoft) from hertz and damping ratio; unbounded;
+ *   motor   towards the target speed, the impulse clamped to
+ *           max * h (h: the substep);
+ *   limits  one-sided (lower >= 0, upper >= 0), speculative: while the
+ *           limit is ahead by C, the row allows a speed of C / h towards
+ *           it and no more, so the joint stops at it without a bounce; the
+ *           position past a limit is closed by the position pass
+ *           (vs_rigid_project_limits, vs_rigid_project_joints). */
+#include <math.h>
+
+#include "solve/rigid/rigid_joint_rows.h"
+
+typedef struct axis_row {
+  int32_t a, b;
+  double Ja[6], Jb[6];
+  double mass; /* effective mass of the row */
+} axis_row;
+
+static void make_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, axis_row *r) {
+  r->a = m->joint_ab[2 * j];
+  r->b = m->joint_ab[2 * j + 1] < 0 ? m->n_bodies : m->joint_ab[2 * j + 1];
+  vs_rjoint_axis_row(m, w, j, r->Ja, r->Jb);
+  r->mass = gen_mass1(m, w, r->a, r->b, r->Ja, r->Jb);
+}
+
+static double row_speed(const vs_rstate *s, const axis_row *r) {
+  double c = 0;
+  gen_rows(s, r->a, r->Ja, 1, &c);
+  gen_rows(s, r->b, r->Jb, 1, &c);
+  return c;
+}
+
+static void push_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const axis_row *r,
+                     double l) {
+  gen_apply(m, s, w, r->a, r->Ja, 1, &l);
+  gen_apply(m, s, w, r->b, r->Jb, 1, &l);
+}
+
+static double substep(const vs_rmodel *m, const vs_rwork *w) {
+  return w->h / (m->set.substeps > 0 ? m->set.substeps : 1);
+}
+
+void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t j) {
+  if (!m->joint_flags[j]) return;
+  axis_row r;
+  make_row(m, w, j, &r);
+  const double *acc = &s->joint_more[VS_RJOINT_MORE * (size_t)j];
+  double l = acc[VS_RJM_SPRING] + acc[VS_RJM_MOTOR] + acc[VS_RJM_LO] - acc[VS_RJM_HI];
+  push_row(m, s, w, &r, l);
+}
+
+void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t j) {
+  int32_t flags = m->joint_flags[j];
+  if (!flags) return;
+  axis_row r;
+  make_row(m, w, j, &r);
+  if (r.mass == 0) return;
+  double *acc = &s->joint_more[VS_RJOINT_MORE * (size_t)j]; /* offsets VS_RJM_* */
+  const double h = substep(m, w), pos = w->joint[(size_t)j * VS_RJOINT_WORK + VS_RJW_POS];
+  if (flags & VS_RJOINT_SPRING) {
+    /* Box2D v3 (solver.h, b2MakeSoft): omega = 2 pi f, a1 = 2 zeta + h omega,
+     * a2 = h omega a1, bias rate omega / a1, mass scale a2 / (1 + a2),
+     * impulse scale 1 / (1 + a2) */
+    const double *sp = &m->joint_spring[3 * (size_t)j];
+    double omega = 2.0 * 3.14159265358979323846 * sp[0], a1 = 2.0 * sp[1] + h * omega;
+    double a2 = h * omega * a1, a3 = 1.0 / (1.0 + a2);
+    double bias = a1 > 0 ? omega / a1 * (pos - sp[2]) : 0.0;
+    double l = -r.mass * a2 * a3 * (row_speed(s, &r) + bias) - a3 * acc[VS_RJM_SPRING];
+    acc[VS_RJM_SPRING] += l;
+    push_row(m, s, w, &r, l);
+  }
+  if (flags & VS_RJOINT_MOTOR) {
+    double most = m->joint_motor[2 * (size_t)j + 1] * h, old = acc[VS_RJM_MOTOR];
+    double l = -r.mass * (row_speed(s, &r) - m->joint_motor[2 * (size_t)j]);
+    double nw = old + l;
+    nw = nw < -most ? -most : nw > most ? most : nw;
+    acc[VS_RJM_MOTOR] = nw;
+    push_row(m, s, w, &r, nw - old);
+  }
+  if (flags & VS_RJOINT_LIMIT) {
+    double lo = m->joint_limit[2 * (size_t)j], hi = m->joint_limit[2 * (size_t)j + 1];
+    for (int side = 0; side < 2; side++) {
+      double sg = side ? -1.0 : 1.0;      /* the upper limit's row is -axis */
+      double C = side ? hi - pos : pos - lo; /* > 0: the limit is still ahead */
+      double bias = C > 0 ? C / h : 0.0;
+      double *ac = &acc[(side ? VS_RJM_HI : VS_RJM_LO)], old = *ac;
+      double l = -r.mass * (sg * row_speed(s, &r) + bias);
+      double nw = old + l > 0 ? old + l : 0.0;
+      *ac = nw;
+      push_row(m, s, w, &r, sg * (nw - old));
+    }
+  }
+}
+
+void vs_rigid_tree_axes(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
+  if (!w->tree.n_tree_joints) return;
+  for (int32_t j = 0; j < m->n_joints; j++)
+    if (w->tree.in_tree[j] && m->joint_flags[j]) vs_rjoint_solve_axis(m, s, w, j);
+}
