@@ -240,6 +240,10 @@ VS_RPRIVATE double vs_rjoint_position(const vs_rmodel *m, const vs_rstate *s, co
 VS_RPRIVATE void vs_rjoint_gap_row(const double *jw, int end, const double n[3], double *J);
 VS_RPRIVATE void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j,
                                     double Ja[6], double Jb[6]);
+/* That row with the joint's equality rows' reaction (R), and its effective mass then. */
+VS_RPRIVATE void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j,
+                                     double Ja[6], double Jb[6], double Ra[6], double Rb[6],
+                                     double *mass);
 /* The limit, motor and spring rows of a hinge or slider (rigid_joint_axis.c):
  * warm start and one velocity pass (nothing for a joint without them); the
  * forest's joints' after its exact solve, in joint order. */

@@ -453,6 +453,38 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
   sym_inverse(K, g->d, g->Ki);
 }
 
+/* The axis row of joint j as it acts with the joint's own equality rows
+ * held: an impulse l along it gives the bodies l Ra, l Rb (the row and the
+ * equality rows' reaction, R = J_r + lam J_e with lam = -K_e^-1 J_e M^-1 J_r^T,
+ * so that J_e M^-1 R^T = 0), and changes the row's speed by l / mass with
+ * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
+ * on a hinge or slider rather than a free body's. */
+void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, double Ja[6],
+                         double Jb[6], double Ra[6], double Rb[6], double *mass) {
+  gen g;
+  gen_make(m, w, j, 1, 0, &g);
+  vs_rjoint_axis_row(m, w, j, Ja, Jb);
+  double c[GEN_MAX] = {0}, lam[GEN_MAX];
+  gen_cross(m, w, g.a, g.Ja, g.d, Ja, c);
+  gen_cross(m, w, g.b, g.Jb, g.d, Jb, c);
+  for (int r = 0; r < g.d; r++) {
+    double l = 0;
+    for (int q = 0; q < g.d; q++) l -= g.Ki[r * g.d + q] * c[q];
+    lam[r] = l;
+  }
+  memcpy(Ra, Ja, sizeof(double) * 6);
+  memcpy(Rb, Jb, sizeof(double) * 6);
+  for (int r = 0; r < g.d; r++)
+    for (int q = 0; q < 6; q++) {
+      Ra[q] += lam[r] * g.Ja[r * 6 + q];
+      Rb[q] += lam[r] * g.Jb[r * 6 + q];
+    }
+  double k = 0;
+  gen_cross(m, w, g.a, Ra, 1, Ja, &k);
+  gen_cross(m, w, g.b, Rb, 1, Jb, &k);
+  *mass = k > 1e-300 ? 1.0 / k : 0.0;
+}
+
 void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
   int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = m->n_bodies;

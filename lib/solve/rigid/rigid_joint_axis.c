@@ -5,7 +5,12 @@
  * joint's own rows) in each sweep (docs/physics.md, "Joints").
  *
  * The row is the axis row of rigid_joint.c (hinge: the angle's rate
- * (wb - wa) . axis; slider: the anchors' relative speed along the axis);
+ * (wb - wa) . axis; slider: the anchors' relative speed along the axis),
+ * its impulse applied with the reaction of the joint's own equality rows
+ * and its effective mass the one with those rows held (a door's about its
+ * hinge, not a free body's about its centre): a row solved with a free
+ * body's mass left the hinge and the row fighting over the sweeps, and a
+ * door shut against its limit bounced back by a tenth of its speed;
  * the position along it (angle or travel) is the one of the substep's
  * start.  Each row keeps its accumulated impulse in the state
  * (joint_more: VS_RJM_*), warm-started as the equality rows are:
@@ -24,15 +29,15 @@
 
 typedef struct axis_row {
   int32_t a, b;
-  double Ja[6], Jb[6];
-  double mass; /* effective mass of the row */
+  double Ja[6], Jb[6]; /* the row (its speed) */
+  double Ra[6], Rb[6]; /* what an impulse along it does, the joint's rows held */
+  double mass;         /* effective mass of the row, the joint's rows held */
 } axis_row;
 
 static void make_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, axis_row *r) {
   r->a = m->joint_ab[2 * j];
   r->b = m->joint_ab[2 * j + 1] < 0 ? m->n_bodies : m->joint_ab[2 * j + 1];
-  vs_rjoint_axis_row(m, w, j, r->Ja, r->Jb);
-  r->mass = gen_mass1(m, w, r->a, r->b, r->Ja, r->Jb);
+  vs_rjoint_axis_rows(m, w, j, r->Ja, r->Jb, r->Ra, r->Rb, &r->mass);
 }
 
 static double row_speed(const vs_rstate *s, const axis_row *r) {
@@ -44,8 +49,8 @@ static double row_speed(const vs_rstate *s, const axis_row *r) {
 
 static void push_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const axis_row *r,
                      double l) {
-  gen_apply(m, s, w, r->a, r->Ja, 1, &l);
-  gen_apply(m, s, w, r->b, r->Jb, 1, &l);
+  gen_apply(m, s, w, r->a, r->Ra, 1, &l);
+  gen_apply(m, s, w, r->b, r->Rb, 1, &l);
 }
 
 static double substep(const vs_rmodel *m, const vs_rwork *w) {

@@ -85,6 +85,18 @@ static inline void gen_mass(const vs_rmodel *m, const vs_rwork *w, int32_t i, co
                       vs_dot3(&J[r * 6 + 3], &IJ[3 * c]);
 }
 
+/* c[r] += J[r] M^-1 v^T for body i (d rows J, one row v). */
+static inline void gen_cross(const vs_rmodel *m, const vs_rwork *w, int32_t i, const double *J,
+                             int d, const double v[6], double *c) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  double Iv[3];
+  vs_mat3_mul(&w->inv_iw[9 * i], v + 3, Iv);
+  for (int r = 0; r < d; r++)
+    c[r] += im * (J[r * 6] * v[0] + J[r * 6 + 1] * v[1] + J[r * 6 + 2] * v[2]) +
+            vs_dot3(&J[r * 6 + 3], Iv);
+}
+
 /* 1-D row: effective mass 1 / (J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T), 0 when nothing moves. */
 static inline double gen_mass1(const vs_rmodel *m, const vs_rwork *w, int32_t a, int32_t b,
                                const double Ja[6], const double Jb[6]) {
