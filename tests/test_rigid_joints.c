@@ -148,6 +148,47 @@ START_TEST(hinge_limit_stops_at_its_angle) {
 }
 END_TEST
 
+/* ---- ball: cone and twist ------------------------------------------------- */
+
+/* A rod (0.05 x 1 x 0.05 m) hung from the world by a ball at its top end,
+ * kicked sideways (4 rad/s about x and z) and spun about its length (6
+ * rad/s): with cone 20 and twist [-30, 30] degrees about the rod's axis its
+ * swing from straight down stays within 20.5 degrees and its turn about its
+ * length within 30.5; without them it swings out past 40 and turns past 90. */
+static void ball_limits(int limited, double *swing_max, double *twist_max) {
+  char y[1024];
+  snprintf(y, sizeof y,
+           "time: {dt: 1/60}\n"
+           "bodies: [{rigid: {name: rod, size: [0.05, 1, 0.05], position: [0, 1.5, 0],\n"
+           "                  angular_velocity: [8, 6, 8]}}]\n"
+           "constraints:\n  - ball: {a: rod, b: world, at: [0, 2, 0]%s}\n",
+           limited ? ", axis: [0, -1, 0], cone: 20, twist: [-30, 30]" : "");
+  tu_sim r = tu_sim_new(y);
+  *swing_max = *twist_max = 0;
+  for (int f = 0; f < 120; f++) {
+    tu_sim_steps(&r, 1);
+    const double *q = &r.s->rq[0];
+    double down[3] = {0, -1, 0}, d[3];
+    turn(r.s, 0, down, d);
+    *swing_max = fmax(*swing_max, acos(fmin(1.0, -d[1])) * 180.0 / M_PI);
+    /* the twist about the rod's axis (y): swing-twist decomposition */
+    double tw = fabs(2.0 * atan2(q[2], q[0])) * 180.0 / M_PI;
+    *twist_max = fmax(*twist_max, tw > 180 ? 360 - tw : tw);
+  }
+  tu_sim_free(&r);
+}
+
+START_TEST(ball_cone_and_twist_limits) {
+  double sw, tw;
+  ball_limits(1, &sw, &tw);
+  ck_assert_msg(sw < 20.5, "swung out to %g degrees past a cone of 20", sw);
+  ck_assert_msg(tw < 30.5, "turned %g degrees past a twist of 30", tw);
+  ck_assert_msg(sw > 19.0 && tw > 29.0, "never reached the limits (%g, %g)", sw, tw);
+  ball_limits(0, &sw, &tw);
+  ck_assert_msg(sw > 40 && tw > 90, "a free ball swung %g and turned %g degrees only", sw, tw);
+}
+END_TEST
+
 /* ---- slider ------------------------------------------------------------------ */
 
 /* A box on a slider along an axis 30 degrees below horizontal: it speeds
@@ -325,6 +366,13 @@ START_TEST(bad_joint_inputs_exit_2_and_leave_nothing) {
       {"bodies: [{rigid: {name: car}}]\nconstraints:\n"
        "  - slider: {a: car, b: world, at: [0, 0, 0]}\n",
        "bad.yaml:3:13: constraints.0.slider: missing required key 'axis'"},
+      {"bodies: [{rigid: {name: arm}}]\nconstraints:\n"
+       "  - ball: {a: arm, b: world, at: [0, 0, 0], cone: 30}\n",
+       "bad.yaml:3:5: constraints.0.ball: cone and twist need an axis: `at` is the centre of the "
+       "body it would come from; give axis"},
+      {"bodies: [{rigid: {name: arm}}]\nconstraints:\n"
+       "  - ball: {a: arm, b: world, at: [0, 0, 0], axis: [1, 0, 0], twist: [10, 0]}\n",
+       "constraints.0.ball.twist: expected lo <= hi, got [10, 0]"},
       {"bodies: [{rigid: {name: a}}]\nconstraints:\n  - weld: {a: a, b: a, at: [0, 0, 0]}\n",
        "bad.yaml:3:21: constraints.0.b: expected a body other than 'a'"},
   };
@@ -350,6 +398,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, hinge_pendulum_period_and_axis);
   tcase_add_test(tc, hinge_motor_holds_its_speed_below_its_torque);
   tcase_add_test(tc, hinge_limit_stops_at_its_angle);
+  tcase_add_test(tc, ball_cone_and_twist_limits);
   tcase_add_test(tc, slider_on_an_incline_accelerates_at_g_sin_theta);
   tcase_add_test(tc, slider_motor_and_limits);
   tcase_add_test(tc, weld_makes_two_boxes_one);

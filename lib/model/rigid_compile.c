@@ -28,6 +28,11 @@ static int wide_joint(const vs_constraint_desc *cd) {
   return k == VS_CONSTRAINT_WELD || k == VS_CONSTRAINT_HINGE || k == VS_CONSTRAINT_SLIDER;
 }
 
+/* and a ball with cone or twist (its extra rows' impulses in joint_more too) */
+static int limited_ball(const vs_constraint_desc *cd) {
+  return (int)cd->kind == VS_CONSTRAINT_BALL && (cd->has_cone || cd->has_limits);
+}
+
 int vs_rigid_item(const vs_constraint_desc *cd) {
   if ((int)cd->kind == VS_CONSTRAINT_BALL || (int)cd->kind == VS_CONSTRAINT_ATTACH) return 1;
   if (wide_joint(cd)) return 1;
@@ -40,7 +45,7 @@ void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach, i
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
     if (!vs_rigid_item(cd)) continue;
-    wide |= wide_joint(cd);
+    wide |= wide_joint(cd) || limited_ball(cd);
     if ((int)cd->kind == VS_CONSTRAINT_ATTACH) (*attach)++;
     else (*joints)++;
   }
@@ -117,27 +122,41 @@ static void to_world(const vs_model *m, int32_t b, const double p[3], double out
 /* The rows of a weld, hinge or slider beyond a ball's: the initial relative
  * orientation, the axis in both bodies' frames, limits, motor, spring
  * (docs/physics.md, "Joints"). */
-static void wide_rows(vs_model *m, const vs_constraint_desc *cd, int32_t j, int32_t ba,
-                      int32_t bb) {
+static vs_status wide_rows(vs_model *m, const vs_constraint_desc *cd, size_t ci, int32_t j,
+                           int32_t ba, int32_t bb, const char *file, vs_error *err) {
   vs_rmodel *rm = m->priv->rigid;
   static const double ident[4] = {1, 0, 0, 0};
   const double *qa = &m->rigid_q0[4 * ba], *qb = bb < 0 ? ident : &m->rigid_q0[4 * bb];
   const double ca[4] = {qa[0], -qa[1], -qa[2], -qa[3]};
   vs_quat_mul(ca, qb, &rm->joint_qrel[4 * j]);
-  int hinge = (int)cd->kind == VS_CONSTRAINT_HINGE;
-  rm->joint_kind[j] = hinge ? VS_JOINT_HINGE
+  int hinge = (int)cd->kind == VS_CONSTRAINT_HINGE, ball = (int)cd->kind == VS_CONSTRAINT_BALL;
+  rm->joint_kind[j] = ball    ? VS_JOINT_BALL
+                      : hinge ? VS_JOINT_HINGE
                       : (int)cd->kind == VS_CONSTRAINT_SLIDER ? VS_JOINT_SLIDER : VS_JOINT_WELD;
-  if ((int)cd->kind == VS_CONSTRAINT_WELD) return;
-  double len = sqrt(cd->axis[0] * cd->axis[0] + cd->axis[1] * cd->axis[1] + cd->axis[2] * cd->axis[2]);
-  double u[3] = {cd->axis[0] / len, cd->axis[1] / len, cd->axis[2] / len}, R[9];
+  if ((int)cd->kind == VS_CONSTRAINT_WELD) return VS_OK;
+  double ax[3];
+  memcpy(ax, cd->axis, sizeof ax);
+  if (ball && !cd->has_axis) /* from the anchor to b's centre, or from a's centre to it */
+    for (int k = 0; k < 3; k++)
+      ax[k] = bb >= 0 ? m->rigid_x0[3 * bb + k] - cd->at[k] : cd->at[k] - m->rigid_x0[3 * ba + k];
+  double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+  if (!(len > 1e-12))
+    return vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
+                        "constraints.%zu.ball: cone and twist need an axis: `at` is the centre "
+                        "of the body it would come from; give axis", ci);
+  double u[3] = {ax[0] / len, ax[1] / len, ax[2] / len}, R[9];
   vs_quat_to_mat(qa, R);
   vs_mat3_mul_t(R, u, &rm->joint_axis[6 * j]);
   vs_quat_to_mat(qb, R);
   vs_mat3_mul_t(R, u, &rm->joint_axis[6 * j + 3]);
-  const double unit = hinge ? 3.14159265358979323846 / 180.0 : 1.0; /* degrees or m */
+  const double unit = hinge || ball ? 3.14159265358979323846 / 180.0 : 1.0; /* degrees or m */
   int32_t flags = 0;
+  if (ball && cd->has_cone) {
+    flags |= VS_RJOINT_CONE;
+    rm->joint_cone[j] = cd->cone * unit;
+  }
   if (cd->has_limits) {
-    flags |= VS_RJOINT_LIMIT;
+    flags |= ball ? VS_RJOINT_TWIST : VS_RJOINT_LIMIT;
     rm->joint_limit[2 * j] = cd->limits[0] * unit;
     rm->joint_limit[2 * j + 1] = cd->limits[1] * unit;
   }
@@ -153,6 +172,7 @@ static void wide_rows(vs_model *m, const vs_constraint_desc *cd, int32_t j, int3
     rm->joint_spring[3 * j + 2] = cd->spring_rest * unit;
   }
   rm->joint_flags[j] = flags;
+  return VS_OK;
 }
 
 /* Joints (ball, weld, hinge, slider, body-point distance) into the rigid model, attachments into
@@ -188,7 +208,10 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
       to_local(m, bb, cd->at, &rm->joint_pb[3 * j]);
       rm->joint_collide[j] = cd->collide;
-      if (wide_joint(cd)) wide_rows(m, cd, j, ba, bb);
+      if (wide_joint(cd) || limited_ball(cd)) {
+        vs_status st = wide_rows(m, cd, c, j, ba, bb, file, err);
+        if (st != VS_OK) return st;
+      }
       j++;
       continue;
     }

@@ -52,6 +52,7 @@ vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
   m->joint_limit = vs_calloc(2 * uj, sizeof(double));
   m->joint_motor = vs_calloc(2 * uj, sizeof(double));
   m->joint_spring = vs_calloc(3 * uj, sizeof(double));
+  m->joint_cone = vs_calloc(uj, sizeof(double));
   m->max_contacts = VS_RIGID_CONTACTS_PER_BODY * n + 64;
   vs_rsettings_default(&m->set);
   for (size_t i = 0; m->group_bits && m->mask && i < un; i++) {
@@ -62,7 +63,8 @@ vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
       !m->restitution || !m->bound || !m->colliders || !m->joint_kind || !m->joint_ab ||
       !m->joint_pa || !m->joint_pb || !m->joint_rest || !m->group_bits || !m->mask ||
       !m->joint_collide || !m->nocollide || !m->joint_axis || !m->joint_qrel ||
-      !m->joint_flags || !m->joint_limit || !m->joint_motor || !m->joint_spring) {
+      !m->joint_flags || !m->joint_limit || !m->joint_motor || !m->joint_spring ||
+      !m->joint_cone) {
     vs_rmodel_free(m);
     return VS_ERR_NOMEM;
   }
@@ -96,6 +98,7 @@ void vs_rmodel_free(vs_rmodel *m) {
   vs_free(m->joint_limit);
   vs_free(m->joint_motor);
   vs_free(m->joint_spring);
+  vs_free(m->joint_cone);
   vs_free(m);
 }
 

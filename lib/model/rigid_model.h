@@ -54,11 +54,13 @@ typedef struct vs_rsettings {
 } vs_rsettings;
 
 /* joint_flags: the hinge's and slider's 1-D rows solved after the equality rows */
-enum { VS_RJOINT_LIMIT = 1, VS_RJOINT_MOTOR = 2, VS_RJOINT_SPRING = 4 };
+enum { VS_RJOINT_LIMIT = 1, VS_RJOINT_MOTOR = 2, VS_RJOINT_SPRING = 4, /* hinge, slider */
+       VS_RJOINT_CONE = 8, VS_RJOINT_TWIST = 16 };                      /* ball */
 /* Accumulated impulses of a joint beyond the first three rows (vs_rstate.joint_more,
- * offsets): equality rows 3..5 at 0..2, then the lower limit, the upper limit, the
- * motor, the spring. */
-enum { VS_RJOINT_MORE = 8, VS_RJM_LO = 3, VS_RJM_HI = 4, VS_RJM_MOTOR = 5, VS_RJM_SPRING = 6 };
+ * offsets): equality rows 3..5 at 0..2, then the lower limit (a ball's twist too), the
+ * upper limit, the motor, the spring, a ball's cone. */
+enum { VS_RJOINT_MORE = 8, VS_RJM_LO = 3, VS_RJM_HI = 4, VS_RJM_MOTOR = 5, VS_RJM_SPRING = 6,
+       VS_RJM_CONE = 7 };
 
 typedef struct vs_rmodel {
   int32_t n_bodies;
@@ -84,10 +86,11 @@ typedef struct vs_rmodel {
   double *joint_rest;    /* (nj) distance joints: rest length */
   int32_t *joint_collide; /* (nj) 1: the joined bodies still collide with each other [0] */
   /* weld, hinge, slider (docs/physics.md, "Joints") */
-  double *joint_axis;    /* (nj x 6) hinge, slider: unit axis in a's frame [0..2], in b's [3..5] */
+  double *joint_axis;    /* (nj x 6) hinge, slider, ball with cone or twist: unit axis in a's frame [0..2], in b's [3..5] */
   double *joint_qrel;    /* (nj x 4) b's orientation in a's frame at the start, conj(qa) qb */
-  int32_t *joint_flags;  /* (nj) VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | VS_RJOINT_SPRING */
-  double *joint_limit;   /* (nj x 2) lo, hi: hinge angle (rad), slider travel (m) */
+  int32_t *joint_flags;  /* (nj) VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | ... */
+  double *joint_limit;   /* (nj x 2) lo, hi: hinge angle (rad), slider travel (m), ball twist (rad) */
+  double *joint_cone;    /* (nj) ball: largest angle between a's and b's axis, rad */
   double *joint_motor;   /* (nj x 2) target speed (rad/s, m/s), largest torque (N m) or force (N) */
   double *joint_spring;  /* (nj x 3) hertz, damping ratio, rest (hinge: rad) */
   int32_t n_nocollide;   /* pairs joined by a joint that do not collide (vs_rmodel_finish) */

@@ -386,6 +386,19 @@ const sk_row vs_sk_rows[] = {
      .doc = "the joint's axis in the world frame of the initial pose, any length but not zero "
             "(hinge: b turns about it through `at`, angles positive by the right-hand rule; "
             "slider: b moves along it)"},
+    {"axis", CN(BA, axis), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_axis), .check = sk_check_axis,
+     .doc = "ball: the axis of `cone` and `twist`, a world direction of the initial pose fixed "
+            "in both bodies, not zero [from `at` to b's centre; b `world`: from a's centre to "
+            "`at`]"},
+    {"cone", CN(BA, cone), .type = SK_NUM, .range = DEG, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_cone),
+     .doc = "degrees: b's `axis` stays within this angle of a's (a swing limit, as a shoulder's) "
+            "[none]"},
+    {"twist", CN(BA, limits), .type = SK_VEC, .n = 2, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_limits), .check = sk_check_ball_limits,
+     .doc = "`[lo, hi]` degrees, lo <= hi: b's turn relative to a about `axis` (0 in the "
+            "initial pose, right-handed) stays within them [none]"},
     {"limits", CN(HI, limits), .type = SK_VEC, .n = 2, .range = ANY, .flags = SKF_HAS,
      .has_off = offsetof(vs_constraint_desc, has_limits), .check = sk_check_limits,
      .doc = "`[lo, hi]` degrees, lo <= hi: the hinge angle (b relative to a about `axis`, 0 in "

@@ -211,9 +211,12 @@ typedef struct vs_constraint_desc {
   double at[3];            /* pin: target; ball: world point; attach: body-local point */
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
   int collide;             /* rigid joints: the joined bodies collide with each other */
-  double axis[3];          /* hinge, slider: world axis in the initial pose (not zero) */
-  int has_limits;          /* hinge, slider: limits given */
-  double limits[2];        /* hinge: degrees; slider: m; lo <= hi */
+  int has_axis;            /* ball: axis given (with cone or twist) */
+  double axis[3];          /* hinge, slider, ball: world axis in the initial pose (not zero) */
+  int has_limits;          /* hinge, slider: limits given; ball: twist given */
+  double limits[2];        /* hinge, ball twist: degrees; slider: m; lo <= hi */
+  int has_cone;            /* ball: cone given */
+  double cone;             /* ball: degrees in [0, 180] */
   int has_motor;           /* hinge, slider: motor_speed given */
   double motor_speed;      /* hinge: rad/s; slider: m/s */
   double max_torque;       /* hinge: N m; slider: max_force, N */

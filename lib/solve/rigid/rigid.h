@@ -238,13 +238,14 @@ VS_RPRIVATE double vs_rjoint_position(const vs_rmodel *m, const vs_rstate *s, co
 /* The row of the gap along direction n of a (rigid_joint.c) and the 1-D row along the
  * joint's axis (hinge: angular, slider: linear), from this substep's w->joint. */
 VS_RPRIVATE void vs_rjoint_gap_row(const double *jw, int end, const double n[3], double *J);
-VS_RPRIVATE void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j,
+VS_RPRIVATE void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
                                     double Ja[6], double Jb[6]);
 /* That row with the joint's equality rows' reaction (R), and its effective mass then. */
-VS_RPRIVATE void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j,
+VS_RPRIVATE void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
                                      double Ja[6], double Jb[6], double Ra[6], double Rb[6],
                                      double *mass);
-/* The limit, motor and spring rows of a hinge or slider (rigid_joint_axis.c):
+/* The limit, motor and spring rows of a hinge or slider, a ball's cone and
+ * twist (rigid_joint_axis.c):
  * warm start and one velocity pass (nothing for a joint without them); the
  * forest's joints' after its exact solve, in joint order. */
 VS_RPRIVATE void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w,

@@ -51,7 +51,7 @@ uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
   uint64_t uk = (uint64_t)VS_RIGID_CONTACTS_PER_BODY * (uint64_t)n + 65;
   uint64_t model = sizeof(vs_rmodel) + un * (4 + 8 * (3 + 1 + 3 + 1 + 1 + 1) + 4 + 4) +
                    uc * sizeof(vs_rcollider) + uj * (4 + 8 + 8 * (3 + 3 + 1) + 4 + 8) +
-                   uj * (8 * (6 + 4 + 2 + 2 + 3) + 4);
+                   uj * (8 * (6 + 4 + 2 + 2 + 3 + 1) + 4);
   uint64_t state = sizeof(vs_rstate) + un * 8 * (3 + 4 + 3 + 3) + uk * (8 + 4 + 32) + uj * 24 +
                    uj * 8 * VS_RJOINT_MORE;
   uint64_t words = (un + 63) / 64;

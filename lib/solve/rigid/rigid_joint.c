@@ -393,6 +393,25 @@ double vs_rjoint_position(const vs_rmodel *m, const vs_rstate *s, const vs_rwork
   return 0.0;
 }
 
+/* A ball's cone and twist data (VS_RJW_BALL_*) at the pose x. */
+static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  double R[9], ua[3], ub[3], n[3], p2[3];
+  vs_quat_to_mat(x->qa, R);
+  vs_mat3_mul(R, &m->joint_axis[6 * j], ua);
+  vs_quat_to_mat(x->qb, R);
+  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], ub);
+  vs_cross3(ua, ub, n);
+  double sn = vs_len3(n);
+  if (sn > 1e-12)
+    for (int k = 0; k < 3; k++) n[k] /= sn;
+  else
+    normals(ua, n, p2);
+  memcpy(jw + VS_RJW_BALL_AXIS, ua, sizeof ua);
+  memcpy(jw + VS_RJW_BALL_CONE, n, sizeof n);
+  jw[VS_RJW_BALL_TWIST] = hinge_angle(m, j, x);
+  jw[VS_RJW_BALL_SWING] = det_atan2(sn, vs_dot3(ua, ub));
+}
+
 /* Joints are prepared every substep from the current pose (anchors, effective
  * mass), which keeps them exact however far the bodies turn in a step; they
  * are few, so this costs little. */
@@ -404,6 +423,7 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
     rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
+    if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
   }
 }
 
@@ -418,10 +438,17 @@ typedef struct gen {
 } gen;
 
 /* The 1-D row along joint j's axis (hinge: the angle's rate (wb - wa) . ax;
- * slider: the gap's rate along ax), from this substep's w->joint. */
-void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, double Ja[6],
+ * slider: the gap's rate along ax; ball: its twist's rate, or with cone
+ * set its swing's), from this substep's w->joint. */
+void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, double Ja[6],
                         double Jb[6]) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  if (m->joint_kind[j] == VS_JOINT_BALL) { /* the twist's axis or the cone's swing normal */
+    const double *u = jw + (cone ? VS_RJW_BALL_CONE : VS_RJW_BALL_AXIS);
+    turn_row(Ja, 0, -1.0, u);
+    turn_row(Jb, 0, 1.0, u);
+    return;
+  }
   if (m->joint_kind[j] == VS_JOINT_SLIDER) {
     vs_rjoint_gap_row(jw, 0, jw + VS_RJW_AXIS, Ja);
     vs_rjoint_gap_row(jw, 1, jw + VS_RJW_AXIS, Jb);
@@ -443,7 +470,7 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
   row->jacobian(jw, 0, g->Ja);
   row->jacobian(jw, 1, g->Jb);
   if (lim) {
-    vs_rjoint_axis_row(m, w, j, &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
+    vs_rjoint_axis_row(m, w, j, 0, &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
     g->d++;
   }
   if (!mass) return;
@@ -459,11 +486,11 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
  * so that J_e M^-1 R^T = 0), and changes the row's speed by l / mass with
  * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
  * on a hinge or slider rather than a free body's. */
-void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, double Ja[6],
-                         double Jb[6], double Ra[6], double Rb[6], double *mass) {
+void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
+                         double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
   gen g;
   gen_make(m, w, j, 1, 0, &g);
-  vs_rjoint_axis_row(m, w, j, Ja, Jb);
+  vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
   double c[GEN_MAX] = {0}, lam[GEN_MAX];
   gen_cross(m, w, g.a, g.Ja, g.d, Ja, c);
   gen_cross(m, w, g.b, g.Jb, g.d, Jb, c);
@@ -495,6 +522,7 @@ void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t 
     row->impulse(jw, &s->joint_impulse[3 * j], P);
     apply(m, s, w, a, jw, P, -1.0);
     apply(m, s, w, b, jw + 3, P, 1.0);
+    vs_rjoint_warm_axis(m, s, w, j); /* a ball's cone and twist */
     return;
   }
   gen g;
@@ -519,6 +547,7 @@ void vs_rigid_solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
     row->solve(jw, dv, &s->joint_impulse[3 * j], P);
     apply(m, s, w, a, jw, P, -1.0);
     apply(m, s, w, b, jw + 3, P, 1.0);
+    vs_rjoint_solve_axis(m, s, w, j);
     return;
   }
   gen g;

@@ -22,7 +22,11 @@
  *           limit is ahead by C, the row allows a speed of C / h towards
  *           it and no more, so the joint stops at it without a bounce; the
  *           position past a limit is closed by the position pass
- *           (vs_rigid_project_limits, vs_rigid_project_joints). */
+ *           (vs_rigid_project_limits, vs_rigid_project_joints).
+ * A ball's twist (about its axis, as a hinge's angle) and cone (the swing
+ * of b's axis away from a's, about their common normal) are limits of the
+ * same kind; a ball has no position pass of them: past one, the row pushes
+ * back at BALL_BIAS of the error per substep (Baumgarte). */
 #include <math.h>
 
 #include "solve/rigid/rigid_joint_rows.h"
@@ -34,10 +38,12 @@ typedef struct axis_row {
   double mass;         /* effective mass of the row, the joint's rows held */
 } axis_row;
 
-static void make_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, axis_row *r) {
+#define BALL_BIAS 0.2
+
+static void make_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, axis_row *r) {
   r->a = m->joint_ab[2 * j];
   r->b = m->joint_ab[2 * j + 1] < 0 ? m->n_bodies : m->joint_ab[2 * j + 1];
-  vs_rjoint_axis_rows(m, w, j, r->Ja, r->Jb, r->Ra, r->Rb, &r->mass);
+  vs_rjoint_axis_rows(m, w, j, cone, r->Ja, r->Jb, r->Ra, r->Rb, &r->mass);
 }
 
 static double row_speed(const vs_rstate *s, const axis_row *r) {
@@ -57,23 +63,60 @@ static double substep(const vs_rmodel *m, const vs_rwork *w) {
   return w->h / (m->set.substeps > 0 ? m->set.substeps : 1);
 }
 
+/* One-sided row: C >= 0 the distance to the limit along sg * row (sg = +1:
+ * a lower limit, -1: an upper one); *ac its accumulated impulse (>= 0);
+ * soft: the share of a violation (C < 0) pushed back per substep. */
+static void limit_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const axis_row *r,
+                      double h, double C, double sg, double soft, double *ac) {
+  double bias = C > 0 ? C / h : soft * C / h, old = *ac;
+  double l = -r->mass * (sg * row_speed(s, r) + bias);
+  double nw = old + l > 0 ? old + l : 0.0;
+  *ac = nw;
+  push_row(m, s, w, r, sg * (nw - old));
+}
+
 void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t j) {
-  if (!m->joint_flags[j]) return;
+  int32_t flags = m->joint_flags[j];
+  if (!flags) return;
+  const double *acc = &s->joint_more[VS_RJOINT_MORE * (size_t)j]; /* offsets VS_RJM_* */
   axis_row r;
-  make_row(m, w, j, &r);
-  const double *acc = &s->joint_more[VS_RJOINT_MORE * (size_t)j];
-  double l = acc[VS_RJM_SPRING] + acc[VS_RJM_MOTOR] + acc[VS_RJM_LO] - acc[VS_RJM_HI];
-  push_row(m, s, w, &r, l);
+  if (flags & ~VS_RJOINT_CONE) {
+    make_row(m, w, j, 0, &r);
+    double l = acc[VS_RJM_SPRING] + acc[VS_RJM_MOTOR] + acc[VS_RJM_LO] - acc[VS_RJM_HI];
+    push_row(m, s, w, &r, l);
+  }
+  if (flags & VS_RJOINT_CONE) {
+    make_row(m, w, j, 1, &r);
+    push_row(m, s, w, &r, -acc[VS_RJM_CONE]);
+  }
 }
 
 void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t j) {
   int32_t flags = m->joint_flags[j];
   if (!flags) return;
-  axis_row r;
-  make_row(m, w, j, &r);
-  if (r.mass == 0) return;
   double *acc = &s->joint_more[VS_RJOINT_MORE * (size_t)j]; /* offsets VS_RJM_* */
-  const double h = substep(m, w), pos = w->joint[(size_t)j * VS_RJOINT_WORK + VS_RJW_POS];
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  const double h = substep(m, w);
+  axis_row r;
+  if (flags & VS_RJOINT_CONE) {
+    make_row(m, w, j, 1, &r);
+    if (r.mass > 0)
+      limit_row(m, s, w, &r, h, m->joint_cone[j] - jw[VS_RJW_BALL_SWING], -1.0, BALL_BIAS,
+                &acc[VS_RJM_CONE]);
+  }
+  if (flags & VS_RJOINT_TWIST) {
+    make_row(m, w, j, 0, &r);
+    double pos = jw[VS_RJW_BALL_TWIST], lo = m->joint_limit[2 * (size_t)j],
+           hi = m->joint_limit[2 * (size_t)j + 1];
+    if (r.mass > 0) {
+      limit_row(m, s, w, &r, h, pos - lo, 1.0, BALL_BIAS, &acc[VS_RJM_LO]);
+      limit_row(m, s, w, &r, h, hi - pos, -1.0, BALL_BIAS, &acc[VS_RJM_HI]);
+    }
+  }
+  if (!(flags & (VS_RJOINT_SPRING | VS_RJOINT_MOTOR | VS_RJOINT_LIMIT))) return;
+  make_row(m, w, j, 0, &r);
+  if (r.mass == 0) return;
+  const double pos = jw[VS_RJW_POS];
   if (flags & VS_RJOINT_SPRING) {
     /* Box2D v3 (solver.h, b2MakeSoft): omega = 2 pi f, a1 = 2 zeta + h omega,
      * a2 = h omega a1, bias rate omega / a1, mass scale a2 / (1 + a2),
@@ -95,17 +138,10 @@ void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, i
     push_row(m, s, w, &r, nw - old);
   }
   if (flags & VS_RJOINT_LIMIT) {
+    /* past a limit (C < 0) the position pass brings the joint back: no push here */
     double lo = m->joint_limit[2 * (size_t)j], hi = m->joint_limit[2 * (size_t)j + 1];
-    for (int side = 0; side < 2; side++) {
-      double sg = side ? -1.0 : 1.0;      /* the upper limit's row is -axis */
-      double C = side ? hi - pos : pos - lo; /* > 0: the limit is still ahead */
-      double bias = C > 0 ? C / h : 0.0;
-      double *ac = &acc[(side ? VS_RJM_HI : VS_RJM_LO)], old = *ac;
-      double l = -r.mass * (sg * row_speed(s, &r) + bias);
-      double nw = old + l > 0 ? old + l : 0.0;
-      *ac = nw;
-      push_row(m, s, w, &r, sg * (nw - old));
-    }
+    limit_row(m, s, w, &r, h, pos - lo, 1.0, 0.0, &acc[VS_RJM_LO]);
+    limit_row(m, s, w, &r, h, hi - pos, -1.0, 0.0, &acc[VS_RJM_HI]);
   }
 }
 
