@@ -232,9 +232,6 @@ VS_RPRIVATE void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const v
  * (a joint of a loop: its equality rows, then its axis rows below). */
 VS_RPRIVATE void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
 VS_RPRIVATE void vs_rigid_solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
-/* Hinge angle (rad) or slider travel (m) of joint j at the current pose; 0 otherwise. */
-VS_RPRIVATE double vs_rjoint_position(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
-                                      int32_t j);
 /* The row of the gap along direction n of a (rigid_joint.c) and the 1-D row along the
  * joint's axis (hinge: angular, slider: linear), from this substep's w->joint. */
 VS_RPRIVATE void vs_rjoint_gap_row(const double *jw, int end, const double n[3], double *J);

@@ -376,23 +376,6 @@ void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, 
   rows_table[m->joint_kind[j]].error(m, j, &x, e);
 }
 
-double vs_rjoint_position(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j) {
-  jctx x;
-  context(m, s, w->inv_iw, j, &x);
-  switch ((vs_joint_kind)m->joint_kind[j]) {
-  case VS_JOINT_HINGE: return hinge_angle(m, j, &x);
-  case VS_JOINT_SLIDER: {
-    double ax[3], n1[3], n2[3];
-    axis_frame(m, j, &x, ax, n1, n2);
-    return vs_dot3(ax, x.C);
-  }
-  case VS_JOINT_BALL:
-  case VS_JOINT_DISTANCE:
-  case VS_JOINT_WELD: break;
-  }
-  return 0.0;
-}
-
 /* A ball's cone and twist data (VS_RJW_BALL_*) at the pose x. */
 static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
   double R[9], ua[3], ub[3], n[3], p2[3];

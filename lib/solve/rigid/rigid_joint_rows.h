@@ -104,15 +104,6 @@ static inline void gen_cross(const vs_rmodel *m, const vs_rwork *w, int32_t i, c
             vs_dot3(&J[r * 6 + 3], Iv);
 }
 
-/* 1-D row: effective mass 1 / (J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T), 0 when nothing moves. */
-static inline double gen_mass1(const vs_rmodel *m, const vs_rwork *w, int32_t a, int32_t b,
-                               const double Ja[6], const double Jb[6]) {
-  double k = 0;
-  gen_mass(m, w, a, Ja, 1, &k);
-  gen_mass(m, w, b, Jb, 1, &k);
-  return k > 0 ? 1.0 / k : 0.0;
-}
-
 /* atan2(y, x) from + - * / and sqrt only, the same bits on every machine
  * (the C library's differs between them): two halvings of the angle
  * (atan z = 2 atan(z / (1 + sqrt(1 + z^2)))) bring |z| <= tan(pi/16), where
