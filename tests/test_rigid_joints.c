@@ -284,6 +284,47 @@ START_TEST(weld_makes_two_boxes_one) {
 }
 END_TEST
 
+/* A soft weld (hertz 2, no damping) of a box to the world at its centre,
+ * in zero gravity, kicked at 0.1 rad/s about z: it turns back and forth
+ * about its weld as a spring of 2 Hz, the period 0.5 s within 1 %, and
+ * its centre stays put.  The first swing's amplitude is 0.1 / (2 pi 2) rad
+ * less the soft step's damping (implicit in each substep h = 1/480 s:
+ * |1 / (1 + i h w)| = (1 + (h w)^2)^-1/2 per substep, over the 60
+ * substeps of a quarter period: 2 %), within 1 %. */
+START_TEST(soft_weld_is_a_spring_of_its_frequency) {
+  tu_sim r = tu_sim_new(
+      "time: {dt: 1/60}\nworld: {gravity: [0, 0, 0]}\n"
+      "bodies: [{rigid: {name: b, size: [0.4, 0.2, 0.3], position: [0, 1, 0], mass: 2,\n"
+      "                  angular_velocity: [0, 0, 0.1]}}]\n"
+      "constraints:\n  - weld: {a: b, b: world, at: [0, 1, 0], hertz: 2}\n");
+  ck_assert_int_eq(r.m->priv->rigid->joint_flags[0], VS_RJOINT_SOFT);
+  double prev = r.s->rw[2], t_first = -1, t_last = -1, amp = 0, drift = 0;
+  int crossings = 0;
+  const double h = 1.0 / 60.0;
+  for (int f = 1; f <= 240; f++) {
+    tu_sim_steps(&r, 1);
+    double wz = r.s->rw[2];
+    if ((prev > 0) != (wz > 0)) {
+      double t = (f - 1 + prev / (prev - wz)) * h;
+      if (crossings == 0) t_first = t;
+      t_last = t;
+      crossings++;
+    }
+    prev = wz;
+    amp = fmax(amp, fabs(2.0 * atan2(r.s->rq[3], r.s->rq[0])));
+    drift = fmax(drift, fabs(r.s->rx[1] - 1.0) + fabs(r.s->rx[0]));
+  }
+  ck_assert_int_ge(crossings, 10);
+  const double hw = 4.0 * M_PI / 480.0;
+  double period = 2.0 * (t_last - t_first) / (crossings - 1),
+         want = 0.1 / (2.0 * M_PI * 2.0) * pow(1.0 + hw * hw, -30.0);
+  ck_assert_msg(fabs(period - 0.5) < 0.005, "period %g s, want 0.5", period);
+  ck_assert_msg(fabs(amp - want) < 0.01 * want, "amplitude %g rad, want %g", amp, want);
+  ck_assert_msg(drift < 1e-9, "the centre moved by %g m", drift);
+  tu_sim_free(&r);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 /* Hinges in a chain with a limit, a spring and a motor, a slider, a weld,
@@ -306,7 +347,8 @@ static const char *const SCENE =
     "  - hinge: {a: l1, b: l2, at: [0.8, 1, 0], axis: [0, 1, 1], motor_speed: 2, max_torque: 1}\n"
     "  - hinge: {a: l2, b: world, at: [1.2, 1, 0], axis: [0, 0, 1]}\n"
     "  - slider: {a: car, b: world, at: [-1, 0.5, 0], axis: [1, -1, 0], limits: [-0.1, 0.3]}\n"
-    "  - weld: {a: w0, b: w1, at: [2.1, 0.5, 0]}\n";
+    "  - weld: {a: w0, b: w1, at: [2.1, 0.5, 0]}\n"
+    "  - weld: {a: w1, b: l2, at: [1.6, 0.8, 0], hertz: 3, damping_ratio: 0.5}\n";
 
 static char *in_dir(const char *name) { return cu_strf("%s/%s", tu_dir(), name); }
 
@@ -402,6 +444,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, slider_on_an_incline_accelerates_at_g_sin_theta);
   tcase_add_test(tc, slider_motor_and_limits);
   tcase_add_test(tc, weld_makes_two_boxes_one);
+  tcase_add_test(tc, soft_weld_is_a_spring_of_its_frequency);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

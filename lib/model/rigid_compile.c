@@ -133,7 +133,15 @@ static vs_status wide_rows(vs_model *m, const vs_constraint_desc *cd, size_t ci,
   rm->joint_kind[j] = ball    ? VS_JOINT_BALL
                       : hinge ? VS_JOINT_HINGE
                       : (int)cd->kind == VS_CONSTRAINT_SLIDER ? VS_JOINT_SLIDER : VS_JOINT_WELD;
-  if ((int)cd->kind == VS_CONSTRAINT_WELD) return VS_OK;
+  if ((int)cd->kind == VS_CONSTRAINT_WELD) {
+    if (cd->hertz > 0) { /* a ball and three soft angular rows (rigid_joint_axis.c) */
+      rm->joint_kind[j] = VS_JOINT_BALL;
+      rm->joint_flags[j] = VS_RJOINT_SOFT;
+      rm->joint_spring[3 * j] = cd->hertz;
+      rm->joint_spring[3 * j + 1] = cd->damping_ratio;
+    }
+    return VS_OK;
+  }
   double ax[3];
   memcpy(ax, cd->axis, sizeof ax);
   if (ball && !cd->has_axis) /* from the anchor to b's centre, or from a's centre to it */

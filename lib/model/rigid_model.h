@@ -55,7 +55,8 @@ typedef struct vs_rsettings {
 
 /* joint_flags: the hinge's and slider's 1-D rows solved after the equality rows */
 enum { VS_RJOINT_LIMIT = 1, VS_RJOINT_MOTOR = 2, VS_RJOINT_SPRING = 4, /* hinge, slider */
-       VS_RJOINT_CONE = 8, VS_RJOINT_TWIST = 16 };                      /* ball */
+       VS_RJOINT_CONE = 8, VS_RJOINT_TWIST = 16,                        /* ball */
+       VS_RJOINT_SOFT = 32 }; /* a ball with soft angular rows: a weld with hertz > 0 */
 /* Accumulated impulses of a joint beyond the first three rows (vs_rstate.joint_more,
  * offsets): equality rows 3..5 at 0..2, then the lower limit (a ball's twist too), the
  * upper limit, the motor, the spring, a ball's cone. */
@@ -92,7 +93,7 @@ typedef struct vs_rmodel {
   double *joint_limit;   /* (nj x 2) lo, hi: hinge angle (rad), slider travel (m), ball twist (rad) */
   double *joint_cone;    /* (nj) ball: largest angle between a's and b's axis, rad */
   double *joint_motor;   /* (nj x 2) target speed (rad/s, m/s), largest torque (N m) or force (N) */
-  double *joint_spring;  /* (nj x 3) hertz, damping ratio, rest (hinge: rad) */
+  double *joint_spring;  /* (nj x 3) hertz, damping ratio, rest (hinge: rad); soft weld's */
   int32_t n_nocollide;   /* pairs joined by a joint that do not collide (vs_rmodel_finish) */
   int64_t *nocollide;    /* (nj) sorted keys lo * n + hi of those pairs */
 

@@ -419,6 +419,11 @@ const sk_row vs_sk_rows[] = {
             "[no motor]"},
     {"max_force", CN(SL, max_torque), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "N, the motor's largest force"},
+    {"hertz", CN(WE, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "Hz: 0 holds the relative orientation rigidly; above, it is a soft spring of this "
+            "frequency (the anchors still coincide)"},
+    {"damping_ratio", CN(WE, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "of the soft weld's angular spring (1: critical)"},
     {"spring_hertz", CN(HI, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "Hz: a soft spring pulls the hinge angle towards `spring_rest` at this frequency "
             "(0: no spring)"},

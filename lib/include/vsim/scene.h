@@ -220,7 +220,7 @@ typedef struct vs_constraint_desc {
   int has_motor;           /* hinge, slider: motor_speed given */
   double motor_speed;      /* hinge: rad/s; slider: m/s */
   double max_torque;       /* hinge: N m; slider: max_force, N */
-  double hertz;            /* weld: stiffness of its angular rows (0: rigid); hinge: spring */
+  double hertz;            /* weld: frequency of its angular rows (0: rigid); hinge: spring */
   double damping_ratio;    /* weld, hinge spring */
   double spring_rest;      /* hinge: the spring's rest angle, degrees */
   size_t n_keys;

@@ -407,6 +407,7 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     memcpy(jw + 3, x.rb, sizeof x.rb);
     rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
     if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
+    if (m->joint_flags[j] & VS_RJOINT_SOFT) orient_error(m, j, &x, jw + VS_RJW_SOFT_ERR);
   }
 }
 
@@ -422,10 +423,18 @@ typedef struct gen {
 
 /* The 1-D row along joint j's axis (hinge: the angle's rate (wb - wa) . ax;
  * slider: the gap's rate along ax; ball: its twist's rate, or with cone
- * set its swing's), from this substep's w->joint. */
+ * 1 its swing's; cone 2, 3, 4: the turn about world x, y, z), from this
+ * substep's w->joint. */
 void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, double Ja[6],
                         double Jb[6]) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  if (cone >= 2) { /* a soft weld's turn about world axis cone - 2 */
+    double e[3] = {0, 0, 0};
+    e[cone - 2] = 1.0;
+    turn_row(Ja, 0, -1.0, e);
+    turn_row(Jb, 0, 1.0, e);
+    return;
+  }
   if (m->joint_kind[j] == VS_JOINT_BALL) { /* the twist's axis or the cone's swing normal */
     const double *u = jw + (cone ? VS_RJW_BALL_CONE : VS_RJW_BALL_AXIS);
     turn_row(Ja, 0, -1.0, u);

@@ -26,7 +26,10 @@
  * A ball's twist (about its axis, as a hinge's angle) and cone (the swing
  * of b's axis away from a's, about their common normal) are limits of the
  * same kind; a ball has no position pass of them: past one, the row pushes
- * back at BALL_BIAS of the error per substep (Baumgarte). */
+ * back at BALL_BIAS of the error per substep (Baumgarte).  A soft weld (a
+ * ball with VS_RJOINT_SOFT) holds its orientation by three soft rows about
+ * the world axes, springs as the hinge's towards no turn (its impulses in
+ * joint_more's first three slots, which a ball's rows leave free). */
 #include <math.h>
 
 #include "solve/rigid/rigid_joint_rows.h"
@@ -75,11 +78,32 @@ static void limit_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const
   push_row(m, s, w, r, sg * (nw - old));
 }
 
+/* One soft row (Box2D v3, solver.h, b2MakeSoft): omega = 2 pi f,
+ * a1 = 2 zeta + h omega, a2 = h omega a1, bias rate omega / a1, mass scale
+ * a2 / (1 + a2), impulse scale 1 / (1 + a2); C the position along the row
+ * from the rest. */
+static void soft_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const axis_row *r,
+                     double h, const double sp[2], double C, double *ac) {
+  double omega = 2.0 * 3.14159265358979323846 * sp[0], a1 = 2.0 * sp[1] + h * omega;
+  double a2 = h * omega * a1, a3 = 1.0 / (1.0 + a2);
+  double bias = a1 > 0 ? omega / a1 * C : 0.0;
+  double l = -r->mass * a2 * a3 * (row_speed(s, r) + bias) - a3 * *ac;
+  *ac += l;
+  push_row(m, s, w, r, l);
+}
+
 void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t j) {
   int32_t flags = m->joint_flags[j];
   if (!flags) return;
   const double *acc = &s->joint_more[VS_RJOINT_MORE * (size_t)j]; /* offsets VS_RJM_* */
   axis_row r;
+  if (flags & VS_RJOINT_SOFT) {
+    for (int k = 0; k < 3; k++) {
+      make_row(m, w, j, 2 + k, &r);
+      push_row(m, s, w, &r, acc[k]);
+    }
+    return;
+  }
   if (flags & ~VS_RJOINT_CONE) {
     make_row(m, w, j, 0, &r);
     double l = acc[VS_RJM_SPRING] + acc[VS_RJM_MOTOR] + acc[VS_RJM_LO] - acc[VS_RJM_HI];
@@ -98,6 +122,14 @@ void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, i
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
   const double h = substep(m, w);
   axis_row r;
+  if (flags & VS_RJOINT_SOFT) {
+    for (int k = 0; k < 3; k++) {
+      make_row(m, w, j, 2 + k, &r);
+      if (r.mass > 0)
+        soft_row(m, s, w, &r, h, &m->joint_spring[3 * (size_t)j], jw[VS_RJW_SOFT_ERR + k], &acc[k]);
+    }
+    return;
+  }
   if (flags & VS_RJOINT_CONE) {
     make_row(m, w, j, 1, &r);
     if (r.mass > 0)
@@ -118,16 +150,8 @@ void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, i
   if (r.mass == 0) return;
   const double pos = jw[VS_RJW_POS];
   if (flags & VS_RJOINT_SPRING) {
-    /* Box2D v3 (solver.h, b2MakeSoft): omega = 2 pi f, a1 = 2 zeta + h omega,
-     * a2 = h omega a1, bias rate omega / a1, mass scale a2 / (1 + a2),
-     * impulse scale 1 / (1 + a2) */
     const double *sp = &m->joint_spring[3 * (size_t)j];
-    double omega = 2.0 * 3.14159265358979323846 * sp[0], a1 = 2.0 * sp[1] + h * omega;
-    double a2 = h * omega * a1, a3 = 1.0 / (1.0 + a2);
-    double bias = a1 > 0 ? omega / a1 * (pos - sp[2]) : 0.0;
-    double l = -r.mass * a2 * a3 * (row_speed(s, &r) + bias) - a3 * acc[VS_RJM_SPRING];
-    acc[VS_RJM_SPRING] += l;
-    push_row(m, s, w, &r, l);
+    soft_row(m, s, w, &r, h, sp, pos - sp[2], &acc[VS_RJM_SPRING]);
   }
   if (flags & VS_RJOINT_MOTOR) {
     double most = m->joint_motor[2 * (size_t)j + 1] * h, old = acc[VS_RJM_MOTOR];

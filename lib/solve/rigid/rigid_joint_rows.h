@@ -30,6 +30,9 @@ enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_P
  * the axis and the swing angle, rad. */
 enum { VS_RJW_BALL_AXIS = 15, VS_RJW_BALL_CONE = 18, VS_RJW_BALL_TWIST = 21,
        VS_RJW_BALL_SWING = 22 };
+/* A soft weld's (a ball with VS_RJOINT_SOFT): b's rotation vector away from
+ * its held orientation, world frame. */
+enum { VS_RJW_SOFT_ERR = 15 };
 _Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_POS < VS_RJOINT_WORK,
                "a joint's work row holds its data");
 
