@@ -78,6 +78,10 @@ START_TEST(hinge_pendulum_period_and_axis) {
     const double pivot[3] = {0, 2, 0};
     for (int k = 0; k < 3; k++) p[k] += r.s->rx[k] - pivot[k];
     worst_pivot = fmax(worst_pivot, vs_len3(p));
+    vs_observables o; /* the observables say the same */
+    vs_observe(r.m, r.s, &o, NULL);
+    ck_assert_double_le(fabs(o.joint_error_max - vs_len3(p)), 1e-12);
+    ck_assert_double_le(o.joint_angle_error_max, 1e-6);
   }
   ck_assert_int_ge(crossings, 5);
   const double period = 2.0 * (t_last - t_first) / (crossings - 1);
@@ -144,6 +148,17 @@ START_TEST(hinge_limit_stops_at_its_angle) {
   ck_assert_msg(lowest > -40.5, "passed the limit to %g degrees", lowest);
   ck_assert_msg(reached && back < -39.5, "bounced back to %g degrees", back);
   ck_assert_msg(fabs(last + 40.0) < 0.5, "rests at %g degrees, want -40", last);
+  /* the observables: within the limit now; turned 5 degrees further (the
+   * joint angle is minus the rod's), 5 degrees past it */
+  vs_observables o;
+  vs_observe(r.m, r.s, &o, NULL);
+  ck_assert_double_le(o.joint_angle_error_max, 0.5 * M_PI / 180.0);
+  const double t[3] = {0, 0, -5.0 * M_PI / 180.0};
+  vs_quat_integrate(&r.s->rq[0], t, 1.0);
+  vs_observe(r.m, r.s, &o, NULL);
+  const double want = (-last + 5.0 - 40.0) * M_PI / 180.0;
+  ck_assert_msg(fabs(o.joint_angle_error_max - want) < 1e-9, "angle error %g rad, want %g",
+                o.joint_angle_error_max, want);
   tu_sim_free(&r);
 }
 END_TEST

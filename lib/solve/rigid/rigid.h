@@ -225,6 +225,10 @@ VS_RPRIVATE int vs_rjoint_rows(int32_t kind);
  * this substep's anchors (vs_rigid_prepare_joints). */
 VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end,
                                     double *J);
+/* Joint j's errors at the pose of s (observables): gap, m (anchors, linear
+ * rows, a slider's limits), and turn, rad (angular rows, angle limits). */
+VS_RPRIVATE void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
+                                  double *turn);
 /* Joint j's position error rows at the current pose. */
 VS_RPRIVATE void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
                                  int32_t j, double *e);

@@ -363,8 +363,8 @@ static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw
   vs_mat3_mul(R, &m->joint_pb[3 * j], x->rb);
   for (int k = 0; k < 3; k++) x->C[k] = s->x[3 * b + k] + x->rb[k] - s->x[3 * a + k] - x->ra[k];
   x->msum = m->inv_mass[a] + m->inv_mass[b];
-  x->Ia = &inv_iw[9 * a];
-  x->Ib = &inv_iw[9 * b];
+  x->Ia = inv_iw ? &inv_iw[9 * a] : NULL; /* NULL: the errors only (vs_rjoint_errors) */
+  x->Ib = inv_iw ? &inv_iw[9 * b] : NULL;
   x->qa = &s->q[4 * a];
   x->qb = &s->q[4 * b];
 }
@@ -646,4 +646,52 @@ void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   for (int32_t j = 0; j < m->n_joints; j++)
     if ((m->joint_flags[j] & VS_RJOINT_LIMIT) && w->tree.n_tree_joints && w->tree.in_tree[j])
       gen_project(m, s, w, j, 1, 1);
+}
+
+/* How far a limit [lo, hi] is passed at pos (0 within it). */
+static double past(double pos, double lo, double hi) {
+  return pos < lo ? lo - pos : pos > hi ? pos - hi : 0.0;
+}
+
+void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
+                      double *turn) {
+  jctx x;
+  context(m, s, NULL, j, &x);
+  double e[VS_RJOINT_MAX_ROWS] = {0};
+  int32_t flags = m->joint_flags[j];
+  const double *lim = &m->joint_limit[2 * j];
+  *gap = *turn = 0.0;
+  switch ((vs_joint_kind)m->joint_kind[j]) {
+  case VS_JOINT_BALL:
+    *gap = vs_len3(x.C);
+    if (flags & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) {
+      double jw[VS_RJOINT_WORK] = {0};
+      ball_limits_prepare(m, j, &x, jw);
+      if (flags & VS_RJOINT_CONE) *turn = past(jw[VS_RJW_BALL_SWING], -1.0, m->joint_cone[j]);
+      if (flags & VS_RJOINT_TWIST)
+        *turn = fmax(*turn, past(jw[VS_RJW_BALL_TWIST], lim[0], lim[1]));
+    }
+    break;
+  case VS_JOINT_DISTANCE: distance_error(m, j, &x, e), *gap = fabs(e[0]); break;
+  case VS_JOINT_WELD:
+    weld_error(m, j, &x, e);
+    *gap = vs_len3(e), *turn = vs_len3(e + 3);
+    break;
+  case VS_JOINT_HINGE: {
+    hinge_error(m, j, &x, e);
+    double t = sqrt(e[3] * e[3] + e[4] * e[4]);
+    *gap = vs_len3(e);
+    *turn = t < 1.0 ? asin(t) : 0.5 * 3.14159265358979323846;
+    if (flags & VS_RJOINT_LIMIT) *turn = fmax(*turn, past(hinge_angle(m, j, &x), lim[0], lim[1]));
+    break;
+  }
+  case VS_JOINT_SLIDER: {
+    double ax[3], n1[3], n2[3];
+    slider_error(m, j, &x, e);
+    *gap = sqrt(e[0] * e[0] + e[1] * e[1]), *turn = vs_len3(e + 2);
+    axis_frame(m, j, &x, ax, n1, n2);
+    if (flags & VS_RJOINT_LIMIT) *gap = fmax(*gap, past(vs_dot3(ax, x.C), lim[0], lim[1]));
+    break;
+  }
+  }
 }
