@@ -15,7 +15,7 @@
 // btDbvtBroadphase, default collision margins (0.04 m on boxes), sleeping on
 // (the default deactivation: 2 s below 0.8 m/s and 1 rad/s), no continuous
 // collision detection, one step of dt per frame (stepSimulation(dt, 0, dt)).
-// A ball joint is a btPoint2PointConstraint (collisions between the two
+// A ball joint is a btPoint2PointConstraint, a hinge a btHingeConstraint (collisions between the two
 // bodies kept, Bullet's default, as in vsim).
 //
 // Materials: vsim combines a pair's friction as sqrt(fa fb) and restitution
@@ -152,13 +152,20 @@ int main(int argc, char **argv) {
     bodies.push_back(b);
   }
   for (int j = 0; j < rm->n_joints; j++) {
-    if (rm->joint_kind[j] != VS_JOINT_BALL) {
-      std::fprintf(stderr, "bullet_scenes: joint %d: only ball joints\n", j);
+    if (rm->joint_kind[j] != VS_JOINT_BALL && rm->joint_kind[j] != VS_JOINT_HINGE) {
+      std::fprintf(stderr, "bullet_scenes: joint %d: only ball and hinge joints\n", j);
       return 1;
     }
     int a = rm->joint_ab[2 * j], b = rm->joint_ab[2 * j + 1];
     btTypedConstraint *c;
-    if (b >= 0)
+    if (rm->joint_kind[j] == VS_JOINT_HINGE) {  // a btHingeConstraint, the axis in each frame
+      const double *ax = rm->joint_axis + 6 * j;
+      if (b >= 0)
+        c = new btHingeConstraint(*bodies[a], *bodies[b], v3(rm->joint_pa + 3 * j),
+                                  v3(rm->joint_pb + 3 * j), v3(ax), v3(ax + 3));
+      else
+        c = new btHingeConstraint(*bodies[a], v3(rm->joint_pa + 3 * j), v3(ax));
+    } else if (b >= 0)
       c = new btPoint2PointConstraint(*bodies[a], *bodies[b], v3(rm->joint_pa + 3 * j),
                                       v3(rm->joint_pb + 3 * j));
     else  // the world point is body a's anchor in its start pose: the joint's `at`

@@ -41,6 +41,8 @@ PYRAMID = [("top_drift_m", "top box's final drift (m; ideal 0)"),
 ROWS = [
     ("1", "chain_rest", "chain of 30 boxes, last 50x heavier, hanging at rest", 10, 3, JOINTS),
     ("2", "chain_swing", "the chain released from horizontal", 10, 3, JOINTS),
+    ("2", "chain_hinge", "50 boxes on hinges, last 10x heavier, released from horizontal", 10, 3,
+     JOINTS),
     ("3", "joint_grid", "20x20 spheres, 760 ball joints, top corners fixed", 10, 3, JOINTS),
     ("4", "stack20", "20 stacked 1 m cubes", 10, 3, STACK),
     ("4", "stack20_small", "20 stacked 0.2 m cubes", 10, 3, STACK),

@@ -606,6 +606,9 @@ static void rehash_checkpoint(hid_t f, const char *resolved) {
   h = hash_dataset(h, f, "/checkpoint/rcache_feature", H5T_NATIVE_INT32, 4);
   h = hash_dataset(h, f, "/checkpoint/rcache_impulse", H5T_NATIVE_DOUBLE, 8);
   h = hash_dataset(h, f, "/checkpoint/rjoint_impulse", H5T_NATIVE_DOUBLE, 8);
+  /* arrays added later: hashed only when present (h5check.c) */
+  if (H5Lexists(f, "/checkpoint/rjoint_more", H5P_DEFAULT) > 0)
+    h = hash_dataset(h, f, "/checkpoint/rjoint_more", H5T_NATIVE_DOUBLE, 8);
   int64_t frame, step, n_alive;
   double time;
   attr_read(f, "frame", H5T_NATIVE_INT64, &frame);

@@ -857,7 +857,7 @@ START_TEST(every_kind_has_its_rows) {
   ck_assert_ptr_null(vs_rshape_row_of(VS_RIGID_SHAPE_COUNT));
   for (int k = 0; k < VS_JOINT_KIND_COUNT; k++) {
     ck_assert_ptr_nonnull(vs_rjoint_row_of(k));
-    ck_assert(vs_rjoint_rows(k) >= 1 && vs_rjoint_rows(k) <= 3);
+    ck_assert(vs_rjoint_rows(k) >= 1 && vs_rjoint_rows(k) <= VS_RJOINT_MAX_ROWS);
   }
   ck_assert_ptr_null(vs_rjoint_row_of(VS_JOINT_KIND_COUNT));
 }

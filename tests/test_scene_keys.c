@@ -44,7 +44,10 @@ static const char *const CONSTRAINT_ITEM[] = {
     [VS_KIND_PIN] = "{pin: {particle: 0}}",
     [VS_KIND_ANGLE] = "{angle: {a: 0, b: 1, c: 2, max: 170}}",
     [VS_CONSTRAINT_BALL] = "{ball: {a: crate, b: world, at: [0, 1, 0]}}",
-    [VS_CONSTRAINT_ATTACH] = "{attach: {particle: 0, body: crate, at: [0, 0.2, 0]}}"};
+    [VS_CONSTRAINT_ATTACH] = "{attach: {particle: 0, body: crate, at: [0, 0.2, 0]}}",
+    [VS_CONSTRAINT_WELD] = "{weld: {a: crate, b: world, at: [0, 1, 0]}}",
+    [VS_CONSTRAINT_HINGE] = "{hinge: {a: crate, b: world, at: [0, 1, 0], axis: [0, 0, 1]}}",
+    [VS_CONSTRAINT_SLIDER] = "{slider: {a: crate, b: world, at: [0, 1, 0], axis: [1, 0, 0]}}"};
 
 /* The field of row r in scene s (item 0 of its list). */
 static const char *field_of(const vs_scene *s, const sk_row *r) {

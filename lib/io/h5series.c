@@ -22,17 +22,19 @@ static const char *const stat_units[H5W_STATS] = {
 
 /* Creation: the particle series before mass and body, then the observables
  * (constraint_error_*, penetration, constraints_alive, energy, overlap,
- * per_constraint_error, rigid_contacts), then /connectivity/alive with the
+ * per_constraint_error, rigid_contacts, joint errors), then /connectivity/alive with the
  * topology. */
 const int h5w_create_order[H5W_ROWS] = {H5W_ROW_POS,  H5W_ROW_VEL,   H5W_ROW_RPOS, H5W_ROW_RORI,
                                         H5W_ROW_RVEL, H5W_ROW_RANG,  H5W_ROW_RSURF, H5W_ROW_ERR,  H5W_ROW_PEN,
                                         H5W_ROW_ALIVE, H5W_ROW_KIN,  H5W_ROW_POT,  H5W_ROW_OVL,
-                                        H5W_ROW_PER,  H5W_ROW_RCON,  H5W_ROW_LIVE};
+                                        H5W_ROW_PER,  H5W_ROW_RCON,  H5W_ROW_RJERR, H5W_ROW_RJANG,
+                                        H5W_ROW_LIVE};
 /* Recording: arrays first, then the observables. */
 const int h5w_record_order[H5W_ROWS] = {H5W_ROW_POS,  H5W_ROW_VEL,  H5W_ROW_RPOS, H5W_ROW_RORI,
                                         H5W_ROW_RVEL, H5W_ROW_RANG, H5W_ROW_RSURF, H5W_ROW_PER,  H5W_ROW_LIVE,
                                         H5W_ROW_ERR,  H5W_ROW_PEN,  H5W_ROW_KIN,  H5W_ROW_POT,
-                                        H5W_ROW_OVL,  H5W_ROW_ALIVE, H5W_ROW_RCON};
+                                        H5W_ROW_OVL,  H5W_ROW_ALIVE, H5W_ROW_RCON, H5W_ROW_RJERR,
+                                        H5W_ROW_RJANG};
 
 const int h5w_row_first[H5W_ROWS] = {
 #define FIRST(id, ...) S_##id,

@@ -78,6 +78,10 @@ enum { H5W_ERROR_STATS(H5W_STAT_ENUM) H5W_STATS };
     m->n_rigid > 0 && (f & VS_FIELD_POSITION) && m->output.xdmf, "m", H5W_FROM_SURFACE)           \
   X(RCON,  1, "/observables/rigid_contacts",       H5W_EL_I64,  H5W_SH_SCALAR,                     \
     m->n_rigid > 0,                       "1",     H5W_OBS(rigid_contacts))                        \
+  X(RJERR, 1, "/observables/joint_error_max",     H5W_EL_F64,  H5W_SH_SCALAR,                     \
+    m->n_rjoints_more > 0,                "m",     H5W_OBS(joint_error_max))                       \
+  X(RJANG, 1, "/observables/joint_angle_error_max", H5W_EL_F64, H5W_SH_SCALAR,                    \
+    m->n_rjoints_more > 0,                "rad",   H5W_OBS(joint_angle_error_max))                 \
   X(ERR,   H5W_KIND_STATS, "/observables/",        H5W_EL_F64,  H5W_SH_SCALAR,                     \
     f & VS_FIELD_CONSTRAINT_ERROR,        "",      H5W_FROM_ERROR_STATS)                           \
   X(LIVE,  1, "/connectivity/alive",               H5W_EL_U8,   H5W_SH_CONSTRAINT,                 \

@@ -76,7 +76,10 @@ VS_PRIVATE int32_t vs_rigid_count(const vs_scene *s);
 /* A `constraints` item for the rigid bodies: ball, attach, or a distance
  * between body points ("NAME@[x, y, z]"). */
 VS_PRIVATE int vs_rigid_item(const vs_constraint_desc *cd);
-VS_PRIVATE void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach);
+/* The rigid joints, the attachments, and *more: the joints again when a
+ * weld, hinge or slider is among them (their state's extra rows), else 0. */
+VS_PRIVATE void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach,
+                                     int32_t *more);
 VS_PRIVATE vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file,
                                       vs_error *err);
 VS_PRIVATE void vs_rigid_model_free(struct vs_rmodel *rm);

@@ -74,7 +74,7 @@ typedef struct counts {
   int64_t nmv, nmt;   /* mesh colliders' vertices and triangles */
   uint64_t grids;     /* their grids' bytes, at most */
   uint64_t work;      /* bytes: the OBJ files read, the edge sorts */
-  int32_t nrigid, nrjoints, nattach; /* rigid bodies, their joints, attached particles */
+  int32_t nrigid, nrjoints, nattach, nrjoints_more; /* rigid bodies, their joints, attached particles */
   size_t biggest;
 } counts;
 
@@ -122,7 +122,7 @@ static vs_status count(const vs_scene *s, const char *file, counts *c, vs_error 
     c->work += (uint64_t)clamp(bytes, VS_OBJ_MAX_BYTES) + 1 + 24 * (uint64_t)nv + 16 * (uint64_t)nt;
   }
   c->nrigid = vs_rigid_count(s);
-  vs_rigid_count_items(s, &c->nrjoints, &c->nattach);
+  vs_rigid_count_items(s, &c->nrjoints, &c->nattach, &c->nrjoints_more);
   int64_t n[VS_KIND_COUNT]; /* the rigid joints and attaches are counted above */
   vs_count_explicit(s, n, &c->nkeys);
   for (int k = 0; k < VS_KIND_COUNT; k++) c->n[k] += n[k];
@@ -159,6 +159,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.relaxation = s->relaxation;
   fm.n_rigid = c->nrigid;
   fm.n_rjoints = c->nrjoints;
+  fm.n_rjoints_more = c->nrjoints_more;
   fm.n_attach = c->nattach;
   fm.rigid_max_contacts = c->nrigid > 0 ? VS_RIGID_CONTACTS_PER_BODY * c->nrigid + 64 : 0;
   const vs_model *m = &fm;

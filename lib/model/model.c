@@ -391,7 +391,7 @@ static vs_status allocate(vs_model *m, const vs_scene *s, const model_counts *mc
   m->n_mesh_vertices = (int32_t)o->nmv;
   m->n_mesh_triangles = (int32_t)o->nmt;
   m->n_rigid = vs_rigid_count(s);
-  vs_rigid_count_items(s, &m->n_rjoints, &m->n_attach);
+  vs_rigid_count_items(s, &m->n_rjoints, &m->n_attach, &m->n_rjoints_more);
 #define VS_MODEL_ALLOC_AT(lvalue, name, type, count)                                        \
   if (!((lvalue) = vs_calloc((count) != 0 ? (count) : 1, sizeof(type))))                       \
     return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory allocating the model (" \

@@ -22,19 +22,34 @@ int32_t vs_rigid_count(const vs_scene *s) {
   return n;
 }
 
+/* weld, hinge, slider: joints of VS_JOINT_KINDS beyond ball and distance */
+static int wide_joint(const vs_constraint_desc *cd) {
+  int k = (int)cd->kind;
+  return k == VS_CONSTRAINT_WELD || k == VS_CONSTRAINT_HINGE || k == VS_CONSTRAINT_SLIDER;
+}
+
+/* and a ball with cone or twist (its extra rows' impulses in joint_more too) */
+static int limited_ball(const vs_constraint_desc *cd) {
+  return (int)cd->kind == VS_CONSTRAINT_BALL && (cd->has_cone || cd->has_limits);
+}
+
 int vs_rigid_item(const vs_constraint_desc *cd) {
   if ((int)cd->kind == VS_CONSTRAINT_BALL || (int)cd->kind == VS_CONSTRAINT_ATTACH) return 1;
+  if (wide_joint(cd)) return 1;
   return cd->kind == VS_KIND_DISTANCE && (strchr(cd->a.text, '@') || strchr(cd->b.text, '@'));
 }
 
-void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach) {
-  *joints = *attach = 0;
+void vs_rigid_count_items(const vs_scene *s, int32_t *joints, int32_t *attach, int32_t *more) {
+  *joints = *attach = *more = 0;
+  int wide = 0;
   for (size_t c = 0; c < s->n_constraints; c++) {
     const vs_constraint_desc *cd = &s->constraints[c];
     if (!vs_rigid_item(cd)) continue;
+    wide |= wide_joint(cd) || limited_ball(cd);
     if ((int)cd->kind == VS_CONSTRAINT_ATTACH) (*attach)++;
     else (*joints)++;
   }
+  if (wide) *more = *joints;
 }
 
 static vs_status item_error(vs_error *err, const char *file, const vs_ref *r, size_t ci,
@@ -104,7 +119,71 @@ static void to_world(const vs_model *m, int32_t b, const double p[3], double out
   for (int k = 0; k < 3; k++) out[k] += m->rigid_x0[3 * b + k];
 }
 
-/* Joints (ball, body-point distance) into the rigid model, attachments into
+/* The rows of a weld, hinge or slider beyond a ball's: the initial relative
+ * orientation, the axis in both bodies' frames, limits, motor, spring
+ * (docs/physics.md, "Joints"). */
+static vs_status wide_rows(vs_model *m, const vs_constraint_desc *cd, size_t ci, int32_t j,
+                           int32_t ba, int32_t bb, const char *file, vs_error *err) {
+  vs_rmodel *rm = m->priv->rigid;
+  static const double ident[4] = {1, 0, 0, 0};
+  const double *qa = &m->rigid_q0[4 * ba], *qb = bb < 0 ? ident : &m->rigid_q0[4 * bb];
+  const double ca[4] = {qa[0], -qa[1], -qa[2], -qa[3]};
+  vs_quat_mul(ca, qb, &rm->joint_qrel[4 * j]);
+  int hinge = (int)cd->kind == VS_CONSTRAINT_HINGE, ball = (int)cd->kind == VS_CONSTRAINT_BALL;
+  rm->joint_kind[j] = ball    ? VS_JOINT_BALL
+                      : hinge ? VS_JOINT_HINGE
+                      : (int)cd->kind == VS_CONSTRAINT_SLIDER ? VS_JOINT_SLIDER : VS_JOINT_WELD;
+  if ((int)cd->kind == VS_CONSTRAINT_WELD) {
+    if (cd->hertz > 0) { /* a ball and three soft angular rows (rigid_joint_axis.c) */
+      rm->joint_kind[j] = VS_JOINT_BALL;
+      rm->joint_flags[j] = VS_RJOINT_SOFT;
+      rm->joint_spring[3 * j] = cd->hertz;
+      rm->joint_spring[3 * j + 1] = cd->damping_ratio;
+    }
+    return VS_OK;
+  }
+  double ax[3];
+  memcpy(ax, cd->axis, sizeof ax);
+  if (ball && !cd->has_axis) /* from the anchor to b's centre, or from a's centre to it */
+    for (int k = 0; k < 3; k++)
+      ax[k] = bb >= 0 ? m->rigid_x0[3 * bb + k] - cd->at[k] : cd->at[k] - m->rigid_x0[3 * ba + k];
+  double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+  if (!(len > 1e-12))
+    return vs_error_set(err, VS_ERR_SCENE, file, cd->loc.line, cd->loc.column,
+                        "constraints.%zu.ball: cone and twist need an axis: `at` is the centre "
+                        "of the body it would come from; give axis", ci);
+  double u[3] = {ax[0] / len, ax[1] / len, ax[2] / len}, R[9];
+  vs_quat_to_mat(qa, R);
+  vs_mat3_mul_t(R, u, &rm->joint_axis[6 * j]);
+  vs_quat_to_mat(qb, R);
+  vs_mat3_mul_t(R, u, &rm->joint_axis[6 * j + 3]);
+  const double unit = hinge || ball ? 3.14159265358979323846 / 180.0 : 1.0; /* degrees or m */
+  int32_t flags = 0;
+  if (ball && cd->has_cone) {
+    flags |= VS_RJOINT_CONE;
+    rm->joint_cone[j] = cd->cone * unit;
+  }
+  if (cd->has_limits) {
+    flags |= ball ? VS_RJOINT_TWIST : VS_RJOINT_LIMIT;
+    rm->joint_limit[2 * j] = cd->limits[0] * unit;
+    rm->joint_limit[2 * j + 1] = cd->limits[1] * unit;
+  }
+  if (cd->has_motor) {
+    flags |= VS_RJOINT_MOTOR;
+    rm->joint_motor[2 * j] = cd->motor_speed;
+    rm->joint_motor[2 * j + 1] = cd->max_torque;
+  }
+  if (hinge && cd->hertz > 0) {
+    flags |= VS_RJOINT_SPRING;
+    rm->joint_spring[3 * j] = cd->hertz;
+    rm->joint_spring[3 * j + 1] = cd->damping_ratio;
+    rm->joint_spring[3 * j + 2] = cd->spring_rest * unit;
+  }
+  rm->joint_flags[j] = flags;
+  return VS_OK;
+}
+
+/* Joints (ball, weld, hinge, slider, body-point distance) into the rigid model, attachments into
  * the model's attach rows, in file order. */
 static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
   vs_rmodel *rm = m->priv->rigid;
@@ -125,7 +204,7 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       a++;
       continue;
     }
-    if ((int)cd->kind == VS_CONSTRAINT_BALL) {
+    if ((int)cd->kind == VS_CONSTRAINT_BALL || wide_joint(cd)) {
       int32_t ba = find_rigid(m, cd->a.text, strlen(cd->a.text), 0);
       int32_t bb = find_rigid(m, cd->b.text, strlen(cd->b.text), 1);
       if (ba < 0) return item_error(err, file, &cd->a, c, "a", "no rigid body named '%s'", cd->a.text);
@@ -137,6 +216,10 @@ static vs_status compile_items(vs_model *m, const vs_scene *s, const char *file,
       to_local(m, ba, cd->at, &rm->joint_pa[3 * j]);
       to_local(m, bb, cd->at, &rm->joint_pb[3 * j]);
       rm->joint_collide[j] = cd->collide;
+      if (wide_joint(cd) || limited_ball(cd)) {
+        vs_status st = wide_rows(m, cd, c, j, ba, bb, file, err);
+        if (st != VS_OK) return st;
+      }
       j++;
       continue;
     }

@@ -46,6 +46,13 @@ vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
   m->joint_rest = vs_calloc(uj, sizeof(double));
   m->joint_collide = vs_calloc(uj, sizeof(int32_t));
   m->nocollide = vs_calloc(uj, sizeof(int64_t));
+  m->joint_axis = vs_calloc(6 * uj, sizeof(double));
+  m->joint_qrel = vs_calloc(4 * uj, sizeof(double));
+  m->joint_flags = vs_calloc(uj, sizeof(int32_t));
+  m->joint_limit = vs_calloc(2 * uj, sizeof(double));
+  m->joint_motor = vs_calloc(2 * uj, sizeof(double));
+  m->joint_spring = vs_calloc(3 * uj, sizeof(double));
+  m->joint_cone = vs_calloc(uj, sizeof(double));
   m->max_contacts = VS_RIGID_CONTACTS_PER_BODY * n + 64;
   vs_rsettings_default(&m->set);
   for (size_t i = 0; m->group_bits && m->mask && i < un; i++) {
@@ -55,10 +62,13 @@ vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
   if (!m->shape || !m->size || !m->inv_mass || !m->inv_inertia || !m->friction ||
       !m->restitution || !m->bound || !m->colliders || !m->joint_kind || !m->joint_ab ||
       !m->joint_pa || !m->joint_pb || !m->joint_rest || !m->group_bits || !m->mask ||
-      !m->joint_collide || !m->nocollide) {
+      !m->joint_collide || !m->nocollide || !m->joint_axis || !m->joint_qrel ||
+      !m->joint_flags || !m->joint_limit || !m->joint_motor || !m->joint_spring ||
+      !m->joint_cone) {
     vs_rmodel_free(m);
     return VS_ERR_NOMEM;
   }
+  for (size_t j = 0; j < uj; j++) m->joint_qrel[4 * j] = 1.0;
   *out = m;
   return VS_OK;
 }
@@ -83,6 +93,13 @@ void vs_rmodel_free(vs_rmodel *m) {
   vs_free(m->joint_collide);
   vs_free(m->nocollide);
   vs_rmotion_free(m->motion);
+  vs_free(m->joint_axis);
+  vs_free(m->joint_qrel);
+  vs_free(m->joint_flags);
+  vs_free(m->joint_limit);
+  vs_free(m->joint_motor);
+  vs_free(m->joint_spring);
+  vs_free(m->joint_cone);
   vs_free(m);
 }
 

@@ -73,6 +73,15 @@ typedef struct vs_rmotion {
   double *surface;       /* (n x 3) surface velocity in the body's frame, m/s */
   int32_t any_surface;   /* 1: some surface velocity is not zero */
 } vs_rmotion;
+/* joint_flags: the hinge's and slider's 1-D rows solved after the equality rows */
+enum { VS_RJOINT_LIMIT = 1, VS_RJOINT_MOTOR = 2, VS_RJOINT_SPRING = 4, /* hinge, slider */
+       VS_RJOINT_CONE = 8, VS_RJOINT_TWIST = 16,                        /* ball */
+       VS_RJOINT_SOFT = 32 }; /* a ball with soft angular rows: a weld with hertz > 0 */
+/* Accumulated impulses of a joint beyond the first three rows (vs_rstate.joint_more,
+ * offsets): equality rows 3..5 at 0..2, then the lower limit (a ball's twist too), the
+ * upper limit, the motor, the spring, a ball's cone. */
+enum { VS_RJOINT_MORE = 8, VS_RJM_LO = 3, VS_RJM_HI = 4, VS_RJM_MOTOR = 5, VS_RJM_SPRING = 6,
+       VS_RJM_CONE = 7 };
 
 typedef struct vs_rmodel {
   int32_t n_bodies;
@@ -97,6 +106,14 @@ typedef struct vs_rmodel {
   double *joint_pb;      /* (nj x 3) body-local anchor on b, or world point */
   double *joint_rest;    /* (nj) distance joints: rest length */
   int32_t *joint_collide; /* (nj) 1: the joined bodies still collide with each other [0] */
+  /* weld, hinge, slider (docs/physics.md, "Joints") */
+  double *joint_axis;    /* (nj x 6) hinge, slider, ball with cone or twist: unit axis in a's frame [0..2], in b's [3..5] */
+  double *joint_qrel;    /* (nj x 4) b's orientation in a's frame at the start, conj(qa) qb */
+  int32_t *joint_flags;  /* (nj) VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | ... */
+  double *joint_limit;   /* (nj x 2) lo, hi: hinge angle (rad), slider travel (m), ball twist (rad) */
+  double *joint_cone;    /* (nj) ball: largest angle between a's and b's axis, rad */
+  double *joint_motor;   /* (nj x 2) target speed (rad/s, m/s), largest torque (N m) or force (N) */
+  double *joint_spring;  /* (nj x 3) hertz, damping ratio, rest (hinge: rad); soft weld's */
   int32_t n_nocollide;   /* pairs joined by a joint that do not collide (vs_rmodel_finish) */
   int64_t *nocollide;    /* (nj) sorted keys lo * n + hi of those pairs */
 
@@ -118,6 +135,8 @@ typedef struct vs_rstate {
   uint32_t *cache_feature; /* (max_contacts) */
   double *cache_impulse; /* (max_contacts x 4) normal impulse, friction impulse (world vector) */
   double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
+  double *joint_more;    /* (nj x VS_RJOINT_MORE) the rest (weld, hinge, slider); NULL when
+                          * the model has none of those (the checkpoint then has no such rows) */
 } vs_rstate;
 
 /* One row per shape of VS_RIGID_SHAPES (model/rigid_shapes.c): what the

@@ -332,5 +332,11 @@ vs_status sk_load_transform(vctx *c, const sk_row *r, const sn_node *m, const sn
                             void *base);
 void sk_emit_transform(sbuf *b, const sk_row *r, const void *base);
 vs_status sk_check_angle(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
+/* hinge, slider: a non-zero axis; limits lo <= hi */
+vs_status sk_check_axis(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
+vs_status sk_check_limits(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base);
+/* ball: twist lo <= hi */
+vs_status sk_check_ball_limits(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                               void *base);
 
 #endif

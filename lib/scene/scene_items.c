@@ -269,6 +269,44 @@ vs_status sk_check_angle(vctx *c, const sk_row *r, const sn_node *m, const sn_no
   return VS_OK;
 }
 
+/* hinge, slider: the axis is not zero (its length does not matter). */
+vs_status sk_check_axis(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                        void *base) {
+  (void)r, (void)at;
+  const vs_constraint_desc *d = base;
+  if ((int)d->kind == VS_CONSTRAINT_BALL && !d->has_axis) return VS_OK;
+  double len = sqrt(d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2]);
+  if (len > 0 && isfinite(len)) return VS_OK;
+  sk_push(c, "axis");
+  return sk_fail(c, VS_ERR_SCENE, sk_get(m, "axis"),
+                 "expected a non-zero finite vector, got [%g, %g, %g]", d->axis[0], d->axis[1],
+                 d->axis[2]);
+}
+
+/* hinge, slider: limits [lo, hi] with lo <= hi. */
+vs_status sk_check_limits(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                          void *base) {
+  (void)r, (void)at;
+  const vs_constraint_desc *d = base;
+  if (!d->has_limits || d->limits[0] <= d->limits[1]) return VS_OK;
+  sk_push(c, "limits");
+  return sk_fail(c, VS_ERR_SCENE, sk_get(m, "limits"), "expected lo <= hi, got [%g, %g]",
+                 d->limits[0], d->limits[1]);
+}
+
+vs_status sk_check_ball_limits(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                               void *base) {
+  (void)r;
+  const vs_constraint_desc *d = base;
+  if (d->has_limits && d->limits[0] > d->limits[1]) {
+    sk_push(c, "twist");
+    return sk_fail(c, VS_ERR_SCENE, sk_get(m, "twist"), "expected lo <= hi, got [%g, %g]",
+                   d->limits[0], d->limits[1]);
+  }
+  (void)at;
+  return VS_OK;
+}
+
 /* ---- meshes: `file` and `transform` (bodies and colliders) ------------------ */
 
 vs_status sk_load_mesh_file(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,

@@ -28,7 +28,8 @@ const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra"
 const char *const vs_sk_rigid_shapes[] = {VS_RIGID_SHAPES(VS_NAME_) NULL};
 const char *const vs_sk_collider_kinds[] = {VS_COLLIDER_KINDS(VS_NAME_) NULL};
 const char *const vs_sk_joint_kinds[] = {VS_JOINT_KINDS(VS_NAME_) NULL};
-const char *const vs_sk_constraint_kinds[] = {VS_KINDS(VS_KIND_NAME_) "ball", "attach", NULL};
+const char *const vs_sk_constraint_kinds[] = {VS_KINDS(VS_KIND_NAME_) "ball", "attach",
+                                              "weld",  "hinge",  "slider",  NULL};
 #undef VS_NAME_
 #undef VS_KIND_NAME_
 
@@ -41,8 +42,8 @@ const char *vs_rigid_shape_name(vs_rigid_shape k) {
 const char *vs_joint_kind_name(vs_joint_kind k) {
   return (unsigned)k < VS_JOINT_KIND_COUNT ? vs_sk_joint_kinds[k] : "?";
 }
-_Static_assert(VS_CONSTRAINT_KINDS == VS_KIND_COUNT + 2,
-               "vs_sk_constraint_kinds names every kind, then the two rigid items");
+_Static_assert(VS_CONSTRAINT_KINDS == VS_KIND_COUNT + 5,
+               "vs_sk_constraint_kinds names every kind, then the five rigid items");
 const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
 const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
                                     "per_constraint_error", NULL};
@@ -98,6 +99,10 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define AN (1u << VS_KIND_ANGLE)
 #define BA (1u << VS_CONSTRAINT_BALL)
 #define AT (1u << VS_CONSTRAINT_ATTACH)
+#define WE (1u << VS_CONSTRAINT_WELD)
+#define HI (1u << VS_CONSTRAINT_HINGE)
+#define SL (1u << VS_CONSTRAINT_SLIDER)
+#define JO (BA | WE | HI | SL) /* the joints between named bodies */
 
 #define SC(f) .scope = SKS_SCENE, .off = offsetof(vs_scene, f)
 #define BO(k, f) .scope = SKS_BODY, .kinds = (k), .off = offsetof(vs_body_desc, f)
@@ -411,13 +416,63 @@ const sk_row vs_sk_rows[] = {
      .doc = "third particle"},
     {"particle", CN(PN, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,
      .doc = "the particle held"},
-    {"a", CN(BA, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",
+    {"a", CN(JO, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name",
      .doc = "first rigid body"},
-    {"b", CN(BA, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name or world",
+    {"b", CN(JO, b), .type = SK_REF, .flags = SKF_REQUIRED, .what = "a rigid body's name or world",
      .doc = "second rigid body, or `world`"},
-    {"at", CN(BA, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+    {"at", CN(JO, at), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
      .doc = "the joint's world point in the initial pose, m"},
-    {"collide", CN(BA | DI, collide), .type = SK_BOOL, .def = "false",
+    {"axis", CN(HI | SL, axis), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_REQUIRED,
+     .check = sk_check_axis,
+     .doc = "the joint's axis in the world frame of the initial pose, any length but not zero "
+            "(hinge: b turns about it through `at`, angles positive by the right-hand rule; "
+            "slider: b moves along it)"},
+    {"axis", CN(BA, axis), .type = SK_VEC, .n = 3, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_axis), .check = sk_check_axis,
+     .doc = "ball: the axis of `cone` and `twist`, a world direction of the initial pose fixed "
+            "in both bodies, not zero [from `at` to b's centre; b `world`: from a's centre to "
+            "`at`]"},
+    {"cone", CN(BA, cone), .type = SK_NUM, .range = DEG, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_cone),
+     .doc = "degrees: b's `axis` stays within this angle of a's (a swing limit, as a shoulder's) "
+            "[none]"},
+    {"twist", CN(BA, limits), .type = SK_VEC, .n = 2, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_limits), .check = sk_check_ball_limits,
+     .doc = "`[lo, hi]` degrees, lo <= hi: b's turn relative to a about `axis` (0 in the "
+            "initial pose, right-handed) stays within them [none]"},
+    {"limits", CN(HI, limits), .type = SK_VEC, .n = 2, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_limits), .check = sk_check_limits,
+     .doc = "`[lo, hi]` degrees, lo <= hi: the hinge angle (b relative to a about `axis`, 0 in "
+            "the initial pose) stays within them [none]"},
+    {"limits", CN(SL, limits), .type = SK_VEC, .n = 2, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_limits), .check = sk_check_limits,
+     .doc = "`[lo, hi]` m, lo <= hi: b's travel along `axis` from the initial pose stays "
+            "within them [none]"},
+    {"motor_speed", CN(HI, motor_speed), .type = SK_NUM, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_motor),
+     .doc = "rad/s: a motor drives the hinge angle's rate towards it with at most `max_torque` "
+            "[no motor]"},
+    {"max_torque", CN(HI, max_torque), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "N m, the motor's largest torque"},
+    {"motor_speed", CN(SL, motor_speed), .type = SK_NUM, .range = ANY, .flags = SKF_HAS,
+     .has_off = offsetof(vs_constraint_desc, has_motor),
+     .doc = "m/s: a motor drives b's speed along `axis` towards it with at most `max_force` "
+            "[no motor]"},
+    {"max_force", CN(SL, max_torque), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "N, the motor's largest force"},
+    {"hertz", CN(WE, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "Hz: 0 holds the relative orientation rigidly; above, it is a soft spring of this "
+            "frequency (the anchors still coincide)"},
+    {"damping_ratio", CN(WE, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "of the soft weld's angular spring (1: critical)"},
+    {"spring_hertz", CN(HI, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "Hz: a soft spring pulls the hinge angle towards `spring_rest` at this frequency "
+            "(0: no spring)"},
+    {"spring_damping_ratio", CN(HI, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "the spring's damping ratio (1: critical)"},
+    {"spring_rest", CN(HI, spring_rest), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "degrees, the spring's rest angle"},
+    {"collide", CN(JO | DI, collide), .type = SK_BOOL, .def = "false",
      .doc = "rigid joints: `true` lets the two joined bodies collide with each other (by "
             "default they do not)"},
     {"particle", CN(AT, a), .type = SK_REF, .flags = SKF_REQUIRED, .what = REF_WHAT,

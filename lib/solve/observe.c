@@ -30,9 +30,16 @@ static vs_error_stats finish(const acc *a) {
  * them, in O(n log n) for bodies spread out; the deepest is the same
  * whatever the order). */
 static void rigid_observe(const vs_model *m, const vs_state *s, const vs_observe_work *ow,
-                          double *ke, double *pe, double *pen) {
+                          double *ke, double *pe, double *pen, vs_observables *obs) {
   const vs_rmodel *rm = m->priv->rigid;
   vs_rstate rs = {.n_bodies = m->n_rigid, .x = s->rx, .q = s->rq, .v = s->rv, .w = s->rw};
+  obs->joint_error_max = obs->joint_angle_error_max = 0.0;
+  for (int32_t j = 0; j < rm->n_joints; j++) {
+    double gap, turn;
+    vs_rjoint_errors(rm, &rs, j, &gap, &turn);
+    obs->joint_error_max = fmax(obs->joint_error_max, gap);
+    obs->joint_angle_error_max = fmax(obs->joint_angle_error_max, turn);
+  }
   double P[3], L[3], e = 0.0;
   vs_rigid_momentum(rm, &rs, P, L, &e);
   *ke += e;
@@ -189,8 +196,9 @@ void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
   }
   obs->overlap_max = overlap_max;
   obs->rigid_contacts = rigid_contacts;
+  obs->joint_error_max = obs->joint_angle_error_max = 0.0;
   if (m->n_rigid > 0) {
-    rigid_observe(m, s, ow, &ke, &pe, &pen);
+    rigid_observe(m, s, ow, &ke, &pe, &pen, obs);
     obs->penetration_max = pen;
   }
   obs->kinetic = ke;

@@ -70,7 +70,10 @@ typedef enum vs_rigid_shape {
 /* joints between rigid bodies (or a body and the world) */
 #define VS_JOINT_KINDS(X) \
   X(BALL, ball)         /* the two anchors coincide (3 rows) */ \
-  X(DISTANCE, distance) /* the two anchors keep a rest length (1 row) */
+  X(DISTANCE, distance) /* the two anchors keep a rest length (1 row) */ \
+  X(WELD, weld)         /* anchors coincide, relative orientation held (6 rows) */ \
+  X(HINGE, hinge)       /* ball + the axis kept aligned (5 rows); limits, motor, spring */ \
+  X(SLIDER, slider)     /* no relative rotation, moves along the axis (5 rows); limits, motor */
 
 typedef enum vs_joint_kind {
 #define VS_KIND_ENUM_(ID, name) VS_JOINT_##ID,

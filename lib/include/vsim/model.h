@@ -178,7 +178,8 @@ typedef struct vs_model {
   int32_t n_mesh_triangles;
 
   int32_t n_rigid;        /* rigid bodies (VS_BODY_RIGID), in file order */
-  int32_t n_rjoints;      /* rigid joints (ball, body-point distance) */
+  int32_t n_rjoints;      /* rigid joints (ball, body-point distance, weld, hinge, slider) */
+  int32_t n_rjoints_more; /* n_rjoints when a weld, hinge or slider is among them, else 0 */
   int32_t n_attach;       /* particles attached to rigid bodies */
   int32_t rigid_max_contacts; /* bound of the rigid contact cache */
 

@@ -200,6 +200,9 @@ typedef struct vs_ref {
 enum {
   VS_CONSTRAINT_BALL = VS_KIND_COUNT, /* ball joint: bodies a, b (or `world`) at a world point */
   VS_CONSTRAINT_ATTACH,               /* particle held at a body-local point, both ways */
+  VS_CONSTRAINT_WELD,                 /* weld joint: bodies a, b held at their relative pose */
+  VS_CONSTRAINT_HINGE,                /* hinge joint: turns about `axis` through `at` */
+  VS_CONSTRAINT_SLIDER,               /* slider joint: moves along `axis`, no turning */
   VS_CONSTRAINT_KINDS
 };
 
@@ -219,6 +222,18 @@ typedef struct vs_constraint_desc {
   double at[3];            /* pin: target; ball: world point; attach: body-local point */
   double *keys;            /* pin: (n_keys x 4) [t, x, y, z], t strictly increasing, or NULL */
   int collide;             /* rigid joints: the joined bodies collide with each other */
+  int has_axis;            /* ball: axis given (with cone or twist) */
+  double axis[3];          /* hinge, slider, ball: world axis in the initial pose (not zero) */
+  int has_limits;          /* hinge, slider: limits given; ball: twist given */
+  double limits[2];        /* hinge, ball twist: degrees; slider: m; lo <= hi */
+  int has_cone;            /* ball: cone given */
+  double cone;             /* ball: degrees in [0, 180] */
+  int has_motor;           /* hinge, slider: motor_speed given */
+  double motor_speed;      /* hinge: rad/s; slider: m/s */
+  double max_torque;       /* hinge: N m; slider: max_force, N */
+  double hertz;            /* weld: frequency of its angular rows (0: rigid); hinge: spring */
+  double damping_ratio;    /* weld, hinge spring */
+  double spring_rest;      /* hinge: the spring's rest angle, degrees */
   size_t n_keys;
 } vs_constraint_desc;
 

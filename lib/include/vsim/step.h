@@ -41,6 +41,10 @@ typedef struct vs_observables {
   double overlap_max;     /* deepest overlap of two colliding particles found in the last step, m */
   int64_t alive;          /* constraints not torn */
   int64_t rigid_contacts; /* rigid contact points found in the last step */
+  double joint_error_max;       /* rigid joints: the largest gap of a joint's anchors, rows
+                                   and limits along them, m */
+  double joint_angle_error_max; /* rigid joints: the largest turn a joint's angular rows or
+                                   angle limits forbid, rad */
 } vs_observables;
 
 /* Measure the state.  per_constraint (n_constraints) receives |C| of every

@@ -79,14 +79,14 @@ typedef struct vs_rpatch {
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
  * the moving bodies of those joints and the joints, in blocks of 6 (body),
- * 3 (ball) or 1 (distance). */
+ * a joint's rows (ball 3, distance 1, hinge and slider 5, weld 6). */
 typedef struct vs_rtree {
   int32_t n_tree_joints; /* joints solved here; the others by sequential rows */
   int32_t n_nodes;
   uint8_t *in_tree;      /* (nj) 1: joint j is solved here */
   int8_t *kind;          /* (nodes) 0 body, 1 joint */
   int32_t *id;           /* (nodes) body or joint index */
-  int8_t *dim;           /* (nodes) 6, 3 or 1 */
+  int8_t *dim;           /* (nodes) 6 (a body), or the joint's rows */
   int32_t *parent;       /* (nodes) parent node, -1 at a root */
   int32_t *order;        /* (nodes) leaves first */
   double *dinv;          /* (nodes x 36) inverted pivots, dim x dim */
@@ -147,6 +147,8 @@ typedef struct vs_rwork {
 #define VS_RPAR_ITEMS 32
 
 #define VS_RJOINT_WORK 24
+/* Most equality rows of a joint kind (weld) */
+#define VS_RJOINT_MAX_ROWS 6
 
 /* Consecutive manifolds of the sequential order that touch distinct moving
  * bodies where the constraint graph allows (rigid_order.c). */
@@ -221,18 +223,44 @@ typedef struct vs_rjoint_row vs_rjoint_row;
 /* The row of a joint kind; NULL outside the table (every kind must have one:
  * the tests check it). */
 VS_RPRIVATE const vs_rjoint_row *vs_rjoint_row_of(int32_t kind);
-/* Rows of a kind's constraint (3 ball, 1 distance; at most 3). */
+/* Rows of a kind's constraint (3 ball, 1 distance, 6 weld, 5 hinge and
+ * slider; at most VS_RJOINT_MAX_ROWS). */
 VS_RPRIVATE int vs_rjoint_rows(int32_t kind);
 /* Joint j's rows x 6 Jacobian block on its body at end 0 (a) or 1 (b), from
  * this substep's anchors (vs_rigid_prepare_joints). */
 VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end,
                                     double *J);
+/* Joint j's errors at the pose of s (observables): gap, m (anchors, linear
+ * rows, a slider's limits), and turn, rad (angular rows, angle limits). */
+VS_RPRIVATE void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
+                                  double *turn);
 /* Joint j's position error rows at the current pose. */
 VS_RPRIVATE void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
                                  int32_t j, double *e);
-/* Its accumulated impulse applied again (warm start), and one velocity pass. */
+/* Its accumulated impulse applied again (warm start), and one velocity pass
+ * (a joint of a loop: its equality rows, then its axis rows below). */
 VS_RPRIVATE void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
 VS_RPRIVATE void vs_rigid_solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
+/* The row of the gap along direction n of a (rigid_joint.c) and the 1-D row along the
+ * joint's axis (hinge: angular, slider: linear), from this substep's w->joint. */
+VS_RPRIVATE void vs_rjoint_gap_row(const double *jw, int end, const double n[3], double *J);
+VS_RPRIVATE void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
+                                    double Ja[6], double Jb[6]);
+/* That row with the joint's equality rows' reaction (R), and its effective mass then. */
+VS_RPRIVATE void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
+                                     double Ja[6], double Jb[6], double Ra[6], double Rb[6],
+                                     double *mass);
+/* The limit, motor and spring rows of a hinge or slider, a ball's cone and
+ * twist (rigid_joint_axis.c):
+ * warm start and one velocity pass (nothing for a joint without them); the
+ * forest's joints' after its exact solve, in joint order. */
+VS_RPRIVATE void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w,
+                                     int32_t j);
+VS_RPRIVATE void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w,
+                                      int32_t j);
+VS_RPRIVATE void vs_rigid_tree_axes(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+/* The forest's joints past a limit, brought back (after its position passes). */
+VS_RPRIVATE void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 
 /* ---- the joints that form a forest (rigid_tree.c) ---- */
 /* The forest of the model's joints (in joint order; loops stay sequential). */

@@ -21,7 +21,8 @@ vs_status vs_rstate_create(const vs_rmodel *m, vs_rstate **out) {
   s->cache_feature = vs_calloc(uk, sizeof(uint32_t));
   s->cache_impulse = vs_calloc(4 * uk, sizeof(double));
   s->joint_impulse = vs_calloc(3 * uj, sizeof(double));
-  if (!s->x || !s->q || !s->v || !s->w || !s->cache_ab || !s->cache_feature ||
+  s->joint_more = vs_calloc(VS_RJOINT_MORE * uj, sizeof(double));
+  if (!s->joint_more ||!s->x || !s->q || !s->v || !s->w || !s->cache_ab || !s->cache_feature ||
       !s->cache_impulse || !s->joint_impulse) {
     vs_rstate_free(s);
     return VS_ERR_NOMEM;
@@ -41,6 +42,7 @@ void vs_rstate_free(vs_rstate *s) {
   vs_free(s->cache_feature);
   vs_free(s->cache_impulse);
   vs_free(s->joint_impulse);
+  vs_free(s->joint_more);
   vs_free(s);
 }
 
@@ -48,8 +50,10 @@ uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
   uint64_t un = (uint64_t)n + 1, uc = (uint64_t)nc + 1, uj = (uint64_t)nj + 1;
   uint64_t uk = (uint64_t)VS_RIGID_CONTACTS_PER_BODY * (uint64_t)n + 65;
   uint64_t model = sizeof(vs_rmodel) + un * (4 + 8 * (3 + 1 + 3 + 1 + 1 + 1) + 4 + 4) +
-                   uc * sizeof(vs_rcollider) + uj * (4 + 8 + 8 * (3 + 3 + 1) + 4 + 8);
-  uint64_t state = sizeof(vs_rstate) + un * 8 * (3 + 4 + 3 + 3) + uk * (8 + 4 + 32) + uj * 24;
+                   uc * sizeof(vs_rcollider) + uj * (4 + 8 + 8 * (3 + 3 + 1) + 4 + 8) +
+                   uj * (8 * (6 + 4 + 2 + 2 + 3 + 1) + 4);
+  uint64_t state = sizeof(vs_rstate) + un * 8 * (3 + 4 + 3 + 3) + uk * (8 + 4 + 32) + uj * 24 +
+                   uj * 8 * VS_RJOINT_MORE;
   uint64_t words = (un + 63) / 64;
   uint64_t work = sizeof(vs_rwork) +
                   uk * (sizeof(vs_rcontact) + sizeof(vs_rfric) + 8 + 8 + 4 + sizeof(vs_rpatch) +

@@ -25,6 +25,7 @@ static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
   rs->cache_feature = (uint32_t *)s->rcache_feature; /* same bits, the cache's identity */
   rs->cache_impulse = s->rcache_impulse;
   rs->joint_impulse = s->rjoint_impulse;
+  rs->joint_more = m->n_rjoints_more > 0 ? s->rjoint_more : NULL;
 }
 
 void vs_kinematic_rigid(const vs_model *m, vs_state *s, double t0, double t1) {

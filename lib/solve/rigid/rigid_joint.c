@@ -7,15 +7,24 @@
  * a new joint kind fails to build here until its functions exist; everything
  * outside this file reaches a joint through its row.
  *
+ * A joint's rows act on the bodies' velocities (v, w) through its Jacobian
+ * block per body (rows x 6: linear, angular): ball and distance rows are
+ * impulses at the anchors, the rows of weld, hinge and slider also turn the
+ * bodies by pure angular impulses.  Ball and distance keep their own fast
+ * sequential rows (impulse, solve, project); the other kinds are solved
+ * through their Jacobian (the generic rows below, rigid_joint_rows.h).
+ *
  * Per joint and substep, w->joint holds (VS_RJOINT_WORK doubles): the
  * anchors ra, rb (world offsets from the centres, [0..5]) and the kind's own
  * row data from [6] (ball: K^-1 [6..14]; distance: the axis u [6..8] and the
- * row's effective mass [9]).  A joint has no velocity bias: the position
- * pass after each substep (vs_rigid_project_joints, or the forest's Newton
- * passes) removes its drift, once. */
+ * row's effective mass [9]; weld, hinge, slider: VS_RJW_* below).  A joint
+ * has no velocity bias: the position pass after each substep
+ * (vs_rigid_project_joints, or the forest's Newton passes) removes its
+ * drift, once.  The hinge's and slider's limit, motor and spring rows:
+ * rigid_joint_axis.c. */
 #include <string.h>
 
-#include "solve/rigid/rigid_rows.h"
+#include "solve/rigid/rigid_joint_rows.h"
 
 static void invert3(const double K[9], double o[9]) {
   double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
@@ -47,13 +56,6 @@ static void add_rot_block(double K[9], const double *I, const double r[3]) {
       K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
 }
 
-/* The two anchors' gap C = (xb + rb) - (xa + ra) and the kind's rows data. */
-typedef struct jctx {
-  const double *Ia, *Ib; /* inverse world inertias */
-  double msum;           /* 1/ma + 1/mb */
-  double ra[3], rb[3], C[3];
-} jctx;
-
 /* ---- ball: the anchors coincide (3 rows) ---- */
 
 static void ball_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
@@ -84,8 +86,9 @@ static void ball_project(const vs_rmodel *m, int32_t j, const jctx *x, double P[
   for (int k = 0; k < 3; k++) P[k] = -P[k];
 }
 /* d/dt (x + r) = v + w x r = v - skew(r) w: J = sign [I | -skew(r)] */
-static void ball_jacobian(const double *jw, const double r[3], double sg, double *J) {
-  (void)jw;
+static void ball_jacobian(const double *jw, int end, double *J) {
+  const double *r = end ? jw + 3 : jw;
+  double sg = end ? 1.0 : -1.0;
   const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < 3; k++) {
@@ -93,9 +96,9 @@ static void ball_jacobian(const double *jw, const double r[3], double sg, double
       J[i * 6 + 3 + k] = -sg * S[i * 3 + k];
     }
 }
-static void ball_error(const vs_rmodel *m, int32_t j, const double C[3], double *e) {
+static void ball_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) {
   (void)m, (void)j;
-  memcpy(e, C, sizeof(double) * 3);
+  memcpy(e, x->C, sizeof(double) * 3);
 }
 
 /* ---- distance: the anchors keep a rest length (1 row along u) ---- */
@@ -130,8 +133,9 @@ static void distance_project(const vs_rmodel *m, int32_t j, const jctx *x, doubl
   for (int k = 0; k < 3; k++) P[k] = l * u[k];
 }
 /* d|C|/dt = u . (vb + wb x rb - va - wa x ra): J = sign [u | r x u] */
-static void distance_jacobian(const double *jw, const double r[3], double sg, double *J) {
-  const double *u = jw + 6;
+static void distance_jacobian(const double *jw, int end, double *J) {
+  const double *u = jw + 6, *r = end ? jw + 3 : jw;
+  double sg = end ? 1.0 : -1.0;
   double ru[3];
   vs_cross3(r, u, ru);
   for (int k = 0; k < 3; k++) {
@@ -139,9 +143,170 @@ static void distance_jacobian(const double *jw, const double r[3], double sg, do
     J[3 + k] = sg * ru[k];
   }
 }
-static void distance_error(const vs_rmodel *m, int32_t j, const double C[3], double *e) {
-  e[0] = vs_len3(C) - m->joint_rest[j];
+static void distance_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) {
+  e[0] = vs_len3(x->C) - m->joint_rest[j];
 }
+
+/* ---- what weld, hinge and slider share ---- */
+
+/* Rotation vector of b's orientation away from its held one qa q0:
+ * qe = qb conj(qa q0) = exp(theta / 2), theta ~ 2 vec(qe) (w >= 0); its
+ * rate is wb - wa to first order (docs/physics.md, "Joints"). */
+static void orient_error(const vs_rmodel *m, int32_t j, const jctx *x, double e[3]) {
+  double t[4], c[4], qe[4];
+  vs_quat_mul(x->qa, &m->joint_qrel[4 * j], t);
+  quat_conj(t, c);
+  vs_quat_mul(x->qb, c, qe);
+  double sg = qe[0] < 0 ? -2.0 : 2.0;
+  for (int k = 0; k < 3; k++) e[k] = sg * qe[1 + k];
+}
+
+/* Two unit vectors p1, p2 normal to the unit axis u, the same for the same u. */
+static void normals(const double u[3], double p1[3], double p2[3]) {
+  double t[3] = {0, 0, 0};
+  double ax = fabs(u[0]), ay = fabs(u[1]), az = fabs(u[2]);
+  t[ax <= ay && ax <= az ? 0 : ay <= az ? 1 : 2] = 1.0;
+  vs_cross3(u, t, p1);
+  double l = vs_len3(p1);
+  for (int k = 0; k < 3; k++) p1[k] /= l;
+  vs_cross3(u, p1, p2);
+}
+
+/* Joint j's axis in the world from a's frame, and a's normals of it. */
+static void axis_frame(const vs_rmodel *m, int32_t j, const jctx *x, double ax[3], double n1[3],
+                       double n2[3]) {
+  double R[9], p1[3], p2[3];
+  const double *al = &m->joint_axis[6 * j];
+  normals(al, p1, p2);
+  vs_quat_to_mat(x->qa, R);
+  vs_mat3_mul(R, al, ax);
+  vs_mat3_mul(R, p1, n1);
+  vs_mat3_mul(R, p2, n2);
+}
+
+/* Angle of b about the hinge axis from the initial pose, rad in (-2 pi, 2 pi]:
+ * q = conj(qa) qb conj(q0) is a turn by it about a's axis (right hand, b
+ * relative to a). */
+static double hinge_angle(const vs_rmodel *m, int32_t j, const jctx *x) {
+  double ca[4], c0[4], t[4], q[4];
+  quat_conj(x->qa, ca);
+  quat_conj(&m->joint_qrel[4 * j], c0);
+  vs_quat_mul(ca, x->qb, t);
+  vs_quat_mul(t, c0, q);
+  const double *al = &m->joint_axis[6 * j];
+  double sn = q[1] * al[0] + q[2] * al[1] + q[3] * al[2];
+  return 2.0 * vs_atan2(sn, q[0]);
+}
+
+/* The ball's three rows (sign by end) into J's rows 0..2. */
+static void anchor_rows(const double *jw, int end, double *J) { ball_jacobian(jw, end, J); }
+
+/* Angular rows [0 | sign v] at row r. */
+static void turn_row(double *J, int r, double sg, const double v[3]) {
+  for (int k = 0; k < 3; k++) {
+    J[r * 6 + k] = 0.0;
+    J[r * 6 + 3 + k] = sg * v[k];
+  }
+}
+
+/* ---- weld: anchors coincide, the relative orientation held (6 rows) ---- */
+
+static void weld_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  (void)m, (void)j;
+  memcpy(jw + VS_RJW_GAP, x->C, sizeof x->C);
+}
+static void weld_jacobian(const double *jw, int end, double *J) {
+  static const double E[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double sg = end ? 1.0 : -1.0;
+  anchor_rows(jw, end, J);
+  for (int r = 0; r < 3; r++) turn_row(J, 3 + r, sg, E[r]);
+}
+static void weld_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) {
+  memcpy(e, x->C, sizeof(double) * 3);
+  orient_error(m, j, x, e + 3);
+}
+
+/* ---- hinge: the anchors coincide, b's axis stays normal to a's normals
+ * of it (5 rows); the angle about the axis is free ---- */
+
+static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  double ax[3], n1[3], n2[3], R[9], axb[3];
+  axis_frame(m, j, x, ax, n1, n2);
+  vs_quat_to_mat(x->qb, R);
+  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], axb);
+  memcpy(jw + VS_RJW_GAP, x->C, sizeof x->C);
+  memcpy(jw + VS_RJW_AXIS, ax, sizeof ax);
+  /* d/dt (n . axb) = (wb - wa) . (axb x n) */
+  vs_cross3(axb, n1, jw + VS_RJW_U1);
+  vs_cross3(axb, n2, jw + VS_RJW_U2);
+  jw[VS_RJW_POS] = hinge_angle(m, j, x);
+}
+static void hinge_jacobian(const double *jw, int end, double *J) {
+  double sg = end ? 1.0 : -1.0;
+  anchor_rows(jw, end, J);
+  turn_row(J, 3, sg, jw + VS_RJW_U1);
+  turn_row(J, 4, sg, jw + VS_RJW_U2);
+}
+static void hinge_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) {
+  double ax[3], n1[3], n2[3], R[9], axb[3];
+  axis_frame(m, j, x, ax, n1, n2);
+  vs_quat_to_mat(x->qb, R);
+  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], axb);
+  memcpy(e, x->C, sizeof(double) * 3);
+  e[3] = vs_dot3(n1, axb);
+  e[4] = vs_dot3(n2, axb);
+}
+
+/* ---- slider: no relative turn, the anchors' gap along the axis only
+ * (5 rows: the gap along a's two normals, three turns) ---- */
+
+static void slider_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  double ax[3], n1[3], n2[3];
+  axis_frame(m, j, x, ax, n1, n2);
+  memcpy(jw + VS_RJW_GAP, x->C, sizeof x->C);
+  memcpy(jw + VS_RJW_AXIS, ax, sizeof ax);
+  memcpy(jw + VS_RJW_U1, n1, sizeof n1);
+  memcpy(jw + VS_RJW_U2, n2, sizeof n2);
+  jw[VS_RJW_POS] = vs_dot3(ax, x->C);
+}
+/* Row along a's direction n (turning with a) of the gap C:
+ * d/dt (n . C) = n . (vb + wb x rb - va - wa x ra) + (wa x n) . C:
+ * J_a = [-n | -(ra + C) x n], J_b = [n | rb x n]. */
+void vs_rjoint_gap_row(const double *jw, int end, const double n[3], double *J) {
+  double r[3], rn[3];
+  for (int k = 0; k < 3; k++) r[k] = end ? jw[3 + k] : jw[k] + jw[VS_RJW_GAP + k];
+  vs_cross3(r, n, rn);
+  double sg = end ? 1.0 : -1.0;
+  for (int k = 0; k < 3; k++) {
+    J[k] = sg * n[k];
+    J[3 + k] = sg * rn[k];
+  }
+}
+static void slider_jacobian(const double *jw, int end, double *J) {
+  static const double E[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double sg = end ? 1.0 : -1.0;
+  vs_rjoint_gap_row(jw, end, jw + VS_RJW_U1, J);
+  vs_rjoint_gap_row(jw, end, jw + VS_RJW_U2, J + 6);
+  for (int r = 0; r < 3; r++) turn_row(J, 2 + r, sg, E[r]);
+}
+static void slider_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) {
+  double ax[3], n1[3], n2[3];
+  axis_frame(m, j, x, ax, n1, n2);
+  e[0] = vs_dot3(n1, x->C);
+  e[1] = vs_dot3(n2, x->C);
+  orient_error(m, j, x, e + 2);
+}
+
+/* weld, hinge and slider go through the generic rows */
+#define weld_impulse NULL
+#define weld_solve NULL
+#define weld_project NULL
+#define hinge_impulse NULL
+#define hinge_solve NULL
+#define hinge_project NULL
+#define slider_impulse NULL
+#define slider_solve NULL
+#define slider_project NULL
 
 /* ---- the table ---- */
 
@@ -149,6 +314,8 @@ struct vs_rjoint_row {
   int rows;
   /* the kind's row data in jw[6..] from the pose (x) */
   void (*prepare)(const vs_rmodel *m, int32_t j, const jctx *x, double *jw);
+  /* The sequential rows of a kind whose rows are impulses at the anchors
+   * (ball, distance); NULL: the generic rows from the Jacobian. */
   /* the accumulated impulse (acc: rows entries) as a world vector on b */
   void (*impulse)(const double *jw, const double *acc, double P[3]);
   /* one velocity pass from the anchors' relative velocity dv: the impulse
@@ -156,19 +323,22 @@ struct vs_rjoint_row {
   void (*solve)(const double *jw, const double dv[3], double *acc, double P[3]);
   /* the positional impulse on b that closes the gap x->C to first order */
   void (*project)(const vs_rmodel *m, int32_t j, const jctx *x, double P[3]);
-  /* rows x 6 block at the end with anchor r (sign -1 for a, +1 for b) */
-  void (*jacobian)(const double *jw, const double r[3], double sign, double *J);
-  /* the position error's rows from the gap C */
-  void (*error)(const vs_rmodel *m, int32_t j, const double C[3], double *e);
+  /* rows x 6 block of the body at end 0 (a) or 1 (b) */
+  void (*jacobian)(const double *jw, int end, double *J);
+  /* the position error's rows at the pose x */
+  void (*error)(const vs_rmodel *m, int32_t j, const jctx *x, double *e);
 };
 
-enum { ball_rows = 3, distance_rows = 1 };
+enum { ball_rows = 3, distance_rows = 1, weld_rows = 6, hinge_rows = 5, slider_rows = 5 };
 #define JOINT_ROW_(ID, name)                                                                    \
   [VS_JOINT_##ID] = {name##_rows,    name##_prepare,  name##_impulse, name##_solve,            \
                      name##_project, name##_jacobian, name##_error},
 static const vs_rjoint_row rows_table[VS_JOINT_KIND_COUNT] = {VS_JOINT_KINDS(JOINT_ROW_)};
 #undef JOINT_ROW_
-_Static_assert(ball_rows <= 3 && distance_rows <= 3, "joint_impulse holds 3 per joint");
+_Static_assert(ball_rows <= 3 && distance_rows <= 3, "fast rows: joint_impulse holds 3");
+_Static_assert(weld_rows <= VS_RJOINT_MAX_ROWS && hinge_rows <= VS_RJOINT_MAX_ROWS &&
+                   slider_rows <= VS_RJOINT_MAX_ROWS && VS_RJOINT_MAX_ROWS <= VS_RJM_LO + 3,
+               "joint_impulse and joint_more hold the equality rows");
 
 const vs_rjoint_row *vs_rjoint_row_of(int32_t kind) {
   return kind >= 0 && kind < VS_JOINT_KIND_COUNT ? &rows_table[kind] : NULL;
@@ -178,7 +348,7 @@ int vs_rjoint_rows(int32_t kind) { return rows_table[kind].rows; }
 
 void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end, double *J) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-  rows_table[m->joint_kind[j]].jacobian(jw, end ? jw + 3 : jw, end ? 1.0 : -1.0, J);
+  rows_table[m->joint_kind[j]].jacobian(jw, end, J);
 }
 
 /* Anchors and gap of joint j at the current pose. */
@@ -193,15 +363,36 @@ static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw
   vs_mat3_mul(R, &m->joint_pb[3 * j], x->rb);
   for (int k = 0; k < 3; k++) x->C[k] = s->x[3 * b + k] + x->rb[k] - s->x[3 * a + k] - x->ra[k];
   x->msum = m->inv_mass[a] + m->inv_mass[b];
-  x->Ia = &inv_iw[9 * a];
-  x->Ib = &inv_iw[9 * b];
+  x->Ia = inv_iw ? &inv_iw[9 * a] : NULL; /* NULL: the errors only (vs_rjoint_errors) */
+  x->Ib = inv_iw ? &inv_iw[9 * b] : NULL;
+  x->qa = &s->q[4 * a];
+  x->qb = &s->q[4 * b];
 }
 
 void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
                      double *e) {
   jctx x;
   context(m, s, w->inv_iw, j, &x);
-  rows_table[m->joint_kind[j]].error(m, j, x.C, e);
+  rows_table[m->joint_kind[j]].error(m, j, &x, e);
+}
+
+/* A ball's cone and twist data (VS_RJW_BALL_*) at the pose x. */
+static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  double R[9], ua[3], ub[3], n[3], p2[3];
+  vs_quat_to_mat(x->qa, R);
+  vs_mat3_mul(R, &m->joint_axis[6 * j], ua);
+  vs_quat_to_mat(x->qb, R);
+  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], ub);
+  vs_cross3(ua, ub, n);
+  double sn = vs_len3(n);
+  if (sn > 1e-12)
+    for (int k = 0; k < 3; k++) n[k] /= sn;
+  else
+    normals(ua, n, p2);
+  memcpy(jw + VS_RJW_BALL_AXIS, ua, sizeof ua);
+  memcpy(jw + VS_RJW_BALL_CONE, n, sizeof n);
+  jw[VS_RJW_BALL_TWIST] = hinge_angle(m, j, x);
+  jw[VS_RJW_BALL_SWING] = vs_atan2(sn, vs_dot3(ua, ub));
 }
 
 /* Joints are prepared every substep from the current pose (anchors, effective
@@ -215,30 +406,156 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
     rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
+    if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
+    if (m->joint_flags[j] & VS_RJOINT_SOFT) orient_error(m, j, &x, jw + VS_RJW_SOFT_ERR);
   }
+}
+
+/* ---- the generic rows: J_a, J_b (rows x 6), K = sum J M^-1 J^T ---- */
+
+enum { GEN_MAX = VS_RJOINT_MAX_ROWS + 1 }; /* the equality rows and a limit's */
+typedef struct gen {
+  int d;
+  int32_t a, b;
+  double Ja[6 * GEN_MAX], Jb[6 * GEN_MAX];
+  double Ki[GEN_MAX * GEN_MAX];
+} gen;
+
+/* The 1-D row along joint j's axis (hinge: the angle's rate (wb - wa) . ax;
+ * slider: the gap's rate along ax; ball: its twist's rate, or with cone
+ * 1 its swing's; cone 2, 3, 4: the turn about world x, y, z), from this
+ * substep's w->joint. */
+void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, double Ja[6],
+                        double Jb[6]) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  if (cone >= 2) { /* a soft weld's turn about world axis cone - 2 */
+    double e[3] = {0, 0, 0};
+    e[cone - 2] = 1.0;
+    turn_row(Ja, 0, -1.0, e);
+    turn_row(Jb, 0, 1.0, e);
+    return;
+  }
+  if (m->joint_kind[j] == VS_JOINT_BALL) { /* the twist's axis or the cone's swing normal */
+    const double *u = jw + (cone ? VS_RJW_BALL_CONE : VS_RJW_BALL_AXIS);
+    turn_row(Ja, 0, -1.0, u);
+    turn_row(Jb, 0, 1.0, u);
+    return;
+  }
+  if (m->joint_kind[j] == VS_JOINT_SLIDER) {
+    vs_rjoint_gap_row(jw, 0, jw + VS_RJW_AXIS, Ja);
+    vs_rjoint_gap_row(jw, 1, jw + VS_RJW_AXIS, Jb);
+    return;
+  }
+  turn_row(Ja, 0, -1.0, jw + VS_RJW_AXIS);
+  turn_row(Jb, 0, 1.0, jw + VS_RJW_AXIS);
+}
+
+/* The generic rows of joint j; lim != 0: a limit row appended (the axis
+ * row, lim = +1 at the lower limit, -1 at the upper). */
+static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass, int lim,
+                     gen *g) {
+  const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  g->d = row->rows;
+  g->a = m->joint_ab[2 * j];
+  g->b = m->joint_ab[2 * j + 1] < 0 ? m->n_bodies : m->joint_ab[2 * j + 1];
+  row->jacobian(jw, 0, g->Ja);
+  row->jacobian(jw, 1, g->Jb);
+  if (lim) {
+    vs_rjoint_axis_row(m, w, j, 0, &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
+    g->d++;
+  }
+  if (!mass) return;
+  double K[GEN_MAX * GEN_MAX] = {0};
+  gen_mass(m, w, g->a, g->Ja, g->d, K);
+  gen_mass(m, w, g->b, g->Jb, g->d, K);
+  sym_inverse(K, g->d, g->Ki);
+}
+
+/* The axis row of joint j as it acts with the joint's own equality rows
+ * held: an impulse l along it gives the bodies l Ra, l Rb (the row and the
+ * equality rows' reaction, R = J_r + lam J_e with lam = -K_e^-1 J_e M^-1 J_r^T,
+ * so that J_e M^-1 R^T = 0), and changes the row's speed by l / mass with
+ * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
+ * on a hinge or slider rather than a free body's. */
+void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
+                         double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
+  gen g;
+  gen_make(m, w, j, 1, 0, &g);
+  vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
+  double c[GEN_MAX] = {0}, lam[GEN_MAX];
+  gen_cross(m, w, g.a, g.Ja, g.d, Ja, c);
+  gen_cross(m, w, g.b, g.Jb, g.d, Jb, c);
+  for (int r = 0; r < g.d; r++) {
+    double l = 0;
+    for (int q = 0; q < g.d; q++) l -= g.Ki[r * g.d + q] * c[q];
+    lam[r] = l;
+  }
+  memcpy(Ra, Ja, sizeof(double) * 6);
+  memcpy(Rb, Jb, sizeof(double) * 6);
+  for (int r = 0; r < g.d; r++)
+    for (int q = 0; q < 6; q++) {
+      Ra[q] += lam[r] * g.Ja[r * 6 + q];
+      Rb[q] += lam[r] * g.Jb[r * 6 + q];
+    }
+  double k = 0;
+  gen_cross(m, w, g.a, Ra, 1, Ja, &k);
+  gen_cross(m, w, g.b, Rb, 1, Jb, &k);
+  *mass = k > 1e-300 ? 1.0 / k : 0.0;
 }
 
 void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
   int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = m->n_bodies;
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-  double P[3];
-  rows_table[m->joint_kind[j]].impulse(jw, &s->joint_impulse[3 * j], P);
-  apply(m, s, w, a, jw, P, -1.0);
-  apply(m, s, w, b, jw + 3, P, 1.0);
+  const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+  if (row->impulse) {
+    double P[3];
+    row->impulse(jw, &s->joint_impulse[3 * j], P);
+    apply(m, s, w, a, jw, P, -1.0);
+    apply(m, s, w, b, jw + 3, P, 1.0);
+    vs_rjoint_warm_axis(m, s, w, j); /* a ball's cone and twist */
+    return;
+  }
+  gen g;
+  gen_make(m, w, j, 0, 0, &g);
+  double lam[VS_RJOINT_MAX_ROWS];
+  for (int r = 0; r < g.d; r++) lam[r] = *jacc(s, j, r);
+  gen_apply(m, s, w, a, g.Ja, g.d, lam);
+  gen_apply(m, s, w, b, g.Jb, g.d, lam);
+  vs_rjoint_warm_axis(m, s, w, j);
 }
 
 void vs_rigid_solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
   int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = m->n_bodies;
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
-  double va[3], vb[3], dv[3], P[3];
-  point_vel(s, a, jw, va);
-  point_vel(s, b, jw + 3, vb);
-  vs_sub3(vb, va, dv);
-  rows_table[m->joint_kind[j]].solve(jw, dv, &s->joint_impulse[3 * j], P);
-  apply(m, s, w, a, jw, P, -1.0);
-  apply(m, s, w, b, jw + 3, P, 1.0);
+  const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+  if (row->solve) {
+    double va[3], vb[3], dv[3], P[3];
+    point_vel(s, a, jw, va);
+    point_vel(s, b, jw + 3, vb);
+    vs_sub3(vb, va, dv);
+    row->solve(jw, dv, &s->joint_impulse[3 * j], P);
+    apply(m, s, w, a, jw, P, -1.0);
+    apply(m, s, w, b, jw + 3, P, 1.0);
+    vs_rjoint_solve_axis(m, s, w, j);
+    return;
+  }
+  gen g;
+  gen_make(m, w, j, 1, 0, &g);
+  double cd[VS_RJOINT_MAX_ROWS] = {0}, lam[VS_RJOINT_MAX_ROWS];
+  gen_rows(s, a, g.Ja, g.d, cd);
+  gen_rows(s, b, g.Jb, g.d, cd);
+  for (int r = 0; r < g.d; r++) {
+    double l = 0;
+    for (int c = 0; c < g.d; c++) l -= g.Ki[r * g.d + c] * cd[c];
+    lam[r] = l;
+    *jacc(s, j, r) += l;
+  }
+  gen_apply(m, s, w, a, g.Ja, g.d, lam);
+  gen_apply(m, s, w, b, g.Jb, g.d, lam);
+  vs_rjoint_solve_axis(m, s, w, j);
 }
 
 /* Move body i by the positional impulse P at r (sign +-1): x += m^-1 P,
@@ -257,6 +574,46 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
   vs_quat_integrate(&s->q[4 * i], dth, 1.0);
 }
 
+/* The generic position pass of joint j: its rows at the moved pose
+ * (prepared again: the caller's w->joint is left as it is) closed to first
+ * order, with the limit's row when the position is past one (limits: 1;
+ * only_limits: nothing to do otherwise). */
+static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j, int limits,
+                        int only_limits) {
+  double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], keep[VS_RJOINT_WORK];
+  memcpy(keep, jw, sizeof keep);
+  jctx x;
+  context(m, s, w->inv_iw, j, &x);
+  memcpy(jw, x.ra, sizeof x.ra);
+  memcpy(jw + 3, x.rb, sizeof x.rb);
+  const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+  row->prepare(m, j, &x, jw);
+  int lim = 0;
+  double past = 0;
+  if (limits && (m->joint_flags[j] & VS_RJOINT_LIMIT)) {
+    double pos = jw[VS_RJW_POS], lo = m->joint_limit[2 * j], hi = m->joint_limit[2 * j + 1];
+    if (pos < lo) lim = 1, past = pos - lo;
+    else if (pos > hi) lim = -1, past = pos - hi;
+  }
+  if (!lim && only_limits) {
+    memcpy(jw, keep, sizeof keep);
+    return;
+  }
+  gen g;
+  gen_make(m, w, j, 1, lim, &g);
+  double e[GEN_MAX], lam[GEN_MAX];
+  row->error(m, j, &x, e);
+  if (lim) e[g.d - 1] = past;
+  for (int r = 0; r < g.d; r++) {
+    double l = 0;
+    for (int c = 0; c < g.d; c++) l -= g.Ki[r * g.d + c] * e[c];
+    lam[r] = l;
+  }
+  gen_shift(m, s, w, g.a, g.Ja, g.d, lam);
+  gen_shift(m, s, w, g.b, g.Jb, g.d, lam);
+  memcpy(jw, keep, sizeof keep);
+}
+
 /* A position pass over the joints that close loops, after the positions
  * moved (Box2D v2's non-linear Gauss-Seidel): the velocity rows cannot see
  * the drift that turning bodies give their anchors within a substep, this
@@ -266,13 +623,75 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
   for (int32_t j = 0; j < m->n_joints; j++) {
     if (w->tree.n_tree_joints && w->tree.in_tree[j]) continue;
+    const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+    if (!row->project) {
+      gen_project(m, s, w, j, 1, 0);
+      continue;
+    }
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     jctx x;
     context(m, s, w->inv_iw, j, &x);
     double P[3];
-    rows_table[m->joint_kind[j]].project(m, j, &x, P);
+    row->project(m, j, &x, P);
     shift_body(m, s, w, a, x.ra, P, -1.0);
     shift_body(m, s, w, b, x.rb, P, 1.0);
+  }
+}
+
+/* The limits' position pass of the forest's joints (after its Newton
+ * passes): a hinge or slider past a limit is brought back to it with its
+ * own rows held (first order). */
+void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+  for (int32_t j = 0; j < m->n_joints; j++)
+    if ((m->joint_flags[j] & VS_RJOINT_LIMIT) && w->tree.n_tree_joints && w->tree.in_tree[j])
+      gen_project(m, s, w, j, 1, 1);
+}
+
+/* How far a limit [lo, hi] is passed at pos (0 within it). */
+static double past(double pos, double lo, double hi) {
+  return pos < lo ? lo - pos : pos > hi ? pos - hi : 0.0;
+}
+
+void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
+                      double *turn) {
+  jctx x;
+  context(m, s, NULL, j, &x);
+  double e[VS_RJOINT_MAX_ROWS] = {0};
+  int32_t flags = m->joint_flags[j];
+  const double *lim = &m->joint_limit[2 * j];
+  *gap = *turn = 0.0;
+  switch ((vs_joint_kind)m->joint_kind[j]) {
+  case VS_JOINT_BALL:
+    *gap = vs_len3(x.C);
+    if (flags & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) {
+      double jw[VS_RJOINT_WORK] = {0};
+      ball_limits_prepare(m, j, &x, jw);
+      if (flags & VS_RJOINT_CONE) *turn = past(jw[VS_RJW_BALL_SWING], -1.0, m->joint_cone[j]);
+      if (flags & VS_RJOINT_TWIST)
+        *turn = fmax(*turn, past(jw[VS_RJW_BALL_TWIST], lim[0], lim[1]));
+    }
+    break;
+  case VS_JOINT_DISTANCE: distance_error(m, j, &x, e), *gap = fabs(e[0]); break;
+  case VS_JOINT_WELD:
+    weld_error(m, j, &x, e);
+    *gap = vs_len3(e), *turn = vs_len3(e + 3);
+    break;
+  case VS_JOINT_HINGE: {
+    hinge_error(m, j, &x, e);
+    double t = sqrt(e[3] * e[3] + e[4] * e[4]);
+    *gap = vs_len3(e);
+    *turn = t < 1.0 ? asin(t) : 0.5 * 3.14159265358979323846;
+    if (flags & VS_RJOINT_LIMIT) *turn = fmax(*turn, past(hinge_angle(m, j, &x), lim[0], lim[1]));
+    break;
+  }
+  case VS_JOINT_SLIDER: {
+    double ax[3], n1[3], n2[3];
+    slider_error(m, j, &x, e);
+    *gap = sqrt(e[0] * e[0] + e[1] * e[1]), *turn = vs_len3(e + 2);
+    axis_frame(m, j, &x, ax, n1, n2);
+    if (flags & VS_RJOINT_LIMIT) *gap = fmax(*gap, past(vs_dot3(ax, x.C), lim[0], lim[1]));
+    break;
+  }
   }
 }

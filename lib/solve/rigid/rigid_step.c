@@ -144,8 +144,10 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   vs_rigid_prepare(m, s, w);
   if (st->colored) vs_rigid_color(m, w);
   else vs_rigid_order(m, w);
-  if (!st->warm_start)
+  if (!st->warm_start) {
     memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
+    if (s->joint_more) memset(s->joint_more, 0, sizeof(double) * VS_RJOINT_MORE * (size_t)m->n_joints);
+  }
   for (int32_t sub = 0; sub < nsub; sub++) {
     for (int32_t i = 0; i < n; i++) {
       if (m->inv_mass[i] == 0) continue;
@@ -176,6 +178,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       vs_rigid_prepare_joints(m, s, w);
       vs_rigid_tree_factor(m, s, w);
       for (int pass = 0; pass < TREE_POSITION_PASSES; pass++) vs_rigid_tree_position(m, s, w);
+      vs_rigid_project_limits(m, s, w);
     }
     int loops = m->n_joints > w->tree.n_tree_joints; /* joints that close loops */
     for (int32_t it = 0; it < (loops ? st->iterations : 0); it++) vs_rigid_project_joints(m, s, w);

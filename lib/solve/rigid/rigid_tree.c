@@ -29,8 +29,8 @@
  * (that joint then has a body below it), else at its lowest body, so that
  * every leaf is a body and every pivot block is invertible.
  *
- * Nodes are blocks: a body 6 (linear, angular; M = diag(m, I_world)), a ball
- * joint 3, a distance joint 1.  Everything is in a fixed order, so the
+ * Nodes are blocks: a body 6 (linear, angular; M = diag(m, I_world)), a
+ * joint its rows (ball 3, distance 1, hinge and slider 5, weld 6).  Everything is in a fixed order, so the
  * results have the same bits for any thread count. */
 #include <string.h>
 
@@ -192,7 +192,7 @@ uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
- * The sizes are 6, 3 and 1 only: every call below names them as constants
+ * The sizes are 6, 5, 3 and 1 only: every call below names them as constants
  * through the switch in the callers, so the compiler unrolls the loops. */
 
 /* o = A^T B: A is k x r, B is k x c. */
@@ -307,11 +307,11 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     int32_t k = t->order[o], p = t->parent[k];
     int dk = t->dim[k];
     double *D = &t->dinv[36 * (size_t)k];
-    switch (dk) {
-    case 6: invert(D, 6, 1.0, D); break;
-    case 3: invert(D, 3, -1.0, D); break;
-    default: invert(D, 1, -1.0, D); break;
-    }
+    if (t->kind[k] == NODE_BODY) invert(D, 6, 1.0, D);
+    else if (dk == 3) invert(D, 3, -1.0, D);
+    else if (dk == 1) invert(D, 1, -1.0, D);
+    else if (dk == 5) invert(D, 5, -1.0, D);
+    else invert(D, 6, -1.0, D);
     if (p < 0) continue;
     int dp = t->dim[p];
     double H[36], tmp[36];
@@ -323,10 +323,15 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   mul_nn(D, H, DK, DK, DP, L);               \
   mul_tn(H, L, DK, DP, DP, tmp);             \
   for (int i = 0; i < (DP) * (DP); i++) Dp[i] -= tmp[i];
-    if (dk == 6 && dp == 3) { EDGE_(6, 3) }
-    else if (dk == 6) { EDGE_(6, 1) }
-    else if (dk == 3) { EDGE_(3, 6) }
-    else { EDGE_(1, 6) }
+    if (t->kind[k] == NODE_BODY) {
+      if (dp == 3) { EDGE_(6, 3) }
+      else if (dp == 1) { EDGE_(6, 1) }
+      else if (dp == 5) { EDGE_(6, 5) }
+      else { EDGE_(6, 6) }
+    } else if (dk == 3) { EDGE_(3, 6) }
+    else if (dk == 1) { EDGE_(1, 6) }
+    else if (dk == 5) { EDGE_(5, 6) }
+    else { EDGE_(6, 6) }
 #undef EDGE_
   }
 }
@@ -392,7 +397,7 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     double va[6], vb[6];
     if (a >= 0) memcpy(va, &s->v[3 * a], 24), memcpy(va + 3, &s->w[3 * a], 24);
     if (b >= 0) memcpy(vb, &s->v[3 * b], 24), memcpy(vb + 3, &s->w[3 * b], 24);
-    double c[3];
+    double c[VS_RJOINT_MAX_ROWS];
     joint_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
     for (int i = 0; i < t->dim[k]; i++) y[i] = -c[i];
   }
@@ -404,7 +409,10 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       for (int q = 0; q < 3; q++) s->v[3 * b + q] += y[q], s->w[3 * b + q] += y[3 + q];
     } else {
       int32_t j = t->id[k]; /* impulse on b: -mu (ball: a vector; distance: along u) */
-      for (int i = 0; i < t->dim[k]; i++) s->joint_impulse[3 * j + i] -= y[i];
+      for (int i = 0; i < t->dim[k]; i++) {
+        if (i < 3) s->joint_impulse[3 * j + i] -= y[i];
+        else s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(i - 3)] -= y[i];
+      }
     }
   }
 }
@@ -416,7 +424,7 @@ void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
     if (t->kind[k] != NODE_JOINT) continue;
-    double e[3];
+    double e[VS_RJOINT_MAX_ROWS];
     vs_rjoint_error(m, s, w, t->id[k], e);
     for (int q = 0; q < t->dim[k]; q++) y[q] = -e[q];
   }

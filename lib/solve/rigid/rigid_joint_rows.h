@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* rigid_joint_rows.h (private to solve/rigid/): what the joint table
+ * (rigid_joint.c) and the joints' 1-D axis rows (rigid_joint_axis.c) share:
+ * the joint's pose context, the layout of its work row, and generic rows
+ * given by their Jacobian blocks (rows x 6 per body: linear, angular), whose
+ * impulse lambda changes a body's velocities by M^-1 J^T lambda. */
+#ifndef VSIM_SOLVE_RIGID_JOINT_ROWS_H
+#define VSIM_SOLVE_RIGID_JOINT_ROWS_H
+
+#include <string.h>
+
+#include "solve/rigid/rigid_rows.h"
+#include "util/detmath.h"
+
+/* The two anchors' gap C = (xb + rb) - (xa + ra), the orientations, and the
+ * kind's rows data. */
+typedef struct jctx {
+  const double *Ia, *Ib; /* inverse world inertias */
+  double msum;           /* 1/ma + 1/mb */
+  double ra[3], rb[3], C[3];
+  const double *qa, *qb; /* orientations (the world slot: identity) */
+} jctx;
+
+/* w->joint of weld, hinge and slider from [6] (rigid_joint.c, prepare):
+ * the gap C, the axis in the world (from a), two unit row vectors (hinge:
+ * axis_b x p1, axis_b x p2; slider: the normals n1, n2 of the axis), and
+ * the position along the axis (hinge: angle, rad; slider: m). */
+enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_POS = 18 };
+/* A ball's with cone or twist, after its K^-1 [6..14]: the axis in the world
+ * (from a), the swing's unit normal (a's axis x b's), the twist angle about
+ * the axis and the swing angle, rad. */
+enum { VS_RJW_BALL_AXIS = 15, VS_RJW_BALL_CONE = 18, VS_RJW_BALL_TWIST = 21,
+       VS_RJW_BALL_SWING = 22 };
+/* A soft weld's (a ball with VS_RJOINT_SOFT): b's rotation vector away from
+ * its held orientation, world frame. */
+enum { VS_RJW_SOFT_ERR = 15 };
+_Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_POS < VS_RJOINT_WORK,
+               "a joint's work row holds its data");
+
+/* Accumulated impulse of joint j's row r (0..2: joint_impulse, then joint_more). */
+static inline double *jacc(vs_rstate *s, int32_t j, int r) {
+  return r < 3 ? &s->joint_impulse[3 * (size_t)j + (size_t)r]
+               : &s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(r - 3)];
+}
+
+/* Body i's velocity change M^-1 J^T lam for d rows J (d x 6) and impulses lam. */
+static inline void gen_apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                             const double *J, int d, const double *lam) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  double f[6] = {0, 0, 0, 0, 0, 0}, dw[3];
+  for (int r = 0; r < d; r++)
+    for (int q = 0; q < 6; q++) f[q] += J[r * 6 + q] * lam[r];
+  vs_mat3_mul(&w->inv_iw[9 * i], f + 3, dw);
+  for (int k = 0; k < 3; k++) {
+    s->v[3 * i + k] += im * f[k];
+    s->w[3 * i + k] += dw[k];
+  }
+}
+
+/* Body i moved by the positional impulse J^T lam: x += m^-1 f, turned by I^-1 t. */
+static inline void gen_shift(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                             const double *J, int d, const double *lam) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  double f[6] = {0, 0, 0, 0, 0, 0}, dth[3];
+  for (int r = 0; r < d; r++)
+    for (int q = 0; q < 6; q++) f[q] += J[r * 6 + q] * lam[r];
+  vs_mat3_mul(&w->inv_iw[9 * i], f + 3, dth);
+  for (int k = 0; k < 3; k++) s->x[3 * i + k] += im * f[k];
+  vs_quat_integrate(&s->q[4 * i], dth, 1.0);
+}
+
+/* J u for body i's velocities (d rows). */
+static inline void gen_rows(const vs_rstate *s, int32_t i, const double *J, int d, double *out) {
+  const double *v = &s->v[3 * i], *av = &s->w[3 * i];
+  for (int r = 0; r < d; r++) {
+    const double *Jr = &J[r * 6];
+    out[r] += Jr[0] * v[0] + Jr[1] * v[1] + Jr[2] * v[2] + Jr[3] * av[0] + Jr[4] * av[1] +
+              Jr[5] * av[2];
+  }
+}
+
+/* K += J M^-1 J^T for body i (d x d). */
+static inline void gen_mass(const vs_rmodel *m, const vs_rwork *w, int32_t i, const double *J,
+                            int d, double *K) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  const double *Iw = &w->inv_iw[9 * i];
+  double IJ[18];
+  for (int r = 0; r < d; r++) vs_mat3_mul(Iw, &J[r * 6 + 3], &IJ[3 * r]);
+  for (int r = 0; r < d; r++)
+    for (int c = 0; c < d; c++)
+      K[r * d + c] += im * (J[r * 6] * J[c * 6] + J[r * 6 + 1] * J[c * 6 + 1] +
+                            J[r * 6 + 2] * J[c * 6 + 2]) +
+                      vs_dot3(&J[r * 6 + 3], &IJ[3 * c]);
+}
+
+/* c[r] += J[r] M^-1 v^T for body i (d rows J, one row v). */
+static inline void gen_cross(const vs_rmodel *m, const vs_rwork *w, int32_t i, const double *J,
+                             int d, const double v[6], double *c) {
+  double im = m->inv_mass[i];
+  if (im == 0) return;
+  double Iv[3];
+  vs_mat3_mul(&w->inv_iw[9 * i], v + 3, Iv);
+  for (int r = 0; r < d; r++)
+    c[r] += im * (J[r * 6] * v[0] + J[r * 6 + 1] * v[1] + J[r * 6 + 2] * v[2]) +
+            vs_dot3(&J[r * 6 + 3], Iv);
+}
+
+/* conj(a) */
+static inline void quat_conj(const double a[4], double o[4]) {
+  o[0] = a[0], o[1] = -a[1], o[2] = -a[2], o[3] = -a[3];
+}
+
+/* Inverse of the symmetric positive semi-definite d x d K (d <= 7), by its
+ * Cholesky factor; a row that is not definite to rounding (nothing can move
+ * along it) gets zero rows and columns: its impulse stays zero. */
+static inline void sym_inverse(const double *K, int d, double *o) {
+  double L[49] = {0}, Li[49] = {0}, scale = 0;
+  int dead[7] = {0};
+  for (int i = 0; i < d; i++) scale = K[i * d + i] > scale ? K[i * d + i] : scale;
+  for (int j = 0; j < d; j++) {
+    double djj = K[j * d + j];
+    for (int q = 0; q < j; q++) djj -= L[j * 7 + q] * L[j * 7 + q];
+    if (!(djj > 1e-13 * scale)) {
+      dead[j] = 1;
+      continue;
+    }
+    double ljj = sqrt(djj), inv = 1.0 / ljj;
+    L[j * 7 + j] = ljj;
+    for (int i = j + 1; i < d; i++) {
+      double a = K[i * d + j];
+      for (int q = 0; q < j; q++) a -= L[i * 7 + q] * L[j * 7 + q];
+      L[i * 7 + j] = a * inv;
+    }
+  }
+  for (int j = 0; j < d; j++) {
+    if (dead[j]) continue;
+    Li[j * 7 + j] = 1.0 / L[j * 7 + j];
+    for (int i = j + 1; i < d; i++) {
+      if (dead[i]) continue;
+      double a = 0;
+      for (int q = j; q < i; q++) a -= L[i * 7 + q] * Li[q * 7 + j];
+      Li[i * 7 + j] = a / L[i * 7 + i];
+    }
+  }
+  for (int i = 0; i < d; i++)
+    for (int j = 0; j <= i; j++) {
+      double a = 0;
+      for (int q = i; q < d; q++) a += Li[q * 7 + i] * Li[q * 7 + j];
+      o[i * d + j] = o[j * d + i] = a;
+    }
+}
+
+#endif
