@@ -270,6 +270,39 @@ static inline void twist(vel2 *v, const vs_rpatch *P, double l) {
   v->wb += l2 * ld2(P->ibw), v->wbz += l * P->ibw[2];
 }
 
+/* One tangent row of a friction point or patch (vs_rfric, vs_rpatch): its
+ * direction, r x t of each body, their I^-1 (r x t), its effective mass and
+ * its accumulated impulse. */
+typedef struct trow {
+  const double *t, *a, *b, *ia, *ib;
+  double mass;
+  double *pt;
+} trow;
+#define TROW(F, i) ((trow){(F)->t##i, (F)->a##i, (F)->b##i, (F)->ia##i, (F)->ib##i, (F)->mass_t##i, \
+                           &(F)->pt##i})
+
+/* Coulomb friction of two tangent rows: each row's impulse for zero
+ * tangent velocity, their accumulated sum clamped to the disc of radius lim,
+ * the change applied. */
+static inline __attribute__((always_inline)) void friction_disc(vel2 *v, double ma, double mb,
+                                                                double lim, trow r1, trow r2) {
+  double l1 = -lrow(v, r1.t, r1.a, r1.b) * r1.mass;
+  double l2 = -lrow(v, r2.t, r2.a, r2.b) * r2.mass;
+  double n1 = *r1.pt + l1, n2 = *r2.pt + l2;
+  double len2 = n1 * n1 + n2 * n2;
+  if (len2 > lim * lim) {
+    double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+    n1 *= sc;
+    n2 *= sc;
+  }
+  l1 = n1 - *r1.pt;
+  l2 = n2 - *r2.pt;
+  *r1.pt = n1;
+  *r2.pt = n2;
+  lpush(v, ma, mb, r1.t, r1.ia, r1.ib, l1);
+  lpush(v, ma, mb, r2.t, r2.ia, r2.ib, l2);
+}
+
 /* Friction of a patch: the two tangent rows clamped to the disc of radius
  * friction * (sum of the points' normal impulses), then the twist row. */
 static inline __attribute__((always_inline)) void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
@@ -278,21 +311,7 @@ static inline __attribute__((always_inline)) void patch_friction(const vs_rwork 
   for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
   double lim = P->friction * sum;
   if (!(lim > 0) && P->pt1 == 0 && P->pt2 == 0 && P->ptw == 0) return;
-  double l1 = -lrow(v, P->t1, P->a1, P->b1) * P->mass_t1;
-  double l2 = -lrow(v, P->t2, P->a2, P->b2) * P->mass_t2;
-  double n1 = P->pt1 + l1, n2 = P->pt2 + l2;
-  double len2 = n1 * n1 + n2 * n2;
-  if (len2 > lim * lim) {
-    double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-    n1 *= sc;
-    n2 *= sc;
-  }
-  l1 = n1 - P->pt1;
-  l2 = n2 - P->pt2;
-  P->pt1 = n1;
-  P->pt2 = n2;
-  lpush(v, ma, mb, P->t1, P->ia1, P->ib1, l1);
-  lpush(v, ma, mb, P->t2, P->ia2, P->ib2, l2);
+  friction_disc(v, ma, mb, lim, TROW(P, 1), TROW(P, 2));
   if (P->rtw > 0) {
     v2d pn2 = ld2(P->n), tb = v->wb * pn2, ta = v->wa * pn2;
     double vt = (tb[0] + tb[1] + v->wbz * P->n[2]) - (ta[0] + ta[1] + v->waz * P->n[2]);
@@ -431,21 +450,7 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
     vs_rfric *f = &w->fric[c - w->contacts];
     double lim = c->friction * c->pn;
     if (lim > 0 || f->pt1 != 0 || f->pt2 != 0) {
-      double l1 = -lrow(v, f->t1, f->a1, f->b1) * f->mass_t1;
-      double l2 = -lrow(v, f->t2, f->a2, f->b2) * f->mass_t2;
-      double n1 = f->pt1 + l1, n2 = f->pt2 + l2;
-      double len2 = n1 * n1 + n2 * n2;
-      if (len2 > lim * lim) {
-        double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-        n1 *= sc;
-        n2 *= sc;
-      }
-      l1 = n1 - f->pt1;
-      l2 = n2 - f->pt2;
-      f->pt1 = n1;
-      f->pt2 = n2;
-      lpush(v, ma, mb, f->t1, f->ia1, f->ib1, l1);
-      lpush(v, ma, mb, f->t2, f->ia2, f->ib2, l2);
+      friction_disc(v, ma, mb, lim, TROW(f, 1), TROW(f, 2));
     }
   }
   /* normal: the current separation (vs_rigid_substep_begin) */
