@@ -110,7 +110,6 @@ struct vs_solver_scratch {
  * vs_rstate view), then the particle-rigid contacts both ways. */
 VS_PRIVATE void vs_step_rigid(const vs_model *m, vs_state *s, double h);
 VS_PRIVATE void vs_couple_rigid(const vs_model *m, vs_state *s, double h);
-VS_PRIVATE void vs_attach_rigid(const vs_model *m, vs_state *s, double h);
 
 VS_PRIVATE vs_status vs_solver_scratch_create(const vs_model *m, vs_solver_scratch **out, vs_error *err);
 VS_PRIVATE void vs_solver_scratch_free(vs_solver_scratch *w);

@@ -128,6 +128,12 @@ typedef struct vs_rwork {
   int32_t *color_start;  /* (VS_RCOLORS + 2) items of colour c: color_items[start[c] .. start[c+1]) */
   int32_t *color_items;  /* (nj + max_contacts) joint j as -1 - j, manifold as its index */
   int32_t *item_color;   /* (nj + max_contacts) scratch */
+  /* called at the end of every substep's position update, before the
+   * joints' position passes (rigid_couple.c: the particles attached to
+   * bodies); NULL: none.  It may move bodies and must add what it moves them
+   * by to dp. */
+  void (*substep_hook)(void *ctx, const vs_rmodel *m, vs_rstate *s, struct vs_rwork *w);
+  void *hook_ctx;
   /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
   int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order */
   int32_t *ord_last;     /* (n + 1) last manifold touching each body */

@@ -163,6 +163,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     integrate_positions(m, s, w, hs);
+    if (w->substep_hook) w->substep_hook(w->hook_ctx, m, s, w);
     if (w->tree.n_tree_joints) {
       /* the forest's position errors, closed at once with its rows at the
        * moved pose (a long link that turned fast in the substep is far from
