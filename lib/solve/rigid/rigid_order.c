@@ -25,8 +25,8 @@
  * lockstep (rigid_solve.c, solve_two), so that the CPU overlaps their
  * dependency chains (the rows of one manifold are one chain through the two
  * bodies' velocities).  The 20-level pyramid's graph (590 manifolds) has a
- * longest chain of 110, so there is room.  The warm start, a short chain
- * per manifold, keeps identity order.  The order depends only on this step's manifolds: deterministic, the
+ * longest chain of 110, so there is room.  The warm starts run in this
+ * order too (rigid_solve.c).  The order depends only on this step's manifolds: deterministic, the
  * same on resume and for any thread count.  O(M log r) time, no allocation
  * (the work arrays are sized with the contact buffer). */
 #include "solve/rigid/rigid.h"
