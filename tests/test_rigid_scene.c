@@ -378,6 +378,75 @@ START_TEST(attach_gap_closes_in_the_rigid_substeps) {
 }
 END_TEST
 
+/* solver.rigid.sleep: a stack of three boxes and a box apart, resting on
+ * the ground, and a small box dropped from 7.1 m onto the stack (it lands
+ * after sqrt(2 7.1 / 9.81) = 1.2 s).  Until an island has rested 0.5 s the
+ * run has the bits of the run without sleeping; then the resting islands
+ * sleep (velocities exactly zero, not moved); the drop wakes the stack's
+ * island only, the box apart keeps its bits; and once all rest again for
+ * 0.5 s, everything sleeps. */
+static const char *const SLEEPY =
+    "time: {dt: 1/60, frames: 300}\n"
+    "solver: {rigid: {sleep: %s}}\n"
+    "world: {colliders: [{plane: {friction: 0.5}}]}\n"
+    "bodies:\n"
+    "  - rigid: {name: b0, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0]}\n"
+    "  - rigid: {name: b1, size: [0.4, 0.4, 0.4], position: [0, 0.6, 0]}\n"
+    "  - rigid: {name: b2, size: [0.4, 0.4, 0.4], position: [0, 1.0, 0]}\n"
+    "  - rigid: {name: apart, size: [0.4, 0.4, 0.4], position: [3, 0.2, 0]}\n"
+    "  - rigid: {name: drop, size: [0.2, 0.2, 0.2], position: [0, 8.3, 0], mass: 0.1}\n";
+
+static int body_still(const vs_state *s, int i) {
+  for (int k = 0; k < 3; k++)
+    if (s->rv[3 * i + k] != 0.0 || s->rw[3 * i + k] != 0.0) return 0;
+  return 1;
+}
+
+START_TEST(sleeping_islands_stop_and_wake_when_touched) {
+  char *y_on = cu_strf(SLEEPY, "true"), *y_off = cu_strf(SLEEPY, "false");
+  vs_scene *son = tu_scene(y_on), *soff = tu_scene(y_off);
+  vs_model *mon = tu_model(son), *moff = tu_model(soff);
+  vs_state *a = tu_state(mon), *b = tu_state(moff);
+  ck_assert_int_eq(mon->rigid_sleep, 1);
+  ck_assert_int_eq(moff->rigid_sleep, 0);
+  const size_t nb = 3 * (size_t)mon->n_rigid * sizeof(double);
+  /* nothing sleeps before it has rested 0.5 s: the same bits */
+  for (int f = 0; f < 29; f++) {
+    tu_steps(mon, a, 1);
+    tu_steps(moff, b, 1);
+    ck_assert_msg(!memcmp(a->rx, b->rx, nb) && !memcmp(a->rv, b->rv, nb) &&
+                      !memcmp(a->rw, b->rw, nb),
+                  "frame %d differs before anything could sleep", f + 1);
+  }
+  tu_steps(mon, a, 31); /* 1 s */
+  for (int i = 0; i < 4; i++) {
+    ck_assert_msg(body_still(a, i), "body %d not asleep at 1 s", i);
+    ck_assert_double_ge(a->rsleep[i], 0.5);
+  }
+  ck_assert_double_lt(a->rv[3 * 4 + 1], -5.0); /* the drop falls */
+  double apart[3];
+  memcpy(apart, &a->rx[3 * 3], sizeof apart);
+  const double y2 = a->rx[3 * 2 + 1];
+  int woke = 0;
+  for (int f = 60; f < 100; f++) {
+    tu_steps(mon, a, 1);
+    woke |= !body_still(a, 0) && !body_still(a, 2);
+    ck_assert_msg(body_still(a, 3) && !memcmp(apart, &a->rx[3 * 3], sizeof apart),
+                  "frame %d: the box apart moved", f + 1);
+  }
+  ck_assert_msg(woke, "the drop did not wake the stack");
+  tu_steps(mon, a, 200);
+  for (int i = 0; i < 5; i++) ck_assert_msg(body_still(a, i), "body %d awake at 5 s", i);
+  /* the stack still stands under the drop, on the ground */
+  ck_assert_double_lt(fabs(a->rx[3 * 2 + 1] - y2), 0.01);
+  ck_assert_double_gt(a->rx[3 * 4 + 1], 1.2);
+  vs_state_free(a), vs_state_free(b);
+  vs_model_free(mon), vs_model_free(moff);
+  vs_scene_free(son), vs_scene_free(soff);
+  free(y_on), free(y_off);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 static const char *const SCENE =
@@ -495,6 +564,38 @@ START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
 }
 END_TEST
 
+/* Sleeping islands across threads, relaxations and --resume: the times at
+ * rest are state (/checkpoint/rsleep), so a run resumed while the stack
+ * sleeps and woken by the drop after the resume has the bits of one run. */
+START_TEST(sleep_bitwise_across_threads_and_resume) {
+  char *scene = in_dir("sleepy.yaml");
+  char *y = cu_strf(SLEEPY, "true");
+  cu_write(scene, y);
+  static const char *const relax[2] = {"solver.relaxation=gauss-seidel", "solver.relaxation=jacobi"};
+  for (int r = 0; r < 2; r++) {
+    cu_proc p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s1.h5", "-q", "--force", "--frames",
+                        "110", "--set", relax[r], "--threads", "1", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s3.h5", "-q", "--force", "--frames", "110",
+                "--set", relax[r], "--threads", "3", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_equal("s1.h5", "s3.h5");
+    p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "sr.h5", "-q", "--force", "--frames", "50",
+                "--set", relax[r], "--threads", "2", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    p = cu_vsim(tu_dir(), "run", "--resume", "sr.h5", "--frames", "110", "-q", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_equal("s1.h5", "sr.h5");
+  }
+  free(y);
+  free(scene);
+}
+END_TEST
+
 START_TEST(info_on_a_rigid_only_file) {
   char *scene = in_dir("r.yaml");
   cu_write(scene, "time: {frames: 5}\nworld: {colliders: [{plane: {}}]}\n"
@@ -601,12 +702,14 @@ static Suite *suite(void) {
   tcase_add_test(tc, ball_joint_chain_keeps_its_joints);
   tcase_add_test(tc, attach_acts_both_ways_and_keeps_momentum);
   tcase_add_test(tc, attach_gap_closes_in_the_rigid_substeps);
+  tcase_add_test(tc, sleeping_islands_stop_and_wake_when_touched);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);
   tcase_add_checked_fixture(cli, tu_dir_setup, tu_dir_teardown);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
   tcase_add_test(cli, jacobi_pyramid_bitwise_across_threads_and_resume);
+  tcase_add_test(cli, sleep_bitwise_across_threads_and_resume);
   tcase_add_test(cli, joint_forest_bitwise_across_threads_and_resume);
   tcase_add_test(cli, info_on_a_rigid_only_file);
   tcase_add_test(cli, bad_rigid_inputs_exit_2_and_leave_nothing);

@@ -159,6 +159,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.n_rjoints = c->nrjoints;
   fm.n_attach = c->nattach;
   fm.rigid_max_contacts = c->nrigid > 0 ? VS_RIGID_CONTACTS_PER_BODY * c->nrigid + 64 : 0;
+  fm.rigid_sleep = c->nrigid > 0 && s->rigid.sleep;
   const vs_model *m = &fm;
   uint64_t model = sizeof fm + sizeof(vs_model_private), run = 0;
 #define EST_MODEL(name, type, n) model += (uint64_t)sizeof(type) * (uint64_t)(n);

@@ -44,6 +44,7 @@ typedef struct vs_rsettings {
   double slop;                  /* m [0.005] */
   double restitution_threshold; /* m/s [0.5] */
   int32_t warm_start;           /* [1] */
+  int32_t sleep;                /* islands at rest sleep [0] (rigid_step.c) */
   double gravity[3];            /* [0, -9.81, 0] */
   double damping;               /* linear and angular, 1/s [0] */
   double margin;                /* speculative contact distance, m [4 * slop] */
@@ -96,6 +97,7 @@ typedef struct vs_rstate {
   uint32_t *cache_feature; /* (max_contacts) */
   double *cache_impulse; /* (max_contacts x 4) normal impulse, friction impulse (world vector) */
   double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
+  double *sleep;         /* (n) s each body has been at rest; NULL: sleeping off */
 } vs_rstate;
 
 /* One row per shape of VS_RIGID_SHAPES (model/rigid_shapes.c): what the

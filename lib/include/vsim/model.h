@@ -172,6 +172,7 @@ typedef struct vs_model {
   int32_t n_rjoints;      /* rigid joints (ball, body-point distance) */
   int32_t n_attach;       /* particles attached to rigid bodies */
   int32_t rigid_max_contacts; /* bound of the rigid contact cache */
+  int32_t rigid_sleep;    /* solver.rigid.sleep: the state holds each body's time at rest */
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */

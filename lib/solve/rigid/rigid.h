@@ -135,7 +135,12 @@ typedef struct vs_rwork {
   void (*substep_hook)(void *ctx, const vs_rmodel *m, vs_rstate *s, struct vs_rwork *w);
   void *hook_ctx;
   /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
-  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order */
+  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order (the awake ones) */
+  int32_t n_sorder;      /* manifolds in sorder: n_man less those asleep */
+  /* islands at rest (rigid_sleep.c) */
+  int32_t *island;       /* (n + 1) union-find parents */
+  double *island_min;    /* (n + 1) least time at rest of each island's bodies */
+  uint8_t *asleep;       /* (n + 1) 1: the body sleeps this step (all 0 when sleeping is off) */
   int32_t *ord_last;     /* (n + 1) last manifold touching each body */
   int32_t *ord_succ;     /* (2 x (max_contacts + 1)) successor per body slot */
   int32_t *ord_npred, *ord_heap, *ord_queue, *ord_when; /* (max_contacts + 1) */
@@ -247,6 +252,15 @@ VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs
 VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* The displacement that closes the tree joints' position errors (first order). */
 VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+
+/* ---- islands at rest (rigid_sleep.c; solver.rigid.sleep) ---- */
+/* After the contacts are found: which bodies sleep this step (w->asleep);
+ * their velocities are zeroed.  Nothing when s->sleep is NULL. */
+VS_RPRIVATE void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* After the step: each awake body's time at rest. */
+VS_RPRIVATE void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, double h);
+/* 1 when manifold mi joins only sleeping or fixed bodies (left out of the sweeps). */
+VS_RPRIVATE int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi);
 
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */

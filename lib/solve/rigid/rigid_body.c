@@ -21,8 +21,9 @@ vs_status vs_rstate_create(const vs_rmodel *m, vs_rstate **out) {
   s->cache_feature = vs_calloc(uk, sizeof(uint32_t));
   s->cache_impulse = vs_calloc(4 * uk, sizeof(double));
   s->joint_impulse = vs_calloc(3 * uj, sizeof(double));
+  s->sleep = m->set.sleep ? vs_calloc(un, sizeof(double)) : NULL;
   if (!s->x || !s->q || !s->v || !s->w || !s->cache_ab || !s->cache_feature ||
-      !s->cache_impulse || !s->joint_impulse) {
+      !s->cache_impulse || !s->joint_impulse || (m->set.sleep && !s->sleep)) {
     vs_rstate_free(s);
     return VS_ERR_NOMEM;
   }
@@ -41,6 +42,7 @@ void vs_rstate_free(vs_rstate *s) {
   vs_free(s->cache_feature);
   vs_free(s->cache_impulse);
   vs_free(s->joint_impulse);
+  vs_free(s->sleep);
   vs_free(s);
 }
 
@@ -54,7 +56,7 @@ uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
   uint64_t work = sizeof(vs_rwork) +
                   uk * (sizeof(vs_rcontact) + sizeof(vs_rfric) + 8 + 8 + 4 + sizeof(vs_rpatch) +
                         4 + 8 + 4 * 4) +
-                  un * (8 * (9 + 4 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4) + uj * VS_RJOINT_WORK * 8 +
+                  un * (8 * (9 + 4 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4 + 4 + 8 + 1) + uj * VS_RJOINT_WORK * 8 +
                   ((uint64_t)nj + uk) * 8 + (uint64_t)VS_RCOLORS * words * 8 +
                   (VS_RCOLORS + 2) * 4;
   return model + state + work + vs_rigid_tree_bytes(n, nj);
@@ -90,6 +92,9 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->color_items = vs_calloc(items, sizeof(int32_t));
   w->item_color = vs_calloc(items, sizeof(int32_t));
   w->sorder = vs_calloc(uk, sizeof(int32_t));
+  w->island = vs_calloc(un, sizeof(int32_t));
+  w->island_min = vs_calloc(un, sizeof(double));
+  w->asleep = vs_calloc(un, 1);
   w->ord_last = vs_calloc(un, sizeof(int32_t));
   w->ord_succ = vs_calloc(2 * uk, sizeof(int32_t));
   w->ord_npred = vs_calloc(uk, sizeof(int32_t));
@@ -100,7 +105,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
     vs_rwork_free(w);
     return VS_ERR_NOMEM;
   }
-  if (!w->fric || !w->sorder || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
+  if (!w->fric || !w->sorder || !w->island || !w->island_min || !w->asleep || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
       !w->ord_queue || !w->ord_when ||
       !w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->reach || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint || !w->man || !w->patch ||
@@ -127,6 +132,9 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->color_items);
   vs_free(w->item_color);
   vs_free(w->sorder);
+  vs_free(w->island);
+  vs_free(w->island_min);
+  vs_free(w->asleep);
   vs_free(w->ord_last);
   vs_free(w->ord_succ);
   vs_free(w->ord_npred);

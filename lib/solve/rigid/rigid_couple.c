@@ -25,6 +25,7 @@ static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
   rs->cache_feature = (uint32_t *)s->rcache_feature; /* same bits, the cache's identity */
   rs->cache_impulse = s->rcache_impulse;
   rs->joint_impulse = s->rjoint_impulse;
+  rs->sleep = m->rigid_sleep ? s->rsleep : NULL;
 }
 
 /* Coulomb friction of a particle-body contact at the position level

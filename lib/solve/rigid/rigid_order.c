@@ -66,4 +66,13 @@ void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
       if (c >= 0 && --npred[c] == 0) queue[qtail] = c, when[qtail++] = t + VS_RORDER_WINDOW;
     }
   }
+  /* the manifolds of sleeping islands are left out (rigid_sleep.c); they
+   * share no moving body with the others, so the rest keep their order */
+  int32_t na = nm;
+  if (m->set.sleep) {
+    na = 0;
+    for (int32_t t = 0; t < nm; t++)
+      if (!vs_rigid_manifold_asleep(m, w, w->sorder[t])) w->sorder[na++] = w->sorder[t];
+  }
+  w->n_sorder = na;
 }

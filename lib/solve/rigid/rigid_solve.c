@@ -539,8 +539,8 @@ static inline __attribute__((always_inline)) void seq_sweep(const vs_rmodel *m, 
                                                             vs_rwork *w, int rev, double inv_h,
                                                             double beta, int use_bias, int first) {
   const int32_t *ord = w->sorder;
-  for (int32_t t = 0; t < w->n_man;) {
-    if (t + 1 < w->n_man && !share_body(m, w, ord[t], ord[t + 1])) {
+  for (int32_t t = 0; t < w->n_sorder;) {
+    if (t + 1 < w->n_sorder && !share_body(m, w, ord[t], ord[t + 1])) {
       sweep_two(m, s, w, ord[t], ord[t + 1], rev, inv_h, beta, use_bias, first);
       t += 2;
     } else {
@@ -614,7 +614,7 @@ void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   /* in the sweeps' order (rigid_order.c): the same bits as identity order,
    * and consecutive manifolds share no moving body where the graph allows,
    * so the CPU overlaps them instead of waiting on body a's velocities */
-  for (int32_t t = 0; t < w->n_man; t++) warm_manifold(m, s, w, w->sorder[t]);
+  for (int32_t t = 0; t < w->n_sorder; t++) warm_manifold(m, s, w, w->sorder[t]);
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,

@@ -73,7 +73,7 @@ static void rotate_free(double q[4], double Lb[3], const double ii[3], double h)
  * its angular velocity is w = I_w^-1 L with the new orientation. */
 static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double hs) {
   for (int32_t i = 0; i < m->n_bodies; i++) {
-    if (m->inv_mass[i] == 0) continue;
+    if (m->inv_mass[i] == 0 || w->asleep[i]) continue;
     double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
     double *q = &s->q[4 * i];
     const double *pv = &w->pv[6 * i], *ii = &m->inv_inertia[3 * i];
@@ -137,6 +137,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   w->sweep = 0;
   w->h = h;
   vs_rigid_find_contacts(m, s, w);
+  vs_rigid_sleep_begin(m, s, w);
   vs_rigid_prepare(m, s, w);
   if (st->colored) vs_rigid_color(m, w);
   else vs_rigid_order(m, w);
@@ -144,7 +145,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
   for (int32_t sub = 0; sub < nsub; sub++) {
     for (int32_t i = 0; i < n; i++) {
-      if (m->inv_mass[i] == 0) continue;
+      if (m->inv_mass[i] == 0 || w->asleep[i]) continue;
       double *v = &s->v[3 * i], *av = &s->w[3 * i];
       for (int k = 0; k < 3; k++) {
         v[k] = (v[k] + hs * st->gravity[k]) * damp;
@@ -177,6 +178,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
   }
   vs_rigid_store_impulses(m, s, w);
+  vs_rigid_sleep_end(m, s, w, h);
 }
 
 int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body, double p[3],
