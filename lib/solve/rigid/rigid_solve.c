@@ -122,6 +122,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   w->man[w->n_man] = w->n_contacts;
   int32_t mi = -1;
   double fr = 0.0, re = 0.0; /* the manifold's pair friction and restitution */
+  int idle = 0;              /* the manifold sleeps (rigid_sleep.c): its impulses only */
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->ia, b = c->ib;
@@ -137,38 +138,41 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       }
       fr = sqrt(m->friction[a] * fb);
       re = m->restitution[a] > eb ? m->restitution[a] : eb;
+      idle = vs_rigid_manifold_asleep(m, w, mi);
     }
     int patch = w->patch[mi].on;
     c->friction = fr;
     c->restitution = re;
-    vs_sub3(c->p, &s->x[3 * a], c->ra);
-    vs_sub3(c->p, &s->x[3 * b], c->rb);
-    double msum = m->inv_mass[a] + m->inv_mass[b];
-    const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
-    jrow(Ia, c->ra, c->n, c->an, c->ian);
-    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    double kn = msum + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
-    c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
-    vs_rfric *fc = &w->fric[k];
-    if (!patch) {
-      tangents(c->n, fc->t1, fc->t2);
-      jrow(Ia, c->ra, fc->t1, fc->a1, fc->ia1);
-      jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
-      jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
-      jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
-      double k1 = msum + vs_dot3(fc->a1, fc->ia1) + vs_dot3(fc->b1, fc->ib1);
-      double k2 = msum + vs_dot3(fc->a2, fc->ia2) + vs_dot3(fc->b2, fc->ib2);
-      fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
-      fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
-      fc->pt1 = fc->pt2 = 0.0;
-    }
     c->vn0 = 0.0; /* only restitution reads it */
-    if (re != 0) {
-      double pa[3], pb[3], dv[3];
-      point_vel(s, a, c->ra, pa);
-      point_vel(s, b, c->rb, pb);
-      vs_sub3(pb, pa, dv);
-      c->vn0 = vs_dot3(dv, c->n);
+    vs_rfric *fc = &w->fric[k];
+    if (!idle) {
+      vs_sub3(c->p, &s->x[3 * a], c->ra);
+      vs_sub3(c->p, &s->x[3 * b], c->rb);
+      double msum = m->inv_mass[a] + m->inv_mass[b];
+      const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
+      jrow(Ia, c->ra, c->n, c->an, c->ian);
+      jrow(Ib, c->rb, c->n, c->bn, c->ibn);
+      double kn = msum + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
+      c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
+      if (!patch) {
+        tangents(c->n, fc->t1, fc->t2);
+        jrow(Ia, c->ra, fc->t1, fc->a1, fc->ia1);
+        jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
+        jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
+        jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
+        double k1 = msum + vs_dot3(fc->a1, fc->ia1) + vs_dot3(fc->b1, fc->ib1);
+        double k2 = msum + vs_dot3(fc->a2, fc->ia2) + vs_dot3(fc->b2, fc->ib2);
+        fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+        fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+        fc->pt1 = fc->pt2 = 0.0;
+      }
+      if (re != 0) {
+        double pa[3], pb[3], dv[3];
+        point_vel(s, a, c->ra, pa);
+        point_vel(s, b, c->rb, pb);
+        vs_sub3(pb, pa, dv);
+        c->vn0 = vs_dot3(dv, c->n);
+      }
     }
     c->pn = c->pn_max = c->pp = 0.0;
     c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
@@ -184,7 +188,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         w->matched++;
         c->pn = imp[0];
         memcpy(c->fcache, imp + 1, sizeof c->fcache);
-        if (!patch) {
+        if (!patch && !idle) {
           fc->pt1 = vs_dot3(imp + 1, fc->t1);
           fc->pt2 = vs_dot3(imp + 1, fc->t2);
         }
@@ -192,7 +196,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     }
   }
   for (mi = 0; mi < w->n_man; mi++)
-    if (w->patch[mi].on) prepare_patch(m, s, w, mi);
+    if (w->patch[mi].on && !vs_rigid_manifold_asleep(m, w, mi)) prepare_patch(m, s, w, mi);
 }
 
 /* The two bodies' velocities of one manifold in registers over the
