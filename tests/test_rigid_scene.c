@@ -10,6 +10,7 @@
 #include "runutil.h"
 #include "model/model_private.h"
 #include "solve/rigid/rigid.h"
+#include "solve/solve.h"
 #include "vsim/step.h"
 
 /* ---- physics through the scene keys ---------------------------------------- */
@@ -447,6 +448,40 @@ START_TEST(sleeping_islands_stop_and_wake_when_touched) {
 }
 END_TEST
 
+/* Sleeping bodies keep the last narrow phase's contacts instead of
+ * computing them again (rigid_broad.c): a run that computes them every step
+ * has the same bits, frame by frame, through the sleep, the drop's wake and
+ * the sleep after. */
+START_TEST(sleeping_bodies_keep_the_narrow_phase_s_contacts) {
+  char *y = cu_strf(SLEEPY, "true");
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  vs_state *a = tu_state(m), *b = tu_state(m);
+  vs_rwork *wb = b->scratch->rigid;
+  uint8_t *frozen = wb->frozen;
+  ck_assert_ptr_nonnull(frozen);
+  const size_t nb = 3 * (size_t)m->n_rigid * sizeof(double);
+  int kept = 0;
+  for (int f = 0; f < 300; f++) {
+    tu_steps(m, a, 1);
+    wb->frozen = NULL; /* the narrow phase for every pair */
+    tu_steps(m, b, 1);
+    wb->frozen = frozen;
+    for (int i = 0; i < m->n_rigid; i++) kept += a->scratch->rigid->frozen[i];
+    ck_assert_msg(!memcmp(a->rx, b->rx, nb) && !memcmp(a->rv, b->rv, nb) &&
+                      !memcmp(a->rq, b->rq, 4 * (size_t)m->n_rigid * sizeof(double)) &&
+                      !memcmp(a->rcache_impulse, b->rcache_impulse,
+                              4 * (size_t)m->rigid_max_contacts * sizeof(double)),
+                  "frame %d differs", f + 1);
+  }
+  ck_assert_int_gt(kept, 500); /* it did keep contacts */
+  vs_state_free(a), vs_state_free(b);
+  vs_model_free(m);
+  vs_scene_free(sc);
+  free(y);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 static const char *const SCENE =
@@ -703,6 +738,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, attach_acts_both_ways_and_keeps_momentum);
   tcase_add_test(tc, attach_gap_closes_in_the_rigid_substeps);
   tcase_add_test(tc, sleeping_islands_stop_and_wake_when_touched);
+  tcase_add_test(tc, sleeping_bodies_keep_the_narrow_phase_s_contacts);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

@@ -141,6 +141,12 @@ typedef struct vs_rwork {
   int32_t *island;       /* (n + 1) union-find parents */
   double *island_min;    /* (n + 1) least time at rest of each island's bodies */
   uint8_t *asleep;       /* (n + 1) 1: the body sleeps this step (all 0 when sleeping is off) */
+  /* with sleeping on (else NULL): the last step's contacts and the poses of
+   * its narrow phase, which bodies asleep since then keep (rigid_broad.c) */
+  vs_rcontact *prev_contacts; /* (max_contacts + 1) */
+  double *last_x, *last_q;    /* (n x 3), (n x 4) */
+  int32_t n_prev;
+  uint8_t *frozen;            /* (n + 1) scratch */
   int32_t *ord_last;     /* (n + 1) last manifold touching each body */
   int32_t *ord_succ;     /* (2 x (max_contacts + 1)) successor per body slot */
   int32_t *ord_npred, *ord_heap, *ord_queue, *ord_when; /* (max_contacts + 1) */

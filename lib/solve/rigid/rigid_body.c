@@ -95,6 +95,16 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->island = vs_calloc(un, sizeof(int32_t));
   w->island_min = vs_calloc(un, sizeof(double));
   w->asleep = vs_calloc(un, 1);
+  if (m->set.sleep) {
+    w->prev_contacts = vs_calloc(uk, sizeof(vs_rcontact));
+    w->last_x = vs_calloc(3 * un, sizeof(double));
+    w->last_q = vs_calloc(4 * un, sizeof(double));
+    w->frozen = vs_calloc(un, 1);
+    if (!w->prev_contacts || !w->last_x || !w->last_q || !w->frozen) {
+      vs_rwork_free(w);
+      return VS_ERR_NOMEM;
+    }
+  }
   w->ord_last = vs_calloc(un, sizeof(int32_t));
   w->ord_succ = vs_calloc(2 * uk, sizeof(int32_t));
   w->ord_npred = vs_calloc(uk, sizeof(int32_t));
@@ -135,6 +145,10 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->island);
   vs_free(w->island_min);
   vs_free(w->asleep);
+  vs_free(w->prev_contacts);
+  vs_free(w->last_x);
+  vs_free(w->last_q);
+  vs_free(w->frozen);
   vs_free(w->ord_last);
   vs_free(w->ord_succ);
   vs_free(w->ord_npred);
