@@ -190,7 +190,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   run += 48 * np + nd;                                /* one frame of output */
   if (c->nrigid > 0) {
     /* the rigid solver's own model, state and work (contacts: 24 a body) */
-    run += vs_rigid_bytes(c->nrigid, (int64_t)s->n_colliders, c->nrjoints);
+    run += vs_rigid_bytes(c->nrigid, (int64_t)s->n_colliders, c->nrjoints, s->rigid.sleep);
     /* a frame of rigid output: pose, velocities, and the surfaces for
      * viewers (at most 74 vertices a body, a capsule's, io/h5surface.c) */
     run += (uint64_t)c->nrigid * (8 * 13 + (s->output.xdmf ? 74 * 24 : 0));

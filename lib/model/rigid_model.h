@@ -44,7 +44,7 @@ typedef struct vs_rsettings {
   double slop;                  /* m [0.005] */
   double restitution_threshold; /* m/s [0.5] */
   int32_t warm_start;           /* [1] */
-  int32_t sleep;                /* islands at rest sleep [0] (rigid_step.c) */
+  int32_t sleep;                /* islands at rest sleep [0] (solve/rigid/rigid_sleep.c) */
   double gravity[3];            /* [0, -9.81, 0] */
   double damping;               /* linear and angular, 1/s [0] */
   double margin;                /* speculative contact distance, m [4 * slop] */
@@ -142,7 +142,8 @@ VS_RPRIVATE void vs_rigid_inertia(int32_t shape, const double size[3], double ma
 VS_RPRIVATE double vs_rigid_volume(int32_t shape, const double size[3]);
 
 /* Bytes that vs_rmodel_create, vs_rstate_create and vs_rwork_create take
- * for n bodies, nc colliders and nj joints at the default max_contacts (the
+ * for n bodies, nc colliders and nj joints at the default max_contacts, with
+ * solver.rigid.sleep or not (the
  * memory estimate, model/estimate.c). */
-VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj);
+VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj, int sleep);
 #endif

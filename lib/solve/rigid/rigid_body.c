@@ -46,7 +46,7 @@ void vs_rstate_free(vs_rstate *s) {
   vs_free(s);
 }
 
-uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
+uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj, int sleep) {
   uint64_t un = (uint64_t)n + 1, uc = (uint64_t)nc + 1, uj = (uint64_t)nj + 1;
   uint64_t uk = (uint64_t)VS_RIGID_CONTACTS_PER_BODY * (uint64_t)n + 65;
   uint64_t model = sizeof(vs_rmodel) + un * (4 + 8 * (3 + 1 + 3 + 1 + 1 + 1) + 4 + 4) +
@@ -59,6 +59,8 @@ uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
                   un * (8 * (9 + 4 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4 + 4 + 8 + 1) + uj * VS_RJOINT_WORK * 8 +
                   ((uint64_t)nj + uk) * 8 + (uint64_t)VS_RCOLORS * words * 8 +
                   (VS_RCOLORS + 2) * 4;
+  if (sleep) /* the state's times at rest; the last contacts and poses (rigid_broad.c) */
+    work += un * 8 + uk * sizeof(vs_rcontact) + un * (8 * (3 + 4) + 1);
   return model + state + work + vs_rigid_tree_bytes(n, nj);
 }
 
