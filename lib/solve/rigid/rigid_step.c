@@ -10,6 +10,7 @@
  * forest's exact velocity solve, the other joints' rows, then the contacts
  * in their order, with the split-impulse position bias), positions and
  * orientations (real + pseudo velocities, the free rotation below), the
+ * particles attached to bodies (w->substep_hook, rigid_couple.c), the
  * forest's position passes and the other joints' position pass, restitution
  * in the last substep.  Last, the impulses go to the cache for the next
  * step.
