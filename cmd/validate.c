@@ -106,10 +106,11 @@ static void print_model(const vs_scene *s, const vs_model *m) {
   if (m->n_rigid > 0)
     printf("rigid        %d bodies, %d joints, %d attached particles; solver.rigid: iterations "
            "%lld, substeps %lld, baumgarte %g, slop %g m, restitution_threshold %g m/s, warm_start "
-           "%s\n",
+           "%s, sleep %s\n",
            m->n_rigid, m->n_rjoints, m->n_attach, (long long)s->rigid.iterations,
            (long long)s->rigid.substeps, s->rigid.baumgarte, s->rigid.slop,
-           s->rigid.restitution_threshold, s->rigid.warm_start ? "true" : "false");
+           s->rigid.restitution_threshold, s->rigid.warm_start ? "true" : "false",
+           s->rigid.sleep ? "true" : "false");
 
   /* by the kind table: every kind, mesh colliders included */
   int64_t ck[VS_COLLIDER_KIND_COUNT] = {0};

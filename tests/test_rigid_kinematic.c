@@ -371,6 +371,35 @@ END_TEST
 
 /* ---- end to end ------------------------------------------------------------------ */
 
+/* solver.rigid.sleep: a box asleep on the floor is woken by a kinematic
+ * paddle that reaches it (a moving body of infinite mass is not a fixed
+ * one), and a box on a moving belt never falls asleep. */
+START_TEST(kinematic_and_belts_wake_sleeping_bodies) {
+  tu_sim r = tu_sim_new(
+      "time: {dt: 1/60}\n"
+      "solver: {rigid: {sleep: true}}\n"
+      "world: {colliders: [{plane: {friction: 0.5}}]}\n"
+      "bodies:\n"
+      "  - rigid: {name: paddle, kinematic: true, size: [0.2, 0.4, 1],\n"
+      "            keys: [[0, -3, 0.25, 0], [2, -3, 0.25, 0], [4, 1, 0.25, 0]]}\n"
+      "  - rigid: {name: box, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0], mass: 1}\n"
+      "  - rigid: {name: belt, fixed: true, size: [2, 0.2, 1], position: [0, 0.1, 3],\n"
+      "            surface_velocity: [0.5, 0, 0]}\n"
+      "  - rigid: {name: rider, size: [0.3, 0.3, 0.3], position: [-0.6, 0.35, 3], mass: 1}\n");
+  vs_state *s = r.s;
+  tu_sim_steps(&r, 90); /* 1.5 s: the box has rested 1.5 s and sleeps */
+  const double x0 = s->rx[3];
+  ck_assert_msg(s->rsleep != NULL && s->rsleep[1] >= 0.5, "the box has not slept (%g s at rest)",
+                s->rsleep ? s->rsleep[1] : -1.0);
+  ck_assert_msg(s->rv[9] > 0.4, "the rider on the belt stopped (%g m/s)", s->rv[9]);
+  tu_sim_steps(&r, 120); /* 3.5 s: the paddle, at 2 m/s from 2 s, is at x = 0 */
+  ck_assert_msg(s->rx[3] > x0 + 0.29 && s->rv[3] > 1.9,
+                "the paddle did not wake the box: %g -> %g at %g m/s", x0, s->rx[3], s->rv[3]);
+  ck_assert_msg(s->rx[3] - s->rx[0] > 0.3 - 0.01, "the paddle passed through the box");
+  tu_sim_free(&r);
+}
+END_TEST
+
 static char *in_dir(const char *name) {
   return cu_strf("%s/%s", tu_dir(), name);
 }
@@ -508,6 +537,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("physics");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, keyed_pose_is_the_keys_at_every_frame);
+  tcase_add_test(tc, kinematic_and_belts_wake_sleeping_bodies);
   tcase_add_test(tc, velocity_motion_is_exact_and_ignores_gravity);
   tcase_add_test(tc, platform_carries_a_box_without_slip);
   tcase_add_test(tc, conveyor_drives_a_box_at_its_surface_speed);

@@ -195,6 +195,44 @@ START_TEST(capsule_rests_on_a_mesh_floor_as_on_a_plane) {
 }
 END_TEST
 
+/* A capsule set down along a shared edge of floor.obj, its middle right
+ * over a vertex (axis along x, then along z): lying still, it must stay
+ * still, as on a plane (rolling costs no energy, so any sideways push starts
+ * a roll that nothing stops).  The points right above an edge or a vertex
+ * took the direction to the closest point, which leans by the rounding
+ * (1e-5 rad), and in_face said no on both sides, so no face point dropped
+ * the corner point beside them: the capsule rolled away at 2 to 4 mm/s.
+ * Now those are face points: after 10 s it has moved by rounding alone. */
+START_TEST(capsule_lying_over_mesh_edges_stays_still) {
+  static const char *const rot[2] = {"[0, 0, 90]", "[90, 0, 0]"};
+  static const double at[2][3] = {{0, 0.0601, 0}, {1.0 / 3.0, 0.0601, -2.0 / 3.0}};
+  char *obj = cu_repo_path("configs/meshes/floor.obj");
+  for (int k = 0; k < 4; k++) {
+    char *y = cu_strf("time: {dt: 1/60}\n"
+                      "world: {colliders: [{mesh: {file: \"%s\", friction: 0.5}}]}\n"
+                      "bodies: [{rigid: {name: log, shape: capsule, radius: 0.06, length: 0.45, "
+                      "position: [%.17g, %.17g, %.17g], rotation: %s, friction: 0.5}}]\n",
+                      obj, at[k / 2][0], at[k / 2][1], at[k / 2][2], rot[k % 2]);
+    vs_scene *sc = tu_scene(y);
+    vs_model *m = tu_model(sc);
+    vs_state *s = tu_state(m);
+    tu_steps(m, s, 30);
+    double x0[3];
+    memcpy(x0, s->rx, sizeof x0);
+    ck_assert_msg(fabs(x0[1] - 0.06) < 1e-4, "case %d: settled at %.6f", k, x0[1]);
+    tu_steps(m, s, 600);
+    const double d = hypot(s->rx[0] - x0[0], s->rx[2] - x0[2]);
+    ck_assert_msg(d < 1e-6, "case %d: moved %g m sideways in 10 s (w %g %g %g)", k, d, s->rw[0],
+                  s->rw[1], s->rw[2]);
+    vs_state_free(s);
+    vs_model_free(m);
+    vs_scene_free(sc);
+    free(y);
+  }
+  free(obj);
+}
+END_TEST
+
 /* ---- inclines ---------------------------------------------------------------- */
 
 /* floor.obj (4 x 4 m, 288 triangles) scaled to 12 m and tilted 30 degrees. */
@@ -421,6 +459,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, box_stands_still_on_a_mesh_floor);
   tcase_add_test(tc, sphere_rests_on_a_mesh_floor_as_on_a_plane);
   tcase_add_test(tc, capsule_rests_on_a_mesh_floor_as_on_a_plane);
+  tcase_add_test(tc, capsule_lying_over_mesh_edges_stays_still);
   tcase_add_test(tc, sphere_rolls_down_a_mesh_incline);
   tcase_add_test(tc, box_slides_down_a_mesh_incline);
   tcase_add_test(tc, box_dropped_on_an_icosphere_stays_out);

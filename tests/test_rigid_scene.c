@@ -10,6 +10,7 @@
 #include "runutil.h"
 #include "model/model_private.h"
 #include "solve/rigid/rigid.h"
+#include "solve/solve.h"
 #include "vsim/step.h"
 
 /* ---- physics through the scene keys ---------------------------------------- */
@@ -315,6 +316,172 @@ START_TEST(attach_acts_both_ways_and_keeps_momentum) {
 }
 END_TEST
 
+/* attach on a swinging chain (configs/rigid_chain.yaml's rope on a chain
+ * released horizontal): solved at the end of every rigid substep hs, the gap
+ * at a frame's end is what the joints' position pass takes back of the
+ * body's last share, at most the body's share of one substep's relative
+ * motion plus what was left before: g <= (wb / wsum) (v hs + g), so
+ * g <= (wb / wp) v hs, with wb <= 1/m + |r|^2 / I_min the body's largest
+ * generalised inverse mass at the point, wp the particle's and v the point's
+ * speed.  Solved once a frame the body's share of a whole frame stayed open:
+ * 9.3 mm here, four times this bound (2.3 mm; 0.29 mm now). */
+START_TEST(attach_gap_closes_in_the_rigid_substeps) {
+  char y[4096];
+  int n = snprintf(y, sizeof y, "time: {dt: 1/60}\nbodies:\n");
+  for (int i = 0; i < 6; i++)
+    n += snprintf(y + n, sizeof y - (size_t)n,
+                  "  - rigid: {name: l%d, size: [0.25, 0.06, 0.06], position: [%g, 2, 0], "
+                  "mass: 0.5}\n",
+                  i, 0.125 + 0.25 * i);
+  n += snprintf(y + n, sizeof y - (size_t)n,
+                "  - rope: {name: cord, from: [1.125, 1.2, 0], to: [1.125, 1.97, 0], "
+                "segments: 8, mass: 0.2}\n"
+                "constraints:\n  - ball: {a: l0, b: world, at: [0, 2, 0]}\n");
+  for (int i = 0; i < 5; i++)
+    n += snprintf(y + n, sizeof y - (size_t)n, "  - ball: {a: l%d, b: l%d, at: [%g, 2, 0]}\n", i,
+                  i + 1, 0.25 * (i + 1));
+  snprintf(y + n, sizeof y - (size_t)n,
+           "  - attach: {particle: 'cord:8', body: l4, at: [0, -0.03, 0]}\n");
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  ck_assert_int_eq(m->n_attach, 1);
+  vs_state *s = tu_state(m);
+  const vs_rmodel *rm = m->priv->rigid;
+  const int32_t b = m->attach_body[0], pi = m->attach_p[0];
+  const double *at = &m->attach_at[0];
+  const double *ii = &rm->inv_inertia[3 * b];
+  const double wp = s->x[4 * pi + 3];
+  ck_assert_double_gt(wp, 0.0);
+  const double wb = rm->inv_mass[b] + vs_dot3(at, at) * fmax(ii[0], fmax(ii[1], ii[2]));
+  const double hs = m->h / rm->set.substeps;
+  double gap = 0.0, vmax = 0.0;
+  for (int f = 0; f < 240; f++) {
+    tu_steps(m, s, 1);
+    double a[3], r[3], wr[3], d[3];
+    anchor(s, b, at, a);
+    for (int k = 0; k < 3; k++) {
+      d[k] = s->x[4 * pi + k] - a[k];
+      r[k] = a[k] - s->rx[3 * b + k];
+    }
+    gap = fmax(gap, vs_len3(d));
+    vs_cross3(&s->rw[3 * b], r, wr);
+    for (int k = 0; k < 3; k++) wr[k] += s->rv[3 * b + k];
+    vmax = fmax(vmax, vs_len3(wr));
+  }
+  /* the speed is sampled once a frame: twice the bound covers its peaks */
+  const double bound = 2.0 * wb / wp * vmax * hs;
+  ck_assert_double_gt(vmax, 1.0); /* it did swing */
+  ck_assert_msg(gap <= bound && bound < 4e-3, "attach gap %g m, bound %g m (v %g m/s)", gap, bound,
+                vmax);
+  vs_state_free(s);
+  vs_model_free(m);
+  vs_scene_free(sc);
+}
+END_TEST
+
+/* solver.rigid.sleep: a stack of three boxes and a box apart, resting on
+ * the ground, and a small box dropped from 7.1 m onto the stack (it lands
+ * after sqrt(2 7.1 / 9.81) = 1.2 s).  Until an island has rested 0.5 s the
+ * run has the bits of the run without sleeping; then the resting islands
+ * sleep (velocities exactly zero, not moved); the drop wakes the stack's
+ * island only, the box apart keeps its bits; and once all rest again for
+ * 0.5 s, everything sleeps. */
+static const char *const SLEEPY =
+    "time: {dt: 1/60, frames: 300}\n"
+    "solver: {rigid: {sleep: %s}}\n"
+    "world: {colliders: [{plane: {friction: 0.5}}]}\n"
+    "bodies:\n"
+    "  - rigid: {name: b0, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0]}\n"
+    "  - rigid: {name: b1, size: [0.4, 0.4, 0.4], position: [0, 0.6, 0]}\n"
+    "  - rigid: {name: b2, size: [0.4, 0.4, 0.4], position: [0, 1.0, 0]}\n"
+    "  - rigid: {name: apart, size: [0.4, 0.4, 0.4], position: [3, 0.2, 0]}\n"
+    "  - rigid: {name: drop, size: [0.2, 0.2, 0.2], position: [0, 8.3, 0], mass: 0.1}\n";
+
+static int body_still(const vs_state *s, int i) {
+  for (int k = 0; k < 3; k++)
+    if (s->rv[3 * i + k] != 0.0 || s->rw[3 * i + k] != 0.0) return 0;
+  return 1;
+}
+
+START_TEST(sleeping_islands_stop_and_wake_when_touched) {
+  char *y_on = cu_strf(SLEEPY, "true"), *y_off = cu_strf(SLEEPY, "false");
+  vs_scene *son = tu_scene(y_on), *soff = tu_scene(y_off);
+  vs_model *mon = tu_model(son), *moff = tu_model(soff);
+  vs_state *a = tu_state(mon), *b = tu_state(moff);
+  ck_assert_int_eq(mon->rigid_sleep, 1);
+  ck_assert_int_eq(moff->rigid_sleep, 0);
+  const size_t nb = 3 * (size_t)mon->n_rigid * sizeof(double);
+  /* nothing sleeps before it has rested 0.5 s: the same bits */
+  for (int f = 0; f < 29; f++) {
+    tu_steps(mon, a, 1);
+    tu_steps(moff, b, 1);
+    ck_assert_msg(!memcmp(a->rx, b->rx, nb) && !memcmp(a->rv, b->rv, nb) &&
+                      !memcmp(a->rw, b->rw, nb),
+                  "frame %d differs before anything could sleep", f + 1);
+  }
+  tu_steps(mon, a, 31); /* 1 s */
+  for (int i = 0; i < 4; i++) {
+    ck_assert_msg(body_still(a, i), "body %d not asleep at 1 s", i);
+    ck_assert_double_ge(a->rsleep[i], 0.5);
+  }
+  ck_assert_double_lt(a->rv[3 * 4 + 1], -5.0); /* the drop falls */
+  double apart[3];
+  memcpy(apart, &a->rx[3 * 3], sizeof apart);
+  const double y2 = a->rx[3 * 2 + 1];
+  int woke = 0;
+  for (int f = 60; f < 100; f++) {
+    tu_steps(mon, a, 1);
+    woke |= !body_still(a, 0) && !body_still(a, 2);
+    ck_assert_msg(body_still(a, 3) && !memcmp(apart, &a->rx[3 * 3], sizeof apart),
+                  "frame %d: the box apart moved", f + 1);
+  }
+  ck_assert_msg(woke, "the drop did not wake the stack");
+  tu_steps(mon, a, 200);
+  for (int i = 0; i < 5; i++) ck_assert_msg(body_still(a, i), "body %d awake at 5 s", i);
+  /* the stack still stands under the drop, on the ground */
+  ck_assert_double_lt(fabs(a->rx[3 * 2 + 1] - y2), 0.01);
+  ck_assert_double_gt(a->rx[3 * 4 + 1], 1.2);
+  vs_state_free(a), vs_state_free(b);
+  vs_model_free(mon), vs_model_free(moff);
+  vs_scene_free(son), vs_scene_free(soff);
+  free(y_on), free(y_off);
+}
+END_TEST
+
+/* Sleeping bodies keep the last narrow phase's contacts instead of
+ * computing them again (rigid_broad.c): a run that computes them every step
+ * has the same bits, frame by frame, through the sleep, the drop's wake and
+ * the sleep after. */
+START_TEST(sleeping_bodies_keep_the_narrow_phase_s_contacts) {
+  char *y = cu_strf(SLEEPY, "true");
+  vs_scene *sc = tu_scene(y);
+  vs_model *m = tu_model(sc);
+  vs_state *a = tu_state(m), *b = tu_state(m);
+  vs_rwork *wb = b->scratch->rigid;
+  uint8_t *frozen = wb->frozen;
+  ck_assert_ptr_nonnull(frozen);
+  const size_t nb = 3 * (size_t)m->n_rigid * sizeof(double);
+  int kept = 0;
+  for (int f = 0; f < 300; f++) {
+    tu_steps(m, a, 1);
+    wb->frozen = NULL; /* the narrow phase for every pair */
+    tu_steps(m, b, 1);
+    wb->frozen = frozen;
+    for (int i = 0; i < m->n_rigid; i++) kept += a->scratch->rigid->frozen[i];
+    ck_assert_msg(!memcmp(a->rx, b->rx, nb) && !memcmp(a->rv, b->rv, nb) &&
+                      !memcmp(a->rq, b->rq, 4 * (size_t)m->n_rigid * sizeof(double)) &&
+                      !memcmp(a->rcache_impulse, b->rcache_impulse,
+                              4 * (size_t)m->rigid_max_contacts * sizeof(double)),
+                  "frame %d differs", f + 1);
+  }
+  ck_assert_int_gt(kept, 500); /* it did keep contacts */
+  vs_state_free(a), vs_state_free(b);
+  vs_model_free(m);
+  vs_scene_free(sc);
+  free(y);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 static const char *const SCENE =
@@ -432,6 +599,38 @@ START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
 }
 END_TEST
 
+/* Sleeping islands across threads, relaxations and --resume: the times at
+ * rest are state (/checkpoint/rsleep), so a run resumed while the stack
+ * sleeps and woken by the drop after the resume has the bits of one run. */
+START_TEST(sleep_bitwise_across_threads_and_resume) {
+  char *scene = in_dir("sleepy.yaml");
+  char *y = cu_strf(SLEEPY, "true");
+  cu_write(scene, y);
+  static const char *const relax[2] = {"solver.relaxation=gauss-seidel", "solver.relaxation=jacobi"};
+  for (int r = 0; r < 2; r++) {
+    cu_proc p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s1.h5", "-q", "--force", "--frames",
+                        "110", "--set", relax[r], "--threads", "1", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s3.h5", "-q", "--force", "--frames", "110",
+                "--set", relax[r], "--threads", "3", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_equal("s1.h5", "s3.h5");
+    p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "sr.h5", "-q", "--force", "--frames", "50",
+                "--set", relax[r], "--threads", "2", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    p = cu_vsim(tu_dir(), "run", "--resume", "sr.h5", "--frames", "110", "-q", (char *)NULL);
+    CU_EXPECT_CODE(p, 0);
+    cu_free(&p);
+    expect_equal("s1.h5", "sr.h5");
+  }
+  free(y);
+  free(scene);
+}
+END_TEST
+
 START_TEST(info_on_a_rigid_only_file) {
   char *scene = in_dir("r.yaml");
   cu_write(scene, "time: {frames: 5}\nworld: {colliders: [{plane: {}}]}\n"
@@ -537,12 +736,16 @@ static Suite *suite(void) {
   tcase_add_test(tc, particle_contacts_have_coulomb_friction);
   tcase_add_test(tc, ball_joint_chain_keeps_its_joints);
   tcase_add_test(tc, attach_acts_both_ways_and_keeps_momentum);
+  tcase_add_test(tc, attach_gap_closes_in_the_rigid_substeps);
+  tcase_add_test(tc, sleeping_islands_stop_and_wake_when_touched);
+  tcase_add_test(tc, sleeping_bodies_keep_the_narrow_phase_s_contacts);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);
   tcase_add_checked_fixture(cli, tu_dir_setup, tu_dir_teardown);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
   tcase_add_test(cli, jacobi_pyramid_bitwise_across_threads_and_resume);
+  tcase_add_test(cli, sleep_bitwise_across_threads_and_resume);
   tcase_add_test(cli, joint_forest_bitwise_across_threads_and_resume);
   tcase_add_test(cli, info_on_a_rigid_only_file);
   tcase_add_test(cli, bad_rigid_inputs_exit_2_and_leave_nothing);

@@ -162,6 +162,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   fm.n_rjoints_more = c->nrjoints_more;
   fm.n_attach = c->nattach;
   fm.rigid_max_contacts = c->nrigid > 0 ? VS_RIGID_CONTACTS_PER_BODY * c->nrigid + 64 : 0;
+  fm.rigid_sleep = c->nrigid > 0 && s->rigid.sleep;
   const vs_model *m = &fm;
   uint64_t model = sizeof fm + sizeof(vs_model_private), run = 0;
 #define EST_MODEL(name, type, n) model += (uint64_t)sizeof(type) * (uint64_t)(n);
@@ -193,7 +194,7 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
   run += 48 * np + nd;                                /* one frame of output */
   if (c->nrigid > 0) {
     /* the rigid solver's own model, state and work (contacts: 24 a body) */
-    run += vs_rigid_bytes(c->nrigid, (int64_t)s->n_colliders, c->nrjoints);
+    run += vs_rigid_bytes(c->nrigid, (int64_t)s->n_colliders, c->nrjoints, s->rigid.sleep);
     /* kinematic bodies' keys and surface velocities (model/rigid_motion.c) */
     int64_t nk = 0, nr = 0;
     int motion = 0;

@@ -349,10 +349,12 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
   st->restitution_threshold = s->rigid.restitution_threshold;
   st->warm_start = s->rigid.warm_start;
   st->substeps = (int32_t)s->rigid.substeps;
+  st->sleep = s->rigid.sleep;
   st->colored = s->relaxation == VS_RELAX_JACOBI;
   st->damping = s->damping;
   memcpy(st->gravity, s->gravity, sizeof st->gravity);
   m->rigid_max_contacts = rm->max_contacts;
+  m->rigid_sleep = st->sleep;
   for (size_t c = 0; c < s->n_colliders; c++) {
     const vs_collider_desc *cd = &s->colliders[c];
     vs_rcollider *rc = &rm->colliders[c];

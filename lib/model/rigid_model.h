@@ -44,6 +44,7 @@ typedef struct vs_rsettings {
   double slop;                  /* m [0.005] */
   double restitution_threshold; /* m/s [0.5] */
   int32_t warm_start;           /* [1] */
+  int32_t sleep;                /* islands at rest sleep [0] (solve/rigid/rigid_sleep.c) */
   double gravity[3];            /* [0, -9.81, 0] */
   double damping;               /* linear and angular, 1/s [0] */
   double margin;                /* speculative contact distance, m [4 * slop] */
@@ -137,6 +138,7 @@ typedef struct vs_rstate {
   double *joint_impulse; /* (nj x 3) accumulated joint impulses (distance: [0]) */
   double *joint_more;    /* (nj x VS_RJOINT_MORE) the rest (weld, hinge, slider); NULL when
                           * the model has none of those (the checkpoint then has no such rows) */
+  double *sleep;         /* (n) s each body has been at rest; NULL: sleeping off */
 } vs_rstate;
 
 /* One row per shape of VS_RIGID_SHAPES (model/rigid_shapes.c): what the
@@ -197,7 +199,8 @@ static inline int vs_rmodel_kinematic(const vs_rmodel *m, int32_t i) {
 }
 
 /* Bytes that vs_rmodel_create, vs_rstate_create and vs_rwork_create take
- * for n bodies, nc colliders and nj joints at the default max_contacts (the
+ * for n bodies, nc colliders and nj joints at the default max_contacts, with
+ * solver.rigid.sleep or not (the
  * memory estimate, model/estimate.c). */
-VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj);
+VS_RPRIVATE uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj, int sleep);
 #endif

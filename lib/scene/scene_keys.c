@@ -379,6 +379,11 @@ const sk_row vs_sk_rows[] = {
      .doc = "rigid substeps per step h, contacts found once per step (8 hold a 30-level pyramid, "
             "a 20-cube stack and a 100:1 pair at dt 1/60: cheaper than more iterations for the same "
             "stiffness)"},
+    {"sleep", RS(sleep), .type = SK_BOOL, .def = "false",
+     .doc = "a body that has moved slower than 0.05 m/s and 0.05 rad/s for 0.5 s, with all the "
+            "bodies it touches (its island), sleeps: it stops and is not solved until an awake "
+            "body touches its island; bodies with joints never sleep (as Bullet and Box2D do by "
+            "default: faster at rest, different results)"},
 
     /* ---- colliders: `- KIND: {...}` ---- */
     {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",

@@ -116,7 +116,6 @@ VS_PRIVATE void vs_step_rigid(const vs_model *m, vs_state *s, double h);
  * step to t1 (before vs_couple_rigid and vs_step_rigid). */
 VS_PRIVATE void vs_kinematic_rigid(const vs_model *m, vs_state *s, double t0, double t1);
 VS_PRIVATE void vs_couple_rigid(const vs_model *m, vs_state *s, double h);
-VS_PRIVATE void vs_attach_rigid(const vs_model *m, vs_state *s, double h);
 
 /* ---- the air (aero.c), around predict when model.aero ---- */
 /* The wind at t (the step's start), the triangles' accelerations and the

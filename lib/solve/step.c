@@ -513,8 +513,7 @@ vs_status vs_step(const vs_model *m, vs_state *s, vs_error *err) {
     else vs_relax_gauss_seidel(m, s, &ctx);
     if (m->n_rigid > 0) vs_kinematic_rigid(m, s, sub == 0 ? t0 : t0 + (double)sub * h, t_end);
     if (m->n_rigid > 0 && m->n_colliding > 0) vs_couple_rigid(m, s, h);
-    if (m->n_rigid > 0) vs_step_rigid(m, s, h);
-    if (m->n_attach > 0) vs_attach_rigid(m, s, h); /* after both moved: the gap at the step's end */
+    if (m->n_rigid > 0) vs_step_rigid(m, s, h); /* and attach, in its substeps */
     if (m->n_mesh_colliders > 0) /* the exact pass: no particle ends inside a mesh (collide_mesh.h) */
       for (int32_t i = 0; i < m->n_particles; i++)
         vs_collide_final(m, s->xprev, s->x, w->contact, w->contact_collider, w->mesh_ball, w->mesh_on, i);

@@ -182,6 +182,7 @@ typedef struct vs_model {
   int32_t n_rjoints_more; /* n_rjoints when a weld, hinge or slider is among them, else 0 */
   int32_t n_attach;       /* particles attached to rigid bodies */
   int32_t rigid_max_contacts; /* bound of the rigid contact cache */
+  int32_t rigid_sleep;    /* solver.rigid.sleep: the state holds each body's time at rest */
 
   int32_t n_rigid_damped; /* bodies with damping_rigid > 0 */
   int32_t n_tearable;     /* links with a breaking length (0: none can ever die) */

@@ -263,6 +263,7 @@ typedef struct vs_rigid_solver_desc {
   double restitution_threshold;
   int warm_start;
   int64_t substeps;
+  int sleep;         /* islands at rest stop being solved until touched */
 } vs_rigid_solver_desc;
 
 typedef struct vs_scene {

@@ -38,7 +38,8 @@ extern "C" {
   X(rcache_feature, int32_t, 1, (size_t)m->rigid_max_contacts) /* feature id (bits) */ \
   X(rcache_impulse, double, 4, (size_t)m->rigid_max_contacts) /* normal, friction (world) */ \
   X(rjoint_impulse, double, 3, (size_t)m->n_rjoints) /* accumulated joint impulses */ \
-  X(rjoint_more, double, 8, (size_t)m->n_rjoints_more) /* weld, hinge, slider: the rest */
+  X(rjoint_more, double, 8, (size_t)m->n_rjoints_more) /* weld, hinge, slider: the rest */ \
+  X(rsleep, double, 1, m->rigid_sleep ? VS_RIGID_SLOTS(m) : 0) /* s at rest (solver.rigid.sleep) */
 
 typedef struct vs_solver_scratch vs_solver_scratch;
 

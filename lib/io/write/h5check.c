@@ -125,7 +125,7 @@ static vs_status hash_array(const vs_h5g_file *f, const char *name, unsigned gty
   vs_status rc = vs_h5g_dset_open(f, p, &spec, &d, err);
   if (rc != VS_OK) return rc;
   *rows_out = d.dims[0];
-  *h = h5c_hash(*h, &d.n_elems, sizeof d.n_elems);
+  if (d.n_elems > 0 || !later) *h = h5c_hash(*h, &d.n_elems, sizeof d.n_elems);
   uint64_t per = vs_h5g_rows_per(&d, mtype, SLAB_BYTES);
   for (uint64_t a = 0; rc == VS_OK && a < d.dims[0]; a += per) {
     uint64_t b = a + per < d.dims[0] ? a + per : d.dims[0];

@@ -133,8 +133,25 @@ typedef struct vs_rwork {
   int32_t *color_start;  /* (VS_RCOLORS + 2) items of colour c: color_items[start[c] .. start[c+1]) */
   int32_t *color_items;  /* (nj + max_contacts) joint j as -1 - j, manifold as its index */
   int32_t *item_color;   /* (nj + max_contacts) scratch */
+  /* called at the end of every substep's position update, before the
+   * joints' position passes (rigid_couple.c: the particles attached to
+   * bodies); NULL: none.  It may move bodies and must add what it moves them
+   * by to dp. */
+  void (*substep_hook)(void *ctx, const vs_rmodel *m, vs_rstate *s, struct vs_rwork *w);
+  void *hook_ctx;
   /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
-  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order */
+  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order (the awake ones) */
+  int32_t n_sorder;      /* manifolds in sorder: n_man less those asleep */
+  /* islands at rest (rigid_sleep.c) */
+  int32_t *island;       /* (n + 1) union-find parents */
+  double *island_min;    /* (n + 1) least time at rest of each island's bodies */
+  uint8_t *asleep;       /* (n + 1) 1: the body sleeps this step (all 0 when sleeping is off) */
+  /* with sleeping on (else NULL): the last step's contacts and the poses of
+   * its narrow phase, which bodies asleep since then keep (rigid_broad.c) */
+  vs_rcontact *prev_contacts; /* (max_contacts + 1) */
+  double *last_x, *last_q;    /* (n x 3), (n x 4) */
+  int32_t n_prev;
+  uint8_t *frozen;            /* (n + 1) scratch */
   int32_t *ord_last;     /* (n + 1) last manifold touching each body */
   int32_t *ord_succ;     /* (2 x (max_contacts + 1)) successor per body slot */
   int32_t *ord_npred, *ord_heap, *ord_queue, *ord_when; /* (max_contacts + 1) */
@@ -292,6 +309,14 @@ VS_RPRIVATE void vs_rigid_kinematic_end(const vs_rmodel *m, vs_rstate *s, const 
  * orientation q); zero without one (and for i outside the bodies: the world). */
 VS_RPRIVATE void vs_rigid_surface_velocity(const vs_rmodel *m, const double q[4], int32_t i,
                                            double out[3]);
+/* ---- islands at rest (rigid_sleep.c; solver.rigid.sleep) ---- */
+/* After the contacts are found: which bodies sleep this step (w->asleep);
+ * their velocities are zeroed.  Nothing when s->sleep is NULL. */
+VS_RPRIVATE void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* After the step: each awake body's time at rest. */
+VS_RPRIVATE void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, double h);
+/* 1 when manifold mi joins only sleeping or fixed bodies (left out of the sweeps). */
+VS_RPRIVATE int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi);
 
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */

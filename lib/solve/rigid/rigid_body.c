@@ -22,8 +22,9 @@ vs_status vs_rstate_create(const vs_rmodel *m, vs_rstate **out) {
   s->cache_impulse = vs_calloc(4 * uk, sizeof(double));
   s->joint_impulse = vs_calloc(3 * uj, sizeof(double));
   s->joint_more = vs_calloc(VS_RJOINT_MORE * uj, sizeof(double));
-  if (!s->joint_more ||!s->x || !s->q || !s->v || !s->w || !s->cache_ab || !s->cache_feature ||
-      !s->cache_impulse || !s->joint_impulse) {
+  s->sleep = m->set.sleep ? vs_calloc(un, sizeof(double)) : NULL;
+  if (!s->joint_more || !s->x || !s->q || !s->v || !s->w || !s->cache_ab || !s->cache_feature ||
+      !s->cache_impulse || !s->joint_impulse || (m->set.sleep && !s->sleep)) {
     vs_rstate_free(s);
     return VS_ERR_NOMEM;
   }
@@ -43,10 +44,11 @@ void vs_rstate_free(vs_rstate *s) {
   vs_free(s->cache_impulse);
   vs_free(s->joint_impulse);
   vs_free(s->joint_more);
+  vs_free(s->sleep);
   vs_free(s);
 }
 
-uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
+uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj, int sleep) {
   uint64_t un = (uint64_t)n + 1, uc = (uint64_t)nc + 1, uj = (uint64_t)nj + 1;
   uint64_t uk = (uint64_t)VS_RIGID_CONTACTS_PER_BODY * (uint64_t)n + 65;
   uint64_t model = sizeof(vs_rmodel) + un * (4 + 8 * (3 + 1 + 3 + 1 + 1 + 1) + 4 + 4) +
@@ -58,9 +60,11 @@ uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj) {
   uint64_t work = sizeof(vs_rwork) +
                   uk * (sizeof(vs_rcontact) + sizeof(vs_rfric) + 8 + 8 + 4 + sizeof(vs_rpatch) +
                         4 + 8 + 4 * 4) +
-                  un * (8 * (9 + 4 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4) + uj * VS_RJOINT_WORK * 8 +
+                  un * (8 * (9 + 4 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4 + 4 + 8 + 1) + uj * VS_RJOINT_WORK * 8 +
                   ((uint64_t)nj + uk) * 8 + (uint64_t)VS_RCOLORS * words * 8 +
                   (VS_RCOLORS + 2) * 4;
+  if (sleep) /* the state's times at rest; the last contacts and poses (rigid_broad.c) */
+    work += un * 8 + uk * sizeof(vs_rcontact) + un * (8 * (3 + 4) + 1);
   return model + state + work + vs_rigid_tree_bytes(n, nj);
 }
 
@@ -94,6 +98,19 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->color_items = vs_calloc(items, sizeof(int32_t));
   w->item_color = vs_calloc(items, sizeof(int32_t));
   w->sorder = vs_calloc(uk, sizeof(int32_t));
+  w->island = vs_calloc(un, sizeof(int32_t));
+  w->island_min = vs_calloc(un, sizeof(double));
+  w->asleep = vs_calloc(un, 1);
+  if (m->set.sleep) {
+    w->prev_contacts = vs_calloc(uk, sizeof(vs_rcontact));
+    w->last_x = vs_calloc(3 * un, sizeof(double));
+    w->last_q = vs_calloc(4 * un, sizeof(double));
+    w->frozen = vs_calloc(un, 1);
+    if (!w->prev_contacts || !w->last_x || !w->last_q || !w->frozen) {
+      vs_rwork_free(w);
+      return VS_ERR_NOMEM;
+    }
+  }
   w->ord_last = vs_calloc(un, sizeof(int32_t));
   w->ord_succ = vs_calloc(2 * uk, sizeof(int32_t));
   w->ord_npred = vs_calloc(uk, sizeof(int32_t));
@@ -104,7 +121,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
     vs_rwork_free(w);
     return VS_ERR_NOMEM;
   }
-  if (!w->fric || !w->sorder || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
+  if (!w->fric || !w->sorder || !w->island || !w->island_min || !w->asleep || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
       !w->ord_queue || !w->ord_when ||
       !w->contacts || !w->inv_iw || !w->q_old || !w->dp || !w->pv || !w->order || !w->reach || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint || !w->man || !w->patch ||
@@ -131,6 +148,13 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->color_items);
   vs_free(w->item_color);
   vs_free(w->sorder);
+  vs_free(w->island);
+  vs_free(w->island_min);
+  vs_free(w->asleep);
+  vs_free(w->prev_contacts);
+  vs_free(w->last_x);
+  vs_free(w->last_q);
+  vs_free(w->frozen);
   vs_free(w->ord_last);
   vs_free(w->ord_succ);
   vs_free(w->ord_npred);

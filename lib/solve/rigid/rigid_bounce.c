@@ -90,12 +90,13 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
  * the twist impulse along the normal, which a tangent vector leaves free);
  * prepare sums the shares of the points it finds again. */
 void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
-  (void)m;
   for (int32_t mi = 0; mi < w->n_man; mi++) {
     int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
     const vs_rpatch *P = &w->patch[mi];
+    /* a sleeping manifold's rows were not prepared: it keeps its impulses */
+    const int idle = vs_rigid_manifold_asleep(m, w, mi);
     double share[3] = {0, 0, 0};
-    if (P->on)
+    if (P->on && !idle)
       for (int q = 0; q < 3; q++)
         share[q] = (P->pt1 * P->t1[q] + P->pt2 * P->t2[q] + P->ptw * P->n[q]) / (k1 - k0);
     for (int32_t k = k0; k < k1; k++) {
@@ -106,7 +107,8 @@ void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w
       double *imp = &s->cache_impulse[4 * k];
       imp[0] = c->pn;
       for (int q = 0; q < 3; q++)
-        imp[1 + q] = P->on ? share[q]
+        imp[1 + q] = idle    ? c->fcache[q]
+                     : P->on ? share[q]
                            : w->fric[k].pt1 * w->fric[k].t1[q] + w->fric[k].pt2 * w->fric[k].t2[q];
     }
   }

@@ -114,9 +114,57 @@ static double reach(const vs_rmodel *m, const vs_rstate *s, int32_t i, double h)
   return h * (vs_len3(vg) + vs_len3(av) * m->bound[i]);
 }
 
+/* The contacts' order (rigid_solve.c): body a, then colliders by index, then bodies b. */
+static int before(const vs_rcontact *c, int32_t a, int32_t b, int32_t n_colliders) {
+  if (c->a != a) return c->a < a;
+  int64_t k1 = c->b < 0 ? (int64_t)(-1 - c->b) : (int64_t)n_colliders + c->b;
+  int64_t k2 = b < 0 ? (int64_t)(-1 - b) : (int64_t)n_colliders + b;
+  return k1 < k2;
+}
+
+/* Sleeping bodies keep their contacts (rigid_sleep.c): a body asleep in the
+ * last step, still at rest (not pushed since: zero velocities) and at the
+ * pose and reach of the last narrow phase gets, with a collider or with
+ * another such body, exactly the contacts the narrow phase gave then, which
+ * are copied from the last step's list instead of computed again.  *pp
+ * walks that list, in the same order as the new one.  Returns the contacts
+ * copied, or -1 when the pair is not one of those. */
+static int reuse(const vs_rmodel *m, vs_rwork *w, int32_t a, int32_t b, int32_t *pp, int32_t *nc) {
+  if (!w->frozen || !w->frozen[a] || (b >= 0 && !w->frozen[b])) return -1;
+  const vs_rcontact *pc = w->prev_contacts;
+  while (*pp < w->n_prev && before(&pc[*pp], a, b, m->n_colliders)) (*pp)++;
+  int k = 0;
+  for (; *pp < w->n_prev && pc[*pp].a == a && pc[*pp].b == b; (*pp)++, k++) {
+    if (*nc < w->max_contacts) w->contacts[(*nc)++] = pc[*pp];
+    else w->dropped++;
+  }
+  return k;
+}
+
+static void freeze(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
+  if (!w->frozen) return;
+  /* the last step's list, to copy from (it kept every contact: none dropped) */
+  vs_rcontact *t = w->prev_contacts;
+  w->prev_contacts = w->contacts;
+  w->contacts = t;
+  w->n_prev = w->n_contacts;
+  const int all = w->dropped == 0;
+  for (int32_t i = 0; i < m->n_bodies; i++) {
+    const double *v = &s->v[3 * i], *av = &s->w[3 * i];
+    w->frozen[i] = all && m->inv_mass[i] != 0 && w->asleep[i] && v[0] == 0 && v[1] == 0 &&
+                   v[2] == 0 && av[0] == 0 && av[1] == 0 && av[2] == 0 &&
+                   !memcmp(&s->x[3 * i], &w->last_x[3 * i], 3 * sizeof(double)) &&
+                   !memcmp(&s->q[4 * i], &w->last_q[4 * i], 4 * sizeof(double)) &&
+                   reach(m, s, i, w->h) == w->reach[i];
+  }
+  memcpy(w->last_x, s->x, 3 * sizeof(double) * (size_t)m->n_bodies);
+  memcpy(w->last_q, s->q, 4 * sizeof(double) * (size_t)m->n_bodies);
+}
+
 void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies, nc = 0;
+  int32_t n = m->n_bodies, nc = 0, pp = 0;
   double margin = m->set.margin;
+  freeze(m, s, w);
   w->dropped = 0;
   double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
   for (int32_t i = 0; i < n; i++) {
@@ -172,6 +220,7 @@ void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w)
     if (m->inv_mass[a] != 0) {
       for (int32_t c = 0; c < m->n_colliders; c++) {
         if (!aabb_collider(&m->colliders[c], &w->aabb[6 * a])) continue;
+        if (reuse(m, w, a, -1 - c, &pp, &nc) >= 0) continue;
         int k = vs_rigid_collide_collider(m, s, a, c, margin + w->reach[a], buf);
         for (int q = 0; q < k; q++) {
           if (nc < w->max_contacts) put(&w->contacts[nc++], &buf[q]);
@@ -182,6 +231,7 @@ void vs_rigid_find_contacts(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w)
     while (pi < np && w->pairs[pi] / n == a) {
       int32_t b = (int32_t)(w->pairs[pi] % n);
       pi++;
+      if (reuse(m, w, a, b, &pp, &nc) >= 0) continue;
       int k = vs_rigid_collide_pair(m, s, a, b, margin + w->reach[a] + w->reach[b], buf);
       for (int q = 0; q < k; q++) {
         if (nc < w->max_contacts) put(&w->contacts[nc++], &buf[q]);

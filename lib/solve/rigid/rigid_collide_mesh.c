@@ -208,15 +208,23 @@ static int in_face(const double *A, const double *B, const double *C, const doub
  * the body's centre. */
 static void sphere_tri(mctx *x, int32_t t, const double *A, const double *B, const double *C,
                        const double nrm[3], const double p[3], double r, int group) {
-  double q[3];
+  double q[3], ap[3];
   double dist = sqrt(vs_tri_closest(A, B, C, p, q));
   int face = in_face(A, B, C, p);
+  sub3(p, A, ap);
+  const double sp = vs_dot3(ap, nrm); /* signed: below the plane when the sphere crossed it */
+  /* right above an edge or a corner (a capsule lying along a shared edge of
+   * a flat mesh, its middle over a vertex): the closest point is as near as
+   * the plane but for rounding, and in_face may say no on both sides of the
+   * edge; the direction p - q then leans by the rounding (1e-5 rad), no
+   * face point of the sphere remains to drop a leaning corner point beside
+   * it, and a capsule lying still rolled away at millimetres a second.  It
+   * is the face's contact. */
+  if (!face && fabs(sp) >= dist - 1e-9 * (1 + r)) face = 1;
   double out[3], sd;
   if (face || !(dist > 1e-12 * (1 + r))) {
-    double ap[3];
-    sub3(p, A, ap);
     memcpy(out, nrm, sizeof out);
-    sd = vs_dot3(ap, nrm); /* signed: below the plane when the sphere crossed it */
+    sd = sp;
     face = face || sd <= 0;
   } else {
     double d[3];

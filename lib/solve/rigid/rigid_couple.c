@@ -26,24 +26,13 @@ static void view(const vs_model *m, vs_state *s, vs_rstate *rs) {
   rs->cache_impulse = s->rcache_impulse;
   rs->joint_impulse = s->rjoint_impulse;
   rs->joint_more = m->n_rjoints_more > 0 ? s->rjoint_more : NULL;
+  rs->sleep = m->rigid_sleep ? s->rsleep : NULL;
 }
 
 void vs_kinematic_rigid(const vs_model *m, vs_state *s, double t0, double t1) {
   vs_rstate rs;
   view(m, s, &rs);
   vs_rigid_kinematic_begin(m->priv->rigid, &rs, s->scratch->rigid, t0, t1);
-}
-
-void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
-  vs_rstate rs;
-  view(m, s, &rs);
-  s->scratch->rigid->threads = s->threads;
-  s->scratch->rigid->air = m->aero ? m->priv->rigid_air : NULL;
-  memcpy(s->scratch->rigid->wind, s->scratch->wind, sizeof s->scratch->wind);
-  vs_rigid_step(m->priv->rigid, &rs, s->scratch->rigid, h);
-  vs_rigid_kinematic_end(m->priv->rigid, &rs, s->scratch->rigid);
-  s->rn_cache[0] = rs.n_cache;
-  s->scratch->rigid_contacts = s->scratch->rigid->n_contacts;
 }
 
 /* Coulomb friction of a particle-body contact at the position level
@@ -126,23 +115,38 @@ void vs_couple_rigid(const vs_model *m, vs_state *s, double h) {
 }
 
 /* `attach`: particle p held at the body-local point a of body b, solved at
- * the position level like the particle constraints: the gap d between the
- * particle and the point is split by the particle's inverse mass and the
- * body's generalised inverse mass along d at the point; the particle moves,
- * the body gets the opposite impulse in its velocities (its joints act on it
- * in the next rigid step, so its share of the gap closes there: a few
- * millimetres stay open while the body is pulled), so momentum is kept.
- * Run after the rigid step, so the gap is closed at the step's end. */
-void vs_attach_rigid(const vs_model *m, vs_state *s, double h) {
-  const vs_rmodel *rm = m->priv->rigid;
+ * the position level like the particle constraints, once at the end of
+ * every rigid substep's position update (vs_rigid_step calls it there): the
+ * gap d between the particle and the point is split by the particle's
+ * inverse mass and the body's generalised inverse mass along d at the point,
+ * and both move by their shares, the body turning about its centre as a
+ * contact with a particle turns it (vs_rigid_particle_contact); the body
+ * also gets the impulse that matches the particle's change of momentum
+ * (lambda / h over the particle step h, whose velocity is its displacement
+ * over h), so momentum is kept.  The joints' position passes that follow in
+ * the substep see the moved body.  Solved once a frame, after the rigid
+ * step, the body's share stayed open while it moved through the step's
+ * substeps (5.5 mm in configs/rigid_chain.yaml); at the substeps' rate it
+ * closes each substep (docs/physics.md). */
+typedef struct attach_ctx {
+  const vs_model *m;
+  vs_state *s;
+  double h;
+} attach_ctx;
+
+static void attach_substep(void *ctx, const vs_rmodel *rm, vs_rstate *rs, vs_rwork *w) {
+  const attach_ctx *c = ctx;
+  const vs_model *m = c->m;
+  vs_state *s = c->s;
+  const double h = c->h;
   for (int32_t k = 0; k < m->n_attach; k++) {
     const int32_t b = m->attach_body[k];
     double *p = s->x + 4 * (size_t)m->attach_p[k];
-    double *xb = s->rx + 3 * (size_t)b, *qb = s->rq + 4 * (size_t)b;
+    double *xb = rs->x + 3 * (size_t)b, *qb = rs->q + 4 * (size_t)b;
     double R[9], r[3], d[3];
     vs_quat_to_mat(qb, R);
     vs_mat3_mul(R, &m->attach_at[3 * (size_t)k], r);
-    for (int c = 0; c < 3; c++) d[c] = p[c] - (xb[c] + r[c]);
+    for (int i = 0; i < 3; i++) d[i] = p[i] - (xb[i] + r[i]);
     const double len = vs_len3(d);
     if (!(len > 0.0)) continue;
     const double n[3] = {d[0] / len, d[1] / len, d[2] / len};
@@ -152,21 +156,43 @@ void vs_attach_rigid(const vs_model *m, vs_state *s, double h) {
       double loc[3];
       vs_cross3(r, n, rn);
       vs_mat3_mul_t(R, rn, loc);
-      for (int c = 0; c < 3; c++) loc[c] *= rm->inv_inertia[3 * (size_t)b + c];
+      for (int i = 0; i < 3; i++) loc[i] *= rm->inv_inertia[3 * (size_t)b + i];
       vs_mat3_mul(R, loc, iwrn);
       wb = im + vs_dot3(rn, iwrn);
     }
     const double wp = p[3], wsum = wp + wb;
     if (!(wsum > 0.0)) continue;
     const double lambda = len / wsum;
-    for (int c = 0; c < 3; c++) p[c] -= wp * lambda * n[c];
+    for (int i = 0; i < 3; i++) p[i] -= wp * lambda * n[i];
     if (im > 0.0) {
-      double dth[3];
-      for (int c = 0; c < 3; c++) {
-        s->rv[3 * (size_t)b + c] += im * lambda / h * n[c];
-        dth[c] = lambda * iwrn[c];
-        s->rw[3 * (size_t)b + c] += dth[c] / h;
+      double dth[3], *dp = &w->dp[6 * (size_t)b];
+      for (int i = 0; i < 3; i++) {
+        xb[i] += im * lambda * n[i];
+        dp[i] += im * lambda * n[i];
+        rs->v[3 * (size_t)b + i] += im * lambda / h * n[i];
+        dth[i] = lambda * iwrn[i];
+        dp[3 + i] += dth[i];
+        rs->w[3 * (size_t)b + i] += dth[i] / h;
       }
+      vs_quat_integrate(qb, dth, 1.0);
     }
   }
+}
+
+void vs_step_rigid(const vs_model *m, vs_state *s, double h) {
+  vs_rstate rs;
+  view(m, s, &rs);
+  vs_rwork *w = s->scratch->rigid;
+  attach_ctx ctx = {m, s, h};
+  w->threads = s->threads;
+  w->air = m->aero ? m->priv->rigid_air : NULL;
+  memcpy(w->wind, s->scratch->wind, sizeof w->wind);
+  w->substep_hook = m->n_attach > 0 ? attach_substep : NULL;
+  w->hook_ctx = &ctx;
+  vs_rigid_step(m->priv->rigid, &rs, w, h);
+  vs_rigid_kinematic_end(m->priv->rigid, &rs, w);
+  w->substep_hook = NULL;
+  w->hook_ctx = NULL;
+  s->rn_cache[0] = rs.n_cache;
+  s->scratch->rigid_contacts = w->n_contacts;
 }

@@ -25,8 +25,8 @@
  * lockstep (rigid_solve.c, solve_two), so that the CPU overlaps their
  * dependency chains (the rows of one manifold are one chain through the two
  * bodies' velocities).  The 20-level pyramid's graph (590 manifolds) has a
- * longest chain of 110, so there is room.  The warm start, a short chain
- * per manifold, keeps identity order.  The order depends only on this step's manifolds: deterministic, the
+ * longest chain of 110, so there is room.  The warm starts run in this
+ * order too (rigid_solve.c).  The order depends only on this step's manifolds: deterministic, the
  * same on resume and for any thread count.  O(M log r) time, no allocation
  * (the work arrays are sized with the contact buffer). */
 #include "solve/rigid/rigid.h"
@@ -66,4 +66,13 @@ void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
       if (c >= 0 && --npred[c] == 0) queue[qtail] = c, when[qtail++] = t + VS_RORDER_WINDOW;
     }
   }
+  /* the manifolds of sleeping islands are left out (rigid_sleep.c); they
+   * share no moving body with the others, so the rest keep their order */
+  int32_t na = nm;
+  if (m->set.sleep) {
+    na = 0;
+    for (int32_t t = 0; t < nm; t++)
+      if (!vs_rigid_manifold_asleep(m, w, w->sorder[t])) w->sorder[na++] = w->sorder[t];
+  }
+  w->n_sorder = na;
 }

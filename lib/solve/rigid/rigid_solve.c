@@ -141,6 +141,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   w->man[w->n_man] = w->n_contacts;
   int32_t mi = -1;
   double fr = 0.0, re = 0.0; /* the manifold's pair friction and restitution */
+  int idle = 0;              /* the manifold sleeps (rigid_sleep.c): its impulses only */
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->ia, b = c->ib;
@@ -156,39 +157,42 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       }
       fr = sqrt(m->friction[a] * fb);
       re = m->restitution[a] > eb ? m->restitution[a] : eb;
+      idle = vs_rigid_manifold_asleep(m, w, mi);
     }
     int patch = w->patch[mi].on;
     c->friction = fr;
     c->restitution = re;
-    vs_sub3(c->p, &s->x[3 * a], c->ra);
-    vs_sub3(c->p, &s->x[3 * b], c->rb);
-    double msum = m->inv_mass[a] + m->inv_mass[b];
-    const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
-    jrow(Ia, c->ra, c->n, c->an, c->ian);
-    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    double kn = msum + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
-    c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
-    vs_rfric *fc = &w->fric[k];
-    if (!patch) {
-      tangents(c->n, fc->t1, fc->t2);
-      jrow(Ia, c->ra, fc->t1, fc->a1, fc->ia1);
-      jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
-      jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
-      jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
-      double k1 = msum + vs_dot3(fc->a1, fc->ia1) + vs_dot3(fc->b1, fc->ib1);
-      double k2 = msum + vs_dot3(fc->a2, fc->ia2) + vs_dot3(fc->b2, fc->ib2);
-      fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
-      fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
-      fc->pt1 = fc->pt2 = 0.0;
-      surface_target(m, s, a, b, fc->t1, fc->t2, &fc->s1, &fc->s2);
-    }
     c->vn0 = 0.0; /* only restitution reads it */
-    if (re != 0) {
-      double pa[3], pb[3], dv[3];
-      point_vel(s, a, c->ra, pa);
-      point_vel(s, b, c->rb, pb);
-      vs_sub3(pb, pa, dv);
-      c->vn0 = vs_dot3(dv, c->n);
+    vs_rfric *fc = &w->fric[k];
+    if (!idle) {
+      vs_sub3(c->p, &s->x[3 * a], c->ra);
+      vs_sub3(c->p, &s->x[3 * b], c->rb);
+      double msum = m->inv_mass[a] + m->inv_mass[b];
+      const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
+      jrow(Ia, c->ra, c->n, c->an, c->ian);
+      jrow(Ib, c->rb, c->n, c->bn, c->ibn);
+      double kn = msum + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
+      c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
+      if (!patch) {
+        tangents(c->n, fc->t1, fc->t2);
+        jrow(Ia, c->ra, fc->t1, fc->a1, fc->ia1);
+        jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
+        jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
+        jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
+        double k1 = msum + vs_dot3(fc->a1, fc->ia1) + vs_dot3(fc->b1, fc->ib1);
+        double k2 = msum + vs_dot3(fc->a2, fc->ia2) + vs_dot3(fc->b2, fc->ib2);
+        fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
+        fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
+        fc->pt1 = fc->pt2 = 0.0;
+        surface_target(m, s, a, b, fc->t1, fc->t2, &fc->s1, &fc->s2);
+      }
+      if (re != 0) {
+        double pa[3], pb[3], dv[3];
+        point_vel(s, a, c->ra, pa);
+        point_vel(s, b, c->rb, pb);
+        vs_sub3(pb, pa, dv);
+        c->vn0 = vs_dot3(dv, c->n);
+      }
     }
     c->pn = c->pn_max = c->pp = 0.0;
     c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
@@ -204,7 +208,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         w->matched++;
         c->pn = imp[0];
         memcpy(c->fcache, imp + 1, sizeof c->fcache);
-        if (!patch) {
+        if (!patch && !idle) {
           fc->pt1 = vs_dot3(imp + 1, fc->t1);
           fc->pt2 = vs_dot3(imp + 1, fc->t2);
         }
@@ -212,7 +216,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     }
   }
   for (mi = 0; mi < w->n_man; mi++)
-    if (w->patch[mi].on) prepare_patch(m, s, w, mi);
+    if (w->patch[mi].on && !vs_rigid_manifold_asleep(m, w, mi)) prepare_patch(m, s, w, mi);
 }
 
 /* The two bodies' velocities of one manifold in registers over the
@@ -290,6 +294,40 @@ static inline void twist(vel2 *v, const vs_rpatch *P, double l) {
   v->wb += l2 * ld2(P->ibw), v->wbz += l * P->ibw[2];
 }
 
+/* One tangent row of a friction point or patch (vs_rfric, vs_rpatch): its
+ * direction, r x t of each body, their I^-1 (r x t), its effective mass and
+ * its accumulated impulse. */
+typedef struct trow {
+  const double *t, *a, *b, *ia, *ib;
+  double mass;
+  double s;   /* target relative velocity along t (a moving surface; 0 otherwise) */
+  double *pt;
+} trow;
+#define TROW(F, i) ((trow){(F)->t##i, (F)->a##i, (F)->b##i, (F)->ia##i, (F)->ib##i, (F)->mass_t##i, \
+                           (F)->s##i, &(F)->pt##i})
+
+/* Coulomb friction of two tangent rows: each row's impulse for zero
+ * tangent velocity, their accumulated sum clamped to the disc of radius lim,
+ * the change applied. */
+static inline __attribute__((always_inline)) void friction_disc(vel2 *v, double ma, double mb,
+                                                                double lim, trow r1, trow r2) {
+  double l1 = -(lrow(v, r1.t, r1.a, r1.b) - r1.s) * r1.mass;
+  double l2 = -(lrow(v, r2.t, r2.a, r2.b) - r2.s) * r2.mass;
+  double n1 = *r1.pt + l1, n2 = *r2.pt + l2;
+  double len2 = n1 * n1 + n2 * n2;
+  if (len2 > lim * lim) {
+    double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
+    n1 *= sc;
+    n2 *= sc;
+  }
+  l1 = n1 - *r1.pt;
+  l2 = n2 - *r2.pt;
+  *r1.pt = n1;
+  *r2.pt = n2;
+  lpush(v, ma, mb, r1.t, r1.ia, r1.ib, l1);
+  lpush(v, ma, mb, r2.t, r2.ia, r2.ib, l2);
+}
+
 /* Friction of a patch: the two tangent rows clamped to the disc of radius
  * friction * (sum of the points' normal impulses), then the twist row. */
 static inline __attribute__((always_inline)) void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
@@ -298,21 +336,7 @@ static inline __attribute__((always_inline)) void patch_friction(const vs_rwork 
   for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
   double lim = P->friction * sum;
   if (!(lim > 0) && P->pt1 == 0 && P->pt2 == 0 && P->ptw == 0) return;
-  double l1 = -(lrow(v, P->t1, P->a1, P->b1) - P->s1) * P->mass_t1;
-  double l2 = -(lrow(v, P->t2, P->a2, P->b2) - P->s2) * P->mass_t2;
-  double n1 = P->pt1 + l1, n2 = P->pt2 + l2;
-  double len2 = n1 * n1 + n2 * n2;
-  if (len2 > lim * lim) {
-    double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-    n1 *= sc;
-    n2 *= sc;
-  }
-  l1 = n1 - P->pt1;
-  l2 = n2 - P->pt2;
-  P->pt1 = n1;
-  P->pt2 = n2;
-  lpush(v, ma, mb, P->t1, P->ia1, P->ib1, l1);
-  lpush(v, ma, mb, P->t2, P->ia2, P->ib2, l2);
+  friction_disc(v, ma, mb, lim, TROW(P, 1), TROW(P, 2));
   if (P->rtw > 0) {
     v2d pn2 = ld2(P->n), tb = v->wb * pn2, ta = v->wa * pn2;
     double vt = (tb[0] + tb[1] + v->wbz * P->n[2]) - (ta[0] + ta[1] + v->waz * P->n[2]);
@@ -451,21 +475,7 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
     vs_rfric *f = &w->fric[c - w->contacts];
     double lim = c->friction * c->pn;
     if (lim > 0 || f->pt1 != 0 || f->pt2 != 0) {
-      double l1 = -(lrow(v, f->t1, f->a1, f->b1) - f->s1) * f->mass_t1;
-      double l2 = -(lrow(v, f->t2, f->a2, f->b2) - f->s2) * f->mass_t2;
-      double n1 = f->pt1 + l1, n2 = f->pt2 + l2;
-      double len2 = n1 * n1 + n2 * n2;
-      if (len2 > lim * lim) {
-        double sc = len2 > 0 ? lim / sqrt(len2) : 0.0;
-        n1 *= sc;
-        n2 *= sc;
-      }
-      l1 = n1 - f->pt1;
-      l2 = n2 - f->pt2;
-      f->pt1 = n1;
-      f->pt2 = n2;
-      lpush(v, ma, mb, f->t1, f->ia1, f->ib1, l1);
-      lpush(v, ma, mb, f->t2, f->ia2, f->ib2, l2);
+      friction_disc(v, ma, mb, lim, TROW(f, 1), TROW(f, 2));
     }
   }
   /* normal: the current separation (vs_rigid_substep_begin) */
@@ -554,8 +564,8 @@ static inline __attribute__((always_inline)) void seq_sweep(const vs_rmodel *m, 
                                                             vs_rwork *w, int rev, double inv_h,
                                                             double beta, int use_bias, int first) {
   const int32_t *ord = w->sorder;
-  for (int32_t t = 0; t < w->n_man;) {
-    if (t + 1 < w->n_man && !share_body(m, w, ord[t], ord[t + 1])) {
+  for (int32_t t = 0; t < w->n_sorder;) {
+    if (t + 1 < w->n_sorder && !share_body(m, w, ord[t], ord[t + 1])) {
       sweep_two(m, s, w, ord[t], ord[t + 1], rev, inv_h, beta, use_bias, first);
       t += 2;
     } else {
@@ -626,7 +636,10 @@ void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     return;
   }
   for (int32_t j = 0; j < m->n_joints; j++) vs_rigid_warm_joint(m, s, w, j);
-  for (int32_t mi = 0; mi < w->n_man; mi++) warm_manifold(m, s, w, mi);
+  /* in the sweeps' order (rigid_order.c): the same bits as identity order,
+   * and consecutive manifolds share no moving body where the graph allows,
+   * so the CPU overlaps them instead of waiting on body a's velocities */
+  for (int32_t t = 0; t < w->n_sorder; t++) warm_manifold(m, s, w, w->sorder[t]);
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,

@@ -10,6 +10,7 @@
  * forest's exact velocity solve, the other joints' rows, then the contacts
  * in their order, with the split-impulse position bias), positions and
  * orientations (real + pseudo velocities, the free rotation below), the
+ * particles attached to bodies (w->substep_hook, rigid_couple.c), the
  * forest's position passes and the other joints' position pass, restitution
  * in the last substep.  Last, the impulses go to the cache for the next
  * step.
@@ -73,6 +74,7 @@ static void rotate_free(double q[4], double Lb[3], const double ii[3], double h)
  * its angular velocity is w = I_w^-1 L with the new orientation. */
 static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double hs) {
   for (int32_t i = 0; i < m->n_bodies; i++) {
+    if (w->asleep[i]) continue;
     if (m->inv_mass[i] == 0) {
       if (vs_rmodel_kinematic(m, i)) vs_rigid_kinematic_move(s, w, i, hs);
       continue;
@@ -141,6 +143,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   w->sweep = 0;
   w->h = h;
   vs_rigid_find_contacts(m, s, w);
+  vs_rigid_sleep_begin(m, s, w);
   vs_rigid_prepare(m, s, w);
   if (st->colored) vs_rigid_color(m, w);
   else vs_rigid_order(m, w);
@@ -150,7 +153,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   }
   for (int32_t sub = 0; sub < nsub; sub++) {
     for (int32_t i = 0; i < n; i++) {
-      if (m->inv_mass[i] == 0) continue;
+      if (m->inv_mass[i] == 0 || w->asleep[i]) continue;
       double *v = &s->v[3 * i], *av = &s->w[3 * i];
       const double air = w->air ? vs_rigid_air_den(w, i, v, hs) : 1.0; /* docs/physics.md, "Air" */
       for (int k = 0; k < 3; k++) {
@@ -171,6 +174,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     integrate_positions(m, s, w, hs);
+    if (w->substep_hook) w->substep_hook(w->hook_ctx, m, s, w);
     if (w->tree.n_tree_joints) {
       /* the forest's position errors, closed at once with its rows at the
        * moved pose (a long link that turned fast in the substep is far from
@@ -185,6 +189,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
   }
   vs_rigid_store_impulses(m, s, w);
+  vs_rigid_sleep_end(m, s, w, h);
 }
 
 int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body, double p[3],
