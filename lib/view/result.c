@@ -215,6 +215,10 @@ static vs_status side_frame(side *s, size_t k, vs_render_color color, vs_view_fr
         sh->kind = VS_VIEW_BOX;
         for (int j = 0; j < 3; j++) sh->half[j] = 0.5 * sz[j];
         break;
+      case VS_RIGID_CONVEX: /* PLACEHOLDER: its bounding box until the file has its hull */
+        sh->kind = VS_VIEW_BOX;
+        for (int j = 0; j < 3; j++) sh->half[j] = 0.5 * sz[j];
+        break;
     }
   }
   memset(fr, 0, sizeof *fr);

@@ -86,7 +86,7 @@ static int write_rigid_surface(vs_h5_writer *w, const vs_model *m) {
   size_t v = 0;
   for (int32_t b = 0; b < m->n_rigid; b++) {
     int n, t;
-    h5s_shape_counts(m->rigid_shape[b], &n, &t);
+    h5s_body_counts(m, b, &n, &t);
     for (int i = 0; i < n; i++) body[v++] = b;
   }
   hsize_t d = (hsize_t)nv;
@@ -126,8 +126,8 @@ static int write_rigid_triangles(vs_h5_writer *w, const vs_model *m, hid_t conn)
   size_t v = 0, t = 0;
   for (int32_t b = 0; b < m->n_rigid; b++) {
     int n, k;
-    h5s_shape_counts(m->rigid_shape[b], &n, &k);
-    h5s_shape_mesh(m->rigid_shape[b], m->rigid_size + 3 * (size_t)b, NULL, tri + 3 * t);
+    h5s_body_counts(m, b, &n, &k);
+    h5s_body_mesh(m, b, NULL, tri + 3 * t);
     for (size_t i = 3 * t; i < 3 * (t + (size_t)k); i++) tri[i] += (int32_t)v;
     v += (size_t)n;
     t += (size_t)k;
