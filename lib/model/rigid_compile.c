@@ -201,7 +201,7 @@ static vs_status build_hull(const vs_body_desc *d, size_t bi, const char *file, 
     if (st != VS_OK) {
       vs_error_format(&e, why, sizeof why);
       return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column,
-                          "bodies.%zu.file: %s", bi, why);
+                          "bodies.%zu.rigid.file: %s", bi, why);
     }
     pts = obj.vertices;
     n = obj.n_vertices;
@@ -214,7 +214,7 @@ static vs_status build_hull(const vs_body_desc *d, size_t bi, const char *file, 
                      : vs_hull_build(pts, (int32_t)n, d->hull_scale, h, why, sizeof why);
   vs_obj_free(&obj);
   if (st != VS_OK)
-    return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column, "bodies.%zu.%s: %s",
+    return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column, "bodies.%zu.rigid.%s: %s",
                         bi, key, why);
   return VS_OK;
 }
