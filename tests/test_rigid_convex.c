@@ -410,6 +410,25 @@ START_TEST(file_and_points_give_one_body) {
   p = cu_vsim(tu_dir(), "compare", "s.h5", "t.h5", "--only", "/particles/rigid", (char *)NULL);
   CU_EXPECT_IN(p.out, "equal");
   cu_free(&p);
+  /* --resume reads the OBJ again: the same bits; a changed OBJ is refused */
+  p = cu_vsim(tu_dir(), "run", "s.yaml", "-o", "r.h5", "-q", "--frames", "11", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "30", "-q", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "compare", "s.h5", "r.h5", (char *)NULL);
+  CU_EXPECT_IN(p.out, "equal");
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "run", "s.yaml", "-o", "c.h5", "-q", "--frames", "11", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_write(obj, "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\n"
+                "v 1 1 2\nf 1 2 3\n");
+  p = cu_vsim(tu_dir(), "run", "--resume", "c.h5", "--frames", "30", "-q", (char *)NULL);
+  ck_assert_int_ne(p.code, 0);
+  CU_EXPECT_IN(p.err, "is not what the run read");
+  cu_free(&p);
   free(scene2);
   free(scene);
   free(obj);

@@ -14,7 +14,7 @@
  * point, the point an incident vertex (< 256) or 256 + 2 k + side where the
  * incident polygon crossed the reference face's k-th side plane; an edge
  * contact 1 << 31 | edge of a << 12 | edge of b; a plane contact its
- * vertex; sphere and capsule points as for the other shapes. */
+ * vertex (a wall of bounds: wall << 9 | vertex); sphere and capsule points as for the other shapes. */
 #include <string.h>
 
 #include "solve/rigid/rigid_narrow.h"
@@ -408,7 +408,7 @@ int vs_rc_convex_plane(const shp *a, const double pt[3], const double nrm[3], do
       c->p[q] = w[q] - nrm[q] * (0.5 * sep);
     }
     c->depth = -sep;
-    c->feature = fbase + (uint32_t)v;
+    c->feature = (fbase << 5) + (uint32_t)v; /* bounds' walls: fbase = wall << 4 */
   }
   if (n <= VS_RIGID_MANIFOLD) {
     memcpy(o, cand, sizeof(cpt) * (size_t)n);
