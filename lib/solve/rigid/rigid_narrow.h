@@ -37,7 +37,7 @@ VS_RPRIVATE int vs_rc_convex_capsule(const shp *a, const shp *b, double margin, 
  * clipped against the reference face, at most 4 points. */
 VS_RPRIVATE int vs_rc_poly_poly(const shp *a, const shp *b, double margin, cpt *o);
 /* Convex a against the half-space dot(nrm, p - pt) < 0: its vertices
- * within the margin, at most 4 (normal -nrm), features fbase << 5 | vertex
+ * within the margin, at most 4, the deepest (normal -nrm), features fbase << 5 | vertex
  * (bounds give fbase = wall << 4: 256 vertices per wall). */
 VS_RPRIVATE int vs_rc_convex_plane(const shp *a, const double pt[3], const double nrm[3],
                                    double margin, uint32_t fbase, cpt *o);
