@@ -14,6 +14,7 @@
 #include "model/hull.h"
 #include "model/model_private.h"
 #include "solve/rigid/rigid.h"
+#include "util/detmath.h"
 #include "vsim/step.h"
 
 /* A deterministic generator (no libc rand: the same numbers everywhere). */
@@ -182,6 +183,47 @@ START_TEST(random_points_hull_invariants) {
   ck_assert_mem_eq(g.edge, h.edge, 4 * (size_t)h.ne * sizeof(int32_t));
   ck_assert_mem_eq(g.inertia, h.inertia, sizeof h.inertia);
   vs_hull_free(&g);
+  vs_hull_free(&h);
+}
+END_TEST
+
+/* Points inside faces and on edges are not vertices; coplanar triangles
+ * merge into one polygon: a 5 x 5 x 5 lattice is a cube of 8 vertices and
+ * 6 quads; a prism of two 32-gons has the 32-gons as 2 faces and 32 quads,
+ * volume 2 * 16 sin(2 pi / 32). */
+START_TEST(coplanar_points_merge) {
+  static double p[3 * 125];
+  int n = 0;
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++)
+      for (int k = 0; k < 5; k++, n++) p[3 * n] = 0.25 * i, p[3 * n + 1] = 0.25 * j, p[3 * n + 2] = 0.25 * k;
+  vs_hull h = build_ok(p, n, 1.0);
+  ck_assert_int_eq(h.nv, 8);
+  ck_assert_int_eq(h.nf, 6);
+  ck_assert_int_eq(h.ne, 12);
+  ck_assert(h.volume == 1.0);
+  vs_hull_free(&h);
+  n = 0;
+  for (int s = 0; s < 2; s++)
+    for (int i = 0; i < 32; i++, n++) {
+      double sn, cs;
+      vs_sincos_deg(360.0 * i / 32, &sn, &cs);
+      p[3 * n] = cs, p[3 * n + 1] = s ? 1 : -1, p[3 * n + 2] = sn;
+    }
+  h = build_ok(p, n, 1.0);
+  ck_assert_int_eq(h.nv, 64);
+  ck_assert_int_eq(h.nf, 34);
+  ck_assert_int_eq(h.ne, 96);
+  int big = 0;
+  for (int f = 0; f < h.nf; f++) {
+    int len = h.fstart[f + 1] - h.fstart[f];
+    ck_assert(len == 4 || len == 32);
+    big += len == 32;
+  }
+  ck_assert_int_eq(big, 2);
+  double sn, cs;
+  vs_sincos_deg(360.0 / 32, &sn, &cs);
+  ck_assert_double_eq_tol(h.volume, 32.0 * sn, 1e-13);
   vs_hull_free(&h);
 }
 END_TEST
@@ -538,6 +580,7 @@ static Suite *suite(void) {
   tcase_add_test(t, cube_hull_is_the_box);
   tcase_add_test(t, tetrahedron_mass_properties);
   tcase_add_test(t, random_points_hull_invariants);
+  tcase_add_test(t, coplanar_points_merge);
   tcase_add_test(t, degenerate_points_are_refused);
   tcase_add_test(t, cube_hull_moves_as_the_box);
   tcase_add_test(t, die_is_fair);
