@@ -38,7 +38,8 @@ static vs_hull build_ok(const double *p, int n, double scale) {
 static void box_points(const double s[3], const double c[3], const double R[9], double *p) {
   for (int i = 0; i < 8; i++) {
     double l[3] = {(i & 1 ? 0.5 : -0.5) * s[0], (i & 2 ? 0.5 : -0.5) * s[1],
-                   (i & 4 ? 0.5 : -0.5) * s[2]}, w[3];
+                   (i & 4 ? 0.5 : -0.5) * s[2]},
+           w[3];
     vs_mat3_mul(R, l, w);
     for (int k = 0; k < 3; k++) p[3 * i + k] = c[k] + w[k];
   }
@@ -106,9 +107,9 @@ START_TEST(tetrahedron_mass_properties) {
   ck_assert_double_eq_tol(h.centroid[0], a / 4, 1e-14);
   ck_assert_double_eq_tol(h.centroid[1], b / 4, 1e-14);
   ck_assert_double_eq_tol(h.centroid[2], c / 4, 1e-14);
-  double J[9] = {3 * (b * b + c * c) / 80, a * b / 80, a * c / 80,
-                 a * b / 80, 3 * (a * a + c * c) / 80, b * c / 80,
-                 a * c / 80, b * c / 80, 3 * (a * a + b * b) / 80};
+  double J[9] = {3 * (b * b + c * c) / 80, a * b / 80, a * c / 80, a * b / 80,
+                 3 * (a * a + c * c) / 80, b * c / 80, a * c / 80, b * c / 80,
+                 3 * (a * a + b * b) / 80};
   double E[9];
   vs_quat_to_mat(h.rot, E);
   /* E diag(I) E^T == J */
@@ -196,7 +197,8 @@ START_TEST(coplanar_points_merge) {
   int n = 0;
   for (int i = 0; i < 5; i++)
     for (int j = 0; j < 5; j++)
-      for (int k = 0; k < 5; k++, n++) p[3 * n] = 0.25 * i, p[3 * n + 1] = 0.25 * j, p[3 * n + 2] = 0.25 * k;
+      for (int k = 0; k < 5; k++, n++)
+        p[3 * n] = 0.25 * i, p[3 * n + 1] = 0.25 * j, p[3 * n + 2] = 0.25 * k;
   vs_hull h = build_ok(p, n, 1.0);
   ck_assert_int_eq(h.nv, 8);
   ck_assert_int_eq(h.nf, 6);
@@ -259,8 +261,9 @@ END_TEST
 
 /* ---- scenes ---- */
 
-#define CUBE "[[-0.5,-0.5,-0.5],[0.5,-0.5,-0.5],[-0.5,0.5,-0.5],[0.5,0.5,-0.5]," \
-             "[-0.5,-0.5,0.5],[0.5,-0.5,0.5],[-0.5,0.5,0.5],[0.5,0.5,0.5]]"
+#define CUBE                                                          \
+  "[[-0.5,-0.5,-0.5],[0.5,-0.5,-0.5],[-0.5,0.5,-0.5],[0.5,0.5,-0.5]," \
+  "[-0.5,-0.5,0.5],[0.5,-0.5,0.5],[-0.5,0.5,0.5],[0.5,0.5,0.5]]"
 
 static tu_sim run_scene(const char *yaml, int frames) {
   tu_sim r = tu_sim_new(yaml);
@@ -275,13 +278,15 @@ static tu_sim run_scene(const char *yaml, int frames) {
  * points to rounding, other feature ids and so another order of the
  * points): within 1e-9 over 300 frames. */
 START_TEST(cube_hull_moves_as_the_box) {
-#define FMT "world: {colliders: [{plane: {friction: 0.5}}]}\ntime: {frames: 300}\n"          \
-            "bodies:\n  - rigid: {%s, position: [0, 1, 0], rotation: [20, 10, 30], "          \
-            "angular_velocity: [1, 2, 3], velocity: [%s, 0, 0]}\n%s"
+#define FMT                                                                \
+  "world: {colliders: [{plane: {friction: 0.5}}]}\ntime: {frames: 300}\n"  \
+  "bodies:\n  - rigid: {%s, position: [0, 1, 0], rotation: [20, 10, 30], " \
+  "angular_velocity: [1, 2, 3], velocity: [%s, 0, 0]}\n%s"
   char ya[2048], yb[2048];
   const char *fixed = "  - rigid: {position: [2.5, 0.5, 0], fixed: true}\n";
   for (int pass = 0; pass < 2; pass++) {
-    snprintf(ya, sizeof ya, FMT, "shape: convex, points: " CUBE, pass ? "5" : "1", pass ? fixed : "");
+    snprintf(ya, sizeof ya, FMT, "shape: convex, points: " CUBE, pass ? "5" : "1",
+             pass ? fixed : "");
     snprintf(yb, sizeof yb, FMT, "size: [1, 1, 1]", pass ? "5" : "1", pass ? fixed : "");
     tu_sim a = run_scene(ya, 300), b = run_scene(yb, 300);
     double dx = 0, dq = 0;
@@ -350,8 +355,8 @@ START_TEST(die_is_fair) {
     count[face]++;
   }
   for (int k = 0; k < 6; k++)
-    ck_assert_msg(count[k] >= 77 && count[k] <= 123, "face %d came up %d times of %d", k,
-                  count[k], N);
+    ck_assert_msg(count[k] >= 77 && count[k] <= 123, "face %d came up %d times of %d", k, count[k],
+                  N);
   vs_rwork_free(w);
   vs_rstate_free(st);
   vs_rmodel_free(m);
@@ -375,16 +380,26 @@ START_TEST(resting_contacts_with_every_kind) {
        "[{rigid: {shape: convex, points: " CUBE ", position: [0, 0.8, 0]}}]", 0.5},
       {"[{sphere: {center: [0, -10, 0], radius: 10}}]",
        "[{rigid: {shape: convex, points: " CUBE ", position: [0, 0.8, 0]}}]", 0.5},
-      {"[]", "[{rigid: {fixed: true, size: [3, 1, 3]}}, {rigid: {shape: convex, points: " CUBE
-             ", position: [0, 1.3, 0]}}]", 1.0},
-      {"[]", "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {shape: "
-             "convex, points: " CUBE ", position: [0, 2.3, 0], rotation: [0, 30, 0]}}]", 2.0},
-      {"[]", "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {size: "
-             "[1, 1, 1], position: [0, 2.3, 0]}}]", 2.0},
-      {"[]", "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {shape: "
-             "sphere, radius: 0.4, position: [0.3, 2.3, 0.2]}}]", 1.9},
-      {"[]", "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {shape: "
-             "capsule, radius: 0.2, length: 1, rotation: [0, 0, 90], position: [0, 2.3, 0]}}]", 1.7},
+      {"[]",
+       "[{rigid: {fixed: true, size: [3, 1, 3]}}, {rigid: {shape: convex, points: " CUBE
+       ", position: [0, 1.3, 0]}}]",
+       1.0},
+      {"[]",
+       "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {shape: "
+       "convex, points: " CUBE ", position: [0, 2.3, 0], rotation: [0, 30, 0]}}]",
+       2.0},
+      {"[]",
+       "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {size: "
+       "[1, 1, 1], position: [0, 2.3, 0]}}]",
+       2.0},
+      {"[]",
+       "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {shape: "
+       "sphere, radius: 0.4, position: [0.3, 2.3, 0.2]}}]",
+       1.9},
+      {"[]",
+       "[{rigid: {fixed: true, shape: convex, points: " CUBE ", scale: 3}}, {rigid: {shape: "
+       "capsule, radius: 0.2, length: 1, rotation: [0, 0, 90], position: [0, 2.3, 0]}}]",
+       1.7},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char y[4096];
@@ -408,7 +423,8 @@ START_TEST(particles_stop_on_a_hull) {
                        "[3, 3, 0]], radius: 0.05}\n",
                        120);
   for (int i = 0; i < 2; i++)
-    ck_assert_msg(fabs(tu_sim_x(&r, i)[1] - 1.55) < 0.01, "particle %d at %g", i, tu_sim_x(&r, i)[1]);
+    ck_assert_msg(fabs(tu_sim_x(&r, i)[1] - 1.55) < 0.01, "particle %d at %g", i,
+                  tu_sim_x(&r, i)[1]);
   ck_assert(tu_sim_x(&r, 2)[1] < 0.0);
   tu_sim_free(&r);
 }
@@ -418,10 +434,12 @@ END_TEST
 START_TEST(hull_rests_on_a_mesh) {
   char *obj = cu_strf("%s/floor.obj", tu_dir());
   cu_write(obj, "v -3 0 -3\nv 3 0 -3\nv 3 0 3\nv -3 0 3\nf 1 3 2\nf 1 4 3\n");
-  char *y = cu_strf("world: {colliders: [{mesh: {file: '%s', friction: 0.5}}]}\nbodies:\n"
-                    "  - rigid: {shape: convex, points: " CUBE ", position: [0.2, 1, 0.1], "
-                    "rotation: [10, 20, 5]}\n",
-                    obj);
+  char *y = cu_strf(
+      "world: {colliders: [{mesh: {file: '%s', friction: 0.5}}]}\nbodies:\n"
+      "  - rigid: {shape: convex, points: " CUBE
+      ", position: [0.2, 1, 0.1], "
+      "rotation: [10, 20, 5]}\n",
+      obj);
   tu_sim r = run_scene(y, 180);
   ck_assert_msg(fabs(r.s->rx[1] - 0.5) < 0.006, "at %g", r.s->rx[1]);
   ck_assert(vs_len3(r.s->rv) < 1e-2);
@@ -435,14 +453,17 @@ END_TEST
  * the scene file: the same hull as the points. */
 START_TEST(file_and_points_give_one_body) {
   char *obj = cu_strf("%s/rock.obj", tu_dir());
-  cu_write(obj, "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\n"
-                "v 1 1 1\nv 0 0 0\nf 1 2 3\n");
+  cu_write(obj,
+           "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\n"
+           "v 1 1 1\nv 0 0 0\nf 1 2 3\n");
   char *scene = cu_strf("%s/s.yaml", tu_dir());
-  cu_write(scene, "time: {frames: 30}\nworld: {colliders: [{plane: {}}]}\nbodies:\n"
-                  "  - rigid: {shape: convex, file: rock.obj, scale: 0.5, position: [0, 1, 0]}\n");
+  cu_write(scene,
+           "time: {frames: 30}\nworld: {colliders: [{plane: {}}]}\nbodies:\n"
+           "  - rigid: {shape: convex, file: rock.obj, scale: 0.5, position: [0, 1, 0]}\n");
   char *scene2 = cu_strf("%s/t.yaml", tu_dir());
-  cu_write(scene2, "time: {frames: 30}\nworld: {colliders: [{plane: {}}]}\nbodies:\n"
-                   "  - rigid: {shape: convex, points: " CUBE ", position: [0, 1, 0]}\n");
+  cu_write(scene2,
+           "time: {frames: 30}\nworld: {colliders: [{plane: {}}]}\nbodies:\n"
+           "  - rigid: {shape: convex, points: " CUBE ", position: [0, 1, 0]}\n");
   cu_proc p = cu_vsim(tu_dir(), "run", "s.yaml", "-o", "s.h5", "-q", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
@@ -465,8 +486,9 @@ START_TEST(file_and_points_give_one_body) {
   p = cu_vsim(tu_dir(), "run", "s.yaml", "-o", "c.h5", "-q", "--frames", "11", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  cu_write(obj, "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\n"
-                "v 1 1 2\nf 1 2 3\n");
+  cu_write(obj,
+           "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\n"
+           "v 1 1 2\nf 1 2 3\n");
   p = cu_vsim(tu_dir(), "run", "--resume", "c.h5", "--frames", "30", "-q", (char *)NULL);
   ck_assert_int_ne(p.code, 0);
   CU_EXPECT_IN(p.err, "is not what the run read");
@@ -490,9 +512,10 @@ START_TEST(bitwise_across_threads_and_resume) {
              0.3 * (i % 3), 0.5 + 0.45 * i, 0.2 * (i % 2), 17 * i, 29 * i);
     strcat(body, one);
   }
-  char *text = cu_strf("time: {frames: 90}\nworld: {colliders: [{plane: {friction: 0.6}}, "
-                       "{bounds: {min: [-0.6, -1, -0.6], max: [1.2, 9, 0.8]}}]}\nbodies:\n%s",
-                       body);
+  char *text = cu_strf(
+      "time: {frames: 90}\nworld: {colliders: [{plane: {friction: 0.6}}, "
+      "{bounds: {min: [-0.6, -1, -0.6], max: [1.2, 9, 0.8]}}]}\nbodies:\n%s",
+      body);
   cu_write(scene, text);
   const char *runs[][4] = {{"t1.h5", "--threads", "1", NULL},
                            {"t3.h5", "--threads", "3", NULL},
@@ -533,7 +556,8 @@ START_TEST(bad_convex_inputs_exit_2) {
   static const struct {
     const char *yaml, *msg;
   } cases[] = {
-      {"bodies:\n  - rigid: {shape: convex, points: [[0, 0, 0], [1, 0, 0], [0, 0, 1], [1, 0, 1]]}\n",
+      {"bodies:\n  - rigid: {shape: convex, points: [[0, 0, 0], [1, 0, 0], [0, 0, 1], [1, 0, "
+       "1]]}\n",
        "bad.yaml:2:36: bodies.0.rigid.points: the 4 points are in one plane: no solid"},
       {"bodies:\n  - rigid: {shape: convex, points: [[0, 0, 0], [1, 0, 0], [0, 1, 0]]}\n",
        "bad.yaml:2:36: bodies.0.rigid.points: expected at least 4 points for a convex hull, got 3"},
@@ -598,4 +622,6 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) { return tu_run(suite()); }
+int main(void) {
+  return tu_run(suite());
+}

@@ -130,8 +130,10 @@ static int32_t find_edge(const dedge *e, int32_t ne, int64_t key) {
   int32_t lo = 0, hi = ne;
   while (lo < hi) {
     int32_t m = lo + (hi - lo) / 2;
-    if (e[m].key < key) lo = m + 1;
-    else hi = m;
+    if (e[m].key < key)
+      lo = m + 1;
+    else
+      hi = m;
   }
   return lo < ne && e[lo].key == key ? e[lo].t : -1;
 }
@@ -502,8 +504,10 @@ static vs_status finish(hb *h, vs_hull *out, char *why, size_t nwhy) {
   for (int32_t i = 0; i < n; i++)
     if (nfaces[i] >= 3) order[nv++] = i;
   if (nv > VS_HULL_MAX_VERTS) {
-    fail(why, nwhy, "the convex hull has %d vertices, more than %d (the documented limit): give "
-         "fewer points", (int)nv, VS_HULL_MAX_VERTS);
+    fail(why, nwhy,
+         "the convex hull has %d vertices, more than %d (the documented limit): give "
+         "fewer points",
+         (int)nv, VS_HULL_MAX_VERTS);
     st = VS_ERR_LIMIT;
     goto out;
   }
@@ -572,7 +576,8 @@ static vs_status finish(hb *h, vs_hull *out, char *why, size_t nwhy) {
   double J[9], E[9], ev[3];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
-      J[3 * i + j] = i == j ? (cov[4 * ((i + 1) % 3)] + cov[4 * ((i + 2) % 3)]) / vol : -cov[3 * i + j] / vol;
+      J[3 * i + j] =
+          i == j ? (cov[4 * ((i + 1) % 3)] + cov[4 * ((i + 2) % 3)]) / vol : -cov[3 * i + j] / vol;
   jacobi3(J, E, ev);
   out->volume = vol;
   memcpy(out->inertia, ev, sizeof ev);
@@ -592,7 +597,8 @@ static vs_status finish(hb *h, vs_hull *out, char *why, size_t nwhy) {
     double nn[3] = {0, 0, 0};
     int32_t a = out->fstart[f], len = out->fstart[f + 1] - a;
     for (int32_t j = 0; j < len; j++) {
-      const double *u = out->v + 3 * out->fvert[a + j], *x = out->v + 3 * out->fvert[a + (j + 1) % len];
+      const double *u = out->v + 3 * out->fvert[a + j],
+                   *x = out->v + 3 * out->fvert[a + (j + 1) % len];
       nn[0] += (u[1] - x[1]) * (u[2] + x[2]);
       nn[1] += (u[2] - x[2]) * (u[0] + x[0]);
       nn[2] += (u[0] - x[0]) * (u[1] + x[1]);
@@ -638,7 +644,8 @@ static vs_status finish(hb *h, vs_hull *out, char *why, size_t nwhy) {
   for (int32_t e = 0; e < ne; e++)
     if (out->edge[4 * e + 3] < 0) st = VS_ERR_SCENE;
   if (st != VS_OK || nv - ne + nf != 2) {
-    fail(why, nwhy, "the points' hull came out open (a numerical failure): move points that are "
+    fail(why, nwhy,
+         "the points' hull came out open (a numerical failure): move points that are "
          "nearly coplanar or nearly equal apart");
     st = VS_ERR_SCENE;
   }

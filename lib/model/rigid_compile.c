@@ -214,8 +214,8 @@ static vs_status build_hull(const vs_body_desc *d, size_t bi, const char *file, 
                      : vs_hull_build(pts, (int32_t)n, d->hull_scale, h, why, sizeof why);
   vs_obj_free(&obj);
   if (st != VS_OK)
-    return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column, "bodies.%zu.rigid.%s: %s",
-                        bi, key, why);
+    return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column,
+                        "bodies.%zu.rigid.%s: %s", bi, key, why);
   return VS_OK;
 }
 
@@ -307,7 +307,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     if (d->has_orientation) memcpy(q, d->orientation, sizeof q);
     else if (d->has_rotation) vs_quat_from_euler_deg(d->rotation, q);
     vs_quat_normalize(q);
-    if (d->shape == VS_RIGID_CONVEX && hrot[0] != 1.0) { /* the scene's frame turned to the hull's principal one */
+    if (d->shape == VS_RIGID_CONVEX && hrot[0] != 1.0) { /* turned to the hull's principal frame */
       double qp[4];
       vs_quat_mul(q, hrot, qp);
       vs_quat_normalize(qp);

@@ -74,7 +74,9 @@ static int convex_size_ok(double s[3]) { return box_size_ok(s); }
 static double convex_volume(const double s[3]) { return box_volume(s); }
 static void convex_inertia(const double s[3], double mass, double I[3]) { box_inertia(s, mass, I); }
 static double convex_bound(const double s[3]) { return box_bound(s); }
-static void convex_extent(const double s[3], const double R[9], double e[3]) { box_extent(s, R, e); }
+static void convex_extent(const double s[3], const double R[9], double e[3]) {
+  box_extent(s, R, e);
+}
 
 #define SHAPE_ROW_(ID, name) \
   [VS_RIGID_##ID] = {name##_size_ok, name##_volume, name##_inertia, name##_bound, name##_extent},

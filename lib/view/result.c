@@ -147,7 +147,8 @@ static vs_status side_init(side *s, vs_frames *f, double radius_default, int32_t
     for (size_t q = 3 * (size_t)g[2]; q < 3 * ((size_t)g[2] + (size_t)g[3]); q++)
       s->hull_tri[q] = s->t->hull_triangles[q] - g[0];
   }
-  if (!s->hull_tri || !s->pos || !s->prev || !s->vel || !s->scalar || !s->radius || !s->link_scalar ||
+  if (!s->hull_tri ||
+      !s->pos || !s->prev || !s->vel || !s->scalar || !s->radius || !s->link_scalar ||
       !s->rest || !s->link_alive || !s->alive || !s->tri_alive || !s->tri_edge || !s->rpos ||
       !s->rquat || !s->shapes || map_tri_edges(s) < 0)
     return nomem(err, f);

@@ -214,20 +214,24 @@ static vs_status load_hulls(vs_frames *f, size_t B, vs_error *err) {
   void *buf;
   size_t nr, nv, nt;
   int r;
-  if ((r = fr_read_all(f, "/particles/rigid/hull_range", 2, 4, H5T_NATIVE_INT32, &buf, &nr, err)) < 0)
-    return err->code;
+  r = fr_read_all(f, "/particles/rigid/hull_range", 2, 4, H5T_NATIVE_INT32, &buf, &nr, err);
+  if (r < 0) return err->code;
   f->hull_range = buf;
   if (!r || nr != B)
     return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
-                        "/particles/rigid/hull_range: %s for %zu bodies", r ? "wrong count" : "missing", B);
-  if ((r = fr_read_all(f, "/particles/rigid/hull_vertices", 2, 3, H5T_NATIVE_DOUBLE, &buf, &nv, err)) < 0)
-    return err->code;
+                        "/particles/rigid/hull_range: %s for %zu bodies",
+                        r ? "wrong count" : "missing", B);
+  r = fr_read_all(f, "/particles/rigid/hull_vertices", 2, 3, H5T_NATIVE_DOUBLE, &buf, &nv, err);
+  if (r < 0) return err->code;
   f->hull_v = buf;
-  if (!r) return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "/particles/rigid/hull_vertices: missing");
-  if ((r = fr_read_all(f, "/particles/rigid/hull_triangles", 2, 3, H5T_NATIVE_INT32, &buf, &nt, err)) < 0)
-    return err->code;
+  if (!r)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "/particles/rigid/hull_vertices: missing");
+  r = fr_read_all(f, "/particles/rigid/hull_triangles", 2, 3, H5T_NATIVE_INT32, &buf, &nt, err);
+  if (r < 0) return err->code;
   f->hull_tri = buf;
-  if (!r) return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "/particles/rigid/hull_triangles: missing");
+  if (!r)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                        "/particles/rigid/hull_triangles: missing");
   for (size_t i = 0; i < B; i++) {
     const int32_t *g = f->hull_range + 4 * i;
     if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[3] < 0 || (size_t)g[0] + (size_t)g[1] > nv ||

@@ -85,8 +85,10 @@ static int write_hulls(vs_h5_writer *w, hid_t g, const vs_model *m) {
     v0 += (size_t)v, t0 += (size_t)t;
   }
   hsize_t dv[2] = {(hsize_t)nv, 3}, dt[2] = {(hsize_t)nt, 3}, dr[2] = {(hsize_t)m->n_rigid, 4};
-  if (h5w_make_fixed(w, g, "hull_vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dv, vert, NULL) == 0 &&
-      h5w_make_fixed(w, g, "hull_triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dt, tri, NULL) == 0 &&
+  if (h5w_make_fixed(w, g, "hull_vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dv, vert,
+                     NULL) == 0 &&
+      h5w_make_fixed(w, g, "hull_triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dt, tri,
+                     NULL) == 0 &&
       h5w_make_fixed(w, g, "hull_range", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dr, range, NULL) == 0)
     rc = 0;
 done:

@@ -4,9 +4,10 @@
  * shape pair (sphere, capsule, box; box-box by the separating-axis test and
  * clipping of the incident face against the reference face, Gottschalk /
  * Catto style, at most 4 points) and every collider kind (plane, sphere,
- * solid box, inside bounds); convex hulls in rigid_convex.c.  Every point carries a feature id that names it
- * from one step to the next (for warm starting): box-box encodes the
- * reference and incident faces and the clipped vertex, or the two edges. */
+ * solid box, inside bounds); convex hulls in rigid_convex.c.  Every point
+ * carries a feature id that names it from one step to the next (for warm
+ * starting): box-box encodes the reference and incident faces and the
+ * clipped vertex, or the two edges. */
 #include <string.h>
 
 #include "solve/rigid/rigid_narrow.h"
@@ -579,13 +580,8 @@ static int pair_box_box(const shp *a, const shp *b, double margin, cpt *o) {
   return box_box(a, b, margin, o);
 }
 
-static int pair_box_convex(const shp *a, const shp *b, double margin, cpt *o) {
-  return vs_rc_poly_poly(a, b, margin, o);
-}
-static int pair_convex_box(const shp *a, const shp *b, double margin, cpt *o) {
-  return vs_rc_poly_poly(a, b, margin, o);
-}
-static int pair_convex_convex(const shp *a, const shp *b, double margin, cpt *o) {
+/* box-convex, convex-box, convex-convex: polyhedra (rigid_convex.c) */
+static int pair_poly(const shp *a, const shp *b, double margin, cpt *o) {
   return vs_rc_poly_poly(a, b, margin, o);
 }
 static int pair_convex_sphere(const shp *a, const shp *b, double margin, cpt *o) {
@@ -604,12 +600,12 @@ static int pair_capsule_convex(const shp *a, const shp *b, double margin, cpt *o
 /* [shape a][shape b], by name from the shape table (vsim/kind.h): a new
  * shape fails to build here until its row of pair functions exists. */
 #define PAIR_ROW_(ID, name) [VS_RIGID_##ID] = {PAIR_ROW_##ID##_},
-#define PAIR_ROW_BOX_ pair_box_box, pair_box_sphere, pair_box_capsule, pair_box_convex
-#define PAIR_ROW_SPHERE_ pair_sphere_box, pair_sphere_sphere, pair_sphere_capsule, pair_sphere_convex
+#define PAIR_ROW_BOX_ pair_box_box, pair_box_sphere, pair_box_capsule, pair_poly
+#define PAIR_ROW_SPHERE_ \
+  pair_sphere_box, pair_sphere_sphere, pair_sphere_capsule, pair_sphere_convex
 #define PAIR_ROW_CAPSULE_ \
   pair_capsule_box, pair_capsule_sphere, pair_capsule_capsule, pair_capsule_convex
-#define PAIR_ROW_CONVEX_ \
-  pair_convex_box, pair_convex_sphere, pair_convex_capsule, pair_convex_convex
+#define PAIR_ROW_CONVEX_ pair_poly, pair_convex_sphere, pair_convex_capsule, pair_poly
 static const pair_fn pair_table[VS_RIGID_SHAPE_COUNT][VS_RIGID_SHAPE_COUNT] = {
     VS_RIGID_SHAPES(PAIR_ROW_)};
 #undef PAIR_ROW_

@@ -14,7 +14,8 @@
  * point, the point an incident vertex (< 256) or 256 + 2 k + side where the
  * incident polygon crossed the reference face's k-th side plane; an edge
  * contact 1 << 31 | edge of a << 12 | edge of b; a plane contact its
- * vertex (a wall of bounds: wall << 9 | vertex); sphere and capsule points as for the other shapes. */
+ * vertex (a wall of bounds: wall << 9 | vertex); sphere and capsule points as for the other shapes.
+ */
 #include <string.h>
 
 #include "solve/rigid/rigid_narrow.h"
@@ -35,7 +36,7 @@ typedef struct wpoly {
 static const int32_t box_fstart[7] = {0, 4, 8, 12, 16, 20, 24};
 static const int32_t box_fvert[24] = {0, 4, 6, 2, 1, 3, 7, 5, 0, 1, 5, 4,
                                       2, 6, 7, 3, 0, 2, 3, 1, 4, 5, 7, 6};
-static const double box_n[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0},
+static const double box_n[6][3] = {{-1, 0, 0}, {1, 0, 0},  {0, -1, 0},
                                    {0, 1, 0},  {0, 0, -1}, {0, 0, 1}};
 static const int32_t box_edge[48] = {0, 1, 2, 4, 0, 2, 4, 0, 0, 4, 0, 2, 1, 3, 1, 4,
                                      1, 5, 2, 1, 2, 3, 4, 3, 2, 6, 3, 0, 3, 7, 1, 3,
@@ -322,8 +323,8 @@ int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
   return use_b ? face_contact(&B, fb, &A, 1, margin, o) : face_contact(&A, fa, &B, 0, margin, o);
 }
 
-int vs_rc_convex_sphere(const shp *a, const double p[3], double r, double margin,
-                        uint32_t feature, cpt *o) {
+int vs_rc_convex_sphere(const shp *a, const double p[3], double r, double margin, uint32_t feature,
+                        cpt *o) {
   double d[3], l[3], q[3], nl[3];
   vs_sub3(p, a->c, d);
   vs_mat3_mul_t(a->R, d, l);

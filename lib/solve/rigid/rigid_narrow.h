@@ -12,9 +12,9 @@ typedef struct shp {
   int shape;
   double c[3];
   double R[9];
-  double h[3]; /* box half extents */
-  double r;    /* sphere / capsule radius */
-  double hl;   /* capsule half length (along local y) */
+  double h[3];         /* box half extents */
+  double r;            /* sphere / capsule radius */
+  double hl;           /* capsule half length (along local y) */
   const vs_hull *hull; /* convex: in the body frame */
 } shp;
 
