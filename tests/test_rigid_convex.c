@@ -551,6 +551,40 @@ START_TEST(bitwise_across_threads_and_resume) {
 }
 END_TEST
 
+/* The result file holds each hull (for vsim render) and, with output.xdmf,
+ * its faces as triangles for the sidecar: a tetrahedron (4 triangles) and a
+ * cube (6 quads: 12) beside a box (12). */
+START_TEST(result_file_draws_the_hulls) {
+  char *scene = cu_strf("%s/d.yaml", tu_dir());
+  cu_write(scene, "time: {frames: 10}\noutput: {xdmf: true}\nworld: {colliders: [{plane: {}}]}\n"
+                  "bodies:\n  - rigid: {shape: convex, points: [[0, 0, 0], [1, 0, 0], [0, 1, 0], "
+                  "[0, 0, 1]], position: [0, 1, 0]}\n"
+                  "  - rigid: {size: [1, 1, 1], position: [3, 1, 0]}\n"
+                  "  - rigid: {shape: convex, points: " CUBE ", position: [-3, 1, 0]}\n");
+  cu_proc p = cu_vsim(tu_dir(), "run", "d.yaml", "-o", "d.h5", "-q", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "info", "d.h5", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "/particles/rigid/hull_vertices                    [12, 3] float64");
+  CU_EXPECT_IN(p.out, "/particles/rigid/hull_triangles                   [16, 3] int32");
+  CU_EXPECT_IN(p.out, "/particles/rigid/hull_range                       [3, 4] int32");
+  CU_EXPECT_IN(p.out, "/connectivity/rigid_triangles                     [28, 3] int32");
+  cu_free(&p);
+  p = cu_vsim(tu_dir(), "render", "d.h5", "-o", "d.png", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  char *png = cu_strf("%s/d.png", tu_dir());
+  size_t len = 0;
+  char *bytes = tu_slurp(png, &len);
+  ck_assert_ptr_nonnull(bytes);
+  ck_assert(len > 1000 && !memcmp(bytes + 1, "PNG", 3));
+  free(bytes);
+  free(png);
+  free(scene);
+}
+END_TEST
+
 /* Each bad convex input: exit 2, file:line:col and the key, no output. */
 START_TEST(bad_convex_inputs_exit_2) {
   static const struct {
@@ -617,6 +651,7 @@ static Suite *suite(void) {
   tcase_add_test(cli, hull_rests_on_a_mesh);
   tcase_add_test(cli, file_and_points_give_one_body);
   tcase_add_test(cli, bitwise_across_threads_and_resume);
+  tcase_add_test(cli, result_file_draws_the_hulls);
   tcase_add_test(cli, bad_convex_inputs_exit_2);
   suite_add_tcase(s, cli);
   return s;
