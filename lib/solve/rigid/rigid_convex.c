@@ -93,14 +93,17 @@ static double face_query(const wpoly *a, const wpoly *b, int32_t *face) {
   return best;
 }
 
-/* Whether arcs a-b and c-d of the unit sphere cross (Gregorius): a, b the
- * normals of an edge of one shape, c, d the negated normals of the other's;
- * bxa and dxc the arcs' plane normals. */
-static int minkowski_face(const double a[3], const double b[3], const double bxa[3],
-                          const double c[3], const double d[3], const double dxc[3]) {
-  double cba = vs_dot3(c, bxa), dba = vs_dot3(d, bxa);
-  double adc = vs_dot3(a, dxc), bdc = vs_dot3(b, dxc);
-  return cba * dba < 0 && adc * bdc < 0 && cba * bdc > 0;
+/* Whether the Gauss-map arcs of an edge of a (its faces' normals na, nb;
+ * bxa = nb x na) and of an edge of b (its faces' normals negated: c = -n1,
+ * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
+ * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
+ * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read: */
+static int minkowski_face(const double na[3], const double nb[3], const double bxa[3],
+                          const double n1[3], const double n2[3], const double n2xn1[3]) {
+  double cba = -vs_dot3(n1, bxa), dba = -vs_dot3(n2, bxa);
+  if (!(cba * dba < 0)) return 0;
+  double adc = vs_dot3(na, n2xn1), bdc = vs_dot3(nb, n2xn1);
+  return adc * bdc < 0 && cba * bdc > 0;
 }
 
 typedef struct edge_hit {
@@ -111,6 +114,9 @@ typedef struct edge_hit {
 static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
   hit->sep = -INFINITY;
   hit->ea = hit->eb = -1;
+  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS]; /* each edge of b: its arc's plane, once */
+  for (int32_t j = 0; j < b->ne; j++)
+    vs_cross3(b->pl + 4 * b->edge[4 * j + 3], b->pl + 4 * b->edge[4 * j + 2], n2xn1 + 3 * j);
   for (int32_t i = 0; i < a->ne; i++) {
     const int32_t *ea = a->edge + 4 * i;
     const double *pa = a->v + 3 * ea[0], *qa = a->v + 3 * ea[1];
@@ -121,13 +127,9 @@ static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
     for (int32_t j = 0; j < b->ne; j++) {
       const int32_t *eb = b->edge + 4 * j;
       const double *pb = b->v + 3 * eb[0], *qb = b->v + 3 * eb[1];
-      double c[3], d[3], dxc[3], db[3];
-      for (int k = 0; k < 3; k++) {
-        c[k] = -b->pl[4 * eb[2] + k];
-        d[k] = -b->pl[4 * eb[3] + k];
-      }
-      vs_cross3(d, c, dxc);
-      if (!minkowski_face(na, nb, bxa, c, d, dxc)) continue;
+      if (!minkowski_face(na, nb, bxa, b->pl + 4 * eb[2], b->pl + 4 * eb[3], n2xn1 + 3 * j))
+        continue;
+      double db[3];
       vs_sub3(qb, pb, db);
       double u[3];
       vs_cross3(da, db, u);
