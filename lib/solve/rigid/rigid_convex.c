@@ -76,8 +76,9 @@ static void make_wpoly(const shp *s, wpoly *w) {
   }
 }
 
-/* The largest separation of b's vertices from a's face planes, and its face. */
-static double face_query(const wpoly *a, const wpoly *b, int32_t *face) {
+/* The largest separation of b's vertices from a's face planes, and its
+ * face; the first one above limit as soon as it is found (no contact then). */
+static double face_query(const wpoly *a, const wpoly *b, double limit, int32_t *face) {
   double best = -INFINITY;
   *face = 0;
   for (int32_t f = 0; f < a->nf; f++) {
@@ -89,6 +90,7 @@ static double face_query(const wpoly *a, const wpoly *b, int32_t *face) {
     }
     double s = mn - pl[3];
     if (s > best) best = s, *face = f;
+    if (s > limit) break;
   }
   return best;
 }
@@ -290,9 +292,9 @@ int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
   make_wpoly(sa, &A);
   make_wpoly(sb, &B);
   int32_t fa, fb;
-  double sepa = face_query(&A, &B, &fa);
+  double sepa = face_query(&A, &B, margin, &fa);
   if (sepa > margin) return 0;
-  double sepb = face_query(&B, &A, &fb);
+  double sepb = face_query(&B, &A, margin, &fb);
   if (sepb > margin) return 0;
   edge_hit eh;
   edge_query(&A, &B, &eh);
