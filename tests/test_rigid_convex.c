@@ -572,6 +572,11 @@ START_TEST(result_file_draws_the_hulls) {
   CU_EXPECT_IN(p.out, "/connectivity/rigid_triangles                     [28, 3] int32");
   cu_free(&p);
   p = cu_vsim(tu_dir(), "render", "d.h5", "-o", "d.png", (char *)NULL);
+  if (p.code != 0 && strstr(p.err, "cannot load cairo")) { /* arm64 under qemu: no cairo */
+    cu_free(&p);
+    free(scene);
+    TU_SKIP("render: vsim cannot load cairo here");
+  }
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   char *png = cu_strf("%s/d.png", tu_dir());
