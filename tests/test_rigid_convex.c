@@ -230,6 +230,47 @@ START_TEST(coplanar_points_merge) {
 }
 END_TEST
 
+/* Nearly degenerate sets, as scanned or exported meshes give: two slabs of
+ * points 1e-10 of the extent off their planes (below the build's eps), and
+ * two circle rims 1e-12 off theirs.  Each builds (a first attempt that
+ * comes out open is retried with a larger eps), closed (Euler), holding
+ * every point to 1e-7 of the extent. */
+START_TEST(nearly_coplanar_sets_build) {
+  static double p[3 * 300];
+  for (int c = 0; c < 200; c++) {
+    int n = 20 + c % 180;
+    double sc = c % 3 == 0 ? 1e-3 : (c % 3 == 1 ? 1.0 : 1e3);
+    for (int i = 0; i < n; i++) {
+      double x = rnd() - 0.5, y = rnd() - 0.5, z = rnd() - 0.5;
+      if (c & 1) {
+        z = (rnd() < 0.5 ? -0.5 : 0.5) + 1e-10 * (rnd() - 0.5);
+      } else {
+        double sn, cs;
+        vs_sincos_deg(360 * rnd(), &sn, &cs);
+        x = 0.5 * cs, z = 0.5 * sn, y = (rnd() < 0.5 ? -0.5 : 0.5) * (1 + 1e-12 * rnd());
+      }
+      p[3 * i] = x * sc, p[3 * i + 1] = y * sc, p[3 * i + 2] = z * sc;
+    }
+    vs_hull h;
+    char why[300];
+    vs_status st = vs_hull_build(p, n, 1.0, &h, why, sizeof why);
+    if (st == VS_ERR_LIMIT) continue; /* a rim of more than 256 distinct points */
+    ck_assert_msg(st == VS_OK, "case %d (%d points): %s", c, n, why);
+    ck_assert_int_eq(h.nv - h.ne + h.nf, 2);
+    double E[9];
+    vs_quat_to_mat(h.rot, E);
+    for (int i = 0; i < n; i++) {
+      double d[3], l[3];
+      vs_sub3(p + 3 * i, h.centroid, d);
+      vs_mat3_mul_t(E, d, l);
+      for (int f = 0; f < h.nf; f++)
+        ck_assert(vs_dot3(h.plane + 4 * f, l) - h.plane[4 * f + 3] <= 1e-7 * sc);
+    }
+    vs_hull_free(&h);
+  }
+}
+END_TEST
+
 static void expect_fail(const double *p, int n, vs_status code, const char *msg) {
   vs_hull h;
   char why[300];
@@ -644,6 +685,7 @@ static Suite *suite(void) {
   tcase_add_test(t, tetrahedron_mass_properties);
   tcase_add_test(t, random_points_hull_invariants);
   tcase_add_test(t, coplanar_points_merge);
+  tcase_add_test(t, nearly_coplanar_sets_build);
   tcase_add_test(t, degenerate_points_are_refused);
   tcase_add_test(t, cube_hull_moves_as_the_box);
   tcase_add_test(t, die_is_fair);

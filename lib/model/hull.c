@@ -1,47 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* hull.c: the convex hull of a point set and the mass properties of the
- * solid it bounds (hull.h).
- *
- * The hull is built incrementally (the beneath-beyond method: each point
- * outside the current hull removes the faces it sees and joins the horizon
- * to itself; de Berg et al., Computational Geometry, ch. 11), starting from
- * a tetrahedron of extreme points; "sees" means a distance above
- * eps = 1e-9 times the points' extent, so that rounding never decides.
- * Triangles of one plane (within eps, seen from either side) are then
- * merged into one polygon, and vertices left on fewer than three faces (in
- * a face or on an edge) are dropped.  Mass properties by the divergence
- * theorem: each face fanned into triangles, each triangle with a reference
- * point a tetrahedron, whose volume, first and second moments are closed
- * forms (Tonon, "Explicit exact formulas for the 3-D tetrahedron inertia
- * tensor", J. Math. Stat. 2004); the inertia tensor is then diagonalised by
- * cyclic Jacobi rotations (Golub & Van Loan, 8.5) unless it is diagonal
- * already (a box's stays exactly in its frame). */
+/* hull.c: the convex hull of a point set (hull.h): its triangles, built
+ * incrementally (the beneath-beyond method: each point outside the current
+ * hull removes the triangles it sees and joins their horizon to itself; de
+ * Berg et al., Computational Geometry, ch. 11), from a tetrahedron of
+ * extreme points.  "Sees" means a distance above eps = 1e-9 times the
+ * points' extent, so that rounding never decides; the seen triangles are
+ * those connected to the one the point is farthest above, with the
+ * triangles whose plane it lies in (within eps), and any triangle that the
+ * new fan would fold over; a point whose seen set has not one simple
+ * horizon is skipped (near-coplanar: the finished hull must hold it).
+ * Where nearly coplanar points still make the hull come out open, it is
+ * built again with eps 1e-8, then 1e-7 of the extent.  hull_faces.c merges
+ * the triangles into faces and measures the solid. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "model/hull.h"
+#include "model/hull_int.h"
 #include "util/alloc.h"
 #include "util/vec3.h"
 
-typedef struct tri {
-  int32_t v[3];
-  double n[3], d;
-  int alive;
-} tri;
-
-typedef struct hb {
-  const double *p; /* (n x 3) scaled points */
-  int32_t n;
-  double eps;
-  tri *t;
-  int32_t nt, cap;
-} hb;
-
-static int fail(char *why, size_t nwhy, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t nwhy, const char *fmt, ...) {
+int vs_hull_fail(char *why, size_t nwhy, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (why && nwhy) vsnprintf(why, nwhy, fmt, ap);
@@ -69,6 +49,9 @@ static int add_tri(hb *h, int32_t a, int32_t b, int32_t c) {
     for (int k = 0; k < 3; k++) t->n[k] /= l;
   t->d = vs_dot3(t->n, A);
   t->alive = 1;
+  t->mark = 0;
+  t->nb[0] = t->nb[1] = t->nb[2] = -1;
+  h->live++;
   return 0;
 }
 
@@ -80,206 +63,130 @@ static double dist_line(const double *a, const double *b, const double *p) {
   return vs_len3(c) / vs_len3(u);
 }
 
-/* Insert point i: 1 when it was outside (faces changed), -1 out of memory. */
-static int insert(hb *h, int32_t i, int32_t *vis, int32_t *hor) {
-  const double *p = h->p + 3 * i;
-  int32_t nvis = 0;
+static double above(const hb *h, int32_t f, const double *p) {
+  return vs_dot3(h->t[f].n, p) - h->t[f].d;
+}
+
+/* Drop the dead triangles, renumbering the neighbours: new numbers first
+ * (in mark), then every neighbour renumbered, then the moves. */
+static void compact(hb *h) {
+  int32_t w = 0;
+  for (int32_t f = 0; f < h->nt; f++) h->t[f].mark = h->t[f].alive ? w++ : -1;
   for (int32_t f = 0; f < h->nt; f++)
-    if (h->t[f].alive && vs_dot3(h->t[f].n, p) - h->t[f].d > h->eps) vis[nvis++] = f;
-  if (nvis == 0) return 0;
-  int32_t nh = 0;
-  for (int32_t a = 0; a < nvis; a++) {
-    const tri *t = &h->t[vis[a]];
+    if (h->t[f].alive)
+      for (int e = 0; e < 3; e++) h->t[f].nb[e] = h->t[h->t[f].nb[e]].mark;
+  w = 0;
+  for (int32_t f = 0; f < h->nt; f++)
+    if (h->t[f].alive) h->t[w++] = h->t[f];
+  for (int32_t f = 0; f < w; f++) h->t[f].mark = 0; /* below every stamp still to come */
+  h->nt = w;
+}
+
+/* Insert point i: the triangles it sees, connected through neighbours from
+ * the one it is farthest above, are replaced by a fan from their horizon
+ * to it; a neighbour whose plane p lies in (within eps) is replaced too,
+ * else the fan's triangle on their common edge could fold over it.  A point near several nearly
+ * coplanar triangles can see a set whose horizon is not one simple cycle: it is skipped then
+ * (counted; the final hull is checked to hold it).  1 when the hull changed, 0 when not, -1 out of
+ * memory. */
+static int insert(hb *h, int32_t i) {
+  const double *p = h->p + 3 * i;
+  int32_t best = -1;
+  double bd = h->eps;
+  for (int32_t f = 0; f < h->nt; f++) {
+    if (!h->t[f].alive) continue;
+    double d = above(h, f, p);
+    if (d > bd) bd = d, best = f;
+  }
+  if (best < 0) return 0;
+  int32_t stamp = ++h->stamp, sp = 0, nvis = 0, nh = 0;
+  h->t[best].mark = stamp;
+  h->stack[sp++] = best;
+  while (sp > nvis) { /* stack[0 .. nvis): visited; the rest to visit */
+    int32_t f = h->stack[nvis++];
     for (int e = 0; e < 3; e++) {
-      int32_t u = t->v[e], w = t->v[(e + 1) % 3];
-      int twin = 0;
-      for (int32_t b = 0; b < nvis && !twin; b++) {
-        const tri *s = &h->t[vis[b]];
-        for (int k = 0; k < 3; k++)
-          if (s->v[k] == w && s->v[(k + 1) % 3] == u) twin = 1;
+      int32_t g = h->t[f].nb[e];
+      if (h->t[g].mark == stamp) continue;
+      if (above(h, g, p) > -h->eps) { /* a face p lies in goes too: no fold at its edge */
+        h->t[g].mark = stamp;
+        h->stack[sp++] = g;
       }
-      if (!twin) {
-        hor[2 * nh] = u;
-        hor[2 * nh + 1] = w;
+    }
+  }
+  /* the horizon; a fan triangle that would fold over the face beyond its
+   * edge (that face's far vertex above it, or in its plane with the
+   * normals opposed: nearly coplanar faces, p past their edge) or be
+   * degenerate takes that face into the visible set */
+  for (;;) {
+    int32_t grow = -1;
+    nh = 0;
+    for (int32_t a = 0; a < nvis && grow < 0; a++) {
+      int32_t f = h->stack[a];
+      for (int e = 0; e < 3 && grow < 0; e++) {
+        int32_t o = h->t[f].nb[e];
+        if (h->t[o].mark == stamp) continue;
+        const int32_t u = h->t[f].v[e], w = h->t[f].v[(e + 1) % 3];
+        int32_t x = h->t[o].v[0] + h->t[o].v[1] + h->t[o].v[2] - u - w; /* o's third vertex */
+        double a1[3], a2[3], nn[3], ax[3];
+        vs_sub3(h->p + 3 * w, h->p + 3 * u, a1);
+        vs_sub3(p, h->p + 3 * u, a2);
+        vs_cross3(a1, a2, nn);
+        vs_sub3(h->p + 3 * x, h->p + 3 * u, ax);
+        double l = vs_len3(nn), dx = vs_dot3(nn, ax);
+        /* x above the new plane, or in it with the two normals opposed (the
+         * new triangle lies over o, folded about the edge) */
+        if (!(l > 0) || dx > h->eps * l || (dx > -h->eps * l && vs_dot3(nn, h->t[o].n) <= 0)) {
+          grow = o;
+          break;
+        }
+        h->hf[nh] = f;
+        h->he[nh] = e;
         nh++;
       }
     }
+    if (grow < 0) break;
+    h->t[grow].mark = stamp;
+    h->stack[nvis++] = grow;
   }
-  for (int32_t a = 0; a < nvis; a++) h->t[vis[a]].alive = 0;
-  for (int32_t k = 0; k < nh; k++)
-    if (add_tri(h, hor[2 * k], hor[2 * k + 1], i) < 0) return -1;
-  return 1;
-}
-
-static int32_t uf_find(int32_t *par, int32_t x) {
-  while (par[x] != x) x = par[x] = par[par[x]];
-  return x;
-}
-
-typedef struct dedge {
-  int64_t key; /* u * n + v */
-  int32_t t;   /* its triangle */
-} dedge;
-
-static int cmp_dedge(const void *a, const void *b) {
-  int64_t x = ((const dedge *)a)->key, y = ((const dedge *)b)->key;
-  return (x > y) - (x < y);
-}
-
-static int32_t find_edge(const dedge *e, int32_t ne, int64_t key) {
-  int32_t lo = 0, hi = ne;
-  while (lo < hi) {
-    int32_t m = lo + (hi - lo) / 2;
-    if (e[m].key < key)
-      lo = m + 1;
+  /* one simple cycle: each horizon vertex starts exactly one edge, and the
+   * walk from the first edge comes back after all of them */
+  int ok = nh >= 3;
+  for (int32_t k = 0; k < nh && ok; k++) {
+    int32_t u = h->t[h->hf[k]].v[h->he[k]];
+    if (h->vmark[u] == stamp) ok = 0;
+    h->vmark[u] = stamp;
+    h->vnext[u] = k;
+  }
+  int32_t cnt = 0, cur = 0;
+  while (ok && cnt < nh) {
+    h->order[cnt++] = cur;
+    int32_t w = h->t[h->hf[cur]].v[(h->he[cur] + 1) % 3];
+    if (h->vmark[w] != stamp)
+      ok = 0;
     else
-      hi = m;
+      cur = h->vnext[w];
+    if (cur == 0) break;
   }
-  return lo < ne && e[lo].key == key ? e[lo].t : -1;
-}
-
-/* -1, 0, 1 as point i is before, equal to, after point j in (z, y, x) order */
-static int cmp_vertex(const double *p, int32_t i, int32_t j) {
-  const double *a = p + 3 * i, *b = p + 3 * j;
-  for (int k = 2; k >= 0; k--)
-    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
-  return 0;
-}
-
-typedef struct floop {
-  int32_t first, len; /* into a vertex list */
-} floop;
-
-/* faces by their first two vertices (no two faces share both) */
-static int cmp_face(const int32_t *fv, const floop *x, const floop *y) {
-  for (int k = 0; k < 2; k++) {
-    int32_t u = fv[x->first + k], v = fv[y->first + k];
-    if (u != v) return u < v ? -1 : 1;
+  if (!ok || cnt != nh || cur != 0) {
+    h->skipped++;
+    return 0;
   }
-  return 0;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-void vs_quat_from_mat(const double R[9], double q[4]) {
-  /* Shepperd's method: the largest of 4w^2, 4x^2, 4y^2, 4z^2 first */
-  double t = R[0] + R[4] + R[8];
-  if (t >= R[0] && t >= R[4] && t >= R[8]) {
-    double s = sqrt(1.0 + t) * 2.0;
-    q[0] = 0.25 * s;
-    q[1] = (R[7] - R[5]) / s;
-    q[2] = (R[2] - R[6]) / s;
-    q[3] = (R[3] - R[1]) / s;
-  } else if (R[0] >= R[4] && R[0] >= R[8]) {
-    double s = sqrt(1.0 + R[0] - R[4] - R[8]) * 2.0;
-    q[0] = (R[7] - R[5]) / s;
-    q[1] = 0.25 * s;
-    q[2] = (R[1] + R[3]) / s;
-    q[3] = (R[2] + R[6]) / s;
-  } else if (R[4] >= R[8]) {
-    double s = sqrt(1.0 + R[4] - R[0] - R[8]) * 2.0;
-    q[0] = (R[2] - R[6]) / s;
-    q[1] = (R[1] + R[3]) / s;
-    q[2] = 0.25 * s;
-    q[3] = (R[5] + R[7]) / s;
-  } else {
-    double s = sqrt(1.0 + R[8] - R[0] - R[4]) * 2.0;
-    q[0] = (R[3] - R[1]) / s;
-    q[1] = (R[2] + R[6]) / s;
-    q[2] = (R[5] + R[7]) / s;
-    q[3] = 0.25 * s;
+  int32_t first = h->nt;
+  for (int32_t j = 0; j < nh; j++) {
+    int32_t f = h->hf[h->order[j]], e = h->he[h->order[j]];
+    int32_t u = h->t[f].v[e], w = h->t[f].v[(e + 1) % 3], o = h->t[f].nb[e];
+    if (add_tri(h, u, w, i) < 0) return -1;
+    tri *nt = &h->t[first + j];
+    nt->nb[0] = o;
+    nt->nb[1] = first + (j + 1) % nh;
+    nt->nb[2] = first + (j + nh - 1) % nh;
+    for (int k = 0; k < 3; k++)
+      if (h->t[o].v[k] == w && h->t[o].v[(k + 1) % 3] == u) h->t[o].nb[k] = first + j;
   }
-  double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  for (int k = 0; k < 4; k++) q[k] /= l;
-  if (q[0] < 0)
-    for (int k = 0; k < 4; k++) q[k] = -q[k];
-}
-
-/* Eigenvectors (columns of E, right-handed) and eigenvalues of symmetric A
- * (row-major), by cyclic Jacobi rotations; A diagonal to 1e-14 of its
- * trace: E = identity, the diagonal as it is. */
-static void jacobi3(const double A0[9], double E[9], double ev[3]) {
-  double A[9];
-  memcpy(A, A0, sizeof A);
-  for (int k = 0; k < 9; k++) E[k] = k % 4 == 0 ? 1.0 : 0.0;
-  double tr = fabs(A[0]) + fabs(A[4]) + fabs(A[8]);
-  for (int sweep = 0; sweep < 32; sweep++) {
-    double off = fabs(A[1]) + fabs(A[2]) + fabs(A[5]);
-    if (!(off > 1e-14 * tr)) break;
-    static const int pq[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-    for (int r = 0; r < 3; r++) {
-      int p = pq[r][0], q = pq[r][1];
-      double apq = A[3 * p + q];
-      if (apq == 0.0) continue;
-      double theta = (A[3 * q + q] - A[3 * p + p]) / (2.0 * apq);
-      double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-      double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-      /* A <- J^T A J with J the rotation in the (p, q) plane */
-      for (int k = 0; k < 3; k++) {
-        double akp = A[3 * k + p], akq = A[3 * k + q];
-        A[3 * k + p] = c * akp - s * akq;
-        A[3 * k + q] = s * akp + c * akq;
-      }
-      for (int k = 0; k < 3; k++) {
-        double apk = A[3 * p + k], aqk = A[3 * q + k];
-        A[3 * p + k] = c * apk - s * aqk;
-        A[3 * q + k] = s * apk + c * aqk;
-      }
-      for (int k = 0; k < 3; k++) {
-        double ekp = E[3 * k + p], ekq = E[3 * k + q];
-        E[3 * k + p] = c * ekp - s * ekq;
-        E[3 * k + q] = s * ekp + c * ekq;
-      }
-    }
-  }
-  ev[0] = A[0], ev[1] = A[4], ev[2] = A[8];
-  double c0[3] = {E[0], E[3], E[6]}, c1[3] = {E[1], E[4], E[7]}, c2[3] = {E[2], E[5], E[8]}, x[3];
-  vs_cross3(c0, c1, x);
-  if (vs_dot3(x, c2) < 0)
-    for (int k = 0; k < 3; k++) E[3 * k + 2] = -E[3 * k + 2];
-}
-
-/* Volume, centroid and covariance (second moment about the centroid) of
- * the solid bounded by the faces, the input coordinates p.  The reference
- * point is the vertices' mean and the sums are of det, det s and det x x^T,
- * divided by 6, 24 and 120 once at the end: for a box's corners every term
- * and sum is exact, so its volume, centroid and moments are the closed
- * forms' to the last bit. */
-static void mass_props(const double *p, int32_t nv, const int32_t *fstart, const int32_t *fv,
-                       int32_t nf, double *vol, double cen[3], double cov[9]) {
-  double r0[3] = {0, 0, 0};
-  for (int32_t i = 0; i < nv; i++)
-    for (int q = 0; q < 3; q++) r0[q] += p[3 * i + q];
-  for (int q = 0; q < 3; q++) r0[q] /= nv;
-  double V = 0, S[3] = {0, 0, 0}, C[9] = {0};
-  for (int32_t f = 0; f < nf; f++) {
-    const double *A = p + 3 * fv[fstart[f]];
-    for (int32_t k = fstart[f] + 1; k + 1 < fstart[f + 1]; k++) {
-      const double *B = p + 3 * fv[k], *Cc = p + 3 * fv[k + 1];
-      double a[3], b[3], c[3], x[3], s[3];
-      vs_sub3(A, r0, a);
-      vs_sub3(B, r0, b);
-      vs_sub3(Cc, r0, c);
-      vs_cross3(b, c, x);
-      double det = vs_dot3(a, x);
-      V += det;
-      for (int q = 0; q < 3; q++) s[q] = a[q] + b[q] + c[q];
-      for (int q = 0; q < 3; q++) S[q] += det * s[q];
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-          C[3 * i + j] += det * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j]);
-    }
-  }
-  V /= 6.0;
-  double g[3];
-  for (int q = 0; q < 3; q++) g[q] = S[q] / 24.0 / V;
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) cov[3 * i + j] = C[3 * i + j] / 120.0 - V * g[i] * g[j];
-  for (int q = 0; q < 3; q++) cen[q] = r0[q] + g[q];
-  *vol = V;
+  for (int32_t a = 0; a < nvis; a++) h->t[h->stack[a]].alive = 0;
+  h->live -= nvis;
+  if (h->nt > 4 * h->live + 64) compact(h);
+  return 1;
 }
 
 void vs_hull_free(vs_hull *h) {
@@ -292,25 +199,70 @@ void vs_hull_free(vs_hull *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* Steps after the triangles: merge, canonical order, mass, frame. */
-static vs_status finish(hb *h, vs_hull *out, char *why, size_t nwhy);
+static void hb_free(hb *h) {
+  vs_free(h->t);
+  vs_free(h->vmark);
+  vs_free(h->vnext);
+  vs_free(h->stack);
+  vs_free(h->hf);
+  vs_free(h->he);
+  vs_free(h->order);
+}
+
+/* The triangles of the hull: the tetrahedron (i0, i1, i2, i3; i3 on the
+ * side sgn of the first three's plane), then every other point in order.
+ * VS_OK or VS_ERR_NOMEM. */
+static vs_status build_once(hb *h, int32_t i0, int32_t i1, int32_t i2, int32_t i3, double sgn) {
+  const int32_t n = h->n;
+  size_t nw = 6 * (size_t)n + 64; /* 3 a visible triangle, at most 2 n + 8 of them */
+  h->vmark = vs_calloc((size_t)n, sizeof *h->vmark);
+  h->vnext = vs_malloc((size_t)n * sizeof *h->vnext);
+  h->stack = vs_malloc((4 * (size_t)n + 16) * sizeof *h->stack);
+  h->hf = vs_malloc(nw * sizeof *h->hf);
+  h->he = vs_malloc(nw * sizeof *h->he);
+  h->order = vs_malloc(nw * sizeof *h->order);
+  if (!h->vmark || !h->vnext || !h->stack || !h->hf || !h->he || !h->order) return VS_ERR_NOMEM;
+  /* outward: i3 lies behind each face */
+  if (sgn > 0) {
+    if (add_tri(h, i0, i2, i1) || add_tri(h, i0, i1, i3) || add_tri(h, i1, i2, i3) ||
+        add_tri(h, i2, i0, i3))
+      return VS_ERR_NOMEM;
+  } else {
+    if (add_tri(h, i0, i1, i2) || add_tri(h, i0, i3, i1) || add_tri(h, i1, i3, i2) ||
+        add_tri(h, i2, i3, i0))
+      return VS_ERR_NOMEM;
+  }
+  for (int32_t f = 0; f < 4; f++) /* the tetrahedron's neighbours */
+    for (int e = 0; e < 3; e++)
+      for (int32_t g = 0; g < 4; g++)
+        for (int k = 0; k < 3; k++)
+          if (h->t[g].v[k] == h->t[f].v[(e + 1) % 3] && h->t[g].v[(k + 1) % 3] == h->t[f].v[e])
+            h->t[f].nb[e] = g;
+  for (int32_t i = 0; i < n; i++) {
+    if (i == i0 || i == i1 || i == i2 || i == i3) continue;
+    if (h->live > 2 * n + 8) break; /* cannot happen: a hull of n points has < 2n faces */
+    if (insert(h, i) < 0) return VS_ERR_NOMEM;
+  }
+  return VS_OK;
+}
 
 vs_status vs_hull_build(const double *pts, int32_t n, double scale, vs_hull *out, char *why,
                         size_t nwhy) {
   memset(out, 0, sizeof *out);
   if (why && nwhy) why[0] = 0;
   if (n < 4) {
-    fail(why, nwhy, "expected at least 4 points for a convex hull, got %d", (int)n);
+    vs_hull_fail(why, nwhy, "expected at least 4 points for a convex hull, got %d", (int)n);
     return VS_ERR_SCENE;
   }
   if (n > VS_HULL_MAX_POINTS) {
-    fail(why, nwhy, "expected at most %d points for a convex hull (the documented limit), got %d",
-         VS_HULL_MAX_POINTS, (int)n);
+    vs_hull_fail(why, nwhy,
+                 "expected at most %d points for a convex hull (the documented limit), got %d",
+                 VS_HULL_MAX_POINTS, (int)n);
     return VS_ERR_LIMIT;
   }
   double *p = vs_malloc(3 * (size_t)n * sizeof *p);
   if (!p) {
-    fail(why, nwhy, "out of memory");
+    vs_hull_fail(why, nwhy, "out of memory");
     return VS_ERR_NOMEM;
   }
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -319,7 +271,7 @@ vs_status vs_hull_build(const double *pts, int32_t n, double scale, vs_hull *out
       double x = pts[3 * i + k] * scale;
       if (!isfinite(x)) {
         vs_free(p);
-        fail(why, nwhy, "point %d is not finite", (int)i);
+        vs_hull_fail(why, nwhy, "point %d is not finite", (int)i);
         return VS_ERR_SCENE;
       }
       p[3 * i + k] = x;
@@ -327,7 +279,7 @@ vs_status vs_hull_build(const double *pts, int32_t n, double scale, vs_hull *out
       hi[k] = fmax(hi[k], x);
     }
   double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-  hb h = {.p = p, .n = n, .eps = 1e-9 * ext};
+  hb h = {.p = p, .n = n, .eps = 1e-9 * ext, .ext = ext};
   vs_status st = VS_OK;
   /* the initial tetrahedron: the lowest x (first of ties), the point
    * farthest from it, the one farthest from their line, the one farthest
@@ -344,7 +296,7 @@ vs_status vs_hull_build(const double *pts, int32_t n, double scale, vs_hull *out
   }
   if (i1 < 0 || !(best > h.eps)) {
     vs_free(p);
-    fail(why, nwhy, "all %d points are the same point: no solid", (int)n);
+    vs_hull_fail(why, nwhy, "all %d points are the same point: no solid", (int)n);
     return VS_ERR_SCENE;
   }
   best = 0;
@@ -354,7 +306,7 @@ vs_status vs_hull_build(const double *pts, int32_t n, double scale, vs_hull *out
   }
   if (i2 < 0 || !(best > h.eps)) {
     vs_free(p);
-    fail(why, nwhy, "the %d points are on one line: no solid", (int)n);
+    vs_hull_fail(why, nwhy, "the %d points are on one line: no solid", (int)n);
     return VS_ERR_SCENE;
   }
   double nrm[3], e1[3], e2[3];
@@ -373,374 +325,30 @@ vs_status vs_hull_build(const double *pts, int32_t n, double scale, vs_hull *out
   }
   if (i3 < 0 || !(best > h.eps)) {
     vs_free(p);
-    fail(why, nwhy, "the %d points are in one plane: no solid", (int)n);
+    vs_hull_fail(why, nwhy, "the %d points are in one plane: no solid", (int)n);
     return VS_ERR_SCENE;
   }
-  int32_t *vis = vs_malloc((size_t)(8 * n + 16) * sizeof *vis);
-  int32_t *hor = vs_malloc((size_t)(16 * n + 16) * sizeof *hor);
-  if (!vis || !hor) goto nomem;
-  /* outward: i3 lies behind each face */
-  if (sgn > 0) {
-    if (add_tri(&h, i0, i2, i1) || add_tri(&h, i0, i1, i3) || add_tri(&h, i1, i2, i3) ||
-        add_tri(&h, i2, i0, i3))
+  /* eps = 1e-9 of the extent; where nearly coplanar points still make the
+   * hull come out open, again with 1e-8 and 1e-7 (near-coplanar points
+   * are then merged or dropped: the hull holds every point to 100 eps) */
+  static const double tries[3] = {1e-9, 1e-8, 1e-7};
+  for (int r = 0; r < 3; r++) {
+    hb_free(&h);
+    hb z = {.p = p, .n = n, .eps = tries[r] * ext, .ext = ext};
+    h = z;
+    st = build_once(&h, i0, i1, i2, i3, sgn);
+    if (st == VS_OK)
+      st = vs_hull_finish(&h, out, why, nwhy);
+    else
       goto nomem;
-  } else {
-    if (add_tri(&h, i0, i1, i2) || add_tri(&h, i0, i3, i1) || add_tri(&h, i1, i3, i2) ||
-        add_tri(&h, i2, i3, i0))
-      goto nomem;
+    if (st != VS_ERR_SCENE) break;
   }
-  for (int32_t i = 0; i < n; i++) {
-    if (i == i0 || i == i1 || i == i2 || i == i3) continue;
-    /* the visible set and the horizon hold at most the live faces' count */
-    int32_t live = 0;
-    for (int32_t f = 0; f < h.nt; f++) live += h.t[f].alive;
-    if (live > 4 * n + 8) break; /* cannot happen: a hull of n points has < 2n faces */
-    if (insert(&h, i, vis, hor) < 0) goto nomem;
-  }
-  vs_free(vis);
-  vs_free(hor);
-  vis = hor = NULL;
-  st = finish(&h, out, why, nwhy);
-  vs_free(h.t);
+  hb_free(&h);
   vs_free(p);
   return st;
 nomem:
-  vs_free(vis);
-  vs_free(hor);
-  vs_free(h.t);
+  hb_free(&h);
   vs_free(p);
-  fail(why, nwhy, "out of memory");
+  vs_hull_fail(why, nwhy, "out of memory");
   return VS_ERR_NOMEM;
-}
-
-static vs_status finish(hb *h, vs_hull *out, char *why, size_t nwhy) {
-  const double *p = h->p;
-  const int32_t n = h->n;
-  vs_status st = VS_ERR_NOMEM;
-  int32_t nt = 0;
-  for (int32_t f = 0; f < h->nt; f++)
-    if (h->t[f].alive) h->t[nt++] = h->t[f];
-  dedge *de = vs_malloc(3 * (size_t)nt * sizeof *de + 1);
-  int32_t *par = vs_malloc((size_t)nt * sizeof *par + 1);
-  int32_t *next = vs_malloc((size_t)n * sizeof *next);
-  int32_t *nfaces = vs_calloc((size_t)n, sizeof *nfaces);
-  int32_t *newid = vs_malloc((size_t)n * sizeof *newid);
-  int32_t *loopv = vs_malloc(3 * (size_t)nt * sizeof *loopv + 1);
-  floop *loops = vs_malloc((size_t)nt * sizeof *loops + 1);
-  int32_t *order = vs_malloc((size_t)n * sizeof *order);
-  int64_t *ekeys = NULL;
-  if (!de || !par || !next || !nfaces || !newid || !loopv || !loops || !order) goto out;
-  for (int32_t t = 0; t < nt; t++)
-    for (int e = 0; e < 3; e++) {
-      de[3 * t + e].key = (int64_t)h->t[t].v[e] * n + h->t[t].v[(e + 1) % 3];
-      de[3 * t + e].t = t;
-    }
-  qsort(de, 3 * (size_t)nt, sizeof *de, cmp_dedge);
-  /* merge neighbours of one plane: each one's far vertex within eps of the
-   * other's plane, normals on one side */
-  for (int32_t t = 0; t < nt; t++) par[t] = t;
-  for (int32_t t = 0; t < nt; t++)
-    for (int e = 0; e < 3; e++) {
-      int32_t u = h->t[t].v[e], w = h->t[t].v[(e + 1) % 3];
-      int32_t s = find_edge(de, 3 * nt, (int64_t)w * n + u);
-      if (s < 0 || s < t) continue;
-      const tri *A = &h->t[t], *B = &h->t[s];
-      int32_t fa = A->v[(e + 2) % 3], fb = -1;
-      for (int k = 0; k < 3; k++)
-        if (B->v[k] != u && B->v[k] != w) fb = B->v[k];
-      if (vs_dot3(A->n, B->n) > 0 && fabs(vs_dot3(A->n, p + 3 * fb) - A->d) <= h->eps &&
-          fabs(vs_dot3(B->n, p + 3 * fa) - B->d) <= h->eps) {
-        int32_t ra = uf_find(par, t), rb = uf_find(par, s);
-        if (ra != rb) par[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-      }
-    }
-  /* each group's boundary as one loop (a group whose boundary is not one
-   * simple loop falls back to its triangles) */
-  int32_t nl = 0, nlv = 0;
-  for (int32_t g = 0; g < nt; g++) {
-    if (uf_find(par, g) != g) continue;
-    for (int32_t i = 0; i < n; i++) next[i] = -1;
-    int32_t nb = 0, start = -1, ok = 1;
-    for (int32_t t = g; t < nt; t++) {
-      if (uf_find(par, t) != g) continue;
-      for (int e = 0; e < 3; e++) {
-        int32_t u = h->t[t].v[e], w = h->t[t].v[(e + 1) % 3];
-        int32_t s = find_edge(de, 3 * nt, (int64_t)w * n + u);
-        if (s >= 0 && uf_find(par, s) == g) continue;
-        if (next[u] >= 0) ok = 0;
-        next[u] = w;
-        nb++;
-        if (start < 0 || u < start) start = u;
-      }
-    }
-    int32_t len = 0;
-    if (ok && start >= 0) {
-      int32_t u = start;
-      do {
-        loopv[nlv + len++] = u;
-        u = next[u];
-      } while (u >= 0 && u != start && len <= nb);
-      ok = u == start && len == nb;
-    }
-    if (ok) {
-      loops[nl].first = nlv;
-      loops[nl].len = len;
-      nl++;
-      nlv += len;
-      continue;
-    }
-    for (int32_t t = g; t < nt; t++) { /* its triangles, each a face */
-      if (uf_find(par, t) != g) continue;
-      loops[nl].first = nlv;
-      loops[nl].len = 3;
-      for (int e = 0; e < 3; e++) loopv[nlv++] = h->t[t].v[e];
-      nl++;
-    }
-  }
-  /* vertices on three faces or more are the hull's */
-  for (int32_t f = 0; f < nl; f++)
-    for (int32_t k = 0; k < loops[f].len; k++) nfaces[loopv[loops[f].first + k]]++;
-  int32_t nv = 0;
-  for (int32_t i = 0; i < n; i++)
-    if (nfaces[i] >= 3) order[nv++] = i;
-  if (nv > VS_HULL_MAX_VERTS) {
-    fail(why, nwhy,
-         "the convex hull has %d vertices, more than %d (the documented limit): give "
-         "fewer points",
-         (int)nv, VS_HULL_MAX_VERTS);
-    st = VS_ERR_LIMIT;
-    goto out;
-  }
-  for (int32_t i = 1; i < nv; i++) /* insertion sorts: at most 256 vertices, 508 faces */
-    for (int32_t j = i; j > 0 && cmp_vertex(p, order[j - 1], order[j]) > 0; j--) {
-      int32_t t = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = t;
-    }
-  for (int32_t i = 0; i < n; i++) newid[i] = -1;
-  for (int32_t i = 0; i < nv; i++) newid[order[i]] = i;
-  /* loops in new ids, without dropped vertices, from their lowest vertex */
-  int32_t w = 0, nf = 0;
-  for (int32_t f = 0; f < nl; f++) {
-    int32_t first = w, lowk = 0;
-    for (int32_t k = 0; k < loops[f].len; k++) {
-      int32_t id = newid[loopv[loops[f].first + k]];
-      if (id >= 0) loopv[w++] = id;
-    }
-    int32_t len = w - first;
-    if (len < 3) {
-      w = first;
-      continue;
-    }
-    for (int32_t k = 1; k < len; k++)
-      if (loopv[first + k] < loopv[first + lowk]) lowk = k;
-    int32_t tmp[VS_HULL_MAX_VERTS];
-    for (int32_t k = 0; k < len; k++) tmp[k] = loopv[first + (lowk + k) % len];
-    memcpy(loopv + first, tmp, (size_t)len * sizeof *tmp);
-    loops[nf].first = first;
-    loops[nf].len = len;
-    nf++;
-  }
-  for (int32_t i = 1; i < nf; i++)
-    for (int32_t j = i; j > 0 && cmp_face(loopv, &loops[j - 1], &loops[j]) > 0; j--) {
-      floop t = loops[j];
-      loops[j] = loops[j - 1];
-      loops[j - 1] = t;
-    }
-  /* the hull's arrays, in the input frame for now */
-  out->nv = nv;
-  out->nf = nf;
-  out->v = vs_malloc(3 * (size_t)nv * sizeof *out->v);
-  out->plane = vs_malloc(4 * (size_t)nf * sizeof *out->plane);
-  out->fstart = vs_malloc(((size_t)nf + 1) * sizeof *out->fstart);
-  out->fvert = vs_malloc((size_t)w * sizeof *out->fvert + 1);
-  ekeys = vs_malloc((size_t)w * sizeof *ekeys + 1);
-  if (!out->v || !out->plane || !out->fstart || !out->fvert || !ekeys) goto out;
-  for (int32_t i = 0; i < nv; i++) memcpy(out->v + 3 * i, p + 3 * order[i], 3 * sizeof(double));
-  int32_t k = 0;
-  for (int32_t f = 0; f < nf; f++) {
-    out->fstart[f] = k;
-    for (int32_t j = 0; j < loops[f].len; j++) out->fvert[k++] = loopv[loops[f].first + j];
-  }
-  out->fstart[nf] = k;
-  double vol, cen[3], cov[9];
-  mass_props(out->v, nv, out->fstart, out->fvert, nf, &vol, cen, cov);
-  double ext = h->eps * 1e9;
-  if (!(vol > 1e-12 * ext * ext * ext)) {
-    fail(why, nwhy, "the points' hull has no volume (they are nearly in one plane)");
-    st = VS_ERR_SCENE;
-    goto out;
-  }
-  /* inertia per unit mass: (tr(C) 1 - C) / V, the diagonal as the sum of
-   * the other two moments (as a box's closed form adds them) */
-  double J[9], E[9], ev[3];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      J[3 * i + j] =
-          i == j ? (cov[4 * ((i + 1) % 3)] + cov[4 * ((i + 2) % 3)]) / vol : -cov[3 * i + j] / vol;
-  jacobi3(J, E, ev);
-  out->volume = vol;
-  memcpy(out->inertia, ev, sizeof ev);
-  memcpy(out->centroid, cen, sizeof cen);
-  vs_quat_from_mat(E, out->rot);
-  out->radius = 0;
-  for (int q = 0; q < 3; q++) out->half[q] = 0;
-  for (int32_t i = 0; i < nv; i++) { /* body frame: E^T (v - c) */
-    double d[3], b[3];
-    vs_sub3(out->v + 3 * i, cen, d);
-    vs_mat3_mul_t(E, d, b);
-    memcpy(out->v + 3 * i, b, sizeof b);
-    for (int q = 0; q < 3; q++) out->half[q] = fmax(out->half[q], fabs(b[q]));
-    out->radius = fmax(out->radius, vs_len3(b));
-  }
-  for (int32_t f = 0; f < nf; f++) { /* Newell's normal, the farthest vertex's offset */
-    double nn[3] = {0, 0, 0};
-    int32_t a = out->fstart[f], len = out->fstart[f + 1] - a;
-    for (int32_t j = 0; j < len; j++) {
-      const double *u = out->v + 3 * out->fvert[a + j],
-                   *x = out->v + 3 * out->fvert[a + (j + 1) % len];
-      nn[0] += (u[1] - x[1]) * (u[2] + x[2]);
-      nn[1] += (u[2] - x[2]) * (u[0] + x[0]);
-      nn[2] += (u[0] - x[0]) * (u[1] + x[1]);
-    }
-    double l = vs_len3(nn);
-    for (int q = 0; q < 3; q++) nn[q] /= l;
-    double d = -INFINITY;
-    for (int32_t j = 0; j < len; j++) d = fmax(d, vs_dot3(nn, out->v + 3 * out->fvert[a + j]));
-    memcpy(out->plane + 4 * f, nn, sizeof nn);
-    out->plane[4 * f + 3] = d;
-  }
-  /* edges: a < b, sorted; the faces either side */
-  int32_t ne = 0;
-  for (int32_t f = 0; f < nf; f++) {
-    int32_t a = out->fstart[f], len = out->fstart[f + 1] - a;
-    for (int32_t j = 0; j < len; j++) {
-      int32_t u = out->fvert[a + j], x = out->fvert[a + (j + 1) % len];
-      if (u < x) ekeys[ne++] = ((int64_t)u * nv + x) * nf + f;
-    }
-  }
-  qsort(ekeys, (size_t)ne, sizeof *ekeys, cmp_i64);
-  out->ne = ne;
-  out->edge = vs_malloc(4 * (size_t)ne * sizeof *out->edge + 1);
-  if (!out->edge) goto out;
-  for (int32_t e = 0; e < ne; e++) {
-    int64_t key = ekeys[e];
-    int32_t f = (int32_t)(key % nf), uv = (int32_t)(key / nf);
-    out->edge[4 * e] = uv / nv;
-    out->edge[4 * e + 1] = uv % nv;
-    out->edge[4 * e + 2] = f;
-    out->edge[4 * e + 3] = -1;
-  }
-  for (int32_t f = 0; f < nf; f++) { /* the face that runs b -> a */
-    int32_t a = out->fstart[f], len = out->fstart[f + 1] - a;
-    for (int32_t j = 0; j < len; j++) {
-      int32_t u = out->fvert[a + j], x = out->fvert[a + (j + 1) % len];
-      if (u < x) continue;
-      for (int32_t e = 0; e < ne; e++)
-        if (out->edge[4 * e] == x && out->edge[4 * e + 1] == u) out->edge[4 * e + 3] = f;
-    }
-  }
-  st = VS_OK;
-  for (int32_t e = 0; e < ne; e++)
-    if (out->edge[4 * e + 3] < 0) st = VS_ERR_SCENE;
-  if (st != VS_OK || nv - ne + nf != 2) {
-    fail(why, nwhy,
-         "the points' hull came out open (a numerical failure): move points that are "
-         "nearly coplanar or nearly equal apart");
-    st = VS_ERR_SCENE;
-  }
-out:
-  if (st == VS_ERR_NOMEM) fail(why, nwhy, "out of memory");
-  if (st != VS_OK) vs_hull_free(out);
-  vs_free(de);
-  vs_free(par);
-  vs_free(next);
-  vs_free(nfaces);
-  vs_free(newid);
-  vs_free(loopv);
-  vs_free(loops);
-  vs_free(order);
-  vs_free(ekeys);
-  return st;
-}
-
-/* Closest point to p on triangle (a, b, c) (Ericson, 5.1.5). */
-static void closest_tri(const double *a, const double *b, const double *c, const double *p,
-                        double *o) {
-  double ab[3], ac[3], ap[3], bp[3], cp[3];
-  vs_sub3(b, a, ab);
-  vs_sub3(c, a, ac);
-  vs_sub3(p, a, ap);
-  double d1 = vs_dot3(ab, ap), d2 = vs_dot3(ac, ap);
-  if (d1 <= 0 && d2 <= 0) {
-    memcpy(o, a, 3 * sizeof(double));
-    return;
-  }
-  vs_sub3(p, b, bp);
-  double d3 = vs_dot3(ab, bp), d4 = vs_dot3(ac, bp);
-  if (d3 >= 0 && d4 <= d3) {
-    memcpy(o, b, 3 * sizeof(double));
-    return;
-  }
-  double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-    double v = d1 / (d1 - d3);
-    for (int k = 0; k < 3; k++) o[k] = a[k] + v * ab[k];
-    return;
-  }
-  vs_sub3(p, c, cp);
-  double d5 = vs_dot3(ab, cp), d6 = vs_dot3(ac, cp);
-  if (d6 >= 0 && d5 <= d6) {
-    memcpy(o, c, 3 * sizeof(double));
-    return;
-  }
-  double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-    double wv = d2 / (d2 - d6);
-    for (int k = 0; k < 3; k++) o[k] = a[k] + wv * ac[k];
-    return;
-  }
-  double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-    double wv = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    for (int k = 0; k < 3; k++) o[k] = b[k] + wv * (c[k] - b[k]);
-    return;
-  }
-  double den = 1.0 / (va + vb + vc), v = vb * den, wv = vc * den;
-  for (int k = 0; k < 3; k++) o[k] = a[k] + ab[k] * v + ac[k] * wv;
-}
-
-double vs_hull_distance(const vs_hull *h, const double p[3], double q[3], double n[3]) {
-  int32_t bf = 0;
-  double bs = -INFINITY;
-  for (int32_t f = 0; f < h->nf; f++) {
-    double s = vs_dot3(h->plane + 4 * f, p) - h->plane[4 * f + 3];
-    if (s > bs) bs = s, bf = f;
-  }
-  if (bs <= 0) { /* inside: the nearest face plane */
-    memcpy(n, h->plane + 4 * bf, 3 * sizeof(double));
-    for (int k = 0; k < 3; k++) q[k] = p[k] - bs * n[k];
-    return bs;
-  }
-  /* outside: the nearest point over the faces that face p */
-  double best = INFINITY;
-  for (int32_t f = 0; f < h->nf; f++) {
-    if (vs_dot3(h->plane + 4 * f, p) - h->plane[4 * f + 3] <= 0) continue;
-    int32_t a = h->fstart[f], len = h->fstart[f + 1] - a;
-    const double *A = h->v + 3 * h->fvert[a];
-    for (int32_t j = 1; j + 1 < len; j++) {
-      double c[3], d[3];
-      closest_tri(A, h->v + 3 * h->fvert[a + j], h->v + 3 * h->fvert[a + j + 1], p, c);
-      vs_sub3(p, c, d);
-      double dd = vs_dot3(d, d);
-      if (dd < best) best = dd, memcpy(q, c, sizeof c);
-    }
-  }
-  double dist = sqrt(best), d[3];
-  vs_sub3(p, q, d);
-  if (dist > 0)
-    for (int k = 0; k < 3; k++) n[k] = d[k] / dist;
-  else
-    memcpy(n, h->plane + 4 * bf, 3 * sizeof(double));
-  return dist;
 }
