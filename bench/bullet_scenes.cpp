@@ -131,7 +131,14 @@ int main(int argc, char **argv) {
       shape = new btBoxShape(btVector3(btScalar(sz[0] / 2), btScalar(sz[1] / 2), btScalar(sz[2] / 2)));
     else if (m->rigid_shape[i] == VS_RIGID_SPHERE)
       shape = new btSphereShape(btScalar(sz[0]));
-    else
+    else if (m->rigid_shape[i] == VS_RIGID_CONVEX) {
+      // btConvexHullShape of vsim's hull vertices, in the same body (principal)
+      // frame and centre of mass; Bullet's default margin (0.04 m) around them
+      const vs_hull *h = vs_rmodel_hull(rm, i);
+      auto *hs = new btConvexHullShape();
+      for (int32_t k = 0; k < h->nv; k++) hs->addPoint(v3(h->v + 3 * k), k + 1 == h->nv);
+      shape = hs;
+    } else
       shape = new btCapsuleShape(btScalar(sz[0]), btScalar(sz[1]));
     shapes.push_back(shape);
     const bool fixed = !std::isfinite(m->rigid_mass[i]);

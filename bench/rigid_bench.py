@@ -59,6 +59,10 @@ ROWS = [
       ("apex_ratio", "first bounce's apex / (e^2 h)")]),
     ("9", "wall_tunnel", "sphere r 0.1 at 50 m/s at a 5 cm wall 1 m away", 1, 0.5,
      [("result", "passed through or stopped (ideal: stopped)"), ("final_x_m", "final x (m; wall 1.00-1.05)")]),
+    ("10", "convex_pile", "100 convex stones (hulls of 10 points) poured into a bin", 10, 3,
+     [("ke_ratio", "max KE last fifth / first fifth (at rest: << 1)"),
+      ("final_max_speed_mps", "fastest stone at the end (m/s; at rest: 0)"),
+      ("ground_pen_max_m", "deepest hull vertex under the ground (m; ideal 0)")]),
 ]
 DT = 1.0 / 60.0
 

@@ -36,6 +36,7 @@ typedef enum rbm_kind {
   RBM_SPIN,       /* spin_flip */
   RBM_BOUNCE,     /* cube_bounce */
   RBM_WALL,       /* wall_tunnel */
+  RBM_PILE,       /* convex_pile */
   RBM_OTHER
 } rbm_kind;
 
@@ -47,6 +48,7 @@ static inline rbm_kind rbm_kind_of(const char *name) {
   if (!strcmp(name, "spin_flip")) return RBM_SPIN;
   if (!strcmp(name, "cube_bounce")) return RBM_BOUNCE;
   if (!strcmp(name, "wall_tunnel")) return RBM_WALL;
+  if (!strcmp(name, "convex_pile")) return RBM_PILE;
   return RBM_OTHER;
 }
 
@@ -192,7 +194,7 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
       if (sep > r->max_sep) r->max_sep = sep;
     }
   }
-  if (r->kind == RBM_PYRAMID) {
+  if (r->kind == RBM_PYRAMID || r->kind == RBM_PILE) {
     double ke = 0;
     for (int32_t i = 0; i < r->n; i++)
       if (!rbm_fixed(r, i))
@@ -200,6 +202,21 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
     int64_t fifth = r->frames / 5 > 0 ? r->frames / 5 : 1;
     if (f <= fifth && ke > r->ke_early) r->ke_early = ke;
     if (f > r->frames - fifth && ke > r->ke_late) r->ke_late = ke;
+  }
+  if (r->kind == RBM_PILE && m->n_colliders > 0 && m->colliders[0].kind == VS_COLLIDER_PLANE) {
+    /* the deepest hull vertex under the ground (hulls from vsim's model,
+     * in the body frames both engines use) */
+    const vs_rmodel *rm = m->priv->rigid;
+    const double *pt = m->colliders[0].a, *nn = m->colliders[0].b;
+    for (int32_t i = 0; i < r->n; i++) {
+      const vs_hull *h = vs_rmodel_hull(rm, i);
+      for (int32_t k = 0; h && k < h->nv; k++) {
+        double p[3];
+        rbm_point(x + 3 * (size_t)i, q + 4 * (size_t)i, h->v + 3 * (size_t)k, p);
+        double depth = -((p[0] - pt[0]) * nn[0] + (p[1] - pt[1]) * nn[1] + (p[2] - pt[2]) * nn[2]);
+        if (depth > r->max_pen) r->max_pen = depth;
+      }
+    }
   }
   if (r->kind == RBM_HEAVY && r->n > 0 && m->n_colliders > 0 &&
       m->colliders[0].kind == VS_COLLIDER_PLANE) {
@@ -314,6 +331,15 @@ static inline void rbm_print(const rbm *r, FILE *out) {
       first = 0;
       rbm_num(out, "final_x_m", r->xl[0], &first);
       rbm_num(out, "final_vx_mps", r->vl[0], &first);
+      break;
+    }
+    case RBM_PILE: {
+      double vmax = 0;
+      for (int32_t i = 0; i < n; i++)
+        if (rbm_len(r->vl + 3 * (size_t)i) > vmax) vmax = rbm_len(r->vl + 3 * (size_t)i);
+      rbm_num(out, "ke_ratio", r->ke_early > 0 ? r->ke_late / r->ke_early : NAN, &first);
+      rbm_num(out, "final_max_speed_mps", vmax, &first);
+      rbm_num(out, "ground_pen_max_m", r->max_pen, &first);
       break;
     }
     case RBM_OTHER:

@@ -120,6 +120,8 @@ static const char scene_text[] =
     "  - tetra: {name: rock, center: [0, 4, 0], edge: 0.3, angular_velocity: *up}\n"
     "  - lattice: {name: block, origin: [1, 1, 1], size: [0.3, 0.3, 0.3],\n"
     "             resolution: [2, 3, 2], pin: top-edge}\n"
+    "  - rigid: {name: stone, shape: convex, position: [4, 1, 4],\n"
+    "            points: [[0, 0, 0], [0.3, 0, 0], [0, 0.3, 0], [0, 0, 0.3], [0.2, 0.2, 0.2]]}\n"
     "constraints:\n"
     "  - distance: {a: 'line:6', b: 'sheet:0,3', rest: auto}\n"
     "  - distance: {a: 'shot:0', b: 'shot:1', min: 0.05}\n"

@@ -657,7 +657,7 @@ START_TEST(bad_rigid_inputs_exit_2_and_leave_nothing) {
       {"bodies:\n  - rigid: {mass: 2, density: 3}\n",
        "bad.yaml:2:31: bodies.0.rigid.density: expected either mass or density, got both"},
       {"bodies:\n  - rigid: {shape: cube}\n",
-       "bad.yaml:2:20: bodies.0.rigid.shape: expected one of box, sphere, capsule, got cube"},
+       "bad.yaml:2:20: bodies.0.rigid.shape: expected one of box, sphere, capsule, convex, got cube"},
       {"bodies:\n  - rigid: {size: [1, 0, 1]}\n",
        "bad.yaml:2:23: bodies.0.rigid.size.1: expected a finite number > 0, got 0"},
       {"bodies:\n  - rigid: {shape: sphere, radius: -1}\n",

@@ -197,3 +197,42 @@ write("wall_tunnel", [
     60, [rigid("ball", (0, 0, 0), shape="sphere", radius=0.1, mass=1.0, velocity=[50, 0, 0])],
     world=["gravity: [0, 0, 0]", "colliders:",
            "  - box: {min: [1, -2, -2], max: [1.05, 2, 2]}"])
+
+# 10: a pile of convex stones (shape: convex, hulls of random points) poured
+# into a bin of box colliders: the narrow phase of general polyhedra.
+def stones():
+    import random
+    rnd = random.Random(20261129)  # Mersenne Twister: the same stones everywhere
+    bodies = []
+    for k in range(100):
+        gx, gz, gy = k % 5, (k // 5) % 5, k // 25
+        pts = []
+        for _ in range(10):
+            # a point on a squashed ball of radius about 0.1 m
+            while True:
+                d = [rnd.uniform(-1, 1) for _ in range(3)]
+                r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+                if 0.25 < r2 <= 1:
+                    break
+            s = rnd.uniform(0.08, 0.1) / r2 ** 0.5
+            pts.append([round(d[0] * s, 4), round(0.7 * d[1] * s, 4), round(d[2] * s, 4)])
+        pos = (round(-0.6 + 0.3 * gx, 3), round(0.3 + 0.3 * gy, 3), round(-0.6 + 0.3 * gz, 3))
+        bodies.append("  - rigid: {name: stone%d, shape: convex, position: %s, mass: 1.0, "
+                      "friction: 0.6, rotation: [%d, %d, 0],\n      points: [%s]}" %
+                      (k, v3(pos), rnd.randrange(360), rnd.randrange(360),
+                       ", ".join(v3(p) for p in pts)))
+    wall = "  - box: {min: %s, max: %s, friction: 0.6}"
+    write("convex_pile", [
+        "100 convex stones of about 0.2 m (hulls of 10 random points each, 1 kg,",
+        "friction 0.6) poured from a 5 x 4 x 5 grid into a 1.6 m bin of box colliders, 10 s.",
+        "Ideal: the pile comes to rest (kinetic energy of the last fifth << the",
+        "first's), nothing sinks into the ground."],
+        600, bodies,
+        world=["colliders:", "  - plane: {friction: 0.6}",
+               wall % (v3((-1.0, 0, -1.0)), v3((-0.8, 1.5, 1.0))),
+               wall % (v3((0.8, 0, -1.0)), v3((1.0, 1.5, 1.0))),
+               wall % (v3((-0.8, 0, -1.0)), v3((0.8, 1.5, -0.8))),
+               wall % (v3((-0.8, 0, 0.8)), v3((0.8, 1.5, 1.0)))])
+
+
+stones()

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "io/h5surface.h"
+#include "model/model_private.h"
+#include "model/rigid_model.h"
 #include "util/detmath.h"
 #include "vsim/scene.h"
 
@@ -19,14 +21,48 @@ void h5s_shape_counts(int shape, int *nv, int *nt) {
     *nv = 2 + 2 * CAP_RINGS * CAP_AROUND;
     *nt = 2 * CAP_AROUND + 2 * (2 * CAP_RINGS - 1) * CAP_AROUND;
     break;
+  case VS_RIGID_CONVEX: break; /* its hull's (h5s_body_counts) */
   }
+}
+
+/* The model's hull of rigid body b; NULL unless it is convex. */
+static const vs_hull *hull_of(const vs_model *m, int32_t b) {
+  const vs_rmodel *rm = m->priv ? m->priv->rigid : NULL;
+  return rm && b < rm->n_bodies ? vs_rmodel_hull(rm, b) : NULL;
+}
+
+void h5s_body_counts(const vs_model *m, int32_t b, int *nv, int *nt) {
+  const vs_hull *h = m->rigid_shape[b] == VS_RIGID_CONVEX ? hull_of(m, b) : NULL;
+  if (!h) {
+    h5s_shape_counts(m->rigid_shape[b], nv, nt);
+    return;
+  }
+  *nv = h->nv;
+  *nt = h->fstart[h->nf] - 2 * h->nf; /* each face fanned from its first vertex */
+}
+
+void h5s_body_mesh(const vs_model *m, int32_t b, double *local, int32_t *tri) {
+  const vs_hull *h = m->rigid_shape[b] == VS_RIGID_CONVEX ? hull_of(m, b) : NULL;
+  if (!h) {
+    h5s_shape_mesh(m->rigid_shape[b], m->rigid_size + 3 * (size_t)b, local, tri);
+    return;
+  }
+  if (local) memcpy(local, h->v, 3 * (size_t)h->nv * sizeof *local);
+  int n = 0;
+  for (int32_t f = 0; tri && f < h->nf; f++)
+    for (int32_t k = h->fstart[f] + 1; k + 1 < h->fstart[f + 1]; k++) {
+      tri[3 * n] = h->fvert[h->fstart[f]];
+      tri[3 * n + 1] = h->fvert[k];
+      tri[3 * n + 2] = h->fvert[k + 1];
+      n++;
+    }
 }
 
 void h5s_model_counts(const vs_model *m, size_t *nv, size_t *nt) {
   *nv = *nt = 0;
   for (int32_t b = 0; b < m->n_rigid; b++) {
     int v, t;
-    h5s_shape_counts(m->rigid_shape[b], &v, &t);
+    h5s_body_counts(m, b, &v, &t);
     *nv += (size_t)v;
     *nt += (size_t)t;
   }
@@ -149,6 +185,7 @@ void h5s_shape_mesh(int shape, const double size[3], double *local, int32_t *tri
   case VS_RIGID_BOX: box_mesh(size, local, tri); break;
   case VS_RIGID_SPHERE: sphere_mesh(size[0], local, tri); break;
   case VS_RIGID_CAPSULE: capsule_mesh(size[0], 0.5 * size[1], local, tri); break;
+  case VS_RIGID_CONVEX: break; /* its hull's (h5s_body_mesh) */
   }
 }
 
@@ -167,8 +204,8 @@ void h5s_world(const vs_model *m, const double *rx, const double *rq, double *ou
   for (int32_t b = 0; b < m->n_rigid; b++) {
     double local[3 * H5S_MAX_VERTS], o[3];
     int nv, nt;
-    h5s_shape_counts(m->rigid_shape[b], &nv, &nt);
-    h5s_shape_mesh(m->rigid_shape[b], m->rigid_size + 3 * (size_t)b, local, NULL);
+    h5s_body_counts(m, b, &nv, &nt);
+    h5s_body_mesh(m, b, local, NULL);
     for (int i = 0; i < nv; i++, v++) {
       place(rx + 3 * (size_t)b, rq + 4 * (size_t)b, local + 3 * i, o);
       for (int c = 0; c < 3; c++) {

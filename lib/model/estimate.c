@@ -210,6 +210,14 @@ static void estimate(const vs_scene *s, const counts *c, vs_memory_estimate *out
     /* a frame of rigid output: pose, velocities, and the surfaces for
      * viewers (at most 74 vertices a body, a capsule's, io/h5surface.c) */
     run += (uint64_t)c->nrigid * (8 * 13 + (s->output.xdmf ? 74 * 24 : 0));
+    /* a convex body's hull (model/hull.h) at its bound: 256 vertices, 508
+     * faces (plane, vertex list), 762 edges, 48 KiB with the build's
+     * scratch; its surface up to 256 vertices instead of 74 */
+    for (size_t b = 0; b < s->n_bodies; b++)
+      if (s->bodies[b].kind == VS_BODY_RIGID && s->bodies[b].shape == VS_RIGID_CONVEX) {
+        model += 48 * 1024;
+        run += s->output.xdmf ? (256 - 74) * 24 : 0;
+      }
   }
   out->model = model;
   out->run = run;

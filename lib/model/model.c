@@ -261,6 +261,12 @@ static void record_obj(obj_set *o, const char *what, size_t index, const vs_mesh
   free(real);
 }
 
+/* A convex rigid body whose points are an OBJ file's vertices: its file is
+ * recorded with the others, so that --resume refuses a changed one. */
+static int convex_file(const vs_body_desc *d) {
+  return d->kind == VS_BODY_RIGID && d->shape == VS_RIGID_CONVEX && d->mesh.file;
+}
+
 /* Read them, bodies first, then colliders.  The memory check comes first:
  * the estimate counts the OBJ files without reading them into memory
  * (estimate.c), so a scene with a huge mesh is refused before they are
@@ -270,7 +276,7 @@ static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_e
   o->n = s->n_bodies + s->n_colliders;
   int any = 0;
   for (size_t b = 0; b < s->n_bodies; b++)
-    if (s->bodies[b].kind == VS_BODY_MESH) any = 1;
+    if (s->bodies[b].kind == VS_BODY_MESH || convex_file(&s->bodies[b])) any = 1;
   for (size_t c = 0; c < s->n_colliders; c++)
     if (s->colliders[c].kind == VS_COLLIDER_MESH) any = 1;
   if (!any) return VS_OK;
@@ -279,6 +285,16 @@ static vs_status read_objs(const vs_scene *s, const char *file, obj_set *o, vs_e
   if (!(o->objs = vs_calloc(o->n, sizeof *o->objs)))
     return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory");
   for (size_t b = 0; b < s->n_bodies; b++) {
+    if (convex_file(&s->bodies[b])) { /* recorded only: vs_rigid_compile reads its points */
+      vs_obj_mesh tmp;
+      memset(&tmp, 0, sizeof tmp);
+      vs_obj_options opt = {.skip_degenerate = 1};
+      vs_error e;
+      if (vs_obj_read(s->bodies[b].mesh.file, NULL, &opt, &tmp, &e) == VS_OK)
+        record_obj(o, "bodies", b, &s->bodies[b].mesh, &tmp);
+      vs_obj_free(&tmp); /* an unreadable file: vs_rigid_compile says why, at its key */
+      continue;
+    }
     if (s->bodies[b].kind != VS_BODY_MESH) continue;
     if ((st = read_obj(file, &s->bodies[b].mesh, "bodies", b, 0, &o->objs[b], err)) != VS_OK)
       return st;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/build.h"
+#include "model/obj.h"
 #include "model/rigid_model.h"
 #include "util/quat.h"
 #include "util/vec3.h"
@@ -326,6 +327,42 @@ static void compile_motion(vs_model *m, vs_rmotion *mo, const vs_body_desc *d, i
   if (d->n_rotation_keys) memset(&m->rigid_w0[3 * i], 0, 3 * sizeof(double));
 }
 
+/* The hull of convex body b (scene item bi): its points, or its OBJ
+ * file's vertices, times its scale.  Errors at the `points` or `file` key. */
+static vs_status build_hull(const vs_body_desc *d, size_t bi, const char *file, vs_hull *h,
+                            vs_error *err) {
+  char why[600];
+  const char *key = d->mesh.file ? "file" : "points";
+  vs_obj_mesh obj;
+  memset(&obj, 0, sizeof obj);
+  const double *pts = d->positions;
+  int64_t n = (int64_t)d->count;
+  if (d->mesh.file) {
+    vs_obj_options opt = {.skip_degenerate = 1};
+    vs_error e;
+    vs_error_clear(&e);
+    vs_status st = vs_obj_read(d->mesh.file, NULL, &opt, &obj, &e);
+    if (st != VS_OK) {
+      vs_error_format(&e, why, sizeof why);
+      return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column,
+                          "bodies.%zu.rigid.file: %s", bi, why);
+    }
+    pts = obj.vertices;
+    n = obj.n_vertices;
+  }
+  vs_status st = n > VS_HULL_MAX_POINTS
+                     ? (snprintf(why, sizeof why,
+                                 "expected at most %d points for a convex hull (the documented "
+                                 "limit), got %lld", VS_HULL_MAX_POINTS, (long long)n),
+                        VS_ERR_LIMIT)
+                     : vs_hull_build(pts, (int32_t)n, d->hull_scale, h, why, sizeof why);
+  vs_obj_free(&obj);
+  if (st != VS_OK)
+    return vs_error_set(err, st, file, d->hull_loc.line, d->hull_loc.column,
+                        "bodies.%zu.rigid.%s: %s", bi, key, why);
+  return VS_OK;
+}
+
 vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_error *err) {
   if (m->n_rigid == 0) {
     for (size_t c = 0; c < s->n_constraints; c++) {
@@ -380,27 +417,51 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
     case VS_RIGID_BOX: break;
     case VS_RIGID_SPHERE: size[0] = d->rradius, size[1] = size[2] = 0.0; break;
     case VS_RIGID_CAPSULE: size[0] = d->rradius, size[1] = d->length, size[2] = 0.0; break;
+    case VS_RIGID_CONVEX: break; /* its hull's */
     }
-    const double mass = d->has_density ? d->density * vs_rigid_volume((int32_t)d->shape, size) : d->mass;
+    double hrot[4] = {1, 0, 0, 0}; /* convex: its principal frame in the scene's body frame */
+    double mass = d->mass, I[3];
     const int still = d->fixed || d->kinematic; /* infinite mass and inertia */
-    if (vs_rmodel_set_body(rm, i, (int32_t)d->shape, size, mass, 0.0, still, d->friction,
-                           d->restitution) != VS_OK)
-      return vs_error_set(err, VS_ERR_SCENE, file, d->loc.line, d->loc.column,
-                          "bodies.%zu: a rigid body needs a positive size and mass", b);
+    if (d->shape == VS_RIGID_CONVEX) {
+      vs_hull h;
+      vs_status hs = build_hull(d, b, file, &h, err);
+      if (hs != VS_OK) return hs;
+      if (d->has_density) mass = d->density * h.volume;
+      memcpy(hrot, h.rot, sizeof hrot);
+      for (int k = 0; k < 3; k++) I[k] = mass * h.inertia[k];
+      hs = vs_rmodel_set_hull(rm, i, &h, mass, 0.0, still, d->friction, d->restitution);
+      vs_hull_free(&h);
+      if (hs == VS_ERR_NOMEM)
+        return vs_error_set(err, VS_ERR_NOMEM, file, 0, 0, "out of memory for a convex hull");
+      if (hs != VS_OK)
+        return vs_error_set(err, VS_ERR_SCENE, file, d->loc.line, d->loc.column,
+                            "bodies.%zu: a rigid body needs a positive mass", b);
+    } else {
+      if (d->has_density) mass = d->density * vs_rigid_volume((int32_t)d->shape, size);
+      if (vs_rmodel_set_body(rm, i, (int32_t)d->shape, size, mass, 0.0, still, d->friction,
+                             d->restitution) != VS_OK)
+        return vs_error_set(err, VS_ERR_SCENE, file, d->loc.line, d->loc.column,
+                            "bodies.%zu: a rigid body needs a positive size and mass", b);
+      vs_rigid_inertia((int32_t)d->shape, size, mass, I);
+    }
     rm->group_bits[i] = 1u << d->collision_group;
     rm->mask[i] = (uint32_t)d->collision_mask;
     m->rigid_body[i] = (int32_t)b;
     memcpy(&m->rigid_size[3 * i], &rm->size[3 * i], 3 * sizeof(double));
     m->rigid_shape[i] = (int32_t)d->shape;
     m->rigid_mass[i] = still ? INFINITY : mass;
-    double I[3];
-    vs_rigid_inertia((int32_t)d->shape, size, mass, I);
     for (int k = 0; k < 3; k++) m->rigid_inertia[3 * i + k] = still ? INFINITY : I[k];
     memcpy(&m->rigid_x0[3 * i], d->center, 3 * sizeof(double));
     double q[4] = {1, 0, 0, 0};
     if (d->has_orientation) memcpy(q, d->orientation, sizeof q);
     else if (d->has_rotation) vs_quat_from_euler_deg(d->rotation, q);
     vs_quat_normalize(q);
+    if (d->shape == VS_RIGID_CONVEX && hrot[0] != 1.0) { /* turned to the hull's principal frame */
+      double qp[4];
+      vs_quat_mul(q, hrot, qp);
+      vs_quat_normalize(qp);
+      memcpy(q, qp, sizeof q);
+    }
     memcpy(&m->rigid_q0[4 * i], q, sizeof q);
     if (!d->fixed) {
       memcpy(&m->rigid_v0[3 * i], d->velocity, 3 * sizeof(double));

@@ -53,18 +53,20 @@ vs_status vs_rmodel_create(int32_t n, int32_t nc, int32_t nj, vs_rmodel **out) {
   m->joint_motor = vs_calloc(2 * uj, sizeof(double));
   m->joint_spring = vs_calloc(3 * uj, sizeof(double));
   m->joint_cone = vs_calloc(uj, sizeof(double));
+  m->hull_of = vs_malloc(un * sizeof(int32_t));
   m->max_contacts = VS_RIGID_CONTACTS_PER_BODY * n + 64;
   vs_rsettings_default(&m->set);
-  for (size_t i = 0; m->group_bits && m->mask && i < un; i++) {
+  for (size_t i = 0; m->group_bits && m->mask && m->hull_of && i < un; i++) {
     m->group_bits[i] = 1u;
     m->mask[i] = 0xffffffffu;
+    m->hull_of[i] = -1;
   }
   if (!m->shape || !m->size || !m->inv_mass || !m->inv_inertia || !m->friction ||
       !m->restitution || !m->bound || !m->colliders || !m->joint_kind || !m->joint_ab ||
       !m->joint_pa || !m->joint_pb || !m->joint_rest || !m->group_bits || !m->mask ||
       !m->joint_collide || !m->nocollide || !m->joint_axis || !m->joint_qrel ||
       !m->joint_flags || !m->joint_limit || !m->joint_motor || !m->joint_spring ||
-      !m->joint_cone) {
+      !m->joint_cone || !m->hull_of) {
     vs_rmodel_free(m);
     return VS_ERR_NOMEM;
   }
@@ -100,6 +102,9 @@ void vs_rmodel_free(vs_rmodel *m) {
   vs_free(m->joint_motor);
   vs_free(m->joint_spring);
   vs_free(m->joint_cone);
+  vs_free(m->hull_of);
+  for (int32_t h = 0; h < m->n_hulls; h++) vs_hull_free(&m->hulls[h]);
+  vs_free(m->hulls);
   vs_free(m);
 }
 
@@ -108,7 +113,7 @@ vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape, const doubl
                              double restitution) {
   if (i < 0 || i >= m->n_bodies) return VS_ERR_USAGE;
   const vs_rshape_row *row = vs_rshape_row_of(shape);
-  if (!row) return VS_ERR_USAGE;
+  if (!row || shape == VS_RIGID_CONVEX) return VS_ERR_USAGE; /* a hull: vs_rmodel_set_hull */
   double sz[3] = {size[0], size[1], size[2]};
   if (row->size_ok(sz) != VS_OK) return VS_ERR_USAGE;
   if (!fixed && !(mass > 0) && !(density > 0)) return VS_ERR_USAGE;
@@ -127,6 +132,35 @@ vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape, const doubl
   row->inertia(sz, mm, I);
   m->inv_mass[i] = 1.0 / mm;
   for (int k = 0; k < 3; k++) m->inv_inertia[3 * i + k] = 1.0 / I[k];
+  return VS_OK;
+}
+
+vs_status vs_rmodel_set_hull(vs_rmodel *m, int32_t i, vs_hull *h, double mass, double density,
+                             int fixed, double friction, double restitution) {
+  if (i < 0 || i >= m->n_bodies || !h || h->nv < 4) return VS_ERR_USAGE;
+  if (!fixed && !(mass > 0) && !(density > 0)) return VS_ERR_USAGE;
+  vs_hull *grown = vs_realloc(m->hulls, ((size_t)m->n_hulls + 1) * sizeof *grown);
+  if (!grown) return VS_ERR_NOMEM;
+  m->hulls = grown;
+  m->hulls[m->n_hulls] = *h;
+  memset(h, 0, sizeof *h);
+  const vs_hull *hh = &m->hulls[m->n_hulls];
+  m->hull_of[i] = m->n_hulls++;
+  m->shape[i] = VS_RIGID_CONVEX;
+  for (int k = 0; k < 3; k++) m->size[3 * i + k] = 2.0 * hh->half[k];
+  m->friction[i] = friction;
+  m->restitution[i] = restitution;
+  /* the row's (the box that holds the hull): a cube's hull is then bounded
+   * as the same box, bit for bit (the broad phase's reach) */
+  m->bound[i] = vs_rshape_row_of(VS_RIGID_CONVEX)->bound(&m->size[3 * i]);
+  if (fixed) {
+    m->inv_mass[i] = 0.0;
+    m->inv_inertia[3 * i] = m->inv_inertia[3 * i + 1] = m->inv_inertia[3 * i + 2] = 0.0;
+    return VS_OK;
+  }
+  double mm = mass > 0 ? mass : density * hh->volume;
+  m->inv_mass[i] = 1.0 / mm;
+  for (int k = 0; k < 3; k++) m->inv_inertia[3 * i + k] = 1.0 / (mm * hh->inertia[k]);
   return VS_OK;
 }
 

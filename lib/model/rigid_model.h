@@ -15,6 +15,7 @@
 
 #include "vsim/error.h"
 #include "vsim/kind.h"
+#include "model/hull.h"
 
 #define VS_RPRIVATE __attribute__((visibility("hidden")))
 
@@ -96,6 +97,9 @@ typedef struct vs_rmodel {
   uint32_t *group_bits;  /* (n) 1 << collision_group [1] */
   uint32_t *mask;        /* (n) collision_mask: bodies i and j collide when
                           * group_bits[i] & mask[j] and group_bits[j] & mask[i] [all] */
+  int32_t *hull_of;      /* (n) convex bodies: their hull in hulls; -1 for the other shapes */
+  int32_t n_hulls;
+  vs_hull *hulls;        /* (n_hulls) in the bodies' frames (model/hull.h), owned */
 
   int32_t n_colliders;
   vs_rcollider *colliders;
@@ -177,6 +181,15 @@ VS_RPRIVATE void vs_rsettings_default(vs_rsettings *s);
 VS_RPRIVATE vs_status vs_rmodel_set_body(vs_rmodel *m, int32_t i, int32_t shape,
                                          const double size[3], double mass, double density,
                                          int fixed, double friction, double restitution);
+/* Set body i to convex hull h (moved into the model: h is left empty),
+ * its mass properties the hull's; as vs_rmodel_set_body otherwise. */
+VS_RPRIVATE vs_status vs_rmodel_set_hull(vs_rmodel *m, int32_t i, vs_hull *h, double mass,
+                                         double density, int fixed, double friction,
+                                         double restitution);
+/* Body i's hull; NULL unless it is convex. */
+static inline const vs_hull *vs_rmodel_hull(const vs_rmodel *m, int32_t i) {
+  return m->hull_of[i] >= 0 ? &m->hulls[m->hull_of[i]] : NULL;
+}
 /* Principal moments (not inverted) of a shape of the given mass. */
 VS_RPRIVATE void vs_rigid_inertia(int32_t shape, const double size[3], double mass,
                                   double inertia[3]);

@@ -66,6 +66,18 @@ static void capsule_extent(const double s[3], const double R[9], double e[3]) {
   for (int k = 0; k < 3; k++) e[k] = 0.5 * s[1] * fabs(R[3 * k + 1]) + s[0];
 }
 
+/* ---- convex: size = extents of the box about the centre of mass that holds
+ * the hull, so that its bound and extent hold the hull (the broad phase's);
+ * volume and inertia come from the hull itself (vs_rmodel_set_hull): these
+ * two are the box's, an upper bound, never used for a model's body ---- */
+static int convex_size_ok(double s[3]) { return box_size_ok(s); }
+static double convex_volume(const double s[3]) { return box_volume(s); }
+static void convex_inertia(const double s[3], double mass, double I[3]) { box_inertia(s, mass, I); }
+static double convex_bound(const double s[3]) { return box_bound(s); }
+static void convex_extent(const double s[3], const double R[9], double e[3]) {
+  box_extent(s, R, e);
+}
+
 #define SHAPE_ROW_(ID, name) \
   [VS_RIGID_##ID] = {name##_size_ok, name##_volume, name##_inertia, name##_bound, name##_extent},
 static const vs_rshape_row rows[VS_RIGID_SHAPE_COUNT] = {VS_RIGID_SHAPES(SHAPE_ROW_)};

@@ -145,7 +145,8 @@ static vs_status join_mesh_paths(const char *path, vs_scene *s, vs_error *err) {
   size_t dlen = (size_t)(slash - path);
   if (dlen == 0) dlen = 1; /* "/scene.yaml": the root */
   for (size_t i = 0; i < s->n_bodies; i++)
-    if (s->bodies[i].kind == VS_BODY_MESH) TRY_JOIN(join_one(path, dlen, &s->bodies[i].mesh, path, err));
+    if (s->bodies[i].kind == VS_BODY_MESH || s->bodies[i].kind == VS_BODY_RIGID)
+      TRY_JOIN(join_one(path, dlen, &s->bodies[i].mesh, path, err));
   for (size_t i = 0; i < s->n_colliders; i++)
     if (s->colliders[i].kind == VS_COLLIDER_MESH)
       TRY_JOIN(join_one(path, dlen, &s->colliders[i].mesh, path, err));

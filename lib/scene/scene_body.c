@@ -166,6 +166,56 @@ vs_status sk_check_body_name(vctx *c, const sk_row *r, const sn_node *m, const s
 
 /* ---- rigid bodies ----------------------------------------------------------- */
 
+/* ---- convex rigid bodies: points, file, scale ---- */
+
+vs_status sk_load_points(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                         void *base) {
+  vs_body_desc *b = base;
+  const sn_node *v = sk_get(m, "points");
+  if (!v) return VS_OK;
+  size_t mk = sk_push(c, "points");
+  b->count = 0;
+  b->hull_loc = sk_loc(v);
+  TRY(triples(c, v, &b->count, &b->positions));
+  sk_pop(c, mk);
+  return VS_OK;
+}
+
+void sk_emit_points(sbuf *b, const sk_row *r, const void *base) {
+  const vs_body_desc *d = base;
+  put_triples(b, d->positions, d->count);
+}
+
+int sk_no_points(const void *base) { return !((const vs_body_desc *)base)->positions; }
+int sk_no_mesh_file(const void *base) { return !((const vs_body_desc *)base)->mesh.file; }
+
+/* shape convex: exactly one of points and file; the other shapes: neither */
+vs_status sk_check_convex(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                          void *base) {
+  vs_body_desc *b = base;
+  const sn_node *pv = sk_get(m, "points"), *fv = sk_get(m, "file");
+  if (fv && b->mesh.file) b->hull_loc = b->mesh.loc;
+  if (b->shape != VS_RIGID_CONVEX) {
+    const sn_node *v = pv ? pv : fv;
+    if (!v) return VS_OK;
+    size_t mk = sk_push(c, pv ? "points" : "file");
+    vs_status st = sk_fail(c, VS_ERR_SCENE, v, "only a rigid body of shape convex has %s",
+                           pv ? "points" : "a file");
+    sk_pop(c, mk);
+    return st;
+  }
+  if (!pv && !fv)
+    return sk_fail(c, VS_ERR_SCENE, at, "shape convex: expected its points, as `points` or as "
+                   "the vertices of an OBJ `file`, got neither");
+  if (pv && fv) {
+    size_t mk = sk_push(c, "file");
+    vs_status st = sk_fail(c, VS_ERR_SCENE, fv, "expected either points or file, got both");
+    sk_pop(c, mk);
+    return st;
+  }
+  return VS_OK;
+}
+
 int sk_rigid_has_density(const void *base) {
   return ((const vs_body_desc *)base)->has_density;
 }

@@ -287,6 +287,13 @@ vs_status sk_load_rsolver(vctx *c, const sk_row *r, const sn_node *m, const sn_n
                           void *base);
 void sk_emit_rsolver(sbuf *b, const sk_row *r, const void *base);
 int sk_rigid_has_density(const void *base);
+vs_status sk_load_points(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                         void *base);
+void sk_emit_points(sbuf *b, const sk_row *r, const void *base);
+int sk_no_points(const void *base);
+int sk_no_mesh_file(const void *base);
+vs_status sk_check_convex(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
+                          void *base);
 vs_status sk_check_orientation(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,
                                void *base);
 vs_status sk_check_rotation(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at,

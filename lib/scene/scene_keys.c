@@ -260,13 +260,23 @@ const sk_row vs_sk_rows[] = {
     {"edge", BO(TE, edge), .type = SK_NUM, .range = POS, .flags = SKF_REQUIRED,
      .doc = "edge length"},
     {"shape", BO(RI, shape), .type = SK_ENUM, .names = vs_sk_rigid_shapes, .def = "box",
-     .doc = "`box`, `sphere` or `capsule`"},
+     .doc = "`box`, `sphere`, `capsule` or `convex` (the convex hull of `points` or of a "
+            "`file`'s vertices)"},
     {"size", BO(RI, size), .type = SK_VEC, .n = 3, .range = POS, .def = "[1, 1, 1]",
      .doc = "box: full extents along its local x, y, z, m"},
     {"radius", BO(RI, rradius), .type = SK_NUM, .range = POS, .def = "0.5",
      .doc = "sphere and capsule radius, m"},
     {"length", BO(RI, length), .type = SK_NUM, .range = POS, .def = "1",
      .doc = "capsule: distance between the cap centres, along its local y, m"},
+    {"points", BO(RI, positions), HOOK(sk_load_points, sk_emit_points), .omit = sk_no_points,
+     .doc = "convex: `[[x, y, z], ...]` in the body's frame, at least 4 not in one plane, at "
+            "most 4096 (the hull at most 256 vertices); the body is their convex hull, moved "
+            "so that the solid hull's centre of mass is at `position` (not with `file`)"},
+    {"file", BO(RI, mesh), HOOK(sk_load_mesh_file, sk_emit_mesh_file), .omit = sk_no_mesh_file,
+     .doc = "convex: a Wavefront OBJ file, relative to the scene file, whose vertices are the "
+            "points (its faces are not used; not with `points`)"},
+    {"scale", BO(RI, hull_scale), .type = SK_NUM, .range = POS, .def = "1",
+     .check = sk_check_convex, .doc = "convex: the points are multiplied by this"},
     {"position", BO(RI, center), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
      .doc = "centre of mass, m"},
     {"orientation", BO(RI, orientation), .type = SK_VEC, .n = 4, .range = ANY, .flags = SKF_HAS,

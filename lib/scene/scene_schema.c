@@ -213,9 +213,10 @@ static void value(vs_sbuf *b, const sk_row *r) {
         vs_sbuf_puts(b, ", ");
         vec(b, 3, R_POS);
         vs_sbuf_puts(b, "]}}}");
-      } else if (r->load == sk_load_positions || r->load == sk_load_velocities) {
+      } else if (r->load == sk_load_positions || r->load == sk_load_velocities ||
+                 r->load == sk_load_points) {
         vs_sbuf_printf(b, "{\"type\": \"array\", \"minItems\": %d, \"items\": ",
-                       r->load == sk_load_positions ? 1 : 0);
+                       r->load == sk_load_points ? 4 : r->load == sk_load_positions ? 1 : 0);
         vec(b, 3, R_ANY);
         vs_sbuf_puts(b, "}");
       } else if (r->load == sk_load_masses) {

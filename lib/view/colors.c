@@ -82,8 +82,8 @@ void vs_view_bounds_add(const vs_view_frame *f, double lo[3], double hi[3]) {
   for (size_t i = 0; i < f->n_shapes; i++) {
     const vs_view_shape *s = &f->shapes[i];
     double r = s->radius + s->half_length;
-    if (s->kind == VS_VIEW_BOX) r = sqrt(s->half[0] * s->half[0] + s->half[1] * s->half[1] +
-                                         s->half[2] * s->half[2]);
+    if (s->kind == VS_VIEW_BOX || s->kind == VS_VIEW_HULL)
+      r = sqrt(s->half[0] * s->half[0] + s->half[1] * s->half[1] + s->half[2] * s->half[2]);
     grow(lo, hi, s->center, r);
   }
   for (size_t i = 0; i < f->n_colliders; i++) {
@@ -109,7 +109,7 @@ void vs_view_bounds_add(const vs_view_frame *f, double lo[3], double hi[3]) {
 /* ---- the focus box ------------------------------------------------------ */
 
 static double shape_bound(const vs_view_shape *s) {
-  if (s->kind == VS_VIEW_BOX)
+  if (s->kind == VS_VIEW_BOX || s->kind == VS_VIEW_HULL)
     return sqrt(s->half[0] * s->half[0] + s->half[1] * s->half[1] + s->half[2] * s->half[2]);
   return s->radius + (s->kind == VS_VIEW_CAPSULE ? s->half_length : 0);
 }

@@ -278,6 +278,25 @@ static void add_box(scene_buf *b, const cam *k, const double c[3], const double 
   }
 }
 
+/* A convex hull: its triangles turned to the viewer. */
+static void add_hull(scene_buf *b, const cam *k, const vs_view_shape *s, const double rgb[3]) {
+  for (int32_t t = 0; t < s->hull_nt; t++) {
+    double v[3][3];
+    for (int j = 0; j < 3; j++) {
+      double w[3];
+      qrot(s->quat, s->hull_v + 3 * s->hull_tri[3 * t + j], w);
+      for (int c = 0; c < 3; c++) v[j][c] = s->center[c] + w[c];
+    }
+    double e1[3], e2[3], n[3];
+    vs_sub3(v[1], v[0], e1);
+    vs_sub3(v[2], v[0], e2);
+    vs_cross3(e1, e2, n);
+    if (vs_dot3(n, k->f) <= 0) continue;
+    const double *w[3] = {v[0], v[1], v[2]};
+    add_poly(b, k, w, 3, rgb);
+  }
+}
+
 static void add_capsule(scene_buf *b, const cam *k, const vs_view_shape *s, const double rgb[3]) {
   double ax[3], l[3] = {0, s->half_length, 0};
   qrot(s->quat, l, ax);
@@ -458,6 +477,8 @@ static int add_frame(scene_buf *b, const cam *k, const painter *pt) {
       add_box(b, k, s->center, s->quat, s->half, rgb);
     else if (s->kind == VS_VIEW_SPHERE)
       add_round(b, k, P_BALL, s->center, s->radius, rgb);
+    else if (s->kind == VS_VIEW_HULL)
+      add_hull(b, k, s, rgb);
     else
       add_capsule(b, k, s, rgb);
   }

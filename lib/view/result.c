@@ -29,6 +29,7 @@ typedef struct side {
   uint8_t *alive, *link_alive, *tri_alive;
   int32_t *tri_edge; /* [T][3] link of each triangle edge, -1 */
   vs_view_shape *shapes;
+  int32_t *hull_tri;    /* the file's hull triangles, each into its own body's vertices */
   int32_t body_base; /* palette index of rigid body 0 */
 } side;
 
@@ -62,6 +63,7 @@ static void side_free(side *s) {
   vs_free(s->tri_alive);
   vs_free(s->tri_edge);
   vs_free(s->shapes);
+  vs_free(s->hull_tri);
 }
 
 void vs_renderer_free(vs_renderer *r) {
@@ -139,7 +141,14 @@ static vs_status side_init(side *s, vs_frames *f, double radius_default, int32_t
   s->rpos = vs_malloc((3 * s->B + 1) * sizeof(double));
   s->rquat = vs_malloc((4 * s->B + 1) * sizeof(double));
   s->shapes = vs_calloc(s->B + 1, sizeof *s->shapes);
-  if (!s->pos || !s->prev || !s->vel || !s->scalar || !s->radius || !s->link_scalar ||
+  s->hull_tri = vs_malloc((3 * s->t->n_hull_triangles + 1) * sizeof(int32_t));
+  for (size_t i = 0; s->hull_tri && s->t->hull_range && i < s->B; i++) {
+    const int32_t *g = s->t->hull_range + 4 * i;
+    for (size_t q = 3 * (size_t)g[2]; q < 3 * ((size_t)g[2] + (size_t)g[3]); q++)
+      s->hull_tri[q] = s->t->hull_triangles[q] - g[0];
+  }
+  if (!s->hull_tri ||
+      !s->pos || !s->prev || !s->vel || !s->scalar || !s->radius || !s->link_scalar ||
       !s->rest || !s->link_alive || !s->alive || !s->tri_alive || !s->tri_edge || !s->rpos ||
       !s->rquat || !s->shapes || map_tri_edges(s) < 0)
     return nomem(err, f);
@@ -215,6 +224,16 @@ static vs_status side_frame(side *s, size_t k, vs_render_color color, vs_view_fr
         sh->kind = VS_VIEW_BOX;
         for (int j = 0; j < 3; j++) sh->half[j] = 0.5 * sz[j];
         break;
+      case VS_RIGID_CONVEX: { /* its hull from the file (ranges checked by the reader) */
+        const int32_t *g = t->hull_range + 4 * i;
+        sh->kind = VS_VIEW_HULL;
+        for (int j = 0; j < 3; j++) sh->half[j] = 0.5 * sz[j];
+        sh->hull_v = t->hull_vertices + 3 * (size_t)g[0];
+        sh->hull_nv = g[1];
+        sh->hull_tri = s->hull_tri + 3 * (size_t)g[2];
+        sh->hull_nt = g[3];
+        break;
+      }
     }
   }
   memset(fr, 0, sizeof *fr);

@@ -58,6 +58,8 @@ typedef enum vs_view_shape_kind {
   VS_VIEW_BOX = 0,     /* half[3]: half extents along the local axes */
   VS_VIEW_SPHERE = 1,  /* radius */
   VS_VIEW_CAPSULE = 2, /* radius, half_length: cap centres at +-half_length along local y */
+  VS_VIEW_HULL = 3,    /* hull_v [hull_nv][3] local vertices, hull_tri [hull_nt][3] into them
+                        * (counter-clockwise from outside); half[3]: a box that holds it */
 } vs_view_shape_kind;
 
 typedef struct vs_view_shape {
@@ -69,6 +71,9 @@ typedef struct vs_view_shape {
   double half_length;
   int32_t body;   /* palette index under VS_VIEW_COLOR_BODY */
   double scalar;  /* value under VS_VIEW_COLOR_SCALAR */
+  const double *hull_v;    /* VS_VIEW_HULL (borrowed) */
+  const int32_t *hull_tri; /* VS_VIEW_HULL, 0-based into hull_v (borrowed) */
+  int32_t hull_nv, hull_nt;
 } vs_view_shape;
 
 typedef enum vs_view_collider_kind {

@@ -55,10 +55,17 @@ typedef struct vs_frames_topology {
   size_t n_tris;
   const int32_t *tris;      /* [n_tris][3] /connectivity/triangles */
   size_t n_rigid;           /* B of /particles/rigid */
-  const int32_t *rigid_shape; /* [B] 0 box, 1 sphere, 2 capsule */
-  const double *rigid_size;   /* [B][3] box extents; sphere [r,0,0]; capsule [r,length,0] */
+  const int32_t *rigid_shape; /* [B] 0 box, 1 sphere, 2 capsule, 3 convex */
+  const double *rigid_size;   /* [B][3] box extents; sphere [r,0,0]; capsule [r,length,0];
+                                 convex: the box about the centre of mass that holds it */
   size_t n_colliders;       /* /world/colliders/<i>, else the recorded scene's colliders */
   const vs_frames_collider *colliders;
+  /* convex bodies (NULL and 0 when the file has none): /particles/rigid/hull_* */
+  const int32_t *hull_range;     /* [B][4] first vertex, vertices, first triangle, triangles */
+  size_t n_hull_vertices;
+  const double *hull_vertices;   /* [n][3] body frame */
+  size_t n_hull_triangles;
+  const int32_t *hull_triangles; /* [n][3] into hull_vertices (checked in range) */
 } vs_frames_topology;
 
 /* Open a result file.  Errors: unreadable -> VS_ERR_IO; not HDF5, or HDF5

@@ -59,7 +59,8 @@ typedef enum vs_collider_kind {
 #define VS_RIGID_SHAPES(X) \
   X(BOX, box)         /* size: full extents along its local axes */ \
   X(SPHERE, sphere)   /* size[0]: radius */ \
-  X(CAPSULE, capsule) /* size[0]: radius, size[1]: length between the cap centres along local y */
+  X(CAPSULE, capsule) /* size[0]: radius, size[1]: length between the cap centres along local y */ \
+  X(CONVEX, convex)   /* size: extents of the box about the centre of mass that holds the hull */
 
 typedef enum vs_rigid_shape {
 #define VS_KIND_ENUM_(ID, name) VS_RIGID_##ID,

@@ -95,7 +95,7 @@ typedef enum vs_body_kind {
   VS_BODY_LATTICE,
   VS_BODY_RAGDOLL,
   VS_BODY_MESH,
-  VS_BODY_RIGID       /* a true rigid body (no particles): box, sphere or capsule */
+  VS_BODY_RIGID       /* a true rigid body (no particles): box, sphere, capsule or convex */
 } vs_body_kind;
 
 /* How a body's `pin` was given. */
@@ -159,8 +159,11 @@ typedef struct vs_body_desc {
   double air_linear;          /* 1/s: air drag per unit mass, linear in the relative velocity */
   double air_quadratic;       /* 1/m: quadratic in it */
 
-  /* rigid (also: name, mass, size, velocity, angular_velocity; position in center) */
+  /* rigid (also: name, mass, size, velocity, angular_velocity; position in center;
+   * convex: its points in count and positions, or its OBJ file in mesh.file) */
   vs_rigid_shape shape;
+  double hull_scale;          /* convex: the points are multiplied by it [1] */
+  vs_loc hull_loc;            /* convex: the `points` or `file` value, for messages */
   double rradius;             /* sphere and capsule, > 0 */
   double length;              /* capsule, > 0 */
   double orientation[4];      /* w, x, y, z (given: has_orientation) */

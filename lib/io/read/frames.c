@@ -205,6 +205,56 @@ static size_t drop_unused(int32_t *v, size_t n, int arity) {
   return m;
 }
 
+/* The convex bodies' hulls (/particles/rigid/hull_*), when the file has
+ * one: every range and index checked against the arrays. */
+static vs_status load_hulls(vs_frames *f, size_t B, vs_error *err) {
+  int any = 0;
+  for (size_t i = 0; i < B; i++) any |= f->rigid_shape[i] == VS_RIGID_CONVEX;
+  if (!any) return VS_OK;
+  void *buf;
+  size_t nr, nv, nt;
+  int r;
+  r = fr_read_all(f, "/particles/rigid/hull_range", 2, 4, H5T_NATIVE_INT32, &buf, &nr, err);
+  if (r < 0) return err->code;
+  f->hull_range = buf;
+  if (!r || nr != B)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                        "/particles/rigid/hull_range: %s for %zu bodies",
+                        r ? "wrong count" : "missing", B);
+  r = fr_read_all(f, "/particles/rigid/hull_vertices", 2, 3, H5T_NATIVE_DOUBLE, &buf, &nv, err);
+  if (r < 0) return err->code;
+  f->hull_v = buf;
+  if (!r)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0, "/particles/rigid/hull_vertices: missing");
+  r = fr_read_all(f, "/particles/rigid/hull_triangles", 2, 3, H5T_NATIVE_INT32, &buf, &nt, err);
+  if (r < 0) return err->code;
+  f->hull_tri = buf;
+  if (!r)
+    return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                        "/particles/rigid/hull_triangles: missing");
+  for (size_t i = 0; i < B; i++) {
+    const int32_t *g = f->hull_range + 4 * i;
+    if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[3] < 0 || (size_t)g[0] + (size_t)g[1] > nv ||
+        (size_t)g[2] + (size_t)g[3] > nt ||
+        (f->rigid_shape[i] == VS_RIGID_CONVEX && (g[1] < 4 || g[3] < 4)))
+      return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                          "/particles/rigid/hull_range: body %zu names vertices or triangles "
+                          "outside the hull arrays", i);
+    for (size_t t = (size_t)g[2]; t < (size_t)g[2] + (size_t)g[3]; t++)
+      for (int k = 0; k < 3; k++)
+        if (f->hull_tri[3 * t + k] < g[0] || f->hull_tri[3 * t + k] >= g[0] + g[1])
+          return vs_error_set(err, VS_ERR_FORMAT, f->path, 0, 0,
+                              "/particles/rigid/hull_triangles: triangle %zu names a vertex outside "
+                              "its body's", t);
+  }
+  f->t.hull_range = f->hull_range;
+  f->t.n_hull_vertices = nv;
+  f->t.hull_vertices = f->hull_v;
+  f->t.n_hull_triangles = nt;
+  f->t.hull_triangles = f->hull_tri;
+  return VS_OK;
+}
+
 static vs_status load_links(vs_frames *f, vs_error *err) {
   if (!vs_h5_path_exists(f->h, "/connectivity")) return VS_OK;
   vs_h5_path_list l = {0};
@@ -353,6 +403,7 @@ static vs_status load(vs_frames *f, vs_error *err) {
                           "/particles/rigid/size: %s for %zu bodies", r ? "wrong count" : "missing",
                           B);
     f->t.n_rigid = B;
+    if ((st = load_hulls(f, B, err)) != VS_OK) return st;
   }
 
   if ((st = fr_load_world_colliders(f, err)) != VS_OK) return st;
@@ -420,6 +471,9 @@ void vs_frames_close(vs_frames *f) {
   vs_free(f->tris);
   vs_free(f->rigid_shape);
   vs_free(f->rigid_size);
+  vs_free(f->hull_v);
+  vs_free(f->hull_range);
+  vs_free(f->hull_tri);
   vs_free(f->path);
   vs_free(f);
 }

@@ -34,7 +34,8 @@ struct vs_frames {
   int has_pos, has_vel, has_alive, has_rigid;
   vs_frames_topology t;
   int32_t *body, *links, *link_slot, *tris, *rigid_shape;
-  double *radius, *rigid_size;
+  double *radius, *rigid_size, *hull_v;
+  int32_t *hull_range, *hull_tri;
   vs_frames_collider *colliders;
   series *s;
   size_t ns;

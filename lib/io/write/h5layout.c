@@ -49,8 +49,57 @@ done:
   return rc;
 }
 
+/* /particles/rigid/hull_{vertices,triangles,range} when the scene has
+ * convex bodies: each one's body-frame vertices, its faces fanned into
+ * triangles (indices into hull_vertices), and per body [first vertex,
+ * vertices, first triangle, triangles] (zero counts for the other shapes),
+ * for viewers (vsim render). */
+static int write_hulls(vs_h5_writer *w, hid_t g, const vs_model *m) {
+  size_t nv = 0, nt = 0;
+  int any = 0;
+  for (int32_t b = 0; b < m->n_rigid; b++) {
+    if (m->rigid_shape[b] != VS_RIGID_CONVEX) continue;
+    int v, t;
+    h5s_body_counts(m, b, &v, &t);
+    nv += (size_t)v, nt += (size_t)t, any = 1;
+  }
+  if (!any) return 0;
+  double *vert = vs_malloc(3 * nv * sizeof *vert + 1);
+  int32_t *tri = vs_malloc(3 * nt * sizeof *tri + 1);
+  int32_t *range = vs_calloc(4 * (size_t)m->n_rigid + 1, sizeof *range);
+  int rc = -1;
+  if (!vert || !tri || !range) {
+    snprintf(w->msg, sizeof w->msg, "out of memory for the convex hulls");
+    w->nomem = 1;
+    goto done;
+  }
+  size_t v0 = 0, t0 = 0;
+  for (int32_t b = 0; b < m->n_rigid; b++) {
+    if (m->rigid_shape[b] != VS_RIGID_CONVEX) continue;
+    int v, t;
+    h5s_body_counts(m, b, &v, &t);
+    h5s_body_mesh(m, b, vert + 3 * v0, tri + 3 * t0);
+    for (size_t i = 3 * t0; i < 3 * (t0 + (size_t)t); i++) tri[i] += (int32_t)v0;
+    int32_t *r = range + 4 * (size_t)b;
+    r[0] = (int32_t)v0, r[1] = v, r[2] = (int32_t)t0, r[3] = t;
+    v0 += (size_t)v, t0 += (size_t)t;
+  }
+  hsize_t dv[2] = {(hsize_t)nv, 3}, dt[2] = {(hsize_t)nt, 3}, dr[2] = {(hsize_t)m->n_rigid, 4};
+  if (h5w_make_fixed(w, g, "hull_vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dv, vert,
+                     NULL) == 0 &&
+      h5w_make_fixed(w, g, "hull_triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dt, tri,
+                     NULL) == 0 &&
+      h5w_make_fixed(w, g, "hull_range", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dr, range, NULL) == 0)
+    rc = 0;
+done:
+  vs_free(vert);
+  vs_free(tri);
+  vs_free(range);
+  return rc;
+}
+
 /* /particles/rigid (its series exist already): box, mass (inf when fixed),
- * inertia [B, 3] (principal moments), shape [B] (0 box, 1 sphere, 2 capsule),
+ * inertia [B, 3] (principal moments), shape [B] (0 box, 1 sphere, 2 capsule, 3 convex),
  * size [B, 3] (box extents; sphere [r, 0, 0]; capsule [r, length, 0]). */
 static int write_rigid(vs_h5_writer *w, const vs_model *m) {
   int rc = -1;
@@ -64,7 +113,8 @@ static int write_rigid(vs_h5_writer *w, const vs_model *m) {
       h5w_make_fixed(w, g, "inertia", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n3, m->rigid_inertia,
                      NULL) == 0 &&
       h5w_make_fixed(w, g, "shape", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &n, m->rigid_shape, NULL) == 0 &&
-      h5w_make_fixed(w, g, "size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n3, m->rigid_size, NULL) == 0)
+      h5w_make_fixed(w, g, "size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n3, m->rigid_size, NULL) == 0 &&
+      write_hulls(w, g, m) == 0)
     rc = 0;
   if (box >= 0) H5Gclose(box);
   if (g >= 0) H5Gclose(g);
@@ -86,7 +136,7 @@ static int write_rigid_surface(vs_h5_writer *w, const vs_model *m) {
   size_t v = 0;
   for (int32_t b = 0; b < m->n_rigid; b++) {
     int n, t;
-    h5s_shape_counts(m->rigid_shape[b], &n, &t);
+    h5s_body_counts(m, b, &n, &t);
     for (int i = 0; i < n; i++) body[v++] = b;
   }
   hsize_t d = (hsize_t)nv;
@@ -126,8 +176,8 @@ static int write_rigid_triangles(vs_h5_writer *w, const vs_model *m, hid_t conn)
   size_t v = 0, t = 0;
   for (int32_t b = 0; b < m->n_rigid; b++) {
     int n, k;
-    h5s_shape_counts(m->rigid_shape[b], &n, &k);
-    h5s_shape_mesh(m->rigid_shape[b], m->rigid_size + 3 * (size_t)b, NULL, tri + 3 * t);
+    h5s_body_counts(m, b, &n, &k);
+    h5s_body_mesh(m, b, NULL, tri + 3 * t);
     for (size_t i = 3 * t; i < 3 * (t + (size_t)k); i++) tri[i] += (int32_t)v;
     v += (size_t)n;
     t += (size_t)k;

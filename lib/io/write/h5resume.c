@@ -31,12 +31,16 @@ vs_status vs_h5_read_parameter(const char *path, const char *name, char **out, v
 }
 
 /* The scene's mesh reference of key ("bodies.3", "world.colliders.0"),
- * NULL when the scene has no mesh there. */
+ * NULL when the scene has no mesh there (a mesh body, a convex rigid body's
+ * file, a mesh collider). */
 static vs_mesh_ref *mesh_ref_of(vs_scene *s, const char *key) {
   size_t i = 0;
   int used = 0;
   if (sscanf(key, "bodies.%zu%n", &i, &used) == 1 && key[used] == '\0')
-    return i < s->n_bodies && s->bodies[i].kind == VS_BODY_MESH ? &s->bodies[i].mesh : NULL;
+    return i < s->n_bodies && (s->bodies[i].kind == VS_BODY_MESH ||
+                               (s->bodies[i].kind == VS_BODY_RIGID && s->bodies[i].mesh.file))
+               ? &s->bodies[i].mesh
+               : NULL;
   used = 0;
   if (sscanf(key, "world.colliders.%zu%n", &i, &used) == 1 && key[used] == '\0')
     return i < s->n_colliders && s->colliders[i].kind == VS_COLLIDER_MESH ? &s->colliders[i].mesh

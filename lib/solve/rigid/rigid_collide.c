@@ -4,28 +4,13 @@
  * shape pair (sphere, capsule, box; box-box by the separating-axis test and
  * clipping of the incident face against the reference face, Gottschalk /
  * Catto style, at most 4 points) and every collider kind (plane, sphere,
- * solid box, inside bounds).  Every point carries a feature id that names it
- * from one step to the next (for warm starting): box-box encodes the
- * reference and incident faces and the clipped vertex, or the two edges. */
+ * solid box, inside bounds); convex hulls in rigid_convex.c.  Every point
+ * carries a feature id that names it from one step to the next (for warm
+ * starting): box-box encodes the reference and incident faces and the
+ * clipped vertex, or the two edges. */
 #include <string.h>
 
-#include "solve/rigid/rigid.h"
-
-typedef struct shp {
-  int shape;
-  double c[3];
-  double R[9];
-  double h[3]; /* box half extents */
-  double r;    /* sphere / capsule radius */
-  double hl;   /* capsule half length (along local y) */
-} shp;
-
-typedef struct cpt {
-  double n[3]; /* from the first shape to the second */
-  double p[3];
-  double depth;
-  uint32_t feature;
-} cpt;
+#include "solve/rigid/rigid_narrow.h"
 
 static void axis_of(const double R[9], int k, double o[3]) {
   o[0] = R[k];
@@ -43,6 +28,7 @@ static void shp_body(const vs_rmodel *m, const vs_rstate *s, int32_t i, shp *o) 
   o->h[2] = 0.5 * sz[2];
   o->r = sz[0];
   o->hl = 0.5 * sz[1];
+  o->hull = vs_rmodel_hull(m, i);
 }
 
 static void seg_of(const shp *a, double p0[3], double p1[3]) {
@@ -594,16 +580,37 @@ static int pair_box_box(const shp *a, const shp *b, double margin, cpt *o) {
   return box_box(a, b, margin, o);
 }
 
+/* box-convex, convex-box, convex-convex: polyhedra (rigid_convex.c) */
+static int pair_poly(const shp *a, const shp *b, double margin, cpt *o) {
+  return vs_rc_poly_poly(a, b, margin, o);
+}
+static int pair_convex_sphere(const shp *a, const shp *b, double margin, cpt *o) {
+  return vs_rc_convex_sphere(a, b->c, b->r, margin, 0, o);
+}
+static int pair_sphere_convex(const shp *a, const shp *b, double margin, cpt *o) {
+  return flip_normals(vs_rc_convex_sphere(b, a->c, a->r, margin, 0, o), o);
+}
+static int pair_convex_capsule(const shp *a, const shp *b, double margin, cpt *o) {
+  return vs_rc_convex_capsule(a, b, margin, o);
+}
+static int pair_capsule_convex(const shp *a, const shp *b, double margin, cpt *o) {
+  return flip_normals(vs_rc_convex_capsule(b, a, margin, o), o);
+}
+
 /* [shape a][shape b], by name from the shape table (vsim/kind.h): a new
  * shape fails to build here until its row of pair functions exists. */
 #define PAIR_ROW_(ID, name) [VS_RIGID_##ID] = {PAIR_ROW_##ID##_},
-#define PAIR_ROW_BOX_ pair_box_box, pair_box_sphere, pair_box_capsule
-#define PAIR_ROW_SPHERE_ pair_sphere_box, pair_sphere_sphere, pair_sphere_capsule
-#define PAIR_ROW_CAPSULE_ pair_capsule_box, pair_capsule_sphere, pair_capsule_capsule
+#define PAIR_ROW_BOX_ pair_box_box, pair_box_sphere, pair_box_capsule, pair_poly
+#define PAIR_ROW_SPHERE_ \
+  pair_sphere_box, pair_sphere_sphere, pair_sphere_capsule, pair_sphere_convex
+#define PAIR_ROW_CAPSULE_ \
+  pair_capsule_box, pair_capsule_sphere, pair_capsule_capsule, pair_capsule_convex
+#define PAIR_ROW_CONVEX_ pair_poly, pair_convex_sphere, pair_convex_capsule, pair_poly
 static const pair_fn pair_table[VS_RIGID_SHAPE_COUNT][VS_RIGID_SHAPE_COUNT] = {
     VS_RIGID_SHAPES(PAIR_ROW_)};
 #undef PAIR_ROW_
-_Static_assert(VS_RIGID_BOX == 0 && VS_RIGID_SPHERE == 1 && VS_RIGID_CAPSULE == 2,
+_Static_assert(VS_RIGID_BOX == 0 && VS_RIGID_SPHERE == 1 && VS_RIGID_CAPSULE == 2 &&
+                   VS_RIGID_CONVEX == 3,
                "each PAIR_ROW_*_ lists its columns in the shape table's order");
 
 static int shape_pair(const shp *a, const shp *b, double margin, cpt *o) {
@@ -642,6 +649,7 @@ static int shape_plane(const shp *a, const double pt[3], const double nrm[3], do
     }
     nv = 8;
     break;
+  case VS_RIGID_CONVEX: return vs_rc_convex_plane(a, pt, nrm, margin, fbase, o);
   }
   int n = 0;
   double seps[8];

@@ -64,6 +64,7 @@ typedef struct mpt {
 typedef struct mbody {
   int shape;
   double c[3], R[9], h[3], r, hl;
+  const vs_hull *hull; /* convex */
 } mbody;
 
 typedef struct mctx {
@@ -422,6 +423,87 @@ static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, cons
   }
 }
 
+/* A convex hull against a triangle, as box_tri: (1) the hull face most
+ * anti-parallel to the triangle's normal clipped against the triangle's
+ * side planes (features t << 9 | point: a crossing 8 + 2 k + side, the
+ * face's k-th vertex 16 + k), (2) a triangle vertex within the margin of the hull
+ * whose nearest face faces the triangle (1 << 31 | vertex << 9 | face). */
+static void hull_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, const double *B,
+                     const double *C, const double nw[3], const double nrm[3]) {
+  const mbody *b = &x->b;
+  const vs_hull *h = b->hull;
+  double nl[3]; /* the triangle's normal in the body frame */
+  vs_mat3_mul_t(b->R, nrm, nl);
+  int32_t inf = 0;
+  double best = INFINITY;
+  for (int32_t f = 0; f < h->nf; f++) {
+    double d = vs_dot3(h->plane + 4 * f, nl);
+    if (d < best) best = d, inf = f;
+  }
+  enum { NP = 2 * VS_HULL_MAX_VERTS + 8 };
+  cv poly[NP], tmp[NP];
+  int n = 0;
+  for (int32_t k = h->fstart[inf]; k < h->fstart[inf + 1]; k++, n++) {
+    double wv[3];
+    vs_mat3_mul(b->R, h->v + 3 * h->fvert[k], wv);
+    for (int q = 0; q < 3; q++) poly[n].p[q] = b->c[q] + wv[q];
+    poly[n].id = 16 + (int)(k - h->fstart[inf]); /* above clip()'s 8 .. 13 */
+  }
+  const double *V[3] = {A, B, C};
+  for (int k = 0; k < 3 && n > 0; k++) {
+    double e[3], u[3];
+    sub3(V[(k + 1) % 3], V[k], e);
+    vs_cross3(e, nw, u);
+    double l = vs_len3(u);
+    if (!(l > 0)) return;
+    for (int q = 0; q < 3; q++) u[q] /= l;
+    n = clip(k & 1 ? tmp : poly, n, u, vs_dot3(u, V[k]), k, k & 1 ? poly : tmp);
+    if (n > NP - 2) n = NP - 2; /* cannot happen: a convex polygon */
+  }
+  double off = vs_dot3(nrm, A) + x->th;
+  for (int v = 0; v < n; v++) { /* after 3 clips the result is in tmp */
+    double sep = vs_dot3(nrm, tmp[v].p) - off;
+    if (sep >= x->margin) continue;
+    mpt *o = push(x);
+    for (int k = 0; k < 3; k++) {
+      o->n[k] = -nrm[k];
+      o->p[k] = tmp[v].p[k] - 0.5 * sep * nrm[k];
+    }
+    o->depth = -sep;
+    o->feature = ((uint32_t)t << 9) | (uint32_t)tmp[v].id;
+    o->group = 0;
+    o->face = 1;
+  }
+  for (int j = 0; j < 3; j++) {
+    double d[3], l[3];
+    sub3(V[j], b->c, d);
+    vs_mat3_mul_t(b->R, d, l);
+    int32_t bf = 0;
+    double bsep = -INFINITY;
+    for (int32_t f = 0; f < h->nf; f++) {
+      double sp = vs_dot3(h->plane + 4 * f, l) - h->plane[4 * f + 3];
+      if (sp > bsep) bsep = sp, bf = f;
+    }
+    bsep -= x->th;
+    if (vs_dot3(h->plane + 4 * bf, nl) > -0.3 || bsep >= x->margin) continue;
+    uint32_t feat = 0x80000000u | ((uint32_t)tv[j] << 9) | (uint32_t)bf;
+    int dup = 0;
+    for (int q = 0; q < x->n && !dup; q++) dup = x->cand[q].feature == feat;
+    if (dup) continue;
+    mpt *o = push(x);
+    double fn[3];
+    vs_mat3_mul(b->R, h->plane + 4 * bf, fn);
+    for (int k = 0; k < 3; k++) {
+      o->n[k] = fn[k];
+      o->p[k] = V[j][k] - (x->th + 0.5 * bsep) * fn[k];
+    }
+    o->depth = -bsep;
+    o->feature = feat;
+    o->group = 0;
+    o->face = 1;
+  }
+}
+
 static void seg_ends(const mbody *b, double p0[3], double p1[3]) {
   double ay[3];
   axis_of(b->R, 1, ay);
@@ -465,6 +547,9 @@ static void one_tri(mctx *x, int32_t t) {
   case VS_RIGID_BOX:
     box_tri(x, t, tv, A, B, C, nw, nrm);
     break;
+  case VS_RIGID_CONVEX:
+    hull_tri(x, t, tv, A, B, C, nw, nrm);
+    break;
   }
 }
 
@@ -493,6 +578,7 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
   for (int k = 0; k < 3; k++) b->h[k] = 0.5 * sz[k];
   b->r = sz[0];
   b->hl = 0.5 * sz[1];
+  b->hull = vs_rmodel_hull(m, i);
   /* the body's box, grown by the margin and the skin */
   double e[3];
   vs_rshape_row_of(b->shape)->extent(sz, b->R, e);
@@ -530,7 +616,7 @@ int vs_rigid_collide_mesh(const vs_rmodel *m, const vs_rstate *s, int32_t i, int
   /* spheres: drop edge and corner points that a face point of the same
    * sphere covers (interior edges of a flat mesh), and repeated points */
   int n = x.n;
-  if (b->shape != VS_RIGID_BOX) { /* spheres and capsules */
+  if (b->shape == VS_RIGID_SPHERE || b->shape == VS_RIGID_CAPSULE) {
     int w = 0;
     for (int k = 0; k < n; k++) {
       const mpt *c = &x.cand[k];

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/* rigid_convex.c: contacts of convex hulls (rigid_narrow.h): against
+ * spheres (the exact nearest point of the hull), capsules (their end
+ * spheres and the deepest inner point), planes (the hull's vertices) and
+ * other polyhedra -- hulls and boxes, a box being a hull of 8 corners -- by
+ * the separating-axis test over the face normals of both and the edge pairs
+ * whose arcs cross on the Gauss map (Gregorius, "The separating axis test
+ * between convex polyhedra", GDC 2013: only those pairs are faces of the
+ * Minkowski difference), with the incident face clipped against the
+ * reference face's side planes as box-box does (rigid_collide.c).
+ *
+ * Features (warm starting), stable while the same faces touch: a face
+ * contact is flip << 30 | reference face << 21 | incident face << 12 |
+ * point, the point an incident vertex (< 256) or 256 + 2 k + side where the
+ * incident polygon crossed the reference face's k-th side plane; an edge
+ * contact 1 << 31 | edge of a << 12 | edge of b; a plane contact its
+ * vertex (a wall of bounds: wall << 9 | vertex); sphere and capsule points as for the other shapes.
+ */
+#include <string.h>
+
+#include "solve/rigid/rigid_narrow.h"
+
+/* A polyhedron placed in the world: vertices and face planes in world
+ * coordinates, the topology borrowed. */
+typedef struct wpoly {
+  int32_t nv, nf, ne;
+  const int32_t *fstart, *fvert, *edge;
+  double v[3 * VS_HULL_MAX_VERTS];
+  double pl[4 * (2 * VS_HULL_MAX_VERTS)];
+  double c[3];
+} wpoly;
+
+/* A box's topology: vertex bit 0 +x, bit 1 +y, bit 2 +z (as a cube's hull
+ * sorts them); faces counter-clockwise from outside; edges a < b with the
+ * face that runs a -> b and the one that runs b -> a. */
+static const int32_t box_fstart[7] = {0, 4, 8, 12, 16, 20, 24};
+static const int32_t box_fvert[24] = {0, 4, 6, 2, 1, 3, 7, 5, 0, 1, 5, 4,
+                                      2, 6, 7, 3, 0, 2, 3, 1, 4, 5, 7, 6};
+static const double box_n[6][3] = {{-1, 0, 0}, {1, 0, 0},  {0, -1, 0},
+                                   {0, 1, 0},  {0, 0, -1}, {0, 0, 1}};
+static const int32_t box_edge[48] = {0, 1, 2, 4, 0, 2, 4, 0, 0, 4, 0, 2, 1, 3, 1, 4,
+                                     1, 5, 2, 1, 2, 3, 4, 3, 2, 6, 3, 0, 3, 7, 1, 3,
+                                     4, 5, 5, 2, 4, 6, 0, 5, 5, 7, 5, 1, 6, 7, 3, 5};
+
+static void place(const shp *s, const double l[3], double o[3]) {
+  double w[3];
+  vs_mat3_mul(s->R, l, w);
+  for (int k = 0; k < 3; k++) o[k] = s->c[k] + w[k];
+}
+
+static void make_wpoly(const shp *s, wpoly *w) {
+  memcpy(w->c, s->c, sizeof w->c);
+  if (s->shape == VS_RIGID_BOX) {
+    w->nv = 8, w->nf = 6, w->ne = 12;
+    w->fstart = box_fstart, w->fvert = box_fvert, w->edge = box_edge;
+    for (int i = 0; i < 8; i++) {
+      double l[3] = {(i & 1) ? s->h[0] : -s->h[0], (i & 2) ? s->h[1] : -s->h[1],
+                     (i & 4) ? s->h[2] : -s->h[2]};
+      place(s, l, w->v + 3 * i);
+    }
+    for (int f = 0; f < 6; f++) {
+      double *pl = w->pl + 4 * f;
+      vs_mat3_mul(s->R, box_n[f], pl);
+      pl[3] = vs_dot3(pl, s->c) + s->h[f >> 1];
+    }
+    return;
+  }
+  const vs_hull *h = s->hull;
+  w->nv = h->nv, w->nf = h->nf, w->ne = h->ne;
+  w->fstart = h->fstart, w->fvert = h->fvert, w->edge = h->edge;
+  for (int32_t i = 0; i < h->nv; i++) place(s, h->v + 3 * i, w->v + 3 * i);
+  for (int32_t f = 0; f < h->nf; f++) {
+    double *pl = w->pl + 4 * f;
+    vs_mat3_mul(s->R, h->plane + 4 * f, pl);
+    pl[3] = vs_dot3(pl, s->c) + h->plane[4 * f + 3];
+  }
+}
+
+/* The largest separation of b's vertices from a's face planes, and its
+ * face; the first one above limit as soon as it is found (no contact then). */
+static double face_query(const wpoly *a, const wpoly *b, double limit, int32_t *face) {
+  double best = -INFINITY;
+  *face = 0;
+  for (int32_t f = 0; f < a->nf; f++) {
+    const double *pl = a->pl + 4 * f;
+    double mn = INFINITY;
+    for (int32_t i = 0; i < b->nv; i++) {
+      double d = vs_dot3(pl, b->v + 3 * i);
+      if (d < mn) mn = d;
+    }
+    double s = mn - pl[3];
+    if (s > best) best = s, *face = f;
+    if (s > limit) break;
+  }
+  return best;
+}
+
+/* Whether the Gauss-map arcs of an edge of a (its faces' normals na, nb;
+ * bxa = nb x na) and of an edge of b (its faces' normals negated: c = -n1,
+ * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
+ * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
+ * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read: */
+static int minkowski_face(const double na[3], const double nb[3], const double bxa[3],
+                          const double n1[3], const double n2[3], const double n2xn1[3]) {
+  double cba = -vs_dot3(n1, bxa), dba = -vs_dot3(n2, bxa);
+  if (!(cba * dba < 0)) return 0;
+  double adc = vs_dot3(na, n2xn1), bdc = vs_dot3(nb, n2xn1);
+  return adc * bdc < 0 && cba * bdc > 0;
+}
+
+typedef struct edge_hit {
+  double sep, axis[3];
+  int32_t ea, eb;
+} edge_hit;
+
+static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
+  hit->sep = -INFINITY;
+  hit->ea = hit->eb = -1;
+  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS]; /* each edge of b: its arc's plane, once */
+  for (int32_t j = 0; j < b->ne; j++)
+    vs_cross3(b->pl + 4 * b->edge[4 * j + 3], b->pl + 4 * b->edge[4 * j + 2], n2xn1 + 3 * j);
+  for (int32_t i = 0; i < a->ne; i++) {
+    const int32_t *ea = a->edge + 4 * i;
+    const double *pa = a->v + 3 * ea[0], *qa = a->v + 3 * ea[1];
+    const double *na = a->pl + 4 * ea[2], *nb = a->pl + 4 * ea[3];
+    double da[3], bxa[3];
+    vs_sub3(qa, pa, da);
+    vs_cross3(nb, na, bxa);
+    for (int32_t j = 0; j < b->ne; j++) {
+      const int32_t *eb = b->edge + 4 * j;
+      const double *pb = b->v + 3 * eb[0], *qb = b->v + 3 * eb[1];
+      if (!minkowski_face(na, nb, bxa, b->pl + 4 * eb[2], b->pl + 4 * eb[3], n2xn1 + 3 * j))
+        continue;
+      double db[3];
+      vs_sub3(qb, pb, db);
+      double u[3];
+      vs_cross3(da, db, u);
+      double l = vs_len3(u);
+      if (l < 1e-6 * vs_len3(da) * vs_len3(db)) continue; /* parallel: the faces cover it */
+      for (int k = 0; k < 3; k++) u[k] /= l;
+      double off[3];
+      vs_sub3(pa, a->c, off);
+      if (vs_dot3(u, off) < 0)
+        for (int k = 0; k < 3; k++) u[k] = -u[k];
+      double w[3];
+      vs_sub3(pb, pa, w);
+      double s = vs_dot3(u, w);
+      if (s > hit->sep) {
+        hit->sep = s;
+        hit->ea = i;
+        hit->eb = j;
+        memcpy(hit->axis, u, sizeof u);
+      }
+    }
+  }
+}
+
+typedef struct cvert {
+  double p[3];
+  int id;
+} cvert;
+
+/* Clip polygon in[n] to dot(u, p) <= off + tol (as rigid_collide.c's clip). */
+static int clip(const cvert *in, int n, const double u[3], double off, double tol, int k,
+                cvert *out) {
+  int m = 0;
+  off += tol;
+  if (n <= 0) return 0;
+  const double d0 = vs_dot3(u, in[0].p) - off;
+  double da = d0;
+  for (int i = 0; i < n; i++) {
+    const cvert *a = &in[i], *b = &in[(i + 1) % n];
+    const double db = i + 1 < n ? vs_dot3(u, b->p) - off : d0;
+    if (da <= 0) out[m++] = *a;
+    if ((da <= 0) != (db <= 0)) {
+      double t = da / (da - db);
+      for (int q = 0; q < 3; q++) out[m].p[q] = a->p[q] + t * (b->p[q] - a->p[q]);
+      out[m].id = 256 + 2 * k + (da > 0);
+      m++;
+    }
+    da = db;
+  }
+  return m;
+}
+
+int vs_rc_reduce4(const cpt *cand, int nc, const double nref[3], cpt *o) {
+  int pick[4], a = 0;
+  for (int k = 1; k < nc; k++)
+    if (cand[k].depth > cand[a].depth) a = k;
+  int b = -1;
+  double bd = -1;
+  for (int k = 0; k < nc; k++) {
+    double d[3];
+    vs_sub3(cand[k].p, cand[a].p, d);
+    double dd = vs_dot3(d, d);
+    if (k != a && dd > bd) bd = dd, b = k;
+  }
+  int c = -1, d4 = -1;
+  double cmax = -INFINITY, cmin = INFINITY, e[3];
+  vs_sub3(cand[b].p, cand[a].p, e);
+  for (int k = 0; k < nc; k++) {
+    if (k == a || k == b) continue;
+    double f[3], x[3];
+    vs_sub3(cand[k].p, cand[a].p, f);
+    vs_cross3(e, f, x);
+    double area = vs_dot3(x, nref);
+    if (area > cmax) cmax = area, c = k;
+    if (area < cmin) cmin = area, d4 = k;
+  }
+  pick[0] = a;
+  pick[1] = b;
+  int np = 2;
+  if (c >= 0) pick[np++] = c;
+  if (d4 >= 0 && d4 != c) pick[np++] = d4;
+  for (int x = 1; x < np; x++)
+    for (int y = x; y > 0 && pick[y - 1] > pick[y]; y--) {
+      int t = pick[y];
+      pick[y] = pick[y - 1];
+      pick[y - 1] = t;
+    }
+  for (int k = 0; k < np; k++) o[k] = cand[pick[k]];
+  return np;
+}
+
+#define MAXPOLY (VS_HULL_MAX_VERTS + 16)
+
+/* Face contact: reference face rf of r (normal out of r, towards in),
+ * incident polyhedron in; flip: r is the second shape. */
+static int face_contact(const wpoly *r, int32_t rf, const wpoly *in, int flip, double margin,
+                        cpt *o) {
+  const double *nref = r->pl + 4 * rf;
+  int32_t inf = 0;
+  double best = INFINITY;
+  for (int32_t f = 0; f < in->nf; f++) {
+    double d = vs_dot3(in->pl + 4 * f, nref);
+    if (d < best) best = d, inf = f;
+  }
+  cvert bufa[2 * MAXPOLY], bufb[2 * MAXPOLY];
+  cvert *poly = bufa, *tmp = bufb;
+  int n = 0;
+  for (int32_t k = in->fstart[inf]; k < in->fstart[inf + 1]; k++, n++) {
+    memcpy(poly[n].p, in->v + 3 * in->fvert[k], 3 * sizeof(double));
+    poly[n].id = (int)(k - in->fstart[inf]);
+  }
+  int32_t a0 = r->fstart[rf], len = r->fstart[rf + 1] - a0;
+  double ext = 0;
+  for (int32_t k = 0; k < len; k++) {
+    double d[3];
+    vs_sub3(r->v + 3 * r->fvert[a0 + k], r->v + 3 * r->fvert[a0 + (k + 1) % len], d);
+    double l = vs_len3(d);
+    if (k == 0 || l < ext) ext = l;
+  }
+  double tol = 1e-3 * ext;
+  for (int32_t k = 0; k < len && n > 0; k++) {
+    const double *u = r->v + 3 * r->fvert[a0 + k], *w = r->v + 3 * r->fvert[a0 + (k + 1) % len];
+    double e[3], s[3];
+    vs_sub3(w, u, e);
+    vs_cross3(e, nref, s);
+    double l = vs_len3(s);
+    if (!(l > 0)) continue;
+    for (int q = 0; q < 3; q++) s[q] /= l;
+    n = clip(poly, n, s, vs_dot3(s, u), tol, (int)k, tmp);
+    cvert *t = poly;
+    poly = tmp;
+    tmp = t;
+    if (n > 2 * MAXPOLY - 2) n = 2 * MAXPOLY - 2; /* cannot happen: a convex polygon */
+  }
+  double off = nref[3];
+  cpt cand[2 * MAXPOLY];
+  int nc = 0;
+  for (int v = 0; v < n; v++) {
+    double sep = vs_dot3(nref, poly[v].p) - off;
+    if (sep >= margin) continue;
+    cpt *c = &cand[nc++];
+    for (int k = 0; k < 3; k++) {
+      c->n[k] = flip ? -nref[k] : nref[k];
+      c->p[k] = poly[v].p[k] - 0.5 * sep * nref[k];
+    }
+    c->depth = -sep;
+    c->feature = ((uint32_t)flip << 30) | ((uint32_t)rf << 21) | ((uint32_t)inf << 12) |
+                 (uint32_t)poly[v].id;
+  }
+  if (nc <= VS_RIGID_MANIFOLD) {
+    memcpy(o, cand, sizeof(cpt) * (size_t)nc);
+    return nc;
+  }
+  return vs_rc_reduce4(cand, nc, nref, o);
+}
+
+int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
+  wpoly A, B; /* about 45 KiB on the stack */
+  make_wpoly(sa, &A);
+  make_wpoly(sb, &B);
+  int32_t fa, fb;
+  double sepa = face_query(&A, &B, margin, &fa);
+  if (sepa > margin) return 0;
+  double sepb = face_query(&B, &A, margin, &fb);
+  if (sepb > margin) return 0;
+  edge_hit eh;
+  edge_query(&A, &B, &eh);
+  if (eh.sep > margin) return 0;
+  /* as box-box: a face unless an edge pair is clearly farther apart */
+  const double rel = 0.98, abs_tol = 0.001;
+  double sface = sepa;
+  int use_b = 0;
+  if (sepb > rel * sepa + abs_tol) use_b = 1, sface = sepb;
+  if (eh.ea >= 0 && eh.sep > rel * sface + abs_tol * 5.0) {
+    const int32_t *ea = A.edge + 4 * eh.ea, *eb = B.edge + 4 * eh.eb;
+    const double *a0 = A.v + 3 * ea[0], *a1 = A.v + 3 * ea[1];
+    const double *b0 = B.v + 3 * eb[0], *b1 = B.v + 3 * eb[1];
+    double s, t, qa[3], qb[3];
+    vs_r_seg_seg(a0, a1, b0, b1, &s, &t);
+    for (int k = 0; k < 3; k++) {
+      qa[k] = a0[k] + s * (a1[k] - a0[k]);
+      qb[k] = b0[k] + t * (b1[k] - b0[k]);
+    }
+    double d[3];
+    vs_sub3(qb, qa, d);
+    double sep = vs_dot3(eh.axis, d);
+    if (sep >= margin) return 0;
+    memcpy(o->n, eh.axis, sizeof eh.axis);
+    for (int k = 0; k < 3; k++) o->p[k] = 0.5 * (qa[k] + qb[k]);
+    o->depth = -sep;
+    o->feature = 0x80000000u | ((uint32_t)eh.ea << 12) | (uint32_t)eh.eb;
+    return 1;
+  }
+  return use_b ? face_contact(&B, fb, &A, 1, margin, o) : face_contact(&A, fa, &B, 0, margin, o);
+}
+
+int vs_rc_convex_sphere(const shp *a, const double p[3], double r, double margin, uint32_t feature,
+                        cpt *o) {
+  double d[3], l[3], q[3], nl[3];
+  vs_sub3(p, a->c, d);
+  vs_mat3_mul_t(a->R, d, l);
+  double dist = vs_hull_distance(a->hull, l, q, nl);
+  double depth = r - dist;
+  if (depth <= -margin) return 0;
+  double qw[3];
+  vs_mat3_mul(a->R, nl, o->n);
+  place(a, q, qw);
+  for (int k = 0; k < 3; k++) o->p[k] = qw[k] - 0.5 * depth * o->n[k];
+  o->depth = depth;
+  o->feature = feature;
+  return 1;
+}
+
+/* Signed distance of world point p to hull a. */
+static double hull_sdf(const shp *a, const double p[3]) {
+  double d[3], l[3], q[3], n[3];
+  vs_sub3(p, a->c, d);
+  vs_mat3_mul_t(a->R, d, l);
+  return vs_hull_distance(a->hull, l, q, n);
+}
+
+static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
+  for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
+}
+
+int vs_rc_convex_capsule(const shp *a, const shp *b, double margin, cpt *o) {
+  double ay[3] = {b->R[1], b->R[4], b->R[7]}, p0[3], p1[3];
+  for (int k = 0; k < 3; k++) {
+    p0[k] = b->c[k] - b->hl * ay[k];
+    p1[k] = b->c[k] + b->hl * ay[k];
+  }
+  int n = 0;
+  n += vs_rc_convex_sphere(a, p0, b->r, margin, 0, &o[n]);
+  n += vs_rc_convex_sphere(a, p1, b->r, margin, 1, &o[n]);
+  /* the signed distance is convex along the segment: golden-section search
+   * (as box-capsule, rigid_collide.c) */
+  double lo = 0, hi = 1, g = 0.6180339887498949, pt[3];
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  lerp3(p0, p1, x1, pt);
+  double f1 = hull_sdf(a, pt);
+  lerp3(p0, p1, x2, pt);
+  double f2 = hull_sdf(a, pt);
+  for (int it = 0; it < 40; it++) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1;
+      x1 = hi - g * (hi - lo);
+      lerp3(p0, p1, x1, pt);
+      f1 = hull_sdf(a, pt);
+    } else {
+      lo = x1, x1 = x2, f1 = f2;
+      x2 = lo + g * (hi - lo);
+      lerp3(p0, p1, x2, pt);
+      f2 = hull_sdf(a, pt);
+    }
+  }
+  double t = 0.5 * (lo + hi);
+  if (t > 0.02 && t < 0.98) {
+    lerp3(p0, p1, t, pt);
+    double fm = hull_sdf(a, pt), fe0 = hull_sdf(a, p0), fe1 = hull_sdf(a, p1);
+    double fe = fe0 < fe1 ? fe0 : fe1;
+    if (fm < fe - 1e-3 * b->r) n += vs_rc_convex_sphere(a, pt, b->r, margin, 2, &o[n]);
+  }
+  return n;
+}
+
+int vs_rc_convex_plane(const shp *a, const double pt[3], const double nrm[3], double margin,
+                       uint32_t fbase, cpt *o) {
+  const vs_hull *h = a->hull;
+  cpt cand[VS_HULL_MAX_VERTS];
+  int n = 0;
+  for (int32_t v = 0; v < h->nv; v++) {
+    double w[3], e[3];
+    place(a, h->v + 3 * v, w);
+    vs_sub3(w, pt, e);
+    double sep = vs_dot3(e, nrm);
+    if (sep >= margin) continue;
+    cpt *c = &cand[n++];
+    for (int q = 0; q < 3; q++) {
+      c->n[q] = -nrm[q];
+      c->p[q] = w[q] - nrm[q] * (0.5 * sep);
+    }
+    c->depth = -sep;
+    c->feature = (fbase << 5) + (uint32_t)v; /* bounds' walls: fbase = wall << 4 */
+  }
+  /* more than 4: the 4 deepest (ties by vertex), in vertex order, as a
+   * box's corners on a plane.  Not the spread of vs_rc_reduce4: on a
+   * plane every vertex of a flat stone is within the margin, and the
+   * spread-out subset changed from step to step as it rocked -- a pile of
+   * 100 stones (bench/rigid/convex_pile.yaml) kept 0.004 J of jitter after
+   * 10 s; with the deepest 4 it comes to rest (1e-33 J). */
+  if (n <= VS_RIGID_MANIFOLD) {
+    memcpy(o, cand, sizeof(cpt) * (size_t)n);
+    return n;
+  }
+  unsigned char keep[VS_HULL_MAX_VERTS] = {0};
+  for (int r = 0; r < VS_RIGID_MANIFOLD; r++) {
+    int bi = -1;
+    for (int k = 0; k < n; k++)
+      if (!keep[k] && (bi < 0 || cand[k].depth > cand[bi].depth)) bi = k;
+    keep[bi] = 1;
+  }
+  int m = 0;
+  for (int k = 0; k < n; k++)
+    if (keep[k]) o[m++] = cand[k];
+  return m;
+}
