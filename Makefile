@@ -750,3 +750,11 @@ pictures: $(VSIM)
 	$(VSIM) render $(PICTURES_DIR)/rigid_dice.h5 --size 400x300 -o docs/images/rigid_dice.png
 	$(VSIM) run configs/rigid_pyramid.yaml -o $(PICTURES_DIR)/rigid_pyramid.h5 --force --quiet
 	$(VSIM) render $(PICTURES_DIR)/rigid_pyramid.h5 --size 400x300 -o docs/images/rigid_pyramid.png
+	$(VSIM) run configs/mesh_flag.yaml -o $(PICTURES_DIR)/mesh_flag.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/mesh_flag.h5 --size 400x300 -o docs/images/mesh_flag.png
+	$(VSIM) run configs/rigid_arch.yaml -o $(PICTURES_DIR)/rigid_arch.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/rigid_arch.h5 --size 400x300 -o docs/images/rigid_arch.png
+	$(VSIM) run configs/rigid_ragdoll.yaml -o $(PICTURES_DIR)/rigid_ragdoll.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/rigid_ragdoll.h5 --size 400x300 -o docs/images/rigid_ragdoll.png
+	$(VSIM) run configs/rigid_conveyor.yaml -o $(PICTURES_DIR)/rigid_conveyor.h5 --force --quiet
+	$(VSIM) render $(PICTURES_DIR)/rigid_conveyor.h5 --frame 60 --zoom 1.4 --size 400x300 -o docs/images/rigid_conveyor.png
