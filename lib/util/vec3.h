@@ -39,5 +39,9 @@ static inline void vs_mat3_mul_t(const double R[9], const double v[3], double o[
   o[2] = z;
 }
 static inline double vs_len3(const double a[3]) { return sqrt(vs_dot3(a, a)); }
+/* a + t (b - a) */
+static inline void vs_lerp3(const double a[3], const double b[3], double t, double o[3]) {
+  for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
+}
 
 #endif

@@ -70,10 +70,6 @@ static double seg_param(const double p0[3], const double p1[3], const double p[3
   return t < 0 ? 0 : (t > 1 ? 1 : t);
 }
 
-static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
-  for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
-}
-
 /* Closest points of segments p0-p1 and q0-q1 (parameters s, t); rigid.h. */
 void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
                   double *s_out, double *t_out) {
@@ -117,7 +113,7 @@ void vs_r_seg_seg(const double p0[3], const double p1[3], const double q0[3], co
 static int sphere_capsule(const shp *a, const shp *b, double margin, cpt *o) {
   double q0[3], q1[3], q[3];
   seg_of(b, q0, q1);
-  lerp3(q0, q1, seg_param(q0, q1, a->c), q);
+  vs_lerp3(q0, q1, seg_param(q0, q1, a->c), q);
   return sphere_sphere(a->c, a->r, q, b->r, margin, 0, o);
 }
 
@@ -143,8 +139,8 @@ static int capsule_capsule(const shp *a, const shp *b, double margin, cpt *o) {
       double ts[2] = {t0, t1};
       for (int k = 0; k < 2; k++) {
         double pa[3], pb[3];
-        lerp3(p0, p1, ts[k], pa);
-        lerp3(q0, q1, seg_param(q0, q1, pa), pb);
+        vs_lerp3(p0, p1, ts[k], pa);
+        vs_lerp3(q0, q1, seg_param(q0, q1, pa), pb);
         n += sphere_sphere(pa, a->r, pb, b->r, margin, (uint32_t)(1 + k), &o[n]);
       }
       return n;
@@ -152,8 +148,8 @@ static int capsule_capsule(const shp *a, const shp *b, double margin, cpt *o) {
   }
   double s, t, pa[3], pb[3];
   vs_r_seg_seg(p0, p1, q0, q1, &s, &t);
-  lerp3(p0, p1, s, pa);
-  lerp3(q0, q1, t, pb);
+  vs_lerp3(p0, p1, s, pa);
+  vs_lerp3(q0, q1, t, pb);
   return sphere_sphere(pa, a->r, pb, b->r, margin, 0, o);
 }
 
@@ -225,9 +221,9 @@ static int box_capsule(const shp *a, const shp *b, double margin, cpt *o) {
   /* the signed distance is convex along the segment: golden-section search */
   double lo = 0, hi = 1, g = 0.6180339887498949;
   double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), pt[3];
-  lerp3(p0, p1, x1, pt);
+  vs_lerp3(p0, p1, x1, pt);
   double f1 = box_sdf(a, pt);
-  lerp3(p0, p1, x2, pt);
+  vs_lerp3(p0, p1, x2, pt);
   double f2 = box_sdf(a, pt);
   for (int it = 0; it < 40; it++) {
     if (f1 <= f2) {
@@ -235,20 +231,20 @@ static int box_capsule(const shp *a, const shp *b, double margin, cpt *o) {
       x2 = x1;
       f2 = f1;
       x1 = hi - g * (hi - lo);
-      lerp3(p0, p1, x1, pt);
+      vs_lerp3(p0, p1, x1, pt);
       f1 = box_sdf(a, pt);
     } else {
       lo = x1;
       x1 = x2;
       f1 = f2;
       x2 = lo + g * (hi - lo);
-      lerp3(p0, p1, x2, pt);
+      vs_lerp3(p0, p1, x2, pt);
       f2 = box_sdf(a, pt);
     }
   }
   double t = 0.5 * (lo + hi);
   if (t > 0.02 && t < 0.98) {
-    lerp3(p0, p1, t, pt);
+    vs_lerp3(p0, p1, t, pt);
     double fm = box_sdf(a, pt), fe0 = box_sdf(a, p0), fe1 = box_sdf(a, p1);
     double fe = fe0 < fe1 ? fe0 : fe1;
     if (fm < fe - 1e-3 * b->r) n += box_point(a, pt, b->r, margin, 2, &o[n]);
@@ -267,37 +263,15 @@ static double proj_box(const shp *b, const double u[3]) {
   return s;
 }
 
-typedef struct cvert {
-  double p[3];
-  int id;
-} cvert;
+typedef vs_rcvert cvert;
 
-/* Clip polygon in[n] to the half-space dot(u, p) <= off + tol; new vertices
- * get ids from plane k.  The tolerance keeps a vertex that lies on a side
- * plane to rounding (equal boxes stacked) a vertex, so that its feature id
- * does not change from step to step. */
+/* Clip to dot(u, p) <= off + tol, new vertices' ids from plane k.  The
+ * tolerance keeps a vertex that lies on a side plane to rounding (equal boxes
+ * stacked) a vertex, so that its feature id does not change from step to
+ * step. */
 static int clip(const cvert *in, int n, const double u[3], double off, double tol, int k,
                 cvert *out) {
-  int m = 0;
-  off += tol;
-  if (n <= 0) return 0;
-  /* each vertex's distance once: db of one edge is da of the next */
-  const double d0 = vs_dot3(u, in[0].p) - off;
-  double da = d0;
-  for (int i = 0; i < n; i++) {
-    const cvert *a = &in[i], *b = &in[(i + 1) % n];
-    const double db = i + 1 < n ? vs_dot3(u, b->p) - off : d0;
-    if (da <= 0) out[m++] = *a;
-    if ((da <= 0) != (db <= 0)) {
-      double t = da / (da - db);
-      lerp3(a->p, b->p, t, out[m].p);
-      /* a convex polygon crosses a plane at most twice: entering and leaving */
-      out[m].id = 8 + 2 * k + (da > 0);
-      m++;
-    }
-    da = db;
-  }
-  return m;
+  return vs_rc_clip(in, n, u, off + tol, 8 + 2 * k, out);
 }
 
 /* Face contact: reference box r (its face axis ri, sign toward the other box),
@@ -521,8 +495,8 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
     }
     double s, t, qa[3], qb[3];
     vs_r_seg_seg(a0, a1, b0, b1, &s, &t);
-    lerp3(a0, a1, s, qa);
-    lerp3(b0, b1, t, qb);
+    vs_lerp3(a0, a1, s, qa);
+    vs_lerp3(b0, b1, t, qb);
     double sep = vs_dot3(eu, qb) - vs_dot3(eu, qa);
     if (sep >= margin) return 0;
     memcpy(o->n, eu, sizeof eu);

@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "model/bvh.h"
-#include "solve/rigid/rigid.h"
+#include "solve/rigid/rigid_narrow.h"
 
 #define MCAND 96  /* candidate points held before a reduction */
 #define MSTACK 96 /* > the depth of any BVH (bvh.c) */
@@ -246,10 +246,6 @@ static void sphere_tri(mctx *x, int32_t t, const double *A, const double *B, con
   o->face = face;
 }
 
-static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
-  for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
-}
-
 /* The parameter s of the point of segment p0-p1 closest to triangle ABC, and
  * its squared distance. */
 static double seg_tri(const double *A, const double *B, const double *C, const double nw[3],
@@ -258,7 +254,7 @@ static double seg_tri(const double *A, const double *B, const double *C, const d
   double d0 = vs_dot3(nw, p0) - vs_dot3(nw, A), d1 = vs_dot3(nw, p1) - vs_dot3(nw, A);
   if ((d0 <= 0) != (d1 <= 0) && d0 != d1) {
     double s = d0 / (d0 - d1), pt[3];
-    lerp3(p0, p1, s, pt);
+    vs_lerp3(p0, p1, s, pt);
     if (in_face(A, B, C, pt)) {
       *s_out = s;
       return 0.0;
@@ -304,8 +300,8 @@ static double seg_tri(const double *A, const double *B, const double *C, const d
   for (int k = 0; k < 3; k++) {
     double ss, tt, pa[3], pb[3], d[3];
     vs_r_seg_seg(p0, p1, V[k], V[(k + 1) % 3], &ss, &tt);
-    lerp3(p0, p1, ss, pa);
-    lerp3(V[k], V[(k + 1) % 3], tt, pb);
+    vs_lerp3(p0, p1, ss, pa);
+    vs_lerp3(V[k], V[(k + 1) % 3], tt, pb);
     sub3(pa, pb, d);
     double dd = vs_dot3(d, d);
     if (dd < best) best = dd, s = ss;
@@ -314,24 +310,31 @@ static double seg_tri(const double *A, const double *B, const double *C, const d
   return best;
 }
 
-typedef struct cv {
-  double p[3];
-  int id;
-} cv;
+typedef vs_rcvert cv;
 
 static int clip(const cv *in, int n, const double u[3], double off, int k, cv *out) {
-  int m = 0;
-  for (int i = 0; i < n; i++) {
-    const cv *a = &in[i], *b = &in[(i + 1) % n];
-    double da = vs_dot3(u, a->p) - off, db = vs_dot3(u, b->p) - off;
-    if (da <= 0) out[m++] = *a;
-    if ((da <= 0) != (db <= 0)) {
-      lerp3(a->p, b->p, da / (da - db), out[m].p);
-      out[m].id = 8 + 2 * k + (da > 0);
-      m++;
+  return vs_rc_clip(in, n, u, off, 8 + 2 * k, out);
+}
+
+/* The clipped polygon's points below triangle t's plane (point A, unit
+ * normal nrm, its skin x->th) within the margin, as face contacts: feature
+ * fbase | the vertex's id. */
+static void face_points(mctx *x, const cv *poly, int n, const double nrm[3], const double *A,
+                        uint32_t fbase) {
+  double off = vs_dot3(nrm, A) + x->th;
+  for (int v = 0; v < n; v++) {
+    double sep = vs_dot3(nrm, poly[v].p) - off;
+    if (sep >= x->margin) continue;
+    mpt *o = push(x);
+    for (int k = 0; k < 3; k++) {
+      o->n[k] = -nrm[k];
+      o->p[k] = poly[v].p[k] - 0.5 * sep * nrm[k];
     }
+    o->depth = -sep;
+    o->feature = fbase | (uint32_t)poly[v].id;
+    o->group = 0;
+    o->face = 1;
   }
-  return m;
 }
 
 static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, const double *B,
@@ -371,21 +374,7 @@ static void box_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, cons
     for (int q = 0; q < 3; q++) u[q] /= l;
     n = clip(k & 1 ? tmp : poly, n, u, vs_dot3(u, V[k]), k, k & 1 ? poly : tmp);
   }
-  /* after 3 clips the result is in tmp */
-  double off = vs_dot3(nrm, A) + x->th;
-  for (int v = 0; v < n; v++) {
-    double sep = vs_dot3(nrm, tmp[v].p) - off;
-    if (sep >= x->margin) continue;
-    mpt *o = push(x);
-    for (int k = 0; k < 3; k++) {
-      o->n[k] = -nrm[k];
-      o->p[k] = tmp[v].p[k] - 0.5 * sep * nrm[k];
-    }
-    o->depth = -sep;
-    o->feature = ((uint32_t)t << 5) | (uint32_t)tmp[v].id;
-    o->group = 0;
-    o->face = 1;
-  }
+  face_points(x, tmp, n, nrm, A, ((uint32_t)t << 5)); /* after 3 clips the result is in tmp */
   /* (2) a triangle vertex below a box face that faces the triangle */
   for (int j = 0; j < 3; j++) {
     double d[3], l[3];
@@ -460,20 +449,7 @@ static void hull_tri(mctx *x, int32_t t, const int32_t *tv, const double *A, con
     n = clip(k & 1 ? tmp : poly, n, u, vs_dot3(u, V[k]), k, k & 1 ? poly : tmp);
     if (n > NP - 2) n = NP - 2; /* cannot happen: a convex polygon */
   }
-  double off = vs_dot3(nrm, A) + x->th;
-  for (int v = 0; v < n; v++) { /* after 3 clips the result is in tmp */
-    double sep = vs_dot3(nrm, tmp[v].p) - off;
-    if (sep >= x->margin) continue;
-    mpt *o = push(x);
-    for (int k = 0; k < 3; k++) {
-      o->n[k] = -nrm[k];
-      o->p[k] = tmp[v].p[k] - 0.5 * sep * nrm[k];
-    }
-    o->depth = -sep;
-    o->feature = ((uint32_t)t << 9) | (uint32_t)tmp[v].id;
-    o->group = 0;
-    o->face = 1;
-  }
+  face_points(x, tmp, n, nrm, A, ((uint32_t)t << 9)); /* after 3 clips the result is in tmp */
   for (int j = 0; j < 3; j++) {
     double d[3], l[3];
     sub3(V[j], b->c, d);
@@ -538,7 +514,7 @@ static void one_tri(mctx *x, int32_t t) {
       double de = vs_tri_closest(A, B, C, p0, q), d1 = vs_tri_closest(A, B, C, p1, q);
       if (d1 < de) de = d1;
       if (sqrt(dm) < sqrt(de) - 1e-3 * x->b.r) {
-        lerp3(p0, p1, s, pm);
+        vs_lerp3(p0, p1, s, pm);
         sphere_tri(x, t, A, B, C, nrm, pm, x->b.r, 2);
       }
     }

@@ -155,32 +155,13 @@ static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
   }
 }
 
-typedef struct cvert {
-  double p[3];
-  int id;
-} cvert;
+typedef vs_rcvert cvert;
 
-/* Clip polygon in[n] to dot(u, p) <= off + tol (as rigid_collide.c's clip). */
+/* Clip to dot(u, p) <= off + tol, new vertices' ids from side k (above the
+ * box's 8 + 2k). */
 static int clip(const cvert *in, int n, const double u[3], double off, double tol, int k,
                 cvert *out) {
-  int m = 0;
-  off += tol;
-  if (n <= 0) return 0;
-  const double d0 = vs_dot3(u, in[0].p) - off;
-  double da = d0;
-  for (int i = 0; i < n; i++) {
-    const cvert *a = &in[i], *b = &in[(i + 1) % n];
-    const double db = i + 1 < n ? vs_dot3(u, b->p) - off : d0;
-    if (da <= 0) out[m++] = *a;
-    if ((da <= 0) != (db <= 0)) {
-      double t = da / (da - db);
-      for (int q = 0; q < 3; q++) out[m].p[q] = a->p[q] + t * (b->p[q] - a->p[q]);
-      out[m].id = 256 + 2 * k + (da > 0);
-      m++;
-    }
-    da = db;
-  }
-  return m;
+  return vs_rc_clip(in, n, u, off + tol, 256 + 2 * k, out);
 }
 
 int vs_rc_reduce4(const cpt *cand, int nc, const double nref[3], cpt *o) {
@@ -352,10 +333,6 @@ static double hull_sdf(const shp *a, const double p[3]) {
   return vs_hull_distance(a->hull, l, q, n);
 }
 
-static void lerp3(const double a[3], const double b[3], double t, double o[3]) {
-  for (int k = 0; k < 3; k++) o[k] = a[k] + t * (b[k] - a[k]);
-}
-
 int vs_rc_convex_capsule(const shp *a, const shp *b, double margin, cpt *o) {
   double ay[3] = {b->R[1], b->R[4], b->R[7]}, p0[3], p1[3];
   for (int k = 0; k < 3; k++) {
@@ -369,26 +346,26 @@ int vs_rc_convex_capsule(const shp *a, const shp *b, double margin, cpt *o) {
    * (as box-capsule, rigid_collide.c) */
   double lo = 0, hi = 1, g = 0.6180339887498949, pt[3];
   double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-  lerp3(p0, p1, x1, pt);
+  vs_lerp3(p0, p1, x1, pt);
   double f1 = hull_sdf(a, pt);
-  lerp3(p0, p1, x2, pt);
+  vs_lerp3(p0, p1, x2, pt);
   double f2 = hull_sdf(a, pt);
   for (int it = 0; it < 40; it++) {
     if (f1 <= f2) {
       hi = x2, x2 = x1, f2 = f1;
       x1 = hi - g * (hi - lo);
-      lerp3(p0, p1, x1, pt);
+      vs_lerp3(p0, p1, x1, pt);
       f1 = hull_sdf(a, pt);
     } else {
       lo = x1, x1 = x2, f1 = f2;
       x2 = lo + g * (hi - lo);
-      lerp3(p0, p1, x2, pt);
+      vs_lerp3(p0, p1, x2, pt);
       f2 = hull_sdf(a, pt);
     }
   }
   double t = 0.5 * (lo + hi);
   if (t > 0.02 && t < 0.98) {
-    lerp3(p0, p1, t, pt);
+    vs_lerp3(p0, p1, t, pt);
     double fm = hull_sdf(a, pt), fe0 = hull_sdf(a, p0), fe1 = hull_sdf(a, p1);
     double fe = fe0 < fe1 ? fe0 : fe1;
     if (fm < fe - 1e-3 * b->r) n += vs_rc_convex_sphere(a, pt, b->r, margin, 2, &o[n]);

@@ -18,6 +18,36 @@ typedef struct shp {
   const vs_hull *hull; /* convex: in the body frame */
 } shp;
 
+/* A polygon's vertex with its feature id (face clipping). */
+typedef struct vs_rcvert {
+  double p[3];
+  int id;
+} vs_rcvert;
+
+/* Clip polygon in[n] to the half-space dot(u, p) <= off; a vertex made where
+ * an edge crosses the plane gets id id0 entering, id0 + 1 leaving (a convex
+ * polygon crosses a plane at most twice).  Returns the vertices in out. */
+static inline int vs_rc_clip(const vs_rcvert *in, int n, const double u[3], double off, int id0,
+                             vs_rcvert *out) {
+  int m = 0;
+  if (n <= 0) return 0;
+  /* each vertex's distance once: db of one edge is da of the next */
+  const double d0 = vs_dot3(u, in[0].p) - off;
+  double da = d0;
+  for (int i = 0; i < n; i++) {
+    const vs_rcvert *a = &in[i], *b = &in[(i + 1) % n];
+    const double db = i + 1 < n ? vs_dot3(u, b->p) - off : d0;
+    if (da <= 0) out[m++] = *a;
+    if ((da <= 0) != (db <= 0)) {
+      vs_lerp3(a->p, b->p, da / (da - db), out[m].p);
+      out[m].id = id0 + (da > 0);
+      m++;
+    }
+    da = db;
+  }
+  return m;
+}
+
 typedef struct cpt {
   double n[3]; /* from the first shape to the second */
   double p[3];
