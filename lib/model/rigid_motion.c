@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/model_private.h"
 #include "model/rigid_model.h"
 #include "util/alloc.h"
 #include "util/detmath.h"
@@ -76,23 +77,6 @@ static int32_t segment(const double *keys, int stride, int32_t n, double t) {
   return lo;
 }
 
-/* Position keys: linear between keys, held outside them -- the formula of
- * pins' keys (vs_model_pin_target), so the same bits. */
-static void key_position(const double *keys, int32_t n, double t, double out[3]) {
-  if (t <= keys[0]) {
-    memcpy(out, keys + 1, 3 * sizeof(double));
-    return;
-  }
-  if (t >= keys[4 * (n - 1)]) {
-    memcpy(out, keys + 4 * (n - 1) + 1, 3 * sizeof(double));
-    return;
-  }
-  const int32_t lo = segment(keys, 4, n, t);
-  const double *a = &keys[4 * lo], *b = &keys[4 * lo + 4];
-  const double f = (t - a[0]) / (b[0] - a[0]);
-  for (int j = 0; j < 3; j++) out[j] = a[1 + j] + f * (b[1 + j] - a[1 + j]);
-}
-
 /* Orientation keys: the slerp qa (qa^-1 qb)^f, the shorter way (the keys'
  * signs were chosen so at compile time), held outside them. */
 static void key_orientation(const double *keys, int32_t n, double t, double out[4]) {
@@ -125,7 +109,7 @@ static void key_orientation(const double *keys, int32_t n, double t, double out[
 
 void vs_rmotion_pose(const vs_rmotion *mo, int32_t i, double t, double x[3], double q[4]) {
   if (mo->nkeys[i] > 0) {
-    key_position(&mo->keys[4 * (size_t)mo->key0[i]], mo->nkeys[i], t, x);
+    vs_keys_at(&mo->keys[4 * (size_t)mo->key0[i]], mo->nkeys[i], t, x);
   } else {
     for (int k = 0; k < 3; k++) x[k] = mo->x0[3 * i + k] + t * mo->v[3 * i + k];
   }
