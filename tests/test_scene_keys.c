@@ -658,6 +658,126 @@ START_TEST(test_tab_is_named) {
 }
 END_TEST
 
+/* ---- nested mappings: motor, spring, air_drag -------------------------------- */
+
+static vs_status load_err(const char *yaml, const char *set, vs_error *e) {
+  vs_override ov = {set};
+  vs_scene *s = NULL;
+  vs_status st = vs_scene_load_string(yaml, strlen(yaml), "n.yaml", &ov, set ? 1 : 0, &s, e);
+  ck_assert_ptr_null(s);
+  return st;
+}
+
+static char *emitted(const vs_scene *s) {
+  char *y = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_scene_to_yaml(s, &y, &e), VS_OK);
+  return y;
+}
+
+#define JOINTS                                                                   \
+  "bodies: [{rigid: {name: door}}, {rigid: {name: car}},\n"                      \
+  "         {particles: {name: flag, positions: [[0, 0, 0]]}}]\n"                \
+  "constraints:\n"                                                               \
+  "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0]%s}\n"          \
+  "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [1, 0, 0]%s}\n"
+
+START_TEST(test_nested_mappings) {
+  char y[1024];
+  /* none given: no motor, a spring of 0 Hz, no air drag */
+  snprintf(y, sizeof y, JOINTS, "", "");
+  vs_scene *s = load_set(y, NULL);
+  const vs_constraint_desc *h = &s->constraints[0], *l = &s->constraints[1];
+  ck_assert(!h->has_motor && !l->has_motor);
+  ck_assert(h->hertz == 0 && h->damping_ratio == 0 && h->spring_rest == 0);
+  ck_assert(s->bodies[2].air_linear == 0 && s->bodies[2].air_quadratic == 0);
+  char *t = emitted(s);
+  ck_assert_ptr_null(strstr(t, "motor")); /* no motor row: none written */
+  ck_assert_ptr_nonnull(strstr(t, "spring: {hertz: 0, damping_ratio: 0, rest: 0}"));
+  ck_assert_ptr_nonnull(strstr(t, "air_drag: {linear: 0, quadratic: 0}"));
+  vs_free_buffer(t);
+  vs_scene_free(s);
+
+  /* the maximum alone: a motor of speed 0; the keys not given keep their
+   * defaults */
+  snprintf(y, sizeof y, JOINTS, ", motor: {max_torque: 4}, spring: {rest: -30}",
+           ", motor: {speed: -0.5, max_force: 7.25}");
+  s = load_set(y, NULL);
+  h = &s->constraints[0];
+  l = &s->constraints[1];
+  ck_assert(h->has_motor && h->motor_speed == 0 && h->max_torque == 4);
+  ck_assert(l->has_motor && l->motor_speed == -0.5 && l->max_torque == 7.25);
+  ck_assert(h->hertz == 0 && h->damping_ratio == 0 && h->spring_rest == -30);
+  t = emitted(s);
+  ck_assert_ptr_nonnull(strstr(t, "motor: {speed: 0, max_torque: 4}"));
+  ck_assert_ptr_nonnull(strstr(t, "motor: {speed: -0.5, max_force: 7.25}"));
+  ck_assert_ptr_nonnull(strstr(t, "spring: {hertz: 0, damping_ratio: 0, rest: -30}"));
+  vs_free_buffer(t);
+  vs_scene_free(s);
+
+  /* --set into a mapping: one key of it, by kind name or not; the body by
+   * its name; a mapping that --set creates */
+  s = load_set(y, "constraints.0.hinge.motor.speed=3");
+  ck_assert(s->constraints[0].motor_speed == 3 && s->constraints[0].max_torque == 4);
+  vs_scene_free(s);
+  s = load_set(y, "constraints.1.motor.max_force=0.5");
+  ck_assert(s->constraints[1].motor_speed == -0.5 && s->constraints[1].max_torque == 0.5);
+  vs_scene_free(s);
+  s = load_set(y, "bodies.flag.air_drag.linear=0.1");
+  ck_assert(s->bodies[2].air_linear == 0.1 && s->bodies[2].air_quadratic == 0);
+  vs_scene_free(s);
+  s = load_set(y, "constraints.0.hinge.spring={hertz: 2, damping_ratio: 1}");
+  ck_assert(s->constraints[0].hertz == 2 && s->constraints[0].damping_ratio == 1 &&
+            s->constraints[0].spring_rest == 0); /* replaced whole: rest back to 0 */
+  vs_scene_free(s);
+  snprintf(y, sizeof y, JOINTS, "", "");
+  s = load_set(y, "constraints.0.hinge.motor={max_torque: 2}");
+  ck_assert(s->constraints[0].has_motor && s->constraints[0].max_torque == 2);
+  vs_scene_free(s);
+
+  /* bad: each names file:line:col (or --set) and the key */
+  static const struct {
+    const char *hinge, *slider, *set;
+    vs_status code;
+    int line, col;
+    const char *msg;
+  } bad[] = {
+      {", motor: {speed: 1}", "", NULL, VS_ERR_SCENE, 4, 71,
+       "constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {", motor: null", "", NULL, VS_ERR_SCENE, 4, 71,
+       "constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {"", ", motor: {max_torque: 1}", NULL, VS_ERR_SCENE, 5, 72,
+       "constraints.1.slider.motor: unknown key 'max_torque' (expected one of: speed, max_force)"},
+      {", motor: {max_torque: -1}", "", NULL, VS_ERR_SCENE, 4, 84,
+       "constraints.0.hinge.motor.max_torque: expected a finite number >= 0, got -1"},
+      {", motor: true", "", NULL, VS_ERR_SCENE, 4, 71,
+       "constraints.0.hinge.motor: expected a mapping {speed, max_torque}, got true"},
+      {", air_drag: {linear: 1}", "", NULL, VS_ERR_SCENE, 4, 64,
+       "constraints.0.hinge: unknown key 'air_drag'"},
+      {"", "", "constraints.0.hinge.motor.speed=3", VS_ERR_SCENE, 0, 0,
+       "constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {"", "", "bodies.flag.air_drag.linaer=3", VS_ERR_SCENE, 0, 0,
+       "bodies.2.particles.air_drag: unknown key 'linaer', did you mean 'linear'?"},
+      {"", "", "bodies.door.air_drag.quadratic=-1", VS_ERR_SCENE, 0, 0,
+       "bodies.0.rigid.air_drag.quadratic: expected a finite number >= 0, got -1"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    snprintf(y, sizeof y, JOINTS, bad[i].hinge, bad[i].slider);
+    vs_error e;
+    ck_assert_msg(load_err(y, bad[i].set, &e) == bad[i].code, "case %zu: %s", i, e.message);
+    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i,
+                  e.message, bad[i].msg);
+    if (!bad[i].set) {
+      ck_assert_str_eq(e.file, "n.yaml");
+      ck_assert_msg(e.line == bad[i].line && e.column == bad[i].col, "case %zu: at %d:%d, want %d:%d",
+                    i, e.line, e.column, bad[i].line, bad[i].col);
+    } else {
+      ck_assert_str_eq(e.file, "--set");
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_author) {
   vs_scene *s = load_set("{}", NULL);
   ck_assert_str_eq(s->output.author, "unknown");
@@ -685,6 +805,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_time_fractions);
   tcase_add_test(tc, test_tab_is_named);
   tcase_add_test(tc, test_author);
+  tcase_add_test(tc, test_nested_mappings);
   suite_add_tcase(s, tc);
   return s;
 }
