@@ -480,26 +480,6 @@ const sk_row vs_sk_rows[] = {
     {"spring", CN(HI, hertz), MAP(SKS_SPRING), .def = "{}",
      .doc = "`{hertz, damping_ratio, rest}`: a soft spring pulls the hinge angle towards `rest`; "
             "keys in [spring](#spring) [no spring]"},
-
-    /* ---- motor: `{speed, max_torque}` (hinge) or `{speed, max_force}` (slider) ---- */
-    {"speed", MO(HI, motor_speed), .type = SK_NUM, .range = ANY, .def = "0",
-     .doc = "rad/s: the hinge angle's rate that the motor drives towards (0: a brake)"},
-    {"speed", MO(SL, motor_speed), .type = SK_NUM, .range = ANY, .def = "0",
-     .doc = "m/s: b's speed along `axis` that the motor drives towards (0: a brake)"},
-    {"max_torque", MO(HI, max_torque), .type = SK_NUM, .range = NONNEG, .flags = SKF_REQUIRED,
-     .doc = "hinge: N m, the motor's largest torque"},
-    {"max_force", MO(SL, max_torque), .type = SK_NUM, .range = NONNEG, .flags = SKF_REQUIRED,
-     .doc = "slider: N, the motor's largest force"},
-
-    /* ---- spring: `{hertz, damping_ratio, rest}` (hinge) ---- */
-    {"hertz", SPR(HI, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "Hz, the spring's frequency (0: no spring)"},
-    {"damping_ratio", SPR(HI, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "the spring's damping ratio (1: critical)"},
-    {"rest", SPR(HI, spring_rest), .type = SK_NUM, .range = ANY, .def = "0",
-     .doc = "degrees, the spring's rest angle"},
-
-    /* ---- constraints again ---- */
     {"collide", CN(JO | DI, collide), .type = SK_BOOL, .def = "false",
      .doc = "rigid joints: `true` lets the two joined bodies collide with each other (by "
             "default they do not)"},
@@ -534,6 +514,24 @@ const sk_row vs_sk_rows[] = {
      .doc = "used by verlet and pbd"},
     {"compliance", CN(DI | AN, compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "m/N, used by xpbd"},
+
+    /* ---- motor: `{speed, max_torque}` (hinge) or `{speed, max_force}` (slider) ---- */
+    {"speed", MO(HI, motor_speed), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "rad/s: the hinge angle's rate that the motor drives towards (0: a brake)"},
+    {"speed", MO(SL, motor_speed), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "m/s: b's speed along `axis` that the motor drives towards (0: a brake)"},
+    {"max_torque", MO(HI, max_torque), .type = SK_NUM, .range = NONNEG, .flags = SKF_REQUIRED,
+     .doc = "hinge: N m, the motor's largest torque"},
+    {"max_force", MO(SL, max_torque), .type = SK_NUM, .range = NONNEG, .flags = SKF_REQUIRED,
+     .doc = "slider: N, the motor's largest force"},
+
+    /* ---- spring: `{hertz, damping_ratio, rest}` (hinge) ---- */
+    {"hertz", SPR(HI, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "Hz, the spring's frequency (0: no spring)"},
+    {"damping_ratio", SPR(HI, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "the spring's damping ratio (1: critical)"},
+    {"rest", SPR(HI, spring_rest), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "degrees, the spring's rest angle"},
 };
 const size_t vs_sk_n_rows = sizeof vs_sk_rows / sizeof *vs_sk_rows;
 
