@@ -675,11 +675,11 @@ static char *emitted(const vs_scene *s) {
   return y;
 }
 
-#define JOINTS                                                                   \
-  "bodies: [{rigid: {name: door}}, {rigid: {name: car}},\n"                      \
-  "         {particles: {name: flag, positions: [[0, 0, 0]]}}]\n"                \
-  "constraints:\n"                                                               \
-  "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0]%s}\n"          \
+#define JOINTS                                                         \
+  "bodies: [{rigid: {name: door}}, {rigid: {name: car}},\n"            \
+  "         {particles: {name: flag, positions: [[0, 0, 0]]}}]\n"      \
+  "constraints:\n"                                                     \
+  "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0]%s}\n" \
   "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [1, 0, 0]%s}\n"
 
 START_TEST(test_nested_mappings) {
@@ -765,12 +765,12 @@ START_TEST(test_nested_mappings) {
     snprintf(y, sizeof y, JOINTS, bad[i].hinge, bad[i].slider);
     vs_error e;
     ck_assert_msg(load_err(y, bad[i].set, &e) == bad[i].code, "case %zu: %s", i, e.message);
-    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i,
-                  e.message, bad[i].msg);
+    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i, e.message,
+                  bad[i].msg);
     if (!bad[i].set) {
       ck_assert_str_eq(e.file, "n.yaml");
-      ck_assert_msg(e.line == bad[i].line && e.column == bad[i].col, "case %zu: at %d:%d, want %d:%d",
-                    i, e.line, e.column, bad[i].line, bad[i].col);
+      ck_assert_msg(e.line == bad[i].line && e.column == bad[i].col,
+                    "case %zu: at %d:%d, want %d:%d", i, e.line, e.column, bad[i].line, bad[i].col);
     } else {
       ck_assert_str_eq(e.file, "--set");
     }

@@ -37,8 +37,8 @@ static void set_kind(int scope, int kind, void *base) {
   if (scope == SKS_CONSTRAINT) ((vs_constraint_desc *)base)->kind = (vs_kind)kind;
 }
 
-static vs_status load_row(vctx *c, const sk_row *r, int kind, const sn_node *m,
-                          const sn_node *at, void *base, int checks);
+static vs_status load_row(vctx *c, const sk_row *r, int kind, const sn_node *m, const sn_node *at,
+                          void *base, int checks);
 
 /* The defaults of the rows of (scope, kind) into base; a nested mapping's
  * are its rows' (the mapping's own `def` is for the docs). */
@@ -190,8 +190,8 @@ static vs_status value(vctx *c, const sk_row *r, int kind, const sn_node *v, voi
   return VS_OK;
 }
 
-static vs_status load_row(vctx *c, const sk_row *r, int kind, const sn_node *m,
-                          const sn_node *at, void *base, int checks) {
+static vs_status load_row(vctx *c, const sk_row *r, int kind, const sn_node *m, const sn_node *at,
+                          void *base, int checks) {
   if (r->type == SK_HOOK) {
     TRY(r->load(c, r, m, at, base));
   } else {
