@@ -101,7 +101,7 @@ START_TEST(particle_linear_drag) {
   tu_sim r = sim_f(
       "time: {dt: %g, frames: 1}\n"
       "bodies:\n"
-      "  - particles: {positions: [[0, 0, 0]], air_drag_linear: %g}\n",
+      "  - particles: {positions: [[0, 0, 0]], air_drag: {linear: %g}}\n",
       h, k);
   double worst_disc = 0.0, worst_exact = 0.0;
   for (int n = 1; n <= 300; n++) {
@@ -135,7 +135,7 @@ START_TEST(particle_quadratic_terminal_speed) {
         "solver: {integrator: %s}\n"
         "bodies:\n"
         "  - particles: {positions: [[0, 0, 0], [1, 0, 0]], masses: [1, 7],\n"
-        "                velocities: [[0, 20, 0], [0, -30, 0]], air_drag_quadratic: %g}\n",
+        "                velocities: [[0, 20, 0], [0, -30, 0]], air_drag: {quadratic: %g}}\n",
         integ[it], k2);
     tu_sim_steps(&r, 600);
     for (int i = 0; i < 2; i++) {
@@ -159,7 +159,7 @@ START_TEST(rigid_terminal_speed) {
         "time: {dt: 1/60, frames: 1}\n"
         "bodies:\n"
         "  - rigid: {shape: sphere, radius: 0.2, mass: 3, position: [0, 100, 0],\n"
-        "            air_drag_linear: %g, air_drag_quadratic: %g}\n",
+        "            air_drag: {linear: %g, quadratic: %g}}\n",
         k[c][0], k[c][1]);
     tu_sim_steps(&r, 600);
     const double k1 = k[c][0], k2 = k[c][1];
@@ -246,8 +246,8 @@ START_TEST(wind_keys_drive_the_force) {
       "time: {dt: %g, frames: 1}\n"
       "world: {gravity: [0, 0, 0], wind_keys: [[0.5, 0, 0, 0], [1.5, 10, -4, 0], [2, 2, 0, 1]]}\n"
       "bodies:\n"
-      "  - particles: {positions: [[0, 0, 0]], air_drag_linear: %g}\n"
-      "  - rigid: {shape: sphere, position: [5, 0, 0], air_drag_linear: %g}\n",
+      "  - particles: {positions: [[0, 0, 0]], air_drag: {linear: %g}}\n"
+      "  - rigid: {shape: sphere, position: [5, 0, 0], air_drag: {linear: %g}}\n",
       h, k, k);
   const double keys[3][4] = {{0.5, 0, 0, 0}, {1.5, 10, -4, 0}, {2, 2, 0, 1}};
   double v[3] = {0, 0, 0};
@@ -289,7 +289,7 @@ START_TEST(defaults_are_bitwise_unchanged) {
       "  - rigid: {shape: box, position: [3, 0, 0]%s}\n";
   tu_sim a = sim_f(base, "", "", "");
   tu_sim b = sim_f(base, ", wind: [3, 1, 2], air_density: 2",
-                   ", drag: 0, lift: 0, air_drag_linear: 0", ", air_drag_quadratic: 0");
+                   ", drag: 0, lift: 0, air_drag: {linear: 0}", ", air_drag: {quadratic: 0}");
   ck_assert(!b.m->aero);
   tu_sim_steps(&a, 50);
   tu_sim_steps(&b, 50);
@@ -314,11 +314,11 @@ static const char *const flag_scene =
     "bodies:\n"
     "  - cloth: {name: flag, origin: [0, 0, 0], size: [1.5, 1], resolution: [80, 60], pin: [[0, "
     "59], [0, 0]],\n"
-    "            mass: 0.3, drag: 1.2, lift: 0.6, air_drag_linear: 0.2, stretch: {compliance: "
+    "            mass: 0.3, drag: 1.2, lift: 0.6, air_drag: {linear: 0.2}, stretch: {compliance: "
     "1e-6}}\n"
-    "  - rope: {from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: first, air_drag_quadratic: "
-    "0.3}\n"
-    "  - rigid: {shape: box, position: [3, 0, 0], air_drag_linear: 0.5, air_drag_quadratic: 0.1}\n";
+    "  - rope: {from: [0, 2, 0], to: [1, 2, 0], segments: 10, pin: first, air_drag: "
+    "{quadratic: 0.3}}\n"
+    "  - rigid: {shape: box, position: [3, 0, 0], air_drag: {linear: 0.5, quadratic: 0.1}}\n";
 
 START_TEST(bitwise_threads_relaxation_resume) {
   char *d = tu_tmpdir();
@@ -351,9 +351,9 @@ START_TEST(bitwise_threads_relaxation_resume) {
   }
   /* and the flag moved: the wind is not a no-op here */
   cu_proc p = cu_vsim(d, "run", "flag.yaml", "--set", "bodies.flag.drag=0", "--set",
-                      "bodies.flag.lift=0", "--set", "bodies.flag.air_drag_linear=0", "--set",
-                      "bodies.1.air_drag_quadratic=0", "--set", "bodies.2.air_drag_linear=0",
-                      "--set", "bodies.2.air_drag_quadratic=0", "-o", "still.h5", "-q", "-f", NULL);
+                      "bodies.flag.lift=0", "--set", "bodies.flag.air_drag.linear=0", "--set",
+                      "bodies.1.air_drag.quadratic=0", "--set", "bodies.2.air_drag.linear=0",
+                      "--set", "bodies.2.air_drag={quadratic: 0}", "-o", "still.h5", "-q", "-f", NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   p = cu_vsim(d, "compare", "still.h5", "t1.h5", NULL);
@@ -372,8 +372,14 @@ START_TEST(bad_input) {
   } cases[] = {
       {"bodies:\n  - cloth: {origin: [0, 0, 0], size: [1, 1], resolution: [3, 3], drag: -1}\n",
        "bad.yaml:2:72: bodies.0.cloth.drag: expected a finite number >= 0, got -1"},
-      {"bodies:\n  - rigid: {air_drag_quadratic: -0.5}\n",
-       "bad.yaml:2:33: bodies.0.rigid.air_drag_quadratic: expected a finite number >= 0, got -0.5"},
+      {"bodies:\n  - rigid: {air_drag: {quadratic: -0.5}}\n",
+       "bad.yaml:2:35: bodies.0.rigid.air_drag.quadratic: expected a finite number >= 0, got -0.5"},
+      {"bodies:\n  - particles: {positions: [[0, 0, 0]], air_drag: {linaer: 1}}\n",
+       "bad.yaml:2:52: bodies.0.particles.air_drag: unknown key 'linaer', did you mean 'linear'?"},
+      {"bodies:\n  - rope: {from: [0, 0, 0], to: [1, 0, 0], segments: 2, air_drag: 0.3}\n",
+       "bad.yaml:2:67: bodies.0.rope.air_drag: expected a mapping {linear, quadratic}, got 0.3"},
+      {"bodies:\n  - rigid: {air_drag_linear: 0.3}\n",
+       "bad.yaml:2:13: bodies.0.rigid: unknown key 'air_drag_linear' (expected one of: "},
       {"world:\n  wind_keys: [[0, 1, 0, 0], [1, 2, 0, 0], [1, 3, 0, 0]]\n"
        "bodies:\n  - particles: {positions: [[0, 0, 0]]}\n",
        "bad.yaml:2:44: world.wind_keys.2.0: expected a time after the previous key's 1, got 1"},

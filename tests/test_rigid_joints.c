@@ -95,7 +95,7 @@ END_TEST
 /* An arm (0.6 x 0.04 x 0.04 m, 2 kg) on a hinge about z at its left end,
  * horizontal: gravity loads the hinge with m g d = 5.886 N m (cos of the
  * angle stays > 0.995 in the test).  a is the arm, b the world, so the
- * joint angle's rate is -w_z: motor_speed -0.2 lifts the arm at 0.2 rad/s.
+ * joint angle's rate is -w_z: a motor of speed -0.2 lifts the arm at 0.2 rad/s.
  * With max_torque 1.5 m g d the arm turns at 0.2 rad/s within 1 % after
  * 0.25 s; with 0.5 m g d it cannot hold it and falls (w_z < 0). */
 static double motor_arm(double max_torque) {
@@ -104,7 +104,7 @@ static double motor_arm(double max_torque) {
            "time: {dt: 1/120}\n"
            "bodies: [{rigid: {name: arm, size: [0.6, 0.04, 0.04], position: [0.3, 1, 0], mass: 2}}]\n"
            "constraints:\n  - hinge: {a: arm, b: world, at: [0, 1, 0], axis: [0, 0, 1],\n"
-           "             motor_speed: -0.2, max_torque: %.17g}\n",
+           "             motor: {speed: -0.2, max_torque: %.17g}}\n",
            max_torque);
   tu_sim r = tu_sim_new(y);
   tu_sim_steps(&r, 30);
@@ -238,7 +238,7 @@ START_TEST(slider_motor_and_limits) {
              "time: {dt: 1/60}\n"
              "bodies: [{rigid: {name: lift, size: [0.3, 0.1, 0.3], position: [0, 1, 0], mass: 2}}]\n"
              "constraints:\n  - slider: {a: lift, b: world, at: [0, 1, 0], axis: [0, 1, 0],\n"
-             "             motor_speed: -0.5, max_force: %g, limits: [-0.3, 0.2]}\n",
+             "             motor: {speed: -0.5, max_force: %g}, limits: [-0.3, 0.2]}\n",
              c == 0 ? 30.0 : 10.0);
     tu_sim r = tu_sim_new(y);
     tu_sim_steps(&r, 20);
@@ -357,9 +357,9 @@ static const char *const SCENE =
     "  - rigid: {name: w0, size: [0.2, 0.2, 0.2], position: [2, 0.5, 0], angular_velocity: [1, 2, 3]}\n"
     "  - rigid: {name: w1, size: [0.2, 0.2, 0.2], position: [2.2, 0.5, 0]}\n"
     "constraints:\n"
-    "  - hinge: {a: l0, b: world, at: [0, 1, 0], axis: [0, 0, 1], spring_hertz: 2, spring_damping_ratio: 0.3}\n"
+    "  - hinge: {a: l0, b: world, at: [0, 1, 0], axis: [0, 0, 1], spring: {hertz: 2, damping_ratio: 0.3}}\n"
     "  - hinge: {a: l0, b: l1, at: [0.4, 1, 0], axis: [0, 0, 1], limits: [-20, 30]}\n"
-    "  - hinge: {a: l1, b: l2, at: [0.8, 1, 0], axis: [0, 1, 1], motor_speed: 2, max_torque: 1}\n"
+    "  - hinge: {a: l1, b: l2, at: [0.8, 1, 0], axis: [0, 1, 1], motor: {speed: 2, max_torque: 1}}\n"
     "  - hinge: {a: l2, b: world, at: [1.2, 1, 0], axis: [0, 0, 1]}\n"
     "  - slider: {a: car, b: world, at: [-1, 0.5, 0], axis: [1, -1, 0], limits: [-0.1, 0.3]}\n"
     "  - weld: {a: w0, b: w1, at: [2.1, 0.5, 0]}\n"
@@ -392,7 +392,7 @@ START_TEST(joints_bitwise_across_threads_and_resume) {
   cu_free(&p);
   expect_equal("t1.h5", "r.h5");
   /* a changed joint key is seen */
-  run_ok("j.yaml", "m.h5", "--set", "constraints.2.hinge.max_torque=0.5");
+  run_ok("j.yaml", "m.h5", "--set", "constraints.2.hinge.motor.max_torque=0.5");
   p = cu_vsim(tu_dir(), "compare", "t1.h5", "m.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   cu_free(&p);
@@ -411,15 +411,49 @@ START_TEST(bad_joint_inputs_exit_2_and_leave_nothing) {
        "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], limits: [30, -30]}\n",
        "bad.yaml:3:72: constraints.0.hinge.limits: expected lo <= hi, got [30, -30]"},
       {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
-       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor_speed: 1,\n"
-       "            max_torque: -2}\n",
-       "bad.yaml:4:25: constraints.0.hinge.max_torque: expected a finite number >= 0, got -2"},
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor: {speed: 1,\n"
+       "            max_torque: -2}}\n",
+       "bad.yaml:4:25: constraints.0.hinge.motor.max_torque: expected a finite number >= 0, got -2"},
       {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
        "  - hinge: {a: door, b: frame, at: [0, 0, 0], axis: [0, 1, 0]}\n",
        "bad.yaml:3:25: constraints.0.b: no rigid body named 'frame'"},
       {"bodies: [{rigid: {name: car}}]\nconstraints:\n"
-       "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [0, 1, 0], max_force: -1}\n",
-       "bad.yaml:3:75: constraints.0.slider.max_force: expected a finite number >= 0, got -1"},
+       "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor: {max_force: -1}}\n",
+       "bad.yaml:3:83: constraints.0.slider.motor.max_force: expected a finite number >= 0, got -1"},
+      /* the nested mappings: a key of the other kind, an unknown key, not a
+       * mapping, the maximum missing, a flat key of before */
+      {"bodies: [{rigid: {name: car}}]\nconstraints:\n"
+       "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor: {max_torque: 1}}\n",
+       "bad.yaml:3:72: constraints.0.slider.motor: unknown key 'max_torque' (expected one of: "
+       "speed, max_force)"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0],\n"
+       "            motor: {max_force: 1, max_torque: 1}}\n",
+       "bad.yaml:4:21: constraints.0.hinge.motor: unknown key 'max_force' (expected one of: "
+       "speed, max_torque)"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0],\n"
+       "            motor: {sped: 1, max_torque: 1}}\n",
+       "bad.yaml:4:21: constraints.0.hinge.motor: unknown key 'sped', did you mean 'speed'?"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor: 2}\n",
+       "bad.yaml:3:71: constraints.0.hinge.motor: expected a mapping {speed, max_torque}, got 2"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor: {speed: 1}}\n",
+       "bad.yaml:3:71: constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], spring: [1, 0]}\n",
+       "bad.yaml:3:72: constraints.0.hinge.spring: expected a mapping {hertz, damping_ratio, rest}, "
+       "got a sequence"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], spring: {hz: 1}}\n",
+       "bad.yaml:3:73: constraints.0.hinge.spring: unknown key 'hz'"},
+      {"bodies: [{rigid: {name: car}}]\nconstraints:\n"
+       "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [0, 1, 0], spring: {hertz: 1}}\n",
+       "bad.yaml:3:64: constraints.0.slider: unknown key 'spring'"},
+      {"bodies: [{rigid: {name: door}}]\nconstraints:\n"
+       "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0], motor_speed: 1}\n",
+       "bad.yaml:3:64: constraints.0.hinge: unknown key 'motor_speed'"},
       {"bodies: [{rigid: {name: car}}]\nconstraints:\n"
        "  - slider: {a: car, b: world, at: [0, 0, 0]}\n",
        "bad.yaml:3:13: constraints.0.slider: missing required key 'axis'"},

@@ -12,15 +12,36 @@
 #include "testutil.h"
 #include "scene/scene_internal.h"
 
-static vs_scene *load_set(const char *yaml, const char *set) {
-  vs_override ov = {set};
+/* yaml with the overrides sets[0..n-1]. */
+static vs_scene *load_sets(const char *yaml, const char *const *sets, size_t n) {
+  vs_override ov[4] = {{NULL}};
+  ck_assert_uint_le(n, 4);
+  for (size_t i = 0; i < n; i++) ov[i] = (vs_override){sets[i]};
   vs_scene *s = NULL;
   vs_error e;
-  vs_status st = vs_scene_load_string(yaml, strlen(yaml), "t.yaml", &ov, set ? 1 : 0, &s, &e);
+  vs_status st = vs_scene_load_string(yaml, strlen(yaml), "t.yaml", ov, n, &s, &e);
   char buf[2048];
-  ck_assert_msg(st == VS_OK, "%s with --set %s: %s", yaml, set ? set : "-",
+  ck_assert_msg(st == VS_OK, "%s with --set %s: %s", yaml, n ? sets[n - 1] : "-",
                 vs_error_format(&e, buf, sizeof buf));
   return s;
+}
+
+static vs_scene *load_set(const char *yaml, const char *set) {
+  return load_sets(yaml, &set, set ? 1 : 0);
+}
+
+/* The scope whose struct holds row r's field: a nested scope's is the scope
+ * of its mapping's row. */
+static int home_scope(const sk_row *r) {
+  if (r->scope < SKS_MOTOR) return r->scope;
+  for (int k = 0; k < 32; k++)
+    if ((r->kinds >> k) & 1u) {
+      const sk_row *m = sk_map_row(r->scope, k);
+      ck_assert_msg(m != NULL, "%s: a nested row without its mapping's row", r->path);
+      return m->scope;
+    }
+  ck_abort_msg("%s: no kind", r->path);
+  return 0;
 }
 
 /* A minimal item of each kind, with its required keys. */
@@ -51,7 +72,7 @@ static const char *const CONSTRAINT_ITEM[] = {
 
 /* The field of row r in scene s (item 0 of its list). */
 static const char *field_of(const vs_scene *s, const sk_row *r) {
-  switch (r->scope) {
+  switch (home_scope(r)) {
     case SKS_BODY:
       return (const char *)&s->bodies[0] + r->off;
     case SKS_COLLIDER:
@@ -89,6 +110,7 @@ static int field_eq(const sk_row *r, const char *a, const char *b) {
       return x->enabled == y->enabled && x->stiffness == y->stiffness &&
              x->compliance == y->compliance;
     }
+    case SK_MAP: /* its rows are compared one by one */
     case SK_HOOK:
       break;
   }
@@ -164,6 +186,7 @@ static int other_value(const sk_row *r, const char *def, char *buf, size_t size)
                ((const vs_link_desc *)def)->enabled ? "{stiffness: 0.625, compliance: 0.125}"
                                                     : "{stiffness: 0.5}");
       return 1;
+    case SK_MAP: /* its rows are tested one by one */
     case SK_HOOK:
       return 0;
   }
@@ -194,22 +217,25 @@ START_TEST(test_every_key_round_trips) {
   int tested = 0;
   for (size_t i = 0; i < vs_sk_n_rows; i++) {
     const sk_row *r = &vs_sk_rows[i];
-    const char *list = r->scope == SKS_BODY       ? "bodies"
-                       : r->scope == SKS_COLLIDER ? "world.colliders"
-                                                  : "constraints";
-    const char *const *items = r->scope == SKS_BODY       ? BODY_ITEM
-                               : r->scope == SKS_COLLIDER ? COLLIDER_ITEM
-                                                          : CONSTRAINT_ITEM;
+    const int home = home_scope(r);
+    const char *list = home == SKS_BODY       ? "bodies"
+                       : home == SKS_COLLIDER ? "world.colliders"
+                                              : "constraints";
+    const char *const *items = home == SKS_BODY       ? BODY_ITEM
+                               : home == SKS_COLLIDER ? COLLIDER_ITEM
+                                                      : CONSTRAINT_ITEM;
     if (r->scope == SKS_LINK) continue; /* inside each SK_LINK row's value */
     const int whole = r->scope == SKS_SCENE || r->scope == SKS_RSOLVER; /* one per scene */
     for (int kind = 0; kind < 8; kind++) {
       if (!whole && !sk_applies(r, r->scope, kind)) continue;
-      char base[512], set[600], val[256], what[512];
+      char base[512], set[600], val[256], what[512], req[4][160];
+      const char *sets[5];
+      size_t n_sets = 0;
       if (whole)
         snprintf(base, sizeof base, "{}");
       else
         snprintf(base, sizeof base, "%s: [%s]\n", list, items[kind]);
-      if (r->scope == SKS_COLLIDER)
+      if (home == SKS_COLLIDER)
         snprintf(base, sizeof base, "world: {colliders: [%s]}\n", items[kind]);
       vs_scene *d = load_set(base, NULL);
       if (!other_value(r, field_of(d, r), val, sizeof val)) {
@@ -217,14 +243,29 @@ START_TEST(test_every_key_round_trips) {
         if (whole) break;
         continue;
       }
+      const sk_row *m = r->scope >= SKS_MOTOR ? sk_map_row(r->scope, kind) : NULL;
       if (r->scope == SKS_SCENE)
         snprintf(set, sizeof set, "%s=%s", r->path, val);
       else if (r->scope == SKS_RSOLVER)
         snprintf(set, sizeof set, "solver.rigid.%s=%s", r->path, val);
+      else if (m) /* a nested key: `constraints.0.hinge.motor.speed`, with the
+                   * mapping's required keys set first */
+        for (size_t j = 0; j < vs_sk_n_rows; j++) {
+          const sk_row *q = &vs_sk_rows[j];
+          if (!sk_applies(q, r->scope, kind)) continue;
+          if (q == r)
+            snprintf(set, sizeof set, "%s.0.%s.%s.%s=%s", list,
+                     home == SKS_BODY ? vs_sk_body_kinds[kind] : vs_sk_constraint_kinds[kind],
+                     sk_key(m), sk_key(r), val);
+          else if ((q->flags & SKF_REQUIRED) && n_sets < 4)
+            snprintf(req[n_sets], sizeof req[0], "%s.0.%s.%s=1.5", list, sk_key(m), sk_key(q)),
+                sets[n_sets] = req[n_sets], n_sets++;
+        }
       else
         snprintf(set, sizeof set, "%s.0.%s=%s", list, sk_key(r), val);
+      sets[n_sets++] = set;
       snprintf(what, sizeof what, "%s (kind %d) = %s", r->path, kind, val);
-      vs_scene *s = load_set(base, set);
+      vs_scene *s = load_sets(base, sets, n_sets);
       ck_assert_msg(!field_eq(r, field_of(d, r), field_of(s, r)), "%s: the value is the default",
                     what);
       check_round_trip(s, r, what);
@@ -375,14 +416,42 @@ static void type_text(mbuf *b, const sk_row *r) {
     case SK_LINK:
       mput(b, "link family: `{stiffness, compliance}` (below) or `none`");
       break;
+    case SK_MAP:
+      mput(b, "mapping of the keys in its table");
+      break;
     case SK_HOOK:
       mput(b, "%s", r->flags & SKF_BLOCK ? "list" : "see meaning");
       break;
   }
 }
 
+/* The names of the items' kinds in scope (bodies, colliders, constraints). */
+static const char *const *kind_names(int scope) {
+  return scope == SKS_BODY       ? vs_sk_body_kinds
+         : scope == SKS_COLLIDER ? vs_sk_collider_kinds
+                                 : vs_sk_constraint_kinds;
+}
+
+/* Whether the rows of nested scope sub are the same for every kind of its
+ * mapping m: then one table, "KEY", else one per kind, "KEY.KIND". */
+static int same_for_all(const sk_row *m) {
+  for (size_t i = 0; i < vs_sk_n_rows; i++)
+    if (vs_sk_rows[i].scope == m->sub && vs_sk_rows[i].kinds != m->kinds) return 0;
+  return 1;
+}
+
 static int in_group(const sk_row *r, const char *g) {
   if (!strcmp(g, "top")) return r->scope == SKS_SCENE && !strchr(r->path, '.');
+  for (size_t i = 0; i < vs_sk_n_rows; i++) { /* a nested mapping's: "motor.hinge", "air_drag" */
+    const sk_row *m = &vs_sk_rows[i];
+    size_t n = strlen(sk_key(m));
+    if (m->type != SK_MAP || strncmp(g, sk_key(m), n) || (g[n] && g[n] != '.')) continue;
+    if (r->scope != m->sub) return 0;
+    if (!g[n]) return 1;
+    for (int k = 0; kind_names(m->scope)[k]; k++)
+      if (!strcmp(g + n + 1, kind_names(m->scope)[k])) return sk_applies(r, m->sub, k);
+    return 0;
+  }
   if (!strcmp(g, "link")) return r->scope == SKS_LINK;
   if (!strcmp(g, "solver.rigid")) return r->scope == SKS_RSOLVER;
   static const struct {
@@ -444,6 +513,20 @@ static int groups(char names[][40], int max) {
   for (int k = 0; vs_sk_body_kinds[k]; k++)
     snprintf(names[n++], 40, "body.%s", vs_sk_body_kinds[k]);
   snprintf(names[n++], 40, "link");
+  for (size_t i = 0; i < vs_sk_n_rows && n + 8 < max; i++) { /* each nested mapping once */
+    const sk_row *m = &vs_sk_rows[i];
+    int seen = m->type != SK_MAP;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = vs_sk_rows[j].type == SK_MAP && vs_sk_rows[j].sub == m->sub;
+    if (seen) continue;
+    if (same_for_all(m)) {
+      snprintf(names[n++], 40, "%s", sk_key(m));
+      continue;
+    }
+    for (int k = 0; kind_names(m->scope)[k]; k++)
+      if ((m->kinds >> k) & 1u)
+        snprintf(names[n++], 40, "%s.%s", sk_key(m), kind_names(m->scope)[k]);
+  }
   for (int k = 0; vs_sk_collider_kinds[k]; k++)
     snprintf(names[n++], 40, "collider.%s", vs_sk_collider_kinds[k]);
   for (int k = 0; vs_sk_constraint_kinds[k]; k++)
@@ -575,6 +658,126 @@ START_TEST(test_tab_is_named) {
 }
 END_TEST
 
+/* ---- nested mappings: motor, spring, air_drag -------------------------------- */
+
+static vs_status load_err(const char *yaml, const char *set, vs_error *e) {
+  vs_override ov = {set};
+  vs_scene *s = NULL;
+  vs_status st = vs_scene_load_string(yaml, strlen(yaml), "n.yaml", &ov, set ? 1 : 0, &s, e);
+  ck_assert_ptr_null(s);
+  return st;
+}
+
+static char *emitted(const vs_scene *s) {
+  char *y = NULL;
+  vs_error e;
+  ck_assert_int_eq(vs_scene_to_yaml(s, &y, &e), VS_OK);
+  return y;
+}
+
+#define JOINTS                                                         \
+  "bodies: [{rigid: {name: door}}, {rigid: {name: car}},\n"            \
+  "         {particles: {name: flag, positions: [[0, 0, 0]]}}]\n"      \
+  "constraints:\n"                                                     \
+  "  - hinge: {a: door, b: world, at: [0, 0, 0], axis: [0, 1, 0]%s}\n" \
+  "  - slider: {a: car, b: world, at: [0, 0, 0], axis: [1, 0, 0]%s}\n"
+
+START_TEST(test_nested_mappings) {
+  char y[1024];
+  /* none given: no motor, a spring of 0 Hz, no air drag */
+  snprintf(y, sizeof y, JOINTS, "", "");
+  vs_scene *s = load_set(y, NULL);
+  const vs_constraint_desc *h = &s->constraints[0], *l = &s->constraints[1];
+  ck_assert(!h->has_motor && !l->has_motor);
+  ck_assert(h->hertz == 0 && h->damping_ratio == 0 && h->spring_rest == 0);
+  ck_assert(s->bodies[2].air_linear == 0 && s->bodies[2].air_quadratic == 0);
+  char *t = emitted(s);
+  ck_assert_ptr_null(strstr(t, "motor")); /* no motor row: none written */
+  ck_assert_ptr_nonnull(strstr(t, "spring: {hertz: 0, damping_ratio: 0, rest: 0}"));
+  ck_assert_ptr_nonnull(strstr(t, "air_drag: {linear: 0, quadratic: 0}"));
+  vs_free_buffer(t);
+  vs_scene_free(s);
+
+  /* the maximum alone: a motor of speed 0; the keys not given keep their
+   * defaults */
+  snprintf(y, sizeof y, JOINTS, ", motor: {max_torque: 4}, spring: {rest: -30}",
+           ", motor: {speed: -0.5, max_force: 7.25}");
+  s = load_set(y, NULL);
+  h = &s->constraints[0];
+  l = &s->constraints[1];
+  ck_assert(h->has_motor && h->motor_speed == 0 && h->max_torque == 4);
+  ck_assert(l->has_motor && l->motor_speed == -0.5 && l->max_torque == 7.25);
+  ck_assert(h->hertz == 0 && h->damping_ratio == 0 && h->spring_rest == -30);
+  t = emitted(s);
+  ck_assert_ptr_nonnull(strstr(t, "motor: {speed: 0, max_torque: 4}"));
+  ck_assert_ptr_nonnull(strstr(t, "motor: {speed: -0.5, max_force: 7.25}"));
+  ck_assert_ptr_nonnull(strstr(t, "spring: {hertz: 0, damping_ratio: 0, rest: -30}"));
+  vs_free_buffer(t);
+  vs_scene_free(s);
+
+  /* --set into a mapping: one key of it, by kind name or not; the body by
+   * its name; a mapping that --set creates */
+  s = load_set(y, "constraints.0.hinge.motor.speed=3");
+  ck_assert(s->constraints[0].motor_speed == 3 && s->constraints[0].max_torque == 4);
+  vs_scene_free(s);
+  s = load_set(y, "constraints.1.motor.max_force=0.5");
+  ck_assert(s->constraints[1].motor_speed == -0.5 && s->constraints[1].max_torque == 0.5);
+  vs_scene_free(s);
+  s = load_set(y, "bodies.flag.air_drag.linear=0.1");
+  ck_assert(s->bodies[2].air_linear == 0.1 && s->bodies[2].air_quadratic == 0);
+  vs_scene_free(s);
+  s = load_set(y, "constraints.0.hinge.spring={hertz: 2, damping_ratio: 1}");
+  ck_assert(s->constraints[0].hertz == 2 && s->constraints[0].damping_ratio == 1 &&
+            s->constraints[0].spring_rest == 0); /* replaced whole: rest back to 0 */
+  vs_scene_free(s);
+  snprintf(y, sizeof y, JOINTS, "", "");
+  s = load_set(y, "constraints.0.hinge.motor={max_torque: 2}");
+  ck_assert(s->constraints[0].has_motor && s->constraints[0].max_torque == 2);
+  vs_scene_free(s);
+
+  /* bad: each names file:line:col (or --set) and the key */
+  static const struct {
+    const char *hinge, *slider, *set;
+    vs_status code;
+    int line, col;
+    const char *msg;
+  } bad[] = {
+      {", motor: {speed: 1}", "", NULL, VS_ERR_SCENE, 4, 71,
+       "constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {", motor: null", "", NULL, VS_ERR_SCENE, 4, 71,
+       "constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {"", ", motor: {max_torque: 1}", NULL, VS_ERR_SCENE, 5, 72,
+       "constraints.1.slider.motor: unknown key 'max_torque' (expected one of: speed, max_force)"},
+      {", motor: {max_torque: -1}", "", NULL, VS_ERR_SCENE, 4, 84,
+       "constraints.0.hinge.motor.max_torque: expected a finite number >= 0, got -1"},
+      {", motor: true", "", NULL, VS_ERR_SCENE, 4, 71,
+       "constraints.0.hinge.motor: expected a mapping {speed, max_torque}, got true"},
+      {", air_drag: {linear: 1}", "", NULL, VS_ERR_SCENE, 4, 64,
+       "constraints.0.hinge: unknown key 'air_drag'"},
+      {"", "", "constraints.0.hinge.motor.speed=3", VS_ERR_SCENE, 0, 0,
+       "constraints.0.hinge.motor: missing required key 'max_torque'"},
+      {"", "", "bodies.flag.air_drag.linaer=3", VS_ERR_SCENE, 0, 0,
+       "bodies.2.particles.air_drag: unknown key 'linaer', did you mean 'linear'?"},
+      {"", "", "bodies.door.air_drag.quadratic=-1", VS_ERR_SCENE, 0, 0,
+       "bodies.0.rigid.air_drag.quadratic: expected a finite number >= 0, got -1"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    snprintf(y, sizeof y, JOINTS, bad[i].hinge, bad[i].slider);
+    vs_error e;
+    ck_assert_msg(load_err(y, bad[i].set, &e) == bad[i].code, "case %zu: %s", i, e.message);
+    ck_assert_msg(strstr(e.message, bad[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i, e.message,
+                  bad[i].msg);
+    if (!bad[i].set) {
+      ck_assert_str_eq(e.file, "n.yaml");
+      ck_assert_msg(e.line == bad[i].line && e.column == bad[i].col,
+                    "case %zu: at %d:%d, want %d:%d", i, e.line, e.column, bad[i].line, bad[i].col);
+    } else {
+      ck_assert_str_eq(e.file, "--set");
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_author) {
   vs_scene *s = load_set("{}", NULL);
   ck_assert_str_eq(s->output.author, "unknown");
@@ -602,6 +805,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_time_fractions);
   tcase_add_test(tc, test_tab_is_named);
   tcase_add_test(tc, test_author);
+  tcase_add_test(tc, test_nested_mappings);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -179,8 +179,22 @@ void sk_put_str(sbuf *b, const char *s); /* double-quoted */
 
 /* ---- the key table: scene_keys.c ------------------------------------------ */
 
-/* Where a row's key lives. */
-enum { SKS_SCENE = 0, SKS_BODY, SKS_COLLIDER, SKS_CONSTRAINT, SKS_LINK, SKS_RSOLVER, SKS_COUNT };
+/* Where a row's key lives.  SKS_MOTOR, SKS_SPRING and SKS_AIR are nested
+ * scopes: the keys of a mapping inside an item (an SK_MAP row names the
+ * scope), whose fields live in the item's own struct and whose kinds are the
+ * item's (a key can be a hinge's and not a slider's). */
+enum {
+  SKS_SCENE = 0,
+  SKS_BODY,
+  SKS_COLLIDER,
+  SKS_CONSTRAINT,
+  SKS_LINK,
+  SKS_RSOLVER,
+  SKS_MOTOR,  /* hinge, slider: `motor: {speed, max_torque | max_force}` */
+  SKS_SPRING, /* hinge: `spring: {hertz, damping_ratio, rest}` */
+  SKS_AIR,    /* bodies: `air_drag: {linear, quadratic}` */
+  SKS_COUNT
+};
 
 typedef enum sk_type {
   SK_NUM,   /* double, range (SKF_TIME: also A/B) */
@@ -194,6 +208,9 @@ typedef enum sk_type {
   SK_STR,   /* char[n], non-empty; `what` names it in messages */
   SK_REF,   /* vs_ref: a particle reference */
   SK_LINK,  /* vs_link_desc: {stiffness, compliance} (SKS_LINK rows) or none */
+  SK_MAP,   /* a nested mapping: the rows of scope `sub` and this row's kind, whose
+             * fields are in this row's struct (off unused); its defaults are
+             * its rows' (absent or given) */
   SK_HOOK   /* irregular: load and emit are the row's functions */
 } sk_type;
 
@@ -213,6 +230,7 @@ struct sk_row {
   const char *path; /* SKS_SCENE: "time.dt" (one section level at most); items: "mass" */
   int scope;
   unsigned kinds; /* items: bit (1u << kind) per kind that takes the key */
+  int sub;        /* SK_MAP: the nested scope (SKS_MOTOR, ...) */
   sk_type type;
   size_t off;               /* of the field in the scope's struct */
   int n;                    /* SK_VEC/SK_IVEC: length; SK_STR: capacity */
@@ -248,6 +266,10 @@ extern const char *const vs_sk_pin_words[]; /* by vs_pin_mode ("list" for VS_PIN
 /* The key's name: the path's last component. */
 const char *sk_key(const sk_row *r);
 int sk_applies(const sk_row *r, int scope, int kind);
+/* The SK_MAP row of nested scope sub that applies to kind (NULL: none). */
+const sk_row *sk_map_row(int sub, int kind);
+/* "{a, b}": the keys of (scope, kind), for messages and docs. */
+void sk_scope_keys(int scope, int kind, char *buf, size_t size);
 
 /* ---- the engine: scene_table.c -------------------------------------------- */
 

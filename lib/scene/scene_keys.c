@@ -7,13 +7,17 @@
  * then reads), the emitter (the resolved scene that `--resume` reloads), the
  * key tables of docs/scene-format.md and the fuzz dictionary all follow from
  * these rows; tests/test_scene.c checks the last two against it.  Adding a
- * key is one struct field and one row.  Keys whose syntax is irregular (pin
+ * key is one struct field and one row.  A nested mapping of keys (`motor:
+ * {speed, max_torque}`) is an SK_MAP row naming a nested scope, whose rows
+ * follow it like any other's (loaded, defaulted, emitted, set, documented and
+ * in the schema by the same code).  Keys whose syntax is irregular (pin
  * forms, rest|min|max, at|keys, per-particle lists) are SK_HOOK rows whose
  * functions live in scene_body.c and scene_items.c.
  *
  * Defaults are YAML text, read by the same code as the scene, so a default
  * is written exactly once: here. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "scene/scene_internal.h"
 
@@ -110,6 +114,11 @@ const char *vs_scene_name(vs_scene_names which, int value) {
 #define CN(k, f) .scope = SKS_CONSTRAINT, .kinds = (k), .off = offsetof(vs_constraint_desc, f)
 #define LI(f) .scope = SKS_LINK, .kinds = 1u, .off = offsetof(vs_link_desc, f)
 #define RS(f) .scope = SKS_RSOLVER, .kinds = 1u, .off = offsetof(vs_rigid_solver_desc, f)
+/* A nested mapping (SK_MAP) and its rows: fields of the item's struct. */
+#define MAP(sc) .type = SK_MAP, .sub = (sc)
+#define MO(k, f) .scope = SKS_MOTOR, .kinds = (k), .off = offsetof(vs_constraint_desc, f)
+#define SPR(k, f) .scope = SKS_SPRING, .kinds = (k), .off = offsetof(vs_constraint_desc, f)
+#define AIR(k, f) .scope = SKS_AIR, .kinds = (k), .off = offsetof(vs_body_desc, f)
 #define HOOK(l, e) .type = SK_HOOK, .load = (l), .emit = (e)
 
 #define REF_WHAT "a particle reference (\"NAME:INDEX\", \"NAME:I,J\" or a global index)"
@@ -176,7 +185,7 @@ const sk_row vs_sk_rows[] = {
     {"world.wind", SC(wind), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
      .omit = sk_has_wind_keys,
      .doc = "m/s: the air's velocity, the same everywhere; with `air_density`, bodies' "
-            "`drag`, `lift` and `air_drag_*` act on the velocity relative to it (docs/physics.md, "
+            "`drag`, `lift` and `air_drag` act on the velocity relative to it (docs/physics.md, "
             "\"Air\")"},
     {"world.wind_keys", SC(wind_keys), HOOK(sk_load_wind_keys, sk_emit_wind_keys),
      .omit = sk_no_wind_keys,
@@ -358,11 +367,16 @@ const sk_row vs_sk_rows[] = {
     {"lift", BO(CL | ME, lift), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "C_l: each triangle is pushed across the relative wind u by ½ ρ C_l A ‖u‖² cos θ "
             "sin θ, θ between u and its normal (docs/physics.md, \"Air\"); 0 off"},
-    {"air_drag_linear", BO(ALLB, air_linear), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "1/s: air drag per unit mass -k u on each particle (rigid: on the centre of mass), "
-            "u its velocity relative to the wind"},
-    {"air_drag_quadratic", BO(ALLB, air_quadratic), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "1/m: air drag per unit mass -k ‖u‖ u; alone, the terminal speed is sqrt(g / k)"},
+    {"air_drag", BO(ALLB, air_linear), MAP(SKS_AIR), .def = "{}",
+     .doc = "`{linear, quadratic}`: air drag per unit mass on each particle (rigid: on the "
+            "centre of mass), against its velocity u relative to the wind (docs/physics.md, "
+            "\"Air\"); keys in [air_drag](#air_drag)"},
+
+    /* ---- air_drag: `{linear, quadratic}` (every body kind) ---- */
+    {"linear", AIR(ALLB, air_linear), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "1/s: the drag -k u"},
+    {"quadratic", AIR(ALLB, air_quadratic), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "1/m: the drag -k ‖u‖ u; alone, the terminal speed is sqrt(g / k)"},
 
     /* ---- a link family: `{stiffness, compliance}` or `none` ---- */
     {"stiffness", LI(stiffness), .type = SK_NUM, .range = STIFF, .def = "1",
@@ -463,30 +477,19 @@ const sk_row vs_sk_rows[] = {
      .has_off = offsetof(vs_constraint_desc, has_limits), .check = sk_check_limits,
      .doc = "`[lo, hi]` m, lo <= hi: b's travel along `axis` from the initial pose stays "
             "within them [none]"},
-    {"motor_speed", CN(HI, motor_speed), .type = SK_NUM, .range = ANY, .flags = SKF_HAS,
+    {"motor", CN(HI | SL, has_motor), MAP(SKS_MOTOR), .flags = SKF_HAS,
      .has_off = offsetof(vs_constraint_desc, has_motor),
-     .doc = "rad/s: a motor drives the hinge angle's rate towards it with at most `max_torque` "
-            "[no motor]"},
-    {"max_torque", CN(HI, max_torque), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "N m, the motor's largest torque"},
-    {"motor_speed", CN(SL, motor_speed), .type = SK_NUM, .range = ANY, .flags = SKF_HAS,
-     .has_off = offsetof(vs_constraint_desc, has_motor),
-     .doc = "m/s: a motor drives b's speed along `axis` towards it with at most `max_force` "
-            "[no motor]"},
-    {"max_force", CN(SL, max_torque), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "N, the motor's largest force"},
+     .doc = "hinge `{speed, max_torque}`, slider `{speed, max_force}`: a motor drives the "
+            "joint's rate towards `speed` with at most the maximum, which is required; keys in "
+            "[motor](#motor) [no motor]"},
     {"hertz", CN(WE, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "Hz: 0 holds the relative orientation rigidly; above, it is a soft spring of this "
             "frequency (the anchors still coincide)"},
     {"damping_ratio", CN(WE, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "of the soft weld's angular spring (1: critical)"},
-    {"spring_hertz", CN(HI, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "Hz: a soft spring pulls the hinge angle towards `spring_rest` at this frequency "
-            "(0: no spring)"},
-    {"spring_damping_ratio", CN(HI, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
-     .doc = "the spring's damping ratio (1: critical)"},
-    {"spring_rest", CN(HI, spring_rest), .type = SK_NUM, .range = ANY, .def = "0",
-     .doc = "degrees, the spring's rest angle"},
+    {"spring", CN(HI, hertz), MAP(SKS_SPRING), .def = "{}",
+     .doc = "`{hertz, damping_ratio, rest}`: a soft spring pulls the hinge angle towards `rest`; "
+            "keys in [spring](#spring) [no spring]"},
     {"collide", CN(JO | DI, collide), .type = SK_BOOL, .def = "false",
      .doc = "rigid joints: `true` lets the two joined bodies collide with each other (by "
             "default they do not)"},
@@ -521,6 +524,24 @@ const sk_row vs_sk_rows[] = {
      .doc = "used by verlet and pbd"},
     {"compliance", CN(DI | AN, compliance), .type = SK_NUM, .range = NONNEG, .def = "0",
      .doc = "m/N, used by xpbd"},
+
+    /* ---- motor: `{speed, max_torque}` (hinge) or `{speed, max_force}` (slider) ---- */
+    {"speed", MO(HI, motor_speed), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "rad/s: the hinge angle's rate that the motor drives towards (0: a brake)"},
+    {"speed", MO(SL, motor_speed), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "m/s: b's speed along `axis` that the motor drives towards (0: a brake)"},
+    {"max_torque", MO(HI, max_torque), .type = SK_NUM, .range = NONNEG, .flags = SKF_REQUIRED,
+     .doc = "hinge: N m, the motor's largest torque"},
+    {"max_force", MO(SL, max_torque), .type = SK_NUM, .range = NONNEG, .flags = SKF_REQUIRED,
+     .doc = "slider: N, the motor's largest force"},
+
+    /* ---- spring: `{hertz, damping_ratio, rest}` (hinge) ---- */
+    {"hertz", SPR(HI, hertz), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "Hz, the spring's frequency (0: no spring)"},
+    {"damping_ratio", SPR(HI, damping_ratio), .type = SK_NUM, .range = NONNEG, .def = "0",
+     .doc = "the spring's damping ratio (1: critical)"},
+    {"rest", SPR(HI, spring_rest), .type = SK_NUM, .range = ANY, .def = "0",
+     .doc = "degrees, the spring's rest angle"},
 };
 const size_t vs_sk_n_rows = sizeof vs_sk_rows / sizeof *vs_sk_rows;
 
@@ -533,4 +554,26 @@ const char *sk_key(const sk_row *r) {
 
 int sk_applies(const sk_row *r, int scope, int kind) {
   return r->scope == scope && (scope == SKS_SCENE || (r->kinds >> kind) & 1u);
+}
+
+const sk_row *sk_map_row(int sub, int kind) {
+  for (size_t i = 0; i < vs_sk_n_rows; i++) {
+    const sk_row *r = &vs_sk_rows[i];
+    if (r->type == SK_MAP && r->sub == sub && (r->kinds >> kind) & 1u) return r;
+  }
+  return NULL;
+}
+
+void sk_scope_keys(int scope, int kind, char *buf, size_t size) {
+  size_t k = 0;
+  int first = 1;
+  buf[0] = '\0';
+  for (size_t i = 0; i < vs_sk_n_rows && k + 1 < size; i++) {
+    if (!sk_applies(&vs_sk_rows[i], scope, kind)) continue;
+    int n = snprintf(buf + k, size - k, "%s%s", first ? "{" : ", ", sk_key(&vs_sk_rows[i]));
+    if (n < 0 || (size_t)n >= size - k) break;
+    k += (size_t)n;
+    first = 0;
+  }
+  if (!first && k + 1 < size) snprintf(buf + k, size - k, "}");
 }

@@ -142,7 +142,7 @@ static void object(vs_sbuf *b, int scope, int kind, const char *section);
 static void items(vs_sbuf *b, int scope, const char *const *kinds, const char *skip);
 
 /* The schema of one row's value, its description and default included. */
-static void value(vs_sbuf *b, const sk_row *r) {
+static void value(vs_sbuf *b, const sk_row *r, int kind) {
   /* the type's own schema, without its closing brace, then the row's
    * description and default, then '}' */
   vs_sbuf_puts(b, "{\"allOf\": [");
@@ -190,6 +190,9 @@ static void value(vs_sbuf *b, const sk_row *r) {
       vs_sbuf_puts(b, "{\"anyOf\": [{\"const\": \"none\"}, ");
       object(b, SKS_LINK, 0, NULL);
       vs_sbuf_puts(b, "]}");
+      break;
+    case SK_MAP:
+      object(b, r->sub, kind, NULL); /* the nested rows of the item's kind */
       break;
     case SK_HOOK:
       if (r->load == sk_load_rsolver) {
@@ -295,7 +298,7 @@ static void object(vs_sbuf *b, int scope, int kind, const char *section) {
     if (n_done++ > 0) vs_sbuf_puts(b, ", ");
     vs_sbuf_json(b, key);
     vs_sbuf_puts(b, ": ");
-    value(b, r);
+    value(b, r, kind);
     if ((r->flags & SKF_REQUIRED) && n_req < 32) required[n_req++] = key;
   }
   vs_sbuf_puts(b, "}");

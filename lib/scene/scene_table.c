@@ -37,16 +37,20 @@ static void set_kind(int scope, int kind, void *base) {
   if (scope == SKS_CONSTRAINT) ((vs_constraint_desc *)base)->kind = (vs_kind)kind;
 }
 
-static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base,
-                          int checks);
+static vs_status load_row(vctx *c, const sk_row *r, int kind, const sn_node *m, const sn_node *at,
+                          void *base, int checks);
 
-/* The rows' defaults into base (zero first). */
-static vs_status fill_defaults(vctx *c, int scope, int kind, void *base) {
-  memset(base, 0, scope_size(scope));
-  set_kind(scope, kind, base);
+/* The defaults of the rows of (scope, kind) into base; a nested mapping's
+ * are its rows' (the mapping's own `def` is for the docs). */
+static vs_status fill_rows(vctx *c, int scope, int kind, void *base) {
   for (size_t i = 0; i < vs_sk_n_rows; i++) {
     const sk_row *r = &vs_sk_rows[i];
-    if (!r->def || !sk_applies(r, scope, kind)) continue;
+    if (!sk_applies(r, scope, kind)) continue;
+    if (r->type == SK_MAP) {
+      TRY(fill_rows(c, r->sub, kind, base));
+      continue;
+    }
+    if (!r->def) continue;
     char text[256];
     snprintf(text, sizeof text, "%s: %s", sk_key(r), r->def);
     sn_node *m = NULL;
@@ -54,13 +58,20 @@ static vs_status fill_defaults(vctx *c, int scope, int kind, void *base) {
     vs_status st = vs_sn_parse(&src, text, strlen(text), 0, VS_ERR_SCENE, &m, c->err);
     if (st == VS_OK) {
       size_t mk = c->plen;
-      st = load_row(c, r, m, m, base, 0);
+      st = load_row(c, r, kind, m, m, base, 0);
       sk_pop(c, mk);
     }
     vs_sn_free(m);
     if (st) return st;
   }
   return VS_OK;
+}
+
+/* The rows' defaults into base (zero first). */
+static vs_status fill_defaults(vctx *c, int scope, int kind, void *base) {
+  memset(base, 0, scope_size(scope));
+  set_kind(scope, kind, base);
+  return fill_rows(c, scope, kind, base);
 }
 
 vs_status sk_defaults(vctx *c, int scope, int kind, void *base) {
@@ -104,7 +115,19 @@ static vs_status link_val(vctx *c, const sn_node *v, vs_link_desc *l) {
                  sk_got(v, g, sizeof g));
 }
 
-static vs_status value(vctx *c, const sk_row *r, const sn_node *v, void *base) {
+/* A nested mapping: the rows of r->sub for this kind, into the item's own
+ * struct (the keys not given keep their defaults); null is `{}`. */
+static vs_status map_val(vctx *c, const sk_row *r, int kind, const sn_node *v, void *base) {
+  if (v && v->kind != SN_MAP && !vs_sn_is_null(v)) {
+    char g[96], keys[256];
+    sk_scope_keys(r->sub, kind, keys, sizeof keys);
+    return sk_fail(c, VS_ERR_SCENE, v, "expected a mapping %s, got %s", keys,
+                   sk_got(v, g, sizeof g));
+  }
+  return sk_load_rows(c, r->sub, kind, v && v->kind == SN_MAP ? v : NULL, v, base);
+}
+
+static vs_status value(vctx *c, const sk_row *r, int kind, const sn_node *v, void *base) {
   char *p = (char *)base + r->off;
   char g[96];
   switch (r->type) {
@@ -159,14 +182,16 @@ static vs_status value(vctx *c, const sk_row *r, const sn_node *v, void *base) {
     }
     case SK_LINK:
       return link_val(c, v, (vs_link_desc *)p);
+    case SK_MAP:
+      return map_val(c, r, kind, v, base);
     case SK_HOOK:
       break;
   }
   return VS_OK;
 }
 
-static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_node *at, void *base,
-                          int checks) {
+static vs_status load_row(vctx *c, const sk_row *r, int kind, const sn_node *m, const sn_node *at,
+                          void *base, int checks) {
   if (r->type == SK_HOOK) {
     TRY(r->load(c, r, m, at, base));
   } else {
@@ -175,7 +200,7 @@ static vs_status load_row(vctx *c, const sk_row *r, const sn_node *m, const sn_n
     if (!v && (r->flags & SKF_REQUIRED) && checks) return sk_missing(c, at, key);
     if (v) {
       size_t mk = sk_push(c, key);
-      TRY(value(c, r, v, base));
+      TRY(value(c, r, kind, v, base));
       if (r->flags & SKF_HAS) *(int *)((char *)base + r->has_off) = 1;
       sk_pop(c, mk);
     }
@@ -195,7 +220,8 @@ vs_status sk_load_rows(vctx *c, int scope, int kind, const sn_node *m, const sn_
   known[n] = NULL;
   TRY(sk_check_keys(c, m, known));
   for (size_t i = 0; i < vs_sk_n_rows; i++)
-    if (sk_applies(&vs_sk_rows[i], scope, kind)) TRY(load_row(c, &vs_sk_rows[i], m, at, base, 1));
+    if (sk_applies(&vs_sk_rows[i], scope, kind))
+      TRY(load_row(c, &vs_sk_rows[i], kind, m, at, base, 1));
   return VS_OK;
 }
 
@@ -263,7 +289,7 @@ vs_status sk_load_scene(vctx *c, const sn_node *root, vs_scene *s) {
     if (r->scope != SKS_SCENE) continue;
     size_t n = section_len(r);
     if (!n) {
-      TRY(load_row(c, r, root, root, s, 1));
+      TRY(load_row(c, r, 0, root, root, s, 1));
       continue;
     }
     if (i == 0 || !same_section(r, r - 1)) { /* a new section */
@@ -278,7 +304,7 @@ vs_status sk_load_scene(vctx *c, const sn_node *root, vs_scene *s) {
       known[nk] = NULL;
       TRY(sk_check_keys(c, m, known));
     }
-    TRY(load_row(c, r, m, m, s, 1));
+    TRY(load_row(c, r, 0, m, m, s, 1));
     if (i + 1 == vs_sk_n_rows || !same_section(r + 1, r)) sk_pop(c, mark);
   }
   return VS_OK;
@@ -286,7 +312,7 @@ vs_status sk_load_scene(vctx *c, const sn_node *root, vs_scene *s) {
 
 /* ---- emitting -------------------------------------------------------------- */
 
-static void emit_value(sbuf *b, const sk_row *r, const void *base) {
+static void emit_value(sbuf *b, const sk_row *r, int kind, const void *base) {
   const char *p = (const char *)base + r->off;
   switch (r->type) {
     case SK_NUM:
@@ -346,6 +372,11 @@ static void emit_value(sbuf *b, const sk_row *r, const void *base) {
       }
       break;
     }
+    case SK_MAP:
+      sk_put(b, "{");
+      sk_emit_rows(b, r->sub, kind, base, 1, "");
+      sk_put(b, "}");
+      break;
     case SK_HOOK:
       r->emit(b, r, base);
       break;
@@ -367,7 +398,7 @@ void sk_emit_rows(sbuf *b, int scope, int kind, const void *base, int flow, cons
     else
       sk_put(b, "%s%s: ", ind, sk_key(r));
     first = 0;
-    emit_value(b, r, base);
+    emit_value(b, r, kind, base);
     if (!flow) sk_put(b, "\n");
   }
 }
@@ -385,7 +416,7 @@ void sk_emit_scene(sbuf *b, const vs_scene *s) {
       continue;
     }
     sk_put(b, "%s%s: ", ind, sk_key(r));
-    emit_value(b, r, s);
+    emit_value(b, r, 0, s);
     sk_put(b, "\n");
   }
 }

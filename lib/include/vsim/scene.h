@@ -156,8 +156,8 @@ typedef struct vs_body_desc {
 
   /* air (docs/physics.md, "Air"): air drag on every kind, drag and lift on cloth and mesh */
   double drag, lift;          /* cloth, mesh: per-triangle pressure coefficients C_d, C_l */
-  double air_linear;          /* 1/s: air drag per unit mass, linear in the relative velocity */
-  double air_quadratic;       /* 1/m: quadratic in it */
+  double air_linear;          /* air_drag.linear, 1/s: per unit mass, linear in the relative v */
+  double air_quadratic;       /* air_drag.quadratic, 1/m: quadratic in it */
 
   /* rigid (also: name, mass, size, velocity, angular_velocity; position in center;
    * convex: its points in count and positions, or its OBJ file in mesh.file) */
@@ -231,12 +231,12 @@ typedef struct vs_constraint_desc {
   double limits[2];        /* hinge, ball twist: degrees; slider: m; lo <= hi */
   int has_cone;            /* ball: cone given */
   double cone;             /* ball: degrees in [0, 180] */
-  int has_motor;           /* hinge, slider: motor_speed given */
-  double motor_speed;      /* hinge: rad/s; slider: m/s */
-  double max_torque;       /* hinge: N m; slider: max_force, N */
-  double hertz;            /* weld: frequency of its angular rows (0: rigid); hinge: spring */
-  double damping_ratio;    /* weld, hinge spring */
-  double spring_rest;      /* hinge: the spring's rest angle, degrees */
+  int has_motor;           /* hinge, slider: `motor` given */
+  double motor_speed;      /* motor.speed; hinge: rad/s; slider: m/s */
+  double max_torque;       /* motor.max_torque (hinge, N m) or motor.max_force (slider, N) */
+  double hertz;            /* weld: frequency of its angular rows (0: rigid); hinge: spring.hertz */
+  double damping_ratio;    /* weld; hinge: spring.damping_ratio */
+  double spring_rest;      /* hinge: spring.rest, the spring's rest angle, degrees */
   size_t n_keys;
 } vs_constraint_desc;
 
