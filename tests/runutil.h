@@ -295,4 +295,43 @@ static inline void cu_expect_status(const char *dir, const char *file, const cha
   cu_free(&p);
 }
 
+/* The test's own directory (tu_dir) and a file in it (the caller frees). */
+static inline char *cu_in_dir(const char *name) { return cu_strf("%s/%s", tu_dir(), name); }
+
+/* `vsim run SCENE -o OUT -q` in the test's directory with up to four more
+ * arguments (NULL ends them early), which must succeed. */
+static inline void cu_run_ok(const char *scene, const char *out, const char *a1, const char *a2,
+                             const char *a3, const char *a4) {
+  cu_proc p = cu_vsim(tu_dir(), "run", scene, "-o", out, "-q", a1, a2, a3, a4, (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+}
+
+/* `vsim compare A B` in the test's directory says the two are equal, bit for bit. */
+static inline void cu_expect_equal(const char *a, const char *b) {
+  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  CU_EXPECT_IN(p.out, "equal");
+  cu_free(&p);
+}
+
+/* Case i of a table of bad scenes: YAML written to bad.yaml in the test's
+ * directory, `vsim run bad.yaml -o bad.h5` (with `--set SET` unless set is
+ * NULL) exits 2 with msg on stderr and leaves nothing but bad.yaml. */
+static inline void cu_expect_refused(size_t i, const char *yaml, const char *set,
+                                     const char *msg) {
+  char *scene = cu_in_dir("bad.yaml");
+  cu_write(scene, yaml);
+  cu_proc p = set ? cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", "--set", set,
+                            (char *)NULL)
+                  : cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
+  CU_EXPECT_CODE(p, 2);
+  CU_EXPECT_IN(p.err, msg);
+  cu_free(&p);
+  char *listing = cu_listing(tu_dir());
+  ck_assert_msg(strcmp(listing, "bad.yaml") == 0, "case %zu left: %s", i, listing);
+  free(listing);
+  free(scene);
+}
+
 #endif

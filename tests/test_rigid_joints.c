@@ -365,34 +365,19 @@ static const char *const SCENE =
     "  - weld: {a: w0, b: w1, at: [2.1, 0.5, 0]}\n"
     "  - weld: {a: w1, b: l2, at: [1.6, 0.8, 0], hertz: 3, damping_ratio: 0.5}\n";
 
-static char *in_dir(const char *name) { return cu_strf("%s/%s", tu_dir(), name); }
-
-static void run_ok(const char *scene, const char *out, const char *extra1, const char *extra2) {
-  cu_proc p = cu_vsim(tu_dir(), "run", scene, "-o", out, "-q", extra1, extra2, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  cu_free(&p);
-}
-
-static void expect_equal(const char *a, const char *b) {
-  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  CU_EXPECT_IN(p.out, "equal");
-  cu_free(&p);
-}
-
 START_TEST(joints_bitwise_across_threads_and_resume) {
-  char *scene = in_dir("j.yaml");
+  char *scene = cu_in_dir("j.yaml");
   cu_write(scene, SCENE);
-  run_ok("j.yaml", "t1.h5", "--threads", "1");
-  run_ok("j.yaml", "t3.h5", "--threads", "3");
-  expect_equal("t1.h5", "t3.h5");
-  run_ok("j.yaml", "r.h5", "--frames", "23");
+  cu_run_ok("j.yaml", "t1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("j.yaml", "t3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("t1.h5", "t3.h5");
+  cu_run_ok("j.yaml", "r.h5", "--frames", "23", NULL, NULL);
   cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "60", "-q", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  expect_equal("t1.h5", "r.h5");
+  cu_expect_equal("t1.h5", "r.h5");
   /* a changed joint key is seen */
-  run_ok("j.yaml", "m.h5", "--set", "constraints.2.hinge.motor.max_torque=0.5");
+  cu_run_ok("j.yaml", "m.h5", "--set", "constraints.2.hinge.motor.max_torque=0.5", NULL, NULL);
   p = cu_vsim(tu_dir(), "compare", "t1.h5", "m.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   cu_free(&p);
@@ -468,16 +453,7 @@ START_TEST(bad_joint_inputs_exit_2_and_leave_nothing) {
        "bad.yaml:3:21: constraints.0.b: expected a body other than 'a'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *scene = in_dir("bad.yaml");
-    cu_write(scene, cases[i].yaml);
-    cu_proc p = cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
-    CU_EXPECT_CODE(p, 2);
-    CU_EXPECT_IN(p.err, cases[i].msg);
-    cu_free(&p);
-    char *listing = cu_listing(tu_dir());
-    ck_assert_msg(strcmp(listing, "bad.yaml") == 0, "case %zu left: %s", i, listing);
-    free(listing);
-    free(scene);
+    cu_expect_refused(i, cases[i].yaml, NULL, cases[i].msg);
   }
 }
 END_TEST

@@ -400,24 +400,6 @@ START_TEST(kinematic_and_belts_wake_sleeping_bodies) {
 }
 END_TEST
 
-static char *in_dir(const char *name) {
-  return cu_strf("%s/%s", tu_dir(), name);
-}
-
-static void run_ok(const char *scene, const char *out, const char *a1, const char *a2,
-                   const char *a3, const char *a4) {
-  cu_proc p = cu_vsim(tu_dir(), "run", scene, "-o", out, "-q", a1, a2, a3, a4, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  cu_free(&p);
-}
-
-static void expect_equal(const char *a, const char *b) {
-  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  CU_EXPECT_IN(p.out, "equal");
-  cu_free(&p);
-}
-
 /* A paddle turning on keys, a platform, a conveyor, boxes and a cloth with
  * radius on them, jacobi colours. */
 static const char *const SCENE =
@@ -453,20 +435,20 @@ START_TEST(bitwise_across_threads_and_resume) {
     free(text);
     text = more;
   }
-  char *scene = in_dir("k.yaml");
+  char *scene = cu_in_dir("k.yaml");
   cu_write(scene, text);
   free(text);
-  run_ok("k.yaml", "t1.h5", "--threads", "1", NULL, NULL);
-  run_ok("k.yaml", "t3.h5", "--threads", "3", NULL, NULL);
-  expect_equal("t1.h5", "t3.h5");
-  run_ok("k.yaml", "r.h5", "--frames", "17", "--threads", "2");
+  cu_run_ok("k.yaml", "t1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("k.yaml", "t3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("t1.h5", "t3.h5");
+  cu_run_ok("k.yaml", "r.h5", "--frames", "17", "--threads", "2");
   cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "40", "-q", "--threads", "3",
                       (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  expect_equal("t1.h5", "r.h5");
+  cu_expect_equal("t1.h5", "r.h5");
   /* the belt's speed is seen (--set reaches the key) */
-  run_ok("k.yaml", "s.h5", "--set", "bodies.belt.surface_velocity=[1, 0, 0]", NULL, NULL);
+  cu_run_ok("k.yaml", "s.h5", "--set", "bodies.belt.surface_velocity=[1, 0, 0]", NULL, NULL);
   p = cu_vsim(tu_dir(), "compare", "t1.h5", "s.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.out, "/particles/rigid/");
@@ -516,18 +498,7 @@ START_TEST(bad_kinematic_inputs_exit_2_and_leave_nothing) {
        "bad.yaml:2:24: bodies.0.rigid.kinematic: expected true or false, got maybe"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *scene = in_dir("bad.yaml");
-    cu_write(scene, cases[i].yaml);
-    cu_proc p = cases[i].set ? cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", "--set",
-                                       cases[i].set, (char *)NULL)
-                             : cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
-    CU_EXPECT_CODE(p, 2);
-    CU_EXPECT_IN(p.err, cases[i].msg);
-    cu_free(&p);
-    char *listing = cu_listing(tu_dir());
-    ck_assert_msg(strcmp(listing, "bad.yaml") == 0, "case %zu left: %s", i, listing);
-    free(listing);
-    free(scene);
+    cu_expect_refused(i, cases[i].yaml, cases[i].set, cases[i].msg);
   }
 }
 END_TEST

@@ -408,19 +408,6 @@ static const char *const SCENE =
     "  - cloth: {name: sheet, origin: [-1.5, 0.6, -1.5], size: [0.6, 0.6], resolution: [6, 6],\n"
     "            plane: xz, mass: 0.2, radius: 0.03}\n";
 
-static void run_ok(const char *out, const char *a1, const char *a2) {
-  cu_proc p = cu_vsim(tu_dir(), "run", "s.yaml", "-o", out, "-q", a1, a2, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  cu_free(&p);
-}
-
-static void expect_equal(const char *a, const char *b) {
-  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  CU_EXPECT_IN(p.out, "equal");
-  cu_free(&p);
-}
-
 START_TEST(bitwise_across_threads_and_resume) {
   char *ico = cu_repo_path("configs/meshes/icosphere.obj");
   char *floor_obj = cu_repo_path("configs/meshes/floor.obj");
@@ -430,16 +417,16 @@ START_TEST(bitwise_across_threads_and_resume) {
   cu_write(dst2, t2);
   char *scene = cu_strf("%s/s.yaml", tu_dir());
   cu_write(scene, SCENE);
-  run_ok("t1.h5", "--threads", "1");
-  run_ok("t3.h5", "--threads", "3");
-  expect_equal("t1.h5", "t3.h5");
-  run_ok("r.h5", "--frames", "23");
+  cu_run_ok("s.yaml", "t1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("s.yaml", "t3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("t1.h5", "t3.h5");
+  cu_run_ok("s.yaml", "r.h5", "--frames", "23", NULL, NULL);
   cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "60", "-q", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  expect_equal("t1.h5", "r.h5");
+  cu_expect_equal("t1.h5", "r.h5");
   /* the mesh's friction reaches the bodies */
-  run_ok("f.h5", "--set", "world.colliders.1.friction=0.1");
+  cu_run_ok("s.yaml", "f.h5", "--set", "world.colliders.1.friction=0.1", NULL, NULL);
   p = cu_vsim(tu_dir(), "compare", "t1.h5", "f.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.out, "/particles/rigid/");

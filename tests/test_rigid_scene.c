@@ -496,34 +496,19 @@ static const char *const SCENE =
     "            rotation: [0, 20, 10]}\n"
     "  - rigid: {name: ball, shape: sphere, radius: 0.1, position: [0.3, 0.9, 0.1]}\n";
 
-static char *in_dir(const char *name) { return cu_strf("%s/%s", tu_dir(), name); }
-
-static void run_ok(const char *scene, const char *out, const char *extra1, const char *extra2) {
-  cu_proc p = cu_vsim(tu_dir(), "run", scene, "-o", out, "-q", extra1, extra2, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  cu_free(&p);
-}
-
-static void expect_equal(const char *a, const char *b) {
-  cu_proc p = cu_vsim(tu_dir(), "compare", a, b, (char *)NULL);
-  CU_EXPECT_CODE(p, 0);
-  CU_EXPECT_IN(p.out, "equal");
-  cu_free(&p);
-}
-
 START_TEST(bitwise_across_threads_and_resume) {
-  char *scene = in_dir("s.yaml");
+  char *scene = cu_in_dir("s.yaml");
   cu_write(scene, SCENE);
-  run_ok("s.yaml", "t1.h5", "--threads", "1");
-  run_ok("s.yaml", "t3.h5", "--threads", "3");
-  expect_equal("t1.h5", "t3.h5");
-  run_ok("s.yaml", "r.h5", "--frames", "17");
+  cu_run_ok("s.yaml", "t1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("s.yaml", "t3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("t1.h5", "t3.h5");
+  cu_run_ok("s.yaml", "r.h5", "--frames", "17", NULL, NULL);
   cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "40", "-q", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  expect_equal("t1.h5", "r.h5");
+  cu_expect_equal("t1.h5", "r.h5");
   /* a changed rigid key is seen by compare */
-  run_ok("s.yaml", "f.h5", "--set", "bodies.box.friction=0.1");
+  cu_run_ok("s.yaml", "f.h5", "--set", "bodies.box.friction=0.1", NULL, NULL);
   p = cu_vsim(tu_dir(), "compare", "t1.h5", "f.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 1);
   CU_EXPECT_IN(p.out, "/particles/rigid/");
@@ -540,19 +525,19 @@ START_TEST(joint_forest_bitwise_across_threads_and_resume) {
   char *src = cu_repo_path("configs/rigid_chain.yaml");
   char *text = cu_slurp(src);
   ck_assert_ptr_nonnull(text);
-  char *scene = in_dir("chain.yaml");
+  char *scene = cu_in_dir("chain.yaml");
   char *full = cu_strf("%s  - ball: {a: link7, b: world, at: [2, 2, 0]}\nsolver: {relaxation: jacobi}\n",
                        text);
   cu_write(scene, full);
-  run_ok("chain.yaml", "c1.h5", "--threads", "1");
-  run_ok("chain.yaml", "c3.h5", "--threads", "3");
-  expect_equal("c1.h5", "c3.h5");
-  run_ok("chain.yaml", "cr.h5", "--frames", "97");
+  cu_run_ok("chain.yaml", "c1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("chain.yaml", "c3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("c1.h5", "c3.h5");
+  cu_run_ok("chain.yaml", "cr.h5", "--frames", "97", NULL, NULL);
   cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "cr.h5", "--frames", "240", "-q", "--threads", "2",
                       (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  expect_equal("c1.h5", "cr.h5");
+  cu_expect_equal("c1.h5", "cr.h5");
   free(full);
   free(scene);
   free(text);
@@ -577,7 +562,7 @@ START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
                 "--threads", th, (char *)NULL);
     CU_EXPECT_CODE(p, 0);
     cu_free(&p);
-    expect_equal("j1.h5", "jt.h5");
+    cu_expect_equal("j1.h5", "jt.h5");
   }
   p = cu_vsim(tu_dir(), "run", pyr, "-o", "jr.h5", "-q", "--frames", "5", "--set", J, "--threads",
               "2", (char *)NULL);
@@ -587,7 +572,7 @@ START_TEST(jacobi_pyramid_bitwise_across_threads_and_resume) {
               (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
-  expect_equal("j1.h5", "jr.h5");
+  cu_expect_equal("j1.h5", "jr.h5");
   p = cu_vsim(tu_dir(), "run", pyr, "-o", "gs.h5", "-q", "--frames", "12", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
@@ -603,7 +588,7 @@ END_TEST
  * rest are state (/checkpoint/rsleep), so a run resumed while the stack
  * sleeps and woken by the drop after the resume has the bits of one run. */
 START_TEST(sleep_bitwise_across_threads_and_resume) {
-  char *scene = in_dir("sleepy.yaml");
+  char *scene = cu_in_dir("sleepy.yaml");
   char *y = cu_strf(SLEEPY, "true");
   cu_write(scene, y);
   static const char *const relax[2] = {"solver.relaxation=gauss-seidel", "solver.relaxation=jacobi"};
@@ -616,7 +601,7 @@ START_TEST(sleep_bitwise_across_threads_and_resume) {
                 "--set", relax[r], "--threads", "3", (char *)NULL);
     CU_EXPECT_CODE(p, 0);
     cu_free(&p);
-    expect_equal("s1.h5", "s3.h5");
+    cu_expect_equal("s1.h5", "s3.h5");
     p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "sr.h5", "-q", "--force", "--frames", "50",
                 "--set", relax[r], "--threads", "2", (char *)NULL);
     CU_EXPECT_CODE(p, 0);
@@ -624,7 +609,7 @@ START_TEST(sleep_bitwise_across_threads_and_resume) {
     p = cu_vsim(tu_dir(), "run", "--resume", "sr.h5", "--frames", "110", "-q", (char *)NULL);
     CU_EXPECT_CODE(p, 0);
     cu_free(&p);
-    expect_equal("s1.h5", "sr.h5");
+    cu_expect_equal("s1.h5", "sr.h5");
   }
   free(y);
   free(scene);
@@ -632,17 +617,17 @@ START_TEST(sleep_bitwise_across_threads_and_resume) {
 END_TEST
 
 START_TEST(info_on_a_rigid_only_file) {
-  char *scene = in_dir("r.yaml");
+  char *scene = cu_in_dir("r.yaml");
   cu_write(scene, "time: {frames: 5}\nworld: {colliders: [{plane: {}}]}\n"
                   "bodies: [{rigid: {name: cube, position: [0, 2, 0]}}]\n");
-  run_ok("r.yaml", "r.h5", NULL, NULL);
+  cu_run_ok("r.yaml", "r.h5", NULL, NULL, NULL, NULL);
   cu_proc p = cu_vsim(tu_dir(), "info", "r.h5", (char *)NULL);
   CU_EXPECT_CODE(p, 0);
   CU_EXPECT_IN(p.out, "/particles/rigid/position/value");
   CU_EXPECT_IN(p.out, "/particles/rigid/orientation/value");
   CU_EXPECT_IN(p.out, "/observables/rigid_contacts/value");
   cu_free(&p);
-  expect_equal("r.h5", "r.h5");
+  cu_expect_equal("r.h5", "r.h5");
   free(scene);
 }
 END_TEST
@@ -695,22 +680,13 @@ START_TEST(bad_rigid_inputs_exit_2_and_leave_nothing) {
        "bad.yaml:3:37: constraints.0.body: no rigid body named 'crate'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *scene = in_dir("bad.yaml");
-    cu_write(scene, cases[i].yaml);
-    cu_proc p = cu_vsim(tu_dir(), "run", "bad.yaml", "-o", "bad.h5", (char *)NULL);
-    CU_EXPECT_CODE(p, 2);
-    CU_EXPECT_IN(p.err, cases[i].msg);
-    cu_free(&p);
-    char *listing = cu_listing(tu_dir());
-    ck_assert_msg(strcmp(listing, "bad.yaml") == 0, "case %zu left: %s", i, listing);
-    free(listing);
-    free(scene);
+    cu_expect_refused(i, cases[i].yaml, NULL, cases[i].msg);
   }
 }
 END_TEST
 
 START_TEST(set_and_validate_reach_the_rigid_keys) {
-  char *scene = in_dir("v.yaml");
+  char *scene = cu_in_dir("v.yaml");
   cu_write(scene, "bodies: [{rigid: {name: crate}}]\n");
   cu_proc p = cu_vsim(tu_dir(), "validate", "v.yaml", "--set", "bodies.crate.shape=capsule", "--set",
                       "solver.rigid.iterations=7", (char *)NULL);
