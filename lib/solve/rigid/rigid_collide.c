@@ -326,70 +326,14 @@ static int box_face(const shp *r, int ri, const double nref[3], const shp *in, i
   axis_of(r->R, ri, rax);
   int rface = 2 * ri + (vs_dot3(nref, rax) < 0);
   int iface = 2 * ii + (sgn < 0);
-  for (int v = 0; v < n; v++) {
-    double sep = vs_dot3(nref, poly[v].p) - off;
-    if (sep >= margin) continue;
-    cpt *c = &cand[nc++];
-    for (int k = 0; k < 3; k++) {
-      c->n[k] = flip ? -nref[k] : nref[k];
-      c->p[k] = poly[v].p[k] - 0.5 * sep * nref[k];
-    }
-    c->depth = -sep;
-    c->feature = ((uint32_t)flip << 15) | ((uint32_t)rface << 12) | ((uint32_t)iface << 8) |
-                 (uint32_t)poly[v].id;
-  }
+  nc = vs_rc_face_points(poly, n, nref, off, margin, flip,
+                         ((uint32_t)flip << 15) | ((uint32_t)rface << 12) | ((uint32_t)iface << 8),
+                         cand);
   if (nc <= VS_RIGID_MANIFOLD) {
     memcpy(o, cand, sizeof(cpt) * (size_t)nc);
     return nc;
   }
-  /* reduce to 4: deepest, farthest from it, then the largest triangles either side */
-  int pick[4], a = 0;
-  for (int k = 1; k < nc; k++)
-    if (cand[k].depth > cand[a].depth) a = k;
-  int b = -1;
-  double bd = -1;
-  for (int k = 0; k < nc; k++) {
-    double d[3] = {cand[k].p[0] - cand[a].p[0], cand[k].p[1] - cand[a].p[1],
-                   cand[k].p[2] - cand[a].p[2]};
-    double dd = vs_dot3(d, d);
-    if (k != a && dd > bd) {
-      bd = dd;
-      b = k;
-    }
-  }
-  int c = -1, d4 = -1;
-  double cmax = -INFINITY, cmin = INFINITY;
-  double e[3] = {cand[b].p[0] - cand[a].p[0], cand[b].p[1] - cand[a].p[1],
-                 cand[b].p[2] - cand[a].p[2]};
-  for (int k = 0; k < nc; k++) {
-    if (k == a || k == b) continue;
-    double f[3] = {cand[k].p[0] - cand[a].p[0], cand[k].p[1] - cand[a].p[1],
-                   cand[k].p[2] - cand[a].p[2]}, x[3];
-    vs_cross3(e, f, x);
-    double area = vs_dot3(x, nref);
-    if (area > cmax) {
-      cmax = area;
-      c = k;
-    }
-    if (area < cmin) {
-      cmin = area;
-      d4 = k;
-    }
-  }
-  pick[0] = a;
-  pick[1] = b;
-  int np = 2;
-  if (c >= 0) pick[np++] = c;
-  if (d4 >= 0 && d4 != c) pick[np++] = d4;
-  /* keep the clipping order (stable features) */
-  for (int x = 1; x < np; x++)
-    for (int y = x; y > 0 && pick[y - 1] > pick[y]; y--) {
-      int t = pick[y];
-      pick[y] = pick[y - 1];
-      pick[y - 1] = t;
-    }
-  for (int k = 0; k < np; k++) o[k] = cand[pick[k]];
-  return np;
+  return vs_rc_reduce4(cand, nc, nref, o);
 }
 
 static int box_box(const shp *a, const shp *b, double margin, cpt *o) {

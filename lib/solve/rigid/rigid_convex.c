@@ -249,18 +249,8 @@ static int face_contact(const wpoly *r, int32_t rf, const wpoly *in, int flip, d
   double off = nref[3];
   cpt cand[2 * MAXPOLY];
   int nc = 0;
-  for (int v = 0; v < n; v++) {
-    double sep = vs_dot3(nref, poly[v].p) - off;
-    if (sep >= margin) continue;
-    cpt *c = &cand[nc++];
-    for (int k = 0; k < 3; k++) {
-      c->n[k] = flip ? -nref[k] : nref[k];
-      c->p[k] = poly[v].p[k] - 0.5 * sep * nref[k];
-    }
-    c->depth = -sep;
-    c->feature = ((uint32_t)flip << 30) | ((uint32_t)rf << 21) | ((uint32_t)inf << 12) |
-                 (uint32_t)poly[v].id;
-  }
+  nc = vs_rc_face_points(poly, n, nref, off, margin, flip,
+                         ((uint32_t)flip << 30) | ((uint32_t)rf << 21) | ((uint32_t)inf << 12), cand);
   if (nc <= VS_RIGID_MANIFOLD) {
     memcpy(o, cand, sizeof(cpt) * (size_t)nc);
     return nc;

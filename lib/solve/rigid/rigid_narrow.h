@@ -55,6 +55,28 @@ typedef struct cpt {
   uint32_t feature;
 } cpt;
 
+/* The clipped incident polygon's vertices within the margin of the reference
+ * face (unit normal nref out of it, plane dot(nref, p) = off) as contact
+ * points midway between the surfaces, normal nref (-nref when flip: the
+ * reference shape is the second), features fbase | the vertex's id; returns
+ * their number in cand (room for n). */
+static inline int vs_rc_face_points(const vs_rcvert *poly, int n, const double nref[3], double off,
+                                    double margin, int flip, uint32_t fbase, cpt *cand) {
+  int nc = 0;
+  for (int v = 0; v < n; v++) {
+    double sep = vs_dot3(nref, poly[v].p) - off;
+    if (sep >= margin) continue;
+    cpt *c = &cand[nc++];
+    for (int k = 0; k < 3; k++) {
+      c->n[k] = flip ? -nref[k] : nref[k];
+      c->p[k] = poly[v].p[k] - 0.5 * sep * nref[k];
+    }
+    c->depth = -sep;
+    c->feature = fbase | (uint32_t)poly[v].id;
+  }
+  return nc;
+}
+
 /* Sphere (centre p, radius r) against convex a: normal from a to the sphere. */
 VS_RPRIVATE int vs_rc_convex_sphere(const shp *a, const double p[3], double r, double margin,
                                     uint32_t feature, cpt *o);
