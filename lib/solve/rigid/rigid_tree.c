@@ -336,32 +336,73 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   }
 }
 
+/* The solve's three kernels at fixed sizes (the same sums in the same order
+ * as mul_tn and mul_nn): y_p -= L^T y_k, y = D^-1 y, y_k -= L y_p. */
+static inline __attribute__((always_inline)) void fwd_(const double *L, const double *yk,
+                                                       double *yp, int dk, int dp) {
+  double tmp[6];
+  mul_tn(L, yk, dk, dp, 1, tmp);
+  for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
+}
+static inline __attribute__((always_inline)) void back_(const double *L, const double *yp,
+                                                        double *yk, int dk, int dp) {
+  double tmp[6];
+  mul_nn(L, yp, dk, dp, 1, tmp);
+  for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
+}
+static inline __attribute__((always_inline)) void diag_(const double *D, double *y, int d) {
+  double tmp[6];
+  mul_nn(D, y, d, d, 1, tmp);
+  memcpy(y, tmp, sizeof(double) * (size_t)d);
+}
+
+/* An edge is a body (6) and a joint (1, 3, 5 or 6 rows): its joint's size. */
+#define EDGE_SIZES_(X, jd, up)                                 \
+  switch (jd) {                                                \
+  case 1: X(1, up); break;                                     \
+  case 3: X(3, up); break;                                     \
+  case 5: X(5, up); break;                                     \
+  default: X(6, up); break;                                    \
+  }
+
+static void edge_fwd(const double *L, const double *yk, double *yp, int dk, int dp) {
+#define F_(JD, BODY_UP) BODY_UP ? fwd_(L, yk, yp, JD, 6) : fwd_(L, yk, yp, 6, JD)
+  if (dp == 6) EDGE_SIZES_(F_, dk, 1)
+  else EDGE_SIZES_(F_, dp, 0)
+#undef F_
+}
+
+static void edge_back(const double *L, const double *yp, double *yk, int dk, int dp) {
+#define B_(JD, BODY_UP) BODY_UP ? back_(L, yp, yk, JD, 6) : back_(L, yp, yk, 6, JD)
+  if (dp == 6) EDGE_SIZES_(B_, dk, 1)
+  else EDGE_SIZES_(B_, dp, 0)
+#undef B_
+}
+
 /* Solves the factored system for right-hand side c (per joint node, its
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
  * joints' multipliers too. */
 static void tree_solve(vs_rtree *t) {
-  double tmp[6];
   for (int32_t o = 0; o < t->n_nodes; o++) { /* forward: y_p -= L^T y_k */
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
-    int dk = t->dim[k], dp = t->dim[p];
-    double *yp = &t->y[6 * (size_t)p];
-    mul_tn(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)k], dk, dp, 1, tmp);
-    for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
+    edge_fwd(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)k], &t->y[6 * (size_t)p], t->dim[k],
+             t->dim[p]);
   }
   for (int32_t k = 0; k < t->n_nodes; k++) { /* y = D^-1 y */
-    int d = t->dim[k];
-    double *yk = &t->y[6 * (size_t)k];
-    mul_nn(&t->dinv[36 * (size_t)k], yk, d, d, 1, tmp);
-    memcpy(yk, tmp, sizeof(double) * (size_t)d);
+    double *D = &t->dinv[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
+    switch (t->dim[k]) {
+    case 1: diag_(D, yk, 1); break;
+    case 3: diag_(D, yk, 3); break;
+    case 5: diag_(D, yk, 5); break;
+    default: diag_(D, yk, 6); break;
+    }
   }
   for (int32_t o = t->n_nodes - 1; o >= 0; o--) { /* backward: y_k -= L y_p */
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
-    int dk = t->dim[k], dp = t->dim[p];
-    double *yk = &t->y[6 * (size_t)k];
-    mul_nn(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], dk, dp, 1, tmp);
-    for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
+    edge_back(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], &t->y[6 * (size_t)k], t->dim[k],
+              t->dim[p]);
   }
 }
 
