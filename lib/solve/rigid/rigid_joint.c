@@ -396,16 +396,23 @@ static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, do
 }
 
 /* Joints are prepared every substep from the current pose (anchors, effective
- * mass), which keeps them exact however far the bodies turn in a step; they
- * are few, so this costs little. */
-void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+ * mass), which keeps them exact however far the bodies turn in a step.
+ * forest_only (the forest's position passes, after the positions moved):
+ * the forest's joints alone, the others are prepared again before their
+ * rows are next read (their position pass prepares its own).  A ball of
+ * the forest never reads its K^-1 (its rows are solved by rigid_tree.c):
+ * it is not formed. */
+void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int forest_only) {
+  const vs_rtree *t = &w->tree;
   for (int32_t j = 0; j < m->n_joints; j++) {
+    int in_tree = t->n_tree_joints && t->in_tree[j];
+    if (forest_only && !in_tree) continue;
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     jctx x;
     context(m, s, w->inv_iw, j, &x);
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
-    rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
+    if (!(in_tree && m->joint_kind[j] == VS_JOINT_BALL)) rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
     if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
     if (m->joint_flags[j] & VS_RJOINT_SOFT) orient_error(m, j, &x, jw + VS_RJW_SOFT_ERR);
   }
