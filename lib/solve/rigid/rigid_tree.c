@@ -195,26 +195,38 @@ uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
  * The sizes are 6, 5, 3 and 1 only: every call below names them as constants
  * through the switch in the callers, so the compiler unrolls the loops. */
 
-/* o = A^T B: A is k x r, B is k x c. */
+/* o = A^T B: A is k x r, B is k x c.  Each sum runs over q in order from
+ * zero; the loops keep a row of sums, so that the innermost runs along B's
+ * rows (vectorised, the same bits). */
 static inline __attribute__((always_inline)) void mul_tn(const double *A, const double *B,
                                                          int k, int r, int c, double *o) {
-  for (int i = 0; i < r; i++)
-    for (int j = 0; j < c; j++) {
-      double sum = 0;
-      for (int q = 0; q < k; q++) sum += A[q * r + i] * B[q * c + j];
-      o[i * c + j] = sum;
-    }
+  for (int i = 0; i < r; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < k; q++)
+      for (int j = 0; j < c; j++) sum[j] += A[q * r + i] * B[q * c + j];
+    for (int j = 0; j < c; j++) o[i * c + j] = sum[j];
+  }
 }
 
-/* o = A B: A is r x k, B is k x c. */
+/* o = A^T y, mul_tn's c = 1 with the loops turned so that the innermost runs
+ * along A's rows (the same sums in the same order). */
+static inline __attribute__((always_inline)) void mv_tn(const double *A, const double *y, int k,
+                                                        int r, double *o) {
+  double sum[6] = {0, 0, 0, 0, 0, 0};
+  for (int q = 0; q < k; q++)
+    for (int i = 0; i < r; i++) sum[i] += A[q * r + i] * y[q];
+  for (int i = 0; i < r; i++) o[i] = sum[i];
+}
+
+/* o = A B: A is r x k, B is k x c (the same order of every sum). */
 static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B,
                                                          int r, int k, int c, double *o) {
-  for (int i = 0; i < r; i++)
-    for (int j = 0; j < c; j++) {
-      double sum = 0;
-      for (int q = 0; q < k; q++) sum += A[i * k + q] * B[q * c + j];
-      o[i * c + j] = sum;
-    }
+  for (int i = 0; i < r; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < k; q++)
+      for (int j = 0; j < c; j++) sum[j] += A[i * k + q] * B[q * c + j];
+    for (int j = 0; j < c; j++) o[i * c + j] = sum[j];
+  }
 }
 
 /* Inverse of the symmetric d x d pivot A, definite of sign `sign` (+1 for
@@ -341,7 +353,7 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
 static inline __attribute__((always_inline)) void fwd_(const double *L, const double *yk,
                                                        double *yp, int dk, int dp) {
   double tmp[6];
-  mul_tn(L, yk, dk, dp, 1, tmp);
+  mv_tn(L, yk, dk, dp, tmp);
   for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
 }
 static inline __attribute__((always_inline)) void back_(const double *L, const double *yp,
@@ -352,7 +364,7 @@ static inline __attribute__((always_inline)) void back_(const double *L, const d
 }
 static inline __attribute__((always_inline)) void diag_(const double *D, double *y, int d) {
   double tmp[6];
-  mul_nn(D, y, d, d, 1, tmp);
+  mv_tn(D, y, d, d, tmp); /* D^-1 is symmetric to the bit (invert) */
   memcpy(y, tmp, sizeof(double) * (size_t)d);
 }
 
