@@ -238,7 +238,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
                                                          double *o) {
   double L[36] = {0}, Li[36] = {0};
   int dead[6] = {0};
-  double scale = 0;
+  double scale = 0, linv[6] = {0};
   for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
   for (int j = 0; j < d; j++) { /* sign * A = L L^T */
     double djj = sign * A[j * d + j];
@@ -249,6 +249,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     }
     double ljj = sqrt(djj), inv = 1.0 / ljj;
     L[j * 6 + j] = ljj;
+    linv[j] = inv;
     for (int i = j + 1; i < d; i++) {
       double a = sign * A[i * d + j];
       for (int q = 0; q < j; q++) a -= L[i * 6 + q] * L[j * 6 + q];
@@ -257,7 +258,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
   }
   for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
     if (dead[j]) continue;
-    Li[j * 6 + j] = 1.0 / L[j * 6 + j];
+    Li[j * 6 + j] = linv[j]; /* 1 / L_jj */
     for (int i = j + 1; i < d; i++) {
       if (dead[i]) continue;
       double a = 0;
@@ -273,23 +274,27 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     }
 }
 
-/* The off-diagonal block between node k and its parent, H[k][parent]:
- * J^T (6 x dim) when k is a body under a joint, J (dim x 6) when k is a
- * joint under a body. */
-static void edge_block(const vs_rmodel *m, const vs_rwork *w, const vs_rtree *t, int32_t k,
-                       double *H) {
+/* The Jacobian block of the edge between node k and its parent (the joint's
+ * rows on the body: dim(joint) x 6); the off-diagonal block H[k][parent] is
+ * J^T when k is a body under a joint, J when k is a joint under a body. */
+static void edge_jacobian(const vs_rmodel *m, const vs_rwork *w, const vs_rtree *t, int32_t k,
+                          double *J) {
   int32_t p = t->parent[k];
   int32_t jn = t->kind[k] == NODE_JOINT ? k : p, bn = t->kind[k] == NODE_JOINT ? p : k;
   int32_t j = t->id[jn], b = t->id[bn];
   int e = m->joint_ab[2 * j + 1] == b ? 1 : 0;
-  double J[36];
   vs_rjoint_jacobian(m, w, j, e, J);
-  int d = t->dim[jn];
-  if (t->kind[k] == NODE_JOINT) {
-    memcpy(H, J, sizeof(double) * (size_t)(d * 6));
-  } else {
-    for (int i = 0; i < 6; i++)
-      for (int q = 0; q < d; q++) H[i * d + q] = J[q * 6 + i];
+}
+
+/* L = D J^T for a body's inverted pivot D (6 x 6, symmetric to the bit) and
+ * its joint's rows J (d x 6): mul_nn(D, J^T)'s sums in the same order. */
+static inline __attribute__((always_inline)) void mul_dj(const double *D, const double *J, int d,
+                                                         double *L) {
+  for (int c = 0; c < d; c++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < 6; q++)
+      for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * J[c * 6 + q];
+    for (int i = 0; i < 6; i++) L[i * d + c] = sum[i];
   }
 }
 
@@ -326,25 +331,32 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     else invert(D, 6, -1.0, D);
     if (p < 0) continue;
     int dp = t->dim[p];
-    double H[36], tmp[36];
-    edge_block(m, w, t, k, H); /* dk x dp */
+    double J[36], tmp[36];
+    edge_jacobian(m, w, t, k, J); /* dim(joint) x 6 */
     double *L = &t->lblk[36 * (size_t)k];
     double *Dp = &t->dinv[36 * (size_t)p];
-    /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp) */
-#define EDGE_(DK, DP)                        \
-  mul_nn(D, H, DK, DK, DP, L);               \
-  mul_tn(H, L, DK, DP, DP, tmp);             \
+    /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp).  Under a
+     * joint (H = J^T): L = D^-1 J^T, H^T L = J L; under a body (H = J):
+     * L = D^-1 J, H^T L = J^T L. */
+#define BODY_(DP)                            \
+  mul_dj(D, J, DP, L);                       \
+  mul_nn(J, L, DP, 6, DP, tmp);              \
   for (int i = 0; i < (DP) * (DP); i++) Dp[i] -= tmp[i];
+#define JOINT_(DK)                           \
+  mul_nn(D, J, DK, DK, 6, L);                \
+  mul_tn(J, L, DK, 6, 6, tmp);               \
+  for (int i = 0; i < 36; i++) Dp[i] -= tmp[i];
     if (t->kind[k] == NODE_BODY) {
-      if (dp == 3) { EDGE_(6, 3) }
-      else if (dp == 1) { EDGE_(6, 1) }
-      else if (dp == 5) { EDGE_(6, 5) }
-      else { EDGE_(6, 6) }
-    } else if (dk == 3) { EDGE_(3, 6) }
-    else if (dk == 1) { EDGE_(1, 6) }
-    else if (dk == 5) { EDGE_(5, 6) }
-    else { EDGE_(6, 6) }
-#undef EDGE_
+      if (dp == 3) { BODY_(3) }
+      else if (dp == 1) { BODY_(1) }
+      else if (dp == 5) { BODY_(5) }
+      else { BODY_(6) }
+    } else if (dk == 3) { JOINT_(3) }
+    else if (dk == 1) { JOINT_(1) }
+    else if (dk == 5) { JOINT_(5) }
+    else { JOINT_(6) }
+#undef BODY_
+#undef JOINT_
   }
 }
 
