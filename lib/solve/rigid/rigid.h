@@ -92,6 +92,9 @@ typedef struct vs_rtree {
   double *dinv;          /* (nodes x 36) inverted pivots, dim x dim */
   double *lblk;          /* (nodes x 36) D^-1 H[k][parent], dim x dim(parent) */
   double *y;             /* (nodes x 6) right-hand side, then solution */
+  double *rot;           /* (n + 1) x 9: the bodies' rotation matrices at the pose the
+                          * joints last read (rigid_joint.c: vs_rigid_prepare_joints,
+                          * vs_rjoint_pose); NULL without joints */
 } vs_rtree;
 
 typedef struct vs_rwork {
@@ -236,7 +239,10 @@ VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32
  * rows, a slider's limits), and turn, rad (angular rows, angle limits). */
 VS_RPRIVATE void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
                                   double *turn);
-/* Joint j's position error rows at the current pose. */
+/* The bodies' rotation matrices at the pose of s (w->tree.rot), which
+ * vs_rjoint_error reads: again whenever the pose has moved. */
+VS_RPRIVATE void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
+/* Joint j's position error rows at the current pose (after vs_rjoint_pose). */
 VS_RPRIVATE void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
                                  int32_t j, double *e);
 /* Its accumulated impulse applied again (warm start), and one velocity pass

@@ -71,9 +71,10 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->dinv = vs_calloc(36 * cap, sizeof(double));
   t->lblk = vs_calloc(36 * cap, sizeof(double));
   t->y = vs_calloc(6 * cap, sizeof(double));
+  t->rot = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
-      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y)
+      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot)
     goto out;
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
   /* the forest, joints in index order */
@@ -182,13 +183,15 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->dinv);
   vs_free(t->lblk);
   vs_free(t->y);
+  vs_free(t->rot);
   memset(t, 0, sizeof *t);
 }
 
 uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
-  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6));
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6)) +
+         8 * 9 * ((uint64_t)n + 1);
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
@@ -485,6 +488,7 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
 void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
+  vs_rjoint_pose(m, s, w);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
