@@ -410,14 +410,13 @@ static void edge_back(const double *L, const double *yp, double *yk, int dk, int
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
  * joints' multipliers too. */
 static void tree_solve(vs_rtree *t) {
-  for (int32_t o = 0; o < t->n_nodes; o++) { /* forward: y_p -= L^T y_k */
+  /* forward, leaves first: y_p -= L^T y_k, then y_k = D^-1 y_k (its
+   * children are done before it) */
+  for (int32_t o = 0; o < t->n_nodes; o++) {
     int32_t k = t->order[o], p = t->parent[k];
-    if (p < 0) continue;
-    edge_fwd(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)k], &t->y[6 * (size_t)p], t->dim[k],
-             t->dim[p]);
-  }
-  for (int32_t k = 0; k < t->n_nodes; k++) { /* y = D^-1 y */
     double *D = &t->dinv[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
+    if (p >= 0)
+      edge_fwd(&t->lblk[36 * (size_t)k], yk, &t->y[6 * (size_t)p], t->dim[k], t->dim[p]);
     switch (t->dim[k]) {
     case 1: diag_(D, yk, 1); break;
     case 3: diag_(D, yk, 3); break;
