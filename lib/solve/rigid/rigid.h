@@ -275,7 +275,8 @@ VS_RPRIVATE void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rw
 VS_RPRIVATE vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t);
 VS_RPRIVATE void vs_rigid_tree_free(vs_rtree *t);
 VS_RPRIVATE uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj);
-/* Per substep, after vs_rigid_prepare_joints: the factorisation. */
+/* Per substep, after vs_rigid_prepare_joints (its rows and the pose's
+ * rotations, w->tree.rot): the factorisation. */
 VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
 /* The velocity change that makes every tree joint's anchors move together
  * (its impulses added to s->joint_impulse). */

@@ -310,9 +310,9 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     memset(D, 0, sizeof(double) * 36);
     if (t->kind[k] != NODE_BODY) continue;
     int32_t b = t->id[k];
-    double mass = 1.0 / m->inv_mass[b], R[9], Iw[9];
+    double mass = 1.0 / m->inv_mass[b], Iw[9];
     const double *ii = &m->inv_inertia[3 * b];
-    vs_quat_to_mat(&s->q[4 * b], R);
+    const double *R = &t->rot[9 * (size_t)b]; /* the pose's (vs_rigid_prepare_joints) */
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++)
         Iw[3 * i + j] = R[3 * i] * (1.0 / ii[0]) * R[3 * j] + R[3 * i + 1] * (1.0 / ii[1]) * R[3 * j + 1] +
