@@ -237,7 +237,7 @@ static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *
   /* d/dt (n . axb) = (wb - wa) . (axb x n) */
   vs_cross3(axb, n1, jw + VS_RJW_U1);
   vs_cross3(axb, n2, jw + VS_RJW_U2);
-  jw[VS_RJW_POS] = hinge_angle(m, j, x);
+  if (!x->rows_only) jw[VS_RJW_POS] = hinge_angle(m, j, x); /* the limit's, motor's, spring's */
 }
 static void hinge_jacobian(const double *jw, int end, double *J) {
   double sg = end ? 1.0 : -1.0;
@@ -378,6 +378,7 @@ static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw
   x->Ib = inv_iw ? &inv_iw[9 * b] : NULL;
   x->qa = &s->q[4 * a];
   x->qb = &s->q[4 * b];
+  x->rows_only = 0;
 }
 
 void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
@@ -411,8 +412,10 @@ static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, do
 /* Joints are prepared every substep from the current pose (anchors, effective
  * mass), which keeps them exact however far the bodies turn in a step.
  * forest_only (the forest's position passes, after the positions moved):
- * the forest's joints alone, the others are prepared again before their
- * rows are next read (their position pass prepares its own).  A ball of
+ * the forest's joints alone, and their Jacobian's data alone (the angle
+ * and the cone and twist data that the velocity sweeps' axis rows read are
+ * prepared again before the next sweep; a position pass prepares its own).
+ * The others are prepared again before their rows are next read.  A ball of
  * the forest never reads its K^-1 (its rows are solved by rigid_tree.c):
  * it is not formed. */
 void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int forest_only) {
@@ -424,10 +427,12 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int 
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     jctx x;
     context(m, s, w->inv_iw, rot, j, &x);
+    x.rows_only = forest_only;
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
     if (!(in_tree && m->joint_kind[j] == VS_JOINT_BALL))
       rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
+    if (forest_only) continue; /* the axis rows' data: read by the sweeps alone */
     if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
     if (m->joint_flags[j] & VS_RJOINT_SOFT) orient_error(m, j, &x, jw + VS_RJW_SOFT_ERR);
   }
