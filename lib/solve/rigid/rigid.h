@@ -92,6 +92,9 @@ typedef struct vs_rtree {
   double *dinv;          /* (nodes x 36) inverted pivots, dim x dim */
   double *lblk;          /* (nodes x 36) D^-1 H[k][parent], dim x dim(parent) */
   double *y;             /* (nodes x 6) right-hand side, then solution */
+  double *rot;           /* (n + 1) x 9: the bodies' rotation matrices at the pose the
+                          * joints last read (rigid_joint.c: vs_rigid_prepare_joints,
+                          * vs_rjoint_pose); NULL without joints */
 } vs_rtree;
 
 typedef struct vs_rwork {
@@ -224,8 +227,10 @@ VS_RPRIVATE void vs_rigid_color(const vs_rmodel *m, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_order(const vs_rmodel *m, vs_rwork *w);
 /* Per step: anchors, effective masses, warm-start impulses from the cache. */
 VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
-/* Per substep of length h. */
-VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* Per substep of length h (forest_only: the forest's joints alone, for its
+ * position passes). */
+VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                         int forest_only);
 VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h);
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
@@ -251,7 +256,10 @@ VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32
  * rows, a slider's limits), and turn, rad (angular rows, angle limits). */
 VS_RPRIVATE void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
                                   double *turn);
-/* Joint j's position error rows at the current pose. */
+/* The bodies' rotation matrices at the pose of s (w->tree.rot), which
+ * vs_rjoint_error reads: again whenever the pose has moved. */
+VS_RPRIVATE void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
+/* Joint j's position error rows at the current pose (after vs_rjoint_pose). */
 VS_RPRIVATE void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
                                  int32_t j, double *e);
 /* Its accumulated impulse applied again (warm start), and one velocity pass
@@ -284,7 +292,8 @@ VS_RPRIVATE void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rw
 VS_RPRIVATE vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t);
 VS_RPRIVATE void vs_rigid_tree_free(vs_rtree *t);
 VS_RPRIVATE uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj);
-/* Per substep, after vs_rigid_prepare_joints: the factorisation. */
+/* Per substep, after vs_rigid_prepare_joints (its rows and the pose's
+ * rotations, w->tree.rot): the factorisation. */
 VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
 /* The velocity change that makes every tree joint's anchors move together
  * (its impulses added to s->joint_impulse). */

@@ -175,10 +175,9 @@ static void normals(const double u[3], double p1[3], double p2[3]) {
 /* Joint j's axis in the world from a's frame, and a's normals of it. */
 static void axis_frame(const vs_rmodel *m, int32_t j, const jctx *x, double ax[3], double n1[3],
                        double n2[3]) {
-  double R[9], p1[3], p2[3];
-  const double *al = &m->joint_axis[6 * j];
+  double p1[3], p2[3];
+  const double *al = &m->joint_axis[6 * j], *R = x->Ra;
   normals(al, p1, p2);
-  vs_quat_to_mat(x->qa, R);
   vs_mat3_mul(R, al, ax);
   vs_mat3_mul(R, p1, n1);
   vs_mat3_mul(R, p2, n2);
@@ -230,16 +229,15 @@ static void weld_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) 
  * of it (5 rows); the angle about the axis is free ---- */
 
 static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
-  double ax[3], n1[3], n2[3], R[9], axb[3];
+  double ax[3], n1[3], n2[3], axb[3];
   axis_frame(m, j, x, ax, n1, n2);
-  vs_quat_to_mat(x->qb, R);
-  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], axb);
+  vs_mat3_mul(x->Rb, &m->joint_axis[6 * j + 3], axb);
   memcpy(jw + VS_RJW_GAP, x->C, sizeof x->C);
   memcpy(jw + VS_RJW_AXIS, ax, sizeof ax);
   /* d/dt (n . axb) = (wb - wa) . (axb x n) */
   vs_cross3(axb, n1, jw + VS_RJW_U1);
   vs_cross3(axb, n2, jw + VS_RJW_U2);
-  jw[VS_RJW_POS] = hinge_angle(m, j, x);
+  if (!x->rows_only) jw[VS_RJW_POS] = hinge_angle(m, j, x); /* the limit's, motor's, spring's */
 }
 static void hinge_jacobian(const double *jw, int end, double *J) {
   double sg = end ? 1.0 : -1.0;
@@ -248,10 +246,9 @@ static void hinge_jacobian(const double *jw, int end, double *J) {
   turn_row(J, 4, sg, jw + VS_RJW_U2);
 }
 static void hinge_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e) {
-  double ax[3], n1[3], n2[3], R[9], axb[3];
+  double ax[3], n1[3], n2[3], axb[3];
   axis_frame(m, j, x, ax, n1, n2);
-  vs_quat_to_mat(x->qb, R);
-  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], axb);
+  vs_mat3_mul(x->Rb, &m->joint_axis[6 * j + 3], axb);
   memcpy(e, x->C, sizeof(double) * 3);
   e[3] = vs_dot3(n1, axb);
   e[4] = vs_dot3(n2, axb);
@@ -351,38 +348,55 @@ void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int en
   rows_table[m->joint_kind[j]].jacobian(jw, end, J);
 }
 
-/* Anchors and gap of joint j at the current pose. */
-static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw, int32_t j,
-                    jctx *x) {
+/* The rotation matrices of every body (and the world slot) at the pose of s,
+ * into w->tree.rot: the joints read them there while the pose stays. */
+static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
+  double *rot = w->tree.rot;
+  if (!rot) return NULL; /* no joints */
+  for (int32_t i = 0; i <= m->n_bodies; i++) vs_quat_to_mat(&s->q[4 * i], &rot[9 * (size_t)i]);
+  return rot;
+}
+
+/* Anchors and gap of joint j at the current pose; rot: the pose's rotation
+ * matrices (pose_rotations), or NULL to convert the two orientations here. */
+static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw,
+                    const double *rot, int32_t j, jctx *x) {
   int32_t n = m->n_bodies, a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = n;
-  double R[9];
-  vs_quat_to_mat(&s->q[4 * a], R);
-  vs_mat3_mul(R, &m->joint_pa[3 * j], x->ra);
-  vs_quat_to_mat(&s->q[4 * b], R);
-  vs_mat3_mul(R, &m->joint_pb[3 * j], x->rb);
+  if (rot) {
+    x->Ra = &rot[9 * (size_t)a], x->Rb = &rot[9 * (size_t)b];
+  } else {
+    vs_quat_to_mat(&s->q[4 * a], x->rbuf);
+    vs_quat_to_mat(&s->q[4 * b], x->rbuf + 9);
+    x->Ra = x->rbuf, x->Rb = x->rbuf + 9;
+  }
+  vs_mat3_mul(x->Ra, &m->joint_pa[3 * j], x->ra);
+  vs_mat3_mul(x->Rb, &m->joint_pb[3 * j], x->rb);
   for (int k = 0; k < 3; k++) x->C[k] = s->x[3 * b + k] + x->rb[k] - s->x[3 * a + k] - x->ra[k];
   x->msum = m->inv_mass[a] + m->inv_mass[b];
   x->Ia = inv_iw ? &inv_iw[9 * a] : NULL; /* NULL: the errors only (vs_rjoint_errors) */
   x->Ib = inv_iw ? &inv_iw[9 * b] : NULL;
   x->qa = &s->q[4 * a];
   x->qb = &s->q[4 * b];
+  x->rows_only = 0;
+}
+
+void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
+  pose_rotations(m, s, w);
 }
 
 void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
                      double *e) {
   jctx x;
-  context(m, s, w->inv_iw, j, &x);
+  context(m, s, w->inv_iw, w->tree.rot, j, &x);
   rows_table[m->joint_kind[j]].error(m, j, &x, e);
 }
 
 /* A ball's cone and twist data (VS_RJW_BALL_*) at the pose x. */
 static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
-  double R[9], ua[3], ub[3], n[3], p2[3];
-  vs_quat_to_mat(x->qa, R);
-  vs_mat3_mul(R, &m->joint_axis[6 * j], ua);
-  vs_quat_to_mat(x->qb, R);
-  vs_mat3_mul(R, &m->joint_axis[6 * j + 3], ub);
+  double ua[3], ub[3], n[3], p2[3];
+  vs_mat3_mul(x->Ra, &m->joint_axis[6 * j], ua);
+  vs_mat3_mul(x->Rb, &m->joint_axis[6 * j + 3], ub);
   vs_cross3(ua, ub, n);
   double sn = vs_len3(n);
   if (sn > 1e-12)
@@ -396,16 +410,29 @@ static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, do
 }
 
 /* Joints are prepared every substep from the current pose (anchors, effective
- * mass), which keeps them exact however far the bodies turn in a step; they
- * are few, so this costs little. */
-void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+ * mass), which keeps them exact however far the bodies turn in a step.
+ * forest_only (the forest's position passes, after the positions moved):
+ * the forest's joints alone, and their Jacobian's data alone (the angle
+ * and the cone and twist data that the velocity sweeps' axis rows read are
+ * prepared again before the next sweep; a position pass prepares its own).
+ * The others are prepared again before their rows are next read.  A ball of
+ * the forest never reads its K^-1 (its rows are solved by rigid_tree.c):
+ * it is not formed. */
+void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int forest_only) {
+  const vs_rtree *t = &w->tree;
+  const double *rot = m->n_joints ? pose_rotations(m, s, w) : NULL;
   for (int32_t j = 0; j < m->n_joints; j++) {
+    int in_tree = t->n_tree_joints && t->in_tree[j];
+    if (forest_only && !in_tree) continue;
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     jctx x;
-    context(m, s, w->inv_iw, j, &x);
+    context(m, s, w->inv_iw, rot, j, &x);
+    x.rows_only = forest_only;
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
-    rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
+    if (!(in_tree && m->joint_kind[j] == VS_JOINT_BALL))
+      rows_table[m->joint_kind[j]].prepare(m, j, &x, jw);
+    if (forest_only) continue; /* the axis rows' data: read by the sweeps alone */
     if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
     if (m->joint_flags[j] & VS_RJOINT_SOFT) orient_error(m, j, &x, jw + VS_RJW_SOFT_ERR);
   }
@@ -583,7 +610,7 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], keep[VS_RJOINT_WORK];
   memcpy(keep, jw, sizeof keep);
   jctx x;
-  context(m, s, w->inv_iw, j, &x);
+  context(m, s, w->inv_iw, NULL, j, &x);
   memcpy(jw, x.ra, sizeof x.ra);
   memcpy(jw + 3, x.rb, sizeof x.rb);
   const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
@@ -631,7 +658,7 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     jctx x;
-    context(m, s, w->inv_iw, j, &x);
+    context(m, s, w->inv_iw, NULL, j, &x);
     double P[3];
     row->project(m, j, &x, P);
     shift_body(m, s, w, a, x.ra, P, -1.0);
@@ -656,7 +683,7 @@ static double past(double pos, double lo, double hi) {
 void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
                       double *turn) {
   jctx x;
-  context(m, s, NULL, j, &x);
+  context(m, s, NULL, NULL, j, &x);
   double e[VS_RJOINT_MAX_ROWS] = {0};
   int32_t flags = m->joint_flags[j];
   const double *lim = &m->joint_limit[2 * j];

@@ -19,6 +19,9 @@ typedef struct jctx {
   double msum;           /* 1/ma + 1/mb */
   double ra[3], rb[3], C[3];
   const double *qa, *qb; /* orientations (the world slot: identity) */
+  const double *Ra, *Rb; /* their rotation matrices (vs_quat_to_mat) */
+  double rbuf[18];       /* where they are when not from the pose's cache */
+  int rows_only;         /* 1: prepare the Jacobian's data alone (not the limits' positions) */
 } jctx;
 
 /* w->joint of weld, hinge and slider from [6] (rigid_joint.c, prepare):

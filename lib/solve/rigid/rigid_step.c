@@ -165,7 +165,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
     vs_rigid_substep_begin(m, w, hs);
     if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
-    vs_rigid_prepare_joints(m, s, w);
+    vs_rigid_prepare_joints(m, s, w, 0);
     /* the forest's factorisation: at the step's start, then the one of the
      * last substep's position pass (the pose has moved since by that pass's
      * correction alone, a few micrometres; each sweep's solve starts from
@@ -179,7 +179,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       /* the forest's position errors, closed at once with its rows at the
        * moved pose (a long link that turned fast in the substep is far from
        * the rows of the substep's start) */
-      vs_rigid_prepare_joints(m, s, w);
+      vs_rigid_prepare_joints(m, s, w, 1);
       vs_rigid_tree_factor(m, s, w);
       for (int pass = 0; pass < TREE_POSITION_PASSES; pass++) vs_rigid_tree_position(m, s, w);
       vs_rigid_project_limits(m, s, w);

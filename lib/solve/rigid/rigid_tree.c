@@ -71,9 +71,10 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->dinv = vs_calloc(36 * cap, sizeof(double));
   t->lblk = vs_calloc(36 * cap, sizeof(double));
   t->y = vs_calloc(6 * cap, sizeof(double));
+  t->rot = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
-      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y)
+      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot)
     goto out;
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
   /* the forest, joints in index order */
@@ -182,39 +183,53 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->dinv);
   vs_free(t->lblk);
   vs_free(t->y);
+  vs_free(t->rot);
   memset(t, 0, sizeof *t);
 }
 
 uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
-  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6));
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6)) +
+         8 * 9 * ((uint64_t)n + 1);
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
  * The sizes are 6, 5, 3 and 1 only: every call below names them as constants
  * through the switch in the callers, so the compiler unrolls the loops. */
 
-/* o = A^T B: A is k x r, B is k x c. */
+/* o = A^T B: A is k x r, B is k x c.  Each sum runs over q in order from
+ * zero; the loops keep a row of sums, so that the innermost runs along B's
+ * rows (vectorised, the same bits). */
 static inline __attribute__((always_inline)) void mul_tn(const double *A, const double *B,
                                                          int k, int r, int c, double *o) {
-  for (int i = 0; i < r; i++)
-    for (int j = 0; j < c; j++) {
-      double sum = 0;
-      for (int q = 0; q < k; q++) sum += A[q * r + i] * B[q * c + j];
-      o[i * c + j] = sum;
-    }
+  for (int i = 0; i < r; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < k; q++)
+      for (int j = 0; j < c; j++) sum[j] += A[q * r + i] * B[q * c + j];
+    for (int j = 0; j < c; j++) o[i * c + j] = sum[j];
+  }
 }
 
-/* o = A B: A is r x k, B is k x c. */
+/* o = A^T y, mul_tn's c = 1 with the loops turned so that the innermost runs
+ * along A's rows (the same sums in the same order). */
+static inline __attribute__((always_inline)) void mv_tn(const double *A, const double *y, int k,
+                                                        int r, double *o) {
+  double sum[6] = {0, 0, 0, 0, 0, 0};
+  for (int q = 0; q < k; q++)
+    for (int i = 0; i < r; i++) sum[i] += A[q * r + i] * y[q];
+  for (int i = 0; i < r; i++) o[i] = sum[i];
+}
+
+/* o = A B: A is r x k, B is k x c (the same order of every sum). */
 static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B,
                                                          int r, int k, int c, double *o) {
-  for (int i = 0; i < r; i++)
-    for (int j = 0; j < c; j++) {
-      double sum = 0;
-      for (int q = 0; q < k; q++) sum += A[i * k + q] * B[q * c + j];
-      o[i * c + j] = sum;
-    }
+  for (int i = 0; i < r; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < k; q++)
+      for (int j = 0; j < c; j++) sum[j] += A[i * k + q] * B[q * c + j];
+    for (int j = 0; j < c; j++) o[i * c + j] = sum[j];
+  }
 }
 
 /* Inverse of the symmetric d x d pivot A, definite of sign `sign` (+1 for
@@ -226,7 +241,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
                                                          double *o) {
   double L[36] = {0}, Li[36] = {0};
   int dead[6] = {0};
-  double scale = 0;
+  double scale = 0, linv[6] = {0};
   for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
   for (int j = 0; j < d; j++) { /* sign * A = L L^T */
     double djj = sign * A[j * d + j];
@@ -237,6 +252,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     }
     double ljj = sqrt(djj), inv = 1.0 / ljj;
     L[j * 6 + j] = ljj;
+    linv[j] = inv;
     for (int i = j + 1; i < d; i++) {
       double a = sign * A[i * d + j];
       for (int q = 0; q < j; q++) a -= L[i * 6 + q] * L[j * 6 + q];
@@ -245,7 +261,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
   }
   for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
     if (dead[j]) continue;
-    Li[j * 6 + j] = 1.0 / L[j * 6 + j];
+    Li[j * 6 + j] = linv[j]; /* 1 / L_jj */
     for (int i = j + 1; i < d; i++) {
       if (dead[i]) continue;
       double a = 0;
@@ -261,23 +277,27 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     }
 }
 
-/* The off-diagonal block between node k and its parent, H[k][parent]:
- * J^T (6 x dim) when k is a body under a joint, J (dim x 6) when k is a
- * joint under a body. */
-static void edge_block(const vs_rmodel *m, const vs_rwork *w, const vs_rtree *t, int32_t k,
-                       double *H) {
+/* The Jacobian block of the edge between node k and its parent (the joint's
+ * rows on the body: dim(joint) x 6); the off-diagonal block H[k][parent] is
+ * J^T when k is a body under a joint, J when k is a joint under a body. */
+static void edge_jacobian(const vs_rmodel *m, const vs_rwork *w, const vs_rtree *t, int32_t k,
+                          double *J) {
   int32_t p = t->parent[k];
   int32_t jn = t->kind[k] == NODE_JOINT ? k : p, bn = t->kind[k] == NODE_JOINT ? p : k;
   int32_t j = t->id[jn], b = t->id[bn];
   int e = m->joint_ab[2 * j + 1] == b ? 1 : 0;
-  double J[36];
   vs_rjoint_jacobian(m, w, j, e, J);
-  int d = t->dim[jn];
-  if (t->kind[k] == NODE_JOINT) {
-    memcpy(H, J, sizeof(double) * (size_t)(d * 6));
-  } else {
-    for (int i = 0; i < 6; i++)
-      for (int q = 0; q < d; q++) H[i * d + q] = J[q * 6 + i];
+}
+
+/* L = D J^T for a body's inverted pivot D (6 x 6, symmetric to the bit) and
+ * its joint's rows J (d x 6): mul_nn(D, J^T)'s sums in the same order. */
+static inline __attribute__((always_inline)) void mul_dj(const double *D, const double *J, int d,
+                                                         double *L) {
+  for (int c = 0; c < d; c++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < 6; q++)
+      for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * J[c * 6 + q];
+    for (int i = 0; i < 6; i++) L[i * d + c] = sum[i];
   }
 }
 
@@ -290,9 +310,9 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     memset(D, 0, sizeof(double) * 36);
     if (t->kind[k] != NODE_BODY) continue;
     int32_t b = t->id[k];
-    double mass = 1.0 / m->inv_mass[b], R[9], Iw[9];
+    double mass = 1.0 / m->inv_mass[b], Iw[9];
     const double *ii = &m->inv_inertia[3 * b];
-    vs_quat_to_mat(&s->q[4 * b], R);
+    const double *R = &t->rot[9 * (size_t)b]; /* the pose's (vs_rigid_prepare_joints) */
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++)
         Iw[3 * i + j] = R[3 * i] * (1.0 / ii[0]) * R[3 * j] + R[3 * i + 1] * (1.0 / ii[1]) * R[3 * j + 1] +
@@ -314,54 +334,101 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     else invert(D, 6, -1.0, D);
     if (p < 0) continue;
     int dp = t->dim[p];
-    double H[36], tmp[36];
-    edge_block(m, w, t, k, H); /* dk x dp */
+    double J[36], tmp[36];
+    edge_jacobian(m, w, t, k, J); /* dim(joint) x 6 */
     double *L = &t->lblk[36 * (size_t)k];
     double *Dp = &t->dinv[36 * (size_t)p];
-    /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp) */
-#define EDGE_(DK, DP)                        \
-  mul_nn(D, H, DK, DK, DP, L);               \
-  mul_tn(H, L, DK, DP, DP, tmp);             \
+    /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp).  Under a
+     * joint (H = J^T): L = D^-1 J^T, H^T L = J L; under a body (H = J):
+     * L = D^-1 J, H^T L = J^T L. */
+#define BODY_(DP)                            \
+  mul_dj(D, J, DP, L);                       \
+  mul_nn(J, L, DP, 6, DP, tmp);              \
   for (int i = 0; i < (DP) * (DP); i++) Dp[i] -= tmp[i];
+#define JOINT_(DK)                           \
+  mul_nn(D, J, DK, DK, 6, L);                \
+  mul_tn(J, L, DK, 6, 6, tmp);               \
+  for (int i = 0; i < 36; i++) Dp[i] -= tmp[i];
     if (t->kind[k] == NODE_BODY) {
-      if (dp == 3) { EDGE_(6, 3) }
-      else if (dp == 1) { EDGE_(6, 1) }
-      else if (dp == 5) { EDGE_(6, 5) }
-      else { EDGE_(6, 6) }
-    } else if (dk == 3) { EDGE_(3, 6) }
-    else if (dk == 1) { EDGE_(1, 6) }
-    else if (dk == 5) { EDGE_(5, 6) }
-    else { EDGE_(6, 6) }
-#undef EDGE_
+      if (dp == 3) { BODY_(3) }
+      else if (dp == 1) { BODY_(1) }
+      else if (dp == 5) { BODY_(5) }
+      else { BODY_(6) }
+    } else if (dk == 3) { JOINT_(3) }
+    else if (dk == 1) { JOINT_(1) }
+    else if (dk == 5) { JOINT_(5) }
+    else { JOINT_(6) }
+#undef BODY_
+#undef JOINT_
   }
+}
+
+/* The solve's three kernels at fixed sizes (the same sums in the same order
+ * as mul_tn and mul_nn): y_p -= L^T y_k, y = D^-1 y, y_k -= L y_p. */
+static inline __attribute__((always_inline)) void fwd_(const double *L, const double *yk,
+                                                       double *yp, int dk, int dp) {
+  double tmp[6];
+  mv_tn(L, yk, dk, dp, tmp);
+  for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
+}
+static inline __attribute__((always_inline)) void back_(const double *L, const double *yp,
+                                                        double *yk, int dk, int dp) {
+  double tmp[6];
+  mul_nn(L, yp, dk, dp, 1, tmp);
+  for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
+}
+static inline __attribute__((always_inline)) void diag_(const double *D, double *y, int d) {
+  double tmp[6];
+  mv_tn(D, y, d, d, tmp); /* D^-1 is symmetric to the bit (invert) */
+  memcpy(y, tmp, sizeof(double) * (size_t)d);
+}
+
+/* An edge is a body (6) and a joint (1, 3, 5 or 6 rows): its joint's size. */
+#define EDGE_SIZES_(X, jd, up)                                 \
+  switch (jd) {                                                \
+  case 1: X(1, up); break;                                     \
+  case 3: X(3, up); break;                                     \
+  case 5: X(5, up); break;                                     \
+  default: X(6, up); break;                                    \
+  }
+
+static void edge_fwd(const double *L, const double *yk, double *yp, int dk, int dp) {
+#define F_(JD, BODY_UP) BODY_UP ? fwd_(L, yk, yp, JD, 6) : fwd_(L, yk, yp, 6, JD)
+  if (dp == 6) EDGE_SIZES_(F_, dk, 1)
+  else EDGE_SIZES_(F_, dp, 0)
+#undef F_
+}
+
+static void edge_back(const double *L, const double *yp, double *yk, int dk, int dp) {
+#define B_(JD, BODY_UP) BODY_UP ? back_(L, yp, yk, JD, 6) : back_(L, yp, yk, 6, JD)
+  if (dp == 6) EDGE_SIZES_(B_, dk, 1)
+  else EDGE_SIZES_(B_, dp, 0)
+#undef B_
 }
 
 /* Solves the factored system for right-hand side c (per joint node, its
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
  * joints' multipliers too. */
 static void tree_solve(vs_rtree *t) {
-  double tmp[6];
-  for (int32_t o = 0; o < t->n_nodes; o++) { /* forward: y_p -= L^T y_k */
+  /* forward, leaves first: y_p -= L^T y_k, then y_k = D^-1 y_k (its
+   * children are done before it) */
+  for (int32_t o = 0; o < t->n_nodes; o++) {
     int32_t k = t->order[o], p = t->parent[k];
-    if (p < 0) continue;
-    int dk = t->dim[k], dp = t->dim[p];
-    double *yp = &t->y[6 * (size_t)p];
-    mul_tn(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)k], dk, dp, 1, tmp);
-    for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
-  }
-  for (int32_t k = 0; k < t->n_nodes; k++) { /* y = D^-1 y */
-    int d = t->dim[k];
-    double *yk = &t->y[6 * (size_t)k];
-    mul_nn(&t->dinv[36 * (size_t)k], yk, d, d, 1, tmp);
-    memcpy(yk, tmp, sizeof(double) * (size_t)d);
+    double *D = &t->dinv[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
+    if (p >= 0)
+      edge_fwd(&t->lblk[36 * (size_t)k], yk, &t->y[6 * (size_t)p], t->dim[k], t->dim[p]);
+    switch (t->dim[k]) {
+    case 1: diag_(D, yk, 1); break;
+    case 3: diag_(D, yk, 3); break;
+    case 5: diag_(D, yk, 5); break;
+    default: diag_(D, yk, 6); break;
+    }
   }
   for (int32_t o = t->n_nodes - 1; o >= 0; o--) { /* backward: y_k -= L y_p */
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
-    int dk = t->dim[k], dp = t->dim[p];
-    double *yk = &t->y[6 * (size_t)k];
-    mul_nn(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], dk, dp, 1, tmp);
-    for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
+    edge_back(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], &t->y[6 * (size_t)k], t->dim[k],
+              t->dim[p]);
   }
 }
 
@@ -420,6 +487,7 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
 void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
+  vs_rjoint_pose(m, s, w);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
