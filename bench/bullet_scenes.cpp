@@ -15,8 +15,36 @@
 // btDbvtBroadphase, default collision margins (0.04 m on boxes), sleeping on
 // (the default deactivation: 2 s below 0.8 m/s and 1 rad/s), no continuous
 // collision detection, one step of dt per frame (stepSimulation(dt, 0, dt)).
-// A ball joint is a btPoint2PointConstraint, a hinge a btHingeConstraint (collisions between the two
-// bodies kept, Bullet's default, as in vsim).
+// A ball joint is a btPoint2PointConstraint, a hinge a btHingeConstraint; the two bodies of a
+// joint do not collide with each other (addConstraint(c, true)) unless the joint says `collide:
+// true`, as in vsim, whose default is that they do not.
+//
+// Joint limits (ragdoll_pile):
+// - a ball with `cone` and/or `twist` is a btConeTwistConstraint with setLimit's defaults
+//   (softness 1, bias 0.3, relaxation 1).  Its frames are one world frame at the anchor, x
+//   along the joint's axis, put in each body's start pose, so that Bullet's twist axis (x)
+//   is vsim's `axis` in both bodies and the frames coincide at the start.  vsim's `cone` c
+//   is both swing spans (swing1 about z, swing2 about y): a circular cone of half-angle c of
+//   b's x axis about a's, which is vsim's cone (the angle between a's and b's axis).
+//   Bullet's twist range is symmetric, |twist| <= span: vsim's `twist` [lo, hi] is the span
+//   (hi - lo) / 2 about the middle m = (lo + hi) / 2, b's frame turned by -m about x, so
+//   that a pure twist by t reads |t - m| in Bullet, within the span exactly when lo <= t <=
+//   hi (every ragdoll here has lo = -hi: m = 0).  A ball without `cone` gets swing spans of
+//   pi (no swing limit), without `twist` a twist span of pi.  Two differences remain:
+//   Bullet's limits are soft (a bias of 0.3 of the error a step, where vsim's are
+//   speculative rows that push a violation back by 0.2 of it a substep), and Bullet splits
+//   swing from twist by its own decomposition of the relative rotation, which differs from
+//   vsim's twist (the angle of conj(qa) qb conj(q0) about a's axis) once there is swing
+//   too; both read the same for a twist without swing.
+// - a hinge with `limits` is a btHingeConstraint built from frames (the world frame at the
+//   anchor with z along the axis, in each body's start pose: hinge angle 0 at the start, as
+//   vsim's), with setLimit's defaults (softness 0.9, bias 0.3, relaxation 1).  Bullet's
+//   hinge angle is minus vsim's (b's right-handed turn about a's axis; checked on the
+//   ragdolls, frame by frame), so vsim's [lo, hi] is setLimit(-hi, -lo).  A hinge without
+//   limits is built from the pivots and axes as before (the chains').
+// - b `world`: Bullet's fixed body (btTypedConstraint::getFixedBody) with the world frame.
+// Both engines' joint gaps and limit violations are measured alike by bench/rigid_metrics.h,
+// on vsim's definitions of the angles.
 //
 // Materials: vsim combines a pair's friction as sqrt(fa fb) and restitution
 // as max(ea, eb); Bullet multiplies both.  Each Bullet object gets the square
@@ -158,26 +186,66 @@ int main(int argc, char **argv) {
     world.addRigidBody(b);
     bodies.push_back(b);
   }
+  // The world frame at joint j's anchor with axis `ax` (world) as its column k, put in a
+  // body's start frame (b = -1: the world itself).
+  auto frame_in = [&](int body, const double *at, const btVector3 &ax, int k) {
+    btVector3 u = ax.normalized(), p, q;
+    btPlaneSpace1(u, p, q);
+    btMatrix3x3 B;
+    if (k == 0)  // columns x = u, y = p, z = q (right-handed: p x q = u)
+      B.setValue(u.x(), p.x(), q.x(), u.y(), p.y(), q.y(), u.z(), p.z(), q.z());
+    else  // k == 2: x = p, y = q, z = u
+      B.setValue(p.x(), q.x(), u.x(), p.y(), q.y(), u.y(), p.z(), q.z(), u.z());
+    btTransform w(B, v3(at));
+    if (body < 0) return w;
+    const double *q0 = m->rigid_q0 + 4 * body;
+    const btQuaternion r0{btScalar(q0[1]), btScalar(q0[2]), btScalar(q0[3]), btScalar(q0[0])};
+    const btTransform t(r0, v3(m->rigid_x0 + 3 * body));
+    return t.inverse() * w;
+  };
   for (int j = 0; j < rm->n_joints; j++) {
     if (rm->joint_kind[j] != VS_JOINT_BALL && rm->joint_kind[j] != VS_JOINT_HINGE) {
       std::fprintf(stderr, "bullet_scenes: joint %d: only ball and hinge joints\n", j);
       return 1;
     }
     int a = rm->joint_ab[2 * j], b = rm->joint_ab[2 * j + 1];
+    const int32_t fl = rm->joint_flags[j];
+    const double *ax = rm->joint_axis + 6 * j, *lim = rm->joint_limit + 2 * j;
+    // the joint's world anchor and axis at the start (a's anchor and axis in a's start pose)
+    double at[3];
+    rbm_point(m->rigid_x0 + 3 * a, m->rigid_q0 + 4 * a, rm->joint_pa + 3 * j, at);
+    double axw[3];
+    rbm_dir(m->rigid_q0 + 4 * a, ax, axw);
     btTypedConstraint *c;
-    if (rm->joint_kind[j] == VS_JOINT_HINGE) {  // a btHingeConstraint, the axis in each frame
-      const double *ax = rm->joint_axis + 6 * j;
+    if (rm->joint_kind[j] == VS_JOINT_HINGE && (fl & VS_RJOINT_LIMIT)) {
+      btTransform fa = frame_in(a, at, v3(axw), 2), fb = frame_in(b, at, v3(axw), 2);
+      // b = -1: the world as Bullet's fixed body (identity pose), fb the world frame itself
+      btRigidBody &rb = b >= 0 ? *bodies[b] : btTypedConstraint::getFixedBody();
+      btHingeConstraint *h = new btHingeConstraint(*bodies[a], rb, fa, fb);
+      h->setLimit(btScalar(-lim[1]), btScalar(-lim[0]));
+      c = h;
+    } else if (rm->joint_kind[j] == VS_JOINT_HINGE) {  // no limits: the axis in each frame
       if (b >= 0)
         c = new btHingeConstraint(*bodies[a], *bodies[b], v3(rm->joint_pa + 3 * j),
                                   v3(rm->joint_pb + 3 * j), v3(ax), v3(ax + 3));
       else
         c = new btHingeConstraint(*bodies[a], v3(rm->joint_pa + 3 * j), v3(ax));
+    } else if (fl & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) {
+      const double cone = (fl & VS_RJOINT_CONE) ? rm->joint_cone[j] : SIMD_PI;
+      const double mid = (fl & VS_RJOINT_TWIST) ? 0.5 * (lim[0] + lim[1]) : 0.0;
+      const double span = (fl & VS_RJOINT_TWIST) ? 0.5 * (lim[1] - lim[0]) : SIMD_PI;
+      btTransform fa = frame_in(a, at, v3(axw), 0), fb = frame_in(b, at, v3(axw), 0);
+      fb.setBasis(fb.getBasis() * btMatrix3x3(btQuaternion(btVector3(1, 0, 0), btScalar(-mid))));
+      btRigidBody &rb = b >= 0 ? *bodies[b] : btTypedConstraint::getFixedBody();
+      btConeTwistConstraint *ct = new btConeTwistConstraint(*bodies[a], rb, fa, fb);
+      ct->setLimit(btScalar(cone), btScalar(cone), btScalar(span));
+      c = ct;
     } else if (b >= 0)
       c = new btPoint2PointConstraint(*bodies[a], *bodies[b], v3(rm->joint_pa + 3 * j),
                                       v3(rm->joint_pb + 3 * j));
     else  // the world point is body a's anchor in its start pose: the joint's `at`
       c = new btPoint2PointConstraint(*bodies[a], v3(rm->joint_pa + 3 * j));
-    world.addConstraint(c);
+    world.addConstraint(c, !rm->joint_collide[j]);
     joints.push_back(c);
   }
 

@@ -63,6 +63,13 @@ ROWS = [
      [("ke_ratio", "max KE last fifth / first fifth (at rest: << 1)"),
       ("final_max_speed_mps", "fastest stone at the end (m/s; at rest: 0)"),
       ("ground_pen_max_m", "deepest hull vertex under the ground (m; ideal 0)")]),
+    ("11", "ragdoll_pile", "10 ragdolls (100 capsules, 90 joints with cone, twist and hinge "
+     "limits) dropped into a bin", 10, 3,
+     [("max_joint_sep_m", "max joint separation (m; ideal 0)"),
+      ("max_limit_deg", "largest cone, twist or hinge limit passed (deg; ideal 0)"),
+      ("max_hinge_axis_deg", "largest angle between a hinge's axes (deg; ideal 0)"),
+      ("final_ke_j", "kinetic energy at the end (J; at rest: 0)"),
+      ("final_max_speed_mps", "fastest body at the end (m/s; at rest: 0)")]),
 ]
 DT = 1.0 / 60.0
 

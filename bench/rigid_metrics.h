@@ -37,6 +37,7 @@ typedef enum rbm_kind {
   RBM_BOUNCE,     /* cube_bounce */
   RBM_WALL,       /* wall_tunnel */
   RBM_PILE,       /* convex_pile */
+  RBM_RAGDOLL,    /* ragdoll_pile */
   RBM_OTHER
 } rbm_kind;
 
@@ -49,6 +50,7 @@ static inline rbm_kind rbm_kind_of(const char *name) {
   if (!strcmp(name, "cube_bounce")) return RBM_BOUNCE;
   if (!strcmp(name, "wall_tunnel")) return RBM_WALL;
   if (!strcmp(name, "convex_pile")) return RBM_PILE;
+  if (!strcmp(name, "ragdoll_pile")) return RBM_RAGDOLL;
   return RBM_OTHER;
 }
 
@@ -66,6 +68,8 @@ typedef struct rbm {
   double max_sep, max_speed, max_spin;
   double ke_early, ke_late; /* largest kinetic energy in the first and last fifth */
   double max_pen;
+  double max_limit;    /* ragdoll: largest cone, twist or hinge limit passed, rad */
+  double max_axis;     /* ragdoll: largest angle between a hinge's axes in a and b, rad */
   double e0, l0[3], l0len; /* spin: start */
   int axis;            /* spin: the body axis along L at the start */
   double sign0;
@@ -109,6 +113,54 @@ static inline double rbm_body_energy(const rbm *r, int32_t i, const double *q, c
 }
 
 static inline double rbm_len(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+/* p q, quaternions w x y z */
+static inline void rbm_qmul(const double *p, const double *q, double out[4]) {
+  out[0] = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3];
+  out[1] = p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2];
+  out[2] = p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1];
+  out[3] = p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0];
+}
+
+/* The body-frame direction v turned into the world by the orientation q. */
+static inline void rbm_dir(const double *q, const double *v, double out[3]) {
+  double R[9];
+  rbm_mat(q, R);
+  for (int k = 0; k < 3; k++) out[k] = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+}
+
+/* How far pos is past [lo, hi] (0 within). */
+static inline double rbm_past(double pos, double lo, double hi) {
+  return pos < lo ? lo - pos : pos > hi ? pos - hi : 0.0;
+}
+
+/* Joint j's angles at the poses qa, qb, with vsim's definitions
+ * (lib/solve/rigid/rigid_joint.c, docs/physics.md "Joints"):
+ *   turn  b's turn relative to a about a's axis from the start: q =
+ *         conj(qa) qb conj(q0) (q0 = conj(qa0) qb0), 2 atan2(vec(q) . axis, w)
+ *         -- a hinge's angle, a ball's twist;
+ *   swing the angle between a's axis and b's in the world (a ball's cone);
+ *   the hinge's axes' angle is the same swing (ideal 0).
+ * One difference: q is taken with w >= 0, so the turn is in [-pi, pi]
+ * (vsim's own reading follows q's sign through the run, (-2 pi, 2 pi]);
+ * Bullet's orientations carry no sign history, and a joint within its
+ * limits (|lo|, |hi| < 180 degrees) reads the same either way. */
+static inline void rbm_joint_angles(const vs_rmodel *rm, int32_t j, const double *qa,
+                                    const double *qb, double *turn, double *swing) {
+  const double *q0 = rm->joint_qrel + 4 * (size_t)j, *al = rm->joint_axis + 6 * (size_t)j;
+  double ca[4] = {qa[0], -qa[1], -qa[2], -qa[3]}, c0[4] = {q0[0], -q0[1], -q0[2], -q0[3]}, t[4],
+         q[4];
+  rbm_qmul(ca, qb, t);
+  rbm_qmul(t, c0, q);
+  double sg = q[0] < 0 ? -1.0 : 1.0;
+  *turn = 2.0 * atan2(sg * (q[1] * al[0] + q[2] * al[1] + q[3] * al[2]), sg * q[0]);
+  double ua[3], ub[3], n[3];
+  rbm_dir(qa, al, ua);
+  rbm_dir(qb, al + 3, ub);
+  n[0] = ua[1] * ub[2] - ua[2] * ub[1], n[1] = ua[2] * ub[0] - ua[0] * ub[2],
+  n[2] = ua[0] * ub[1] - ua[1] * ub[0];
+  *swing = atan2(rbm_len(n), ua[0] * ub[0] + ua[1] * ub[1] + ua[2] * ub[2]);
+}
 
 static inline void rbm_keep(rbm *r, const double *x, const double *q, const double *v, const double *w) {
   size_t n = (size_t)r->n;
@@ -178,7 +230,7 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
   r->done = f;
   rbm_keep(r, x, q, v, w);
 
-  if (r->kind == RBM_JOINTS && m->priv->rigid) {
+  if ((r->kind == RBM_JOINTS || r->kind == RBM_RAGDOLL) && m->priv->rigid) {
     const vs_rmodel *rm = m->priv->rigid;
     for (int32_t j = 0; j < rm->n_joints; j++) {
       int32_t a = rm->joint_ab[2 * j], b = rm->joint_ab[2 * j + 1];
@@ -192,6 +244,24 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
       double sep = rbm_len(d);
       if (rm->joint_kind[j] == VS_JOINT_DISTANCE) sep = fabs(sep - rm->joint_rest[j]);
       if (sep > r->max_sep) r->max_sep = sep;
+      int32_t fl = rm->joint_flags[j];
+      if (r->kind != RBM_RAGDOLL ||
+          (rm->joint_kind[j] != VS_JOINT_HINGE && rm->joint_kind[j] != VS_JOINT_BALL))
+        continue;
+      static const double world_q[4] = {1, 0, 0, 0}; /* b `world` */
+      double turn, swing, past = 0;
+      rbm_joint_angles(rm, j, q + 4 * (size_t)a, b >= 0 ? q + 4 * (size_t)b : world_q, &turn,
+                       &swing);
+      if (rm->joint_kind[j] == VS_JOINT_HINGE) {
+        if (swing > r->max_axis) r->max_axis = swing;
+        if (fl & VS_RJOINT_LIMIT)
+          past = rbm_past(turn, rm->joint_limit[2 * j], rm->joint_limit[2 * j + 1]);
+      } else {
+        if (fl & VS_RJOINT_CONE) past = rbm_past(swing, -1.0, rm->joint_cone[j]);
+        if (fl & VS_RJOINT_TWIST)
+          past = fmax(past, rbm_past(turn, rm->joint_limit[2 * j], rm->joint_limit[2 * j + 1]));
+      }
+      if (past > r->max_limit) r->max_limit = past;
     }
   }
   if (r->kind == RBM_PYRAMID || r->kind == RBM_PILE) {
@@ -340,6 +410,21 @@ static inline void rbm_print(const rbm *r, FILE *out) {
       rbm_num(out, "ke_ratio", r->ke_early > 0 ? r->ke_late / r->ke_early : NAN, &first);
       rbm_num(out, "final_max_speed_mps", vmax, &first);
       rbm_num(out, "ground_pen_max_m", r->max_pen, &first);
+      break;
+    }
+    case RBM_RAGDOLL: {
+      double ke = 0, vmax = 0, deg = 180.0 / 3.14159265358979323846;
+      for (int32_t i = 0; i < n; i++) {
+        if (rbm_fixed(r, i)) continue;
+        ke += rbm_body_energy(r, i, r->ql + 4 * (size_t)i, r->vl + 3 * (size_t)i,
+                              r->wl + 3 * (size_t)i, NULL);
+        if (rbm_len(r->vl + 3 * (size_t)i) > vmax) vmax = rbm_len(r->vl + 3 * (size_t)i);
+      }
+      rbm_num(out, "max_joint_sep_m", r->max_sep, &first);
+      rbm_num(out, "max_limit_deg", r->max_limit * deg, &first);
+      rbm_num(out, "max_hinge_axis_deg", r->max_axis * deg, &first);
+      rbm_num(out, "final_ke_j", ke, &first);
+      rbm_num(out, "final_max_speed_mps", vmax, &first);
       break;
     }
     case RBM_OTHER:

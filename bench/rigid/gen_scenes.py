@@ -236,3 +236,103 @@ def stones():
 
 
 stones()
+
+
+# 11: a pile of ragdolls (configs/rigid_ragdoll.yaml's, the head a capsule)
+# dropped into a bin: ball joints with cone and twist limits at the neck,
+# shoulders and hips, hinges with limits at the elbows and knees.  Each
+# ragdoll lies on its back (head along +x before the turn about y), is turned
+# about the vertical by 72 degrees more than the one below, and lies 0.4 m
+# above it; the pile's axis is the bin's.
+N_RAGDOLL = 10
+
+# (name, radius, length, centre, limb along z?, mass) of each capsule in the standing
+# ragdoll's frame: origin at the torso's centre, up +y, arms along +-z (a capsule
+# lies along its local y: the arms' are turned 90 degrees about x).
+RAG_BODIES = [("torso", 0.15, 0.25, (0, 0, 0), False, 30.0),
+              ("head", 0.1, 0.08, (0, 0.435, 0), False, 5.0),
+              ("upper_arm_r", 0.05, 0.2, (0, 0.195, 0.38), True, 2.5),
+              ("forearm_r", 0.045, 0.2, (0, 0.195, 0.71), True, 1.5),
+              ("thigh_r", 0.07, 0.3, (0, -0.5, 0.1), False, 8.0),
+              ("shin_r", 0.05, 0.3, (0, -0.945, 0.1), False, 4.0),
+              ("upper_arm_l", 0.05, 0.2, (0, 0.195, -0.38), True, 2.5),
+              ("forearm_l", 0.045, 0.2, (0, 0.195, -0.71), True, 1.5),
+              ("thigh_l", 0.07, 0.3, (0, -0.5, -0.1), False, 8.0),
+              ("shin_l", 0.05, 0.3, (0, -0.945, -0.1), False, 4.0)]
+# (kind, a, b, at, axis, cone or None, [lo, hi]): degrees as in the scene
+RAG_JOINTS = [("ball", "torso", "head", (0, 0.295, 0), (0, 1, 0), 30, (-45, 45)),
+              ("ball", "torso", "upper_arm_r", (0, 0.195, 0.2), (0, 0, 1), 80, (-60, 60)),
+              ("hinge", "upper_arm_r", "forearm_r", (0, 0.195, 0.55), (0, 1, 0), None, (0, 140)),
+              ("ball", "torso", "thigh_r", (0, -0.275, 0.1), (0, -1, 0), 70, (-30, 30)),
+              ("hinge", "thigh_r", "shin_r", (0, -0.725, 0.1), (0, 0, 1), None, (-140, 0)),
+              ("ball", "torso", "upper_arm_l", (0, 0.195, -0.2), (0, 0, -1), 80, (-60, 60)),
+              ("hinge", "upper_arm_l", "forearm_l", (0, 0.195, -0.55), (0, 1, 0), None, (-140, 0)),
+              ("ball", "torso", "thigh_l", (0, -0.275, -0.1), (0, -1, 0), 70, (-30, 30)),
+              ("hinge", "thigh_l", "shin_l", (0, -0.725, -0.1), (0, 0, 1), None, (-140, 0))]
+RAG_MID = -0.285  # the standing ragdoll's middle along y (feet -1.145, head top 0.575)
+
+
+def qmul(p, q):
+    return (p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+            p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+            p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+            p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0])
+
+
+def qaxis(axis, deg):
+    import math
+    h = math.radians(deg) / 2
+    return (math.cos(h),) + tuple(math.sin(h) * c for c in axis)
+
+
+def qrot(q, v):
+    p = qmul(qmul(q, (0.0,) + tuple(v)), (q[0], -q[1], -q[2], -q[3]))
+    return p[1:]
+
+
+def r6(x):
+    return [round(c, 6) + 0.0 for c in x]  # + 0.0: no -0.0 in the file
+
+
+def ragdolls():
+    bodies, cons = [], []
+    for k in range(N_RAGDOLL):
+        # on its back (y up -> +x), then turned about the vertical
+        q = qmul(qaxis((0, 1, 0), 72 * k), qaxis((0, 0, 1), -90))
+        base = (0.0, 0.25 + 0.4 * k, 0.0)
+
+        def world(p):
+            d = qrot(q, (p[0], p[1] - RAG_MID, p[2]))
+            return r6([base[i] + d[i] for i in range(3)])
+        for name, r, length, c, along_z, mass in RAG_BODIES:
+            qb = qmul(q, qaxis((1, 0, 0), 90)) if along_z else q
+            bodies.append("  - rigid: {name: %s%d, shape: capsule, radius: %r, length: %r, "
+                          "position: %s, orientation: %s, mass: %r, friction: 0.6}" %
+                          (name, k, r, length, v3(world(c)),
+                           "[%s]" % ", ".join(repr(x) for x in r6(qb)), mass))
+        for kind, a, b, at, axis, cone, lim in RAG_JOINTS:
+            ax = r6(qrot(q, axis))
+            if kind == "ball":
+                cons.append("  - ball: {a: %s%d, b: %s%d, at: %s, axis: %s, cone: %d, "
+                            "twist: [%d, %d]}" %
+                            (a, k, b, k, v3(world(at)), v3(ax), cone, lim[0], lim[1]))
+            else:
+                cons.append("  - hinge: {a: %s%d, b: %s%d, at: %s, axis: %s, limits: [%d, %d]}" %
+                            (a, k, b, k, v3(world(at)), v3(ax), lim[0], lim[1]))
+    wall = "  - box: {min: %s, max: %s, friction: 0.6}"
+    write("ragdoll_pile", [
+        "%d ragdolls of 10 capsules each (67 kg: torso, head, upper and lower arms and" % N_RAGDOLL,
+        "legs; configs/rigid_ragdoll.yaml's) dropped, lying and turned 72 degrees one",
+        "above the other, into a 2.4 m bin of box colliders (friction 0.6), 10 s.",
+        "Ball joints with cone and twist limits at the neck, shoulders and hips,",
+        "hinges with limits at the elbows and knees; joined bodies do not collide.",
+        "Ideal: max joint separation 0, no limit passed, the pile at rest at the end."],
+        600, bodies, cons,
+        world=["colliders:", "  - plane: {friction: 0.6}",
+               wall % (v3((-1.4, 0, -1.4)), v3((-1.2, 2, 1.4))),
+               wall % (v3((1.2, 0, -1.4)), v3((1.4, 2, 1.4))),
+               wall % (v3((-1.2, 0, -1.4)), v3((1.2, 2, -1.2))),
+               wall % (v3((-1.2, 0, 1.2)), v3((1.2, 2, 1.4)))])
+
+
+ragdolls()
