@@ -404,9 +404,9 @@ static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, do
   else
     normals(ua, n, p2);
   /* the twist's rate: (wb - wa) . (ua + ub) / (1 + ua . ub) (docs/physics.md,
-   * "Ball limits"); about ua alone, a swing circling at the cone turned the
-   * twist unseen by its row (by (1 - cos) / cos of the circling: 4.8 times at
-   * an 80 degree cone) */
+   * "Rigid bodies", a ball's cone and twist); about ua alone, a swing
+   * circling at the cone turned the twist unseen by its row (by
+   * (1 - cos) / cos of the circling's rate: 4.8 times at an 80 degree cone) */
   double c = vs_dot3(ua, ub), den = 1.0 + c > 1e-6 ? 1.0 + c : 1e-6;
   for (int k = 0; k < 3; k++) jw[VS_RJW_BALL_AXIS + k] = (ua[k] + ub[k]) / den;
   memcpy(jw + VS_RJW_BALL_CONE, n, sizeof n);
