@@ -284,8 +284,12 @@ VS_RPRIVATE void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_
 VS_RPRIVATE void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w,
                                       int32_t j);
 VS_RPRIVATE void vs_rigid_tree_axes(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
-/* The forest's joints past a limit, brought back (after its position passes). */
-VS_RPRIVATE void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* The forest's joints past a limit, brought back: balls 1, the balls past
+ * their cone or twist (before its position passes, which then close the
+ * anchors that this moved downstream); 0, the hinges and sliders past their
+ * limit (after them). */
+VS_RPRIVATE void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                         int balls);
 
 /* ---- the joints that form a forest (rigid_tree.c) ---- */
 /* The forest of the model's joints (in joint order; loops stay sequential). */

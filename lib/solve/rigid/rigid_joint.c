@@ -403,10 +403,15 @@ static void ball_limits_prepare(const vs_rmodel *m, int32_t j, const jctx *x, do
     for (int k = 0; k < 3; k++) n[k] /= sn;
   else
     normals(ua, n, p2);
-  memcpy(jw + VS_RJW_BALL_AXIS, ua, sizeof ua);
+  /* the twist's rate: (wb - wa) . (ua + ub) / (1 + ua . ub) (docs/physics.md,
+   * "Rigid bodies", a ball's cone and twist); about ua alone, a swing
+   * circling at the cone turned the twist unseen by its row (by
+   * (1 - cos) / cos of the circling's rate: 4.8 times at an 80 degree cone) */
+  double c = vs_dot3(ua, ub), den = 1.0 + c > 1e-6 ? 1.0 + c : 1e-6;
+  for (int k = 0; k < 3; k++) jw[VS_RJW_BALL_AXIS + k] = (ua[k] + ub[k]) / den;
   memcpy(jw + VS_RJW_BALL_CONE, n, sizeof n);
   jw[VS_RJW_BALL_TWIST] = hinge_angle(m, j, x);
-  jw[VS_RJW_BALL_SWING] = vs_atan2(sn, vs_dot3(ua, ub));
+  jw[VS_RJW_BALL_SWING] = vs_atan2(sn, c);
 }
 
 /* Joints are prepared every substep from the current pose (anchors, effective
@@ -477,10 +482,11 @@ void vs_rjoint_axis_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int co
   turn_row(Jb, 0, 1.0, jw + VS_RJW_AXIS);
 }
 
-/* The generic rows of joint j; lim != 0: a limit row appended (the axis
- * row, lim = +1 at the lower limit, -1 at the upper). */
-static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass, int lim,
-                     gen *g) {
+/* The generic rows of joint j, with nlim limit rows appended (the axis
+ * rows vs_rjoint_axis_row(which[i]): a hinge's or slider's axis, a ball's
+ * twist or cone). */
+static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass, int nlim,
+                     const int *which, gen *g) {
   const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
   g->d = row->rows;
@@ -488,10 +494,8 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
   g->b = m->joint_ab[2 * j + 1] < 0 ? m->n_bodies : m->joint_ab[2 * j + 1];
   row->jacobian(jw, 0, g->Ja);
   row->jacobian(jw, 1, g->Jb);
-  if (lim) {
-    vs_rjoint_axis_row(m, w, j, 0, &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
-    g->d++;
-  }
+  for (int i = 0; i < nlim; i++, g->d++)
+    vs_rjoint_axis_row(m, w, j, which[i], &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
   if (!mass) return;
   double K[GEN_MAX * GEN_MAX] = {0};
   gen_mass(m, w, g->a, g->Ja, g->d, K);
@@ -508,7 +512,7 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
 void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
                          double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
   gen g;
-  gen_make(m, w, j, 1, 0, &g);
+  gen_make(m, w, j, 1, 0, NULL, &g);
   vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
   double c[GEN_MAX] = {0}, lam[GEN_MAX];
   gen_cross(m, w, g.a, g.Ja, g.d, Ja, c);
@@ -545,7 +549,7 @@ void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t 
     return;
   }
   gen g;
-  gen_make(m, w, j, 0, 0, &g);
+  gen_make(m, w, j, 0, 0, NULL, &g);
   double lam[VS_RJOINT_MAX_ROWS];
   for (int r = 0; r < g.d; r++) lam[r] = *jacc(s, j, r);
   gen_apply(m, s, w, a, g.Ja, g.d, lam);
@@ -570,7 +574,7 @@ void vs_rigid_solve_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
     return;
   }
   gen g;
-  gen_make(m, w, j, 1, 0, &g);
+  gen_make(m, w, j, 1, 0, NULL, &g);
   double cd[VS_RJOINT_MAX_ROWS] = {0}, lam[VS_RJOINT_MAX_ROWS];
   gen_rows(s, a, g.Ja, g.d, cd);
   gen_rows(s, b, g.Jb, g.d, cd);
@@ -601,10 +605,29 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
   vs_quat_integrate(&s->q[4 * i], dth, 1.0);
 }
 
+/* The 1-D angular or linear limits of joint j passed at the pose of jw
+ * (prepared): their axis rows (which, as vs_rjoint_axis_row's) and how far
+ * past (the position less the limit); the count (at most 2: a ball's cone
+ * and twist). */
+static int passed_limits(const vs_rmodel *m, int32_t j, const double *jw, int which[2],
+                         double by[2]) {
+  int32_t flags = m->joint_flags[j];
+  const double *lim = &m->joint_limit[2 * j];
+  int n = 0;
+  double pos = flags & VS_RJOINT_LIMIT ? jw[VS_RJW_POS] : jw[VS_RJW_BALL_TWIST];
+  if (flags & VS_RJOINT_CONE && jw[VS_RJW_BALL_SWING] > m->joint_cone[j])
+    which[n] = 1, by[n++] = jw[VS_RJW_BALL_SWING] - m->joint_cone[j];
+  if (flags & (VS_RJOINT_LIMIT | VS_RJOINT_TWIST)) {
+    if (pos < lim[0]) which[n] = 0, by[n++] = pos - lim[0];
+    else if (pos > lim[1]) which[n] = 0, by[n++] = pos - lim[1];
+  }
+  return n;
+}
+
 /* The generic position pass of joint j: its rows at the moved pose
  * (prepared again: the caller's w->joint is left as it is) closed to first
- * order, with the limit's row when the position is past one (limits: 1;
- * only_limits: nothing to do otherwise). */
+ * order, with the rows of the limits it is past (limits: 1; only_limits:
+ * nothing to do otherwise). */
 static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j, int limits,
                         int only_limits) {
   double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], keep[VS_RJOINT_WORK];
@@ -615,22 +638,19 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   memcpy(jw + 3, x.rb, sizeof x.rb);
   const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
   row->prepare(m, j, &x, jw);
-  int lim = 0;
-  double past = 0;
-  if (limits && (m->joint_flags[j] & VS_RJOINT_LIMIT)) {
-    double pos = jw[VS_RJW_POS], lo = m->joint_limit[2 * j], hi = m->joint_limit[2 * j + 1];
-    if (pos < lo) lim = 1, past = pos - lo;
-    else if (pos > hi) lim = -1, past = pos - hi;
-  }
-  if (!lim && only_limits) {
+  if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
+  int which[2];
+  double by[2];
+  int nlim = limits ? passed_limits(m, j, jw, which, by) : 0;
+  if (!nlim && only_limits) {
     memcpy(jw, keep, sizeof keep);
     return;
   }
   gen g;
-  gen_make(m, w, j, 1, lim, &g);
+  gen_make(m, w, j, 1, nlim, which, &g);
   double e[GEN_MAX], lam[GEN_MAX];
   row->error(m, j, &x, e);
-  if (lim) e[g.d - 1] = past;
+  for (int i = 0; i < nlim; i++) e[g.d - nlim + i] = by[i];
   for (int r = 0; r < g.d; r++) {
     double l = 0;
     for (int c = 0; c < g.d; c++) l -= g.Ki[r * g.d + c] * e[c];
@@ -651,7 +671,7 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   for (int32_t j = 0; j < m->n_joints; j++) {
     if (w->tree.n_tree_joints && w->tree.in_tree[j]) continue;
     const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
-    if (!row->project) {
+    if (!row->project || (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST))) {
       gen_project(m, s, w, j, 1, 0);
       continue;
     }
@@ -666,12 +686,15 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-/* The limits' position pass of the forest's joints (after its Newton
- * passes): a hinge or slider past a limit is brought back to it with its
- * own rows held (first order). */
-void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+/* The limits' position pass of the forest's joints: a hinge or slider past
+ * a limit (after the forest's Newton passes), or a ball past its cone or
+ * twist (before them: brought back, it turns its whole subtree, whose
+ * joints the Newton passes then close), is brought back to it with its own
+ * rows held (first order). */
+void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int balls) {
+  const int32_t any = balls ? VS_RJOINT_CONE | VS_RJOINT_TWIST : VS_RJOINT_LIMIT;
   for (int32_t j = 0; j < m->n_joints; j++)
-    if ((m->joint_flags[j] & VS_RJOINT_LIMIT) && w->tree.n_tree_joints && w->tree.in_tree[j])
+    if ((m->joint_flags[j] & any) && w->tree.n_tree_joints && w->tree.in_tree[j])
       gen_project(m, s, w, j, 1, 1);
 }
 

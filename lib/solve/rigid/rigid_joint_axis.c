@@ -23,10 +23,10 @@
  *           it and no more, so the joint stops at it without a bounce; the
  *           position past a limit is closed by the position pass
  *           (vs_rigid_project_limits, vs_rigid_project_joints).
- * A ball's twist (about its axis, as a hinge's angle) and cone (the swing
+ * A ball's twist (about its axis, as a hinge's angle: its row is that
+ * angle's rate, (wb - wa) . (ua + ub) / (1 + ua . ub)) and cone (the swing
  * of b's axis away from a's, about their common normal) are limits of the
- * same kind; a ball has no position pass of them: past one, the row pushes
- * back at BALL_BIAS of the error per substep (Baumgarte).  A soft weld (a
+ * same kind, with the same position pass.  A soft weld (a
  * ball with VS_RJOINT_SOFT) holds its orientation by three soft rows about
  * the world axes, springs as the hinge's towards no turn (its impulses in
  * joint_more's first three slots, which a ball's rows leave free). */
@@ -40,8 +40,6 @@ typedef struct axis_row {
   double Ra[6], Rb[6]; /* what an impulse along it does, the joint's rows held */
   double mass;         /* effective mass of the row, the joint's rows held */
 } axis_row;
-
-#define BALL_BIAS 0.2
 
 static void make_row(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, axis_row *r) {
   r->a = m->joint_ab[2 * j];
@@ -66,12 +64,14 @@ static double substep(const vs_rmodel *m, const vs_rwork *w) {
   return w->h / (m->set.substeps > 0 ? m->set.substeps : 1);
 }
 
-/* One-sided row: C >= 0 the distance to the limit along sg * row (sg = +1:
- * a lower limit, -1: an upper one); *ac its accumulated impulse (>= 0);
- * soft: the share of a violation (C < 0) pushed back per substep. */
+/* One-sided row, every 1-D limit's (a hinge's or slider's, a ball's cone
+ * and twist): C the distance to the limit along sg * row (sg = +1: a lower
+ * limit, -1: an upper one); *ac its accumulated impulse (>= 0).  Ahead of
+ * the limit (C > 0) the row allows a speed of C / h towards it; past it
+ * (C < 0), none: the position pass brings the joint back. */
 static void limit_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const axis_row *r,
-                      double h, double C, double sg, double soft, double *ac) {
-  double bias = C > 0 ? C / h : soft * C / h, old = *ac;
+                      double h, double C, double sg, double *ac) {
+  double bias = C > 0 ? C / h : 0.0, old = *ac;
   double l = -r->mass * (sg * row_speed(s, r) + bias);
   double nw = old + l > 0 ? old + l : 0.0;
   *ac = nw;
@@ -133,16 +133,15 @@ void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, i
   if (flags & VS_RJOINT_CONE) {
     make_row(m, w, j, 1, &r);
     if (r.mass > 0)
-      limit_row(m, s, w, &r, h, m->joint_cone[j] - jw[VS_RJW_BALL_SWING], -1.0, BALL_BIAS,
-                &acc[VS_RJM_CONE]);
+      limit_row(m, s, w, &r, h, m->joint_cone[j] - jw[VS_RJW_BALL_SWING], -1.0, &acc[VS_RJM_CONE]);
   }
   if (flags & VS_RJOINT_TWIST) {
     make_row(m, w, j, 0, &r);
     double pos = jw[VS_RJW_BALL_TWIST], lo = m->joint_limit[2 * (size_t)j],
            hi = m->joint_limit[2 * (size_t)j + 1];
     if (r.mass > 0) {
-      limit_row(m, s, w, &r, h, pos - lo, 1.0, BALL_BIAS, &acc[VS_RJM_LO]);
-      limit_row(m, s, w, &r, h, hi - pos, -1.0, BALL_BIAS, &acc[VS_RJM_HI]);
+      limit_row(m, s, w, &r, h, pos - lo, 1.0, &acc[VS_RJM_LO]);
+      limit_row(m, s, w, &r, h, hi - pos, -1.0, &acc[VS_RJM_HI]);
     }
   }
   if (!(flags & (VS_RJOINT_SPRING | VS_RJOINT_MOTOR | VS_RJOINT_LIMIT))) return;
@@ -162,10 +161,9 @@ void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, i
     push_row(m, s, w, &r, nw - old);
   }
   if (flags & VS_RJOINT_LIMIT) {
-    /* past a limit (C < 0) the position pass brings the joint back: no push here */
     double lo = m->joint_limit[2 * (size_t)j], hi = m->joint_limit[2 * (size_t)j + 1];
-    limit_row(m, s, w, &r, h, pos - lo, 1.0, 0.0, &acc[VS_RJM_LO]);
-    limit_row(m, s, w, &r, h, hi - pos, -1.0, 0.0, &acc[VS_RJM_HI]);
+    limit_row(m, s, w, &r, h, pos - lo, 1.0, &acc[VS_RJM_LO]);
+    limit_row(m, s, w, &r, h, hi - pos, -1.0, &acc[VS_RJM_HI]);
   }
 }
 

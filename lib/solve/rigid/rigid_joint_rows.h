@@ -29,9 +29,10 @@ typedef struct jctx {
  * axis_b x p1, axis_b x p2; slider: the normals n1, n2 of the axis), and
  * the position along the axis (hinge: angle, rad; slider: m). */
 enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_POS = 18 };
-/* A ball's with cone or twist, after its K^-1 [6..14]: the axis in the world
- * (from a), the swing's unit normal (a's axis x b's), the twist angle about
- * the axis and the swing angle, rad. */
+/* A ball's with cone or twist, after its K^-1 [6..14]: the twist's row
+ * (ua + ub) / (1 + ua . ub) of the two axes in the world, the swing's unit
+ * normal (a's axis x b's), the twist angle about the axis and the swing
+ * angle, rad. */
 enum { VS_RJW_BALL_AXIS = 15, VS_RJW_BALL_CONE = 18, VS_RJW_BALL_TWIST = 21,
        VS_RJW_BALL_SWING = 22 };
 /* A soft weld's (a ball with VS_RJOINT_SOFT): b's rotation vector away from
