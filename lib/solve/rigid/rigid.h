@@ -284,10 +284,10 @@ VS_RPRIVATE void vs_rjoint_warm_axis(const vs_rmodel *m, vs_rstate *s, const vs_
 VS_RPRIVATE void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w,
                                       int32_t j);
 VS_RPRIVATE void vs_rigid_tree_axes(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
-/* The forest's joints past a limit, brought back: balls 1, the balls past
- * their cone or twist (before its position passes, which then close the
- * anchors that this moved downstream); 0, the hinges and sliders past their
- * limit (after them). */
+/* The forest's joints past a limit, brought back (before its position
+ * passes, which then close the anchors that this moved downstream): balls 1,
+ * the balls past their cone or twist; 0, the hinges and sliders past their
+ * limit. */
 VS_RPRIVATE void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                          int balls);
 
