@@ -75,6 +75,8 @@ typedef struct vs_rpatch {
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
   double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
+  int32_t blk;           /* 1: its 2 to 4 normal rows are solved as a block (rigid_block.c) */
+  double K[16], kinv[16]; /* the block's matrix (4 x 4, regularised) and its inverse */
 } vs_rpatch;
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
@@ -234,6 +236,17 @@ VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rw
 /* After the substeps. */
 VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+
+/* The normal rows of a patch's n points (2 to 4) as one block (rigid_block.c):
+ * K (n x n in a 4 x 4 array, made positive definite) and its inverse from
+ * the points' rows; 0 when the block cannot be formed (then row by row). */
+VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16],
+                                       double kinv[16]);
+/* The block's LCP: accumulated impulses x (in/out) >= 0 of the rows in mask,
+ * with b each row's velocity less its target; skip_full: the set of all
+ * the rows in mask was tried already. */
+VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, int skip_full,
+                                    const double *b, double *x);
 
 /* ---- joints (rigid_joint.c): one row of the joint table per kind ---- */
 typedef struct vs_rjoint_row vs_rjoint_row;

@@ -117,6 +117,7 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   P->pt2 = vs_dot3(f, P->t2);
   surface_target(m, s, a, b, P->t1, P->t2, &P->s1, &P->s2);
   P->ptw = P->rtw > 0 ? vs_dot3(f, c0->n) : 0.0;
+  P->blk = vs_rigid_block_prepare(c0, cnt, msum, P->K, P->kinv);
 }
 
 void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
@@ -425,6 +426,7 @@ typedef struct msweep {
   vs_rcontact *c;        /* the next point in sweep order */
   int32_t step;          /* +1, or -1 in reversed sweeps */
   int32_t a, b, k0, k1;
+  int blk;               /* the normal rows as one block (msweep_block) */
 } msweep;
 
 static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi,
@@ -441,6 +443,7 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
   x->P = &w->patch[mi];
   x->c = &w->contacts[rev ? x->k1 - 1 : x->k0];
   x->step = rev ? -1 : 1;
+  x->blk = x->P->on && x->P->blk;
   if (first) {
     /* each point's separation, target and bias for this substep; and the
      * approach speed a bounce reverses: the fastest at which a point met
@@ -513,13 +516,113 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
   }
 }
 
+/* The normal rows of a patch as one block (rigid_block.c): first the
+ * split-impulse rows of the points that have a bias, on the pseudo
+ * velocities, then the real rows; each as the LCP of all its rows, tried
+ * first with every row active (the inverse prepared for the step), and the
+ * impulses' changes applied together (one normal, the angular parts
+ * summed in point order). */
+static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x,
+                                                               int use_bias) {
+  const double ma = x->ma, mb = x->mb;
+  const vs_rpatch *P = x->P;
+  vs_rcontact *c = &w->contacts[x->k0];
+  const int n = x->k1 - x->k0;
+  const unsigned full = (1u << n) - 1;
+  const double *nn = c[0].n;
+  double b[4], xn[4];
+  if (use_bias) {
+    unsigned mask = 0;
+    for (int i = 0; i < n; i++)
+      if (c[i].bias > 0) mask |= 1u << i;
+    if (mask) {
+      double *pa = x->pa, *pb = x->pb;
+      for (int i = 0; i < n; i++) {
+        xn[i] = c[i].pp;
+        if (!(mask >> i & 1)) continue;
+        b[i] = nn[0] * (pb[0] - pa[0]) + nn[1] * (pb[1] - pa[1]) + nn[2] * (pb[2] - pa[2]) +
+               vs_dot3(pb + 3, c[i].bn) - vs_dot3(pa + 3, c[i].an) - c[i].bias;
+      }
+      int ok = 0;
+      if (mask == full) {
+        ok = 1;
+        for (int i = 0; i < n; i++) {
+          double t = c[i].pp;
+          for (int j = 0; j < n; j++) t -= P->kinv[4 * i + j] * b[j];
+          xn[i] = t;
+          ok &= t >= 0;
+        }
+        if (!ok)
+          for (int i = 0; i < n; i++) xn[i] = c[i].pp;
+      }
+      if (!ok) vs_rigid_block_lcp(n, P->K, mask, mask == full, b, xn);
+      double l = 0, la[3] = {0, 0, 0}, lb[3] = {0, 0, 0};
+      for (int i = 0; i < n; i++) {
+        double d = xn[i] - c[i].pp;
+        c[i].pp = xn[i];
+        l += d;
+        for (int q = 0; q < 3; q++) {
+          la[q] += d * c[i].ian[q];
+          lb[q] += d * c[i].ibn[q];
+        }
+      }
+      for (int q = 0; q < 3; q++) {
+        if (ma != 0) {
+          pa[q] -= ma * l * nn[q];
+          pa[3 + q] -= la[q];
+        }
+        if (mb != 0) {
+          pb[q] += mb * l * nn[q];
+          pb[3 + q] += lb[q];
+        }
+      }
+    }
+  }
+  vel2 *v = &x->v;
+  for (int i = 0; i < n; i++) {
+    b[i] = lrow(v, nn, c[i].an, c[i].bn) - c[i].target;
+    xn[i] = c[i].pn;
+  }
+  int ok = 1;
+  for (int i = 0; i < n; i++) {
+    double t = c[i].pn;
+    for (int j = 0; j < n; j++) t -= P->kinv[4 * i + j] * b[j];
+    xn[i] = t;
+    ok &= t >= 0;
+  }
+  if (!ok) {
+    for (int i = 0; i < n; i++) xn[i] = c[i].pn;
+    vs_rigid_block_lcp(n, P->K, full, 1, b, xn);
+  }
+  double l = 0;
+  v2d la = splat(0.0), lb = splat(0.0);
+  double laz = 0, lbz = 0;
+  for (int i = 0; i < n; i++) {
+    double d = xn[i] - c[i].pn;
+    c[i].pn = xn[i];
+    c[i].pn_max = xn[i] > c[i].pn_max ? xn[i] : c[i].pn_max;
+    l += d;
+    la += splat(d) * ld2(c[i].ian), laz += d * c[i].ian[2];
+    lb += splat(d) * ld2(c[i].ibn), lbz += d * c[i].ibn[2];
+  }
+  double lma = ma * l, lmb = mb * l;
+  v2d n2 = ld2(nn);
+  v->va -= splat(lma) * n2, v->vaz -= lma * nn[2];
+  v->wa -= la, v->waz -= laz;
+  v->vb += splat(lmb) * n2, v->vbz += lmb * nn[2];
+  v->wb += lb, v->wbz += lbz;
+}
+
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
 static inline __attribute__((always_inline)) void sweep_one(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
   msweep x;
   msweep_start(m, s, w, mi, rev, &x, inv_h, beta, first);
-  for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
-    msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
+  if (x.blk)
+    msweep_block(w, &x, use_bias);
+  else
+    for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
+      msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
   vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
 }
 
@@ -531,7 +634,9 @@ static inline __attribute__((always_inline)) void sweep_two(const vs_rmodel *m, 
   msweep x, y;
   msweep_start(m, s, w, mi, rev, &x, inv_h, beta, first);
   msweep_start(m, s, w, mj, rev, &y, inv_h, beta, first);
-  int32_t nx = x.k1 - x.k0, ny = y.k1 - y.k0, nmax = nx > ny ? nx : ny;
+  if (x.blk) msweep_block(w, &x, use_bias);
+  if (y.blk) msweep_block(w, &y, use_bias);
+  int32_t nx = x.blk ? 0 : x.k1 - x.k0, ny = y.blk ? 0 : y.k1 - y.k0, nmax = nx > ny ? nx : ny;
   for (int32_t kk = 0; kk < nmax; kk++) {
     if (kk < nx) msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
     if (kk < ny) msweep_point(m, w, &y, kk, rev, inv_h, beta, use_bias, first);
