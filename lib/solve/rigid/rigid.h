@@ -243,10 +243,10 @@ VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const
 VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16],
                                        double kinv[16]);
 /* The block's LCP: accumulated impulses x (in/out) >= 0 of the rows in mask,
- * with b each row's velocity less its target; skip_full: the set of all
- * the rows in mask was tried already. */
-VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, int skip_full,
-                                    const double *b, double *x);
+ * with b each row's velocity less its target (kinv: K's inverse, used when
+ * every row is active). */
+VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[16], const double kinv[16],
+                                    unsigned mask, const double *b, double *x);
 
 /* ---- joints (rigid_joint.c): one row of the joint table per kind ---- */
 typedef struct vs_rjoint_row vs_rjoint_row;

@@ -117,7 +117,9 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   P->pt2 = vs_dot3(f, P->t2);
   surface_target(m, s, a, b, P->t1, P->t2, &P->s1, &P->s2);
   P->ptw = P->rtw > 0 ? vs_dot3(f, c0->n) : 0.0;
-  P->blk = vs_rigid_block_prepare(c0, cnt, msum, P->K, P->kinv);
+  /* the block's matrix is formed when a sweep first needs it (a manifold
+   * that never carries a load, a box's side at a gap, never does) */
+  P->blk = cnt >= 2 && cnt <= 4 && msum > 0 ? 2 : 0;
 }
 
 void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
@@ -516,19 +518,58 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
   }
 }
 
+/* The block's impulses x (in/out, from the accumulated x0) for the residuals
+ * b of its n rows, all of them in the problem: the two common cases here --
+ * every row active (each carried an impulse: the inverse prepared for the
+ * step) and none (none carried one and none approaches faster than its
+ * target: nothing to do, returns 0) --, the others by rigid_block.c's
+ * enumeration.  Returns 1 when x changed. */
+static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const vs_rcontact *c,
+                                                             double msum, int n,
+                                                             const double *b, double *x) {
+  int any = 0, all = 1;
+  for (int i = 0; i < n; i++) {
+    any |= x[i] > 0;
+    all &= x[i] > 0;
+  }
+  if (!any) {
+    int ok = 1;
+    for (int i = 0; i < n; i++) ok &= b[i] >= 0;
+    if (ok) return 0;
+  }
+  if (P->blk == 2) { /* the step's first use: its matrix (rigid_block.c) */
+    P->blk = vs_rigid_block_prepare(c, n, msum, P->K, P->kinv);
+    if (!P->blk) return 0; /* not finite: the points one by one from the next sweep */
+  }
+  if (all) {
+    double t[4];
+    int ok = 1;
+    for (int i = 0; i < n; i++) {
+      const double *r = &P->kinv[4 * i];
+      double d = r[0] * b[0];
+      for (int j = 1; j < n; j++) d += r[j] * b[j];
+      t[i] = x[i] - d;
+      ok &= t[i] >= 0;
+    }
+    if (ok) {
+      for (int i = 0; i < n; i++) x[i] = t[i];
+      return 1;
+    }
+  }
+  vs_rigid_block_lcp(n, P->K, P->kinv, (1u << n) - 1, b, x);
+  return 1;
+}
+
 /* The normal rows of a patch as one block (rigid_block.c): first the
  * split-impulse rows of the points that have a bias, on the pseudo
- * velocities, then the real rows; each as the LCP of all its rows, tried
- * first with every row active (the inverse prepared for the step), and the
+ * velocities, then the real rows; each as the LCP of all its rows, and the
  * impulses' changes applied together (one normal, the angular parts
  * summed in point order). */
-static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x,
-                                                               int use_bias) {
+static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x, int use_bias,
+                                                          const int n) {
   const double ma = x->ma, mb = x->mb;
-  const vs_rpatch *P = x->P;
+  vs_rpatch *P = x->P;
   vs_rcontact *c = &w->contacts[x->k0];
-  const int n = x->k1 - x->k0;
-  const unsigned full = (1u << n) - 1;
   const double *nn = c[0].n;
   double b[4], xn[4];
   if (use_bias) {
@@ -539,23 +580,16 @@ static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, mswe
       double *pa = x->pa, *pb = x->pb;
       for (int i = 0; i < n; i++) {
         xn[i] = c[i].pp;
-        if (!(mask >> i & 1)) continue;
         b[i] = nn[0] * (pb[0] - pa[0]) + nn[1] * (pb[1] - pa[1]) + nn[2] * (pb[2] - pa[2]) +
                vs_dot3(pb + 3, c[i].bn) - vs_dot3(pa + 3, c[i].an) - c[i].bias;
       }
-      int ok = 0;
-      if (mask == full) {
-        ok = 1;
-        for (int i = 0; i < n; i++) {
-          double t = c[i].pp;
-          for (int j = 0; j < n; j++) t -= P->kinv[4 * i + j] * b[j];
-          xn[i] = t;
-          ok &= t >= 0;
-        }
-        if (!ok)
-          for (int i = 0; i < n; i++) xn[i] = c[i].pp;
+      if (mask == (1u << n) - 1) {
+        if (!block_solve(P, c, ma + mb, n, b, xn)) return;
+      } else {
+        if (P->blk == 2) P->blk = vs_rigid_block_prepare(c, n, ma + mb, P->K, P->kinv);
+        if (!P->blk) return;
+        vs_rigid_block_lcp(n, P->K, P->kinv, mask, b, xn);
       }
-      if (!ok) vs_rigid_block_lcp(n, P->K, mask, mask == full, b, xn);
       double l = 0, la[3] = {0, 0, 0}, lb[3] = {0, 0, 0};
       for (int i = 0; i < n; i++) {
         double d = xn[i] - c[i].pp;
@@ -583,17 +617,7 @@ static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, mswe
     b[i] = lrow(v, nn, c[i].an, c[i].bn) - c[i].target;
     xn[i] = c[i].pn;
   }
-  int ok = 1;
-  for (int i = 0; i < n; i++) {
-    double t = c[i].pn;
-    for (int j = 0; j < n; j++) t -= P->kinv[4 * i + j] * b[j];
-    xn[i] = t;
-    ok &= t >= 0;
-  }
-  if (!ok) {
-    for (int i = 0; i < n; i++) xn[i] = c[i].pn;
-    vs_rigid_block_lcp(n, P->K, full, 1, b, xn);
-  }
+  if (!block_solve(P, c, ma + mb, n, b, xn)) return;
   double l = 0;
   v2d la = splat(0.0), lb = splat(0.0);
   double laz = 0, lbz = 0;
@@ -611,6 +635,15 @@ static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, mswe
   v->wa -= la, v->waz -= laz;
   v->vb += splat(lmb) * n2, v->vbz += lmb * nn[2];
   v->wb += lb, v->wbz += lbz;
+}
+
+/* The block of 4 points (a face: unrolled), or of 2 or 3. */
+static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x,
+                                                               int use_bias) {
+  int n = x->k1 - x->k0;
+  if (n == 4) block_n(w, x, use_bias, 4);
+  else if (n == 2) block_n(w, x, use_bias, 2);
+  else block_n(w, x, use_bias, 3);
 }
 
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
