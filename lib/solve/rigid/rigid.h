@@ -75,8 +75,11 @@ typedef struct vs_rpatch {
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
   double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
-  int32_t blk;           /* 1: its 2 to 4 normal rows are solved as a block (rigid_block.c) */
-  double K[16], kinv[16]; /* the block's matrix (4 x 4, regularised) and its inverse */
+  int32_t blk;           /* its 2 to 4 normal rows as one block (rigid_block.c): 1, or 2
+                          * until a sweep first needs K (formed then); 0: row by row */
+  uint32_t aset;         /* the block's active set of the last sweep (bits; 0: none) */
+  double K[16], ainv[16]; /* the block's matrix (4 x 4, regularised); the inverse of
+                          * its rows and columns in aset (zero elsewhere) */
 } vs_rpatch;
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
@@ -238,15 +241,15 @@ VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
 
 /* The normal rows of a patch's n points (2 to 4) as one block (rigid_block.c):
- * K (n x n in a 4 x 4 array, made positive definite) and its inverse from
- * the points' rows; 0 when the block cannot be formed (then row by row). */
-VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16],
-                                       double kinv[16]);
+ * K (n x n in a 4 x 4 array, made positive definite) from the points' rows;
+ * 0 when it cannot be formed (then row by row). */
+VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16]);
 /* The block's LCP: accumulated impulses x (in/out) >= 0 of the rows in mask,
- * with b each row's velocity less its target (kinv: K's inverse, used when
- * every row is active). */
-VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[16], const double kinv[16],
-                                    unsigned mask, const double *b, double *x);
+ * with b each row's velocity less its target.  aset (may be NULL): where
+ * mask holds every row, the active set found and its inverse (ainv) are
+ * kept there for the next sweep. */
+VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, const double *b,
+                                    double *x, unsigned *aset, double ainv[16]);
 
 /* ---- joints (rigid_joint.c): one row of the joint table per kind ---- */
 typedef struct vs_rjoint_row vs_rjoint_row;

@@ -25,72 +25,70 @@
  * where the rows are consistent (equal targets: a box at rest) the impulses
  * are those of least (K-weighted) norm -- the same at the four corners of a
  * symmetric load -- and the velocities reach their targets to 1e-9 of the
- * change.  All rows active is tried first with the inverse prepared once per
- * step (rigid_solve.c); when an impulse would come out negative, the active
- * sets are enumerated, the largest first, each solved by Gaussian elimination
- * in a fixed order (same bits on every machine), and the first that meets
- * every condition is taken; where rounding leaves none exactly (a degenerate
- * point, x_i = w_i = 0), the one that violates them least, clamped. */
+ * change.  The rows that carry an impulse are tried first: with the inverse
+ * of their block kept from the sweep that found them (rigid_solve.c; the
+ * active set rarely changes from sweep to sweep), else by Gaussian
+ * elimination; when that set fails, the others are enumerated, the largest
+ * first, each solved by Gaussian elimination in a fixed order (same bits on
+ * every machine), and the first that meets every condition is taken (its
+ * inverse kept); where rounding leaves none exactly (a degenerate point,
+ * x_i = w_i = 0), the one that violates them least, clamped. */
 #include "solve/rigid/rigid.h"
 
 /* The relative diagonal term that makes K positive definite. */
 #define VS_BLOCK_EPS 1e-9
 
-static inline __attribute__((always_inline)) int prepare_n(const vs_rcontact *c, const int n,
-                                                           double msum, double K[16],
-                                                           double kinv[16]) {
+int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16]) {
+  if (n < 2 || n > 4) return 0;
   for (int i = 0; i < n; i++)
     for (int j = i; j < n; j++)
       K[4 * j + i] = K[4 * i + j] = msum + vs_dot3(c[i].an, c[j].ian) + vs_dot3(c[i].bn, c[j].ibn);
   for (int i = 0; i < n; i++) {
-    if (!(K[5 * i] > 0)) return 0;
+    if (!(K[5 * i] > 0) || !(K[5 * i] < INFINITY)) return 0;
     K[5 * i] *= 1.0 + VS_BLOCK_EPS;
   }
-  /* the inverse from the Cholesky factor K = L L^T: L^-1 (lower), then
-   * K^-1 = L^-T L^-1 */
-  double L[4][4] = {{0}}, M[4][4] = {{0}};
-  for (int j = 0; j < n; j++) {
-    double d = K[5 * j];
-    for (int k = 0; k < j; k++) d -= L[j][k] * L[j][k];
-    if (!(d > 0)) return 0;
-    L[j][j] = sqrt(d);
-    double id = 1.0 / L[j][j];
-    for (int i = j + 1; i < n; i++) {
-      double t = K[4 * i + j];
-      for (int k = 0; k < j; k++) t -= L[i][k] * L[j][k];
-      L[i][j] = t * id;
-    }
-  }
-  for (int j = 0; j < n; j++) {
-    M[j][j] = 1.0 / L[j][j];
-    for (int i = j + 1; i < n; i++) {
-      double t = 0;
-      for (int k = j; k < i; k++) t -= L[i][k] * M[k][j];
-      M[i][j] = t / L[i][i];
-    }
-  }
-  for (int i = 0; i < n; i++)
-    for (int j = i; j < n; j++) {
-      double t = 0;
-      for (int k = j; k < n; k++) t += M[k][i] * M[k][j];
-      kinv[4 * j + i] = kinv[4 * i + j] = t;
-    }
   return 1;
 }
 
-int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16],
-                           double kinv[16]) {
-  switch (n) {
-  case 4: return prepare_n(c, 4, msum, K, kinv);
-  case 3: return prepare_n(c, 3, msum, K, kinv);
-  case 2: return prepare_n(c, 2, msum, K, kinv);
-  default: return 0;
+/* The inverse of K's rows and columns in S (m of them), by Gauss-Jordan
+ * without pivoting (positive definite), into inv (zero outside S); 0 when a
+ * pivot is not positive. */
+static int sub_inverse(const double K[16], int n, unsigned S, double inv[16]) {
+  int idx[4], m = 0;
+  for (int i = 0; i < n; i++)
+    if (S >> i & 1) idx[m++] = i;
+  double a[4][8];
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      a[i][j] = K[4 * idx[i] + idx[j]];
+      a[i][4 + j] = i == j ? 1.0 : 0.0;
+    }
+  for (int p = 0; p < m; p++) {
+    double d = a[p][p];
+    if (!(d > 0)) return 0;
+    double id = 1.0 / d;
+    for (int j = 0; j < m; j++) {
+      a[p][j] *= id;
+      a[p][4 + j] *= id;
+    }
+    for (int i = 0; i < m; i++) {
+      if (i == p) continue;
+      double f = a[i][p];
+      for (int j = 0; j < m; j++) {
+        a[i][j] -= f * a[p][j];
+        a[i][4 + j] -= f * a[p][4 + j];
+      }
+    }
   }
+  for (int k = 0; k < 16; k++) inv[k] = 0.0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) inv[4 * idx[i] + idx[j]] = a[i][4 + j];
+  return 1;
 }
 
 /* Solve A y = r (A: the rows and columns idx[0..m) of K; m <= 4) by
  * Gaussian elimination without pivoting; 0 when a pivot is not positive. */
-static inline __attribute__((always_inline)) int sub_solve(const double K[16], const int *idx, int m, const double *r, double *y) {
+static int sub_solve(const double K[16], const int *idx, int m, const double *r, double *y) {
   double a[4][5];
   for (int i = 0; i < m; i++) {
     for (int j = 0; j < m; j++) a[i][j] = K[4 * idx[i] + idx[j]];
@@ -117,8 +115,8 @@ static inline __attribute__((always_inline)) int sub_solve(const double K[16], c
  * impulses to xn and returns how far the conditions are violated (x >= 0
  * on S, w >= 0 elsewhere, w in impulse units w_i / K_ii): <= 0 when S is
  * the solution; INFINITY when S cannot be solved. */
-static inline __attribute__((always_inline)) double try_set(const int n, const double K[16], const double kinv[16], unsigned mask,
-                      unsigned S, const double *b, const double *x, double *xn) {
+static double try_set(int n, const double K[16], unsigned mask, unsigned S, const double *b,
+                      const double *x, double *xn) {
   int idx[4], m = 0;
   double d[4] = {0, 0, 0, 0};
   for (int i = 0; i < 4; i++) xn[i] = x[i];
@@ -127,13 +125,7 @@ static inline __attribute__((always_inline)) double try_set(const int n, const d
     if (S >> i & 1) idx[m++] = i;
     else d[i] = -x[i]; /* inactive: its impulse goes to zero */
   }
-  if (kinv && m == n) { /* every row: the inverse prepared for the step */
-    for (int i = 0; i < n; i++) {
-      double t = 0;
-      for (int j = 0; j < n; j++) t -= kinv[4 * i + j] * b[j];
-      d[i] = t;
-    }
-  } else if (m > 0) {
+  if (m > 0) {
     double r[4], y[4];
     for (int q = 0; q < m; q++) {
       int i = idx[q];
@@ -165,40 +157,40 @@ static inline __attribute__((always_inline)) double try_set(const int n, const d
 /* The active sets of four rows, the largest first (then by bits). */
 static const unsigned char sets[16] = {15, 7, 11, 13, 14, 3, 5, 6, 9, 10, 12, 1, 2, 4, 8, 0};
 
-static inline __attribute__((always_inline)) void lcp_n(const int n, const double K[16],
-                                                        const double kinv[16], unsigned mask,
-                                                        const double *b, double *x) {
+void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, const double *b, double *x,
+                        unsigned *aset, double ainv[16]) {
   double xn[4], best_x[4] = {0, 0, 0, 0}, best_v = INFINITY;
+  unsigned best_s = 0;
   mask &= (1u << n) - 1;
-  /* first the rows that carry an impulse now: the active set rarely changes
-   * from one sweep to the next */
+  /* first the rows that carry an impulse now */
   unsigned s0 = 0;
   for (int i = 0; i < n; i++)
     if ((mask >> i & 1) && x[i] > 0) s0 |= 1u << i;
-  double v = try_set(n, K, kinv, mask, s0, b, x, xn);
+  unsigned S = s0;
+  double v = try_set(n, K, mask, s0, b, x, xn);
   if (v > 0)
     for (int t = 0; t < 16; t++) {
-      unsigned S = sets[t];
-      if ((S & ~mask) != 0 || S == s0) continue;
+      if ((sets[t] & ~mask) != 0 || sets[t] == s0) continue;
       if (v < best_v) {
         best_v = v;
+        best_s = S;
         for (int i = 0; i < 4; i++) best_x[i] = xn[i];
       }
-      v = try_set(n, K, kinv, mask, S, b, x, xn);
+      S = sets[t];
+      v = try_set(n, K, mask, S, b, x, xn);
       if (v <= 0) break;
     }
   if (v <= 0 || v < best_v) {
     best_v = v;
+    best_s = S;
     for (int i = 0; i < 4; i++) best_x[i] = xn[i];
   }
   if (!(best_v < INFINITY)) return; /* no set solvable: the impulses stay */
   for (int i = 0; i < n; i++)
     if (mask >> i & 1) x[i] = best_x[i] > 0 ? best_x[i] : 0.0;
-}
-
-void vs_rigid_block_lcp(int n, const double K[16], const double kinv[16], unsigned mask,
-                        const double *b, double *x) {
-  if (n == 4) lcp_n(4, K, kinv, mask, b, x);
-  else if (n == 3) lcp_n(3, K, kinv, mask, b, x);
-  else lcp_n(2, K, kinv, mask, b, x);
+  /* the set found, for the next sweep (the whole block's rows only) */
+  if (aset && mask == (1u << n) - 1 && best_s != *aset) {
+    *aset = 0; /* none, until its inverse is there */
+    if (best_s && sub_inverse(K, n, best_s, ainv)) *aset = best_s;
+  }
 }

@@ -519,50 +519,61 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
 }
 
 /* The block's impulses x (in/out, from the accumulated x0) for the residuals
- * b of its n rows, all of them in the problem: the two common cases here --
- * every row active (each carried an impulse: the inverse prepared for the
- * step) and none (none carried one and none approaches faster than its
- * target: nothing to do, returns 0) --, the others by rigid_block.c's
- * enumeration.  Returns 1 when x changed. */
+ * b of its n rows, all of them in the problem.  The common cases here: none
+ * carried an impulse and none approaches faster than its target (nothing to
+ * do: returns 0), and the rows that carry one are the last sweep's active
+ * set (its inverse kept in the patch: d_S = -inv b_S) and stay the
+ * solution (x >= 0 on the set, w >= 0 off it); else rigid_block.c's
+ * enumeration, which keeps the set it finds.  Returns 1 when x changed. */
 static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const vs_rcontact *c,
-                                                             double msum, int n,
+                                                             double msum, const int n,
                                                              const double *b, double *x) {
-  int any = 0, all = 1;
-  for (int i = 0; i < n; i++) {
-    any |= x[i] > 0;
-    all &= x[i] > 0;
-  }
-  if (!any) {
+  unsigned s0 = 0;
+  for (int i = 0; i < n; i++) s0 |= (unsigned)(x[i] > 0) << i;
+  if (!s0) {
     int ok = 1;
     for (int i = 0; i < n; i++) ok &= b[i] >= 0;
     if (ok) return 0;
   }
   if (P->blk == 2) { /* the step's first use: its matrix (rigid_block.c) */
-    P->blk = vs_rigid_block_prepare(c, n, msum, P->K, P->kinv);
+    P->blk = vs_rigid_block_prepare(c, n, msum, P->K);
+    P->aset = 0;
     if (!P->blk) return 0; /* not finite: the points one by one from the next sweep */
   }
-  if (all) {
-    double t[4];
+  if (s0 && s0 == P->aset) {
+    double d[4], t[4];
     int ok = 1;
     for (int i = 0; i < n; i++) {
-      const double *r = &P->kinv[4 * i];
-      double d = r[0] * b[0];
-      for (int j = 1; j < n; j++) d += r[j] * b[j];
-      t[i] = x[i] - d;
-      ok &= t[i] >= 0;
+      const double *r = &P->ainv[4 * i];
+      double e = r[0] * b[0];
+      for (int j = 1; j < n; j++) e += r[j] * b[j];
+      d[i] = -e; /* 0 off the set */
+    }
+    for (int i = 0; i < n; i++) {
+      if (s0 >> i & 1) {
+        t[i] = x[i] + d[i];
+        ok &= t[i] >= 0;
+      } else {
+        const double *k = &P->K[4 * i];
+        double wi = b[i];
+        for (int j = 0; j < n; j++) wi += k[j] * d[j];
+        ok &= wi >= 0;
+        t[i] = 0.0;
+      }
     }
     if (ok) {
       for (int i = 0; i < n; i++) x[i] = t[i];
       return 1;
     }
   }
-  vs_rigid_block_lcp(n, P->K, P->kinv, (1u << n) - 1, b, x);
+  vs_rigid_block_lcp(n, P->K, (1u << n) - 1, b, x, &P->aset, P->ainv);
   return 1;
 }
 
 /* The normal rows of a patch as one block (rigid_block.c): first the
  * split-impulse rows of the points that have a bias, on the pseudo
- * velocities, then the real rows; each as the LCP of all its rows, and the
+ * velocities (a few substeps' work: by enumeration alone), then the real
+ * rows; each as the LCP of its rows, and the
  * impulses' changes applied together (one normal, the angular parts
  * summed in point order). */
 static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x, int use_bias,
@@ -583,13 +594,12 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
         b[i] = nn[0] * (pb[0] - pa[0]) + nn[1] * (pb[1] - pa[1]) + nn[2] * (pb[2] - pa[2]) +
                vs_dot3(pb + 3, c[i].bn) - vs_dot3(pa + 3, c[i].an) - c[i].bias;
       }
-      if (mask == (1u << n) - 1) {
-        if (!block_solve(P, c, ma + mb, n, b, xn)) return;
-      } else {
-        if (P->blk == 2) P->blk = vs_rigid_block_prepare(c, n, ma + mb, P->K, P->kinv);
-        if (!P->blk) return;
-        vs_rigid_block_lcp(n, P->K, P->kinv, mask, b, xn);
+      if (P->blk == 2) {
+        P->blk = vs_rigid_block_prepare(c, n, ma + mb, P->K);
+        P->aset = 0;
       }
+      if (!P->blk) return;
+      vs_rigid_block_lcp(n, P->K, mask, b, xn, NULL, NULL);
       double l = 0, la[3] = {0, 0, 0}, lb[3] = {0, 0, 0};
       for (int i = 0; i < n; i++) {
         double d = xn[i] - c[i].pp;
