@@ -78,8 +78,9 @@ typedef struct vs_rpatch {
   int32_t blk;           /* its 2 to 4 normal rows as one block (rigid_block.c): 1, or 2
                           * until a sweep first needs K (formed then); 0: row by row */
   uint32_t aset;         /* the block's active set of the last sweep (bits; 0: none) */
-  double K[16], ainv[16]; /* the block's matrix (4 x 4, regularised); the inverse of
-                          * its rows and columns in aset (zero elsewhere) */
+  double K[10], ainv[10]; /* the block's matrix (regularised), and the inverse of its
+                          * rows and columns in aset (zero elsewhere): symmetric,
+                          * packed (vs_block_at) */
 } vs_rpatch;
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
@@ -243,13 +244,21 @@ VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const
 /* The normal rows of a patch's n points (2 to 4) as one block (rigid_block.c):
  * K (n x n in a 4 x 4 array, made positive definite) from the points' rows;
  * 0 when it cannot be formed (then row by row). */
-VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16]);
+VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[10]);
+/* Entry (i, j) of a packed symmetric 4 x 4 matrix (rows of the upper
+ * triangle: 00 01 02 03, 11 12 13, 22 23, 33). */
+static inline int vs_block_at(int i, int j) {
+  return i <= j ? i * (7 - i) / 2 + j : j * (7 - j) / 2 + i;
+}
+/* The inverse of K's rows and columns in the set S (bits), zero elsewhere;
+ * 0 when they are not positive definite. */
+VS_RPRIVATE int vs_rigid_block_inverse(const double K[10], int n, unsigned S, double inv[10]);
 /* The block's LCP: accumulated impulses x (in/out) >= 0 of the rows in mask,
  * with b each row's velocity less its target.  aset (may be NULL): where
  * mask holds every row, the active set found and its inverse (ainv) are
  * kept there for the next sweep. */
-VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, const double *b,
-                                    double *x, unsigned *aset, double ainv[16]);
+VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[10], unsigned mask, const double *b,
+                                    double *x, unsigned *aset, double ainv[10]);
 
 /* ---- joints (rigid_joint.c): one row of the joint table per kind ---- */
 typedef struct vs_rjoint_row vs_rjoint_row;

@@ -38,14 +38,21 @@
 /* The relative diagonal term that makes K positive definite. */
 #define VS_BLOCK_EPS 1e-9
 
-int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16]) {
+/* K and the inverses are symmetric: kept packed, 10 entries (vs_block_at). */
+static void unpack(const double *P, int n, double K[16]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) K[4 * i + j] = P[vs_block_at(i, j)];
+}
+
+int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[10]) {
   if (n < 2 || n > 4) return 0;
   for (int i = 0; i < n; i++)
     for (int j = i; j < n; j++)
-      K[4 * j + i] = K[4 * i + j] = msum + vs_dot3(c[i].an, c[j].ian) + vs_dot3(c[i].bn, c[j].ibn);
+      K[vs_block_at(i, j)] = msum + vs_dot3(c[i].an, c[j].ian) + vs_dot3(c[i].bn, c[j].ibn);
   for (int i = 0; i < n; i++) {
-    if (!(K[5 * i] > 0) || !(K[5 * i] < INFINITY)) return 0;
-    K[5 * i] *= 1.0 + VS_BLOCK_EPS;
+    double *d = &K[vs_block_at(i, i)];
+    if (!(*d > 0) || !(*d < INFINITY)) return 0;
+    *d *= 1.0 + VS_BLOCK_EPS;
   }
   return 1;
 }
@@ -53,7 +60,9 @@ int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[16
 /* The inverse of K's rows and columns in S (m of them), by Gauss-Jordan
  * without pivoting (positive definite), into inv (zero outside S); 0 when a
  * pivot is not positive. */
-static int sub_inverse(const double K[16], int n, unsigned S, double inv[16]) {
+int vs_rigid_block_inverse(const double Kp[10], int n, unsigned S, double inv[10]) {
+  double K[16];
+  unpack(Kp, n, K);
   int idx[4], m = 0;
   for (int i = 0; i < n; i++)
     if (S >> i & 1) idx[m++] = i;
@@ -80,9 +89,9 @@ static int sub_inverse(const double K[16], int n, unsigned S, double inv[16]) {
       }
     }
   }
-  for (int k = 0; k < 16; k++) inv[k] = 0.0;
+  for (int k = 0; k < 10; k++) inv[k] = 0.0;
   for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) inv[4 * idx[i] + idx[j]] = a[i][4 + j];
+    for (int j = i; j < m; j++) inv[vs_block_at(idx[i], idx[j])] = 0.5 * (a[i][4 + j] + a[j][4 + i]);
   return 1;
 }
 
@@ -157,8 +166,10 @@ static double try_set(int n, const double K[16], unsigned mask, unsigned S, cons
 /* The active sets of four rows, the largest first (then by bits). */
 static const unsigned char sets[16] = {15, 7, 11, 13, 14, 3, 5, 6, 9, 10, 12, 1, 2, 4, 8, 0};
 
-void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, const double *b, double *x,
-                        unsigned *aset, double ainv[16]) {
+void vs_rigid_block_lcp(int n, const double Kp[10], unsigned mask, const double *b, double *x,
+                        unsigned *aset, double ainv[10]) {
+  double K[16];
+  unpack(Kp, n, K);
   double xn[4], best_x[4] = {0, 0, 0, 0}, best_v = INFINITY;
   unsigned best_s = 0;
   mask &= (1u << n) - 1;
@@ -191,6 +202,6 @@ void vs_rigid_block_lcp(int n, const double K[16], unsigned mask, const double *
   /* the set found, for the next sweep (the whole block's rows only) */
   if (aset && mask == (1u << n) - 1 && best_s != *aset) {
     *aset = 0; /* none, until its inverse is there */
-    if (best_s && sub_inverse(K, n, best_s, ainv)) *aset = best_s;
+    if (best_s && vs_rigid_block_inverse(Kp, n, best_s, ainv)) *aset = best_s;
   }
 }

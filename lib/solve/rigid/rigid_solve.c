@@ -366,6 +366,29 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
       lpush(&v, ma, mb, P->t2, P->ia2, P->ib2, P->pt2);
       twist(&v, P, P->ptw);
     }
+    if (P->blk) { /* the block's impulses together, as its sweeps apply them */
+      double l = 0;
+      v2d la = splat(0.0), lb = splat(0.0);
+      double laz = 0, lbz = 0;
+      for (int32_t k = k0; k < k1; k++) {
+        const vs_rcontact *c = &w->contacts[k];
+        double d = c->pn;
+        l += d;
+        la += splat(d) * ld2(c->ian), laz += d * c->ian[2];
+        lb += splat(d) * ld2(c->ibn), lbz += d * c->ibn[2];
+      }
+      if (l != 0) {
+        const double *nn = w->contacts[k0].n;
+        double lma = ma * l, lmb = mb * l;
+        v2d n2 = ld2(nn);
+        v.va -= splat(lma) * n2, v.vaz -= lma * nn[2];
+        v.wa -= la, v.waz -= laz;
+        v.vb += splat(lmb) * n2, v.vbz += lmb * nn[2];
+        v.wb += lb, v.wbz += lbz;
+      }
+      vstore(&v, s, a, b, ma, mb);
+      return;
+    }
     for (int32_t k = k0; k < k1; k++) {
       const vs_rcontact *c = &w->contacts[k];
       if (c->pn != 0) lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
@@ -540,13 +563,14 @@ static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const
     P->aset = 0;
     if (!P->blk) return 0; /* not finite: the points one by one from the next sweep */
   }
+  if (s0 && s0 != P->aset) /* the rows carrying impulses changed (or the step began) */
+    P->aset = vs_rigid_block_inverse(P->K, n, s0, P->ainv) ? s0 : 0;
   if (s0 && s0 == P->aset) {
     double d[4], t[4];
     int ok = 1;
     for (int i = 0; i < n; i++) {
-      const double *r = &P->ainv[4 * i];
-      double e = r[0] * b[0];
-      for (int j = 1; j < n; j++) e += r[j] * b[j];
+      double e = P->ainv[vs_block_at(i, 0)] * b[0];
+      for (int j = 1; j < n; j++) e += P->ainv[vs_block_at(i, j)] * b[j];
       d[i] = -e; /* 0 off the set */
     }
     for (int i = 0; i < n; i++) {
@@ -554,9 +578,8 @@ static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const
         t[i] = x[i] + d[i];
         ok &= t[i] >= 0;
       } else {
-        const double *k = &P->K[4 * i];
         double wi = b[i];
-        for (int j = 0; j < n; j++) wi += k[j] * d[j];
+        for (int j = 0; j < n; j++) wi += P->K[vs_block_at(i, j)] * d[j];
         ok &= wi >= 0;
         t[i] = 0.0;
       }
@@ -623,8 +646,14 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
     }
   }
   vel2 *v = &x->v;
+  /* lrow of each point, its linear part (one normal) formed once */
+  v2d p = ld2(nn) * (v->vb - v->va);
+  const double lin = p[0] + p[1] + nn[2] * (v->vbz - v->vaz);
   for (int i = 0; i < n; i++) {
-    b[i] = lrow(v, nn, c[i].an, c[i].bn) - c[i].target;
+    v2d pb = v->wb * ld2(c[i].bn), pa = v->wa * ld2(c[i].an);
+    double rb = pb[0] + pb[1] + v->wbz * c[i].bn[2];
+    double ra = pa[0] + pa[1] + v->waz * c[i].an[2];
+    b[i] = (lin + rb - ra) - c[i].target;
     xn[i] = c[i].pn;
   }
   if (!block_solve(P, c, ma + mb, n, b, xn)) return;
@@ -647,9 +676,10 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
   v->wb += lb, v->wbz += lbz;
 }
 
-/* The block of 4 points (a face: unrolled), or of 2 or 3. */
-static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x,
-                                                               int use_bias) {
+/* The block of 4 points (a face: unrolled), or of 2 or 3.  One copy, not
+ * inlined in each of the sweeps' variants: the code would outgrow the
+ * instruction cache. */
+static __attribute__((noinline)) void msweep_block(vs_rwork *w, msweep *x, int use_bias) {
   int n = x->k1 - x->k0;
   if (n == 4) block_n(w, x, use_bias, 4);
   else if (n == 2) block_n(w, x, use_bias, 2);
