@@ -573,17 +573,17 @@ static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const
       for (int j = 1; j < n; j++) e += P->ainv[vs_block_at(i, j)] * b[j];
       d[i] = -e; /* 0 off the set */
     }
-    for (int i = 0; i < n; i++) {
-      if (s0 >> i & 1) {
-        t[i] = x[i] + d[i];
-        ok &= t[i] >= 0;
-      } else {
+    for (int i = 0; i < n; i++) { /* off the set x_i = d_i = 0 */
+      t[i] = x[i] + d[i];
+      ok &= t[i] >= 0;
+    }
+    if (ok && s0 != (1u << n) - 1)
+      for (int i = 0; i < n; i++) {
+        if (s0 >> i & 1) continue;
         double wi = b[i];
         for (int j = 0; j < n; j++) wi += P->K[vs_block_at(i, j)] * d[j];
         ok &= wi >= 0;
-        t[i] = 0.0;
       }
-    }
     if (ok) {
       for (int i = 0; i < n; i++) x[i] = t[i];
       return 1;
