@@ -552,9 +552,11 @@ static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const
                                                              double msum, const int n,
                                                              const double *b, double *x) {
   unsigned s0 = 0;
+  #pragma GCC unroll 4
   for (int i = 0; i < n; i++) s0 |= (unsigned)(x[i] > 0) << i;
   if (!s0) {
     int ok = 1;
+    #pragma GCC unroll 4
     for (int i = 0; i < n; i++) ok &= b[i] >= 0;
     if (ok) return 0;
   }
@@ -568,23 +570,29 @@ static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const
   if (s0 && s0 == P->aset) {
     double d[4], t[4];
     int ok = 1;
+    #pragma GCC unroll 4
     for (int i = 0; i < n; i++) {
       double e = P->ainv[vs_block_at(i, 0)] * b[0];
+      #pragma GCC unroll 4
       for (int j = 1; j < n; j++) e += P->ainv[vs_block_at(i, j)] * b[j];
       d[i] = -e; /* 0 off the set */
     }
+    #pragma GCC unroll 4
     for (int i = 0; i < n; i++) { /* off the set x_i = d_i = 0 */
       t[i] = x[i] + d[i];
       ok &= t[i] >= 0;
     }
     if (ok && s0 != (1u << n) - 1)
+      #pragma GCC unroll 4
       for (int i = 0; i < n; i++) {
         if (s0 >> i & 1) continue;
         double wi = b[i];
+        #pragma GCC unroll 4
         for (int j = 0; j < n; j++) wi += P->K[vs_block_at(i, j)] * d[j];
         ok &= wi >= 0;
       }
     if (ok) {
+      #pragma GCC unroll 4
       for (int i = 0; i < n; i++) x[i] = t[i];
       return 1;
     }
@@ -608,10 +616,12 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
   double b[4], xn[4];
   if (use_bias) {
     unsigned mask = 0;
+    #pragma GCC unroll 4
     for (int i = 0; i < n; i++)
       if (c[i].bias > 0) mask |= 1u << i;
     if (mask) {
       double *pa = x->pa, *pb = x->pb;
+      #pragma GCC unroll 4
       for (int i = 0; i < n; i++) {
         xn[i] = c[i].pp;
         b[i] = nn[0] * (pb[0] - pa[0]) + nn[1] * (pb[1] - pa[1]) + nn[2] * (pb[2] - pa[2]) +
@@ -624,6 +634,7 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
       if (!P->blk) return;
       vs_rigid_block_lcp(n, P->K, mask, b, xn, NULL, NULL);
       double l = 0, la[3] = {0, 0, 0}, lb[3] = {0, 0, 0};
+      #pragma GCC unroll 4
       for (int i = 0; i < n; i++) {
         double d = xn[i] - c[i].pp;
         c[i].pp = xn[i];
@@ -649,6 +660,7 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
   /* lrow of each point, its linear part (one normal) formed once */
   v2d p = ld2(nn) * (v->vb - v->va);
   const double lin = p[0] + p[1] + nn[2] * (v->vbz - v->vaz);
+  #pragma GCC unroll 4
   for (int i = 0; i < n; i++) {
     v2d pb = v->wb * ld2(c[i].bn), pa = v->wa * ld2(c[i].an);
     double rb = pb[0] + pb[1] + v->wbz * c[i].bn[2];
@@ -660,6 +672,7 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
   double l = 0;
   v2d la = splat(0.0), lb = splat(0.0);
   double laz = 0, lbz = 0;
+  #pragma GCC unroll 4
   for (int i = 0; i < n; i++) {
     double d = xn[i] - c[i].pn;
     c[i].pn = xn[i];
