@@ -68,6 +68,12 @@ typedef struct vs_rfric {
  * the points' centre (rigid_solve.c); per-point friction otherwise. */
 typedef struct vs_rpatch {
   int32_t on;
+  /* the normal rows as a block (rigid_block.c), read by every sweep: next
+   * to the friction rows, in the same cache lines */
+  int32_t blk;           /* 1, or 2 until a sweep first needs K (formed then); 0: row by row */
+  uint32_t aset;         /* the block's active set of the last sweep (bits; 0: none) */
+  double ainv[10];       /* the inverse of K's rows and columns in aset (zero elsewhere;
+                          * symmetric, packed: vs_block_at) */
   double n[3], t1[3], t2[3];
   double a1[3], b1[3], a2[3], b2[3], ia1[3], ib1[3], ia2[3], ib2[3];
   double iaw[3], ibw[3]; /* I^-1 n: the twist row */
@@ -75,12 +81,7 @@ typedef struct vs_rpatch {
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
   double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
-  int32_t blk;           /* its 2 to 4 normal rows as one block (rigid_block.c): 1, or 2
-                          * until a sweep first needs K (formed then); 0: row by row */
-  uint32_t aset;         /* the block's active set of the last sweep (bits; 0: none) */
-  double K[10], ainv[10]; /* the block's matrix (regularised), and the inverse of its
-                          * rows and columns in aset (zero elsewhere): symmetric,
-                          * packed (vs_block_at) */
+  double K[10];          /* the block's matrix (regularised; symmetric, packed: vs_block_at) */
 } vs_rpatch;
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
