@@ -91,7 +91,8 @@ int vs_rigid_block_inverse(const double Kp[10], int n, unsigned S, double inv[10
   }
   for (int k = 0; k < 10; k++) inv[k] = 0.0;
   for (int i = 0; i < m; i++)
-    for (int j = i; j < m; j++) inv[vs_block_at(idx[i], idx[j])] = 0.5 * (a[i][4 + j] + a[j][4 + i]);
+    for (int j = i; j < m; j++)
+      inv[vs_block_at(idx[i], idx[j])] = 0.5 * (a[i][4 + j] + a[j][4 + i]);
   return 1;
 }
 
@@ -131,8 +132,10 @@ static double try_set(int n, const double K[16], unsigned mask, unsigned S, cons
   for (int i = 0; i < 4; i++) xn[i] = x[i];
   for (int i = 0; i < n; i++) {
     if (!(mask >> i & 1)) continue;
-    if (S >> i & 1) idx[m++] = i;
-    else d[i] = -x[i]; /* inactive: its impulse goes to zero */
+    if (S >> i & 1)
+      idx[m++] = i;
+    else
+      d[i] = -x[i]; /* inactive: its impulse goes to zero */
   }
   if (m > 0) {
     double r[4], y[4];
