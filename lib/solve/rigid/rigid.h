@@ -68,6 +68,12 @@ typedef struct vs_rfric {
  * the points' centre (rigid_solve.c); per-point friction otherwise. */
 typedef struct vs_rpatch {
   int32_t on;
+  /* the normal rows as a block (rigid_block.c), read by every sweep: next
+   * to the friction rows, in the same cache lines */
+  int32_t blk;           /* 1, or 2 until a sweep first needs K (formed then); 0: row by row */
+  uint32_t aset;         /* the block's active set of the last sweep (bits; 0: none) */
+  double ainv[10];       /* the inverse of K's rows and columns in aset (zero elsewhere;
+                          * symmetric, packed: vs_block_at) */
   double n[3], t1[3], t2[3];
   double a1[3], b1[3], a2[3], b2[3], ia1[3], ib1[3], ia2[3], ib2[3];
   double iaw[3], ibw[3]; /* I^-1 n: the twist row */
@@ -75,6 +81,7 @@ typedef struct vs_rpatch {
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
   double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
+  double K[10];          /* the block's matrix (regularised; symmetric, packed: vs_block_at) */
 } vs_rpatch;
 
 /* The joints that form a forest, solved exactly (rigid_tree.c): nodes are
@@ -239,6 +246,25 @@ VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rw
 /* After the substeps. */
 VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
+
+/* The normal rows of a patch's n points (2 to 4) as one block (rigid_block.c):
+ * K (n x n in a 4 x 4 array, made positive definite) from the points' rows;
+ * 0 when it cannot be formed (then row by row). */
+VS_RPRIVATE int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[10]);
+/* Entry (i, j) of a packed symmetric 4 x 4 matrix (rows of the upper
+ * triangle: 00 01 02 03, 11 12 13, 22 23, 33). */
+static inline int vs_block_at(int i, int j) {
+  return i <= j ? i * (7 - i) / 2 + j : j * (7 - j) / 2 + i;
+}
+/* The inverse of K's rows and columns in the set S (bits), zero elsewhere;
+ * 0 when they are not positive definite. */
+VS_RPRIVATE int vs_rigid_block_inverse(const double K[10], int n, unsigned S, double inv[10]);
+/* The block's LCP: accumulated impulses x (in/out) >= 0 of the rows in mask,
+ * with b each row's velocity less its target.  aset (may be NULL): where
+ * mask holds every row, the active set found and its inverse (ainv) are
+ * kept there for the next sweep. */
+VS_RPRIVATE void vs_rigid_block_lcp(int n, const double K[10], unsigned mask, const double *b,
+                                    double *x, unsigned *aset, double ainv[10]);
 
 /* ---- joints (rigid_joint.c): one row of the joint table per kind ---- */
 typedef struct vs_rjoint_row vs_rjoint_row;

@@ -22,202 +22,14 @@
  * each substep's depth is the step's depth corrected by the bodies'
  * displacement since the step began (w->dp: linear and rotation vector), so
  * the narrow phase and the effective masses are paid once.  The Jacobian
- * rows r x n and I^-1 (r x n) are precomputed per contact.
+ * rows r x n and I^-1 (r x n) are precomputed per contact (rigid_prepare.c);
+ * a patch's normal rows are one block (rigid_block.c).
  *
  * Joints: their rows are rigid_joint.c's, the forest's rigid_tree.c's; the
  * bounces and the warm-start cache rigid_bounce.c's. */
 #include <string.h>
 
 #include "solve/rigid/rigid_rows.h"
-
-static void tangents(const double n[3], double t1[3], double t2[3]) {
-  static const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
-  vs_cross3(n, fabs(n[0]) < 0.57 ? ex : ey, t1);
-  double l = vs_len3(t1);
-  t1[0] /= l;
-  t1[1] /= l;
-  t1[2] /= l;
-  vs_cross3(n, t1, t2);
-}
-
-/* The contact order: body a, then colliders (by index), then bodies b, then feature. */
-static int ckey_cmp(int32_t a1, int32_t b1, uint32_t f1, int32_t a2, int32_t b2, uint32_t f2,
-                    int32_t nc) {
-  if (a1 != a2) return a1 < a2 ? -1 : 1;
-  int64_t k1 = b1 < 0 ? (int64_t)(-1 - b1) : (int64_t)nc + b1;
-  int64_t k2 = b2 < 0 ? (int64_t)(-1 - b2) : (int64_t)nc + b2;
-  if (k1 != k2) return k1 < k2 ? -1 : 1;
-  if (f1 != f2) return f1 < f2 ? -1 : 1;
-  return 0;
-}
-
-/* The friction rows' target: a moving surface (surface_velocity) is matter
- * moving along the body, so friction drives the relative velocity of the
- * bodies' points, v_b - v_a, towards s_a - s_b instead of zero (Box2D's
- * tangent speed, Bullet's contact surface velocity); only its tangential
- * part reaches the rows.  Zero targets leave every row's bits as they were
- * (x - 0 is x). */
-static void surface_target(const vs_rmodel *m, const vs_rstate *s, int32_t a, int32_t b,
-                           const double t1[3], const double t2[3], double *s1, double *s2) {
-  *s1 = *s2 = 0.0;
-  if (!m->motion || !m->motion->any_surface) return;
-  double sa[3], sb[3], d[3];
-  vs_rigid_surface_velocity(m, &s->q[4 * a], a, sa);
-  vs_rigid_surface_velocity(m, &s->q[4 * b], b, sb);
-  vs_sub3(sa, sb, d);
-  *s1 = vs_dot3(d, t1);
-  *s2 = vs_dot3(d, t2);
-}
-
-/* Friction rows of a patch at its centre (manifolds whose points share one
- * normal: box-box faces, a box or capsule on a plane): two tangent rows and a
- * twist row about the normal, solved once per manifold instead of two rows
- * per point (Coulomb: |(pt1, pt2)| <= friction * sum pn, |ptw| <= friction *
- * sum pn * mean radius of the points about the centre). */
-static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
-  int32_t k0 = w->man[mi], k1 = w->man[mi + 1], cnt = k1 - k0;
-  vs_rpatch *P = &w->patch[mi];
-  const vs_rcontact *c0 = &w->contacts[k0];
-  int32_t a = c0->ia, b = c0->ib;
-  double pc[3] = {0, 0, 0}, f[3] = {0, 0, 0};
-  for (int32_t k = k0; k < k1; k++)
-    for (int q = 0; q < 3; q++) {
-      pc[q] += w->contacts[k].p[q];
-      f[q] += w->contacts[k].fcache[q];
-    }
-  for (int q = 0; q < 3; q++) pc[q] /= cnt;
-  double rt = 0;
-  for (int32_t k = k0; k < k1; k++) {
-    double d[3];
-    vs_sub3(w->contacts[k].p, pc, d);
-    rt += vs_len3(d);
-  }
-  P->rtw = rt / cnt;
-  P->friction = c0->friction;
-  memcpy(P->n, c0->n, sizeof P->n);
-  double ra[3], rb[3];
-  vs_sub3(pc, &s->x[3 * a], ra);
-  vs_sub3(pc, &s->x[3 * b], rb);
-  tangents(c0->n, P->t1, P->t2);
-  double msum = m->inv_mass[a] + m->inv_mass[b];
-  const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
-  jrow(Ia, ra, P->t1, P->a1, P->ia1);
-  jrow(Ib, rb, P->t1, P->b1, P->ib1);
-  jrow(Ia, ra, P->t2, P->a2, P->ia2);
-  jrow(Ib, rb, P->t2, P->b2, P->ib2);
-  double k1m = msum + vs_dot3(P->a1, P->ia1) + vs_dot3(P->b1, P->ib1);
-  double k2m = msum + vs_dot3(P->a2, P->ia2) + vs_dot3(P->b2, P->ib2);
-  P->mass_t1 = k1m > 0 ? 1.0 / k1m : 0.0;
-  P->mass_t2 = k2m > 0 ? 1.0 / k2m : 0.0;
-  vs_mat3_mul(Ia, c0->n, P->iaw);
-  vs_mat3_mul(Ib, c0->n, P->ibw);
-  double kw = vs_dot3(c0->n, P->iaw) + vs_dot3(c0->n, P->ibw);
-  P->mass_tw = kw > 0 ? 1.0 / kw : 0.0;
-  P->pt1 = vs_dot3(f, P->t1);
-  P->pt2 = vs_dot3(f, P->t2);
-  surface_target(m, s, a, b, P->t1, P->t2, &P->s1, &P->s2);
-  P->ptw = P->rtw > 0 ? vs_dot3(f, c0->n) : 0.0;
-}
-
-void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  int32_t n = m->n_bodies;
-  const vs_rsettings *st = &m->set;
-  int32_t ci = 0; /* walk of the (sorted) cache */
-  w->matched = 0;
-  /* manifolds, and which of them are patches (one normal, bit for bit) */
-  w->n_man = 0;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    int32_t a = c->a, b = c->b < 0 ? n : c->b;
-    c->ia = a;
-    c->ib = b;
-    if (k == 0 || w->contacts[k - 1].ia != a || w->contacts[k - 1].ib != b) {
-      w->man[w->n_man] = k;
-      w->patch[w->n_man++].on = 1;
-    } else if (memcmp(c->n, w->contacts[k - 1].n, sizeof c->n) != 0) {
-      w->patch[w->n_man - 1].on = 0;
-    }
-  }
-  w->man[w->n_man] = w->n_contacts;
-  int32_t mi = -1;
-  double fr = 0.0, re = 0.0; /* the manifold's pair friction and restitution */
-  int idle = 0;              /* the manifold sleeps (rigid_sleep.c): its impulses only */
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    int32_t a = c->ia, b = c->ib;
-    if (k == w->man[mi + 1]) {
-      mi++;
-      double fb, eb;
-      if (c->b < 0) {
-        fb = m->colliders[-1 - c->b].friction;
-        eb = m->colliders[-1 - c->b].restitution;
-      } else {
-        fb = m->friction[b];
-        eb = m->restitution[b];
-      }
-      fr = sqrt(m->friction[a] * fb);
-      re = m->restitution[a] > eb ? m->restitution[a] : eb;
-      idle = vs_rigid_manifold_asleep(m, w, mi);
-    }
-    int patch = w->patch[mi].on;
-    c->friction = fr;
-    c->restitution = re;
-    c->vn0 = 0.0; /* only restitution reads it */
-    vs_rfric *fc = &w->fric[k];
-    if (!idle) {
-      vs_sub3(c->p, &s->x[3 * a], c->ra);
-      vs_sub3(c->p, &s->x[3 * b], c->rb);
-      double msum = m->inv_mass[a] + m->inv_mass[b];
-      const double *Ia = &w->inv_iw[9 * a], *Ib = &w->inv_iw[9 * b];
-      jrow(Ia, c->ra, c->n, c->an, c->ian);
-      jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-      double kn = msum + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
-      c->mass_n = kn > 0 ? 1.0 / kn : 0.0;
-      if (!patch) {
-        tangents(c->n, fc->t1, fc->t2);
-        jrow(Ia, c->ra, fc->t1, fc->a1, fc->ia1);
-        jrow(Ib, c->rb, fc->t1, fc->b1, fc->ib1);
-        jrow(Ia, c->ra, fc->t2, fc->a2, fc->ia2);
-        jrow(Ib, c->rb, fc->t2, fc->b2, fc->ib2);
-        double k1 = msum + vs_dot3(fc->a1, fc->ia1) + vs_dot3(fc->b1, fc->ib1);
-        double k2 = msum + vs_dot3(fc->a2, fc->ia2) + vs_dot3(fc->b2, fc->ib2);
-        fc->mass_t1 = k1 > 0 ? 1.0 / k1 : 0.0;
-        fc->mass_t2 = k2 > 0 ? 1.0 / k2 : 0.0;
-        fc->pt1 = fc->pt2 = 0.0;
-        surface_target(m, s, a, b, fc->t1, fc->t2, &fc->s1, &fc->s2);
-      }
-      if (re != 0) {
-        double pa[3], pb[3], dv[3];
-        point_vel(s, a, c->ra, pa);
-        point_vel(s, b, c->rb, pb);
-        vs_sub3(pb, pa, dv);
-        c->vn0 = vs_dot3(dv, c->n);
-      }
-    }
-    c->pn = c->pn_max = c->pp = 0.0;
-    c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;
-    if (st->warm_start) {
-      while (ci < s->n_cache &&
-             ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1], s->cache_feature[ci], c->a,
-                      c->b, c->feature, m->n_colliders) < 0)
-        ci++;
-      if (ci < s->n_cache && ckey_cmp(s->cache_ab[2 * ci], s->cache_ab[2 * ci + 1],
-                                      s->cache_feature[ci], c->a, c->b, c->feature,
-                                      m->n_colliders) == 0) {
-        const double *imp = &s->cache_impulse[4 * ci];
-        w->matched++;
-        c->pn = imp[0];
-        memcpy(c->fcache, imp + 1, sizeof c->fcache);
-        if (!patch && !idle) {
-          fc->pt1 = vs_dot3(imp + 1, fc->t1);
-          fc->pt2 = vs_dot3(imp + 1, fc->t2);
-        }
-      }
-    }
-  }
-  for (mi = 0; mi < w->n_man; mi++)
-    if (w->patch[mi].on && !vs_rigid_manifold_asleep(m, w, mi)) prepare_patch(m, s, w, mi);
-}
 
 /* The two bodies' velocities of one manifold in registers over the
  * manifold's rows: x and y of each vector as a pair (GCC/clang vector
@@ -363,6 +175,29 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
       lpush(&v, ma, mb, P->t2, P->ia2, P->ib2, P->pt2);
       twist(&v, P, P->ptw);
     }
+    if (P->blk) { /* the block's impulses together, as its sweeps apply them */
+      double l = 0;
+      v2d la = splat(0.0), lb = splat(0.0);
+      double laz = 0, lbz = 0;
+      for (int32_t k = k0; k < k1; k++) {
+        const vs_rcontact *c = &w->contacts[k];
+        double d = c->pn;
+        l += d;
+        la += splat(d) * ld2(c->ian), laz += d * c->ian[2];
+        lb += splat(d) * ld2(c->ibn), lbz += d * c->ibn[2];
+      }
+      if (l != 0) {
+        const double *nn = w->contacts[k0].n;
+        double lma = ma * l, lmb = mb * l;
+        v2d n2 = ld2(nn);
+        v.va -= splat(lma) * n2, v.vaz -= lma * nn[2];
+        v.wa -= la, v.waz -= laz;
+        v.vb += splat(lmb) * n2, v.vbz += lmb * nn[2];
+        v.wb += lb, v.wbz += lbz;
+      }
+      vstore(&v, s, a, b, ma, mb);
+      return;
+    }
     for (int32_t k = k0; k < k1; k++) {
       const vs_rcontact *c = &w->contacts[k];
       if (c->pn != 0) lpush(&v, ma, mb, c->n, c->ian, c->ibn, c->pn);
@@ -425,6 +260,7 @@ typedef struct msweep {
   vs_rcontact *c;        /* the next point in sweep order */
   int32_t step;          /* +1, or -1 in reversed sweeps */
   int32_t a, b, k0, k1;
+  int blk;               /* the normal rows as one block (msweep_block) */
 } msweep;
 
 static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi,
@@ -441,6 +277,7 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
   x->P = &w->patch[mi];
   x->c = &w->contacts[rev ? x->k1 - 1 : x->k0];
   x->step = rev ? -1 : 1;
+  x->blk = x->P->on && x->P->blk;
   if (first) {
     /* each point's separation, target and bias for this substep; and the
      * approach speed a bounce reverses: the fastest at which a point met
@@ -513,13 +350,174 @@ static inline __attribute__((always_inline)) void msweep_point(const vs_rmodel *
   }
 }
 
+/* The block's impulses x (in/out, from the accumulated x0) for the residuals
+ * b of its n rows, all of them in the problem.  The common cases here: none
+ * carried an impulse and none approaches faster than its target (nothing to
+ * do: returns 0), and the rows that carry one are the last sweep's active
+ * set (its inverse kept in the patch: d_S = -inv b_S) and stay the
+ * solution (x >= 0 on the set, w >= 0 off it); else rigid_block.c's
+ * enumeration, which keeps the set it finds.  Returns 1 when x changed. */
+static inline __attribute__((always_inline)) int block_solve(vs_rpatch *P, const vs_rcontact *c,
+                                                             double msum, const int n,
+                                                             const double *b, double *x) {
+  unsigned s0 = 0;
+  #pragma GCC unroll 4
+  for (int i = 0; i < n; i++) s0 |= (unsigned)(x[i] > 0) << i;
+  if (!s0) {
+    int ok = 1;
+    #pragma GCC unroll 4
+    for (int i = 0; i < n; i++) ok &= b[i] >= 0;
+    if (ok) return 0;
+  }
+  if (P->blk == 2) { /* the step's first use: its matrix (rigid_block.c) */
+    P->blk = vs_rigid_block_prepare(c, n, msum, P->K);
+    P->aset = 0;
+    if (!P->blk) return 0; /* not finite: the points one by one from the next sweep */
+  }
+  if (s0 && s0 != P->aset) /* the rows carrying impulses changed (or the step began) */
+    P->aset = vs_rigid_block_inverse(P->K, n, s0, P->ainv) ? s0 : 0;
+  if (s0 && s0 == P->aset) {
+    double d[4], t[4];
+    int ok = 1;
+    #pragma GCC unroll 4
+    for (int i = 0; i < n; i++) {
+      double e = P->ainv[vs_block_at(i, 0)] * b[0];
+      #pragma GCC unroll 4
+      for (int j = 1; j < n; j++) e += P->ainv[vs_block_at(i, j)] * b[j];
+      d[i] = -e; /* 0 off the set */
+    }
+    #pragma GCC unroll 4
+    for (int i = 0; i < n; i++) { /* off the set x_i = d_i = 0 */
+      t[i] = x[i] + d[i];
+      ok &= t[i] >= 0;
+    }
+    if (ok && s0 != (1u << n) - 1)
+      #pragma GCC unroll 4
+      for (int i = 0; i < n; i++) {
+        if (s0 >> i & 1) continue;
+        double wi = b[i];
+        #pragma GCC unroll 4
+        for (int j = 0; j < n; j++) wi += P->K[vs_block_at(i, j)] * d[j];
+        ok &= wi >= 0;
+      }
+    if (ok) {
+      #pragma GCC unroll 4
+      for (int i = 0; i < n; i++) x[i] = t[i];
+      return 1;
+    }
+  }
+  vs_rigid_block_lcp(n, P->K, (1u << n) - 1, b, x, &P->aset, P->ainv);
+  return 1;
+}
+
+/* The normal rows of a patch as one block (rigid_block.c): first the
+ * split-impulse rows of the points that have a bias, on the pseudo
+ * velocities (a few substeps' work: by enumeration alone), then the real
+ * rows; each as the LCP of its rows, and the
+ * impulses' changes applied together (one normal, the angular parts
+ * summed in point order). */
+static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x, int use_bias,
+                                                          const int n) {
+  const double ma = x->ma, mb = x->mb;
+  vs_rpatch *P = x->P;
+  vs_rcontact *c = &w->contacts[x->k0];
+  const double *nn = c[0].n;
+  double b[4], xn[4];
+  if (use_bias) {
+    unsigned mask = 0;
+    #pragma GCC unroll 4
+    for (int i = 0; i < n; i++)
+      if (c[i].bias > 0) mask |= 1u << i;
+    if (mask) {
+      double *pa = x->pa, *pb = x->pb;
+      #pragma GCC unroll 4
+      for (int i = 0; i < n; i++) {
+        xn[i] = c[i].pp;
+        b[i] = nn[0] * (pb[0] - pa[0]) + nn[1] * (pb[1] - pa[1]) + nn[2] * (pb[2] - pa[2]) +
+               vs_dot3(pb + 3, c[i].bn) - vs_dot3(pa + 3, c[i].an) - c[i].bias;
+      }
+      if (P->blk == 2) {
+        P->blk = vs_rigid_block_prepare(c, n, ma + mb, P->K);
+        P->aset = 0;
+      }
+      if (!P->blk) return;
+      vs_rigid_block_lcp(n, P->K, mask, b, xn, NULL, NULL);
+      double l = 0, la[3] = {0, 0, 0}, lb[3] = {0, 0, 0};
+      #pragma GCC unroll 4
+      for (int i = 0; i < n; i++) {
+        double d = xn[i] - c[i].pp;
+        c[i].pp = xn[i];
+        l += d;
+        for (int q = 0; q < 3; q++) {
+          la[q] += d * c[i].ian[q];
+          lb[q] += d * c[i].ibn[q];
+        }
+      }
+      for (int q = 0; q < 3; q++) {
+        if (ma != 0) {
+          pa[q] -= ma * l * nn[q];
+          pa[3 + q] -= la[q];
+        }
+        if (mb != 0) {
+          pb[q] += mb * l * nn[q];
+          pb[3 + q] += lb[q];
+        }
+      }
+    }
+  }
+  vel2 *v = &x->v;
+  /* lrow of each point, its linear part (one normal) formed once */
+  v2d p = ld2(nn) * (v->vb - v->va);
+  const double lin = p[0] + p[1] + nn[2] * (v->vbz - v->vaz);
+  #pragma GCC unroll 4
+  for (int i = 0; i < n; i++) {
+    v2d pb = v->wb * ld2(c[i].bn), pa = v->wa * ld2(c[i].an);
+    double rb = pb[0] + pb[1] + v->wbz * c[i].bn[2];
+    double ra = pa[0] + pa[1] + v->waz * c[i].an[2];
+    b[i] = (lin + rb - ra) - c[i].target;
+    xn[i] = c[i].pn;
+  }
+  if (!block_solve(P, c, ma + mb, n, b, xn)) return;
+  double l = 0;
+  v2d la = splat(0.0), lb = splat(0.0);
+  double laz = 0, lbz = 0;
+  #pragma GCC unroll 4
+  for (int i = 0; i < n; i++) {
+    double d = xn[i] - c[i].pn;
+    c[i].pn = xn[i];
+    c[i].pn_max = xn[i] > c[i].pn_max ? xn[i] : c[i].pn_max;
+    l += d;
+    la += splat(d) * ld2(c[i].ian), laz += d * c[i].ian[2];
+    lb += splat(d) * ld2(c[i].ibn), lbz += d * c[i].ibn[2];
+  }
+  double lma = ma * l, lmb = mb * l;
+  v2d n2 = ld2(nn);
+  v->va -= splat(lma) * n2, v->vaz -= lma * nn[2];
+  v->wa -= la, v->waz -= laz;
+  v->vb += splat(lmb) * n2, v->vbz += lmb * nn[2];
+  v->wb += lb, v->wbz += lbz;
+}
+
+/* The block of 4 points (a face: unrolled), or of 2 or 3.  One copy, not
+ * inlined in each of the sweeps' variants: the code would outgrow the
+ * instruction cache. */
+static __attribute__((noinline)) void msweep_block(vs_rwork *w, msweep *x, int use_bias) {
+  int n = x->k1 - x->k0;
+  if (n == 4) block_n(w, x, use_bias, 4);
+  else if (n == 2) block_n(w, x, use_bias, 2);
+  else block_n(w, x, use_bias, 3);
+}
+
 /* One sweep over the points of manifold mi (same body pair, consecutive). */
 static inline __attribute__((always_inline)) void sweep_one(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
   msweep x;
   msweep_start(m, s, w, mi, rev, &x, inv_h, beta, first);
-  for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
-    msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
+  if (x.blk)
+    msweep_block(w, &x, use_bias);
+  else
+    for (int32_t kk = 0; kk < x.k1 - x.k0; kk++)
+      msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
   vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
 }
 
@@ -531,7 +529,9 @@ static inline __attribute__((always_inline)) void sweep_two(const vs_rmodel *m, 
   msweep x, y;
   msweep_start(m, s, w, mi, rev, &x, inv_h, beta, first);
   msweep_start(m, s, w, mj, rev, &y, inv_h, beta, first);
-  int32_t nx = x.k1 - x.k0, ny = y.k1 - y.k0, nmax = nx > ny ? nx : ny;
+  if (x.blk) msweep_block(w, &x, use_bias);
+  if (y.blk) msweep_block(w, &y, use_bias);
+  int32_t nx = x.blk ? 0 : x.k1 - x.k0, ny = y.blk ? 0 : y.k1 - y.k0, nmax = nx > ny ? nx : ny;
   for (int32_t kk = 0; kk < nmax; kk++) {
     if (kk < nx) msweep_point(m, w, &x, kk, rev, inv_h, beta, use_bias, first);
     if (kk < ny) msweep_point(m, w, &y, kk, rev, inv_h, beta, use_bias, first);
