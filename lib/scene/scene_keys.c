@@ -32,8 +32,8 @@ const char *const vs_sk_body_kinds[] = {"particles", "rope",    "cloth", "tetra"
 const char *const vs_sk_rigid_shapes[] = {VS_RIGID_SHAPES(VS_NAME_) NULL};
 const char *const vs_sk_collider_kinds[] = {VS_COLLIDER_KINDS(VS_NAME_) NULL};
 const char *const vs_sk_joint_kinds[] = {VS_JOINT_KINDS(VS_NAME_) NULL};
-const char *const vs_sk_constraint_kinds[] = {VS_KINDS(VS_KIND_NAME_) "ball", "attach",
-                                              "weld",  "hinge",  "slider",  NULL};
+const char *const vs_sk_constraint_kinds[] = {VS_KINDS(VS_KIND_NAME_)
+                                                  VS_RIGID_ITEMS(VS_NAME_) NULL};
 #undef VS_NAME_
 #undef VS_KIND_NAME_
 
@@ -46,8 +46,9 @@ const char *vs_rigid_shape_name(vs_rigid_shape k) {
 const char *vs_joint_kind_name(vs_joint_kind k) {
   return (unsigned)k < VS_JOINT_KIND_COUNT ? vs_sk_joint_kinds[k] : "?";
 }
-_Static_assert(VS_CONSTRAINT_KINDS == VS_KIND_COUNT + 5,
-               "vs_sk_constraint_kinds names every kind, then the five rigid items");
+_Static_assert(sizeof vs_sk_constraint_kinds / sizeof *vs_sk_constraint_kinds ==
+                   VS_CONSTRAINT_KINDS + 1,
+               "vs_sk_constraint_kinds names every kind, then every rigid item");
 const char *const vs_sk_precisions[] = {"float64", "float32", NULL};
 const char *const vs_sk_fields[] = {"position", "velocity", "constraint_error",
                                     "per_constraint_error", NULL};

@@ -76,6 +76,18 @@ typedef enum vs_rigid_shape {
   X(HINGE, hinge)       /* ball + the axis kept aligned (5 rows); limits, motor, spring */ \
   X(SLIDER, slider)     /* no relative rotation, moves along the axis (5 rows); limits, motor */
 
+/* items of `constraints` that act on rigid bodies rather than being particle
+ * constraint kinds (VS_KINDS): their values follow the kinds'
+ * (VS_CONSTRAINT_<ID> = VS_KIND_COUNT + row, vsim/scene.h), their names are
+ * the scene's.  A `distance` whose a and b are body points ("NAME@[x, y, z]")
+ * is a rigid joint too (still VS_KIND_DISTANCE there). */
+#define VS_RIGID_ITEMS(X) \
+  X(BALL, ball)     /* ball joint: bodies a, b (or `world`) at a world point */ \
+  X(ATTACH, attach) /* particle held at a body-local point, both ways */ \
+  X(WELD, weld)     /* weld joint: bodies a, b held at their relative pose */ \
+  X(HINGE, hinge)   /* hinge joint: turns about `axis` through `at` */ \
+  X(SLIDER, slider) /* slider joint: moves along `axis`, no turning */
+
 typedef enum vs_joint_kind {
 #define VS_KIND_ENUM_(ID, name) VS_JOINT_##ID,
   VS_JOINT_KINDS(VS_KIND_ENUM_)

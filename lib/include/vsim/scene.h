@@ -196,16 +196,13 @@ typedef struct vs_ref {
   vs_loc loc;
 } vs_ref;
 
-/* Items of `constraints` that act on rigid bodies rather than being particle
- * constraint kinds (vs_kind): their values follow the kinds' in
- * vs_constraint_desc.kind.  A `distance` whose a and b are body points
- * ("NAME@[x, y, z]") is a rigid joint too (still VS_KIND_DISTANCE here). */
+/* Items of `constraints` that act on rigid bodies, after the particle
+ * constraint kinds: one row each of VS_RIGID_ITEMS (vsim/kind.h). */
 enum {
-  VS_CONSTRAINT_BALL = VS_KIND_COUNT, /* ball joint: bodies a, b (or `world`) at a world point */
-  VS_CONSTRAINT_ATTACH,               /* particle held at a body-local point, both ways */
-  VS_CONSTRAINT_WELD,                 /* weld joint: bodies a, b held at their relative pose */
-  VS_CONSTRAINT_HINGE,                /* hinge joint: turns about `axis` through `at` */
-  VS_CONSTRAINT_SLIDER,               /* slider joint: moves along `axis`, no turning */
+  VS_CONSTRAINT_BEFORE_FIRST_ = VS_KIND_COUNT - 1,
+#define VS_RIGID_ITEM_ENUM_(ID, name) VS_CONSTRAINT_##ID,
+  VS_RIGID_ITEMS(VS_RIGID_ITEM_ENUM_)
+#undef VS_RIGID_ITEM_ENUM_
   VS_CONSTRAINT_KINDS
 };
 
