@@ -332,34 +332,9 @@ int vs_rc_convex_capsule(const shp *a, const shp *b, double margin, cpt *o) {
   int n = 0;
   n += vs_rc_convex_sphere(a, p0, b->r, margin, 0, &o[n]);
   n += vs_rc_convex_sphere(a, p1, b->r, margin, 1, &o[n]);
-  /* the signed distance is convex along the segment: golden-section search
-   * (as box-capsule, rigid_collide.c) */
-  double lo = 0, hi = 1, g = 0.6180339887498949, pt[3];
-  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-  vs_lerp3(p0, p1, x1, pt);
-  double f1 = hull_sdf(a, pt);
-  vs_lerp3(p0, p1, x2, pt);
-  double f2 = hull_sdf(a, pt);
-  for (int it = 0; it < 40; it++) {
-    if (f1 <= f2) {
-      hi = x2, x2 = x1, f2 = f1;
-      x1 = hi - g * (hi - lo);
-      vs_lerp3(p0, p1, x1, pt);
-      f1 = hull_sdf(a, pt);
-    } else {
-      lo = x1, x1 = x2, f1 = f2;
-      x2 = lo + g * (hi - lo);
-      vs_lerp3(p0, p1, x2, pt);
-      f2 = hull_sdf(a, pt);
-    }
-  }
-  double t = 0.5 * (lo + hi);
-  if (t > 0.02 && t < 0.98) {
-    vs_lerp3(p0, p1, t, pt);
-    double fm = hull_sdf(a, pt), fe0 = hull_sdf(a, p0), fe1 = hull_sdf(a, p1);
-    double fe = fe0 < fe1 ? fe0 : fe1;
-    if (fm < fe - 1e-3 * b->r) n += vs_rc_convex_sphere(a, pt, b->r, margin, 2, &o[n]);
-  }
+  double pt[3];
+  if (vs_rc_segment_inner(hull_sdf, a, p0, p1, b->r, pt))
+    n += vs_rc_convex_sphere(a, pt, b->r, margin, 2, &o[n]);
   return n;
 }
 

@@ -77,6 +77,42 @@ static inline int vs_rc_face_points(const vs_rcvert *poly, int n, const double n
   return nc;
 }
 
+/* A capsule's segment p0-p1 (radius r) against a solid whose signed distance
+ * (negative inside) is sdf: the segment's deepest point, found by a
+ * golden-section search (the distance is convex along the segment), when it
+ * lies strictly inside the segment and deeper than both ends -- a capsule
+ * lying across an edge, which its two end spheres miss.  Returns 1 with
+ * the point in pt, 0 otherwise. */
+static inline int vs_rc_segment_inner(double (*sdf)(const shp *, const double *), const shp *a,
+                                      const double p0[3], const double p1[3], double r,
+                                      double pt[3]) {
+  double lo = 0, hi = 1, g = 0.6180339887498949;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  vs_lerp3(p0, p1, x1, pt);
+  double f1 = sdf(a, pt);
+  vs_lerp3(p0, p1, x2, pt);
+  double f2 = sdf(a, pt);
+  for (int it = 0; it < 40; it++) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1;
+      x1 = hi - g * (hi - lo);
+      vs_lerp3(p0, p1, x1, pt);
+      f1 = sdf(a, pt);
+    } else {
+      lo = x1, x1 = x2, f1 = f2;
+      x2 = lo + g * (hi - lo);
+      vs_lerp3(p0, p1, x2, pt);
+      f2 = sdf(a, pt);
+    }
+  }
+  double t = 0.5 * (lo + hi);
+  if (!(t > 0.02 && t < 0.98)) return 0;
+  vs_lerp3(p0, p1, t, pt);
+  double fm = sdf(a, pt), fe0 = sdf(a, p0), fe1 = sdf(a, p1);
+  double fe = fe0 < fe1 ? fe0 : fe1;
+  return fm < fe - 1e-3 * r;
+}
+
 /* Sphere (centre p, radius r) against convex a: normal from a to the sphere. */
 VS_RPRIVATE int vs_rc_convex_sphere(const shp *a, const double p[3], double r, double margin,
                                     uint32_t feature, cpt *o);
