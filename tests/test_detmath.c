@@ -376,6 +376,54 @@ START_TEST(bits_of_a_sweep_are_pinned) {
 }
 END_TEST
 
+/* vs_sincos_small: on [-1/16, 1/16] its own polynomial, within MAX_ULP of
+ * sinl/cosl (evenly spaced, and log-spaced down to the tiny arguments);
+ * odd and even bit for bit; -0 kept; above 1/16, inf and NaN exactly
+ * vs_sincos; and its bits pinned by a hash, as the kernels' are. */
+#define SMALL_HASH 0x28cc58b7ad511a6cu
+
+START_TEST(small_angles) {
+  double s, c, rs, rc;
+  vs_sincos_small(-0.0, &s, &c);
+  ck_assert(bits(s) == bits(-0.0) && bits(c) == bits(1.0));
+  const double big[] = {nextafter(0.0625, 1.0), -0.07, 0.5, -3.0, 1e5, INFINITY, NAN};
+  for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+    vs_sincos_small(big[i], &s, &c);
+    vs_sincos(big[i], &rs, &rc);
+    ck_assert_msg(bits(s) == bits(rs) && bits(c) == bits(rc), "small(%a) is not vs_sincos", big[i]);
+  }
+  uint64_t h = 0xcbf29ce484222325u;
+  long double ws = 0, wc = 0;
+  double ws_at = 0, wc_at = 0;
+  int check_ref = have_long_double();
+  long n = points();
+  rng_state = 0x9b05688c2b3e6c1fu;
+  for (long i = 0; i <= 2 * n; i++) {
+    double x = i <= n ? -0.0625 + 0.125 * (double)i / (double)n /* evenly */
+                      : (uniform() < 0.5 ? -1 : 1) * exp2(-40.0 + 36.0 * uniform()); /* to 2^-4 */
+    vs_sincos_small(x, &s, &c);
+    vs_sincos_small(-x, &rs, &rc);
+    ck_assert_msg(bits(rs) == bits(-s) && bits(rc) == bits(c), "small(-%a) is not odd/even", x);
+    if (check_ref) {
+      long double es = ulp_err(s, sinl(x)), ec = ulp_err(c, cosl(x));
+      if (es > ws) ws = es, ws_at = x;
+      if (ec > wc) wc = ec, wc_at = x;
+    }
+    for (int b = 0; b < 64; b += 8) h = (h ^ ((bits(s) >> b) & 0xff)) * 0x100000001b3u;
+    for (int b = 0; b < 64; b += 8) h = (h ^ ((bits(c) >> b) & 0xff)) * 0x100000001b3u;
+  }
+  if (check_ref) {
+    printf("detmath: small angles, %ld points: sin max %.4Lf ulp (at %a), cos max %.4Lf ulp (at %a)\n",
+           2 * n + 1, ws, ws_at, wc, wc_at);
+    ck_assert_msg(ws <= MAX_ULP && wc <= MAX_ULP, "small: sin %.4Lf ulp at %a, cos %.4Lf at %a", ws, ws_at,
+                  wc, wc_at);
+  }
+  if (n == 1L << 18)
+    ck_assert_msg(h == SMALL_HASH, "hash of the small angles' bits: 0x%016llx, expected 0x%016llx",
+                  (unsigned long long)h, (unsigned long long)SMALL_HASH);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("detmath");
   TCase *t = tcase_create("detmath");
@@ -383,6 +431,7 @@ static Suite *suite(void) {
   tcase_add_test(t, bits_are_pinned);
   tcase_add_test(t, bits_of_a_sweep_are_pinned);
   tcase_add_test(t, special_values);
+  tcase_add_test(t, small_angles);
   tcase_add_test(t, pythagoras);
   tcase_add_test(t, degrees_exact_at_multiples_of_90);
   tcase_add_test(t, accurate_without_reduction);

@@ -235,6 +235,25 @@ void vs_sincos(double x, double *s, double *c) {
   }
 }
 
+/* 1/k! for the small-angle polynomials, each rounded once. */
+static const double T3 = -1.0 / 6.0, T5 = 1.0 / 120.0, T7 = -1.0 / 5040.0, T9 = 1.0 / 362880.0;
+static const double T2 = -0.5, T4 = 1.0 / 24.0, T6 = -1.0 / 720.0, T8 = 1.0 / 40320.0;
+
+void vs_sincos_small(double x, double *s, double *c) {
+  double ax = x < 0 ? -x : x;
+  if (!(ax <= 0.0625)) { /* also NaN */
+    vs_sincos(x, s, c);
+    return;
+  }
+  if (ax < 0x1p-27) { /* as the kernels: sin rounds to x (-0 kept), cos to 1 */
+    *s = x, *c = 1.0;
+    return;
+  }
+  double z = x * x;
+  *s = x + x * (z * (T3 + z * (T5 + z * (T7 + z * T9))));
+  *c = 1.0 + z * (T2 + z * (T4 + z * (T6 + z * T8)));
+}
+
 /* pi/180 as a double-double: DEG_HI = pi/180 rounded, DEG_LO = pi/180 - DEG_HI
  * rounded (1.7453292519943295769e-02 in all). */
 static const double DEG_HI = 0x1.1df46a2529d39p-6, DEG_LO = 0x1.5c1d8becdd291p-62;

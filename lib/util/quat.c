@@ -41,7 +41,7 @@ void vs_quat_integrate(double q[4], const double w[3], double h) {
   double ang = wl * h;
   if (!(ang > 0)) return;
   double dq[4], sh, ch;
-  vs_sincos(0.5 * ang, &sh, &ch);
+  vs_sincos_small(0.5 * ang, &sh, &ch); /* a substep's turn: almost always small */
   double s = sh / wl;
   dq[0] = ch;
   dq[1] = w[0] * s;

@@ -45,12 +45,16 @@ static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
  * (docs/physics.md, "Free rotation"). */
 static void rotate_axis(double q[4], double Lb[3], int k, double theta) {
   double s, c;
-  vs_sincos(0.5 * theta, &s, &c);
-  double qk[4] = {c, 0, 0, 0};
-  qk[1 + k] = s;
-  vs_quat_mul(q, qk, q); /* body-frame turn: q <- q * qk */
-  double ct = c * c - s * s, st = 2.0 * s * c;
+  vs_sincos_small(0.5 * theta, &s, &c);
+  /* body-frame turn: q <- q * (c, s e_k), the product written out for a
+   * unit axis (q's own components times s, with the sign of e_i x e_k) */
   int i = (k + 1) % 3, j = (k + 2) % 3;
+  double w = q[0], v[3] = {q[1], q[2], q[3]};
+  q[0] = c * w - s * v[k];
+  q[1 + k] = c * v[k] + s * w;
+  q[1 + i] = c * v[i] + s * v[j];
+  q[1 + j] = c * v[j] - s * v[i];
+  double ct = c * c - s * s, st = 2.0 * s * c;
   double li = Lb[i], lj = Lb[j];
   Lb[i] = ct * li + st * lj;
   Lb[j] = ct * lj - st * li;
