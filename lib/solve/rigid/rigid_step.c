@@ -43,7 +43,8 @@ static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
  * the energy error stays bounded (no drift), and a body spun near its
  * intermediate axis flips with the period of the exact solution
  * (docs/physics.md, "Free rotation"). */
-static void rotate_axis(double q[4], double Lb[3], int k, double theta) {
+static inline __attribute__((always_inline)) void rotate_axis(double q[4], double Lb[3], int k,
+                                                               double theta) {
   double s, c;
   vs_sincos_small(0.5 * theta, &s, &c);
   /* body-frame turn: q <- q * (c, s e_k), the product written out for a
@@ -61,12 +62,13 @@ static void rotate_axis(double q[4], double Lb[3], int k, double theta) {
 }
 
 static void rotate_free(double q[4], double Lb[3], const double ii[3], double h) {
-  static const int axis[5] = {0, 1, 2, 1, 0};
-  static const double part[5] = {0.5, 0.5, 1.0, 0.5, 0.5};
-  for (int r = 0; r < 5; r++) {
-    int k = axis[r];
-    rotate_axis(q, Lb, k, part[r] * h * Lb[k] * ii[k]);
-  }
+  /* axes 1, 2, 3, 2, 1 for h/2, h/2, h, h/2, h/2 (each k a constant, so
+   * that rotate_axis unfolds) */
+  rotate_axis(q, Lb, 0, 0.5 * h * Lb[0] * ii[0]);
+  rotate_axis(q, Lb, 1, 0.5 * h * Lb[1] * ii[1]);
+  rotate_axis(q, Lb, 2, 1.0 * h * Lb[2] * ii[2]);
+  rotate_axis(q, Lb, 1, 0.5 * h * Lb[1] * ii[1]);
+  rotate_axis(q, Lb, 0, 0.5 * h * Lb[0] * ii[0]);
   vs_quat_normalize(q);
 }
 
