@@ -41,8 +41,8 @@ VS_PRIVATE void vs_sincos(double x, double *s, double *c);
  * |x| <= 1/16 a plain polynomial (Taylor to x^9 and x^8: the next terms are
  * below 2^-60 of the result), whose roundings stay below the result's half
  * ulp plus 0.01 ulp (x^2/6 <= 1/1536 of the result, so rounding x^2 and the
- * higher terms hardly reaches the last bit): at most 0.55 ulp measured,
- * as vs_sincos, but not vs_sincos's bits.  Larger |x| is vs_sincos.  The
+ * higher terms hardly reaches the last bit): 0.502 ulp measured
+ * (test_detmath), not always vs_sincos's bits.  Larger |x| is vs_sincos.  The
  * free rotation and vs_quat_integrate turn by it (solve/rigid/rigid_step.c,
  * util/quat.c): a body's rotation in a substep is almost always below
  * 1/8 rad, and the substeps call it five times per body. */
