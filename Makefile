@@ -735,11 +735,22 @@ $(BUILD)/bench/bullet_scenes: bench/bullet_scenes.cpp bench/rigid_metrics.h $(LI
 	$(Q)$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet 2>/dev/null) $< $(LIBA) \
 	  $(LDLIBS) $(shell $(PKG_CONFIG) --libs bullet 2>/dev/null) -o $@
 
+# The same program against Bullet's double-precision build (Debian ships it
+# beside the default single-precision one): vsim computes in double.
+HAVE_BULLET64 := $(shell $(PKG_CONFIG) --exists bullet-float64 2>/dev/null && echo 1)
+$(BUILD)/bench/bullet_scenes64: bench/bullet_scenes.cpp bench/rigid_metrics.h $(LIBA)
+	$(call say,CXX,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -O2 -Ilib/include -Ilib $(shell $(PKG_CONFIG) --cflags bullet-float64 2>/dev/null) $< \
+	  $(LIBA) $(LDLIBS) $(shell $(PKG_CONFIG) --libs bullet-float64 2>/dev/null) -o $@
+
 .PHONY: bench-rigid
-bench-rigid: $(BUILD)/bench/rigid_scenes $(if $(HAVE_BULLET),$(BUILD)/bench/bullet_scenes)
+bench-rigid: $(BUILD)/bench/rigid_scenes $(if $(HAVE_BULLET),$(BUILD)/bench/bullet_scenes) \
+             $(if $(HAVE_BULLET64),$(BUILD)/bench/bullet_scenes64)
 	$(if $(HAVE_BULLET),,@echo "bullet not installed (pkg-config bullet): vsim column only")
 	$(PYTHON) bench/rigid_bench.py --vsim $(BUILD)/bench/rigid_scenes \
-	  $(if $(HAVE_BULLET),--bullet $(BUILD)/bench/bullet_scenes) --scenes bench/rigid \
+	  $(if $(HAVE_BULLET),--bullet $(BUILD)/bench/bullet_scenes) \
+	  $(if $(HAVE_BULLET64),--bullet64 $(BUILD)/bench/bullet_scenes64) --scenes bench/rigid \
 	  --out $(BUILD)/bench/rigid.json $(if $(filter 1 yes true,$(QUICK)),--quick) \
 	  $(if $(ONLY),--only $(ONLY)) $(RIGID_BENCH_ARGS)
 # The README's pictures (docs/images/), drawn by `vsim render` and `vsim plot`

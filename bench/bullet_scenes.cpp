@@ -280,8 +280,13 @@ int main(int argc, char **argv) {
   }
   int asleep = 0;
   for (auto *b : bodies) asleep += !b->isStaticObject() && b->getActivationState() == ISLAND_SLEEPING;
-  std::printf("{\"engine\": \"bullet\", \"version\": \"%d.%02d\", \"scene\": \"", btGetVersion() / 100,
-              btGetVersion() % 100);
+#ifdef BT_USE_DOUBLE_PRECISION
+  const char *precision = "double"; /* pkg-config bullet-float64 (make bench-rigid's third column) */
+#else
+  const char *precision = "single";
+#endif
+  std::printf("{\"engine\": \"bullet\", \"version\": \"%d.%02d\", \"precision\": \"%s\", \"scene\": \"",
+              btGetVersion() / 100, btGetVersion() % 100, precision);
   rbm_str(stdout, sc->name);
   std::printf("\", \"bodies\": %d, \"joints\": %d, \"frames\": %lld, \"frames_done\": %lld, "
               "\"dt\": %.17g, \"iterations\": %d, \"double_precision\": %s, \"asleep_at_end\": %d, "

@@ -3,12 +3,12 @@
 """rigid_bench.py: `make bench-rigid`, vsim's rigid solver beside Bullet's.
 
     rigid_bench.py --vsim build/bench/rigid_scenes [--bullet build/bench/bullet_scenes]
-                   [--scenes bench/rigid] [--out build/bench/rigid.json]
+                   [--bullet64 build/bench/bullet_scenes64] [--scenes bench/rigid] [--out build/bench/rigid.json]
                    [--quick] [--only ROW[,ROW...]] [--reps N] [--cpu K] [--timeout S]
 
 Runs every row's scene (bench/rigid/ROW.yaml) in each engine at its defaults,
 each run a process of its own pinned to one CPU (taskset -c K, default 1),
-the engines alternated (vsim, Bullet, then Bullet, vsim, ...), REPS runs each
+the engines alternated (vsim, Bullet, Bullet double, then the other way round, ...), REPS runs each
 (3; --quick: 1, and shorter runs).  The time is CPU time per frame of the
 stepping alone, the median over the runs; the metrics (bench/rigid_metrics.h)
 are the first run's (both engines are deterministic: a difference between
@@ -17,7 +17,11 @@ everything, every run's line included, as JSON to --out.
 
 --only takes row names, their prefixes or the row numbers of the table
 (`--only chain`, `--only 5`, `--only stack20_small,wall`).  Without
---bullet (Bullet not installed) the Bullet column is empty.
+--bullet (Bullet not installed) the Bullet column is empty.  --bullet64 adds
+a column for the same Bullet program built against Debian's double-precision
+Bullet (pkg-config bullet-float64): Bullet's default build computes in
+single precision, vsim in double, and that column shows what precision
+alone costs Bullet.
 
 A run that blows up (vs_step fails, or a body is not finite or faster than
 10000 m/s) is reported as "blew up (frame N)"; one that crashes, fails or
@@ -145,6 +149,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--vsim", required=True)
     ap.add_argument("--bullet")
+    ap.add_argument("--bullet64", help="the same Bullet scenes built against Bullet's double-precision "
+                    "libraries (pkg-config bullet-float64): vsim computes in double")
     ap.add_argument("--scenes", default="bench/rigid")
     ap.add_argument("--out", default="build/bench/rigid.json")
     ap.add_argument("--quick", action="store_true")
@@ -174,19 +180,23 @@ def main():
         path = os.path.join(a.scenes, scene + ".yaml")
         frames = int(round((qsecs if a.quick else secs) / DT))
         extra = ["--frames", str(frames)]
-        runs = {"vsim": [], "bullet": []}
+        runs = {"vsim": [], "bullet": [], "bullet64": []}
+        exes = {"vsim": a.vsim, "bullet": a.bullet, "bullet64": a.bullet64}
         for rep in range(reps):
-            order = ["vsim", "bullet"] if rep % 2 == 0 else ["bullet", "vsim"]
+            order = ["vsim", "bullet", "bullet64"]
+            if rep % 2:
+                order.reverse()
             for eng in order:
-                if eng == "bullet" and not a.bullet:
+                exe = exes[eng]
+                if not exe:
                     continue
-                exe = a.vsim if eng == "vsim" else a.bullet
                 log("%s: %s run %d/%d (%d frames)" % (scene, eng, rep + 1, reps, frames))
                 runs[eng].append(run_one(pin + [exe, path] + extra, a.timeout))
         results.append({"row": num, "scene": scene, "title": title, "seconds": frames * DT,
                         "frames": frames, "metrics": [m for m, _ in metrics],
                         "vsim": summarise(runs["vsim"]),
-                        "bullet": summarise(runs["bullet"]) if runs["bullet"] else None})
+                        "bullet": summarise(runs["bullet"]) if runs["bullet"] else None,
+                        "bullet64": summarise(runs["bullet64"]) if runs["bullet64"] else None})
 
     vs = next((r["vsim"].get("version") for r in results if r["vsim"].get("version")), "?")
     bt = next((r["bullet"].get("version") for r in results if r["bullet"] and r["bullet"].get("version")),
@@ -198,13 +208,15 @@ def main():
           "over the runs.\n" % ("QUICK (shorter runs)" if a.quick else "full runs", reps,
                                 "" if reps == 1 else "s",
                                 "pinned (" + " ".join(pin) + ")" if pin else "not pinned"))
-    print("| # | scene (length) | metric | vsim | Bullet |")
-    print("|---|---|---|---|---|")
+    d64 = bool(a.bullet64)
+    print("| # | scene (length) | metric | vsim | Bullet |%s" % (" Bullet, double |" if d64 else ""))
+    print("|---|---|---|---|---|%s" % ("---|" if d64 else ""))
     for r, row in zip(results, rows):
-        v, b = r["vsim"], r["bullet"]
+        v, b, b64 = r["vsim"], r["bullet"], r["bullet64"]
         head = "%s | %s: %s (%g s)" % (r["row"], r["scene"], r["title"], r["seconds"])
         for i, (key, label) in enumerate(row[5]):
-            print("| %s | %s | %s | %s |" % (head if i == 0 else " | ", label, cell(v, key), cell(b, key)))
+            print("| %s | %s | %s | %s |%s" % (head if i == 0 else " | ", label, cell(v, key), cell(b, key),
+                                               " %s |" % cell(b64, key) if d64 else ""))
 
         def ms(x):
             if x is None:
@@ -215,10 +227,10 @@ def main():
             if x.get("status") == "blew up":
                 s += " (to frame %s)" % x.get("blew_frame")
             return s
-        print("|  |  | ms/frame | %s | %s |" % (ms(v), ms(b)))
+        print("|  |  | ms/frame | %s | %s |%s" % (ms(v), ms(b), " %s |" % ms(b64) if d64 else ""))
     notes = []
     for r in results:
-        for eng in ("vsim", "bullet"):
+        for eng in ("vsim", "bullet", "bullet64"):
             x = r[eng]
             if x and x.get("status") not in ("ok", None):
                 notes.append("%s, %s: %s: %s" % (r["scene"], eng, x.get("status"), x.get("why", "")))
@@ -230,7 +242,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump({"quick": a.quick, "reps": reps, "pinned": " ".join(pin) or None,
-                   "bullet": bool(a.bullet), "dt": DT, "rows": results}, f, indent=1)
+                   "bullet": bool(a.bullet), "bullet64": bool(a.bullet64), "dt": DT, "rows": results}, f, indent=1)
         f.write("\n")
     log("rigid_bench: wrote %s" % a.out)
     return 0
