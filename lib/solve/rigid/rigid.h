@@ -150,7 +150,7 @@ typedef struct vs_rwork {
   void (*substep_hook)(void *ctx, const vs_rmodel *m, vs_rstate *s, struct vs_rwork *w);
   void *hook_ctx;
   /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
-  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order (the awake ones) */
+  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order (the awake ones; VS_RORDER_PAIR) */
   int32_t n_sorder;      /* manifolds in sorder: n_man less those asleep */
   /* islands at rest (rigid_sleep.c) */
   int32_t *island;       /* (n + 1) union-find parents */
@@ -180,6 +180,11 @@ typedef struct vs_rwork {
 /* Consecutive manifolds of the sequential order that touch distinct moving
  * bodies where the constraint graph allows (rigid_order.c). */
 #define VS_RORDER_WINDOW 4
+/* An entry of vs_rwork.sorder with this bit set and the next one share no
+ * moving body: the sweeps run the two in lockstep (rigid_solve.c); the
+ * manifold is the entry & VS_RORDER_ID. */
+#define VS_RORDER_PAIR ((int32_t)0x40000000)
+#define VS_RORDER_ID ((int32_t)0x3fffffff)
 
 /* ---- model / state / work ---- */
 

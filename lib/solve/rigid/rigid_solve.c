@@ -541,16 +541,6 @@ static inline __attribute__((always_inline)) void sweep_two(const vs_rmodel *m, 
 }
 
 
-/* Whether manifolds mi and mj share a body of non-zero inverse mass. */
-static inline int share_body(const vs_rmodel *m, const vs_rwork *w, int32_t mi, int32_t mj) {
-  const vs_rcontact *ci = &w->contacts[w->man[mi]], *cj = &w->contacts[w->man[mj]];
-  int32_t bi[2] = {ci->ia, ci->ib}, bj[2] = {cj->ia, cj->ib};
-  for (int p = 0; p < 2; p++)
-    for (int q = 0; q < 2; q++)
-      if (bi[p] == bj[q] && m->inv_mass[bi[p]] != 0) return 1;
-  return 0;
-}
-
 static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
   sweep_one(m, s, w, mi, rev, inv_h, beta, use_bias, first);
@@ -565,8 +555,9 @@ static inline __attribute__((always_inline)) void seq_sweep(const vs_rmodel *m, 
                                                             double beta, int use_bias, int first) {
   const int32_t *ord = w->sorder;
   for (int32_t t = 0; t < w->n_sorder;) {
-    if (t + 1 < w->n_sorder && !share_body(m, w, ord[t], ord[t + 1])) {
-      sweep_two(m, s, w, ord[t], ord[t + 1], rev, inv_h, beta, use_bias, first);
+    if (ord[t] & VS_RORDER_PAIR) { /* it and the next share no moving body (rigid_order.c) */
+      sweep_two(m, s, w, ord[t] & VS_RORDER_ID, ord[t + 1] & VS_RORDER_ID, rev, inv_h, beta,
+                use_bias, first);
       t += 2;
     } else {
       sweep_one(m, s, w, ord[t], rev, inv_h, beta, use_bias, first);
@@ -639,7 +630,7 @@ void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   /* in the sweeps' order (rigid_order.c): the same bits as identity order,
    * and consecutive manifolds share no moving body where the graph allows,
    * so the CPU overlaps them instead of waiting on body a's velocities */
-  for (int32_t t = 0; t < w->n_sorder; t++) warm_manifold(m, s, w, w->sorder[t]);
+  for (int32_t t = 0; t < w->n_sorder; t++) warm_manifold(m, s, w, w->sorder[t] & VS_RORDER_ID);
 }
 
 void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h,
