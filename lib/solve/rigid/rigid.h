@@ -80,6 +80,8 @@ typedef struct vs_rpatch {
   double mass_t1, mass_t2, mass_tw;
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
+  double psum;           /* block patches: the points' normal impulses summed in point order
+                          * (prepare, then each sweep's block; the friction's limit) */
   double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
   double K[10];          /* the block's matrix (regularised; symmetric, packed: vs_block_at) */
 } vs_rpatch;

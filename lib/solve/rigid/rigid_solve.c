@@ -141,11 +141,15 @@ static inline __attribute__((always_inline)) void friction_disc(vel2 *v, double 
 }
 
 /* Friction of a patch: the two tangent rows clamped to the disc of radius
- * friction * (sum of the points' normal impulses), then the twist row. */
+ * friction * (sum of the points' normal impulses: kept by a block's sweeps,
+ * P->psum, with the same sum's bits), then the twist row. */
 static inline __attribute__((always_inline)) void patch_friction(const vs_rwork *w, vs_rpatch *P, vel2 *v, double ma, double mb,
                            int32_t k0, int32_t k1) {
-  double sum = 0;
-  for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
+  double sum = P->psum;
+  if (!P->blk) {
+    sum = 0;
+    for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
+  }
   double lim = P->friction * sum;
   if (!(lim > 0) && P->pt1 == 0 && P->pt2 == 0 && P->ptw == 0) return;
   friction_disc(v, ma, mb, lim, TROW(P, 1), TROW(P, 2));
@@ -478,18 +482,20 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
     xn[i] = c[i].pn;
   }
   if (!block_solve(P, c, ma + mb, n, b, xn)) return;
-  double l = 0;
+  double l = 0, sum = 0;
   v2d la = splat(0.0), lb = splat(0.0);
   double laz = 0, lbz = 0;
   #pragma GCC unroll 4
   for (int i = 0; i < n; i++) {
     double d = xn[i] - c[i].pn;
     c[i].pn = xn[i];
+    sum += xn[i];
     c[i].pn_max = xn[i] > c[i].pn_max ? xn[i] : c[i].pn_max;
     l += d;
     la += splat(d) * ld2(c[i].ian), laz += d * c[i].ian[2];
     lb += splat(d) * ld2(c[i].ibn), lbz += d * c[i].ibn[2];
   }
+  P->psum = sum; /* the next sweep's friction limit (patch_friction) */
   double lma = ma * l, lmb = mb * l;
   v2d n2 = ld2(nn);
   v->va -= splat(lma) * n2, v->vaz -= lma * nn[2];
