@@ -226,15 +226,14 @@ static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
  * sweep of each substep (vs_rigid_substep_begin marks it), while the point
  * is in cache anyway. */
 static inline __attribute__((always_inline)) void point_begin(const vs_rsettings *st,
-                                                              const vs_rwork *w, vs_rcontact *c,
+                                                              vs_rcontact *c, const double dd[3],
+                                                              const double *ra, const double *rb,
                                                               double inv_h, double beta,
                                                               int moved) {
+  /* dd: body b's displacement less body a's, ra and rb their rotation
+   * vectors (w->dp; the same for every point of the manifold) */
   double sep = -c->depth;
-  if (moved) {
-    const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
-    double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    sep = -c->depth + vs_dot3(c->n, dd) + vs_dot3(db + 3, c->bn) - vs_dot3(da + 3, c->an);
-  }
+  if (moved) sep = -c->depth + vs_dot3(c->n, dd) + vs_dot3(rb, c->bn) - vs_dot3(ra, c->an);
   /* !moved (the step's first substep, no displacement yet): the sums above
    * add only zeros to -depth, which leaves it unchanged but for the sign of
    * a zero depth, and that changes neither the target nor the bias */
@@ -288,10 +287,13 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
      * its surface in a substep, taken for every point of the manifold
      * before any of its impulses (a speculative point found with a gap
      * meets its surface later in the step, after more gravity) */
+    const double *da = &w->dp[6 * x->a], *db = &w->dp[6 * x->b];
+    const double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    const int bounce = w->contacts[x->k0].restitution != 0; /* the pair's (prepare) */
     for (int32_t k = x->k0; k < x->k1; k++) {
       vs_rcontact *c = &w->contacts[k];
-      point_begin(&m->set, w, c, inv_h, beta, first == 1);
-      if (c->restitution != 0) {
+      point_begin(&m->set, c, dd, da + 3, db + 3, inv_h, beta, first == 1);
+      if (bounce) {
         double vn = lrow(&x->v, c->n, c->an, c->bn);
         if (vn < c->target && vn < c->vn0) c->vn0 = vn;
       }
