@@ -506,10 +506,11 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
   v->wb += lb, v->wbz += lbz;
 }
 
-/* The block of 4 points (a face: unrolled), or of 2 or 3.  One copy, not
- * inlined in each of the sweeps' variants: the code would outgrow the
- * instruction cache. */
-static __attribute__((noinline)) void msweep_block(vs_rwork *w, msweep *x, int use_bias) {
+/* The block of 4 points (a face: unrolled), or of 2 or 3.  Inlined in each
+ * of the sweeps' variants: 5% fewer instructions than one shared copy (the
+ * sweep's state stays in registers) and, measured with -O3 (make
+ * bench-rigid), no loss to the instruction cache. */
+static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x, int use_bias) {
   int n = x->k1 - x->k0;
   if (n == 4) block_n(w, x, use_bias, 4);
   else if (n == 2) block_n(w, x, use_bias, 2);
