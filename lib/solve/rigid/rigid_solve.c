@@ -166,7 +166,8 @@ static inline __attribute__((always_inline)) void patch_friction(const vs_rwork 
 }
 
 /* Warm start of manifold mi: its accumulated impulses applied again. */
-static void warm_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi) {
+static inline __attribute__((always_inline)) void warm_manifold(const vs_rmodel *m, vs_rstate *s,
+                                                                vs_rwork *w, int32_t mi) {
   int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
   int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
   double ma = m->inv_mass[a], mb = m->inv_mass[b];
