@@ -152,7 +152,7 @@ typedef struct vs_rwork {
   void (*substep_hook)(void *ctx, const vs_rmodel *m, vs_rstate *s, struct vs_rwork *w);
   void *hook_ctx;
   /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
-  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order (the awake ones; VS_RORDER_PAIR) */
+  int32_t *sorder;       /* (max_contacts + 1) awake manifolds in sweep order (VS_RORDER_PAIR) */
   int32_t n_sorder;      /* manifolds in sorder: n_man less those asleep */
   /* islands at rest (rigid_sleep.c) */
   int32_t *island;       /* (n + 1) union-find parents */

@@ -100,11 +100,16 @@ int vs_rigid_block_inverse(const double Kp[10], int n, unsigned S, double inv[10
   for (int i = 0; i < n; i++)
     if (S >> i & 1) idx[m++] = i;
   switch (m) {
-  case 4: return inverse_m(Kp, all, 4, inv); /* every row of a face */
-  case 3: return inverse_m(Kp, idx, 3, inv);
-  case 2: return inverse_m(Kp, idx, 2, inv);
-  case 1: return inverse_m(Kp, idx, 1, inv);
-  default: return inverse_m(Kp, idx, 0, inv);
+    case 4:
+      return inverse_m(Kp, all, 4, inv); /* every row of a face */
+    case 3:
+      return inverse_m(Kp, idx, 3, inv);
+    case 2:
+      return inverse_m(Kp, idx, 2, inv);
+    case 1:
+      return inverse_m(Kp, idx, 1, inv);
+    default:
+      return inverse_m(Kp, idx, 0, inv);
   }
 }
 
@@ -139,9 +144,9 @@ static inline __attribute__((always_inline)) int sub_solve(const double K[16], c
  * on S, w >= 0 elsewhere, w in impulse units w_i / K_ii): <= 0 when S is
  * the solution; INFINITY when S cannot be solved. */
 static inline __attribute__((always_inline)) double try_set(const int n, const double K[16],
-                                                           unsigned mask, unsigned S,
-                                                           const double *b, const double *x,
-                                                           double *xn) {
+                                                            unsigned mask, unsigned S,
+                                                            const double *b, const double *x,
+                                                            double *xn) {
   int idx[4], m = 0;
   double d[4] = {0, 0, 0, 0};
   for (int i = 0; i < 4; i++) xn[i] = x[i];
@@ -229,7 +234,10 @@ static inline __attribute__((always_inline)) void lcp_n(const int n, const doubl
 
 void vs_rigid_block_lcp(int n, const double Kp[10], unsigned mask, const double *b, double *x,
                         unsigned *aset, double ainv[10]) {
-  if (n == 4) lcp_n(4, Kp, mask, b, x, aset, ainv);
-  else if (n == 3) lcp_n(3, Kp, mask, b, x, aset, ainv);
-  else lcp_n(2, Kp, mask, b, x, aset, ainv);
+  if (n == 4)
+    lcp_n(4, Kp, mask, b, x, aset, ainv);
+  else if (n == 3)
+    lcp_n(3, Kp, mask, b, x, aset, ainv);
+  else
+    lcp_n(2, Kp, mask, b, x, aset, ainv);
 }

@@ -22,13 +22,14 @@
  * So a run of VS_RORDER_WINDOW consecutive manifolds of the order touches
  * distinct moving bodies wherever the graph allows; the sweep takes two
  * consecutive independent manifolds at a time and runs their rows in
- * lockstep (rigid_solve.c, sweep_two; the pairs marked here, VS_RORDER_PAIR), so that the CPU overlaps their
- * dependency chains (the rows of one manifold are one chain through the two
- * bodies' velocities).  The 20-level pyramid's graph (590 manifolds) has a
- * longest chain of 110, so there is room.  The warm starts run in this
- * order too (rigid_solve.c).  The order depends only on this step's manifolds: deterministic, the
- * same on resume and for any thread count.  O(M log r) time, no allocation
- * (the work arrays are sized with the contact buffer). */
+ * lockstep (rigid_solve.c, sweep_two; the pairs are marked here, once per
+ * step: VS_RORDER_PAIR), so that the CPU overlaps their dependency chains
+ * (the rows of one manifold are one chain through the two bodies'
+ * velocities).  The 20-level pyramid's graph (590 manifolds) has a longest
+ * chain of 110, so there is room.  The warm starts run in this order too
+ * (rigid_solve.c).  The order depends only on this step's manifolds:
+ * deterministic, the same on resume and for any thread count.  O(M log r)
+ * time, no allocation (the work arrays are sized with the contact buffer). */
 #include "solve/rigid/rigid.h"
 #include "util/heap.h"
 

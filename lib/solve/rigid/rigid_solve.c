@@ -511,7 +511,8 @@ static inline __attribute__((always_inline)) void block_n(vs_rwork *w, msweep *x
  * of the sweeps' variants: 5% fewer instructions than one shared copy (the
  * sweep's state stays in registers) and, measured with -O3 (make
  * bench-rigid), no loss to the instruction cache. */
-static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x, int use_bias) {
+static inline __attribute__((always_inline)) void msweep_block(vs_rwork *w, msweep *x,
+                                                               int use_bias) {
   int n = x->k1 - x->k0;
   if (n == 4) block_n(w, x, use_bias, 4);
   else if (n == 2) block_n(w, x, use_bias, 2);
@@ -549,7 +550,6 @@ static inline __attribute__((always_inline)) void sweep_two(const vs_rmodel *m, 
   vstore(&x.v, s, x.a, x.b, x.ma, x.mb);
   vstore(&y.v, s, y.a, y.b, y.ma, y.mb);
 }
-
 
 static void solve_manifold(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t mi, int rev,
                            double inv_h, double beta, int use_bias, int first) {
