@@ -80,6 +80,8 @@ typedef struct vs_rpatch {
   double mass_t1, mass_t2, mass_tw;
   double friction, rtw;  /* rtw: mean distance of the points from the centre */
   double pt1, pt2, ptw;  /* accumulated impulses */
+  double psum;           /* block patches: the points' normal impulses summed in point order
+                          * (prepare, then each sweep's block; the friction's limit) */
   double s1, s2;         /* target relative velocity along t1, t2: the surfaces' (0: none) */
   double K[10];          /* the block's matrix (regularised; symmetric, packed: vs_block_at) */
 } vs_rpatch;
@@ -150,7 +152,7 @@ typedef struct vs_rwork {
   void (*substep_hook)(void *ctx, const vs_rmodel *m, vs_rstate *s, struct vs_rwork *w);
   void *hook_ctx;
   /* the sequential sweeps' manifold order (rigid_order.c) and its scratch */
-  int32_t *sorder;       /* (max_contacts + 1) manifolds in sweep order (the awake ones) */
+  int32_t *sorder;       /* (max_contacts + 1) awake manifolds in sweep order (VS_RORDER_PAIR) */
   int32_t n_sorder;      /* manifolds in sorder: n_man less those asleep */
   /* islands at rest (rigid_sleep.c) */
   int32_t *island;       /* (n + 1) union-find parents */
@@ -180,6 +182,11 @@ typedef struct vs_rwork {
 /* Consecutive manifolds of the sequential order that touch distinct moving
  * bodies where the constraint graph allows (rigid_order.c). */
 #define VS_RORDER_WINDOW 4
+/* An entry of vs_rwork.sorder with this bit set and the next one share no
+ * moving body: the sweeps run the two in lockstep (rigid_solve.c); the
+ * manifold is the entry & VS_RORDER_ID. */
+#define VS_RORDER_PAIR ((int32_t)0x40000000)
+#define VS_RORDER_ID ((int32_t)0x3fffffff)
 
 /* ---- model / state / work ---- */
 

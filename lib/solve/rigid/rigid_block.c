@@ -57,19 +57,16 @@ int vs_rigid_block_prepare(const vs_rcontact *c, int n, double msum, double K[10
   return 1;
 }
 
-/* The inverse of K's rows and columns in S (m of them), by Gauss-Jordan
- * without pivoting (positive definite), into inv (zero outside S); 0 when a
- * pivot is not positive. */
-int vs_rigid_block_inverse(const double Kp[10], int n, unsigned S, double inv[10]) {
-  double K[16];
-  unpack(Kp, n, K);
-  int idx[4], m = 0;
-  for (int i = 0; i < n; i++)
-    if (S >> i & 1) idx[m++] = i;
+/* The inverse of K's rows and columns idx[0..m) by Gauss-Jordan without
+ * pivoting (positive definite), into inv (zero elsewhere); 0 when a pivot
+ * is not positive.  Inlined for each m (the loops unrolled: the same
+ * operations in the same order). */
+static inline __attribute__((always_inline)) int inverse_m(const double Kp[10], const int *idx,
+                                                           const int m, double inv[10]) {
   double a[4][8];
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) {
-      a[i][j] = K[4 * idx[i] + idx[j]];
+      a[i][j] = Kp[vs_block_at(idx[i], idx[j])];
       a[i][4 + j] = i == j ? 1.0 : 0.0;
     }
   for (int p = 0; p < m; p++) {
@@ -96,9 +93,30 @@ int vs_rigid_block_inverse(const double Kp[10], int n, unsigned S, double inv[10
   return 1;
 }
 
+/* The inverse of K's rows and columns in S (vs_rigid_block_inverse). */
+int vs_rigid_block_inverse(const double Kp[10], int n, unsigned S, double inv[10]) {
+  static const int all[4] = {0, 1, 2, 3};
+  int idx[4], m = 0;
+  for (int i = 0; i < n; i++)
+    if (S >> i & 1) idx[m++] = i;
+  switch (m) {
+    case 4:
+      return inverse_m(Kp, all, 4, inv); /* every row of a face */
+    case 3:
+      return inverse_m(Kp, idx, 3, inv);
+    case 2:
+      return inverse_m(Kp, idx, 2, inv);
+    case 1:
+      return inverse_m(Kp, idx, 1, inv);
+    default:
+      return inverse_m(Kp, idx, 0, inv);
+  }
+}
+
 /* Solve A y = r (A: the rows and columns idx[0..m) of K; m <= 4) by
  * Gaussian elimination without pivoting; 0 when a pivot is not positive. */
-static int sub_solve(const double K[16], const int *idx, int m, const double *r, double *y) {
+static inline __attribute__((always_inline)) int sub_solve(const double K[16], const int *idx,
+                                                           int m, const double *r, double *y) {
   double a[4][5];
   for (int i = 0; i < m; i++) {
     for (int j = 0; j < m; j++) a[i][j] = K[4 * idx[i] + idx[j]];
@@ -125,8 +143,10 @@ static int sub_solve(const double K[16], const int *idx, int m, const double *r,
  * impulses to xn and returns how far the conditions are violated (x >= 0
  * on S, w >= 0 elsewhere, w in impulse units w_i / K_ii): <= 0 when S is
  * the solution; INFINITY when S cannot be solved. */
-static double try_set(int n, const double K[16], unsigned mask, unsigned S, const double *b,
-                      const double *x, double *xn) {
+static inline __attribute__((always_inline)) double try_set(const int n, const double K[16],
+                                                            unsigned mask, unsigned S,
+                                                            const double *b, const double *x,
+                                                            double *xn) {
   int idx[4], m = 0;
   double d[4] = {0, 0, 0, 0};
   for (int i = 0; i < 4; i++) xn[i] = x[i];
@@ -169,8 +189,11 @@ static double try_set(int n, const double K[16], unsigned mask, unsigned S, cons
 /* The active sets of four rows, the largest first (then by bits). */
 static const unsigned char sets[16] = {15, 7, 11, 13, 14, 3, 5, 6, 9, 10, 12, 1, 2, 4, 8, 0};
 
-void vs_rigid_block_lcp(int n, const double Kp[10], unsigned mask, const double *b, double *x,
-                        unsigned *aset, double ainv[10]) {
+/* vs_rigid_block_lcp for n rows (inlined for each n: its loops unrolled,
+ * the same operations in the same order). */
+static inline __attribute__((always_inline)) void lcp_n(const int n, const double Kp[10],
+                                                        unsigned mask, const double *b, double *x,
+                                                        unsigned *aset, double ainv[10]) {
   double K[16];
   unpack(Kp, n, K);
   double xn[4], best_x[4] = {0, 0, 0, 0}, best_v = INFINITY;
@@ -207,4 +230,14 @@ void vs_rigid_block_lcp(int n, const double Kp[10], unsigned mask, const double 
     *aset = 0; /* none, until its inverse is there */
     if (best_s && vs_rigid_block_inverse(Kp, n, best_s, ainv)) *aset = best_s;
   }
+}
+
+void vs_rigid_block_lcp(int n, const double Kp[10], unsigned mask, const double *b, double *x,
+                        unsigned *aset, double ainv[10]) {
+  if (n == 4)
+    lcp_n(4, Kp, mask, b, x, aset, ainv);
+  else if (n == 3)
+    lcp_n(3, Kp, mask, b, x, aset, ainv);
+  else
+    lcp_n(2, Kp, mask, b, x, aset, ainv);
 }

@@ -370,7 +370,8 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
       double l = vs_len3(u);
       if (l < 1e-5) continue; /* parallel edges: covered by the face axes */
       {
-        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        static const int next[3] = {1, 2, 0}, prev[3] = {2, 0, 1}; /* (k + 1) % 3, (k + 2) % 3 */
+        const int i1 = next[i], i2 = prev[i], j1 = next[j], j2 = prev[j];
         double est = fabs(vs_dot3(d, u)) - a->h[i1] * C[i2][j] - a->h[i2] * C[i1][j] -
                      b->h[j1] * C[i][j2] - b->h[j2] * C[i][j1];
         if (est < lim * l - tol) continue;

@@ -22,15 +22,26 @@
  * So a run of VS_RORDER_WINDOW consecutive manifolds of the order touches
  * distinct moving bodies wherever the graph allows; the sweep takes two
  * consecutive independent manifolds at a time and runs their rows in
- * lockstep (rigid_solve.c, solve_two), so that the CPU overlaps their
- * dependency chains (the rows of one manifold are one chain through the two
- * bodies' velocities).  The 20-level pyramid's graph (590 manifolds) has a
- * longest chain of 110, so there is room.  The warm starts run in this
- * order too (rigid_solve.c).  The order depends only on this step's manifolds: deterministic, the
- * same on resume and for any thread count.  O(M log r) time, no allocation
- * (the work arrays are sized with the contact buffer). */
+ * lockstep (rigid_solve.c, sweep_two; the pairs are marked here, once per
+ * step: VS_RORDER_PAIR), so that the CPU overlaps their dependency chains
+ * (the rows of one manifold are one chain through the two bodies'
+ * velocities).  The 20-level pyramid's graph (590 manifolds) has a longest
+ * chain of 110, so there is room.  The warm starts run in this order too
+ * (rigid_solve.c).  The order depends only on this step's manifolds:
+ * deterministic, the same on resume and for any thread count.  O(M log r)
+ * time, no allocation (the work arrays are sized with the contact buffer). */
 #include "solve/rigid/rigid.h"
 #include "util/heap.h"
+
+/* Whether manifolds mi and mj share a body of non-zero inverse mass. */
+static int share_body(const vs_rmodel *m, const vs_rwork *w, int32_t mi, int32_t mj) {
+  const vs_rcontact *ci = &w->contacts[w->man[mi]], *cj = &w->contacts[w->man[mj]];
+  int32_t bi[2] = {ci->ia, ci->ib}, bj[2] = {cj->ia, cj->ib};
+  for (int p = 0; p < 2; p++)
+    for (int q = 0; q < 2; q++)
+      if (bi[p] == bj[q] && m->inv_mass[bi[p]] != 0) return 1;
+  return 0;
+}
 
 void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
   const int32_t n = m->n_bodies, nm = w->n_man;
@@ -75,4 +86,15 @@ void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
       if (!vs_rigid_manifold_asleep(m, w, w->sorder[t])) w->sorder[na++] = w->sorder[t];
   }
   w->n_sorder = na;
+  /* the pairs the sweeps run in lockstep, taken greedily in order: a
+   * manifold and the next when they share no moving body (once per step
+   * instead of once per sweep) */
+  for (int32_t t = 0; t + 1 < na;) {
+    if (share_body(m, w, w->sorder[t], w->sorder[t + 1])) {
+      t++;
+    } else {
+      w->sorder[t] |= VS_RORDER_PAIR;
+      t += 2;
+    }
+  }
 }

@@ -100,6 +100,9 @@ static void prepare_patch(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t
   /* the block's matrix is formed when a sweep first needs it (a manifold
    * that never carries a load, a box's side at a gap, never does) */
   P->blk = cnt >= 2 && cnt <= 4 && msum > 0 ? 2 : 0;
+  double sum = 0;
+  for (int32_t k = k0; k < k1; k++) sum += w->contacts[k].pn;
+  P->psum = sum;
 }
 
 void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
