@@ -102,7 +102,13 @@ typedef struct vs_rtree {
   double *rot;           /* (n + 1) x 9: the bodies' rotation matrices at the pose the
                           * joints last read (rigid_joint.c: vs_rigid_prepare_joints,
                           * vs_rjoint_pose); NULL without joints */
+  double *axis;          /* (nj x 3 x VS_RAXIS_CACHE) each joint's axis rows as
+                          * vs_rjoint_axis_rows gives them, for the w->joint they were
+                          * made from (rigid_joint.c); NULL without joints */
+  uint8_t *axis_ok;      /* (nj) bit k: slot k of axis holds the rows of this w->joint */
 } vs_rtree;
+/* An axis row's cache slot: Ja, Jb, Ra, Rb (6 each), its mass. */
+#define VS_RAXIS_CACHE 25
 
 typedef struct vs_rwork {
   int32_t max_contacts;

@@ -430,6 +430,7 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int 
     int in_tree = t->n_tree_joints && t->in_tree[j];
     if (forest_only && !in_tree) continue;
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    w->tree.axis_ok[j] = 0; /* its axis rows are made again from the new jw */
     jctx x;
     context(m, s, w->inv_iw, rot, j, &x);
     x.rows_only = forest_only;
@@ -509,8 +510,8 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
  * so that J_e M^-1 R^T = 0), and changes the row's speed by l / mass with
  * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
  * on a hinge or slider rather than a free body's. */
-void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
-                         double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
+static void axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, double Ja[6],
+                      double Jb[6], double Ra[6], double Rb[6], double *mass) {
   gen g;
   gen_make(m, w, j, 1, 0, NULL, &g);
   vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
@@ -533,6 +534,26 @@ void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int c
   gen_cross(m, w, g.a, Ra, 1, Ja, &k);
   gen_cross(m, w, g.b, Rb, 1, Jb, &k);
   *mass = k > 1e-300 ? 1.0 / k : 0.0;
+}
+
+/* The rows read w->joint alone (and the inverse inertias, fixed in a step):
+ * made once per joint and slot (cone 0 or 1; a soft weld's 2..4 use slots
+ * 0..2) after vs_rigid_prepare_joints, then copied; the warm start and every
+ * sweep read the same rows. */
+void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
+                         double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
+  const vs_rtree *t = &w->tree;
+  int slot = cone >= 2 ? cone - 2 : cone;
+  double *c = &t->axis[((size_t)j * 3 + (size_t)slot) * VS_RAXIS_CACHE];
+  if (!(t->axis_ok[j] & (1u << slot))) {
+    axis_rows(m, w, j, cone, c, c + 6, c + 12, c + 18, c + 24);
+    t->axis_ok[j] |= (uint8_t)(1u << slot);
+  }
+  memcpy(Ja, c, sizeof(double) * 6);
+  memcpy(Jb, c + 6, sizeof(double) * 6);
+  memcpy(Ra, c + 12, sizeof(double) * 6);
+  memcpy(Rb, c + 18, sizeof(double) * 6);
+  *mass = c[24];
 }
 
 void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
