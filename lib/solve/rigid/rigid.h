@@ -280,6 +280,10 @@ VS_RPRIVATE const vs_rjoint_row *vs_rjoint_row_of(int32_t kind);
 /* Rows of a kind's constraint (3 ball, 1 distance, 6 weld, 5 hinge and
  * slider; at most VS_RJOINT_MAX_ROWS). */
 VS_RPRIVATE int vs_rjoint_rows(int32_t kind);
+/* 1: the kind's first three rows are the anchors' ([-+I | ...] on a body) and
+ * its other rows turn alone (no linear part): rigid_tree.c's kernels skip
+ * those zeros. */
+VS_RPRIVATE int vs_rjoint_anchored(int32_t kind);
 /* Joint j's rows x 6 Jacobian block on its body at end 0 (a) or 1 (b), from
  * this substep's anchors (vs_rigid_prepare_joints). */
 VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end,

@@ -309,6 +309,7 @@ static void slider_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e
 
 struct vs_rjoint_row {
   int rows;
+  int anchored; /* vs_rjoint_anchored */
   /* the kind's row data in jw[6..] from the pose (x) */
   void (*prepare)(const vs_rmodel *m, int32_t j, const jctx *x, double *jw);
   /* The sequential rows of a kind whose rows are impulses at the anchors
@@ -327,9 +328,12 @@ struct vs_rjoint_row {
 };
 
 enum { ball_rows = 3, distance_rows = 1, weld_rows = 6, hinge_rows = 5, slider_rows = 5 };
+/* the Jacobian's shape (vs_rjoint_anchored): the anchor rows, then turns */
+enum { ball_anchored = 1, distance_anchored = 0, weld_anchored = 1, hinge_anchored = 1,
+       slider_anchored = 0 };
 #define JOINT_ROW_(ID, name)                                                                    \
-  [VS_JOINT_##ID] = {name##_rows,    name##_prepare,  name##_impulse, name##_solve,            \
-                     name##_project, name##_jacobian, name##_error},
+  [VS_JOINT_##ID] = {name##_rows,    name##_anchored, name##_prepare, name##_impulse,          \
+                     name##_solve,   name##_project,  name##_jacobian, name##_error},
 static const vs_rjoint_row rows_table[VS_JOINT_KIND_COUNT] = {VS_JOINT_KINDS(JOINT_ROW_)};
 #undef JOINT_ROW_
 _Static_assert(ball_rows <= 3 && distance_rows <= 3, "fast rows: joint_impulse holds 3");
@@ -342,6 +346,8 @@ const vs_rjoint_row *vs_rjoint_row_of(int32_t kind) {
 }
 
 int vs_rjoint_rows(int32_t kind) { return rows_table[kind].rows; }
+
+int vs_rjoint_anchored(int32_t kind) { return rows_table[kind].anchored; }
 
 void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end, double *J) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];

@@ -306,6 +306,59 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
   }
 }
 
+/* The factor's products for an anchored joint (vs_rjoint_anchored: its
+ * rows J are [sg I | A] over the anchors, [0 | A] after): each sum is
+ * mul_dj's, mul_nn's or mul_tn's with the products of J's exact zeros left
+ * out and the others in the same order from +0 (a sum from +0 is never -0,
+ * so adding a zero to it changes no bit): the same bits, about half the
+ * products. */
+
+/* Body k under the joint p (dp rows J): L = D J^T (6 x dp), Dp -= J L. */
+static inline __attribute__((always_inline)) void body_edge(const double *D, const double *J,
+                                                            int dp, double *L, double *Dp) {
+  for (int c = 0; c < dp; c++) {
+    const double *Jc = &J[c * 6];
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    if (c < 3)
+      for (int i = 0; i < 6; i++) sum[i] += D[c * 6 + i] * Jc[c];
+    for (int q = 3; q < 6; q++)
+      for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
+    for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
+  }
+  for (int i = 0; i < dp; i++) {
+    const double *Ji = &J[i * 6];
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    if (i < 3)
+      for (int j = 0; j < dp; j++) sum[j] += Ji[i] * L[i * dp + j];
+    for (int q = 3; q < 6; q++)
+      for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
+    for (int j = 0; j < dp; j++) Dp[i * dp + j] -= sum[j];
+  }
+}
+
+/* The joint k (dk rows J, pivot D) under the body p: L = D J (dk x 6),
+ * Dp -= J^T L (6 x 6). */
+static inline __attribute__((always_inline)) void joint_edge(const double *D, const double *J,
+                                                             int dk, double *L, double *Dp) {
+  for (int i = 0; i < dk; i++) {
+    const double *Di = &D[i * dk];
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int c = 0; c < 3; c++) sum[c] += Di[c] * J[c * 6 + c];
+    for (int q = 0; q < dk; q++)
+      for (int c = 3; c < 6; c++) sum[c] += Di[q] * J[q * 6 + c];
+    for (int c = 0; c < 6; c++) L[i * 6 + c] = sum[c];
+  }
+  for (int i = 0; i < 6; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    if (i < 3)
+      for (int j = 0; j < 6; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
+    else
+      for (int q = 0; q < dk; q++)
+        for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
+    for (int j = 0; j < 6; j++) Dp[i * 6 + j] -= sum[j];
+  }
+}
+
 void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
@@ -354,7 +407,20 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   mul_nn(D, J, DK, DK, 6, L);                \
   mul_tn(J, L, DK, 6, 6, tmp);               \
   for (int i = 0; i < 36; i++) Dp[i] -= tmp[i];
-    if (t->kind[k] == NODE_BODY) {
+    int anchored = vs_rjoint_anchored(m->joint_kind[t->id[t->kind[k] == NODE_JOINT ? k : p]]);
+    if (anchored && t->kind[k] == NODE_BODY) {
+      switch (dp) {
+      case 3: body_edge(D, J, 3, L, Dp); break;
+      case 5: body_edge(D, J, 5, L, Dp); break;
+      default: body_edge(D, J, 6, L, Dp); break;
+      }
+    } else if (anchored) {
+      switch (dk) {
+      case 3: joint_edge(D, J, 3, L, Dp); break;
+      case 5: joint_edge(D, J, 5, L, Dp); break;
+      default: joint_edge(D, J, 6, L, Dp); break;
+      }
+    } else if (t->kind[k] == NODE_BODY) {
       if (dp == 3) { BODY_(3) }
       else if (dp == 1) { BODY_(1) }
       else if (dp == 5) { BODY_(5) }
