@@ -339,7 +339,10 @@ VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs
  * (its impulses added to s->joint_impulse). */
 VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* The displacement that closes the tree joints' position errors (first order). */
-VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* posed: w->tree.rot already holds the pose of s (vs_rigid_prepare_joints
+ * and nothing moved since). */
+VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                        int posed);
 
 /* ---- kinematic bodies (rigid_kinematic.c) ---- */
 /* Before a step from time t0 to t1 (and before the particle coupling): each

@@ -186,7 +186,8 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       vs_rigid_project_limits(m, s, w, 0);
       vs_rigid_prepare_joints(m, s, w, 1);
       vs_rigid_tree_factor(m, s, w);
-      for (int pass = 0; pass < TREE_POSITION_PASSES; pass++) vs_rigid_tree_position(m, s, w);
+      for (int pass = 0; pass < TREE_POSITION_PASSES; pass++)
+        vs_rigid_tree_position(m, s, w, pass == 0);
     }
     int loops = m->n_joints > w->tree.n_tree_joints; /* joints that close loops */
     for (int32_t it = 0; it < (loops ? st->iterations : 0); it++) vs_rigid_project_joints(m, s, w);

@@ -555,10 +555,10 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
-  vs_rjoint_pose(m, s, w);
+  if (!posed) vs_rjoint_pose(m, s, w);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
