@@ -340,9 +340,10 @@ VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs
 VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* The displacement that closes the tree joints' position errors (first order). */
 /* posed: w->tree.rot already holds the pose of s (vs_rigid_prepare_joints
- * and nothing moved since). */
-VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
-                                        int posed);
+ * and nothing moved since).  Nothing moves, and 0 is returned, when no
+ * error row exceeds tol in magnitude (m or rad); else 1. */
+VS_RPRIVATE int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
+                                       double tol);
 
 /* ---- kinematic bodies (rigid_kinematic.c) ---- */
 /* Before a step from time t0 to t1 (and before the particle coupling): each

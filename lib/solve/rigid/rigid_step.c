@@ -118,6 +118,10 @@ static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, d
  * from horizontal came apart after 5 s with one and holds with two (make
  * bench-rigid, chain_swing). */
 #define TREE_POSITION_PASSES 2
+/* A pass runs only while some error row of the forest is above this (m or
+ * rad): 0, a pass that would close errors already zero (a chain at rest:
+ * it would move nothing). */
+#define TREE_POSITION_TOL 0.0
 void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   int32_t n = m->n_bodies;
   const vs_rsettings *st = &m->set;
@@ -187,7 +191,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       vs_rigid_prepare_joints(m, s, w, 1);
       vs_rigid_tree_factor(m, s, w);
       for (int pass = 0; pass < TREE_POSITION_PASSES; pass++)
-        vs_rigid_tree_position(m, s, w, pass == 0);
+        if (!vs_rigid_tree_position(m, s, w, pass == 0, TREE_POSITION_TOL)) break;
     }
     int loops = m->n_joints > w->tree.n_tree_joints; /* joints that close loops */
     for (int32_t it = 0; it < (loops ? st->iterations : 0); it++) vs_rigid_project_joints(m, s, w);

@@ -32,6 +32,7 @@
  * Nodes are blocks: a body 6 (linear, angular; M = diag(m, I_world)), a
  * joint its rows (ball 3, distance 1, hinge and slider 5, weld 6).  Everything is in a fixed order, so the
  * results have the same bits for any thread count. */
+#include <math.h>
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
@@ -555,18 +556,24 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed) {
+int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
+                           double tol) {
   vs_rtree *t = &w->tree;
-  if (t->n_nodes == 0) return;
+  if (t->n_nodes == 0) return 0;
   if (!posed) vs_rjoint_pose(m, s, w);
+  int above = 0; /* an error row past tol: a decision from the state alone */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
     if (t->kind[k] != NODE_JOINT) continue;
     double e[VS_RJOINT_MAX_ROWS];
     vs_rjoint_error(m, s, w, t->id[k], e);
-    for (int q = 0; q < t->dim[k]; q++) y[q] = -e[q];
+    for (int q = 0; q < t->dim[k]; q++) {
+      y[q] = -e[q];
+      above |= !(fabs(e[q]) <= tol); /* NaN too: the solve then shows it */
+    }
   }
+  if (!above) return 0;
   tree_solve(t);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     if (t->kind[k] != NODE_BODY) continue;
@@ -575,4 +582,5 @@ void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int p
     for (int q = 0; q < 3; q++) s->x[3 * b + q] += y[q];
     vs_quat_integrate(&s->q[4 * b], y + 3, 1.0);
   }
+  return 1;
 }
