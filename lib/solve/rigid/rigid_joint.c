@@ -515,45 +515,56 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
  * equality rows' reaction, R = J_r + lam J_e with lam = -K_e^-1 J_e M^-1 J_r^T,
  * so that J_e M^-1 R^T = 0), and changes the row's speed by l / mass with
  * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
- * on a hinge or slider rather than a free body's. */
-static void axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone, double Ja[6],
-                      double Jb[6], double Ra[6], double Rb[6], double *mass) {
-  gen g;
-  gen_make(m, w, j, 1, 0, NULL, &g);
+ * on a hinge or slider rather than a free body's.  g: the equality rows (gen_make
+ * with their K^-1). */
+static void axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const gen *g, int cone,
+                      double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
   vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
   double c[GEN_MAX] = {0}, lam[GEN_MAX];
-  gen_cross(m, w, g.a, g.Ja, g.d, Ja, c);
-  gen_cross(m, w, g.b, g.Jb, g.d, Jb, c);
-  for (int r = 0; r < g.d; r++) {
+  gen_cross(m, w, g->a, g->Ja, g->d, Ja, c);
+  gen_cross(m, w, g->b, g->Jb, g->d, Jb, c);
+  for (int r = 0; r < g->d; r++) {
     double l = 0;
-    for (int q = 0; q < g.d; q++) l -= g.Ki[r * g.d + q] * c[q];
+    for (int q = 0; q < g->d; q++) l -= g->Ki[r * g->d + q] * c[q];
     lam[r] = l;
   }
   memcpy(Ra, Ja, sizeof(double) * 6);
   memcpy(Rb, Jb, sizeof(double) * 6);
-  for (int r = 0; r < g.d; r++)
+  for (int r = 0; r < g->d; r++)
     for (int q = 0; q < 6; q++) {
-      Ra[q] += lam[r] * g.Ja[r * 6 + q];
-      Rb[q] += lam[r] * g.Jb[r * 6 + q];
+      Ra[q] += lam[r] * g->Ja[r * 6 + q];
+      Rb[q] += lam[r] * g->Jb[r * 6 + q];
     }
   double k = 0;
-  gen_cross(m, w, g.a, Ra, 1, Ja, &k);
-  gen_cross(m, w, g.b, Rb, 1, Jb, &k);
+  gen_cross(m, w, g->a, Ra, 1, Ja, &k);
+  gen_cross(m, w, g->b, Rb, 1, Jb, &k);
   *mass = k > 1e-300 ? 1.0 / k : 0.0;
 }
 
 /* The rows read w->joint alone (and the inverse inertias, fixed in a step):
  * made once per joint and slot (cone 0 or 1; a soft weld's 2..4 use slots
  * 0..2) after vs_rigid_prepare_joints, then copied; the warm start and every
- * sweep read the same rows. */
+ * sweep read the same rows.  The slot asked for first makes them all (the
+ * joint's own rows and their K^-1 are the same for each). */
 void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
                          double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
   const vs_rtree *t = &w->tree;
   int slot = cone >= 2 ? cone - 2 : cone;
   double *c = &t->axis[((size_t)j * 3 + (size_t)slot) * VS_RAXIS_CACHE];
   if (!(t->axis_ok[j] & (1u << slot))) {
-    axis_rows(m, w, j, cone, c, c + 6, c + 12, c + 18, c + 24);
-    t->axis_ok[j] |= (uint8_t)(1u << slot);
+    int32_t flags = m->joint_flags[j];
+    gen g;
+    gen_make(m, w, j, 1, 0, NULL, &g);
+    for (int k = 0; k < 5; k++) { /* the cones this joint's rows ask for (rigid_joint_axis.c) */
+      int used = flags & VS_RJOINT_SOFT ? k >= 2
+                 : k == 1                ? (flags & VS_RJOINT_CONE) != 0
+                                         : k == 0 && (flags & ~VS_RJOINT_CONE) != 0;
+      if (!used && k != cone) continue;
+      int sl = k >= 2 ? k - 2 : k;
+      double *ck = &t->axis[((size_t)j * 3 + (size_t)sl) * VS_RAXIS_CACHE];
+      axis_rows(m, w, j, &g, k, ck, ck + 6, ck + 12, ck + 18, ck + 24);
+      t->axis_ok[j] |= (uint8_t)(1u << sl);
+    }
   }
   memcpy(Ja, c, sizeof(double) * 6);
   memcpy(Jb, c + 6, sizeof(double) * 6);
