@@ -505,9 +505,15 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
     vs_rjoint_axis_row(m, w, j, which[i], &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
   if (!mass) return;
   double K[GEN_MAX * GEN_MAX] = {0};
-  gen_mass(m, w, g->a, g->Ja, g->d, K);
-  gen_mass(m, w, g->b, g->Jb, g->d, K);
-  sym_inverse(K, g->d, g->Ki);
+  /* at the size as a constant (1..6 rows): unrolled, the same operations */
+#define GEN_MASS_(D) \
+  gen_mass(m, w, g->a, g->Ja, D, K), gen_mass(m, w, g->b, g->Jb, D, K); \
+  sym_inverse(K, D, g->Ki); break;
+  switch (g->d) {
+  case 1: GEN_MASS_(1) case 2: GEN_MASS_(2) case 3: GEN_MASS_(3) case 4: GEN_MASS_(4)
+  case 5: GEN_MASS_(5) case 6: GEN_MASS_(6) default: GEN_MASS_(g->d)
+  }
+#undef GEN_MASS_
 }
 
 /* The axis row of joint j as it acts with the joint's own equality rows
@@ -677,7 +683,7 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
   row->prepare(m, j, &x, jw);
   if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
-  int which[2];
+  int which[2] = {0, 0};
   double by[2];
   int nlim = limits ? passed_limits(m, j, jw, which, by) : 0;
   if (!nlim && only_limits) {
