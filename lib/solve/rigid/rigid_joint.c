@@ -237,7 +237,9 @@ static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *
   /* d/dt (n . axb) = (wb - wa) . (axb x n) */
   vs_cross3(axb, n1, jw + VS_RJW_U1);
   vs_cross3(axb, n2, jw + VS_RJW_U2);
-  if (!x->rows_only) jw[VS_RJW_POS] = hinge_angle(m, j, x); /* the limit's, motor's, spring's */
+  /* the angle: read by the limit's, motor's and spring's rows alone */
+  if (!x->rows_only && (m->joint_flags[j] & (VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | VS_RJOINT_SPRING)))
+    jw[VS_RJW_POS] = hinge_angle(m, j, x);
 }
 static void hinge_jacobian(const double *jw, int end, double *J) {
   double sg = end ? 1.0 : -1.0;
