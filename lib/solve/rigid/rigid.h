@@ -106,6 +106,8 @@ typedef struct vs_rtree {
                           * vs_rjoint_axis_rows gives them, for the w->joint they were
                           * made from (rigid_joint.c); NULL without joints */
   uint8_t *axis_ok;      /* (nj) bit k: slot k of axis holds the rows of this w->joint */
+  double *normals;       /* (nj x 6) the two normals of each joint's axis in a's frame
+                          * (rigid_joint.c: vs_rjoint_normals); NULL without joints */
 } vs_rtree;
 /* An axis row's cache slot: Ja, Jb, Ra, Rb (6 each), its mass. */
 #define VS_RAXIS_CACHE 25
@@ -280,6 +282,9 @@ VS_RPRIVATE const vs_rjoint_row *vs_rjoint_row_of(int32_t kind);
 /* Rows of a kind's constraint (3 ball, 1 distance, 6 weld, 5 hinge and
  * slider; at most VS_RJOINT_MAX_ROWS). */
 VS_RPRIVATE int vs_rjoint_rows(int32_t kind);
+/* The two unit normals p[0..2], p[3..5] of joint j's axis in a's frame
+ * (constant: made once, vs_rigid_tree_build). */
+VS_RPRIVATE void vs_rjoint_normals(const vs_rmodel *m, int32_t j, double p[6]);
 /* 1: the kind's first three rows are the anchors' ([-+I | ...] on a body) and
  * its other rows turn alone (no linear part): rigid_tree.c's kernels skip
  * those zeros. */

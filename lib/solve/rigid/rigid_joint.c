@@ -175,12 +175,17 @@ static void normals(const double u[3], double p1[3], double p2[3]) {
 /* Joint j's axis in the world from a's frame, and a's normals of it. */
 static void axis_frame(const vs_rmodel *m, int32_t j, const jctx *x, double ax[3], double n1[3],
                        double n2[3]) {
-  double p1[3], p2[3];
+  double p[6];
   const double *al = &m->joint_axis[6 * j], *R = x->Ra;
-  normals(al, p1, p2);
+  if (x->pn) memcpy(p, x->pn, sizeof p);
+  else normals(al, p, p + 3);
   vs_mat3_mul(R, al, ax);
-  vs_mat3_mul(R, p1, n1);
-  vs_mat3_mul(R, p2, n2);
+  vs_mat3_mul(R, p, n1);
+  vs_mat3_mul(R, p + 3, n2);
+}
+
+void vs_rjoint_normals(const vs_rmodel *m, int32_t j, double p[6]) {
+  normals(&m->joint_axis[6 * j], p, p + 3);
 }
 
 /* Angle of b about the hinge axis from the initial pose, rad in (-2 pi, 2 pi]:
@@ -366,9 +371,10 @@ static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_r
 }
 
 /* Anchors and gap of joint j at the current pose; rot: the pose's rotation
- * matrices (pose_rotations), or NULL to convert the two orientations here. */
+ * matrices (pose_rotations), or NULL to convert the two orientations here;
+ * nrm: the joints' axis normals (w->tree.normals), or NULL to make them. */
 static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw,
-                    const double *rot, int32_t j, jctx *x) {
+                    const double *rot, const double *nrm, int32_t j, jctx *x) {
   int32_t n = m->n_bodies, a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = n;
   if (rot) {
@@ -387,6 +393,7 @@ static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw
   x->qa = &s->q[4 * a];
   x->qb = &s->q[4 * b];
   x->rows_only = 0;
+  x->pn = nrm ? &nrm[6 * (size_t)j] : NULL; /* nrm: w->tree.normals */
 }
 
 void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
@@ -396,7 +403,7 @@ void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
 void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
                      double *e) {
   jctx x;
-  context(m, s, w->inv_iw, w->tree.rot, j, &x);
+  context(m, s, w->inv_iw, w->tree.rot, w->tree.normals, j, &x);
   rows_table[m->joint_kind[j]].error(m, j, &x, e);
 }
 
@@ -440,7 +447,7 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int 
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     w->tree.axis_ok[j] = 0; /* its axis rows are made again from the new jw */
     jctx x;
-    context(m, s, w->inv_iw, rot, j, &x);
+    context(m, s, w->inv_iw, rot, w->tree.normals, j, &x);
     x.rows_only = forest_only;
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
@@ -679,7 +686,7 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], keep[VS_RJOINT_WORK];
   memcpy(keep, jw, sizeof keep);
   jctx x;
-  context(m, s, w->inv_iw, NULL, j, &x);
+  context(m, s, w->inv_iw, NULL, w->tree.normals, j, &x);
   memcpy(jw, x.ra, sizeof x.ra);
   memcpy(jw + 3, x.rb, sizeof x.rb);
   const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
@@ -724,7 +731,7 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     jctx x;
-    context(m, s, w->inv_iw, NULL, j, &x);
+    context(m, s, w->inv_iw, NULL, w->tree.normals, j, &x);
     double P[3];
     row->project(m, j, &x, P);
     shift_body(m, s, w, a, x.ra, P, -1.0);
@@ -752,7 +759,7 @@ static double past(double pos, double lo, double hi) {
 void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
                       double *turn) {
   jctx x;
-  context(m, s, NULL, NULL, j, &x);
+  context(m, s, NULL, NULL, NULL, j, &x);
   double e[VS_RJOINT_MAX_ROWS] = {0};
   int32_t flags = m->joint_flags[j];
   const double *lim = &m->joint_limit[2 * j];

@@ -21,6 +21,7 @@ typedef struct jctx {
   const double *qa, *qb; /* orientations (the world slot: identity) */
   const double *Ra, *Rb; /* their rotation matrices (vs_quat_to_mat) */
   double rbuf[18];       /* where they are when not from the pose's cache */
+  const double *pn;      /* the joint's axis normals in a's frame (w->tree.normals), or NULL */
   int rows_only;         /* 1: prepare the Jacobian's data alone (not the limits' positions) */
 } jctx;
 

@@ -75,11 +75,13 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->rot = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   t->axis = vs_calloc(3 * VS_RAXIS_CACHE * (size_t)nj, sizeof(double));
   t->axis_ok = vs_calloc((size_t)nj, sizeof(uint8_t));
+  t->normals = vs_calloc(6 * (size_t)nj, sizeof(double));
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
       !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot ||
-      !t->axis || !t->axis_ok)
+      !t->axis || !t->axis_ok || !t->normals)
     goto out;
+  for (int32_t j = 0; j < nj; j++) vs_rjoint_normals(m, j, &t->normals[6 * (size_t)j]);
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
   /* the forest, joints in index order */
   int32_t nn = 0, n_tree = 0;
@@ -190,6 +192,7 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->rot);
   vs_free(t->axis);
   vs_free(t->axis_ok);
+  vs_free(t->normals);
   memset(t, 0, sizeof *t);
 }
 
@@ -197,7 +200,7 @@ uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
   return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6)) +
-         8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE);
+         8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
