@@ -106,6 +106,8 @@ typedef struct vs_rtree {
                           * vs_rjoint_axis_rows gives them, for the w->joint they were
                           * made from (rigid_joint.c); NULL without joints */
   uint8_t *axis_ok;      /* (nj) bit k: slot k of axis holds the rows of this w->joint */
+  double *fpose;         /* (nodes x 7) a body node's x and q at the last factorisation */
+  int32_t fvalid;        /* 1: dinv and lblk are the factor of the pose in fpose */
   double *normals;       /* (nj x 6) the two normals of each joint's axis in a's frame
                           * (rigid_joint.c: vs_rjoint_normals); NULL without joints */
 } vs_rtree;

@@ -76,10 +76,11 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->axis = vs_calloc(3 * VS_RAXIS_CACHE * (size_t)nj, sizeof(double));
   t->axis_ok = vs_calloc((size_t)nj, sizeof(uint8_t));
   t->normals = vs_calloc(6 * (size_t)nj, sizeof(double));
+  t->fpose = vs_calloc(7 * cap, sizeof(double));
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
-      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot ||
-      !t->axis || !t->axis_ok || !t->normals)
+      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot || !t->axis ||
+      !t->axis_ok || !t->normals || !t->fpose)
     goto out;
   for (int32_t j = 0; j < nj; j++) vs_rjoint_normals(m, j, &t->normals[6 * (size_t)j]);
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
@@ -193,13 +194,14 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->axis);
   vs_free(t->axis_ok);
   vs_free(t->normals);
+  vs_free(t->fpose);
   memset(t, 0, sizeof *t);
 }
 
 uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
-  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6)) +
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6 + 7)) +
          8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
@@ -363,9 +365,40 @@ static inline __attribute__((always_inline)) void joint_edge(const double *D, co
   }
 }
 
+/* Whether the tree's bodies are where they were at the last factorisation,
+ * bit for bit (a chain at rest, bodies asleep), and no tree joint has a
+ * kinematic end: the factor reads those poses alone (through the rotations
+ * and the joints' rows made from them; the ground's do not move, and the
+ * masses are constant), so it would be the same to the bit.  Else the poses
+ * are kept for the next call.  A fresh run (a --resume) factors once more:
+ * the same bits either way. */
+static int same_pose(const vs_rmodel *m, const vs_rstate *s, vs_rtree *t) {
+  int same = t->fvalid;
+  for (int32_t k = 0; k < t->n_nodes && same; k++) {
+    if (t->kind[k] != NODE_BODY) { /* a kinematic end: ground that moves (not kept here) */
+      int32_t j = t->id[k], a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+      same = !(a >= 0 && vs_rmodel_kinematic(m, a)) && !(b >= 0 && vs_rmodel_kinematic(m, b));
+      continue;
+    }
+    int32_t b = t->id[k];
+    const double *f = &t->fpose[7 * (size_t)k];
+    same = !memcmp(f, &s->x[3 * b], sizeof(double) * 3) &&
+           !memcmp(f + 3, &s->q[4 * b], sizeof(double) * 4);
+  }
+  if (same) return 1;
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    if (t->kind[k] != NODE_BODY) continue;
+    int32_t b = t->id[k];
+    memcpy(&t->fpose[7 * (size_t)k], &s->x[3 * b], sizeof(double) * 3);
+    memcpy(&t->fpose[7 * (size_t)k + 3], &s->q[4 * b], sizeof(double) * 4);
+  }
+  t->fvalid = 1;
+  return 0;
+}
+
 void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
-  if (t->n_nodes == 0) return;
+  if (t->n_nodes == 0 || same_pose(m, s, t)) return;
   /* diagonal blocks: M for bodies, 0 for joints (kept in dinv until inverted) */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *D = &t->dinv[36 * (size_t)k];
