@@ -89,6 +89,7 @@ typedef struct vs_rpatch {
  * a joint's rows (ball 3, distance 1, hinge and slider 5, weld 6). */
 typedef struct vs_rtree {
   int32_t n_tree_joints; /* joints solved here; the others by sequential rows */
+  int32_t n_tree_axes;   /* of them, joints with axis rows (joint_flags: limits, cone...) */
   int32_t n_nodes;
   uint8_t *in_tree;      /* (nj) 1: joint j is solved here */
   int8_t *kind;          /* (nodes) 0 body, 1 joint */
@@ -344,7 +345,8 @@ VS_RPRIVATE uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj);
 VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
 /* The velocity change that makes every tree joint's anchors move together
  * (its impulses added to s->joint_impulse). */
-VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                        int first);
 /* The displacement that closes the tree joints' position errors (first order). */
 /* posed: w->tree.rot already holds the pose of s (vs_rigid_prepare_joints
  * and nothing moved since).  Nothing moves, and 0 is returned, when no

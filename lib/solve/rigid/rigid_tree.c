@@ -94,6 +94,7 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
     up[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     t->in_tree[j] = 1;
     n_tree++;
+    t->n_tree_axes += m->joint_flags[j] != 0;
   }
   t->n_tree_joints = n_tree;
   if (n_tree == 0) {
@@ -561,9 +562,15 @@ static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
   return b >= 0 && (m->inv_mass[b] != 0 || vs_rmodel_kinematic(m, b)) ? x : NULL;
 }
 
-void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int first) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
+  /* After the substep's first sweep, with no other rows in the sweeps (no
+   * contacts, no loop joints, no axis rows), nothing has moved the forest's
+   * velocities since its last solve, which left J v = 0 up to rounding and
+   * the change of the rows' pose since the factorisation (the last position
+   * pass's correction): the solve is skipped. */
+  if (!first && w->n_man == 0 && m->n_joints == t->n_tree_joints && t->n_tree_axes == 0) return;
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
