@@ -542,7 +542,8 @@ END_TEST
 /* A chain alone (no contacts, no loops, no limits: the forest's velocity
  * solve after a substep's first sweep is skipped, its position passes stop
  * at their tolerance): the same bits on 1 and 3 threads, with jacobi
- * colours too, and across --resume. */
+ * colours too, and across --resume; and one hanging at rest (its factor
+ * kept while its pose stays). */
 START_TEST(forest_chain_bitwise_across_threads_and_resume) {
   char *y = forest_chain(8, 10.0, 0, 0);
   char *scene = cu_in_dir("c.yaml");
@@ -558,6 +559,19 @@ START_TEST(forest_chain_bitwise_across_threads_and_resume) {
   CU_EXPECT_CODE(p, 0);
   cu_free(&p);
   cu_expect_equal("t1.h5", "r.h5");
+  /* hanging at rest: the factor of an unchanged pose is kept, and made
+   * again after a resume */
+  char *rest = forest_chain(8, 10.0, 0, 1);
+  cu_write(scene, rest);
+  cu_run_ok("c.yaml", "h1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("c.yaml", "h3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("h1.h5", "h3.h5");
+  cu_run_ok("c.yaml", "hr.h5", "--frames", "17", NULL, NULL);
+  p = cu_vsim(tu_dir(), "run", "--resume", "hr.h5", "--frames", "60", "-q", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_expect_equal("h1.h5", "hr.h5");
+  free(rest);
   free(scene);
   free(y);
 }
