@@ -406,6 +406,85 @@ START_TEST(soft_weld_is_a_spring_of_its_frequency) {
 }
 END_TEST
 
+/* ---- the forest's position passes ------------------------------------------- */
+
+/* A chain of n boxes (0.1 x 0.3 x 0.1 m, pitch 0.4 m) on ball joints, or
+ * hinges about z, hung from the world at the origin, the last end_mass kg:
+ * along +x (released from horizontal) or straight down (at rest). */
+static char *forest_chain(int n, double end_mass, int hinges, int down) {
+  char *y = malloc(16384);
+  ck_assert_ptr_nonnull(y);
+  int k = snprintf(y, 16384, "time: {dt: 1/60, frames: 60}\nbodies:\n");
+  for (int i = 0; i < n; i++)
+    k += snprintf(y + k, 16384 - (size_t)k,
+                  "  - rigid: {name: l%d, size: [%s], position: [%.17g, %.17g, 0], mass: %g}\n", i,
+                  down ? "0.1, 0.3, 0.1" : "0.3, 0.1, 0.1", down ? 0.0 : 0.2 + 0.4 * i,
+                  down ? -0.2 - 0.4 * i : 0.0, i == n - 1 ? end_mass : 1.0);
+  k += snprintf(y + k, 16384 - (size_t)k, "constraints:\n");
+  for (int i = 0; i < n; i++) {
+    char b[16] = "world";
+    if (i) snprintf(b, sizeof b, "l%d", i - 1);
+    k += snprintf(y + k, 16384 - (size_t)k, "  - %s: {a: l%d, b: %s, at: [%.17g, %.17g, 0]%s}\n",
+                  hinges ? "hinge" : "ball", i, b, down ? 0.0 : 0.4 * i, down ? -0.4 * i : 0.0,
+                  hinges ? ", axis: [0, 0, 1]" : "");
+  }
+  return y;
+}
+
+/* Released from horizontal, a 12-link chain with a 20:1 end mass swings for
+ * 3 s: its position passes close every joint to their tolerance (1e-9 m or
+ * rad per error row, docs/physics.md), so the anchors' largest gap at the
+ * frames stays within sqrt(3) 1e-9 m (hinges: their axes within 1e-9 rad
+ * too), with margin 3; and it does swing (the end passes below -3 m). */
+START_TEST(forest_chain_closes_its_joints_to_the_tolerance) {
+  for (int hinges = 0; hinges < 2; hinges++) {
+    char *y = forest_chain(12, 20.0, hinges, 0);
+    tu_sim r = tu_sim_new(y);
+    ck_assert_int_eq(r.m->n_rjoints, 12);
+    double gap = 0, turn_ = 0, lowest = 0;
+    for (int f = 0; f < 180; f++) {
+      tu_sim_steps(&r, 1);
+      vs_observables o;
+      vs_observe(r.m, r.s, &o, NULL);
+      gap = fmax(gap, o.joint_error_max);
+      turn_ = fmax(turn_, o.joint_angle_error_max);
+      lowest = fmin(lowest, r.s->rx[3 * 11 + 1]);
+    }
+    ck_assert_msg(gap < 3.0 * sqrt(3.0) * 1e-9, "%s: largest gap %g m", hinges ? "hinges" : "balls",
+                  gap);
+    ck_assert_msg(turn_ < 3e-9, "%s: largest axis turn %g rad", hinges ? "hinges" : "balls", turn_);
+    ck_assert_msg(lowest < -3.0, "the chain did not swing down (end at %g m)", lowest);
+    tu_sim_free(&r);
+    free(y);
+  }
+}
+END_TEST
+
+/* Hanging straight down at rest (30 links, 50:1 end mass): the joints'
+ * errors are zero to rounding, so the position passes move nothing and the
+ * velocity solve holds gravity: after 2 s no body has moved by 1e-12 m or
+ * turned, and the joints' gaps are below 1e-12 m. */
+START_TEST(forest_chain_at_rest_stays_at_rest) {
+  char *y = forest_chain(30, 50.0, 0, 1);
+  tu_sim r = tu_sim_new(y);
+  double x0[90];
+  memcpy(x0, r.s->rx, sizeof x0);
+  tu_sim_steps(&r, 120);
+  double moved = 0, turned = 0;
+  for (int i = 0; i < 30; i++) {
+    for (int k = 0; k < 3; k++) moved = fmax(moved, fabs(r.s->rx[3 * i + k] - x0[3 * i + k]));
+    for (int k = 1; k < 4; k++) turned = fmax(turned, fabs(r.s->rq[4 * i + k]));
+  }
+  vs_observables o;
+  vs_observe(r.m, r.s, &o, NULL);
+  ck_assert_msg(moved < 1e-12, "a link moved by %g m", moved);
+  ck_assert_msg(turned < 1e-12, "a link turned (quaternion part %g)", turned);
+  ck_assert_msg(o.joint_error_max < 1e-12, "largest gap %g m", o.joint_error_max);
+  tu_sim_free(&r);
+  free(y);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 /* Hinges in a chain with a limit, a spring and a motor, a slider, a weld,
@@ -457,6 +536,44 @@ START_TEST(joints_bitwise_across_threads_and_resume) {
   CU_EXPECT_CODE(p, 1);
   cu_free(&p);
   free(scene);
+}
+END_TEST
+
+/* A chain alone (no contacts, no loops, no limits: the forest's velocity
+ * solve after a substep's first sweep is skipped, its position passes stop
+ * at their tolerance): the same bits on 1 and 3 threads, with jacobi
+ * colours too, and across --resume; and one hanging at rest (its factor
+ * kept while its pose stays). */
+START_TEST(forest_chain_bitwise_across_threads_and_resume) {
+  char *y = forest_chain(8, 10.0, 0, 0);
+  char *scene = cu_in_dir("c.yaml");
+  cu_write(scene, y);
+  cu_run_ok("c.yaml", "t1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("c.yaml", "t3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("t1.h5", "t3.h5");
+  cu_run_ok("c.yaml", "j1.h5", "--threads", "1", "--set", "solver.relaxation=jacobi");
+  cu_run_ok("c.yaml", "j3.h5", "--threads", "3", "--set", "solver.relaxation=jacobi");
+  cu_expect_equal("j1.h5", "j3.h5");
+  cu_run_ok("c.yaml", "r.h5", "--frames", "23", NULL, NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "60", "-q", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_expect_equal("t1.h5", "r.h5");
+  /* hanging at rest: the factor of an unchanged pose is kept, and made
+   * again after a resume */
+  char *rest = forest_chain(8, 10.0, 0, 1);
+  cu_write(scene, rest);
+  cu_run_ok("c.yaml", "h1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok("c.yaml", "h3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("h1.h5", "h3.h5");
+  cu_run_ok("c.yaml", "hr.h5", "--frames", "17", NULL, NULL);
+  p = cu_vsim(tu_dir(), "run", "--resume", "hr.h5", "--frames", "60", "-q", (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_expect_equal("h1.h5", "hr.h5");
+  free(rest);
+  free(scene);
+  free(y);
 }
 END_TEST
 
@@ -548,11 +665,14 @@ static Suite *suite(void) {
   tcase_add_test(tc, slider_motor_and_limits);
   tcase_add_test(tc, weld_makes_two_boxes_one);
   tcase_add_test(tc, soft_weld_is_a_spring_of_its_frequency);
+  tcase_add_test(tc, forest_chain_closes_its_joints_to_the_tolerance);
+  tcase_add_test(tc, forest_chain_at_rest_stays_at_rest);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);
   tcase_add_checked_fixture(cli, tu_dir_setup, tu_dir_teardown);
   tcase_add_test(cli, joints_bitwise_across_threads_and_resume);
+  tcase_add_test(cli, forest_chain_bitwise_across_threads_and_resume);
   tcase_add_test(cli, bad_joint_inputs_exit_2_and_leave_nothing);
   suite_add_tcase(s, cli);
   return s;

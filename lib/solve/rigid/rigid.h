@@ -91,6 +91,7 @@ typedef struct vs_rpatch {
  * a joint's rows (ball 3, distance 1, hinge and slider 5, weld 6). */
 typedef struct vs_rtree {
   int32_t n_tree_joints; /* joints solved here; the others by sequential rows */
+  int32_t n_tree_axes;   /* of them, joints with axis rows (joint_flags: limits, cone...) */
   int32_t n_nodes;
   uint8_t *in_tree;      /* (nj) 1: joint j is solved here */
   int8_t *kind;          /* (nodes) 0 body, 1 joint */
@@ -104,7 +105,17 @@ typedef struct vs_rtree {
   double *rot;           /* (n + 1) x 9: the bodies' rotation matrices at the pose the
                           * joints last read (rigid_joint.c: vs_rigid_prepare_joints,
                           * vs_rjoint_pose); NULL without joints */
+  double *axis;          /* (nj x 3 x VS_RAXIS_CACHE) each joint's axis rows as
+                          * vs_rjoint_axis_rows gives them, for the w->joint they were
+                          * made from (rigid_joint.c); NULL without joints */
+  uint8_t *axis_ok;      /* (nj) bit k: slot k of axis holds the rows of this w->joint */
+  double *fpose;         /* (nodes x 7) a body node's x and q at the last factorisation */
+  int32_t fvalid;        /* 1: dinv and lblk are the factor of the pose in fpose */
+  double *normals;       /* (nj x 6) the two normals of each joint's axis in a's frame
+                          * (rigid_joint.c: vs_rjoint_normals); NULL without joints */
 } vs_rtree;
+/* An axis row's cache slot: Ja, Jb, Ra, Rb (6 each), its mass. */
+#define VS_RAXIS_CACHE 25
 
 typedef struct vs_rwork {
   int32_t max_contacts;
@@ -281,6 +292,13 @@ VS_RPRIVATE const vs_rjoint_row *vs_rjoint_row_of(int32_t kind);
 /* Rows of a kind's constraint (3 ball, 1 distance, 6 weld, 5 hinge and
  * slider; at most VS_RJOINT_MAX_ROWS). */
 VS_RPRIVATE int vs_rjoint_rows(int32_t kind);
+/* The two unit normals p[0..2], p[3..5] of joint j's axis in a's frame
+ * (constant: made once, vs_rigid_tree_build). */
+VS_RPRIVATE void vs_rjoint_normals(const vs_rmodel *m, int32_t j, double p[6]);
+/* 1: the kind's first three rows are the anchors' ([-+I | ...] on a body) and
+ * its other rows turn alone (no linear part): rigid_tree.c's kernels skip
+ * those zeros. */
+VS_RPRIVATE int vs_rjoint_anchored(int32_t kind);
 /* Joint j's rows x 6 Jacobian block on its body at end 0 (a) or 1 (b), from
  * this substep's anchors (vs_rigid_prepare_joints). */
 VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end,
@@ -334,9 +352,14 @@ VS_RPRIVATE uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj);
 VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
 /* The velocity change that makes every tree joint's anchors move together
  * (its impulses added to s->joint_impulse). */
-VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
+                                        int first);
 /* The displacement that closes the tree joints' position errors (first order). */
-VS_RPRIVATE void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
+/* posed: w->tree.rot already holds the pose of s (vs_rigid_prepare_joints
+ * and nothing moved since).  Nothing moves, and 0 is returned, when no
+ * error row exceeds tol in magnitude (m or rad); else 1. */
+VS_RPRIVATE int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
+                                       double tol);
 
 /* ---- kinematic bodies (rigid_kinematic.c) ---- */
 /* Before a step from time t0 to t1 (and before the particle coupling): each

@@ -175,12 +175,17 @@ static void normals(const double u[3], double p1[3], double p2[3]) {
 /* Joint j's axis in the world from a's frame, and a's normals of it. */
 static void axis_frame(const vs_rmodel *m, int32_t j, const jctx *x, double ax[3], double n1[3],
                        double n2[3]) {
-  double p1[3], p2[3];
+  double p[6];
   const double *al = &m->joint_axis[6 * j], *R = x->Ra;
-  normals(al, p1, p2);
+  if (x->pn) memcpy(p, x->pn, sizeof p);
+  else normals(al, p, p + 3);
   vs_mat3_mul(R, al, ax);
-  vs_mat3_mul(R, p1, n1);
-  vs_mat3_mul(R, p2, n2);
+  vs_mat3_mul(R, p, n1);
+  vs_mat3_mul(R, p + 3, n2);
+}
+
+void vs_rjoint_normals(const vs_rmodel *m, int32_t j, double p[6]) {
+  normals(&m->joint_axis[6 * j], p, p + 3);
 }
 
 /* Angle of b about the hinge axis from the initial pose, rad in (-2 pi, 2 pi]:
@@ -237,7 +242,9 @@ static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *
   /* d/dt (n . axb) = (wb - wa) . (axb x n) */
   vs_cross3(axb, n1, jw + VS_RJW_U1);
   vs_cross3(axb, n2, jw + VS_RJW_U2);
-  if (!x->rows_only) jw[VS_RJW_POS] = hinge_angle(m, j, x); /* the limit's, motor's, spring's */
+  /* the angle: read by the limit's, motor's and spring's rows alone */
+  if (!x->rows_only && (m->joint_flags[j] & (VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | VS_RJOINT_SPRING)))
+    jw[VS_RJW_POS] = hinge_angle(m, j, x);
 }
 static void hinge_jacobian(const double *jw, int end, double *J) {
   double sg = end ? 1.0 : -1.0;
@@ -309,6 +316,7 @@ static void slider_error(const vs_rmodel *m, int32_t j, const jctx *x, double *e
 
 struct vs_rjoint_row {
   int rows;
+  int anchored; /* vs_rjoint_anchored */
   /* the kind's row data in jw[6..] from the pose (x) */
   void (*prepare)(const vs_rmodel *m, int32_t j, const jctx *x, double *jw);
   /* The sequential rows of a kind whose rows are impulses at the anchors
@@ -327,9 +335,12 @@ struct vs_rjoint_row {
 };
 
 enum { ball_rows = 3, distance_rows = 1, weld_rows = 6, hinge_rows = 5, slider_rows = 5 };
+/* the Jacobian's shape (vs_rjoint_anchored): the anchor rows, then turns */
+enum { ball_anchored = 1, distance_anchored = 0, weld_anchored = 1, hinge_anchored = 1,
+       slider_anchored = 0 };
 #define JOINT_ROW_(ID, name)                                                                    \
-  [VS_JOINT_##ID] = {name##_rows,    name##_prepare,  name##_impulse, name##_solve,            \
-                     name##_project, name##_jacobian, name##_error},
+  [VS_JOINT_##ID] = {name##_rows,    name##_anchored, name##_prepare, name##_impulse,          \
+                     name##_solve,   name##_project,  name##_jacobian, name##_error},
 static const vs_rjoint_row rows_table[VS_JOINT_KIND_COUNT] = {VS_JOINT_KINDS(JOINT_ROW_)};
 #undef JOINT_ROW_
 _Static_assert(ball_rows <= 3 && distance_rows <= 3, "fast rows: joint_impulse holds 3");
@@ -342,6 +353,8 @@ const vs_rjoint_row *vs_rjoint_row_of(int32_t kind) {
 }
 
 int vs_rjoint_rows(int32_t kind) { return rows_table[kind].rows; }
+
+int vs_rjoint_anchored(int32_t kind) { return rows_table[kind].anchored; }
 
 void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end, double *J) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
@@ -358,9 +371,10 @@ static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_r
 }
 
 /* Anchors and gap of joint j at the current pose; rot: the pose's rotation
- * matrices (pose_rotations), or NULL to convert the two orientations here. */
+ * matrices (pose_rotations), or NULL to convert the two orientations here;
+ * nrm: the joints' axis normals (w->tree.normals), or NULL to make them. */
 static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw,
-                    const double *rot, int32_t j, jctx *x) {
+                    const double *rot, const double *nrm, int32_t j, jctx *x) {
   int32_t n = m->n_bodies, a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = n;
   if (rot) {
@@ -379,6 +393,7 @@ static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw
   x->qa = &s->q[4 * a];
   x->qb = &s->q[4 * b];
   x->rows_only = 0;
+  x->pn = nrm ? &nrm[6 * (size_t)j] : NULL; /* nrm: w->tree.normals */
 }
 
 void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
@@ -388,7 +403,7 @@ void vs_rjoint_pose(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
 void vs_rjoint_error(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
                      double *e) {
   jctx x;
-  context(m, s, w->inv_iw, w->tree.rot, j, &x);
+  context(m, s, w->inv_iw, w->tree.rot, w->tree.normals, j, &x);
   rows_table[m->joint_kind[j]].error(m, j, &x, e);
 }
 
@@ -430,8 +445,9 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int 
     int in_tree = t->n_tree_joints && t->in_tree[j];
     if (forest_only && !in_tree) continue;
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    w->tree.axis_ok[j] = 0; /* its axis rows are made again from the new jw */
     jctx x;
-    context(m, s, w->inv_iw, rot, j, &x);
+    context(m, s, w->inv_iw, rot, w->tree.normals, j, &x);
     x.rows_only = forest_only;
     memcpy(jw, x.ra, sizeof x.ra);
     memcpy(jw + 3, x.rb, sizeof x.rb);
@@ -498,9 +514,15 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
     vs_rjoint_axis_row(m, w, j, which[i], &g->Ja[6 * g->d], &g->Jb[6 * g->d]);
   if (!mass) return;
   double K[GEN_MAX * GEN_MAX] = {0};
-  gen_mass(m, w, g->a, g->Ja, g->d, K);
-  gen_mass(m, w, g->b, g->Jb, g->d, K);
-  sym_inverse(K, g->d, g->Ki);
+  /* at the size as a constant (1..6 rows): unrolled, the same operations */
+#define GEN_MASS_(D) \
+  gen_mass(m, w, g->a, g->Ja, D, K), gen_mass(m, w, g->b, g->Jb, D, K); \
+  sym_inverse(K, D, g->Ki); break;
+  switch (g->d) {
+  case 1: GEN_MASS_(1) case 2: GEN_MASS_(2) case 3: GEN_MASS_(3) case 4: GEN_MASS_(4)
+  case 5: GEN_MASS_(5) case 6: GEN_MASS_(6) default: GEN_MASS_(g->d)
+  }
+#undef GEN_MASS_
 }
 
 /* The axis row of joint j as it acts with the joint's own equality rows
@@ -508,31 +530,62 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
  * equality rows' reaction, R = J_r + lam J_e with lam = -K_e^-1 J_e M^-1 J_r^T,
  * so that J_e M^-1 R^T = 0), and changes the row's speed by l / mass with
  * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
- * on a hinge or slider rather than a free body's. */
-void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
-                         double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
-  gen g;
-  gen_make(m, w, j, 1, 0, NULL, &g);
+ * on a hinge or slider rather than a free body's.  g: the equality rows (gen_make
+ * with their K^-1). */
+static void axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const gen *g, int cone,
+                      double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
   vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
   double c[GEN_MAX] = {0}, lam[GEN_MAX];
-  gen_cross(m, w, g.a, g.Ja, g.d, Ja, c);
-  gen_cross(m, w, g.b, g.Jb, g.d, Jb, c);
-  for (int r = 0; r < g.d; r++) {
+  gen_cross(m, w, g->a, g->Ja, g->d, Ja, c);
+  gen_cross(m, w, g->b, g->Jb, g->d, Jb, c);
+  for (int r = 0; r < g->d; r++) {
     double l = 0;
-    for (int q = 0; q < g.d; q++) l -= g.Ki[r * g.d + q] * c[q];
+    for (int q = 0; q < g->d; q++) l -= g->Ki[r * g->d + q] * c[q];
     lam[r] = l;
   }
   memcpy(Ra, Ja, sizeof(double) * 6);
   memcpy(Rb, Jb, sizeof(double) * 6);
-  for (int r = 0; r < g.d; r++)
+  for (int r = 0; r < g->d; r++)
     for (int q = 0; q < 6; q++) {
-      Ra[q] += lam[r] * g.Ja[r * 6 + q];
-      Rb[q] += lam[r] * g.Jb[r * 6 + q];
+      Ra[q] += lam[r] * g->Ja[r * 6 + q];
+      Rb[q] += lam[r] * g->Jb[r * 6 + q];
     }
   double k = 0;
-  gen_cross(m, w, g.a, Ra, 1, Ja, &k);
-  gen_cross(m, w, g.b, Rb, 1, Jb, &k);
+  gen_cross(m, w, g->a, Ra, 1, Ja, &k);
+  gen_cross(m, w, g->b, Rb, 1, Jb, &k);
   *mass = k > 1e-300 ? 1.0 / k : 0.0;
+}
+
+/* The rows read w->joint alone (and the inverse inertias, fixed in a step):
+ * made once per joint and slot (cone 0 or 1; a soft weld's 2..4 use slots
+ * 0..2) after vs_rigid_prepare_joints, then copied; the warm start and every
+ * sweep read the same rows.  The slot asked for first makes them all (the
+ * joint's own rows and their K^-1 are the same for each). */
+void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int cone,
+                         double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
+  const vs_rtree *t = &w->tree;
+  int slot = cone >= 2 ? cone - 2 : cone;
+  double *c = &t->axis[((size_t)j * 3 + (size_t)slot) * VS_RAXIS_CACHE];
+  if (!(t->axis_ok[j] & (1u << slot))) {
+    int32_t flags = m->joint_flags[j];
+    gen g;
+    gen_make(m, w, j, 1, 0, NULL, &g);
+    for (int k = 0; k < 5; k++) { /* the cones this joint's rows ask for (rigid_joint_axis.c) */
+      int used = flags & VS_RJOINT_SOFT ? k >= 2
+                 : k == 1                ? (flags & VS_RJOINT_CONE) != 0
+                                         : k == 0 && (flags & ~VS_RJOINT_CONE) != 0;
+      if (!used && k != cone) continue;
+      int sl = k >= 2 ? k - 2 : k;
+      double *ck = &t->axis[((size_t)j * 3 + (size_t)sl) * VS_RAXIS_CACHE];
+      axis_rows(m, w, j, &g, k, ck, ck + 6, ck + 12, ck + 18, ck + 24);
+      t->axis_ok[j] |= (uint8_t)(1u << sl);
+    }
+  }
+  memcpy(Ja, c, sizeof(double) * 6);
+  memcpy(Jb, c + 6, sizeof(double) * 6);
+  memcpy(Ra, c + 12, sizeof(double) * 6);
+  memcpy(Rb, c + 18, sizeof(double) * 6);
+  *mass = c[24];
 }
 
 void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
@@ -633,13 +686,13 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], keep[VS_RJOINT_WORK];
   memcpy(keep, jw, sizeof keep);
   jctx x;
-  context(m, s, w->inv_iw, NULL, j, &x);
+  context(m, s, w->inv_iw, NULL, w->tree.normals, j, &x);
   memcpy(jw, x.ra, sizeof x.ra);
   memcpy(jw + 3, x.rb, sizeof x.rb);
   const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
   row->prepare(m, j, &x, jw);
   if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
-  int which[2];
+  int which[2] = {0, 0};
   double by[2];
   int nlim = limits ? passed_limits(m, j, jw, which, by) : 0;
   if (!nlim && only_limits) {
@@ -678,7 +731,7 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     if (b < 0) b = n;
     jctx x;
-    context(m, s, w->inv_iw, NULL, j, &x);
+    context(m, s, w->inv_iw, NULL, w->tree.normals, j, &x);
     double P[3];
     row->project(m, j, &x, P);
     shift_body(m, s, w, a, x.ra, P, -1.0);
@@ -706,7 +759,7 @@ static double past(double pos, double lo, double hi) {
 void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,
                       double *turn) {
   jctx x;
-  context(m, s, NULL, NULL, j, &x);
+  context(m, s, NULL, NULL, NULL, j, &x);
   double e[VS_RJOINT_MAX_ROWS] = {0};
   int32_t flags = m->joint_flags[j];
   const double *lim = &m->joint_limit[2 * j];

@@ -56,6 +56,9 @@ static double row_speed(const vs_rstate *s, const axis_row *r) {
 
 static void push_row(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, const axis_row *r,
                      double l) {
+  /* no impulse (a limit not reached, nothing to warm start): nothing to add
+   * (v + 0 is v) */
+  if (l == 0) return;
   gen_apply(m, s, w, r->a, r->Ra, 1, &l);
   gen_apply(m, s, w, r->b, r->Rb, 1, &l);
 }

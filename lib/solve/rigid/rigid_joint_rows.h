@@ -21,6 +21,7 @@ typedef struct jctx {
   const double *qa, *qb; /* orientations (the world slot: identity) */
   const double *Ra, *Rb; /* their rotation matrices (vs_quat_to_mat) */
   double rbuf[18];       /* where they are when not from the pose's cache */
+  const double *pn;      /* the joint's axis normals in a's frame (w->tree.normals), or NULL */
   int rows_only;         /* 1: prepare the Jacobian's data alone (not the limits' positions) */
 } jctx;
 
@@ -86,8 +87,9 @@ static inline void gen_rows(const vs_rstate *s, int32_t i, const double *J, int 
 }
 
 /* K += J M^-1 J^T for body i (d x d). */
-static inline void gen_mass(const vs_rmodel *m, const vs_rwork *w, int32_t i, const double *J,
-                            int d, double *K) {
+static inline __attribute__((always_inline)) void gen_mass(const vs_rmodel *m, const vs_rwork *w,
+                                                           int32_t i, const double *J, int d,
+                                                           double *K) {
   double im = m->inv_mass[i];
   if (im == 0) return;
   const double *Iw = &w->inv_iw[9 * i];
@@ -120,7 +122,8 @@ static inline void quat_conj(const double a[4], double o[4]) {
 /* Inverse of the symmetric positive semi-definite d x d K (d <= 7), by its
  * Cholesky factor; a row that is not definite to rounding (nothing can move
  * along it) gets zero rows and columns: its impulse stays zero. */
-static inline void sym_inverse(const double *K, int d, double *o) {
+static inline __attribute__((always_inline)) void sym_inverse(const double *K, int d,
+                                                              double *o) {
   double L[49] = {0}, Li[49] = {0}, scale = 0;
   int dead[7] = {0};
   for (int i = 0; i < d; i++) scale = K[i * d + i] > scale ? K[i * d + i] : scale;

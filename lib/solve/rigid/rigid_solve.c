@@ -651,12 +651,13 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
   w->fresh = 0;
   if (m->set.colored) {
     const pass p = {0, rev, use_bias, first, inv_h, beta};
-    vs_rigid_tree_velocity(m, s, w); /* serial, before the colours (rigid_color.c leaves them out) */
+    /* serial, before the colours (rigid_color.c leaves them out) */
+    vs_rigid_tree_velocity(m, s, w, first);
     vs_rigid_tree_axes(m, s, w);
     colored_pass(m, s, w, &p);
     return;
   }
-  vs_rigid_tree_velocity(m, s, w);
+  vs_rigid_tree_velocity(m, s, w, first);
   vs_rigid_tree_axes(m, s, w);
   for (int32_t j = 0; j < m->n_joints; j++)
     if (!w->tree.n_tree_joints || !w->tree.in_tree[j]) vs_rigid_solve_joint(m, s, w, j);

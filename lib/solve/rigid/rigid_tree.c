@@ -32,6 +32,7 @@
  * Nodes are blocks: a body 6 (linear, angular; M = diag(m, I_world)), a
  * joint its rows (ball 3, distance 1, hinge and slider 5, weld 6).  Everything is in a fixed order, so the
  * results have the same bits for any thread count. */
+#include <math.h>
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
@@ -72,10 +73,16 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->lblk = vs_calloc(36 * cap, sizeof(double));
   t->y = vs_calloc(6 * cap, sizeof(double));
   t->rot = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
+  t->axis = vs_calloc(3 * VS_RAXIS_CACHE * (size_t)nj, sizeof(double));
+  t->axis_ok = vs_calloc((size_t)nj, sizeof(uint8_t));
+  t->normals = vs_calloc(6 * (size_t)nj, sizeof(double));
+  t->fpose = vs_calloc(7 * cap, sizeof(double));
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
-      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot)
+      !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot || !t->axis ||
+      !t->axis_ok || !t->normals || !t->fpose)
     goto out;
+  for (int32_t j = 0; j < nj; j++) vs_rjoint_normals(m, j, &t->normals[6 * (size_t)j]);
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
   /* the forest, joints in index order */
   int32_t nn = 0, n_tree = 0;
@@ -87,6 +94,7 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
     up[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     t->in_tree[j] = 1;
     n_tree++;
+    t->n_tree_axes += m->joint_flags[j] != 0;
   }
   t->n_tree_joints = n_tree;
   if (n_tree == 0) {
@@ -184,14 +192,18 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->lblk);
   vs_free(t->y);
   vs_free(t->rot);
+  vs_free(t->axis);
+  vs_free(t->axis_ok);
+  vs_free(t->normals);
+  vs_free(t->fpose);
   memset(t, 0, sizeof *t);
 }
 
 uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
-  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6)) +
-         8 * 9 * ((uint64_t)n + 1);
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6 + 7)) +
+         8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
@@ -301,9 +313,93 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
   }
 }
 
+/* The factor's products for an anchored joint (vs_rjoint_anchored: its
+ * rows J are [sg I | A] over the anchors, [0 | A] after): each sum is
+ * mul_dj's, mul_nn's or mul_tn's with the products of J's exact zeros left
+ * out and the others in the same order from +0 (a sum from +0 is never -0,
+ * so adding a zero to it changes no bit): the same bits, about half the
+ * products. */
+
+/* Body k under the joint p (dp rows J): L = D J^T (6 x dp), Dp -= J L. */
+static inline __attribute__((always_inline)) void body_edge(const double *D, const double *J,
+                                                            int dp, double *L, double *Dp) {
+  for (int c = 0; c < dp; c++) {
+    const double *Jc = &J[c * 6];
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    if (c < 3)
+      for (int i = 0; i < 6; i++) sum[i] += D[c * 6 + i] * Jc[c];
+    for (int q = 3; q < 6; q++)
+      for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
+    for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
+  }
+  for (int i = 0; i < dp; i++) {
+    const double *Ji = &J[i * 6];
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    if (i < 3)
+      for (int j = 0; j < dp; j++) sum[j] += Ji[i] * L[i * dp + j];
+    for (int q = 3; q < 6; q++)
+      for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
+    for (int j = 0; j < dp; j++) Dp[i * dp + j] -= sum[j];
+  }
+}
+
+/* The joint k (dk rows J, pivot D) under the body p: L = D J (dk x 6),
+ * Dp -= J^T L (6 x 6). */
+static inline __attribute__((always_inline)) void joint_edge(const double *D, const double *J,
+                                                             int dk, double *L, double *Dp) {
+  for (int i = 0; i < dk; i++) {
+    const double *Di = &D[i * dk];
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    for (int c = 0; c < 3; c++) sum[c] += Di[c] * J[c * 6 + c];
+    for (int q = 0; q < dk; q++)
+      for (int c = 3; c < 6; c++) sum[c] += Di[q] * J[q * 6 + c];
+    for (int c = 0; c < 6; c++) L[i * 6 + c] = sum[c];
+  }
+  for (int i = 0; i < 6; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+    if (i < 3)
+      for (int j = 0; j < 6; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
+    else
+      for (int q = 0; q < dk; q++)
+        for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
+    for (int j = 0; j < 6; j++) Dp[i * 6 + j] -= sum[j];
+  }
+}
+
+/* Whether the tree's bodies are where they were at the last factorisation,
+ * bit for bit (a chain at rest, bodies asleep), and no tree joint has a
+ * kinematic end: the factor reads those poses alone (through the rotations
+ * and the joints' rows made from them; the ground's do not move, and the
+ * masses are constant), so it would be the same to the bit.  Else the poses
+ * are kept for the next call.  A fresh run (a --resume) factors once more:
+ * the same bits either way. */
+static int same_pose(const vs_rmodel *m, const vs_rstate *s, vs_rtree *t) {
+  int same = t->fvalid;
+  for (int32_t k = 0; k < t->n_nodes && same; k++) {
+    if (t->kind[k] != NODE_BODY) { /* a kinematic end: ground that moves (not kept here) */
+      int32_t j = t->id[k], a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+      same = !(a >= 0 && vs_rmodel_kinematic(m, a)) && !(b >= 0 && vs_rmodel_kinematic(m, b));
+      continue;
+    }
+    int32_t b = t->id[k];
+    const double *f = &t->fpose[7 * (size_t)k];
+    same = !memcmp(f, &s->x[3 * b], sizeof(double) * 3) &&
+           !memcmp(f + 3, &s->q[4 * b], sizeof(double) * 4);
+  }
+  if (same) return 1;
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    if (t->kind[k] != NODE_BODY) continue;
+    int32_t b = t->id[k];
+    memcpy(&t->fpose[7 * (size_t)k], &s->x[3 * b], sizeof(double) * 3);
+    memcpy(&t->fpose[7 * (size_t)k + 3], &s->q[4 * b], sizeof(double) * 4);
+  }
+  t->fvalid = 1;
+  return 0;
+}
+
 void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
-  if (t->n_nodes == 0) return;
+  if (t->n_nodes == 0 || same_pose(m, s, t)) return;
   /* diagonal blocks: M for bodies, 0 for joints (kept in dinv until inverted) */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *D = &t->dinv[36 * (size_t)k];
@@ -349,7 +445,20 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   mul_nn(D, J, DK, DK, 6, L);                \
   mul_tn(J, L, DK, 6, 6, tmp);               \
   for (int i = 0; i < 36; i++) Dp[i] -= tmp[i];
-    if (t->kind[k] == NODE_BODY) {
+    int anchored = vs_rjoint_anchored(m->joint_kind[t->id[t->kind[k] == NODE_JOINT ? k : p]]);
+    if (anchored && t->kind[k] == NODE_BODY) {
+      switch (dp) {
+      case 3: body_edge(D, J, 3, L, Dp); break;
+      case 5: body_edge(D, J, 5, L, Dp); break;
+      default: body_edge(D, J, 6, L, Dp); break;
+      }
+    } else if (anchored) {
+      switch (dk) {
+      case 3: joint_edge(D, J, 3, L, Dp); break;
+      case 5: joint_edge(D, J, 5, L, Dp); break;
+      default: joint_edge(D, J, 6, L, Dp); break;
+      }
+    } else if (t->kind[k] == NODE_BODY) {
       if (dp == 3) { BODY_(3) }
       else if (dp == 1) { BODY_(1) }
       else if (dp == 5) { BODY_(5) }
@@ -453,9 +562,15 @@ static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
   return b >= 0 && (m->inv_mass[b] != 0 || vs_rmodel_kinematic(m, b)) ? x : NULL;
 }
 
-void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int first) {
   vs_rtree *t = &w->tree;
   if (t->n_nodes == 0) return;
+  /* After the substep's first sweep, with no other rows in the sweeps (no
+   * contacts, no loop joints, no axis rows), nothing has moved the forest's
+   * velocities since its last solve, which left J v = 0 up to rounding and
+   * the change of the rows' pose since the factorisation (the last position
+   * pass's correction): the solve is skipped. */
+  if (!first && w->n_man == 0 && m->n_joints == t->n_tree_joints && t->n_tree_axes == 0) return;
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
@@ -484,18 +599,24 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
+int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
+                           double tol) {
   vs_rtree *t = &w->tree;
-  if (t->n_nodes == 0) return;
-  vs_rjoint_pose(m, s, w);
+  if (t->n_nodes == 0) return 0;
+  if (!posed) vs_rjoint_pose(m, s, w);
+  int above = 0; /* an error row past tol: a decision from the state alone */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
     if (t->kind[k] != NODE_JOINT) continue;
     double e[VS_RJOINT_MAX_ROWS];
     vs_rjoint_error(m, s, w, t->id[k], e);
-    for (int q = 0; q < t->dim[k]; q++) y[q] = -e[q];
+    for (int q = 0; q < t->dim[k]; q++) {
+      y[q] = -e[q];
+      above |= !(fabs(e[q]) <= tol); /* NaN too: the solve then shows it */
+    }
   }
+  if (!above) return 0;
   tree_solve(t);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     if (t->kind[k] != NODE_BODY) continue;
@@ -504,4 +625,5 @@ void vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     for (int q = 0; q < 3; q++) s->x[3 * b + q] += y[q];
     vs_quat_integrate(&s->q[4 * b], y + 3, 1.0);
   }
+  return 1;
 }
