@@ -48,7 +48,10 @@ static void place(const shp *s, const double l[3], double o[3]) {
   for (int k = 0; k < 3; k++) o[k] = s->c[k] + w[k];
 }
 
-static void make_wpoly(const shp *s, wpoly *w) {
+/* The topology and the vertices in the world; the planes come apart
+ * (wpoly_planes), each only when a query needs it: the first face query
+ * reads a's planes and b's vertices alone, and most pairs stop there. */
+static void wpoly_verts(const shp *s, wpoly *w) {
   memcpy(w->c, s->c, sizeof w->c);
   if (s->shape == VS_RIGID_BOX) {
     w->nv = 8, w->nf = 6, w->ne = 12;
@@ -58,6 +61,16 @@ static void make_wpoly(const shp *s, wpoly *w) {
                      (i & 4) ? s->h[2] : -s->h[2]};
       place(s, l, w->v + 3 * i);
     }
+    return;
+  }
+  const vs_hull *h = s->hull;
+  w->nv = h->nv, w->nf = h->nf, w->ne = h->ne;
+  w->fstart = h->fstart, w->fvert = h->fvert, w->edge = h->edge;
+  for (int32_t i = 0; i < h->nv; i++) place(s, h->v + 3 * i, w->v + 3 * i);
+}
+
+static void wpoly_planes(const shp *s, wpoly *w) {
+  if (s->shape == VS_RIGID_BOX) {
     for (int f = 0; f < 6; f++) {
       double *pl = w->pl + 4 * f;
       vs_mat3_mul(s->R, box_n[f], pl);
@@ -66,9 +79,6 @@ static void make_wpoly(const shp *s, wpoly *w) {
     return;
   }
   const vs_hull *h = s->hull;
-  w->nv = h->nv, w->nf = h->nf, w->ne = h->ne;
-  w->fstart = h->fstart, w->fvert = h->fvert, w->edge = h->edge;
-  for (int32_t i = 0; i < h->nv; i++) place(s, h->v + 3 * i, w->v + 3 * i);
   for (int32_t f = 0; f < h->nf; f++) {
     double *pl = w->pl + 4 * f;
     vs_mat3_mul(s->R, h->plane + 4 * f, pl);
@@ -95,30 +105,29 @@ static double face_query(const wpoly *a, const wpoly *b, double limit, int32_t *
   return best;
 }
 
-/* Whether the Gauss-map arcs of an edge of a (its faces' normals na, nb;
- * bxa = nb x na) and of an edge of b (its faces' normals negated: c = -n1,
- * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
- * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
- * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read: */
-static int minkowski_face(const double na[3], const double nb[3], const double bxa[3],
-                          const double n1[3], const double n2[3], const double n2xn1[3]) {
-  double cba = -vs_dot3(n1, bxa), dba = -vs_dot3(n2, bxa);
-  if (!(cba * dba < 0)) return 0;
-  double adc = vs_dot3(na, n2xn1), bdc = vs_dot3(nb, n2xn1);
-  return adc * bdc < 0 && cba * bdc > 0;
-}
-
 typedef struct edge_hit {
   double sep, axis[3];
   int32_t ea, eb;
 } edge_hit;
 
+/* Whether the Gauss-map arcs of an edge of a (its faces' normals na, nb;
+ * bxa = nb x na) and of an edge of b (its faces' normals negated: c = -n1,
+ * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
+ * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
+ * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read as
+ * below, n.bxa taken once per face of b for each edge of a (nbxa). */
 static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
   hit->sep = -INFINITY;
   hit->ea = hit->eb = -1;
-  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS]; /* each edge of b: its arc's plane, once */
-  for (int32_t j = 0; j < b->ne; j++)
-    vs_cross3(b->pl + 4 * b->edge[4 * j + 3], b->pl + 4 * b->edge[4 * j + 2], n2xn1 + 3 * j);
+  /* each edge of b, once: its arc's plane, its direction and length */
+  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS], dbs[3 * 3 * VS_HULL_MAX_VERTS];
+  double ldb[3 * VS_HULL_MAX_VERTS], nbxa[2 * VS_HULL_MAX_VERTS];
+  for (int32_t j = 0; j < b->ne; j++) {
+    const int32_t *eb = b->edge + 4 * j;
+    vs_cross3(b->pl + 4 * eb[3], b->pl + 4 * eb[2], n2xn1 + 3 * j);
+    vs_sub3(b->v + 3 * eb[1], b->v + 3 * eb[0], dbs + 3 * j);
+    ldb[j] = vs_len3(dbs + 3 * j);
+  }
   for (int32_t i = 0; i < a->ne; i++) {
     const int32_t *ea = a->edge + 4 * i;
     const double *pa = a->v + 3 * ea[0], *qa = a->v + 3 * ea[1];
@@ -126,24 +135,26 @@ static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
     double da[3], bxa[3];
     vs_sub3(qa, pa, da);
     vs_cross3(nb, na, bxa);
+    for (int32_t f = 0; f < b->nf; f++) nbxa[f] = vs_dot3(b->pl + 4 * f, bxa);
+    double lda = vs_len3(da), off[3];
+    vs_sub3(pa, a->c, off);
     for (int32_t j = 0; j < b->ne; j++) {
       const int32_t *eb = b->edge + 4 * j;
-      const double *pb = b->v + 3 * eb[0], *qb = b->v + 3 * eb[1];
-      if (!minkowski_face(na, nb, bxa, b->pl + 4 * eb[2], b->pl + 4 * eb[3], n2xn1 + 3 * j))
-        continue;
-      double db[3];
-      vs_sub3(qb, pb, db);
+      double cba = -nbxa[eb[2]], dba = -nbxa[eb[3]];
+      if (!(cba * dba < 0)) continue;
+      const double *dc = n2xn1 + 3 * j;
+      double adc = vs_dot3(na, dc), bdc = vs_dot3(nb, dc);
+      if (!(adc * bdc < 0 && cba * bdc > 0)) continue;
+      const double *db = dbs + 3 * j;
       double u[3];
       vs_cross3(da, db, u);
       double l = vs_len3(u);
-      if (l < 1e-6 * vs_len3(da) * vs_len3(db)) continue; /* parallel: the faces cover it */
+      if (l < 1e-6 * lda * ldb[j]) continue; /* parallel: the faces cover it */
       for (int k = 0; k < 3; k++) u[k] /= l;
-      double off[3];
-      vs_sub3(pa, a->c, off);
       if (vs_dot3(u, off) < 0)
         for (int k = 0; k < 3; k++) u[k] = -u[k];
       double w[3];
-      vs_sub3(pb, pa, w);
+      vs_sub3(b->v + 3 * eb[0], pa, w);
       double s = vs_dot3(u, w);
       if (s > hit->sep) {
         hit->sep = s;
@@ -259,12 +270,15 @@ static int face_contact(const wpoly *r, int32_t rf, const wpoly *in, int flip, d
 }
 
 int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
-  wpoly A, B; /* about 45 KiB on the stack */
-  make_wpoly(sa, &A);
-  make_wpoly(sb, &B);
+  wpoly A, B; /* about 45 KiB on the stack, only the used part written */
+  A.nf = sa->shape == VS_RIGID_BOX ? 6 : sa->hull->nf;
+  wpoly_planes(sa, &A);
+  wpoly_verts(sb, &B);
   int32_t fa, fb;
   double sepa = face_query(&A, &B, margin, &fa);
   if (sepa > margin) return 0;
+  wpoly_verts(sa, &A);
+  wpoly_planes(sb, &B);
   double sepb = face_query(&B, &A, margin, &fb);
   if (sepb > margin) return 0;
   edge_hit eh;
