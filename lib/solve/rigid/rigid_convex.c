@@ -48,9 +48,9 @@ static void place(const shp *s, const double l[3], double o[3]) {
   for (int k = 0; k < 3; k++) o[k] = s->c[k] + w[k];
 }
 
-/* The topology and the vertices in the world; the planes come apart
- * (wpoly_planes), each only when a query needs it: the first face query
- * reads a's planes and b's vertices alone, and most pairs stop there. */
+/* The topology and the vertices in the world; the face planes come one
+ * at a time (place_plane) as the face queries reach them: most pairs
+ * stop at a separating face and never need the rest. */
 static void wpoly_verts(const shp *s, wpoly *w) {
   memcpy(w->c, s->c, sizeof w->c);
   if (s->shape == VS_RIGID_BOX) {
@@ -69,36 +69,68 @@ static void wpoly_verts(const shp *s, wpoly *w) {
   for (int32_t i = 0; i < h->nv; i++) place(s, h->v + 3 * i, w->v + 3 * i);
 }
 
-static void wpoly_planes(const shp *s, wpoly *w) {
+static int32_t poly_nf(const shp *s) { return s->shape == VS_RIGID_BOX ? 6 : s->hull->nf; }
+
+/* Face f's plane in the world: unit normal, offset. */
+static void place_plane(const shp *s, int32_t f, double pl[4]) {
   if (s->shape == VS_RIGID_BOX) {
-    for (int f = 0; f < 6; f++) {
-      double *pl = w->pl + 4 * f;
-      vs_mat3_mul(s->R, box_n[f], pl);
-      pl[3] = vs_dot3(pl, s->c) + s->h[f >> 1];
-    }
+    vs_mat3_mul(s->R, box_n[f], pl);
+    pl[3] = vs_dot3(pl, s->c) + s->h[f >> 1];
     return;
   }
-  const vs_hull *h = s->hull;
-  for (int32_t f = 0; f < h->nf; f++) {
-    double *pl = w->pl + 4 * f;
-    vs_mat3_mul(s->R, h->plane + 4 * f, pl);
-    pl[3] = vs_dot3(pl, s->c) + h->plane[4 * f + 3];
-  }
+  const double *hp = s->hull->plane + 4 * f;
+  vs_mat3_mul(s->R, hp, pl);
+  pl[3] = vs_dot3(pl, s->c) + hp[3];
 }
 
-/* The largest separation of b's vertices from a's face planes, and its
- * face; the first one above limit as soon as it is found (no contact then). */
-static double face_query(const wpoly *a, const wpoly *b, double limit, int32_t *face) {
+/* The separation of b's vertices from plane pl. */
+static double plane_sep(const double pl[4], const wpoly *b) {
+  double mn = INFINITY;
+  for (int32_t i = 0; i < b->nv; i++) {
+    double d = vs_dot3(pl, b->v + 3 * i);
+    if (d < mn) mn = d;
+  }
+  return mn - pl[3];
+}
+
+/* The separation of b's vertices from the face of sa that faces point
+ * p (its normal nearest the direction to p): a guess at a separating face
+ * tried before the queries, which stop at the first face above their
+ * limit.  A separating face is one whatever the order it is found in, so
+ * the guess changes only how soon "no contact" is known, never a result. */
+static double facing_sep(const shp *sa, const double p[3], const wpoly *b) {
+  double d[3], l[3], pl[4];
+  vs_sub3(p, sa->c, d);
+  vs_mat3_mul_t(sa->R, d, l);
+  int32_t f = 0;
+  if (sa->shape == VS_RIGID_BOX) {
+    int k = 0;
+    for (int q = 1; q < 3; q++)
+      if (fabs(l[q]) > fabs(l[k])) k = q;
+    f = 2 * k + (l[k] > 0);
+  } else {
+    const vs_hull *h = sa->hull;
+    double best = -INFINITY;
+    for (int32_t g = 0; g < h->nf; g++) {
+      double x = vs_dot3(h->plane + 4 * g, l);
+      if (x > best) best = x, f = g;
+    }
+  }
+  place_plane(sa, f, pl);
+  return plane_sep(pl, b);
+}
+
+/* The largest separation of b's vertices from a's face planes (those of
+ * shape sa, placed into a as they are reached), and its face; the first
+ * one above limit as soon as it is found (no contact then, and a's planes
+ * are left incomplete). */
+static double face_query(const shp *sa, wpoly *a, const wpoly *b, double limit, int32_t *face) {
   double best = -INFINITY;
   *face = 0;
   for (int32_t f = 0; f < a->nf; f++) {
-    const double *pl = a->pl + 4 * f;
-    double mn = INFINITY;
-    for (int32_t i = 0; i < b->nv; i++) {
-      double d = vs_dot3(pl, b->v + 3 * i);
-      if (d < mn) mn = d;
-    }
-    double s = mn - pl[3];
+    double *pl = a->pl + 4 * f;
+    place_plane(sa, f, pl);
+    double s = plane_sep(pl, b);
     if (s > best) best = s, *face = f;
     if (s > limit) break;
   }
@@ -271,15 +303,15 @@ static int face_contact(const wpoly *r, int32_t rf, const wpoly *in, int flip, d
 
 int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
   wpoly A, B; /* about 45 KiB on the stack, only the used part written */
-  A.nf = sa->shape == VS_RIGID_BOX ? 6 : sa->hull->nf;
-  wpoly_planes(sa, &A);
+  A.nf = poly_nf(sa);
   wpoly_verts(sb, &B);
   int32_t fa, fb;
-  double sepa = face_query(&A, &B, margin, &fa);
+  if (facing_sep(sa, sb->c, &B) > margin) return 0;
+  double sepa = face_query(sa, &A, &B, margin, &fa);
   if (sepa > margin) return 0;
   wpoly_verts(sa, &A);
-  wpoly_planes(sb, &B);
-  double sepb = face_query(&B, &A, margin, &fb);
+  if (facing_sep(sb, sa->c, &A) > margin) return 0;
+  double sepb = face_query(sb, &B, &A, margin, &fb);
   if (sepb > margin) return 0;
   edge_hit eh;
   edge_query(&A, &B, &eh);
