@@ -142,59 +142,97 @@ typedef struct edge_hit {
   int32_t ea, eb;
 } edge_hit;
 
-/* Whether the Gauss-map arcs of an edge of a (its faces' normals na, nb;
- * bxa = nb x na) and of an edge of b (its faces' normals negated: c = -n1,
+/* What edge_query knows of b, once per call: each edge's arc plane n2 x n1,
+ * direction and length, and (at most 64 faces and edges) the edges that
+ * border each face, as bits. */
+typedef struct edge_pre {
+  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS], db[3 * 3 * VS_HULL_MAX_VERTS];
+  double ldb[3 * VS_HULL_MAX_VERTS];
+  uint64_t fedges[64];
+  int masks;
+} edge_pre;
+
+/* Edge i of a (da its direction, lda its length, off its start less a's
+ * centre) against edge j of b, given nbxa = n.bxa for each face n of b.
+ * Whether the Gauss-map arcs of the edge of a (its faces' normals na, nb;
+ * bxa = nb x na) and of the edge of b (its faces' normals negated: c = -n1,
  * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
  * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
- * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read as
- * below, n.bxa taken once per face of b for each edge of a (nbxa). */
+ * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read as below;
+ * if they do, the separation along the edges' common normal. */
+static inline void edge_pair(const wpoly *a, const wpoly *b, const edge_pre *pre, int32_t i,
+                             int32_t j, const double *nbxa, const double da[3], double lda,
+                             const double off[3], edge_hit *hit) {
+  const int32_t *ea = a->edge + 4 * i, *eb = b->edge + 4 * j;
+  const double *na = a->pl + 4 * ea[2], *nb = a->pl + 4 * ea[3];
+  double cba = -nbxa[eb[2]], dba = -nbxa[eb[3]];
+  if (!(cba * dba < 0)) return;
+  const double *dc = pre->n2xn1 + 3 * j;
+  double adc = vs_dot3(na, dc), bdc = vs_dot3(nb, dc);
+  if (!(adc * bdc < 0 && cba * bdc > 0)) return;
+  double u[3];
+  vs_cross3(da, pre->db + 3 * j, u);
+  double l = vs_len3(u);
+  if (l < 1e-6 * lda * pre->ldb[j]) return; /* parallel: the faces cover it */
+  for (int k = 0; k < 3; k++) u[k] /= l;
+  if (vs_dot3(u, off) < 0)
+    for (int k = 0; k < 3; k++) u[k] = -u[k];
+  double w[3];
+  vs_sub3(b->v + 3 * eb[0], a->v + 3 * ea[0], w);
+  double s = vs_dot3(u, w);
+  if (s > hit->sep) {
+    hit->sep = s;
+    hit->ea = i;
+    hit->eb = j;
+    memcpy(hit->axis, u, sizeof u);
+  }
+}
+
+/* The largest separation over the edge pairs whose arcs cross, the first
+ * pair (a's edge major) among equals.  The arcs of b that can cross an
+ * edge's plane are the edges between a face above it and one below: with
+ * the faces' bits, the edges of both sets' borders, in edge order; the
+ * product test above decides (a sign bit cannot tell an underflow). */
 static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
   hit->sep = -INFINITY;
   hit->ea = hit->eb = -1;
-  /* each edge of b, once: its arc's plane, its direction and length */
-  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS], dbs[3 * 3 * VS_HULL_MAX_VERTS];
-  double ldb[3 * VS_HULL_MAX_VERTS], nbxa[2 * VS_HULL_MAX_VERTS];
+  edge_pre pre; /* about 41 KiB on the stack, only the used part written */
+  pre.masks = b->nf <= 64 && b->ne <= 64;
+  if (pre.masks)
+    for (int32_t f = 0; f < b->nf; f++) pre.fedges[f] = 0;
   for (int32_t j = 0; j < b->ne; j++) {
     const int32_t *eb = b->edge + 4 * j;
-    vs_cross3(b->pl + 4 * eb[3], b->pl + 4 * eb[2], n2xn1 + 3 * j);
-    vs_sub3(b->v + 3 * eb[1], b->v + 3 * eb[0], dbs + 3 * j);
-    ldb[j] = vs_len3(dbs + 3 * j);
+    vs_cross3(b->pl + 4 * eb[3], b->pl + 4 * eb[2], pre.n2xn1 + 3 * j);
+    vs_sub3(b->v + 3 * eb[1], b->v + 3 * eb[0], pre.db + 3 * j);
+    pre.ldb[j] = vs_len3(pre.db + 3 * j);
+    if (pre.masks) {
+      pre.fedges[eb[2]] |= (uint64_t)1 << j;
+      pre.fedges[eb[3]] |= (uint64_t)1 << j;
+    }
   }
+  double nbxa[2 * VS_HULL_MAX_VERTS];
   for (int32_t i = 0; i < a->ne; i++) {
     const int32_t *ea = a->edge + 4 * i;
-    const double *pa = a->v + 3 * ea[0], *qa = a->v + 3 * ea[1];
     const double *na = a->pl + 4 * ea[2], *nb = a->pl + 4 * ea[3];
-    double da[3], bxa[3];
-    vs_sub3(qa, pa, da);
+    double da[3], bxa[3], off[3];
+    vs_sub3(a->v + 3 * ea[1], a->v + 3 * ea[0], da);
     vs_cross3(nb, na, bxa);
-    for (int32_t f = 0; f < b->nf; f++) nbxa[f] = vs_dot3(b->pl + 4 * f, bxa);
-    double lda = vs_len3(da), off[3];
-    vs_sub3(pa, a->c, off);
-    for (int32_t j = 0; j < b->ne; j++) {
-      const int32_t *eb = b->edge + 4 * j;
-      double cba = -nbxa[eb[2]], dba = -nbxa[eb[3]];
-      if (!(cba * dba < 0)) continue;
-      const double *dc = n2xn1 + 3 * j;
-      double adc = vs_dot3(na, dc), bdc = vs_dot3(nb, dc);
-      if (!(adc * bdc < 0 && cba * bdc > 0)) continue;
-      const double *db = dbs + 3 * j;
-      double u[3];
-      vs_cross3(da, db, u);
-      double l = vs_len3(u);
-      if (l < 1e-6 * lda * ldb[j]) continue; /* parallel: the faces cover it */
-      for (int k = 0; k < 3; k++) u[k] /= l;
-      if (vs_dot3(u, off) < 0)
-        for (int k = 0; k < 3; k++) u[k] = -u[k];
-      double w[3];
-      vs_sub3(b->v + 3 * eb[0], pa, w);
-      double s = vs_dot3(u, w);
-      if (s > hit->sep) {
-        hit->sep = s;
-        hit->ea = i;
-        hit->eb = j;
-        memcpy(hit->axis, u, sizeof u);
-      }
+    double lda = vs_len3(da);
+    vs_sub3(a->v + 3 * ea[0], a->c, off);
+    if (!pre.masks) {
+      for (int32_t f = 0; f < b->nf; f++) nbxa[f] = vs_dot3(b->pl + 4 * f, bxa);
+      for (int32_t j = 0; j < b->ne; j++) edge_pair(a, b, &pre, i, j, nbxa, da, lda, off, hit);
+      continue;
     }
+    uint64_t up = 0, down = 0;
+    for (int32_t f = 0; f < b->nf; f++) {
+      double x = vs_dot3(b->pl + 4 * f, bxa);
+      nbxa[f] = x;
+      if (x > 0) up |= pre.fedges[f];
+      if (x < 0) down |= pre.fedges[f];
+    }
+    for (uint64_t m = up & down; m; m &= m - 1)
+      edge_pair(a, b, &pre, i, (int32_t)__builtin_ctzll(m), nbxa, da, lda, off, hit);
   }
 }
 
