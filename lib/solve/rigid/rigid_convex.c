@@ -26,9 +26,24 @@ typedef struct wpoly {
   int32_t nv, nf, ne;
   const int32_t *fstart, *fvert, *edge;
   double v[3 * VS_HULL_MAX_VERTS];
+  double x[VS_HULL_MAX_VERTS + 1], y[VS_HULL_MAX_VERTS + 1], z[VS_HULL_MAX_VERTS + 1];
   double pl[4 * (2 * VS_HULL_MAX_VERTS)];
   double c[3];
 } wpoly;
+
+/* Two doubles (GCC/clang vector extension: plain IEEE element-wise
+ * operations, one packed multiply or add rounding exactly as the two scalar
+ * ones it replaces, as in rigid_solve.c); a comparison's lanes as masks. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2m __attribute__((vector_size(16)));
+
+static inline v2d ld2(const double *p) {
+  v2d r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
+
+static inline v2d splat(double x) { return (v2d){x, x}; }
 
 /* A box's topology: vertex bit 0 +x, bit 1 +y, bit 2 +z (as a cube's hull
  * sorts them); faces counter-clockwise from outside; edges a < b with the
@@ -51,6 +66,21 @@ static void place(const shp *s, const double l[3], double o[3]) {
 /* The topology and the vertices in the world; the face planes come one
  * at a time (place_plane) as the face queries reach them: most pairs
  * stop at a separating face and never need the rest. */
+/* The vertices again by coordinate, for plane_sep, an odd count padded
+ * with the last one (a repeated value leaves a minimum as it is). */
+static void wpoly_soa(wpoly *w) {
+  for (int32_t i = 0; i < w->nv; i++) {
+    w->x[i] = w->v[3 * i];
+    w->y[i] = w->v[3 * i + 1];
+    w->z[i] = w->v[3 * i + 2];
+  }
+  if (w->nv & 1) {
+    w->x[w->nv] = w->x[w->nv - 1];
+    w->y[w->nv] = w->y[w->nv - 1];
+    w->z[w->nv] = w->z[w->nv - 1];
+  }
+}
+
 static void wpoly_verts(const shp *s, wpoly *w) {
   memcpy(w->c, s->c, sizeof w->c);
   if (s->shape == VS_RIGID_BOX) {
@@ -61,12 +91,14 @@ static void wpoly_verts(const shp *s, wpoly *w) {
                      (i & 4) ? s->h[2] : -s->h[2]};
       place(s, l, w->v + 3 * i);
     }
+    wpoly_soa(w);
     return;
   }
   const vs_hull *h = s->hull;
   w->nv = h->nv, w->nf = h->nf, w->ne = h->ne;
   w->fstart = h->fstart, w->fvert = h->fvert, w->edge = h->edge;
   for (int32_t i = 0; i < h->nv; i++) place(s, h->v + 3 * i, w->v + 3 * i);
+  wpoly_soa(w);
 }
 
 static int32_t poly_nf(const shp *s) { return s->shape == VS_RIGID_BOX ? 6 : s->hull->nf; }
@@ -83,14 +115,22 @@ static void place_plane(const shp *s, int32_t f, double pl[4]) {
   pl[3] = vs_dot3(pl, s->c) + hp[3];
 }
 
-/* The separation of b's vertices from plane pl. */
+/* The separation of b's vertices from plane pl: the least pl.v, as the
+ * scalar loop `d = pl.v; if (d < mn) mn = d` over the vertices would find
+ * it, two vertices at a time (the dot products in the same order; each lane
+ * keeps the least of its vertices by that same test, and the lesser lane
+ * wins: the same value, save that of -0 and +0 another may be kept, which
+ * no comparison after tells apart). */
 static double plane_sep(const double pl[4], const wpoly *b) {
-  double mn = INFINITY;
-  for (int32_t i = 0; i < b->nv; i++) {
-    double d = vs_dot3(pl, b->v + 3 * i);
-    if (d < mn) mn = d;
+  v2d px = splat(pl[0]), py = splat(pl[1]), pz = splat(pl[2]), mn = splat(INFINITY);
+  for (int32_t i = 0; i < b->nv; i += 2) {
+    v2d d = px * ld2(b->x + i) + py * ld2(b->y + i) + pz * ld2(b->z + i);
+    v2m lt = (v2m)(d < mn);
+    mn = (v2d)(((v2m)d & lt) | ((v2m)mn & ~lt));
   }
-  return mn - pl[3];
+  double m = mn[0];
+  if (mn[1] < m) m = mn[1];
+  return m - pl[3];
 }
 
 /* The separation of b's vertices from the face of sa that faces point
