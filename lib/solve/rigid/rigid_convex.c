@@ -28,6 +28,7 @@ typedef struct wpoly {
   double v[3 * VS_HULL_MAX_VERTS];
   double x[VS_HULL_MAX_VERTS + 1], y[VS_HULL_MAX_VERTS + 1], z[VS_HULL_MAX_VERTS + 1];
   double pl[4 * (2 * VS_HULL_MAX_VERTS)];
+  double nx[2 * VS_HULL_MAX_VERTS], ny[2 * VS_HULL_MAX_VERTS], nz[2 * VS_HULL_MAX_VERTS];
   double c[3];
 } wpoly;
 
@@ -170,6 +171,7 @@ static double face_query(const shp *sa, wpoly *a, const wpoly *b, double limit, 
   for (int32_t f = 0; f < a->nf; f++) {
     double *pl = a->pl + 4 * f;
     place_plane(sa, f, pl);
+    a->nx[f] = pl[0], a->ny[f] = pl[1], a->nz[f] = pl[2];
     double s = plane_sep(pl, b);
     if (s > best) best = s, *face = f;
     if (s > limit) break;
@@ -264,8 +266,19 @@ static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
       for (int32_t j = 0; j < b->ne; j++) edge_pair(a, b, &pre, i, j, nbxa, da, lda, off, hit);
       continue;
     }
+    /* n.bxa two faces at a time, the normals by coordinate: the same
+     * products and sums as vs_dot3 */
     uint64_t up = 0, down = 0;
-    for (int32_t f = 0; f < b->nf; f++) {
+    v2d bx = splat(bxa[0]), by = splat(bxa[1]), bz = splat(bxa[2]), zero = splat(0.0);
+    int32_t f = 0;
+    for (; f + 1 < b->nf; f += 2) {
+      v2d x = ld2(b->nx + f) * bx + ld2(b->ny + f) * by + ld2(b->nz + f) * bz;
+      memcpy(nbxa + f, &x, sizeof x);
+      v2m gt = (v2m)(x > zero), lt = (v2m)(x < zero);
+      up |= (pre.fedges[f] & (uint64_t)gt[0]) | (pre.fedges[f + 1] & (uint64_t)gt[1]);
+      down |= (pre.fedges[f] & (uint64_t)lt[0]) | (pre.fedges[f + 1] & (uint64_t)lt[1]);
+    }
+    if (f < b->nf) {
       double x = vs_dot3(b->pl + 4 * f, bxa);
       nbxa[f] = x;
       if (x > 0) up |= pre.fedges[f];
