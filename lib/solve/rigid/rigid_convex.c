@@ -232,9 +232,10 @@ static inline void edge_pair(const wpoly *a, const wpoly *b, const edge_pre *pre
 
 /* The largest separation over the edge pairs whose arcs cross, the first
  * pair (a's edge major) among equals.  The arcs of b that can cross an
- * edge's plane are the edges between a face above it and one below: with
- * the faces' bits, the edges of both sets' borders, in edge order; the
- * product test above decides (a sign bit cannot tell an underflow). */
+ * edge's plane are the edges between a face above it and one not: with
+ * the faces' bits, the edges on the border of the faces above, in edge
+ * order; the product test above decides (a face on the plane, an
+ * underflow). */
 static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
   hit->sep = -INFINITY;
   hit->ea = hit->eb = -1;
@@ -268,23 +269,21 @@ static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
     }
     /* n.bxa two faces at a time, the normals by coordinate: the same
      * products and sums as vs_dot3 */
-    uint64_t up = 0, down = 0;
+    uint64_t odd = 0; /* the edges with one face above the plane, not two */
     v2d bx = splat(bxa[0]), by = splat(bxa[1]), bz = splat(bxa[2]), zero = splat(0.0);
     int32_t f = 0;
     for (; f + 1 < b->nf; f += 2) {
       v2d x = ld2(b->nx + f) * bx + ld2(b->ny + f) * by + ld2(b->nz + f) * bz;
       memcpy(nbxa + f, &x, sizeof x);
-      v2m gt = (v2m)(x > zero), lt = (v2m)(x < zero);
-      up |= (pre.fedges[f] & (uint64_t)gt[0]) | (pre.fedges[f + 1] & (uint64_t)gt[1]);
-      down |= (pre.fedges[f] & (uint64_t)lt[0]) | (pre.fedges[f + 1] & (uint64_t)lt[1]);
+      v2m gt = (v2m)(x > zero);
+      odd ^= (pre.fedges[f] & (uint64_t)gt[0]) ^ (pre.fedges[f + 1] & (uint64_t)gt[1]);
     }
     if (f < b->nf) {
       double x = vs_dot3(b->pl + 4 * f, bxa);
       nbxa[f] = x;
-      if (x > 0) up |= pre.fedges[f];
-      if (x < 0) down |= pre.fedges[f];
+      if (x > 0) odd ^= pre.fedges[f];
     }
-    for (uint64_t m = up & down; m; m &= m - 1)
+    for (uint64_t m = odd; m; m &= m - 1)
       edge_pair(a, b, &pre, i, (int32_t)__builtin_ctzll(m), nbxa, da, lda, off, hit);
   }
 }
