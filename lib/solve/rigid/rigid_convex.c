@@ -104,16 +104,21 @@ static void wpoly_verts(const shp *s, wpoly *w) {
 
 static int32_t poly_nf(const shp *s) { return s->shape == VS_RIGID_BOX ? 6 : s->hull->nf; }
 
-/* Face f's plane in the world: unit normal, offset. */
-static void place_plane(const shp *s, int32_t f, double pl[4]) {
-  if (s->shape == VS_RIGID_BOX) {
-    vs_mat3_mul(s->R, box_n[f], pl);
-    pl[3] = vs_dot3(pl, s->c) + s->h[f >> 1];
-    return;
+/* The face planes in the body frame: the hull's, or a box's from box_n
+ * and its half extents written into buf. */
+static const double *local_planes(const shp *s, double buf[24]) {
+  if (s->shape != VS_RIGID_BOX) return s->hull->plane;
+  for (int f = 0; f < 6; f++) {
+    memcpy(buf + 4 * f, box_n[f], sizeof box_n[f]);
+    buf[4 * f + 3] = s->h[f >> 1];
   }
-  const double *hp = s->hull->plane + 4 * f;
-  vs_mat3_mul(s->R, hp, pl);
-  pl[3] = vs_dot3(pl, s->c) + hp[3];
+  return buf;
+}
+
+/* Face f's plane in the world (lp: local_planes): unit normal, offset. */
+static inline void place_plane(const shp *s, const double *lp, int32_t f, double pl[4]) {
+  vs_mat3_mul(s->R, lp + 4 * f, pl);
+  pl[3] = vs_dot3(pl, s->c) + lp[4 * f + 3];
 }
 
 /* The separation of b's vertices from plane pl: the least pl.v, as the
@@ -157,7 +162,8 @@ static double facing_sep(const shp *sa, const double p[3], const wpoly *b) {
       if (x > best) best = x, f = g;
     }
   }
-  place_plane(sa, f, pl);
+  double buf[24];
+  place_plane(sa, local_planes(sa, buf), f, pl);
   return plane_sep(pl, b);
 }
 
@@ -166,11 +172,12 @@ static double facing_sep(const shp *sa, const double p[3], const wpoly *b) {
  * one above limit as soon as it is found (no contact then, and a's planes
  * are left incomplete). */
 static double face_query(const shp *sa, wpoly *a, const wpoly *b, double limit, int32_t *face) {
-  double best = -INFINITY;
+  double best = -INFINITY, buf[24];
+  const double *lp = local_planes(sa, buf);
   *face = 0;
   for (int32_t f = 0; f < a->nf; f++) {
     double *pl = a->pl + 4 * f;
-    place_plane(sa, f, pl);
+    place_plane(sa, lp, f, pl);
     a->nx[f] = pl[0], a->ny[f] = pl[1], a->nz[f] = pl[2];
     double s = plane_sep(pl, b);
     if (s > best) best = s, *face = f;
