@@ -17,6 +17,9 @@
  * vertex (a wall of bounds: wall << 9 | vertex); sphere and capsule points as for the other shapes.
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "solve/rigid/rigid_narrow.h"
 
@@ -45,6 +48,18 @@ static inline v2d ld2(const double *p) {
 }
 
 static inline v2d splat(double x) { return (v2d){x, x}; }
+
+/* Each lane d < mn ? d : mn, the scalar `if (d < mn) mn = d` (with NaN and
+ * -0, +0 alike): SSE2's minpd is exactly that (its second operand unless
+ * the first is less), elsewhere a mask. */
+static inline v2d min_lt(v2d d, v2d mn) {
+#ifdef __SSE2__
+  return (v2d)_mm_min_pd((__m128d)d, (__m128d)mn);
+#else
+  v2m lt = (v2m)(d < mn);
+  return (v2d)(((v2m)d & lt) | ((v2m)mn & ~lt));
+#endif
+}
 
 /* A box's topology: vertex bit 0 +x, bit 1 +y, bit 2 +z (as a cube's hull
  * sorts them); faces counter-clockwise from outside; edges a < b with the
@@ -131,8 +146,7 @@ static double plane_sep(const double pl[4], const wpoly *b) {
   v2d px = splat(pl[0]), py = splat(pl[1]), pz = splat(pl[2]), mn = splat(INFINITY);
   for (int32_t i = 0; i < b->nv; i += 2) {
     v2d d = px * ld2(b->x + i) + py * ld2(b->y + i) + pz * ld2(b->z + i);
-    v2m lt = (v2m)(d < mn);
-    mn = (v2d)(((v2m)d & lt) | ((v2m)mn & ~lt));
+    mn = min_lt(d, mn);
   }
   double m = mn[0];
   if (mn[1] < m) m = mn[1];
