@@ -226,6 +226,9 @@ $(BUILD)/obj/lib/solve/rigid/rigid_joint.o $(BUILD)/pic/obj/lib/solve/rigid/rigi
 $(BUILD)/obj/lib/solve/rigid/rigid_solve.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_solve.o: KFLAGS := -O3
 $(BUILD)/obj/lib/solve/rigid/rigid_block.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_block.o: KFLAGS := -O3
 $(BUILD)/obj/lib/solve/rigid/rigid_prepare.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_prepare.o: KFLAGS := -O3
+# The convex hulls' separating-axis test (rigid_convex.c): same bits, 2%
+# fewer instructions on convex_pile.
+$(BUILD)/obj/lib/solve/rigid/rigid_convex.o $(BUILD)/pic/obj/lib/solve/rigid/rigid_convex.o: KFLAGS := -O3
 endif
 
 # `vsim --version` names the commit it was built from: `git describe --always

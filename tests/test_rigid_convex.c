@@ -3,8 +3,9 @@
  * lib/solve/rigid/rigid_convex.c): the hull's topology and mass properties
  * against closed forms, its invariants on random points, its canonical
  * order, a cube's hull moving as the same box, a fair die, resting contacts
- * with every shape and collider kind and with particles, and every bad
- * input with exit 2 and file:line:col. */
+ * with every shape and collider kind and with particles, crossed prisms'
+ * exact edge and face contacts, and every bad input with exit 2 and
+ * file:line:col. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,9 @@
 #include "model/hull.h"
 #include "model/model_private.h"
 #include "solve/rigid/rigid.h"
+#include "solve/rigid/rigid_narrow.h"
 #include "util/detmath.h"
+#include "util/quat.h"
 #include "vsim/step.h"
 
 /* A deterministic generator (no libc rand: the same numbers everywhere). */
@@ -668,6 +671,77 @@ START_TEST(bad_convex_inputs_exit_2) {
 }
 END_TEST
 
+/* A regular n-gon prism of circumradius 1 and length 1: axis along z
+ * (along x when along_x), a vertex (phase 0) or a face (phase 1) straight
+ * up (down when along_x), placed as given with c its centre: the hull's
+ * body frame turned back to the input frame, so that the world vertices
+ * are the input points. */
+static vs_hull prism(int n, int along_x, int phase, double cy, shp *s) {
+  double p[2 * 64 * 3];
+  for (int k = 0; k < n; k++) {
+    double t = 2 * M_PI * (k + 0.5 * phase) / n, u = sin(t), w = cos(t);
+    for (int e = 0; e < 2; e++) {
+      double *q = p + 3 * (2 * k + e), ax = e ? 0.5 : -0.5;
+      if (along_x)
+        q[0] = ax, q[1] = -w, q[2] = u;
+      else
+        q[0] = u, q[1] = w, q[2] = ax;
+    }
+  }
+  vs_hull h = build_ok(p, 2 * n, 1.0);
+  memset(s, 0, sizeof *s);
+  s->shape = VS_RIGID_CONVEX;
+  vs_quat_to_mat(h.rot, s->R);
+  for (int k = 0; k < 3; k++) s->c[k] = h.centroid[k];
+  s->c[1] += cy;
+  return h;
+}
+
+/* Two prisms crossed, a's axis along z, b's along x, b above a by 2 r - 0.01
+ * (r the distance from the axis to the touching feature): vertex edge on
+ * vertex edge, the edge pair's contact, 0.01 deep at (0, r - 0.005, 0),
+ * normal +y; face on face, every point 0.01 deep, normal +y.  With 6 sides
+ * (18 edges, 8 faces) and with 40 (120 edges, 42 faces: past the 64 that
+ * the edge query's face sets hold, its plain scan) the same. */
+START_TEST(crossed_prisms_touch_exactly) {
+  const double dep = 0.01, tol = 1e-12;
+  const int sides[2] = {6, 40};
+  for (int c = 0; c < 4; c++) {
+    int n = sides[c & 1], face = c >> 1;
+    double r = face ? cos(M_PI / n) : 1.0;
+    shp a, b;
+    vs_hull ha = prism(n, 0, face, 0.0, &a);
+    vs_hull hb = prism(n, 1, face, 2 * r - dep, &b);
+    a.hull = &ha, b.hull = &hb;
+    ck_assert_int_eq(ha.ne, 3 * n);
+    ck_assert_int_eq(ha.nf, n + 2);
+    cpt o[VS_RIGID_MANIFOLD];
+    int m = vs_rc_poly_poly(&a, &b, 0.02, o);
+    if (!face) {
+      ck_assert_msg(m == 1, "%d sides, edges: %d points", n, m);
+      ck_assert_msg(o[0].feature >> 31, "%d sides: not an edge contact (%#x)", n, o[0].feature);
+      double want[3] = {0, 1 - 0.5 * dep, 0};
+      for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(o[0].p[k], want[k], tol);
+    } else {
+      ck_assert_msg(m == 4, "%d sides, faces: %d points", n, m);
+    }
+    for (int i = 0; i < m; i++) {
+      ck_assert_msg(fabs(o[i].depth - dep) < tol, "%d sides, %s: depth %.17g", n,
+                    face ? "faces" : "edges", o[i].depth);
+      ck_assert_double_eq_tol(o[i].n[0], 0, tol);
+      ck_assert_double_eq_tol(o[i].n[1], 1, tol);
+      ck_assert_double_eq_tol(o[i].n[2], 0, tol);
+      if (face) ck_assert_double_eq_tol(o[i].p[1], r - 0.5 * dep, tol);
+    }
+    /* lifted 0.03 apart: beyond the margin, no contact */
+    b.c[1] += dep + 0.03;
+    ck_assert_int_eq(vs_rc_poly_poly(&a, &b, 0.02, o), 0);
+    vs_hull_free(&ha);
+    vs_hull_free(&hb);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("rigid_convex");
   TCase *t = tcase_create("hull");
@@ -682,6 +756,7 @@ static Suite *suite(void) {
   tcase_add_test(t, die_is_fair);
   tcase_add_test(t, resting_contacts_with_every_kind);
   tcase_add_test(t, particles_stop_on_a_hull);
+  tcase_add_test(t, crossed_prisms_touch_exactly);
   suite_add_tcase(s, t);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

@@ -17,6 +17,9 @@
  * vertex (a wall of bounds: wall << 9 | vertex); sphere and capsule points as for the other shapes.
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "solve/rigid/rigid_narrow.h"
 
@@ -26,9 +29,37 @@ typedef struct wpoly {
   int32_t nv, nf, ne;
   const int32_t *fstart, *fvert, *edge;
   double v[3 * VS_HULL_MAX_VERTS];
+  double x[VS_HULL_MAX_VERTS + 1], y[VS_HULL_MAX_VERTS + 1], z[VS_HULL_MAX_VERTS + 1];
   double pl[4 * (2 * VS_HULL_MAX_VERTS)];
+  double nx[2 * VS_HULL_MAX_VERTS], ny[2 * VS_HULL_MAX_VERTS], nz[2 * VS_HULL_MAX_VERTS];
   double c[3];
 } wpoly;
+
+/* Two doubles (GCC/clang vector extension: plain IEEE element-wise
+ * operations, one packed multiply or add rounding exactly as the two scalar
+ * ones it replaces, as in rigid_solve.c); a comparison's lanes as masks. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2m __attribute__((vector_size(16)));
+
+static inline v2d ld2(const double *p) {
+  v2d r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
+
+static inline v2d splat(double x) { return (v2d){x, x}; }
+
+/* Each lane d < mn ? d : mn, the scalar `if (d < mn) mn = d` (with NaN and
+ * -0, +0 alike): SSE2's minpd is exactly that (its second operand unless
+ * the first is less), elsewhere a mask. */
+static inline v2d min_lt(v2d d, v2d mn) {
+#ifdef __SSE2__
+  return (v2d)_mm_min_pd((__m128d)d, (__m128d)mn);
+#else
+  v2m lt = (v2m)(d < mn);
+  return (v2d)(((v2m)d & lt) | ((v2m)mn & ~lt));
+#endif
+}
 
 /* A box's topology: vertex bit 0 +x, bit 1 +y, bit 2 +z (as a cube's hull
  * sorts them); faces counter-clockwise from outside; edges a < b with the
@@ -48,7 +79,25 @@ static void place(const shp *s, const double l[3], double o[3]) {
   for (int k = 0; k < 3; k++) o[k] = s->c[k] + w[k];
 }
 
-static void make_wpoly(const shp *s, wpoly *w) {
+/* The topology and the vertices in the world; the face planes come one
+ * at a time (place_plane) as the face queries reach them: most pairs
+ * stop at a separating face and never need the rest. */
+/* The vertices again by coordinate, for plane_sep, an odd count padded
+ * with the last one (a repeated value leaves a minimum as it is). */
+static void wpoly_soa(wpoly *w) {
+  for (int32_t i = 0; i < w->nv; i++) {
+    w->x[i] = w->v[3 * i];
+    w->y[i] = w->v[3 * i + 1];
+    w->z[i] = w->v[3 * i + 2];
+  }
+  if (w->nv & 1) {
+    w->x[w->nv] = w->x[w->nv - 1];
+    w->y[w->nv] = w->y[w->nv - 1];
+    w->z[w->nv] = w->z[w->nv - 1];
+  }
+}
+
+static void wpoly_verts(const shp *s, wpoly *w) {
   memcpy(w->c, s->c, sizeof w->c);
   if (s->shape == VS_RIGID_BOX) {
     w->nv = 8, w->nf = 6, w->ne = 12;
@@ -58,54 +107,97 @@ static void make_wpoly(const shp *s, wpoly *w) {
                      (i & 4) ? s->h[2] : -s->h[2]};
       place(s, l, w->v + 3 * i);
     }
-    for (int f = 0; f < 6; f++) {
-      double *pl = w->pl + 4 * f;
-      vs_mat3_mul(s->R, box_n[f], pl);
-      pl[3] = vs_dot3(pl, s->c) + s->h[f >> 1];
-    }
+    wpoly_soa(w);
     return;
   }
   const vs_hull *h = s->hull;
   w->nv = h->nv, w->nf = h->nf, w->ne = h->ne;
   w->fstart = h->fstart, w->fvert = h->fvert, w->edge = h->edge;
   for (int32_t i = 0; i < h->nv; i++) place(s, h->v + 3 * i, w->v + 3 * i);
-  for (int32_t f = 0; f < h->nf; f++) {
-    double *pl = w->pl + 4 * f;
-    vs_mat3_mul(s->R, h->plane + 4 * f, pl);
-    pl[3] = vs_dot3(pl, s->c) + h->plane[4 * f + 3];
-  }
+  wpoly_soa(w);
 }
 
-/* The largest separation of b's vertices from a's face planes, and its
- * face; the first one above limit as soon as it is found (no contact then). */
-static double face_query(const wpoly *a, const wpoly *b, double limit, int32_t *face) {
-  double best = -INFINITY;
+static int32_t poly_nf(const shp *s) { return s->shape == VS_RIGID_BOX ? 6 : s->hull->nf; }
+
+/* The face planes in the body frame: the hull's, or a box's from box_n
+ * and its half extents written into buf. */
+static const double *local_planes(const shp *s, double buf[24]) {
+  if (s->shape != VS_RIGID_BOX) return s->hull->plane;
+  for (int f = 0; f < 6; f++) {
+    memcpy(buf + 4 * f, box_n[f], sizeof box_n[f]);
+    buf[4 * f + 3] = s->h[f >> 1];
+  }
+  return buf;
+}
+
+/* Face f's plane in the world (lp: local_planes): unit normal, offset. */
+static inline void place_plane(const shp *s, const double *lp, int32_t f, double pl[4]) {
+  vs_mat3_mul(s->R, lp + 4 * f, pl);
+  pl[3] = vs_dot3(pl, s->c) + lp[4 * f + 3];
+}
+
+/* The separation of b's vertices from plane pl: the least pl.v, as the
+ * scalar loop `d = pl.v; if (d < mn) mn = d` over the vertices would find
+ * it, two vertices at a time (the dot products in the same order; each lane
+ * keeps the least of its vertices by that same test, and the lesser lane
+ * wins: the same value, save that of -0 and +0 another may be kept, which
+ * no comparison after tells apart). */
+static double plane_sep(const double pl[4], const wpoly *b) {
+  v2d px = splat(pl[0]), py = splat(pl[1]), pz = splat(pl[2]), mn = splat(INFINITY);
+  for (int32_t i = 0; i < b->nv; i += 2) {
+    v2d d = px * ld2(b->x + i) + py * ld2(b->y + i) + pz * ld2(b->z + i);
+    mn = min_lt(d, mn);
+  }
+  double m = mn[0];
+  if (mn[1] < m) m = mn[1];
+  return m - pl[3];
+}
+
+/* The separation of b's vertices from the face of sa that faces point
+ * p (its normal nearest the direction to p): a guess at a separating face
+ * tried before the queries, which stop at the first face above their
+ * limit.  A separating face is one whatever the order it is found in, so
+ * the guess changes only how soon "no contact" is known, never a result. */
+static double facing_sep(const shp *sa, const double p[3], const wpoly *b) {
+  double d[3], l[3], pl[4];
+  vs_sub3(p, sa->c, d);
+  vs_mat3_mul_t(sa->R, d, l);
+  int32_t f = 0;
+  if (sa->shape == VS_RIGID_BOX) {
+    int k = 0;
+    for (int q = 1; q < 3; q++)
+      if (fabs(l[q]) > fabs(l[k])) k = q;
+    f = 2 * k + (l[k] > 0);
+  } else {
+    const vs_hull *h = sa->hull;
+    double best = -INFINITY;
+    for (int32_t g = 0; g < h->nf; g++) {
+      double x = vs_dot3(h->plane + 4 * g, l);
+      if (x > best) best = x, f = g;
+    }
+  }
+  double buf[24];
+  place_plane(sa, local_planes(sa, buf), f, pl);
+  return plane_sep(pl, b);
+}
+
+/* The largest separation of b's vertices from a's face planes (those of
+ * shape sa, placed into a as they are reached), and its face; the first
+ * one above limit as soon as it is found (no contact then, and a's planes
+ * are left incomplete). */
+static double face_query(const shp *sa, wpoly *a, const wpoly *b, double limit, int32_t *face) {
+  double best = -INFINITY, buf[24];
+  const double *lp = local_planes(sa, buf);
   *face = 0;
   for (int32_t f = 0; f < a->nf; f++) {
-    const double *pl = a->pl + 4 * f;
-    double mn = INFINITY;
-    for (int32_t i = 0; i < b->nv; i++) {
-      double d = vs_dot3(pl, b->v + 3 * i);
-      if (d < mn) mn = d;
-    }
-    double s = mn - pl[3];
+    double *pl = a->pl + 4 * f;
+    place_plane(sa, lp, f, pl);
+    a->nx[f] = pl[0], a->ny[f] = pl[1], a->nz[f] = pl[2];
+    double s = plane_sep(pl, b);
     if (s > best) best = s, *face = f;
     if (s > limit) break;
   }
   return best;
-}
-
-/* Whether the Gauss-map arcs of an edge of a (its faces' normals na, nb;
- * bxa = nb x na) and of an edge of b (its faces' normals negated: c = -n1,
- * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
- * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
- * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read: */
-static int minkowski_face(const double na[3], const double nb[3], const double bxa[3],
-                          const double n1[3], const double n2[3], const double n2xn1[3]) {
-  double cba = -vs_dot3(n1, bxa), dba = -vs_dot3(n2, bxa);
-  if (!(cba * dba < 0)) return 0;
-  double adc = vs_dot3(na, n2xn1), bdc = vs_dot3(nb, n2xn1);
-  return adc * bdc < 0 && cba * bdc > 0;
 }
 
 typedef struct edge_hit {
@@ -113,45 +205,107 @@ typedef struct edge_hit {
   int32_t ea, eb;
 } edge_hit;
 
+/* What edge_query knows of b, once per call: each edge's arc plane n2 x n1,
+ * direction and length, and (at most 64 faces and edges) the edges that
+ * border each face, as bits. */
+typedef struct edge_pre {
+  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS], db[3 * 3 * VS_HULL_MAX_VERTS];
+  double ldb[3 * VS_HULL_MAX_VERTS];
+  uint64_t fedges[64];
+  int masks;
+} edge_pre;
+
+/* Edge i of a (da its direction, lda its length, off its start less a's
+ * centre) against edge j of b, given nbxa = n.bxa for each face n of b.
+ * Whether the Gauss-map arcs of the edge of a (its faces' normals na, nb;
+ * bxa = nb x na) and of the edge of b (its faces' normals negated: c = -n1,
+ * d = -n2) cross (Gregorius); n2xn1 = n2 x n1 = d x c, the same bits.
+ * With c.bxa = -(n1.bxa) and d.bxa = -(n2.bxa) (negation is exact), the
+ * tests c.bxa d.bxa < 0, a.dxc b.dxc < 0 and c.bxa b.dxc > 0 read as below;
+ * if they do, the separation along the edges' common normal. */
+static inline void edge_pair(const wpoly *a, const wpoly *b, const edge_pre *pre, int32_t i,
+                             int32_t j, const double *nbxa, const double da[3], double lda,
+                             const double off[3], edge_hit *hit) {
+  const int32_t *ea = a->edge + 4 * i, *eb = b->edge + 4 * j;
+  const double *na = a->pl + 4 * ea[2], *nb = a->pl + 4 * ea[3];
+  double cba = -nbxa[eb[2]], dba = -nbxa[eb[3]];
+  if (!(cba * dba < 0)) return;
+  const double *dc = pre->n2xn1 + 3 * j;
+  double adc = vs_dot3(na, dc), bdc = vs_dot3(nb, dc);
+  if (!(adc * bdc < 0 && cba * bdc > 0)) return;
+  double u[3];
+  vs_cross3(da, pre->db + 3 * j, u);
+  double l = vs_len3(u);
+  if (l < 1e-6 * lda * pre->ldb[j]) return; /* parallel: the faces cover it */
+  for (int k = 0; k < 3; k++) u[k] /= l;
+  if (vs_dot3(u, off) < 0)
+    for (int k = 0; k < 3; k++) u[k] = -u[k];
+  double w[3];
+  vs_sub3(b->v + 3 * eb[0], a->v + 3 * ea[0], w);
+  double s = vs_dot3(u, w);
+  if (s > hit->sep) {
+    hit->sep = s;
+    hit->ea = i;
+    hit->eb = j;
+    memcpy(hit->axis, u, sizeof u);
+  }
+}
+
+/* The largest separation over the edge pairs whose arcs cross, the first
+ * pair (a's edge major) among equals.  The arcs of b that can cross an
+ * edge's plane are the edges between a face above it and one not: with
+ * the faces' bits, the edges on the border of the faces above, in edge
+ * order; the product test above decides (a face on the plane, an
+ * underflow). */
 static void edge_query(const wpoly *a, const wpoly *b, edge_hit *hit) {
   hit->sep = -INFINITY;
   hit->ea = hit->eb = -1;
-  double n2xn1[3 * 3 * VS_HULL_MAX_VERTS]; /* each edge of b: its arc's plane, once */
-  for (int32_t j = 0; j < b->ne; j++)
-    vs_cross3(b->pl + 4 * b->edge[4 * j + 3], b->pl + 4 * b->edge[4 * j + 2], n2xn1 + 3 * j);
+  edge_pre pre; /* about 41 KiB on the stack, only the used part written */
+  pre.masks = b->nf <= 64 && b->ne <= 64;
+  if (pre.masks)
+    for (int32_t f = 0; f < b->nf; f++) pre.fedges[f] = 0;
+  for (int32_t j = 0; j < b->ne; j++) {
+    const int32_t *eb = b->edge + 4 * j;
+    vs_cross3(b->pl + 4 * eb[3], b->pl + 4 * eb[2], pre.n2xn1 + 3 * j);
+    vs_sub3(b->v + 3 * eb[1], b->v + 3 * eb[0], pre.db + 3 * j);
+    pre.ldb[j] = vs_len3(pre.db + 3 * j);
+    if (pre.masks) {
+      pre.fedges[eb[2]] |= (uint64_t)1 << j;
+      pre.fedges[eb[3]] |= (uint64_t)1 << j;
+    }
+  }
+  double nbxa[2 * VS_HULL_MAX_VERTS];
   for (int32_t i = 0; i < a->ne; i++) {
     const int32_t *ea = a->edge + 4 * i;
-    const double *pa = a->v + 3 * ea[0], *qa = a->v + 3 * ea[1];
     const double *na = a->pl + 4 * ea[2], *nb = a->pl + 4 * ea[3];
-    double da[3], bxa[3];
-    vs_sub3(qa, pa, da);
+    double da[3], bxa[3], off[3];
+    vs_sub3(a->v + 3 * ea[1], a->v + 3 * ea[0], da);
     vs_cross3(nb, na, bxa);
-    for (int32_t j = 0; j < b->ne; j++) {
-      const int32_t *eb = b->edge + 4 * j;
-      const double *pb = b->v + 3 * eb[0], *qb = b->v + 3 * eb[1];
-      if (!minkowski_face(na, nb, bxa, b->pl + 4 * eb[2], b->pl + 4 * eb[3], n2xn1 + 3 * j))
-        continue;
-      double db[3];
-      vs_sub3(qb, pb, db);
-      double u[3];
-      vs_cross3(da, db, u);
-      double l = vs_len3(u);
-      if (l < 1e-6 * vs_len3(da) * vs_len3(db)) continue; /* parallel: the faces cover it */
-      for (int k = 0; k < 3; k++) u[k] /= l;
-      double off[3];
-      vs_sub3(pa, a->c, off);
-      if (vs_dot3(u, off) < 0)
-        for (int k = 0; k < 3; k++) u[k] = -u[k];
-      double w[3];
-      vs_sub3(pb, pa, w);
-      double s = vs_dot3(u, w);
-      if (s > hit->sep) {
-        hit->sep = s;
-        hit->ea = i;
-        hit->eb = j;
-        memcpy(hit->axis, u, sizeof u);
-      }
+    double lda = vs_len3(da);
+    vs_sub3(a->v + 3 * ea[0], a->c, off);
+    if (!pre.masks) {
+      for (int32_t f = 0; f < b->nf; f++) nbxa[f] = vs_dot3(b->pl + 4 * f, bxa);
+      for (int32_t j = 0; j < b->ne; j++) edge_pair(a, b, &pre, i, j, nbxa, da, lda, off, hit);
+      continue;
     }
+    /* n.bxa two faces at a time, the normals by coordinate: the same
+     * products and sums as vs_dot3 */
+    uint64_t odd = 0; /* the edges with one face above the plane, not two */
+    v2d bx = splat(bxa[0]), by = splat(bxa[1]), bz = splat(bxa[2]), zero = splat(0.0);
+    int32_t f = 0;
+    for (; f + 1 < b->nf; f += 2) {
+      v2d x = ld2(b->nx + f) * bx + ld2(b->ny + f) * by + ld2(b->nz + f) * bz;
+      memcpy(nbxa + f, &x, sizeof x);
+      v2m gt = (v2m)(x > zero);
+      odd ^= (pre.fedges[f] & (uint64_t)gt[0]) ^ (pre.fedges[f + 1] & (uint64_t)gt[1]);
+    }
+    if (f < b->nf) {
+      double x = vs_dot3(b->pl + 4 * f, bxa);
+      nbxa[f] = x;
+      if (x > 0) odd ^= pre.fedges[f];
+    }
+    for (uint64_t m = odd; m; m &= m - 1)
+      edge_pair(a, b, &pre, i, (int32_t)__builtin_ctzll(m), nbxa, da, lda, off, hit);
   }
 }
 
@@ -259,13 +413,16 @@ static int face_contact(const wpoly *r, int32_t rf, const wpoly *in, int flip, d
 }
 
 int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
-  wpoly A, B; /* about 45 KiB on the stack */
-  make_wpoly(sa, &A);
-  make_wpoly(sb, &B);
+  wpoly A, B; /* about 45 KiB on the stack, only the used part written */
+  A.nf = poly_nf(sa);
+  wpoly_verts(sb, &B);
   int32_t fa, fb;
-  double sepa = face_query(&A, &B, margin, &fa);
+  if (facing_sep(sa, sb->c, &B) > margin) return 0;
+  double sepa = face_query(sa, &A, &B, margin, &fa);
   if (sepa > margin) return 0;
-  double sepb = face_query(&B, &A, margin, &fb);
+  wpoly_verts(sa, &A);
+  if (facing_sep(sb, sa->c, &A) > margin) return 0;
+  double sepb = face_query(sb, &B, &A, margin, &fb);
   if (sepb > margin) return 0;
   edge_hit eh;
   edge_query(&A, &B, &eh);
