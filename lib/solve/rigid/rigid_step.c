@@ -163,6 +163,9 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     memset(s->joint_impulse, 0, sizeof(double) * 3 * (size_t)m->n_joints);
     if (s->joint_more) memset(s->joint_more, 0, sizeof(double) * VS_RJOINT_MORE * (size_t)m->n_joints);
   }
+  /* without contacts and joints the sweeps have no row to solve (a free
+   * body between impacts): skipped, the same bits */
+  const int rows = w->n_contacts > 0 || m->n_joints > 0;
   for (int32_t sub = 0; sub < nsub; sub++) {
     for (int32_t i = 0; i < n; i++) {
       if (m->inv_mass[i] == 0 || w->asleep[i]) continue;
@@ -183,8 +186,8 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
      * correction alone, a few micrometres; each sweep's solve starts from
      * the velocities it leaves, so the next sweep refines it) */
     if (sub == 0) vs_rigid_tree_factor(m, s, w);
-    if (st->warm_start || sub > 0) vs_rigid_warm_start(m, s, w);
-    for (int32_t it = 0; it < st->iterations; it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
+    if (rows && (st->warm_start || sub > 0)) vs_rigid_warm_start(m, s, w);
+    for (int32_t it = 0; it < (rows ? st->iterations : 0); it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     integrate_positions(m, s, w, hs);
     if (w->substep_hook) w->substep_hook(w->hook_ctx, m, s, w);
     if (w->tree.n_tree_joints) {
