@@ -26,44 +26,18 @@
 
 #include "solve/rigid/rigid_joint_rows.h"
 
-static void invert3(const double K[9], double o[9]) {
-  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
-  double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
-  if (det == 0) {
-    memset(o, 0, sizeof(double) * 9);
-    return;
-  }
-  double id = 1.0 / det;
-  o[0] = c0 * id;
-  o[1] = (K[2] * K[7] - K[1] * K[8]) * id;
-  o[2] = (K[1] * K[5] - K[2] * K[4]) * id;
-  o[3] = c1 * id;
-  o[4] = (K[0] * K[8] - K[2] * K[6]) * id;
-  o[5] = (K[2] * K[3] - K[0] * K[5]) * id;
-  o[6] = c2 * id;
-  o[7] = (K[1] * K[6] - K[0] * K[7]) * id;
-  o[8] = (K[0] * K[4] - K[1] * K[3]) * id;
-}
-
-/* K += S^T I S with S = skew(r) (S v = r x v). */
-static void add_rot_block(double K[9], const double *I, const double r[3]) {
-  double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, IS[9];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      IS[3 * i + j] = I[3 * i] * S[j] + I[3 * i + 1] * S[3 + j] + I[3 * i + 2] * S[6 + j];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
-}
-
 /* ---- ball: the anchors coincide (3 rows) ---- */
 
-static void ball_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
-  (void)m, (void)j;
+/* K^-1 of the anchors' gap: K = (1/ma + 1/mb) E + S_a^T Ia S_a + S_b^T Ib S_b. */
+static void ball_kinv(const jctx *x, double Ki[9]) {
   double K[9] = {x->msum, 0, 0, 0, x->msum, 0, 0, 0, x->msum};
   add_rot_block(K, x->Ia, x->ra);
   add_rot_block(K, x->Ib, x->rb);
-  invert3(K, jw + 6);
+  invert3(K, Ki);
+}
+static void ball_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  (void)m, (void)j;
+  ball_kinv(x, jw + 6);
 }
 static void ball_impulse(const double *jw, const double *acc, double P[3]) {
   (void)jw;
@@ -78,10 +52,8 @@ static void ball_solve(const double *jw, const double dv[3], double *acc, double
 }
 static void ball_project(const vs_rmodel *m, int32_t j, const jctx *x, double P[3]) {
   (void)m, (void)j;
-  double K[9] = {x->msum, 0, 0, 0, x->msum, 0, 0, 0, x->msum}, Ki[9];
-  add_rot_block(K, x->Ia, x->ra);
-  add_rot_block(K, x->Ib, x->rb);
-  invert3(K, Ki);
+  double Ki[9];
+  ball_kinv(x, Ki);
   vs_mat3_mul(Ki, x->C, P);
   for (int k = 0; k < 3; k++) P[k] = -P[k];
 }
