@@ -248,43 +248,45 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * a body's, whose mass dominates; -1 for a joint's, -J M^-1 J^T), by the
  * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
  * joint whose bodies cannot move along one of its rows) gets zero rows and
- * columns there: that row's multiplier stays zero. */
+ * columns there: that row's multiplier stays zero.  The factors are d x d
+ * (row stride d: only d x d entries to clear). */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
-  double L[36] = {0}, Li[36] = {0};
+  double L[36], Li[36];
+  for (int i = 0; i < d * d; i++) L[i] = Li[i] = 0.0;
   int dead[6] = {0};
   double scale = 0, linv[6] = {0};
   for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
   for (int j = 0; j < d; j++) { /* sign * A = L L^T */
     double djj = sign * A[j * d + j];
-    for (int q = 0; q < j; q++) djj -= L[j * 6 + q] * L[j * 6 + q];
+    for (int q = 0; q < j; q++) djj -= L[j * d + q] * L[j * d + q];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
       continue;
     }
     double ljj = sqrt(djj), inv = 1.0 / ljj;
-    L[j * 6 + j] = ljj;
+    L[j * d + j] = ljj;
     linv[j] = inv;
     for (int i = j + 1; i < d; i++) {
       double a = sign * A[i * d + j];
-      for (int q = 0; q < j; q++) a -= L[i * 6 + q] * L[j * 6 + q];
-      L[i * 6 + j] = a * inv;
+      for (int q = 0; q < j; q++) a -= L[i * d + q] * L[j * d + q];
+      L[i * d + j] = a * inv;
     }
   }
   for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
     if (dead[j]) continue;
-    Li[j * 6 + j] = linv[j]; /* 1 / L_jj */
+    Li[j * d + j] = linv[j]; /* 1 / L_jj */
     for (int i = j + 1; i < d; i++) {
       if (dead[i]) continue;
       double a = 0;
-      for (int q = j; q < i; q++) a -= L[i * 6 + q] * Li[q * 6 + j];
-      Li[i * 6 + j] = a / L[i * 6 + i];
+      for (int q = j; q < i; q++) a -= L[i * d + q] * Li[q * d + j];
+      Li[i * d + j] = a / L[i * d + i];
     }
   }
   for (int i = 0; i < d; i++) /* (sign A)^-1 = Li^T Li */
     for (int j = 0; j <= i; j++) {
       double a = 0;
-      for (int q = i; q < d; q++) a += Li[q * 6 + i] * Li[q * 6 + j];
+      for (int q = i; q < d; q++) a += Li[q * d + i] * Li[q * d + j];
       o[i * d + j] = o[j * d + i] = sign * a;
     }
 }
@@ -541,18 +543,28 @@ static void tree_solve(vs_rtree *t) {
   }
 }
 
-/* The joint's rows applied to (v, w) of its bodies: J_a u_a + J_b u_b. */
+/* The joint's rows applied to (v, w) of its bodies: J_a u_a + J_b u_b.
+ * Each sum runs from +0 in the same order; for an anchored joint the
+ * exact zeros of J's linear part ([sg I] over the anchors, 0 after) are
+ * left out (a sum from +0 is never -0: the same bits). */
 static void joint_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
                        const double *ub, double *out) {
   double J[36];
-  int d = vs_rjoint_rows(m->joint_kind[j]);
+  int d = vs_rjoint_rows(m->joint_kind[j]), anchored = vs_rjoint_anchored(m->joint_kind[j]);
   for (int i = 0; i < d; i++) out[i] = 0;
   const double *u[2] = {ua, ub};
   for (int e = 0; e < 2; e++) {
     if (!u[e]) continue;
     vs_rjoint_jacobian(m, w, j, e, J);
-    for (int i = 0; i < d; i++)
-      for (int q = 0; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
+    if (!anchored) {
+      for (int i = 0; i < d; i++)
+        for (int q = 0; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
+      continue;
+    }
+    for (int i = 0; i < d; i++) {
+      if (i < 3) out[i] += J[i * 6 + i] * u[e][i];
+      for (int q = 3; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
+    }
   }
 }
 
