@@ -611,6 +611,18 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
   }
 }
 
+/* A ball's error, the anchors' gap C = (xb + rb) - (xa + ra), from the
+ * anchors in w->joint when they are those of this pose (posed: prepared
+ * from it): vs_rjoint_error's operations on the same values, without
+ * turning the offsets again. */
+static void ball_gap(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
+                     double *e) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  if (b < 0) b = m->n_bodies;
+  for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + jw[3 + k] - s->x[3 * a + k] - jw[k];
+}
+
 int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
                            double tol) {
   vs_rtree *t = &w->tree;
@@ -622,7 +634,9 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
     memset(y, 0, sizeof(double) * 6);
     if (t->kind[k] != NODE_JOINT) continue;
     double e[VS_RJOINT_MAX_ROWS];
-    vs_rjoint_error(m, s, w, t->id[k], e);
+    int32_t j = t->id[k];
+    if (posed && m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, e);
+    else vs_rjoint_error(m, s, w, j, e);
     for (int q = 0; q < t->dim[k]; q++) {
       y[q] = -e[q];
       above |= !(fabs(e[q]) <= tol); /* NaN too: the solve then shows it */
