@@ -333,6 +333,33 @@ void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int en
   rows_table[m->joint_kind[j]].jacobian(jw, end, J);
 }
 
+/* The exact zeros of an anchored joint's linear part and of a ball's angular
+ * diagonal are left out (sums from +0, never -0: the same bits); a ball's
+ * entries are ball_jacobian's, made here without the table's call. */
+void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
+                          const double *ub, double *out) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], *u[2] = {ua, ub};
+  const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+  for (int i = 0; i < row->rows; i++) out[i] = 0;
+  for (int e = 0; e < 2; e++) {
+    double sg = e ? 1.0 : -1.0, J[6 * VS_RJOINT_MAX_ROWS];
+    const double *r = e ? jw + 3 : jw, *ue = u[e];
+    if (ue && m->joint_kind[j] == VS_JOINT_BALL) {
+      const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+      for (int i = 0; i < 3; i++) {
+        out[i] += sg * ue[i];
+        for (int k = 0; k < 3; k++)
+          if (k != i) out[i] += -sg * S[i * 3 + k] * ue[3 + k];
+      }
+    } else if (ue) {
+      row->jacobian(jw, e, J);
+      for (int i = 0; i < row->rows; i++)
+        for (int q = 0; q < 6; q++)
+          if (!row->anchored || q >= 3 || q == i) out[i] += J[i * 6 + q] * ue[q];
+    }
+  }
+}
+
 /* The rotation matrices of every body (and the world slot) at the pose of s,
  * into w->tree.rot: the joints read them there while the pose stays. */
 static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {

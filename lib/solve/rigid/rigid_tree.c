@@ -543,31 +543,6 @@ static void tree_solve(vs_rtree *t) {
   }
 }
 
-/* The joint's rows applied to (v, w) of its bodies: J_a u_a + J_b u_b.
- * Each sum runs from +0 in the same order; for an anchored joint the
- * exact zeros of J's linear part ([sg I] over the anchors, 0 after) are
- * left out (a sum from +0 is never -0: the same bits). */
-static void joint_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
-                       const double *ub, double *out) {
-  double J[36];
-  int d = vs_rjoint_rows(m->joint_kind[j]), anchored = vs_rjoint_anchored(m->joint_kind[j]);
-  for (int i = 0; i < d; i++) out[i] = 0;
-  const double *u[2] = {ua, ub};
-  for (int e = 0; e < 2; e++) {
-    if (!u[e]) continue;
-    vs_rjoint_jacobian(m, w, j, e, J);
-    if (!anchored) {
-      for (int i = 0; i < d; i++)
-        for (int q = 0; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
-      continue;
-    }
-    for (int i = 0; i < d; i++) {
-      if (i < 3) out[i] += J[i * 6 + i] * u[e][i];
-      for (int q = 3; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
-    }
-  }
-}
-
 /* Whether body b moves (a node of the tree may touch the ground side). */
 static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
   /* a kinematic body is ground that moves: its velocities are on the right-hand side */
@@ -592,7 +567,7 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
     if (a >= 0) memcpy(va, &s->v[3 * a], 24), memcpy(va + 3, &s->w[3 * a], 24);
     if (b >= 0) memcpy(vb, &s->v[3 * b], 24), memcpy(vb + 3, &s->w[3 * b], 24);
     double c[VS_RJOINT_MAX_ROWS];
-    joint_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
+    vs_rjoint_apply_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
     for (int i = 0; i < t->dim[k]; i++) y[i] = -c[i];
   }
   tree_solve(t);
