@@ -371,8 +371,7 @@ static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_r
 
 /* Anchors and gap of joint j at the current pose; rot: the pose's rotation
  * matrices (pose_rotations), or NULL to convert the two orientations here;
- * nrm: the joints' axis normals (w->tree.normals), or NULL to make them.
- * Inlined: its callers' loops keep x in registers and drop what they skip. */
+ * nrm: the joints' axis normals (w->tree.normals), or NULL to make them (inlined). */
 static inline __attribute__((always_inline)) void context(
     const vs_rmodel *m, const vs_rstate *s, const double *inv_iw, const double *rot,
     const double *nrm, int32_t j, jctx *x) {
