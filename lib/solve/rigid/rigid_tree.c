@@ -316,11 +316,11 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
 }
 
 /* The factor's products for an anchored joint (vs_rjoint_anchored: its
- * rows J are [sg I | A] over the anchors, [0 | A] after): each sum is
- * mul_dj's, mul_nn's or mul_tn's with the products of J's exact zeros left
- * out and the others in the same order from +0 (a sum from +0 is never -0,
- * so adding a zero to it changes no bit): the same bits, about half the
- * products. */
+ * rows J are [sg I | A] over the anchors, [0 | A] after, and A's diagonal
+ * over the anchors is zero, -sg skew(r)'s): each sum is mul_dj's, mul_nn's
+ * or mul_tn's with the products of J's exact zeros left out and the others
+ * in the same order from +0 (a sum from +0 is never -0, so adding a zero to
+ * it changes no bit): the same bits, about half the products. */
 
 /* Body k under the joint p (dp rows J): L = D J^T (6 x dp), Dp -= J L. */
 static inline __attribute__((always_inline)) void body_edge(const double *D, const double *J,
@@ -331,7 +331,8 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
     if (c < 3)
       for (int i = 0; i < 6; i++) sum[i] += D[c * 6 + i] * Jc[c];
     for (int q = 3; q < 6; q++)
-      for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
+      if (q != c + 3)
+        for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
     for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
   }
   for (int i = 0; i < dp; i++) {
@@ -340,7 +341,8 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
     if (i < 3)
       for (int j = 0; j < dp; j++) sum[j] += Ji[i] * L[i * dp + j];
     for (int q = 3; q < 6; q++)
-      for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
+      if (q != i + 3)
+        for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
     for (int j = 0; j < dp; j++) Dp[i * dp + j] -= sum[j];
   }
 }
@@ -363,7 +365,8 @@ static inline __attribute__((always_inline)) void joint_edge(const double *D, co
       for (int j = 0; j < 6; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
     else
       for (int q = 0; q < dk; q++)
-        for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
+        if (q != i - 3)
+          for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
     for (int j = 0; j < 6; j++) Dp[i * 6 + j] -= sum[j];
   }
 }
