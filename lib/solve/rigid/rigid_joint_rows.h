@@ -116,7 +116,8 @@ static inline void gen_cross(const vs_rmodel *m, const vs_rwork *w, int32_t i, c
 
 /* Inverse of the 3 x 3 K by its cofactors (zero when K is singular). */
 static inline void invert3(const double K[9], double o[9]) {
-  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
+  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8],
+         c2 = K[3] * K[7] - K[4] * K[6];
   double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
   if (det == 0) {
     memset(o, 0, sizeof(double) * 9);
