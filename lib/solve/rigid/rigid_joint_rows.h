@@ -3,7 +3,8 @@
  * (rigid_joint.c) and the joints' 1-D axis rows (rigid_joint_axis.c) share:
  * the joint's pose context, the layout of its work row, and generic rows
  * given by their Jacobian blocks (rows x 6 per body: linear, angular), whose
- * impulse lambda changes a body's velocities by M^-1 J^T lambda. */
+ * impulse lambda changes a body's velocities by M^-1 J^T lambda; and the
+ * small dense inverses (a ball's 3 x 3 K, the generic rows' K). */
 #ifndef VSIM_SOLVE_RIGID_JOINT_ROWS_H
 #define VSIM_SOLVE_RIGID_JOINT_ROWS_H
 
