@@ -8,6 +8,7 @@
  * the same bits on 1 and 3 threads with jacobi colours and across --resume,
  * and every bad input of the new keys: exit 2, file:line:col, no output. */
 #include <math.h>
+#include <string.h>
 
 #include "runutil.h"
 #include "model/model_private.h"
@@ -650,6 +651,88 @@ START_TEST(bad_joint_inputs_exit_2_and_leave_nothing) {
 }
 END_TEST
 
+/* ---- the forest's right-hand side ------------------------------------------- */
+
+/* vs_rjoint_apply_rows (the forest's velocity rows, J_a u_a + J_b u_b) is
+ * the product of the joint's Jacobian blocks (vs_rjoint_jacobian) with the
+ * bodies' velocities, each row summed from +0 over the six columns in
+ * order, to the bit: for every kind, turned bodies, either end left out;
+ * and a ball's rows are the anchors' relative velocity
+ * (vb + wb x rb) - (va + wa x ra) to rounding (1e-14 of the speeds). */
+START_TEST(joint_rows_on_velocities_are_the_jacobians_to_the_bit) {
+  const int32_t kinds[5] = {VS_JOINT_BALL, VS_JOINT_DISTANCE, VS_JOINT_WELD, VS_JOINT_HINGE,
+                            VS_JOINT_SLIDER};
+  vs_rmodel *m;
+  ck_assert_int_eq(vs_rmodel_create(3, 0, 5, &m), VS_OK);
+  for (int i = 0; i < 3; i++) {
+    double size[3] = {0.3 + 0.1 * i, 0.2, 0.1 + 0.05 * i};
+    ck_assert_int_eq(vs_rmodel_set_body(m, i, VS_RIGID_BOX, size, 1.0 + i, 0, 0, 0.5, 0), VS_OK);
+  }
+  for (int32_t j = 0; j < 5; j++) {
+    m->joint_kind[j] = kinds[j];
+    m->joint_ab[2 * j] = j % 3;
+    m->joint_ab[2 * j + 1] = j == 2 ? -1 : (j + 1) % 3;
+    const double pa[3] = {0.1 * j - 0.2, 0.15, -0.05 * j}, pb[3] = {-0.1, 0.05 * j, 0.2};
+    memcpy(&m->joint_pa[3 * j], pa, sizeof pa);
+    memcpy(&m->joint_pb[3 * j], pb, sizeof pb);
+    const double ax[6] = {0.6, 0, 0.8, 0, 0.6, 0.8};
+    memcpy(&m->joint_axis[6 * j], ax, sizeof ax);
+    m->joint_qrel[4 * j] = 1.0;
+    m->joint_rest[j] = 0.5;
+  }
+  vs_rstate *s;
+  vs_rwork *w;
+  ck_assert_int_eq(vs_rstate_create(m, &s), VS_OK);
+  ck_assert_int_eq(vs_rwork_create(m, &w), VS_OK);
+  for (int i = 0; i < 3; i++) {
+    double q[4] = {0.9 - 0.2 * i, 0.3, -0.2 + 0.25 * i, 0.1 * i + 0.05}, l = 0;
+    for (int k = 0; k < 4; k++) l += q[k] * q[k];
+    for (int k = 0; k < 4; k++) s->q[4 * i + k] = q[k] / sqrt(l);
+    for (int k = 0; k < 3; k++) {
+      s->x[3 * i + k] = 0.7 * i - 0.3 * k;
+      s->v[3 * i + k] = 1.5 * (k - 1) + 0.3 * i;
+      s->w[3 * i + k] = 2.0 - 1.1 * k + 0.7 * i;
+    }
+  }
+  vs_rigid_prepare_joints(m, s, w, 0);
+  for (int32_t j = 0; j < 5; j++) {
+    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    double ua[6], ub[6] = {0, 0, 0, 0, 0, 0};
+    memcpy(ua, &s->v[3 * a], 24), memcpy(ua + 3, &s->w[3 * a], 24);
+    if (b >= 0) memcpy(ub, &s->v[3 * b], 24), memcpy(ub + 3, &s->w[3 * b], 24);
+    int d = vs_rjoint_rows(kinds[j]);
+    for (int ends = 1; ends < 4; ends++) { /* bit 0: a's velocities, bit 1: b's */
+      const double *u[2] = {ends & 1 ? ua : NULL, ends & 2 ? ub : NULL};
+      double want[VS_RJOINT_MAX_ROWS] = {0}, got[VS_RJOINT_MAX_ROWS], J[6 * VS_RJOINT_MAX_ROWS];
+      for (int e = 0; e < 2; e++) {
+        if (!u[e]) continue;
+        vs_rjoint_jacobian(m, w, j, e, J);
+        for (int i = 0; i < d; i++)
+          for (int q = 0; q < 6; q++) want[i] += J[i * 6 + q] * u[e][q];
+      }
+      vs_rjoint_apply_rows(m, w, j, u[0], u[1], got);
+      for (int i = 0; i < d; i++)
+        ck_assert_msg(!memcmp(&want[i], &got[i], sizeof(double)),
+                      "kind %d, ends %d, row %d: %.17g, the Jacobian's %.17g", kinds[j], ends, i,
+                      got[i], want[i]);
+      if (kinds[j] != VS_JOINT_BALL || ends != 3) continue;
+      const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+      double wra[3], wrb[3];
+      vs_cross3(ua + 3, jw, wra);
+      vs_cross3(ub + 3, jw + 3, wrb);
+      for (int k = 0; k < 3; k++) {
+        double rel = ub[k] + wrb[k] - ua[k] - wra[k];
+        ck_assert_msg(fabs(got[k] - rel) <= 1e-14 * 10.0, "ball row %d: %.17g, the anchors' %.17g",
+                      k, got[k], rel);
+      }
+    }
+  }
+  vs_rwork_free(w);
+  vs_rstate_free(s);
+  vs_rmodel_free(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("rigid_joints");
   TCase *tc = tcase_create("physics");
@@ -667,6 +750,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, soft_weld_is_a_spring_of_its_frequency);
   tcase_add_test(tc, forest_chain_closes_its_joints_to_the_tolerance);
   tcase_add_test(tc, forest_chain_at_rest_stays_at_rest);
+  tcase_add_test(tc, joint_rows_on_velocities_are_the_jacobians_to_the_bit);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

@@ -303,6 +303,10 @@ VS_RPRIVATE int vs_rjoint_anchored(int32_t kind);
  * this substep's anchors (vs_rigid_prepare_joints). */
 VS_RPRIVATE void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int end,
                                     double *J);
+/* Joint j's rows applied to its bodies' (v, w): out = J_a u_a + J_b u_b (a
+ * NULL u: that body left out), each row's sum from +0 in J's column order. */
+VS_RPRIVATE void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j,
+                                      const double *ua, const double *ub, double *out);
 /* Joint j's errors at the pose of s (observables): gap, m (anchors, linear
  * rows, a slider's limits), and turn, rad (angular rows, angle limits). */
 VS_RPRIVATE void vs_rjoint_errors(const vs_rmodel *m, const vs_rstate *s, int32_t j, double *gap,

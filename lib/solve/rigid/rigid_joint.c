@@ -26,44 +26,18 @@
 
 #include "solve/rigid/rigid_joint_rows.h"
 
-static void invert3(const double K[9], double o[9]) {
-  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8], c2 = K[3] * K[7] - K[4] * K[6];
-  double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
-  if (det == 0) {
-    memset(o, 0, sizeof(double) * 9);
-    return;
-  }
-  double id = 1.0 / det;
-  o[0] = c0 * id;
-  o[1] = (K[2] * K[7] - K[1] * K[8]) * id;
-  o[2] = (K[1] * K[5] - K[2] * K[4]) * id;
-  o[3] = c1 * id;
-  o[4] = (K[0] * K[8] - K[2] * K[6]) * id;
-  o[5] = (K[2] * K[3] - K[0] * K[5]) * id;
-  o[6] = c2 * id;
-  o[7] = (K[1] * K[6] - K[0] * K[7]) * id;
-  o[8] = (K[0] * K[4] - K[1] * K[3]) * id;
-}
-
-/* K += S^T I S with S = skew(r) (S v = r x v). */
-static void add_rot_block(double K[9], const double *I, const double r[3]) {
-  double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, IS[9];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      IS[3 * i + j] = I[3 * i] * S[j] + I[3 * i + 1] * S[3 + j] + I[3 * i + 2] * S[6 + j];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      K[3 * i + j] += S[i] * IS[j] + S[3 + i] * IS[3 + j] + S[6 + i] * IS[6 + j];
-}
-
 /* ---- ball: the anchors coincide (3 rows) ---- */
 
-static void ball_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
-  (void)m, (void)j;
+/* K^-1 of the anchors' gap: K = (1/ma + 1/mb) E + S_a^T Ia S_a + S_b^T Ib S_b. */
+static void ball_kinv(const jctx *x, double Ki[9]) {
   double K[9] = {x->msum, 0, 0, 0, x->msum, 0, 0, 0, x->msum};
   add_rot_block(K, x->Ia, x->ra);
   add_rot_block(K, x->Ib, x->rb);
-  invert3(K, jw + 6);
+  invert3(K, Ki);
+}
+static void ball_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *jw) {
+  (void)m, (void)j;
+  ball_kinv(x, jw + 6);
 }
 static void ball_impulse(const double *jw, const double *acc, double P[3]) {
   (void)jw;
@@ -78,10 +52,8 @@ static void ball_solve(const double *jw, const double dv[3], double *acc, double
 }
 static void ball_project(const vs_rmodel *m, int32_t j, const jctx *x, double P[3]) {
   (void)m, (void)j;
-  double K[9] = {x->msum, 0, 0, 0, x->msum, 0, 0, 0, x->msum}, Ki[9];
-  add_rot_block(K, x->Ia, x->ra);
-  add_rot_block(K, x->Ib, x->rb);
-  invert3(K, Ki);
+  double Ki[9];
+  ball_kinv(x, Ki);
   vs_mat3_mul(Ki, x->C, P);
   for (int k = 0; k < 3; k++) P[k] = -P[k];
 }
@@ -361,6 +333,33 @@ void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int en
   rows_table[m->joint_kind[j]].jacobian(jw, end, J);
 }
 
+/* The exact zeros of an anchored joint's linear part and of a ball's angular
+ * diagonal are left out (sums from +0, never -0: the same bits); a ball's
+ * entries are ball_jacobian's, made here without the table's call. */
+void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
+                          const double *ub, double *out) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], *u[2] = {ua, ub};
+  const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
+  for (int i = 0; i < row->rows; i++) out[i] = 0;
+  for (int e = 0; e < 2; e++) {
+    double sg = e ? 1.0 : -1.0, J[6 * VS_RJOINT_MAX_ROWS];
+    const double *r = e ? jw + 3 : jw, *ue = u[e];
+    if (ue && m->joint_kind[j] == VS_JOINT_BALL) {
+      const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+      for (int i = 0; i < 3; i++) {
+        out[i] += sg * ue[i];
+        for (int k = 0; k < 3; k++)
+          if (k != i) out[i] += -sg * S[i * 3 + k] * ue[3 + k];
+      }
+    } else if (ue) {
+      row->jacobian(jw, e, J);
+      for (int i = 0; i < row->rows; i++)
+        for (int q = 0; q < 6; q++)
+          if (!row->anchored || q >= 3 || q == i) out[i] += J[i * 6 + q] * ue[q];
+    }
+  }
+}
+
 /* The rotation matrices of every body (and the world slot) at the pose of s,
  * into w->tree.rot: the joints read them there while the pose stays. */
 static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
@@ -372,9 +371,10 @@ static const double *pose_rotations(const vs_rmodel *m, const vs_rstate *s, vs_r
 
 /* Anchors and gap of joint j at the current pose; rot: the pose's rotation
  * matrices (pose_rotations), or NULL to convert the two orientations here;
- * nrm: the joints' axis normals (w->tree.normals), or NULL to make them. */
-static void context(const vs_rmodel *m, const vs_rstate *s, const double *inv_iw,
-                    const double *rot, const double *nrm, int32_t j, jctx *x) {
+ * nrm: the joints' axis normals (w->tree.normals), or NULL to make them (inlined). */
+static inline __attribute__((always_inline)) void context(
+    const vs_rmodel *m, const vs_rstate *s, const double *inv_iw, const double *rot,
+    const double *nrm, int32_t j, jctx *x) {
   int32_t n = m->n_bodies, a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = n;
   if (rot) {

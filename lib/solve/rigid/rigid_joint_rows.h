@@ -3,7 +3,8 @@
  * (rigid_joint.c) and the joints' 1-D axis rows (rigid_joint_axis.c) share:
  * the joint's pose context, the layout of its work row, and generic rows
  * given by their Jacobian blocks (rows x 6 per body: linear, angular), whose
- * impulse lambda changes a body's velocities by M^-1 J^T lambda. */
+ * impulse lambda changes a body's velocities by M^-1 J^T lambda; and the
+ * small dense inverses (a ball's 3 x 3 K, the generic rows' K). */
 #ifndef VSIM_SOLVE_RIGID_JOINT_ROWS_H
 #define VSIM_SOLVE_RIGID_JOINT_ROWS_H
 
@@ -112,6 +113,47 @@ static inline void gen_cross(const vs_rmodel *m, const vs_rwork *w, int32_t i, c
   for (int r = 0; r < d; r++)
     c[r] += im * (J[r * 6] * v[0] + J[r * 6 + 1] * v[1] + J[r * 6 + 2] * v[2]) +
             vs_dot3(&J[r * 6 + 3], Iv);
+}
+
+/* Inverse of the 3 x 3 K by its cofactors (zero when K is singular). */
+static inline void invert3(const double K[9], double o[9]) {
+  double c0 = K[4] * K[8] - K[5] * K[7], c1 = K[5] * K[6] - K[3] * K[8],
+         c2 = K[3] * K[7] - K[4] * K[6];
+  double det = K[0] * c0 + K[1] * c1 + K[2] * c2;
+  if (det == 0) {
+    memset(o, 0, sizeof(double) * 9);
+    return;
+  }
+  double id = 1.0 / det;
+  o[0] = c0 * id;
+  o[1] = (K[2] * K[7] - K[1] * K[8]) * id;
+  o[2] = (K[1] * K[5] - K[2] * K[4]) * id;
+  o[3] = c1 * id;
+  o[4] = (K[0] * K[8] - K[2] * K[6]) * id;
+  o[5] = (K[2] * K[3] - K[0] * K[5]) * id;
+  o[6] = c2 * id;
+  o[7] = (K[1] * K[6] - K[0] * K[7]) * id;
+  o[8] = (K[0] * K[4] - K[1] * K[3]) * id;
+}
+
+/* K += S^T I S with S = skew(r) (S v = r x v), S's zeros (its diagonal)
+ * left out of both products: a left-out product is a zero, which changes a
+ * sum only when the sum is itself a zero (its sign); K's entries start from
+ * msum or +0 and a sum from +0 is never -0, so K has the same bits. */
+static inline void add_rot_block(double K[9], const double *I, const double r[3]) {
+  const double s01 = -r[2], s02 = r[1], s10 = r[2], s12 = -r[0], s20 = -r[1], s21 = r[0];
+  double IS[9];
+  for (int i = 0; i < 3; i++) {
+    const double *Ii = &I[3 * i];
+    IS[3 * i] = Ii[1] * s10 + Ii[2] * s20;
+    IS[3 * i + 1] = Ii[0] * s01 + Ii[2] * s21;
+    IS[3 * i + 2] = Ii[0] * s02 + Ii[1] * s12;
+  }
+  for (int j = 0; j < 3; j++) {
+    K[j] += s10 * IS[3 + j] + s20 * IS[6 + j];
+    K[3 + j] += s01 * IS[j] + s21 * IS[6 + j];
+    K[6 + j] += s02 * IS[j] + s12 * IS[3 + j];
+  }
 }
 
 /* conj(a) */

@@ -248,43 +248,45 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * a body's, whose mass dominates; -1 for a joint's, -J M^-1 J^T), by the
  * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
  * joint whose bodies cannot move along one of its rows) gets zero rows and
- * columns there: that row's multiplier stays zero. */
+ * columns there: that row's multiplier stays zero.  The factors are d x d
+ * (row stride d: only d x d entries to clear). */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
-  double L[36] = {0}, Li[36] = {0};
+  double L[36], Li[36];
+  for (int i = 0; i < d * d; i++) L[i] = Li[i] = 0.0;
   int dead[6] = {0};
   double scale = 0, linv[6] = {0};
   for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
   for (int j = 0; j < d; j++) { /* sign * A = L L^T */
     double djj = sign * A[j * d + j];
-    for (int q = 0; q < j; q++) djj -= L[j * 6 + q] * L[j * 6 + q];
+    for (int q = 0; q < j; q++) djj -= L[j * d + q] * L[j * d + q];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
       continue;
     }
     double ljj = sqrt(djj), inv = 1.0 / ljj;
-    L[j * 6 + j] = ljj;
+    L[j * d + j] = ljj;
     linv[j] = inv;
     for (int i = j + 1; i < d; i++) {
       double a = sign * A[i * d + j];
-      for (int q = 0; q < j; q++) a -= L[i * 6 + q] * L[j * 6 + q];
-      L[i * 6 + j] = a * inv;
+      for (int q = 0; q < j; q++) a -= L[i * d + q] * L[j * d + q];
+      L[i * d + j] = a * inv;
     }
   }
   for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
     if (dead[j]) continue;
-    Li[j * 6 + j] = linv[j]; /* 1 / L_jj */
+    Li[j * d + j] = linv[j]; /* 1 / L_jj */
     for (int i = j + 1; i < d; i++) {
       if (dead[i]) continue;
       double a = 0;
-      for (int q = j; q < i; q++) a -= L[i * 6 + q] * Li[q * 6 + j];
-      Li[i * 6 + j] = a / L[i * 6 + i];
+      for (int q = j; q < i; q++) a -= L[i * d + q] * Li[q * d + j];
+      Li[i * d + j] = a / L[i * d + i];
     }
   }
   for (int i = 0; i < d; i++) /* (sign A)^-1 = Li^T Li */
     for (int j = 0; j <= i; j++) {
       double a = 0;
-      for (int q = i; q < d; q++) a += Li[q * 6 + i] * Li[q * 6 + j];
+      for (int q = i; q < d; q++) a += Li[q * d + i] * Li[q * d + j];
       o[i * d + j] = o[j * d + i] = sign * a;
     }
 }
@@ -314,11 +316,11 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
 }
 
 /* The factor's products for an anchored joint (vs_rjoint_anchored: its
- * rows J are [sg I | A] over the anchors, [0 | A] after): each sum is
- * mul_dj's, mul_nn's or mul_tn's with the products of J's exact zeros left
- * out and the others in the same order from +0 (a sum from +0 is never -0,
- * so adding a zero to it changes no bit): the same bits, about half the
- * products. */
+ * rows J are [sg I | A] over the anchors, [0 | A] after, and A's diagonal
+ * over the anchors is zero, -sg skew(r)'s): each sum is mul_dj's, mul_nn's
+ * or mul_tn's with the products of J's exact zeros left out and the others
+ * in the same order from +0 (a sum from +0 is never -0, so adding a zero to
+ * it changes no bit): the same bits, about half the products. */
 
 /* Body k under the joint p (dp rows J): L = D J^T (6 x dp), Dp -= J L. */
 static inline __attribute__((always_inline)) void body_edge(const double *D, const double *J,
@@ -329,7 +331,8 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
     if (c < 3)
       for (int i = 0; i < 6; i++) sum[i] += D[c * 6 + i] * Jc[c];
     for (int q = 3; q < 6; q++)
-      for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
+      if (q != c + 3)
+        for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
     for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
   }
   for (int i = 0; i < dp; i++) {
@@ -338,7 +341,8 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
     if (i < 3)
       for (int j = 0; j < dp; j++) sum[j] += Ji[i] * L[i * dp + j];
     for (int q = 3; q < 6; q++)
-      for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
+      if (q != i + 3)
+        for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
     for (int j = 0; j < dp; j++) Dp[i * dp + j] -= sum[j];
   }
 }
@@ -361,7 +365,8 @@ static inline __attribute__((always_inline)) void joint_edge(const double *D, co
       for (int j = 0; j < 6; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
     else
       for (int q = 0; q < dk; q++)
-        for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
+        if (q != i - 3)
+          for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
     for (int j = 0; j < 6; j++) Dp[i * 6 + j] -= sum[j];
   }
 }
@@ -541,21 +546,6 @@ static void tree_solve(vs_rtree *t) {
   }
 }
 
-/* The joint's rows applied to (v, w) of its bodies: J_a u_a + J_b u_b. */
-static void joint_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
-                       const double *ub, double *out) {
-  double J[36];
-  int d = vs_rjoint_rows(m->joint_kind[j]);
-  for (int i = 0; i < d; i++) out[i] = 0;
-  const double *u[2] = {ua, ub};
-  for (int e = 0; e < 2; e++) {
-    if (!u[e]) continue;
-    vs_rjoint_jacobian(m, w, j, e, J);
-    for (int i = 0; i < d; i++)
-      for (int q = 0; q < 6; q++) out[i] += J[i * 6 + q] * u[e][q];
-  }
-}
-
 /* Whether body b moves (a node of the tree may touch the ground side). */
 static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
   /* a kinematic body is ground that moves: its velocities are on the right-hand side */
@@ -580,7 +570,7 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
     if (a >= 0) memcpy(va, &s->v[3 * a], 24), memcpy(va + 3, &s->w[3 * a], 24);
     if (b >= 0) memcpy(vb, &s->v[3 * b], 24), memcpy(vb + 3, &s->w[3 * b], 24);
     double c[VS_RJOINT_MAX_ROWS];
-    joint_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
+    vs_rjoint_apply_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
     for (int i = 0; i < t->dim[k]; i++) y[i] = -c[i];
   }
   tree_solve(t);
@@ -599,6 +589,18 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
   }
 }
 
+/* A ball's error, the anchors' gap C = (xb + rb) - (xa + ra), from the
+ * anchors in w->joint when they are those of this pose (posed: prepared
+ * from it): vs_rjoint_error's operations on the same values, without
+ * turning the offsets again. */
+static void ball_gap(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
+                     double *e) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  if (b < 0) b = m->n_bodies;
+  for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + jw[3 + k] - s->x[3 * a + k] - jw[k];
+}
+
 int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
                            double tol) {
   vs_rtree *t = &w->tree;
@@ -610,7 +612,9 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
     memset(y, 0, sizeof(double) * 6);
     if (t->kind[k] != NODE_JOINT) continue;
     double e[VS_RJOINT_MAX_ROWS];
-    vs_rjoint_error(m, s, w, t->id[k], e);
+    int32_t j = t->id[k];
+    if (posed && m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, e);
+    else vs_rjoint_error(m, s, w, j, e);
     for (int q = 0; q < t->dim[k]; q++) {
       y[q] = -e[q];
       above |= !(fabs(e[q]) <= tol); /* NaN too: the solve then shows it */
