@@ -166,32 +166,44 @@ END_TEST
 
 /* ---- ball: cone and twist ------------------------------------------------- */
 
+/* A rod (0.05 x 1 x 0.05 m, 1 kg) hung by a ball at its top end from the
+ * world (its twist: the swing-twist decomposition of the rod's orientation
+ * about its length y; its swing: the angle of its length from straight
+ * down), spun and run for `frames` frames: the largest swing and |twist|
+ * seen at a frame's end.  extra: more of the ball's keys (its axis and
+ * limits), or "". */
+static void ball_run(const char *gravity, const char *spin, const char *extra, int frames,
+                     double *sw, double *tw) {
+  char y[1024];
+  snprintf(y, sizeof y,
+           "time: {dt: 1/60}\n"
+           "world: {gravity: [%s]}\n"
+           "bodies: [{rigid: {name: rod, size: [0.05, 1, 0.05], position: [0, 1.5, 0],\n"
+           "                  angular_velocity: [%s]}}]\n"
+           "constraints:\n  - ball: {a: rod, b: world, at: [0, 2, 0]%s%s}\n",
+           gravity, spin, extra[0] ? ", " : "", extra);
+  tu_sim r = tu_sim_new(y);
+  *sw = *tw = 0;
+  for (int f = 0; f < frames; f++) {
+    tu_sim_steps(&r, 1);
+    const double *q = &r.s->rq[0];
+    double down[3] = {0, -1, 0}, d[3];
+    turn(r.s, 0, down, d);
+    *sw = fmax(*sw, acos(fmin(1.0, -d[1])) * 180.0 / M_PI);
+    double t = fabs(2.0 * atan2(q[2], q[0])) * 180.0 / M_PI;
+    *tw = fmax(*tw, t > 180 ? 360 - t : t);
+  }
+  tu_sim_free(&r);
+}
+
 /* A rod (0.05 x 1 x 0.05 m) hung from the world by a ball at its top end,
  * kicked sideways (4 rad/s about x and z) and spun about its length (6
  * rad/s): with cone 20 and twist [-30, 30] degrees about the rod's axis its
  * swing from straight down stays within 20.5 degrees and its turn about its
  * length within 30.5; without them it swings out past 40 and turns past 90. */
 static void ball_limits(int limited, double *swing_max, double *twist_max) {
-  char y[1024];
-  snprintf(y, sizeof y,
-           "time: {dt: 1/60}\n"
-           "bodies: [{rigid: {name: rod, size: [0.05, 1, 0.05], position: [0, 1.5, 0],\n"
-           "                  angular_velocity: [8, 6, 8]}}]\n"
-           "constraints:\n  - ball: {a: rod, b: world, at: [0, 2, 0]%s}\n",
-           limited ? ", axis: [0, -1, 0], cone: 20, twist: [-30, 30]" : "");
-  tu_sim r = tu_sim_new(y);
-  *swing_max = *twist_max = 0;
-  for (int f = 0; f < 120; f++) {
-    tu_sim_steps(&r, 1);
-    const double *q = &r.s->rq[0];
-    double down[3] = {0, -1, 0}, d[3];
-    turn(r.s, 0, down, d);
-    *swing_max = fmax(*swing_max, acos(fmin(1.0, -d[1])) * 180.0 / M_PI);
-    /* the twist about the rod's axis (y): swing-twist decomposition */
-    double tw = fabs(2.0 * atan2(q[2], q[0])) * 180.0 / M_PI;
-    *twist_max = fmax(*twist_max, tw > 180 ? 360 - tw : tw);
-  }
-  tu_sim_free(&r);
+  ball_run("0, -9.81, 0", "8, 6, 8", limited ? "axis: [0, -1, 0], cone: 20, twist: [-30, 30]" : "",
+           120, swing_max, twist_max);
 }
 
 START_TEST(ball_cone_and_twist_limits) {
@@ -205,42 +217,13 @@ START_TEST(ball_cone_and_twist_limits) {
 }
 END_TEST
 
-/* A rod (0.05 x 1 x 0.05 m, 1 kg) hung by a ball at its top end from the
- * world, the axis along it (its twist: the swing-twist decomposition of the
- * rod's orientation about its length y; its swing: the angle of its length
- * from straight down), run for 3 s: the largest swing and |twist| seen at a
- * frame's end. */
-static void ball_run(const char *gravity, const char *spin, const char *limits, double *sw,
-                     double *tw) {
-  char y[1024];
-  snprintf(y, sizeof y,
-           "time: {dt: 1/60}\n"
-           "world: {gravity: [%s]}\n"
-           "bodies: [{rigid: {name: rod, size: [0.05, 1, 0.05], position: [0, 1.5, 0],\n"
-           "                  angular_velocity: [%s]}}]\n"
-           "constraints:\n  - ball: {a: rod, b: world, at: [0, 2, 0], axis: [0, -1, 0], %s}\n",
-           gravity, spin, limits);
-  tu_sim r = tu_sim_new(y);
-  *sw = *tw = 0;
-  for (int f = 0; f < 180; f++) {
-    tu_sim_steps(&r, 1);
-    const double *q = &r.s->rq[0];
-    double down[3] = {0, -1, 0}, d[3];
-    turn(r.s, 0, down, d);
-    *sw = fmax(*sw, acos(fmin(1.0, -d[1])) * 180.0 / M_PI);
-    double t = fabs(2.0 * atan2(q[2], q[0])) * 180.0 / M_PI;
-    *tw = fmax(*tw, t > 180 ? 360 - t : t);
-  }
-  tu_sim_free(&r);
-}
-
 /* Cone 30 degrees, the rod kicked out at 20 rad/s and pulled beyond the
  * cone by a sideways gravity of 3 g: it reaches the cone and never passes
  * it by 0.5 degrees (the limit is speculative, then held by the position
  * pass). */
 START_TEST(ball_cone_holds_when_driven_hard) {
   double sw, tw;
-  ball_run("30, 0, 0", "-20, 5, 0", "cone: 30", &sw, &tw);
+  ball_run("30, 0, 0", "-20, 5, 0", "axis: [0, -1, 0], cone: 30", 180, &sw, &tw);
   ck_assert_msg(sw > 29.5 && sw < 30.5, "largest swing %g degrees, the cone is 30", sw);
 }
 END_TEST
@@ -250,7 +233,7 @@ END_TEST
  * and never passes it by 0.5 degrees. */
 START_TEST(ball_twist_holds_a_spinning_body) {
   double sw, tw;
-  ball_run("0, -9.81, 0", "0, 40, 0", "twist: [-30, 30]", &sw, &tw);
+  ball_run("0, -9.81, 0", "0, 40, 0", "axis: [0, -1, 0], twist: [-30, 30]", 180, &sw, &tw);
   ck_assert_msg(tw > 29.5 && tw < 30.5, "largest twist %g degrees, the limit is 30", tw);
 }
 END_TEST
@@ -265,7 +248,7 @@ END_TEST
  * 3.1 degrees). */
 START_TEST(ball_cone_and_twist_hold_together_at_full_cone) {
   double sw, tw;
-  ball_run("30, 0, 0", "-20, 5, 0", "cone: 80, twist: [-30, 30]", &sw, &tw);
+  ball_run("30, 0, 0", "-20, 5, 0", "axis: [0, -1, 0], cone: 80, twist: [-30, 30]", 180, &sw, &tw);
   ck_assert_msg(sw > 79.5 && sw < 80.5, "largest swing %g degrees, the cone is 80", sw);
   ck_assert_msg(tw > 29.5 && tw < 30.5, "largest twist %g degrees, the limit is 30", tw);
 }
