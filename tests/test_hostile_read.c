@@ -609,6 +609,8 @@ static void rehash_checkpoint(hid_t f, const char *resolved) {
   /* arrays added later: hashed only when present (h5check.c) */
   if (H5Lexists(f, "/checkpoint/rjoint_more", H5P_DEFAULT) > 0)
     h = hash_dataset(h, f, "/checkpoint/rjoint_more", H5T_NATIVE_DOUBLE, 8);
+  if (H5Lexists(f, "/checkpoint/rsleep", H5P_DEFAULT) > 0) /* sleeping on: the default */
+    h = hash_dataset(h, f, "/checkpoint/rsleep", H5T_NATIVE_DOUBLE, 8);
   int64_t frame, step, n_alive;
   double time;
   attr_read(f, "frame", H5T_NATIVE_INT64, &frame);
@@ -622,12 +624,10 @@ static void rehash_checkpoint(hid_t f, const char *resolved) {
   ck_set_i64(f, "checksum_fnv1a64", (int64_t)h);
 }
 
-START_TEST(memory_estimate_resume) {
-  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "2", "-o", "x.h5", "-q", NULL);
-  CU_EXPECT_CODE(p, 0);
-  cu_free(&p);
-  hid_t f = open_rw("x.h5");
-  /* the resolved scene becomes the big cloth */
+/* In the file's resolved scene, the first `from` := `to`, and the
+ * checksum made to match it. */
+static void replace_resolved(const char *file, const char *from, const char *to) {
+  hid_t f = open_rw(file);
   char *resolved = NULL;
   hid_t a = H5Aopen_by_name(f, "/parameters/vsim", "resolved", H5P_DEFAULT, H5P_DEFAULT);
   ck_assert_int_ge(a, 0);
@@ -636,10 +636,9 @@ START_TEST(memory_estimate_resume) {
   H5Tset_cset(vt, H5T_CSET_UTF8);
   ck_assert_int_ge(H5Aread(a, vt, &resolved), 0);
   H5Aclose(a);
-  char *at = strstr(resolved, "resolution: [32, 32]");
-  ck_assert_ptr_nonnull(at);
-  char *text = cu_strf("%.*sresolution: [5000, 5000]%s", (int)(at - resolved), resolved,
-                       at + strlen("resolution: [32, 32]"));
+  char *at = strstr(resolved, from);
+  ck_assert_msg(at != NULL, "'%s' is not in the resolved scene", from);
+  char *text = cu_strf("%.*s%s%s", (int)(at - resolved), resolved, to, at + strlen(from));
   H5free_memory(resolved);
   ck_assert_int_ge(H5Adelete_by_name(f, "/parameters/vsim", "resolved", H5P_DEFAULT), 0);
   hid_t sp = H5Screate(H5S_SCALAR);
@@ -648,12 +647,19 @@ START_TEST(memory_estimate_resume) {
   ck_assert_int_ge(a, 0);
   ck_assert_int_ge(H5Awrite(a, vt, &text), 0);
   H5Aclose(a);
-  /* and the checksum is made to match it */
   rehash_checkpoint(f, text);
   H5Sclose(sp);
   H5Tclose(vt);
   H5Fclose(f);
   free(text);
+}
+
+START_TEST(memory_estimate_resume) {
+  cu_proc p = cu_vsim(tu_dir(), "run", "--frames", "2", "-o", "x.h5", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  /* the resolved scene becomes the big cloth */
+  replace_resolved("x.h5", "resolution: [32, 32]", "resolution: [5000, 5000]");
   struct stat st0, st1;
   ck_assert_int_eq(stat(tu_path("x.h5"), &st0), 0);
   double t0 = now();
@@ -856,6 +862,33 @@ START_TEST(checkpoint_edits_are_refused) {
 }
 END_TEST
 
+/* A checkpoint of vsim 0.1.0, where sleeping was off by default and the
+ * resolved scene has no `sleep` key, has no /checkpoint/rsleep: resumed
+ * now, with sleeping on, every body starts at rest for 0 s; the resumed
+ * run writes the times, which a second resume reads. */
+START_TEST(checkpoint_without_sleep_times_resumes) {
+  char *stack = cu_repo_path("configs/rigid_stack.yaml");
+  cu_proc p = cu_vsim(tu_dir(), "run", stack, "--frames", "6", "-o", "r.h5", "-q", "-f", "--set",
+                      "solver.rigid.sleep=false", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  hid_t f = open_rw("r.h5");
+  ck_assert_int_eq(H5Lexists(f, "/checkpoint/rsleep", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  replace_resolved("r.h5", ", sleep: false", "");
+  p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "9", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  f = open_rw("r.h5");
+  ck_assert_int_gt(H5Lexists(f, "/checkpoint/rsleep", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  p = cu_vsim(tu_dir(), "run", "--resume", "r.h5", "--frames", "12", "-q", NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  free(stack);
+}
+END_TEST
+
 /* --resume reads a scene's OBJ files where the first run read them (the
  * scene file's directory, as the first run resolved them: an absolute
  * path recorded in the file) and refuses them when their contents changed
@@ -1032,6 +1065,7 @@ static Suite *suite(void) {
   tcase_add_test(t, hdf5_structure_crash);
   tcase_add_test(t, groups_linked_twice);
   tcase_add_test(t, checkpoint_edits_are_refused);
+  tcase_add_test(t, checkpoint_without_sleep_times_resumes);
   tcase_add_test(t, obj_files_on_resume);
   tcase_add_test(t, memory_estimate);
   tcase_add_test(t, memory_estimate_resume);

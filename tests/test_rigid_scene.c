@@ -482,6 +482,74 @@ START_TEST(sleeping_bodies_keep_the_narrow_phase_s_contacts) {
 }
 END_TEST
 
+/* Sleeping is on by default, and what rests sleeps; but a box creeping down
+ * a slope a little steeper than its friction angle -- slower than the rest
+ * speed (0.01 m/s) for its first 0.57 s -- slides, its friction at the
+ * Coulomb limit, and never sleeps: its 3 s have the bits of the run with
+ * sleeping off, and it has come more than the Coulomb distance
+ * g (sin th - mu cos th) t^2 / 2 (0.020 m) but not 3 times that (the
+ * first step, without a warm start, lets it slip at 5.6 mm/s, and that
+ * speed stays).  The slope is gravity turned by th, tan th = mu + 0.0005.  On a slope with
+ * tan th = 0.9 mu the same box holds and sleeps where it was put (one held
+ * within 2 % of its limit stays awake: docs/physics.md, "Sleeping").  With
+ * only the speed and time of a body at rest, the first box would sleep at
+ * 0.5 s. */
+static const char *const SLOPE =
+    "time: {dt: 1/60}\n"
+    "world: {gravity: [%.17g, %.17g, 0], colliders: [{plane: {friction: 0.5}}]}\n"
+    "%s"
+    "bodies:\n"
+    "  - rigid: {name: box, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0], friction: 0.5}\n";
+
+START_TEST(creeping_box_stays_awake_resting_box_sleeps) {
+  const double mu = 0.5, g = 9.81, t = 3.0;
+  for (int steep = 0; steep < 2; steep++) {
+    const double th = atan(steep ? mu + 0.0005 : 0.9 * mu);
+    char *y = cu_strf(SLOPE, g * sin(th), -g * cos(th), "");
+    char *yoff = cu_strf(SLOPE, g * sin(th), -g * cos(th), "solver: {rigid: {sleep: false}}\n");
+    tu_sim r = tu_sim_new(y), off = tu_sim_new(yoff);
+    ck_assert_int_eq(r.m->rigid_sleep, 1);
+    ck_assert_int_eq(off.m->rigid_sleep, 0);
+    tu_sim_steps(&r, 180);
+    tu_sim_steps(&off, 180);
+    const double x = r.s->rx[0];
+    if (steep) {
+      const double want = 0.5 * g * (sin(th) - mu * cos(th)) * t * t;
+      ck_assert_msg(!memcmp(r.s->rx, off.s->rx, 3 * sizeof(double)) &&
+                        !memcmp(r.s->rv, off.s->rv, 3 * sizeof(double)),
+                    "the creeping box slept: %g m against %g m awake", x, off.s->rx[0]);
+      ck_assert_msg(x > want && x < 3 * want, "the creeping box came %g m, not %g m", x, want);
+      ck_assert_double_eq(r.s->rsleep[0], 0.0);
+    } else {
+      ck_assert_msg(body_still(r.s, 0) && r.s->rsleep[0] >= 0.5,
+                    "the box at rest does not sleep (%g s at rest)", r.s->rsleep[0]);
+      ck_assert_msg(fabs(x) < 1e-4 && fabs(r.s->rx[1] - 0.2) < 1e-4, "the box at rest moved to %g %g",
+                    x, r.s->rx[1]);
+    }
+    tu_sim_free(&r);
+    tu_sim_free(&off);
+    free(y);
+    free(yoff);
+  }
+}
+END_TEST
+
+/* Nothing pushes a body in flight, and it never sleeps, however slowly it
+ * moves: a box drifting at 5 mm/s and turning at 0.02 rad/s in zero
+ * gravity (its fastest point at 6.7 mm/s) keeps going for 3 s. */
+START_TEST(drifting_box_never_sleeps) {
+  tu_sim r = tu_sim_new("time: {dt: 1/60}\nworld: {gravity: [0, 0, 0]}\nbodies:\n"
+                        "  - rigid: {name: box, size: [0.2, 0.2, 0.2], velocity: [0.005, 0, 0],\n"
+                        "            angular_velocity: [0, 0.02, 0]}\n");
+  tu_sim_steps(&r, 180);
+  ck_assert_double_eq_tol(r.s->rx[0], 0.015, 1e-12);
+  ck_assert_double_eq(r.s->rv[0], 0.005);
+  ck_assert_double_eq_tol(r.s->rw[1], 0.02, 1e-15);
+  ck_assert_double_eq(r.s->rsleep[0], 0.0);
+  tu_sim_free(&r);
+}
+END_TEST
+
 /* ---- end to end -------------------------------------------------------------- */
 
 static const char *const SCENE =
@@ -715,6 +783,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, attach_gap_closes_in_the_rigid_substeps);
   tcase_add_test(tc, sleeping_islands_stop_and_wake_when_touched);
   tcase_add_test(tc, sleeping_bodies_keep_the_narrow_phase_s_contacts);
+  tcase_add_test(tc, creeping_box_stays_awake_resting_box_sleeps);
+  tcase_add_test(tc, drifting_box_never_sleeps);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

@@ -404,11 +404,12 @@ const sk_row vs_sk_rows[] = {
      .doc = "rigid substeps per step h, contacts found once per step (8 hold a 30-level pyramid, "
             "a 20-cube stack and a 100:1 pair at dt 1/60: cheaper than more iterations for the same "
             "stiffness)"},
-    {"sleep", RS(sleep), .type = SK_BOOL, .def = "false",
-     .doc = "a body that has moved slower than 0.05 m/s and 0.05 rad/s for 0.5 s, with all the "
-            "bodies it touches (its island), sleeps: it stops and is not solved until an awake "
-            "body touches its island; bodies with joints never sleep (as Bullet and Box2D do by "
-            "default: faster at rest, different results)"},
+    {"sleep", RS(sleep), .type = SK_BOOL, .def = "true",
+     .doc = "a body at rest -- its fastest point slower than 0.01 m/s, pushed by a contact, none "
+            "of its contacts sliding -- for 0.5 s, with all the bodies it touches (its island), "
+            "sleeps: it stops and is not solved until an awake body, a kinematic body or a "
+            "moving surface touches its island; bodies with joints never sleep (as Bullet, Box2D "
+            "and Jolt do by default; false: every body solved every step)"},
 
     /* ---- colliders: `- KIND: {...}` ---- */
     {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",

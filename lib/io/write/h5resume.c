@@ -140,6 +140,13 @@ static vs_status read_ck_array(const vs_h5g_file *f, const char *path, const cha
   if (present < 0) return VS_ERR_FORMAT;
   if (present == 0) {
     if (rows == 0) return VS_OK;
+    /* the times at rest: a checkpoint written without sleeping (vsim 0.1.0,
+     * where it was off by default and the scene has no such key) has none,
+     * and is resumed with every body at rest for 0 s */
+    if (!strcmp(name, "rsleep")) {
+      memset(buf, 0, (size_t)rows * (size_t)width * esize);
+      return VS_OK;
+    }
     if (width > 1)
       return vs_error_set(err, VS_ERR_FORMAT, path, 0, 0,
                           "checkpoint has no '%s', the scene needs [%llu, %d]: not the same scene",

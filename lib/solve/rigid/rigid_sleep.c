@@ -1,27 +1,42 @@
 /* SPDX-License-Identifier: MIT */
-/* rigid_sleep.c: islands at rest stop being solved (solver.rigid.sleep,
- * docs/physics.md), as Bullet and Box2D do at their defaults.
+/* rigid_sleep.c: islands at rest stop being solved (solver.rigid.sleep, on by
+ * default; docs/physics.md, "Sleeping"), as Bullet, Box2D and Jolt do.
  *
  * Every step, after the contacts are found: the islands are the connected
  * sets of moving bodies, joined by their contacts and joints (union-find,
  * the smaller index the root: the same islands whatever the order).  Each
- * body keeps in the state the time it has been at rest (speed below
- * SLEEP_LINEAR and angular speed below SLEEP_ANGULAR at the end of every
- * step), so that a checkpoint holds it and --resume gives the same bits; an
- * island sleeps for the step when every body in it has rested SLEEP_TIME:
- * its bodies stop (velocities zero), are neither moved nor pulled by gravity,
- * and its contacts are left out of the sweeps, keeping their warm-start
- * impulses for when it wakes.  An island wakes when an awake body touches
- * it (the two islands are one, and its time is the awake body's), or when
- * one of its bodies was pushed between steps (a particle contact: it moves
- * again), or when a moving kinematic body or a moving surface touches it.
- * Bodies with joints, and every body of a scene with particles
- * attached to bodies, never sleep. */
+ * body keeps in the state the time it has been at rest, so that a
+ * checkpoint holds it and --resume gives the same bits.  A body is at rest
+ * at the end of a step when
+ *  - its fastest point is slower than SLEEP_SPEED (|v| + bound |w|, the
+ *    bound the radius of its bounding sphere, as Box2D v3 measures it),
+ *  - a contact pushes it (a normal impulse > 0: a body in flight, or one
+ *    drifting in zero gravity, never sleeps), and
+ *  - none of its contacts slides (each friction impulse inside SLIDING of
+ *    its Coulomb limit: a body creeping down a slope just steeper than its
+ *    friction angle, however slowly, is kept awake).
+ * An island sleeps for the step when every body in it has rested
+ * SLEEP_TIME: its bodies stop (velocities zero), are neither moved nor
+ * pulled by gravity, and its contacts are left out of the sweeps, keeping
+ * their warm-start impulses for when it wakes.  An island wakes when an
+ * awake body touches it (the two islands are one, and its time is the awake
+ * body's), or when one of its bodies was pushed between steps (a particle
+ * contact: it moves again), or when a moving kinematic body or a moving
+ * surface touches it.  Bodies with joints, and every body of a scene with
+ * particles attached to bodies, never sleep. */
+#include <string.h>
+
 #include "solve/rigid/rigid.h"
 
-#define SLEEP_TIME 0.5     /* s at rest before an island sleeps */
-#define SLEEP_LINEAR 0.05  /* m/s */
-#define SLEEP_ANGULAR 0.05 /* rad/s */
+#define SLEEP_TIME 0.5   /* s at rest before an island sleeps */
+#define SLEEP_SPEED 0.01 /* m/s: the fastest point of a body at rest */
+#define SLIDING 0.98     /* a friction impulse this near its limit: the contact slides */
+
+/* A body slides when the contacts at their friction limit carry more than
+ * this share of the normal impulse on it: a lightly loaded contact at its
+ * limit (the side of a box in a pyramid, pressed by a neighbour) does not
+ * move a body its other contacts hold. */
+#define SLIDING_SHARE 0.5
 
 static int32_t root(int32_t *p, int32_t i) {
   while (p[i] != i) {
@@ -40,9 +55,8 @@ static void unite(int32_t *p, int32_t a, int32_t b) {
 
 static int moving(const vs_rmodel *m, int32_t i) { return i >= 0 && i < m->n_bodies && m->inv_mass[i] != 0; }
 
-static int still(const vs_rstate *s, int32_t i) {
-  const double *v = &s->v[3 * i], *w = &s->w[3 * i];
-  return vs_dot3(v, v) < SLEEP_LINEAR * SLEEP_LINEAR && vs_dot3(w, w) < SLEEP_ANGULAR * SLEEP_ANGULAR;
+static int still(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
+  return vs_len3(&s->v[3 * i]) + m->bound[i] * vs_len3(&s->w[3 * i]) < SLEEP_SPEED;
 }
 
 /* A body of infinite mass that drives what touches it: a kinematic body
@@ -50,7 +64,7 @@ static int still(const vs_rstate *s, int32_t i) {
  * or a moving surface (surface_velocity). */
 static int drives(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
   if (i < 0 || i >= m->n_bodies || m->inv_mass[i] != 0) return 0;
-  if (vs_rmodel_kinematic(m, i) && !still(s, i)) return 1;
+  if (vs_rmodel_kinematic(m, i) && !still(m, s, i)) return 1;
   if (!m->motion || !m->motion->any_surface) return 0;
   const double *u = &m->motion->surface[3 * i];
   return u[0] != 0 || u[1] != 0 || u[2] != 0;
@@ -67,7 +81,7 @@ void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     asleep[i] = 0;
     tmin[i] = HUGE_VAL;
     /* pushed between steps (asleep, its velocities were zero) or moving */
-    if (moving(m, i) && !still(s, i)) s->sleep[i] = 0.0;
+    if (moving(m, i) && !still(m, s, i)) s->sleep[i] = 0.0;
   }
   for (int32_t k = 0; k < w->n_contacts; k++) {
     const vs_rcontact *c = &w->contacts[k];
@@ -96,11 +110,52 @@ void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
-void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, double h) {
+/* 1 when a friction impulse (t1, t2) is at its limit lim (> 0) */
+static int slides(double t1, double t2, double lim) {
+  return lim > 0 && t1 * t1 + t2 * t2 > (SLIDING * lim) * (SLIDING * lim);
+}
+
+/* The contacts' last substep, per body: pushed[i] 1 when a normal impulse
+ * acts on it, slide[i] the normal impulses weighted for the test of
+ * SLIDING_SHARE (> 0: the body slides). */
+static void contact_load(const vs_rmodel *m, const vs_rwork *w, int32_t *pushed, double *slide) {
+  for (int32_t mi = 0; mi < w->n_man; mi++) {
+    if (vs_rigid_manifold_asleep(m, w, mi)) continue;
+    const int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+    const vs_rpatch *P = &w->patch[mi];
+    double sum = 0;
+    int at_limit = 0;
+    for (int32_t k = k0; k < k1; k++) {
+      const vs_rcontact *c = &w->contacts[k];
+      sum += c->pn;
+      if (!P->on) at_limit |= slides(w->fric[k].pt1, w->fric[k].pt2, c->friction * c->pn);
+    }
+    if (P->on) {
+      const double lim = P->friction * sum;
+      at_limit = slides(P->pt1, P->pt2, lim) || (P->rtw > 0 && slides(P->ptw, 0, lim * P->rtw));
+    }
+    const double weight = at_limit ? (1 - SLIDING_SHARE) * sum : -SLIDING_SHARE * sum;
+    const int32_t ab[2] = {w->contacts[k0].ia, w->contacts[k0].ib};
+    for (int e = 0; e < 2; e++) {
+      if (!moving(m, ab[e])) continue;
+      if (sum > 0) pushed[ab[e]] = 1;
+      slide[ab[e]] += weight;
+    }
+  }
+}
+
+void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   if (!s->sleep) return;
+  /* scratch: vs_rigid_sleep_begin's, free until the next step */
+  int32_t *pushed = w->island;
+  double *slide = w->island_min;
+  memset(pushed, 0, sizeof(int32_t) * (size_t)m->n_bodies);
+  memset(slide, 0, sizeof(double) * (size_t)m->n_bodies);
+  contact_load(m, w, pushed, slide);
   for (int32_t i = 0; i < m->n_bodies; i++) {
     if (!moving(m, i) || w->asleep[i]) continue;
-    s->sleep[i] = still(s, i) ? s->sleep[i] + h : 0.0;
+    const int rests = still(m, s, i) && pushed[i] && !(slide[i] > 0);
+    s->sleep[i] = rests ? s->sleep[i] + h : 0.0;
   }
 }
 
