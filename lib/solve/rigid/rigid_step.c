@@ -177,15 +177,17 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
       }
       if (air != 1.0) vs_rigid_air(w, v, air);
     }
-    memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
+    /* only the sweeps write pseudo velocities: without rows they stay
+     * zero after the first substep's clearing */
+    if (rows || sub == 0) memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
     vs_rigid_substep_begin(m, w, hs);
     if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
-    vs_rigid_prepare_joints(m, s, w, 0);
+    if (m->n_joints > 0) vs_rigid_prepare_joints(m, s, w, 0);
     /* the forest's factorisation: at the step's start, then the one of the
      * last substep's position pass (the pose has moved since by that pass's
      * correction alone, a few micrometres; each sweep's solve starts from
      * the velocities it leaves, so the next sweep refines it) */
-    if (sub == 0) vs_rigid_tree_factor(m, s, w);
+    if (sub == 0 && w->tree.n_nodes > 0) vs_rigid_tree_factor(m, s, w);
     if (rows && (st->warm_start || sub > 0)) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < (rows ? st->iterations : 0); it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     integrate_positions(m, s, w, hs);
