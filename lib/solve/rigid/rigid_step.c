@@ -118,8 +118,8 @@ static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, d
     vs_quat_to_mat(q, R);
     vs_mat3_mul_t(R, av, lb);
     for (int k = 0; k < 3; k++) lb[k] /= ii[k];
-    vs_mat3_mul(R, lb, L); /* world angular momentum */
-    if (pv[3] != 0 || pv[4] != 0 || pv[5] != 0) {
+    if (pv[3] != 0 || pv[4] != 0 || pv[5] != 0) { /* lb again in the turned frame */
+      vs_mat3_mul(R, lb, L); /* world angular momentum */
       vs_quat_integrate(q, &pv[3], hs);
       vs_quat_to_mat(q, R);
       vs_mat3_mul_t(R, L, lb);
