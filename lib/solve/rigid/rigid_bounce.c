@@ -131,7 +131,7 @@ void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w
     int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
     const vs_rpatch *P = &w->patch[mi];
     /* a sleeping manifold's rows were not prepared: it keeps its impulses */
-    const int idle = vs_rigid_manifold_asleep(m, w, mi);
+    const int idle = m->set.sleep && vs_rigid_manifold_asleep(m, w, mi);
     double share[3] = {0, 0, 0};
     if (P->on && !idle)
       for (int q = 0; q < 3; q++)

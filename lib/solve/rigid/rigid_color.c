@@ -47,7 +47,8 @@ void vs_rigid_color(const vs_rmodel *m, vs_rwork *w) {
   }
   for (int32_t mi = 0; mi < w->n_man; mi++) {
     const vs_rcontact *c = &w->contacts[w->man[mi]];
-    w->item_color[nj + mi] = vs_rigid_manifold_asleep(m, w, mi) ? -1 : pick(m, w, c->ia, c->ib);
+    const int idle = m->set.sleep && vs_rigid_manifold_asleep(m, w, mi);
+    w->item_color[nj + mi] = idle ? -1 : pick(m, w, c->ia, c->ib);
   }
   /* counting sort by colour, stable: identity order inside each colour */
   for (int32_t i = 0; i < items; i++)

@@ -50,7 +50,6 @@ void vs_rigid_kinematic_move(vs_rstate *s, vs_rwork *w, int32_t i, double hs) {
     d[k] += hs * v[k];
     d[3 + k] += hs * av[k];
   }
-  memcpy(&w->q_old[4 * i], &s->q[4 * i], sizeof(double) * 4);
   vs_quat_integrate(&s->q[4 * i], av, hs);
 }
 

@@ -47,6 +47,10 @@ void vs_rigid_order(const vs_rmodel *m, vs_rwork *w) {
   const int32_t n = m->n_bodies, nm = w->n_man;
   int32_t *last = w->ord_last, *succ = w->ord_succ, *npred = w->ord_npred;
   int32_t *heap = w->ord_heap, *queue = w->ord_queue, *when = w->ord_when;
+  if (nm == 0) { /* nothing to order (a free body between impacts) */
+    w->n_sorder = 0;
+    return;
+  }
   for (int32_t i = 0; i <= n; i++) last[i] = -1;
   int32_t nheap = 0;
   for (int32_t mi = 0; mi < nm; mi++) {

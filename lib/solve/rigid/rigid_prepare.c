@@ -128,6 +128,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t mi = -1;
   double fr = 0.0, re = 0.0; /* the manifold's pair friction and restitution */
   int idle = 0;              /* the manifold sleeps (rigid_sleep.c): its impulses only */
+  const int sleep = st->sleep != 0; /* without sleeping no manifold sleeps: no call */
   for (int32_t k = 0; k < w->n_contacts; k++) {
     vs_rcontact *c = &w->contacts[k];
     int32_t a = c->ia, b = c->ib;
@@ -143,7 +144,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
       }
       fr = sqrt(m->friction[a] * fb);
       re = m->restitution[a] > eb ? m->restitution[a] : eb;
-      idle = vs_rigid_manifold_asleep(m, w, mi);
+      idle = sleep && vs_rigid_manifold_asleep(m, w, mi);
     }
     int patch = w->patch[mi].on;
     c->friction = fr;
@@ -202,5 +203,6 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     }
   }
   for (mi = 0; mi < w->n_man; mi++)
-    if (w->patch[mi].on && !vs_rigid_manifold_asleep(m, w, mi)) prepare_patch(m, s, w, mi);
+    if (w->patch[mi].on && !(sleep && vs_rigid_manifold_asleep(m, w, mi)))
+      prepare_patch(m, s, w, mi);
 }

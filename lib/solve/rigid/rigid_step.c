@@ -24,12 +24,24 @@
 #include "solve/rigid/rigid.h"
 #include "util/detmath.h"
 
-/* Iw = R diag(d) R^T */
+/* Iw = R diag(d) R^T: entry (i, j) = (R_i0 d_0) R_j0 + (R_i1 d_1) R_j1 +
+ * (R_i2 d_2) R_j2, each product R_ik d_k formed once (the stores into Iw
+ * would otherwise make the compiler load and multiply again). */
 static void world_inertia(const double R[9], const double d[3], double Iw[9]) {
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      Iw[3 * i + j] = R[3 * i] * d[0] * R[3 * j] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
-                      R[3 * i + 2] * d[2] * R[3 * j + 2];
+  const double r0 = R[0], r1 = R[1], r2 = R[2], r3 = R[3], r4 = R[4], r5 = R[5], r6 = R[6],
+               r7 = R[7], r8 = R[8];
+  const double a0 = r0 * d[0], a1 = r1 * d[1], a2 = r2 * d[2]; /* row 0 of R diag(d) */
+  const double b0 = r3 * d[0], b1 = r4 * d[1], b2 = r5 * d[2];
+  const double c0 = r6 * d[0], c1 = r7 * d[1], c2 = r8 * d[2];
+  Iw[0] = a0 * r0 + a1 * r1 + a2 * r2;
+  Iw[1] = a0 * r3 + a1 * r4 + a2 * r5;
+  Iw[2] = a0 * r6 + a1 * r7 + a2 * r8;
+  Iw[3] = b0 * r0 + b1 * r1 + b2 * r2;
+  Iw[4] = b0 * r3 + b1 * r4 + b2 * r5;
+  Iw[5] = b0 * r6 + b1 * r7 + b2 * r8;
+  Iw[6] = c0 * r0 + c1 * r1 + c2 * r2;
+  Iw[7] = c0 * r3 + c1 * r4 + c2 * r5;
+  Iw[8] = c0 * r6 + c1 * r7 + c2 * r8;
 }
 
 /* The free rotation of one substep h for a body with distinct principal
@@ -85,18 +97,19 @@ static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, d
       if (vs_rmodel_kinematic(m, i)) vs_rigid_kinematic_move(s, w, i, hs);
       continue;
     }
-    double *x = &s->x[3 * i], *v = &s->v[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
+    double *x = &s->x[3 * i], *av = &s->w[3 * i], *d = &w->dp[6 * i];
     double *q = &s->q[4 * i];
     const double *pv = &w->pv[6 * i], *ii = &m->inv_inertia[3 * i];
-    double wt[3];
-    for (int k = 0; k < 3; k++) {
-      double vt = v[k] + pv[k]; /* real and pseudo velocity move the body */
-      wt[k] = av[k] + pv[3 + k];
-      x[k] += hs * vt;
-      d[k] += hs * vt;
-      d[3 + k] += hs * wt[k];
-    }
-    memcpy(&w->q_old[4 * i], q, sizeof(double) * 4);
+    /* read before any store (the arrays' stores would otherwise make each
+     * read again): the same operations */
+    const double *v = &s->v[3 * i];
+    const double v0 = v[0] + pv[0], v1 = v[1] + pv[1], v2 = v[2] + pv[2]; /* real and pseudo */
+    double wt[3] = {av[0] + pv[3], av[1] + pv[4], av[2] + pv[5]};
+    const double x0 = x[0] + hs * v0, x1 = x[1] + hs * v1, x2 = x[2] + hs * v2;
+    const double d0 = d[0] + hs * v0, d1 = d[1] + hs * v1, d2 = d[2] + hs * v2;
+    const double d3 = d[3] + hs * wt[0], d4 = d[4] + hs * wt[1], d5 = d[5] + hs * wt[2];
+    x[0] = x0, x[1] = x1, x[2] = x2;
+    d[0] = d0, d[1] = d1, d[2] = d2, d[3] = d3, d[4] = d4, d[5] = d5;
     if (ii[0] == ii[1] && ii[1] == ii[2]) {
       vs_quat_integrate(q, wt, hs);
       continue;
@@ -105,8 +118,8 @@ static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, d
     vs_quat_to_mat(q, R);
     vs_mat3_mul_t(R, av, lb);
     for (int k = 0; k < 3; k++) lb[k] /= ii[k];
-    vs_mat3_mul(R, lb, L); /* world angular momentum */
-    if (pv[3] != 0 || pv[4] != 0 || pv[5] != 0) {
+    if (pv[3] != 0 || pv[4] != 0 || pv[5] != 0) { /* lb again in the turned frame */
+      vs_mat3_mul(R, lb, L); /* world angular momentum */
       vs_quat_integrate(q, &pv[3], hs);
       vs_quat_to_mat(q, R);
       vs_mat3_mul_t(R, L, lb);
@@ -166,26 +179,32 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   /* without contacts and joints the sweeps have no row to solve (a free
    * body between impacts): skipped, the same bits */
   const int rows = w->n_contacts > 0 || m->n_joints > 0;
+  /* the gravity's step, in locals (the velocities' stores would otherwise
+   * make it read again for every body) */
+  const double hg0 = hs * st->gravity[0], hg1 = hs * st->gravity[1], hg2 = hs * st->gravity[2];
+  const int air_on = w->air != NULL;
   for (int32_t sub = 0; sub < nsub; sub++) {
     for (int32_t i = 0; i < n; i++) {
       if (m->inv_mass[i] == 0 || w->asleep[i]) continue;
       double *v = &s->v[3 * i], *av = &s->w[3 * i];
-      const double air = w->air ? vs_rigid_air_den(w, i, v, hs) : 1.0; /* docs/physics.md, "Air" */
-      for (int k = 0; k < 3; k++) {
-        v[k] = (v[k] + hs * st->gravity[k]) * damp;
-        av[k] *= damp;
-      }
+      const double air = air_on ? vs_rigid_air_den(w, i, v, hs) : 1.0; /* docs/physics.md, "Air" */
+      const double v0 = (v[0] + hg0) * damp, v1 = (v[1] + hg1) * damp, v2 = (v[2] + hg2) * damp;
+      const double w0 = av[0] * damp, w1 = av[1] * damp, w2 = av[2] * damp;
+      v[0] = v0, v[1] = v1, v[2] = v2;
+      av[0] = w0, av[1] = w1, av[2] = w2;
       if (air != 1.0) vs_rigid_air(w, v, air);
     }
-    memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
+    /* only the sweeps write pseudo velocities: without rows they stay
+     * zero after the first substep's clearing */
+    if (rows || sub == 0) memset(w->pv, 0, sizeof(double) * 6 * ((size_t)n + 1));
     vs_rigid_substep_begin(m, w, hs);
     if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
-    vs_rigid_prepare_joints(m, s, w, 0);
+    if (m->n_joints > 0) vs_rigid_prepare_joints(m, s, w, 0);
     /* the forest's factorisation: at the step's start, then the one of the
      * last substep's position pass (the pose has moved since by that pass's
      * correction alone, a few micrometres; each sweep's solve starts from
      * the velocities it leaves, so the next sweep refines it) */
-    if (sub == 0) vs_rigid_tree_factor(m, s, w);
+    if (sub == 0 && w->tree.n_nodes > 0) vs_rigid_tree_factor(m, s, w);
     if (rows && (st->warm_start || sub > 0)) vs_rigid_warm_start(m, s, w);
     for (int32_t it = 0; it < (rows ? st->iterations : 0); it++) vs_rigid_solve_iteration(m, s, w, hs, 1);
     integrate_positions(m, s, w, hs);
