@@ -11,6 +11,7 @@
 #include "model/model_private.h"
 #include "solve/rigid/rigid.h"
 #include "solve/solve.h"
+#include "util/quat.h"
 #include "vsim/step.h"
 
 /* ---- physics through the scene keys ---------------------------------------- */
@@ -534,6 +535,61 @@ START_TEST(creeping_box_stays_awake_resting_box_sleeps) {
 }
 END_TEST
 
+/* Joints sleep too: a chain of four links hanging at rest from a
+ * kinematic hook sleeps after 0.5 s (its joints hold it: they push it),
+ * keeps its bits while asleep, and wakes when the hook starts to move at
+ * 2 s (1 m/s along x), following it.  A wheel turned by a hinge motor at
+ * 0.002 rad/s (its rim at 0.4 mm/s) never sleeps. */
+static const char *const HANGING =
+    "time: {dt: 1/60}\n"
+    "bodies:\n"
+    "  - rigid: {name: hook, kinematic: true, size: [0.1, 0.1, 0.1], position: [0, 3, 0],\n"
+    "            keys: [[0, 0, 3, 0], [2, 0, 3, 0], [4, 2, 3, 0]]}\n"
+    "  - rigid: {name: l0, size: [0.1, 0.4, 0.1], position: [0, 2.8, 0]}\n"
+    "  - rigid: {name: l1, size: [0.1, 0.4, 0.1], position: [0, 2.4, 0]}\n"
+    "  - rigid: {name: l2, size: [0.1, 0.4, 0.1], position: [0, 2.0, 0]}\n"
+    "  - rigid: {name: l3, size: [0.1, 0.4, 0.1], position: [0, 1.6, 0], mass: 5}\n"
+    "  - rigid: {name: wheel, shape: sphere, radius: 0.2, position: [3, 1, 0]}\n"
+    "constraints:\n"
+    "  - ball: {a: l0, b: hook, at: [0, 3, 0]}\n"
+    "  - ball: {a: l1, b: l0, at: [0, 2.6, 0]}\n"
+    "  - ball: {a: l2, b: l1, at: [0, 2.2, 0]}\n"
+    "  - ball: {a: l3, b: l2, at: [0, 1.8, 0]}\n"
+    "  - hinge: {a: wheel, b: world, at: [3, 1, 0], axis: [0, 0, 1],\n"
+    "           motor: {speed: 0.002, max_torque: 10}}\n";
+
+START_TEST(hanging_chain_sleeps_and_wakes_motor_never_sleeps) {
+  tu_sim r = tu_sim_new(HANGING);
+  vs_state *s = r.s;
+  tu_sim_steps(&r, 90); /* 1.5 s */
+  for (int i = 1; i <= 4; i++) {
+    ck_assert_msg(body_still(s, i) && s->rsleep[i] >= 0.5, "link %d not asleep at 1.5 s (%g s)", i - 1,
+                  s->rsleep[i]);
+  }
+  double x[12], q[16];
+  memcpy(x, &s->rx[3], sizeof x);
+  memcpy(q, &s->rq[4], sizeof q);
+  tu_sim_steps(&r, 24); /* 1.9 s: asleep, the same bits */
+  ck_assert_msg(!memcmp(x, &s->rx[3], sizeof x) && !memcmp(q, &s->rq[4], sizeof q),
+                "the sleeping chain moved");
+  ck_assert_msg(s->rsleep[5] < 0.5 && fabs(fabs(s->rw[17]) - 0.002) < 1e-6,
+                "the motor's wheel slept or stopped: %g s at rest, %g rad/s", s->rsleep[5], s->rw[17]);
+  tu_sim_steps(&r, 66); /* 3 s: the hook has gone 1 m */
+  ck_assert_msg(s->rx[3] > 0.5 && !body_still(s, 4), "the chain did not follow the hook: l0 at x = %g",
+                s->rx[3]);
+  /* and holds to it: l0's top end at the hook */
+  double R[9];
+  vs_quat_to_mat(&s->rq[4], R);
+  double gap2 = 0;
+  for (int k = 0; k < 3; k++) {
+    const double d = s->rx[3 + k] + 0.2 * R[3 * k + 1] - s->rx[k];
+    gap2 += d * d;
+  }
+  ck_assert_msg(sqrt(gap2) < 1e-6, "l0 came off the hook by %g m", sqrt(gap2));
+  tu_sim_free(&r);
+}
+END_TEST
+
 /* Nothing pushes a body in flight, and it never sleeps, however slowly it
  * moves: a box drifting at 5 mm/s and turning at 0.02 rad/s in zero
  * gravity (its fastest point at 6.7 mm/s) keeps going for 3 s. */
@@ -658,26 +714,31 @@ END_TEST
 START_TEST(sleep_bitwise_across_threads_and_resume) {
   char *scene = cu_in_dir("sleepy.yaml");
   char *y = cu_strf(SLEEPY, "true");
-  cu_write(scene, y);
+  /* the stack (110 frames: the drop wakes it at 1.2 s) and the hanging
+   * chain (150: the hook wakes it at 2 s), resumed at 50 frames, asleep */
+  const char *const texts[2] = {y, HANGING}, *const frames[2] = {"110", "150"};
   static const char *const relax[2] = {"solver.relaxation=gauss-seidel", "solver.relaxation=jacobi"};
-  for (int r = 0; r < 2; r++) {
-    cu_proc p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s1.h5", "-q", "--force", "--frames",
-                        "110", "--set", relax[r], "--threads", "1", (char *)NULL);
-    CU_EXPECT_CODE(p, 0);
-    cu_free(&p);
-    p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s3.h5", "-q", "--force", "--frames", "110",
-                "--set", relax[r], "--threads", "3", (char *)NULL);
-    CU_EXPECT_CODE(p, 0);
-    cu_free(&p);
-    cu_expect_equal("s1.h5", "s3.h5");
-    p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "sr.h5", "-q", "--force", "--frames", "50",
-                "--set", relax[r], "--threads", "2", (char *)NULL);
-    CU_EXPECT_CODE(p, 0);
-    cu_free(&p);
-    p = cu_vsim(tu_dir(), "run", "--resume", "sr.h5", "--frames", "110", "-q", (char *)NULL);
-    CU_EXPECT_CODE(p, 0);
-    cu_free(&p);
-    cu_expect_equal("s1.h5", "sr.h5");
+  for (int t = 0; t < 2; t++) {
+    cu_write(scene, texts[t]);
+    for (int r = 0; r < 2; r++) {
+      cu_proc p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s1.h5", "-q", "--force", "--frames",
+                          frames[t], "--set", relax[r], "--threads", "1", (char *)NULL);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
+      p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s3.h5", "-q", "--force", "--frames",
+                  frames[t], "--set", relax[r], "--threads", "3", (char *)NULL);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
+      cu_expect_equal("s1.h5", "s3.h5");
+      p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "sr.h5", "-q", "--force", "--frames", "50",
+                  "--set", relax[r], "--threads", "2", (char *)NULL);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
+      p = cu_vsim(tu_dir(), "run", "--resume", "sr.h5", "--frames", frames[t], "-q", (char *)NULL);
+      CU_EXPECT_CODE(p, 0);
+      cu_free(&p);
+      cu_expect_equal("s1.h5", "sr.h5");
+    }
   }
   free(y);
   free(scene);
@@ -785,6 +846,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, sleeping_bodies_keep_the_narrow_phase_s_contacts);
   tcase_add_test(tc, creeping_box_stays_awake_resting_box_sleeps);
   tcase_add_test(tc, drifting_box_never_sleeps);
+  tcase_add_test(tc, hanging_chain_sleeps_and_wakes_motor_never_sleeps);
   suite_add_tcase(s, tc);
   TCase *cli = tcase_create("cli");
   tcase_set_timeout(cli, 120);

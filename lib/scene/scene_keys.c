@@ -405,11 +405,12 @@ const sk_row vs_sk_rows[] = {
             "a 20-cube stack and a 100:1 pair at dt 1/60: cheaper than more iterations for the same "
             "stiffness)"},
     {"sleep", RS(sleep), .type = SK_BOOL, .def = "true",
-     .doc = "a body at rest -- its fastest point slower than 0.01 m/s, pushed by a contact, none "
-            "of its contacts sliding -- for 0.5 s, with all the bodies it touches (its island), "
-            "sleeps: it stops and is not solved until an awake body, a kinematic body or a "
-            "moving surface touches its island; bodies with joints never sleep (as Bullet, Box2D "
-            "and Jolt do by default; false: every body solved every step)"},
+     .doc = "a body at rest -- its fastest point slower than 0.01 m/s, pushed by a contact or "
+            "a joint, none of its contacts sliding -- for 0.5 s, with all the bodies it touches "
+            "or is joined to (its island), sleeps: it stops and is not solved until an awake "
+            "body, a moving kinematic body or a moving surface touches its island; a turning "
+            "motor keeps its bodies awake (as Bullet, Box2D and Jolt do by default; false: "
+            "every body solved every step)"},
 
     /* ---- colliders: `- KIND: {...}` ---- */
     {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",

@@ -388,6 +388,9 @@ VS_RPRIVATE void vs_rigid_surface_velocity(const vs_rmodel *m, const double q[4]
 VS_RPRIVATE void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* After the step: each awake body's time at rest. */
 VS_RPRIVATE void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
+/* 1 when joint j joins sleeping bodies (or one and a fixed body): its rows,
+ * warm start and position passes are skipped, its impulses kept. */
+VS_RPRIVATE int vs_rigid_joint_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t j);
 /* 1 when manifold mi joins only sleeping or fixed bodies (left out of the sweeps). */
 VS_RPRIVATE int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi);
 

@@ -443,7 +443,7 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int 
   const double *rot = m->n_joints ? pose_rotations(m, s, w) : NULL;
   for (int32_t j = 0; j < m->n_joints; j++) {
     int in_tree = t->n_tree_joints && t->in_tree[j];
-    if (forest_only && !in_tree) continue;
+    if ((forest_only && !in_tree) || vs_rigid_joint_asleep(m, w, j)) continue; /* read by none */
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     w->tree.axis_ok[j] = 0; /* its axis rows are made again from the new jw */
     jctx x;
@@ -722,7 +722,7 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
 void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   int32_t n = m->n_bodies;
   for (int32_t j = 0; j < m->n_joints; j++) {
-    if (w->tree.n_tree_joints && w->tree.in_tree[j]) continue;
+    if ((w->tree.n_tree_joints && w->tree.in_tree[j]) || vs_rigid_joint_asleep(m, w, j)) continue;
     const vs_rjoint_row *row = &rows_table[m->joint_kind[j]];
     if (!row->project || (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST))) {
       gen_project(m, s, w, j, 1, 0);
@@ -747,8 +747,8 @@ void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
 void vs_rigid_project_limits(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int balls) {
   const int32_t any = balls ? VS_RJOINT_CONE | VS_RJOINT_TWIST : VS_RJOINT_LIMIT;
   for (int32_t j = 0; j < m->n_joints; j++)
-    if ((m->joint_flags[j] & any) && w->tree.n_tree_joints && w->tree.in_tree[j])
-      gen_project(m, s, w, j, 1, 1);
+    if ((m->joint_flags[j] & any) && w->tree.n_tree_joints && w->tree.in_tree[j] &&
+        !vs_rigid_joint_asleep(m, w, j)) gen_project(m, s, w, j, 1, 1);
 }
 
 /* How far a limit [lo, hi] is passed at pos (0 within it). */

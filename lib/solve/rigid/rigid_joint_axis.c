@@ -173,5 +173,6 @@ void vs_rjoint_solve_axis(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, i
 void vs_rigid_tree_axes(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
   if (!w->tree.n_tree_joints) return;
   for (int32_t j = 0; j < m->n_joints; j++)
-    if (w->tree.in_tree[j] && m->joint_flags[j]) vs_rjoint_solve_axis(m, s, w, j);
+    if (w->tree.in_tree[j] && m->joint_flags[j] && !vs_rigid_joint_asleep(m, w, j))
+      vs_rjoint_solve_axis(m, s, w, j);
 }

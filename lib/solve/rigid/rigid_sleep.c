@@ -10,8 +10,8 @@
  * at the end of a step when
  *  - its fastest point is slower than SLEEP_SPEED (|v| + bound |w|, the
  *    bound the radius of its bounding sphere, as Box2D v3 measures it),
- *  - a contact pushes it (a normal impulse > 0: a body in flight, or one
- *    drifting in zero gravity, never sleeps), and
+ *  - a contact or a joint pushes it (a normal or joint impulse not zero: a
+ *    body in flight, or one drifting in zero gravity, never sleeps), and
  *  - none of its contacts slides (each friction impulse inside SLIDING of
  *    its Coulomb limit: a body creeping down a slope just steeper than its
  *    friction angle, however slowly, is kept awake).
@@ -22,8 +22,10 @@
  * awake body touches it (the two islands are one, and its time is the awake
  * body's), or when one of its bodies was pushed between steps (a particle
  * contact: it moves again), or when a moving kinematic body or a moving
- * surface touches it.  Bodies with joints, and every body of a scene with
- * particles attached to bodies, never sleep. */
+ * surface touches it, or a motor turns one of its joints, or a joint holds
+ * it to a moving kinematic body.  A sleeping island's joints are skipped
+ * like its contacts (vs_rigid_joint_asleep), their impulses kept.  Every
+ * body of a scene with particles attached to bodies never sleeps. */
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
@@ -92,9 +94,13 @@ void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
   for (int32_t j = 0; j < m->n_joints; j++) {
     const int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (moving(m, a)) s->sleep[a] = 0.0;
-    if (moving(m, b)) s->sleep[b] = 0.0;
     if (moving(m, a) && moving(m, b)) unite(p, a, b);
+    /* a motor that turns, or a kinematic end that moves: awake */
+    const int motor = (m->joint_flags[j] & VS_RJOINT_MOTOR) && m->joint_motor[2 * j] != 0;
+    if (motor || drives(m, s, a) || drives(m, s, b)) {
+      if (moving(m, a)) s->sleep[a] = 0.0;
+      if (moving(m, b)) s->sleep[b] = 0.0;
+    }
   }
   const int never = w->substep_hook != NULL; /* particles attached to bodies */
   for (int32_t i = 0; i < n; i++) {
@@ -144,6 +150,20 @@ static void contact_load(const vs_rmodel *m, const vs_rwork *w, int32_t *pushed,
   }
 }
 
+/* The joints' impulses: a joint that holds a body pushes it. */
+static void joint_load(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t *pushed) {
+  for (int32_t j = 0; j < m->n_joints; j++) {
+    if (vs_rigid_joint_asleep(m, w, j)) continue;
+    int held = 0;
+    for (int k = 0; k < 3; k++) held |= s->joint_impulse[3 * j + k] != 0;
+    for (int k = 0; s->joint_more && k < VS_RJOINT_MORE; k++)
+      held |= s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)k] != 0;
+    const int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+    if (held && moving(m, a)) pushed[a] = 1;
+    if (held && moving(m, b)) pushed[b] = 1;
+  }
+}
+
 void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   if (!s->sleep) return;
   /* scratch: vs_rigid_sleep_begin's, free until the next step */
@@ -152,11 +172,18 @@ void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h)
   memset(pushed, 0, sizeof(int32_t) * (size_t)m->n_bodies);
   memset(slide, 0, sizeof(double) * (size_t)m->n_bodies);
   contact_load(m, w, pushed, slide);
+  joint_load(m, s, w, pushed);
   for (int32_t i = 0; i < m->n_bodies; i++) {
     if (!moving(m, i) || w->asleep[i]) continue;
     const int rests = still(m, s, i) && pushed[i] && !(slide[i] > 0);
     s->sleep[i] = rests ? s->sleep[i] + h : 0.0;
   }
+}
+
+int vs_rigid_joint_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t j) {
+  const int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  const int ma = moving(m, a), mb = moving(m, b);
+  return m->set.sleep && (ma || mb) && (!ma || w->asleep[a]) && (!mb || w->asleep[b]);
 }
 
 int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi) {

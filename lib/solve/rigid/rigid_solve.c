@@ -584,6 +584,7 @@ typedef struct pass {
 } pass;
 
 static void do_item(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t item, const pass *p) {
+  if (item < 0 && vs_rigid_joint_asleep(m, w, -1 - item)) return; /* rigid_sleep.c */
   if (item < 0) {
     if (p->warm) vs_rigid_warm_joint(m, s, w, -1 - item);
     else vs_rigid_solve_joint(m, s, w, -1 - item);
@@ -632,11 +633,13 @@ void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   if (m->set.colored) {
     const pass p = {1, 0, 0, 0, 0.0, 0.0};
     for (int32_t j = 0; j < m->n_joints; j++) /* the forest's joints are not coloured */
-      if (w->tree.n_tree_joints && w->tree.in_tree[j]) vs_rigid_warm_joint(m, s, w, j);
+      if (w->tree.n_tree_joints && w->tree.in_tree[j] && !vs_rigid_joint_asleep(m, w, j))
+        vs_rigid_warm_joint(m, s, w, j);
     colored_pass(m, s, w, &p);
     return;
   }
-  for (int32_t j = 0; j < m->n_joints; j++) vs_rigid_warm_joint(m, s, w, j);
+  for (int32_t j = 0; j < m->n_joints; j++) /* a sleeping island's joints keep their impulses */
+    if (!vs_rigid_joint_asleep(m, w, j)) vs_rigid_warm_joint(m, s, w, j);
   /* in the sweeps' order (rigid_order.c): the same bits as identity order,
    * and consecutive manifolds share no moving body where the graph allows,
    * so the CPU overlaps them instead of waiting on body a's velocities */
@@ -660,7 +663,8 @@ void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, dou
   vs_rigid_tree_velocity(m, s, w, first);
   vs_rigid_tree_axes(m, s, w);
   for (int32_t j = 0; j < m->n_joints; j++)
-    if (!w->tree.n_tree_joints || !w->tree.in_tree[j]) vs_rigid_solve_joint(m, s, w, j);
+    if ((!w->tree.n_tree_joints || !w->tree.in_tree[j]) && !vs_rigid_joint_asleep(m, w, j))
+      vs_rigid_solve_joint(m, s, w, j);
   if (first == 1) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 1);
   else if (first == 2) seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 2);
   else seq_sweep(m, s, w, rev, inv_h, beta, use_bias, 0);

@@ -561,10 +561,15 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
    * the change of the rows' pose since the factorisation (the last position
    * pass's correction): the solve is skipped. */
   if (!first && w->n_man == 0 && m->n_joints == t->n_tree_joints && t->n_tree_axes == 0) return;
+  /* the trees of sleeping islands (rigid_sleep.c): zero right-hand sides,
+   * so their nodes' solution is zero (a tree is one island); nothing to
+   * solve when every tree sleeps */
+  int awake = 0;
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
-    if (t->kind[k] != NODE_JOINT) continue;
+    if (t->kind[k] != NODE_JOINT || vs_rigid_joint_asleep(m, w, t->id[k])) continue;
+    awake = 1;
     int32_t j = t->id[k], a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
     double va[6], vb[6];
     if (a >= 0) memcpy(va, &s->v[3 * a], 24), memcpy(va + 3, &s->w[3 * a], 24);
@@ -573,14 +578,17 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
     vs_rjoint_apply_rows(m, w, j, moving(m, a, va), moving(m, b, vb), c);
     for (int i = 0; i < t->dim[k]; i++) y[i] = -c[i];
   }
+  if (!awake) return;
   tree_solve(t);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     const double *y = &t->y[6 * (size_t)k];
     if (t->kind[k] == NODE_BODY) {
       int32_t b = t->id[k];
+      if (w->asleep[b]) continue;
       for (int q = 0; q < 3; q++) s->v[3 * b + q] += y[q], s->w[3 * b + q] += y[3 + q];
     } else {
       int32_t j = t->id[k]; /* impulse on b: -mu (ball: a vector; distance: along u) */
+      if (vs_rigid_joint_asleep(m, w, j)) continue;
       for (int i = 0; i < t->dim[k]; i++) {
         if (i < 3) s->joint_impulse[3 * j + i] -= y[i];
         else s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(i - 3)] -= y[i];
@@ -610,7 +618,7 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *y = &t->y[6 * (size_t)k];
     memset(y, 0, sizeof(double) * 6);
-    if (t->kind[k] != NODE_JOINT) continue;
+    if (t->kind[k] != NODE_JOINT || vs_rigid_joint_asleep(m, w, t->id[k])) continue;
     double e[VS_RJOINT_MAX_ROWS];
     int32_t j = t->id[k];
     if (posed && m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, e);
@@ -623,7 +631,7 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
   if (!above) return 0;
   tree_solve(t);
   for (int32_t k = 0; k < t->n_nodes; k++) {
-    if (t->kind[k] != NODE_BODY) continue;
+    if (t->kind[k] != NODE_BODY || w->asleep[t->id[k]]) continue;
     int32_t b = t->id[k];
     const double *y = &t->y[6 * (size_t)k];
     for (int q = 0; q < 3; q++) s->x[3 * b + q] += y[q];
