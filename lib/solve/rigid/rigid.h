@@ -128,7 +128,6 @@ typedef struct vs_rwork {
   vs_rcontact *contacts;
   vs_rfric *fric;        /* (max_contacts + 1) per contact, set only for points outside a patch */
   double *inv_iw;        /* (n x 9) world inverse inertia */
-  double *q_old;         /* (n x 4) orientation at the start of the position update */
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */
   double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
   double h;              /* the step's length (set by vs_rigid_step) */
