@@ -387,11 +387,26 @@ VS_RPRIVATE void vs_rigid_surface_velocity(const vs_rmodel *m, const double q[4]
 VS_RPRIVATE void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* After the step: each awake body's time at rest. */
 VS_RPRIVATE void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
+/* 1 when the whole world sleeps and nothing can wake it: the step is a
+ * no-op, skipped (vs_rigid_step). */
+VS_RPRIVATE int vs_rigid_world_asleep(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w);
+/* Slot i (a body, or n: the world) does not move this step: fixed,
+ * kinematic or asleep. */
+static inline int vs_rigid_slot_idle(const vs_rmodel *m, const vs_rwork *w, int32_t i) {
+  return i < 0 || i >= m->n_bodies || m->inv_mass[i] == 0 || w->asleep[i];
+}
 /* 1 when joint j joins sleeping bodies (or one and a fixed body): its rows,
  * warm start and position passes are skipped, its impulses kept. */
-VS_RPRIVATE int vs_rigid_joint_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t j);
+static inline int vs_rigid_joint_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t j) {
+  const int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
+  return m->set.sleep && vs_rigid_slot_idle(m, w, a) && vs_rigid_slot_idle(m, w, b) &&
+         ((a >= 0 && w->asleep[a]) || (b >= 0 && b < m->n_bodies && w->asleep[b]));
+}
 /* 1 when manifold mi joins only sleeping or fixed bodies (left out of the sweeps). */
-VS_RPRIVATE int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi);
+static inline int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi) {
+  const vs_rcontact *c = &w->contacts[w->man[mi]];
+  return m->set.sleep && vs_rigid_slot_idle(m, w, c->ia) && vs_rigid_slot_idle(m, w, c->ib);
+}
 
 /* ---- step ---- */
 /* One step of length h: velocities, contacts, impulses, positions. */

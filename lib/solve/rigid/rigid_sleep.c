@@ -55,7 +55,9 @@ static void unite(int32_t *p, int32_t a, int32_t b) {
   else if (b < a) p[a] = b;
 }
 
-static int moving(const vs_rmodel *m, int32_t i) { return i >= 0 && i < m->n_bodies && m->inv_mass[i] != 0; }
+static inline int moving(const vs_rmodel *m, int32_t i) {
+  return i >= 0 && i < m->n_bodies && m->inv_mass[i] != 0;
+}
 
 static int still(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
   return vs_len3(&s->v[3 * i]) + m->bound[i] * vs_len3(&s->w[3 * i]) < SLEEP_SPEED;
@@ -64,7 +66,7 @@ static int still(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
 /* A body of infinite mass that drives what touches it: a kinematic body
  * moving this step (its velocities are the step's, vs_rigid_kinematic_begin),
  * or a moving surface (surface_velocity). */
-static int drives(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
+static inline int drives(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
   if (i < 0 || i >= m->n_bodies || m->inv_mass[i] != 0) return 0;
   if (vs_rmodel_kinematic(m, i) && !still(m, s, i)) return 1;
   if (!m->motion || !m->motion->any_surface) return 0;
@@ -180,15 +182,28 @@ void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h)
   }
 }
 
-int vs_rigid_joint_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t j) {
-  const int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-  const int ma = moving(m, a), mb = moving(m, b);
-  return m->set.sleep && (ma || mb) && (!ma || w->asleep[a]) && (!mb || w->asleep[b]);
-}
-
-int vs_rigid_manifold_asleep(const vs_rmodel *m, const vs_rwork *w, int32_t mi) {
-  const vs_rcontact *c = &w->contacts[w->man[mi]];
-  const int idle_a = !moving(m, c->ia) || w->asleep[c->ia];
-  const int idle_b = !moving(m, c->ib) || w->asleep[c->ib];
-  return m->set.sleep && idle_a && idle_b;
+/* Everything sleeps and nothing can wake it: every moving body slept in the
+ * last step and has not been touched since (velocities exactly zero, the
+ * pose of the last narrow phase: a particle contact, a --resume or a fresh
+ * run take the full step), no kinematic body moves, no particle is
+ * attached, and the last narrow phase dropped nothing.  The step would
+ * reuse every contact, solve no row, move no body and store the impulses it
+ * read: it is skipped, with the same bits (Box2D likewise never visits a
+ * sleeping island). */
+int vs_rigid_world_asleep(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w) {
+  if (!s->sleep || !w->frozen || w->substep_hook || w->dropped) return 0;
+  int any = 0;
+  for (int32_t i = 0; i < m->n_bodies; i++) {
+    const double *v = &s->v[3 * i], *av = &s->w[3 * i];
+    const int rest = v[0] == 0 && v[1] == 0 && v[2] == 0 && av[0] == 0 && av[1] == 0 && av[2] == 0;
+    if (m->inv_mass[i] == 0) {
+      if (vs_rmodel_kinematic(m, i) && !rest) return 0;
+      continue;
+    }
+    if (!w->asleep[i] || !rest || memcmp(&s->x[3 * i], &w->last_x[3 * i], 3 * sizeof(double)) ||
+        memcmp(&s->q[4 * i], &w->last_q[4 * i], 4 * sizeof(double)))
+      return 0;
+    any = 1;
+  }
+  return any;
 }

@@ -149,6 +149,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
   int32_t nsub = st->substeps > 0 ? st->substeps : 1;
   double hs = h / nsub;
   double damp = 1.0 / (1.0 + hs * st->damping);
+  if (vs_rigid_world_asleep(m, s, w)) return; /* rigid_sleep.c: the same bits */
   for (int32_t i = 0; i < n; i++) {
     double *Iw = &w->inv_iw[9 * i];
     if (m->inv_mass[i] == 0) {
