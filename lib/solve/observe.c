@@ -29,10 +29,28 @@ static vs_error_stats finish(const acc *a) {
  * meet, found by sort and sweep on x: the same pairs as testing all of
  * them, in O(n log n) for bodies spread out; the deepest is the same
  * whatever the order). */
-static void rigid_observe(const vs_model *m, const vs_state *s, const vs_observe_work *ow,
+static void rigid_observe(const vs_model *m, const vs_state *s, vs_observe_work *ow,
                           double *ke, double *pe, double *pen, vs_observables *obs) {
   const vs_rmodel *rm = m->priv->rigid;
   vs_rstate rs = {.n_bodies = m->n_rigid, .x = s->rx, .q = s->rq, .v = s->rv, .w = s->rw};
+  double P[3], L[3], e = 0.0;
+  vs_rigid_momentum(rm, &rs, P, L, &e);
+  *ke += e;
+  const double *g = m->gravity;
+  for (int32_t i = 0; i < m->n_rigid; i++) {
+    const double *x = s->rx + 3 * (size_t)i;
+    if (rm->inv_mass[i] > 0.0) *pe -= (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) / rm->inv_mass[i];
+  }
+  /* the rest reads the poses alone */
+  const size_t nx = 3 * (size_t)m->n_rigid, nq = 4 * (size_t)m->n_rigid;
+  if (ow->pose && ow->have && !memcmp(ow->pose, s->rx, nx * sizeof(double)) &&
+      !memcmp(ow->pose + nx, s->rq, nq * sizeof(double))) {
+    if (ow->pen > *pen) *pen = ow->pen;
+    obs->joint_error_max = ow->joint_gap;
+    obs->joint_angle_error_max = ow->joint_turn;
+    return;
+  }
+  double rpen = 0.0; /* the bodies' own: a maximum, so the same with the particles' after */
   obs->joint_error_max = obs->joint_angle_error_max = 0.0;
   for (int32_t j = 0; j < rm->n_joints; j++) {
     double gap, turn;
@@ -40,18 +58,12 @@ static void rigid_observe(const vs_model *m, const vs_state *s, const vs_observe
     obs->joint_error_max = fmax(obs->joint_error_max, gap);
     obs->joint_angle_error_max = fmax(obs->joint_angle_error_max, turn);
   }
-  double P[3], L[3], e = 0.0;
-  vs_rigid_momentum(rm, &rs, P, L, &e);
-  *ke += e;
-  const double *g = m->gravity;
   vs_rcontact c[VS_RIGID_PAIR_MAX];
   for (int32_t i = 0; i < m->n_rigid; i++) {
-    const double *x = s->rx + 3 * (size_t)i;
-    if (rm->inv_mass[i] > 0.0) *pe -= (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) / rm->inv_mass[i];
     for (int32_t k = 0; k < rm->n_colliders; k++) {
       const int n = vs_rigid_collide_collider(rm, &rs, i, k, 0.0, c);
       for (int j = 0; j < n; j++)
-        if (c[j].depth > *pen) *pen = c[j].depth;
+        if (c[j].depth > rpen) rpen = c[j].depth;
     }
   }
   vs_rigid_sort_spheres(rm, &rs, ow->order, ow->tmp, ow->key);
@@ -66,15 +78,24 @@ static void rigid_observe(const vs_model *m, const vs_state *s, const vs_observe
       if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > r * r) continue;
       const int n = vs_rigid_collide_pair(rm, &rs, i < k ? i : k, i < k ? k : i, 0.0, c);
       for (int j = 0; j < n; j++)
-        if (c[j].depth > *pen) *pen = c[j].depth;
+        if (c[j].depth > rpen) rpen = c[j].depth;
     }
   }
+  if (rpen > *pen) *pen = rpen;
+  if (!ow->pose) return;
+  memcpy(ow->pose, s->rx, nx * sizeof(double));
+  memcpy(ow->pose + nx, s->rq, nq * sizeof(double));
+  ow->have = 1;
+  ow->pen = rpen;
+  ow->joint_gap = obs->joint_error_max;
+  ow->joint_turn = obs->joint_angle_error_max;
 }
 
 void vs_observe(const vs_model *m, const vs_state *s, vs_observables *obs, double *per) {
   /* the rigid solver's broad-phase arrays are free between steps */
   const struct vs_rwork *rw = m->n_rigid > 0 ? s->scratch->rigid : NULL;
-  vs_observe_work ow = {rw ? rw->order : NULL, rw ? rw->tmp : NULL, rw ? rw->key : NULL};
+  vs_observe_work ow = {rw ? rw->order : NULL, rw ? rw->tmp : NULL, rw ? rw->key : NULL, NULL, 0,
+                        0.0, 0.0, 0.0};
   vs_observe_from(m, s, m->particle_collisions ? vs_contacts_overlap(m, s) : 0.0,
                   m->n_rigid > 0 ? s->scratch->rigid_contacts : 0, &ow, obs, per);
 }
@@ -128,7 +149,7 @@ static int64_t distance_run(const vs_model *m, const vs_state *s, int32_t k0, in
 /* Everything but what the last step left in the scratch (overlap,
  * rigid_contacts), which is given: s needs only the persistent fields. */
 void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
-                     int64_t rigid_contacts, const vs_observe_work *ow, vs_observables *obs,
+                     int64_t rigid_contacts, vs_observe_work *ow, vs_observables *obs,
                      double *per) {
   acc k[VS_KIND_COUNT], all;
   memset(k, 0, sizeof k);

@@ -182,12 +182,19 @@ VS_PRIVATE double vs_contacts_overlap(const vs_model *m, const vs_state *s);
 typedef struct vs_observe_work {
   int32_t *order, *tmp;
   double *key;
+  /* the rigid poses last measured (x then q, 7 per body) and what they gave
+   * (the deepest penetration, the joints' largest errors): a frame whose
+   * poses are these, bit for bit (a sleeping world), has the same; NULL:
+   * measured every time */
+  double *pose;
+  int32_t have;
+  double pen, joint_gap, joint_turn;
 } vs_observe_work;
 /* vs_observe with what it reads from the scratch given (observe.c): the
  * result file's writer thread measures a copy of the persistent fields,
  * with its own work space (ow: needed when the model has rigid bodies). */
 VS_PRIVATE void vs_observe_from(const vs_model *m, const vs_state *s, double overlap_max,
-                                int64_t rigid_contacts, const vs_observe_work *ow,
+                                int64_t rigid_contacts, vs_observe_work *ow,
                                 vs_observables *obs, double *per);
 
 /* ---- colliders (collide.c) ---- */

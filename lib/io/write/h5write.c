@@ -101,6 +101,7 @@ void h5w_writer_free(vs_h5_writer *w) {
   vs_free(w->ow.order);
   vs_free(w->ow.tmp);
   vs_free(w->ow.key);
+  vs_free(w->ow.pose);
   for (size_t i = 0; w->inputs && w->inputs[i]; i++) vs_free(w->inputs[i]);
   vs_free(w->inputs);
   vs_free(w->path);
@@ -208,7 +209,8 @@ vs_status h5w_writer_new(const char *path, vs_outfile *of, const vs_model *model
     w->ow.order = vs_malloc(nr * sizeof *w->ow.order);
     w->ow.tmp = vs_malloc(nr * sizeof *w->ow.tmp);
     w->ow.key = vs_malloc(nr * sizeof *w->ow.key);
-    ok = w->ow.order && w->ow.tmp && w->ow.key;
+    w->ow.pose = vs_malloc(7 * nr * sizeof *w->ow.pose);
+    ok = w->ow.order && w->ow.tmp && w->ow.key && w->ow.pose;
   }
   /* the state copies (vs_writer_copies); the last one is the checkpoint */
   size_t bytes = 0;
