@@ -633,6 +633,27 @@ START_TEST(sleeping_world_wakes_for_a_shot_and_a_paddle) {
 }
 END_TEST
 
+/* The wind wakes a box with air drag: asleep on the floor from 0.5 s in
+ * still air, it is blown along once the wind rises to 40 m/s at 2 s (a
+ * quadratic drag of 0.01/m: 16 m/s^2 against friction's 4.9). */
+START_TEST(wind_wakes_a_box_with_air_drag) {
+  tu_sim r = tu_sim_new(
+      "time: {dt: 1/60}\n"
+      "world: {wind_keys: [[0, 0, 0, 0], [2, 0, 0, 0], [2.1, 40, 0, 0]],\n"
+      "        colliders: [{plane: {friction: 0.5}}]}\n"
+      "bodies:\n"
+      "  - rigid: {name: box, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0], friction: 0.5,\n"
+      "            air_drag: {quadratic: 0.01}}\n");
+  vs_state *s = r.s;
+  tu_sim_steps(&r, 90); /* 1.5 s */
+  ck_assert_msg(body_still(s, 0) && s->rsleep[0] >= 0.5, "the box is awake in still air");
+  tu_sim_steps(&r, 90); /* 3 s */
+  ck_assert_msg(s->rx[0] > 0.5 && s->rv[0] > 5, "the wind did not blow the box along: %g m, %g m/s",
+                s->rx[0], s->rv[0]);
+  tu_sim_free(&r);
+}
+END_TEST
+
 /* Nothing pushes a body in flight, and it never sleeps, however slowly it
  * moves: a box drifting at 5 mm/s and turning at 0.02 rad/s in zero
  * gravity (its fastest point at 6.7 mm/s) keeps going for 3 s. */
@@ -889,6 +910,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, sleeping_bodies_keep_the_narrow_phase_s_contacts);
   tcase_add_test(tc, creeping_box_stays_awake_resting_box_sleeps);
   tcase_add_test(tc, drifting_box_never_sleeps);
+  tcase_add_test(tc, wind_wakes_a_box_with_air_drag);
   tcase_add_test(tc, sleeping_world_wakes_for_a_shot_and_a_paddle);
   tcase_add_test(tc, hanging_chain_sleeps_and_wakes_motor_never_sleeps);
   suite_add_tcase(s, tc);

@@ -23,7 +23,8 @@
  * body's), or when one of its bodies was pushed between steps (a particle
  * contact: it moves again), or when a moving kinematic body or a moving
  * surface touches it, or a motor turns one of its joints, or a joint holds
- * it to a moving kinematic body.  A sleeping island's joints are skipped
+ * it to a moving kinematic body.  A body with air drag does not sleep while
+ * the wind blows (it may change: wind_keys).  A sleeping island's joints are skipped
  * like its contacts (vs_rigid_joint_asleep), their impulses kept.  Every
  * body of a scene with particles attached to bodies never sleeps. */
 #include <string.h>
@@ -74,6 +75,13 @@ static inline int drives(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
   return u[0] != 0 || u[1] != 0 || u[2] != 0;
 }
 
+/* Body i has air drag and the wind blows this step (docs/physics.md,
+ * "Air"): a force on it that may change from step to step (wind_keys). */
+static int windy(const vs_rmodel *m, const vs_rwork *w, int32_t i) {
+  if (!w->air || (w->wind[0] == 0 && w->wind[1] == 0 && w->wind[2] == 0)) return 0;
+  return moving(m, i) && (w->air[2 * (size_t)i] > 0 || w->air[2 * (size_t)i + 1] > 0);
+}
+
 void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   const int32_t n = m->n_bodies;
   if (!s->sleep) return;
@@ -84,8 +92,9 @@ void vs_rigid_sleep_begin(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     p[i] = i;
     asleep[i] = 0;
     tmin[i] = HUGE_VAL;
-    /* pushed between steps (asleep, its velocities were zero) or moving */
-    if (moving(m, i) && !still(m, s, i)) s->sleep[i] = 0.0;
+    /* pushed between steps (asleep, its velocities were zero), moving, or
+     * in the wind */
+    if (moving(m, i) && (!still(m, s, i) || windy(m, w, i))) s->sleep[i] = 0.0;
   }
   for (int32_t k = 0; k < w->n_contacts; k++) {
     const vs_rcontact *c = &w->contacts[k];
@@ -185,8 +194,9 @@ void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h)
 /* Everything sleeps and nothing can wake it: every moving body slept in the
  * last step and has not been touched since (velocities exactly zero, the
  * pose of the last narrow phase: a particle contact, a --resume or a fresh
- * run take the full step), no kinematic body moves, no particle is
- * attached, and the last narrow phase dropped nothing.  The step would
+ * run take the full step), no kinematic body moves, no wind blows on a body
+ * with air drag, no particle is attached, and the last narrow phase dropped
+ * nothing.  The step would
  * reuse every contact, solve no row, move no body and store the impulses it
  * read: it is skipped, with the same bits (Box2D likewise never visits a
  * sleeping island). */
@@ -200,7 +210,7 @@ int vs_rigid_world_asleep(const vs_rmodel *m, const vs_rstate *s, const vs_rwork
       if (vs_rmodel_kinematic(m, i) && !rest) return 0;
       continue;
     }
-    if (!w->asleep[i] || !rest || memcmp(&s->x[3 * i], &w->last_x[3 * i], 3 * sizeof(double)) ||
+    if (!w->asleep[i] || !rest || windy(m, w, i) || memcmp(&s->x[3 * i], &w->last_x[3 * i], 3 * sizeof(double)) ||
         memcmp(&s->q[4 * i], &w->last_q[4 * i], 4 * sizeof(double)))
       return 0;
     any = 1;
