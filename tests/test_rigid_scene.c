@@ -597,16 +597,18 @@ END_TEST
  * onto box b (the rigid world asleep from 0.5 s while it falls) lands at
  * 1.41 s and pushes it awake; a kinematic paddle at rest until 2 s, then at
  * 2 m/s, wakes box a when it reaches it (3.35 s) and carries it. */
+static const char *const PADDLE =
+    "time: {dt: 1/60}\n"
+    "world: {colliders: [{plane: {friction: 0.5}}]}\n"
+    "bodies:\n"
+    "  - rigid: {name: paddle, kinematic: true, size: [0.2, 0.4, 1],\n"
+    "            keys: [[0, -3, 0.25, 0], [2, -3, 0.25, 0], [4, 1, 0.25, 0]]}\n"
+    "  - rigid: {name: a, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0], mass: 1}\n"
+    "  - rigid: {name: b, size: [0.4, 0.4, 0.4], position: [3, 0.2, 0], mass: 1}\n"
+    "%s";
+
 START_TEST(sleeping_world_wakes_for_a_shot_and_a_paddle) {
-  static const char *const scene =
-      "time: {dt: 1/60}\n"
-      "world: {colliders: [{plane: {friction: 0.5}}]}\n"
-      "bodies:\n"
-      "  - rigid: {name: paddle, kinematic: true, size: [0.2, 0.4, 1],\n"
-      "            keys: [[0, -3, 0.25, 0], [2, -3, 0.25, 0], [4, 1, 0.25, 0]]}\n"
-      "  - rigid: {name: a, size: [0.4, 0.4, 0.4], position: [0, 0.2, 0], mass: 1}\n"
-      "  - rigid: {name: b, size: [0.4, 0.4, 0.4], position: [3, 0.2, 0], mass: 1}\n"
-      "%s";
+  const char *const scene = PADDLE;
   for (int shot = 1; shot >= 0; shot--) {
     char *y = cu_strf(scene, shot ? "  - particles: {name: shot, positions: [[3, 9.8, 0]], mass: 0.5, "
                                     "radius: 0.05}\n"
@@ -778,11 +780,14 @@ END_TEST
 START_TEST(sleep_bitwise_across_threads_and_resume) {
   char *scene = cu_in_dir("sleepy.yaml");
   char *y = cu_strf(SLEEPY, "true");
-  /* the stack (110 frames: the drop wakes it at 1.2 s) and the hanging
-   * chain (150: the hook wakes it at 2 s), resumed at 50 frames, asleep */
-  const char *const texts[2] = {y, HANGING}, *const frames[2] = {"110", "150"};
+  /* the stack (110 frames: the drop wakes it at 1.2 s), the hanging chain
+   * (150: the hook wakes it at 2 s) and the boxes the paddle wakes (240:
+   * the whole world asleep, its steps skipped, from 0.5 s to 2 s), resumed
+   * at 50 frames, asleep */
+  char *paddle = cu_strf(PADDLE, "");
+  const char *const texts[3] = {y, HANGING, paddle}, *const frames[3] = {"110", "150", "240"};
   static const char *const relax[2] = {"solver.relaxation=gauss-seidel", "solver.relaxation=jacobi"};
-  for (int t = 0; t < 2; t++) {
+  for (int t = 0; t < 3; t++) {
     cu_write(scene, texts[t]);
     for (int r = 0; r < 2; r++) {
       cu_proc p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s1.h5", "-q", "--force", "--frames",
@@ -804,6 +809,7 @@ START_TEST(sleep_bitwise_across_threads_and_resume) {
       cu_expect_equal("s1.h5", "sr.h5");
     }
   }
+  free(paddle);
   free(y);
   free(scene);
 }
