@@ -409,8 +409,8 @@ const sk_row vs_sk_rows[] = {
             "a joint, none of its contacts sliding -- for 0.5 s, with all the bodies it touches "
             "or is joined to (its island), sleeps: it stops and is not solved until an awake "
             "body, a moving kinematic body or a moving surface touches its island; a turning "
-            "motor keeps its bodies awake (as Bullet, Box2D and Jolt do by default; false: "
-            "every body solved every step)"},
+            "motor, or the wind on a body with air drag, keeps it awake (as Bullet, Box2D and "
+            "Jolt do by default; false: every body solved every step)"},
 
     /* ---- colliders: `- KIND: {...}` ---- */
     {"point", CO(PL, a), .type = SK_VEC, .n = 3, .range = ANY, .def = "[0, 0, 0]",
