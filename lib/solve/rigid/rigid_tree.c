@@ -249,7 +249,9 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
  * joint whose bodies cannot move along one of its rows) gets zero rows and
  * columns there: that row's multiplier stays zero.  The factors are d x d
- * (row stride d: only d x d entries to clear). */
+ * (row stride d: only d x d entries to clear).  Only A's diagonal and lower
+ * triangle are read: the factor's updates of a pivot (the symmetric H^T L,
+ * not symmetric to the bit) form those alone; o is written whole. */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
   double L[36], Li[36];
@@ -320,7 +322,9 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
  * over the anchors is zero, -sg skew(r)'s): each sum is mul_dj's, mul_nn's
  * or mul_tn's with the products of J's exact zeros left out and the others
  * in the same order from +0 (a sum from +0 is never -0, so adding a zero to
- * it changes no bit): the same bits, about half the products. */
+ * it changes no bit): the same bits, about half the products.  Of the
+ * parent's pivot Dp only the lower triangle is formed (invert reads no
+ * more; the unrolling pragmas make the triangular loops straight code). */
 
 /* Body k under the joint p (dp rows J): L = D J^T (6 x dp), Dp -= J L. */
 static inline __attribute__((always_inline)) void body_edge(const double *D, const double *J,
@@ -335,15 +339,17 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
         for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
     for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
   }
+#pragma GCC unroll 6
   for (int i = 0; i < dp; i++) {
     const double *Ji = &J[i * 6];
     double sum[6] = {0, 0, 0, 0, 0, 0};
     if (i < 3)
-      for (int j = 0; j < dp; j++) sum[j] += Ji[i] * L[i * dp + j];
+      for (int j = 0; j <= i; j++) sum[j] += Ji[i] * L[i * dp + j];
     for (int q = 3; q < 6; q++)
       if (q != i + 3)
-        for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
-    for (int j = 0; j < dp; j++) Dp[i * dp + j] -= sum[j];
+#pragma GCC unroll 6
+        for (int j = 0; j <= i; j++) sum[j] += Ji[q] * L[q * dp + j];
+    for (int j = 0; j <= i; j++) Dp[i * dp + j] -= sum[j];
   }
 }
 
@@ -359,15 +365,17 @@ static inline __attribute__((always_inline)) void joint_edge(const double *D, co
       for (int c = 3; c < 6; c++) sum[c] += Di[q] * J[q * 6 + c];
     for (int c = 0; c < 6; c++) L[i * 6 + c] = sum[c];
   }
+#pragma GCC unroll 6
   for (int i = 0; i < 6; i++) {
     double sum[6] = {0, 0, 0, 0, 0, 0};
     if (i < 3)
-      for (int j = 0; j < 6; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
+      for (int j = 0; j <= i; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
     else
       for (int q = 0; q < dk; q++)
         if (q != i - 3)
-          for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
-    for (int j = 0; j < 6; j++) Dp[i * 6 + j] -= sum[j];
+#pragma GCC unroll 6
+          for (int j = 0; j <= i; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= sum[j];
   }
 }
 
@@ -445,11 +453,13 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
 #define BODY_(DP)                            \
   mul_dj(D, J, DP, L);                       \
   mul_nn(J, L, DP, 6, DP, tmp);              \
-  for (int i = 0; i < (DP) * (DP); i++) Dp[i] -= tmp[i];
+  for (int i = 0; i < (DP); i++)             \
+    for (int j = 0; j <= i; j++) Dp[i * (DP) + j] -= tmp[i * (DP) + j];
 #define JOINT_(DK)                           \
   mul_nn(D, J, DK, DK, 6, L);                \
   mul_tn(J, L, DK, 6, 6, tmp);               \
-  for (int i = 0; i < 36; i++) Dp[i] -= tmp[i];
+  for (int i = 0; i < 6; i++)                \
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j];
     int anchored = vs_rjoint_anchored(m->joint_kind[t->id[t->kind[k] == NODE_JOINT ? k : p]]);
     if (anchored && t->kind[k] == NODE_BODY) {
       switch (dp) {
