@@ -70,7 +70,7 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->parent = vs_calloc(cap, sizeof(int32_t));
   t->order = vs_calloc(cap, sizeof(int32_t));
   t->dinv = vs_calloc(36 * cap, sizeof(double));
-  t->lblk = vs_calloc(36 * cap, sizeof(double));
+  t->lblk = vs_calloc(72 * cap, sizeof(double)); /* L, then L^T for the back solve */
   t->y = vs_calloc(6 * cap, sizeof(double));
   t->rot = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   t->axis = vs_calloc(3 * VS_RAXIS_CACHE * (size_t)nj, sizeof(double));
@@ -202,7 +202,7 @@ void vs_rigid_tree_free(vs_rtree *t) {
 uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
-  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6 + 7)) +
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 72 + 6 + 7)) +
          8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
@@ -223,24 +223,27 @@ static inline __attribute__((always_inline)) void mul_tn(const double *A, const 
   }
 }
 
-/* o = A^T y, mul_tn's c = 1 with the loops turned so that the innermost runs
- * along A's rows (the same sums in the same order). */
-static inline __attribute__((always_inline)) void mv_tn(const double *A, const double *y, int k,
-                                                        int r, double *o) {
-  double sum[6] = {0, 0, 0, 0, 0, 0};
+/* sum = A^T y over all six columns of the first k rows of a block A of
+ * row stride 6, mul_tn's c = 1 with the loops turned so that the innermost
+ * runs along A's rows (vectorised, the same sums in the same order).  The
+ * columns past a block's width are zero (never written), and so are their
+ * sums, which the callers carry along unread. */
+static inline __attribute__((always_inline)) void mv6(const double *A, const double *y, int k,
+                                                      double sum[6]) {
+  for (int i = 0; i < 6; i++) sum[i] = 0;
   for (int q = 0; q < k; q++)
-    for (int i = 0; i < r; i++) sum[i] += A[q * r + i] * y[q];
-  for (int i = 0; i < r; i++) o[i] = sum[i];
+    for (int i = 0; i < 6; i++) sum[i] += A[q * 6 + i] * y[q];
 }
 
-/* o = A B: A is r x k, B is k x c (the same order of every sum). */
-static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B,
-                                                         int r, int k, int c, double *o) {
+/* o = A B: A is r x k (row stride 6), B is k x c (row stride ldb); o is
+ * r x c (row stride ldo); the same order of every sum. */
+static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B, int ldb,
+                                                         int r, int k, int c, double *o, int ldo) {
   for (int i = 0; i < r; i++) {
     double sum[6] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < k; q++)
-      for (int j = 0; j < c; j++) sum[j] += A[i * k + q] * B[q * c + j];
-    for (int j = 0; j < c; j++) o[i * c + j] = sum[j];
+      for (int j = 0; j < c; j++) sum[j] += A[i * 6 + q] * B[q * ldb + j];
+    for (int j = 0; j < c; j++) o[i * ldo + j] = sum[j];
   }
 }
 
@@ -248,8 +251,9 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * a body's, whose mass dominates; -1 for a joint's, -J M^-1 J^T), by the
  * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
  * joint whose bodies cannot move along one of its rows) gets zero rows and
- * columns there: that row's multiplier stays zero.  The factors are d x d
- * (row stride d: only d x d entries to clear).  Only A's diagonal and lower
+ * columns there: that row's multiplier stays zero.  A and o have row stride
+ * 6 (every block of the factor has); the factors are d x d (row stride d:
+ * only d x d entries to clear).  Only A's diagonal and lower
  * triangle are read: the factor's updates of a pivot (the symmetric H^T L,
  * not symmetric to the bit) form those alone; o is written whole. */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
@@ -258,9 +262,9 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
   for (int i = 0; i < d * d; i++) L[i] = Li[i] = 0.0;
   int dead[6] = {0};
   double scale = 0, linv[6] = {0};
-  for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
+  for (int i = 0; i < d; i++) scale = sign * A[i * 6 + i] > scale ? sign * A[i * 6 + i] : scale;
   for (int j = 0; j < d; j++) { /* sign * A = L L^T */
-    double djj = sign * A[j * d + j];
+    double djj = sign * A[j * 6 + j];
     for (int q = 0; q < j; q++) djj -= L[j * d + q] * L[j * d + q];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
@@ -270,7 +274,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     L[j * d + j] = ljj;
     linv[j] = inv;
     for (int i = j + 1; i < d; i++) {
-      double a = sign * A[i * d + j];
+      double a = sign * A[i * 6 + j];
       for (int q = 0; q < j; q++) a -= L[i * d + q] * L[j * d + q];
       L[i * d + j] = a * inv;
     }
@@ -289,7 +293,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     for (int j = 0; j <= i; j++) {
       double a = 0;
       for (int q = i; q < d; q++) a += Li[q * d + i] * Li[q * d + j];
-      o[i * d + j] = o[j * d + i] = sign * a;
+      o[i * 6 + j] = o[j * 6 + i] = sign * a;
     }
 }
 
@@ -306,14 +310,15 @@ static void edge_jacobian(const vs_rmodel *m, const vs_rwork *w, const vs_rtree 
 }
 
 /* L = D J^T for a body's inverted pivot D (6 x 6, symmetric to the bit) and
- * its joint's rows J (d x 6): mul_nn(D, J^T)'s sums in the same order. */
+ * its joint's rows J (d x 6): mul_nn(D, J^T)'s sums in the same order (L:
+ * 6 x d, row stride 6). */
 static inline __attribute__((always_inline)) void mul_dj(const double *D, const double *J, int d,
                                                          double *L) {
   for (int c = 0; c < d; c++) {
     double sum[6] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < 6; q++)
       for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * J[c * 6 + q];
-    for (int i = 0; i < 6; i++) L[i * d + c] = sum[i];
+    for (int i = 0; i < 6; i++) L[i * 6 + c] = sum[i];
   }
 }
 
@@ -337,19 +342,19 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
     for (int q = 3; q < 6; q++)
       if (q != c + 3)
         for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
-    for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
+    for (int i = 0; i < 6; i++) L[i * 6 + c] = sum[i];
   }
 #pragma GCC unroll 6
   for (int i = 0; i < dp; i++) {
     const double *Ji = &J[i * 6];
     double sum[6] = {0, 0, 0, 0, 0, 0};
     if (i < 3)
-      for (int j = 0; j <= i; j++) sum[j] += Ji[i] * L[i * dp + j];
+      for (int j = 0; j <= i; j++) sum[j] += Ji[i] * L[i * 6 + j];
     for (int q = 3; q < 6; q++)
       if (q != i + 3)
 #pragma GCC unroll 6
-        for (int j = 0; j <= i; j++) sum[j] += Ji[q] * L[q * dp + j];
-    for (int j = 0; j <= i; j++) Dp[i * dp + j] -= sum[j];
+        for (int j = 0; j <= i; j++) sum[j] += Ji[q] * L[q * 6 + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= sum[j];
   }
 }
 
@@ -358,7 +363,7 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
 static inline __attribute__((always_inline)) void joint_edge(const double *D, const double *J,
                                                              int dk, double *L, double *Dp) {
   for (int i = 0; i < dk; i++) {
-    const double *Di = &D[i * dk];
+    const double *Di = &D[i * 6];
     double sum[6] = {0, 0, 0, 0, 0, 0};
     for (int c = 0; c < 3; c++) sum[c] += Di[c] * J[c * 6 + c];
     for (int q = 0; q < dk; q++)
@@ -445,18 +450,18 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     int dp = t->dim[p];
     double J[36], tmp[36];
     edge_jacobian(m, w, t, k, J); /* dim(joint) x 6 */
-    double *L = &t->lblk[36 * (size_t)k];
+    double *L = &t->lblk[72 * (size_t)k];
     double *Dp = &t->dinv[36 * (size_t)p];
     /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp).  Under a
      * joint (H = J^T): L = D^-1 J^T, H^T L = J L; under a body (H = J):
      * L = D^-1 J, H^T L = J^T L. */
 #define BODY_(DP)                            \
   mul_dj(D, J, DP, L);                       \
-  mul_nn(J, L, DP, 6, DP, tmp);              \
+  mul_nn(J, L, 6, DP, 6, DP, tmp, 6);        \
   for (int i = 0; i < (DP); i++)             \
-    for (int j = 0; j <= i; j++) Dp[i * (DP) + j] -= tmp[i * (DP) + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j];
 #define JOINT_(DK)                           \
-  mul_nn(D, J, DK, DK, 6, L);                \
+  mul_nn(D, J, 6, DK, DK, 6, L, 6);          \
   mul_tn(J, L, DK, 6, 6, tmp);               \
   for (int i = 0; i < 6; i++)                \
     for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j];
@@ -484,75 +489,62 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     else { JOINT_(6) }
 #undef BODY_
 #undef JOINT_
+    for (int i = 0; i < 6; i++) /* L^T for the back solve (zero past L's size) */
+      for (int j = 0; j < 6; j++) L[36 + j * 6 + i] = L[i * 6 + j];
   }
 }
 
-/* The solve's three kernels at fixed sizes (the same sums in the same order
- * as mul_tn and mul_nn): y_p -= L^T y_k, y = D^-1 y, y_k -= L y_p. */
-static inline __attribute__((always_inline)) void fwd_(const double *L, const double *yk,
-                                                       double *yp, int dk, int dp) {
-  double tmp[6];
-  mv_tn(L, yk, dk, dp, tmp);
-  for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
-}
-static inline __attribute__((always_inline)) void back_(const double *L, const double *yp,
-                                                        double *yk, int dk, int dp) {
-  double tmp[6];
-  mul_nn(L, yp, dk, dp, 1, tmp);
-  for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
-}
-static inline __attribute__((always_inline)) void diag_(const double *D, double *y, int d) {
-  double tmp[6];
-  mv_tn(D, y, d, d, tmp); /* D^-1 is symmetric to the bit (invert) */
-  memcpy(y, tmp, sizeof(double) * (size_t)d);
-}
-
-/* An edge is a body (6) and a joint (1, 3, 5 or 6 rows): its joint's size. */
-#define EDGE_SIZES_(X, jd, up)                                 \
-  switch (jd) {                                                \
-  case 1: X(1, up); break;                                     \
-  case 3: X(3, up); break;                                     \
-  case 5: X(5, up); break;                                     \
-  default: X(6, up); break;                                    \
+/* The solve's kernels at a fixed size d (the same sums in the same order as
+ * the products of the factorisation): forward, y_p -= L^T y_k then
+ * y_k = D^-1 y_k (d = dim(k)); back, y_k -= L y_p (d = dim(p), through L's
+ * transpose, so that both run along rows).  Every block has row stride 6 and
+ * zero columns past its width: the six sums are formed and carried, and the
+ * lanes of y past a node's size are never read. */
+static inline __attribute__((always_inline)) void fwd_(const double *D, const double *L,
+                                                       double *yk, double *yp, int d) {
+  double sum[6];
+  if (yp) {
+    mv6(L, yk, d, sum);
+    for (int i = 0; i < 6; i++) yp[i] -= sum[i];
   }
-
-static void edge_fwd(const double *L, const double *yk, double *yp, int dk, int dp) {
-#define F_(JD, BODY_UP) BODY_UP ? fwd_(L, yk, yp, JD, 6) : fwd_(L, yk, yp, 6, JD)
-  if (dp == 6) EDGE_SIZES_(F_, dk, 1)
-  else EDGE_SIZES_(F_, dp, 0)
-#undef F_
+  mv6(D, yk, d, sum); /* D^-1 is symmetric to the bit (invert) */
+  memcpy(yk, sum, sizeof sum);
 }
-
-static void edge_back(const double *L, const double *yp, double *yk, int dk, int dp) {
-#define B_(JD, BODY_UP) BODY_UP ? back_(L, yp, yk, JD, 6) : back_(L, yp, yk, 6, JD)
-  if (dp == 6) EDGE_SIZES_(B_, dk, 1)
-  else EDGE_SIZES_(B_, dp, 0)
-#undef B_
+static inline __attribute__((always_inline)) void back_(const double *Lt, const double *yp,
+                                                        double *yk, int d) {
+  double sum[6];
+  mv6(Lt, yp, d, sum);
+  for (int i = 0; i < 6; i++) yk[i] -= sum[i];
 }
 
 /* Solves the factored system for right-hand side c (per joint node, its
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
  * joints' multipliers too. */
 static void tree_solve(vs_rtree *t) {
-  /* forward, leaves first: y_p -= L^T y_k, then y_k = D^-1 y_k (its
-   * children are done before it) */
+  /* forward, leaves first (its children are done before it) */
   for (int32_t o = 0; o < t->n_nodes; o++) {
     int32_t k = t->order[o], p = t->parent[k];
-    double *D = &t->dinv[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
-    if (p >= 0)
-      edge_fwd(&t->lblk[36 * (size_t)k], yk, &t->y[6 * (size_t)p], t->dim[k], t->dim[p]);
+    const double *D = &t->dinv[36 * (size_t)k], *L = &t->lblk[72 * (size_t)k];
+    double *yk = &t->y[6 * (size_t)k], *yp = p >= 0 ? &t->y[6 * (size_t)p] : NULL;
     switch (t->dim[k]) {
-    case 1: diag_(D, yk, 1); break;
-    case 3: diag_(D, yk, 3); break;
-    case 5: diag_(D, yk, 5); break;
-    default: diag_(D, yk, 6); break;
+    case 1: fwd_(D, L, yk, yp, 1); break;
+    case 3: fwd_(D, L, yk, yp, 3); break;
+    case 5: fwd_(D, L, yk, yp, 5); break;
+    default: fwd_(D, L, yk, yp, 6); break;
     }
   }
   for (int32_t o = t->n_nodes - 1; o >= 0; o--) { /* backward: y_k -= L y_p */
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
-    edge_back(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], &t->y[6 * (size_t)k], t->dim[k],
-              t->dim[p]);
+    const double *Lt = &t->lblk[72 * (size_t)k + 36];
+    double *yk = &t->y[6 * (size_t)k];
+    const double *yp = &t->y[6 * (size_t)p];
+    switch (t->dim[p]) {
+    case 1: back_(Lt, yp, yk, 1); break;
+    case 3: back_(Lt, yp, yk, 3); break;
+    case 5: back_(Lt, yp, yk, 5); break;
+    default: back_(Lt, yp, yk, 6); break;
+    }
   }
 }
 
