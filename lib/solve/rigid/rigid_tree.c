@@ -279,22 +279,34 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
       L[i * d + j] = a * inv;
     }
   }
-  for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
-    if (dead[j]) continue;
-    Li[j * d + j] = linv[j]; /* 1 / L_jj */
-    for (int i = j + 1; i < d; i++) {
-      if (dead[i]) continue;
-      double a = 0;
-      for (int q = j; q < i; q++) a -= L[i * d + q] * Li[q * d + j];
-      Li[i * d + j] = a / L[i * d + i];
-    }
+  /* Li = L^-1, lower triangular, by rows: entry (i, j < i) is
+   * -(sum of L_iq Li_qj, q = j..i-1, in order from zero) / L_ii, the row's
+   * sums side by side.  A dead row stays zero; a dead column comes out +0
+   * (its L and Li entries are zero, so are its terms). */
+#pragma GCC unroll 6
+  for (int i = 0; i < d; i++) {
+    if (dead[i]) continue;
+    Li[i * d + i] = linv[i]; /* 1 / L_ii */
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 6
+    for (int q = 0; q < i; q++)
+#pragma GCC unroll 6
+      for (int j = 0; j <= q; j++) sum[j] -= L[i * d + q] * Li[q * d + j];
+#pragma GCC unroll 6
+    for (int j = 0; j < i; j++) Li[i * d + j] = sum[j] / L[i * d + i];
   }
-  for (int i = 0; i < d; i++) /* (sign A)^-1 = Li^T Li */
-    for (int j = 0; j <= i; j++) {
-      double a = 0;
-      for (int q = i; q < d; q++) a += Li[q * d + i] * Li[q * d + j];
-      o[i * 6 + j] = o[j * 6 + i] = sign * a;
-    }
+  /* (sign A)^-1 = Li^T Li: entry (i, j <= i) sums q = i..d-1 in order from
+   * zero, the row's sums side by side (along Li's rows) */
+#pragma GCC unroll 6
+  for (int i = 0; i < d; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 6
+    for (int q = i; q < d; q++)
+#pragma GCC unroll 6
+      for (int j = 0; j <= i; j++) sum[j] += Li[q * d + i] * Li[q * d + j];
+#pragma GCC unroll 6
+    for (int j = 0; j <= i; j++) o[i * 6 + j] = o[j * 6 + i] = sign * sum[j];
+  }
 }
 
 /* The Jacobian block of the edge between node k and its parent (the joint's
