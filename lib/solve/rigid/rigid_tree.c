@@ -258,26 +258,36 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * not symmetric to the bit) form those alone; o is written whole. */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
-  double L[36], Li[36];
-  for (int i = 0; i < d * d; i++) L[i] = Li[i] = 0.0;
+  double Li[36];
+  for (int i = 0; i < d * d; i++) Li[i] = 0.0;
   int dead[6] = {0};
   double scale = 0, linv[6] = {0};
   for (int i = 0; i < d; i++) scale = sign * A[i * 6 + i] > scale ? sign * A[i * 6 + i] : scale;
-  for (int j = 0; j < d; j++) { /* sign * A = L L^T */
+  /* sign * A = L L^T by columns, kept transposed (Lt[q * d + i] = L_iq):
+   * column j's entries below the diagonal subtract their terms q = 0..j-1
+   * in order side by side */
+  double Lt[36];
+  for (int i = 0; i < d * d; i++) Lt[i] = 0.0;
+#pragma GCC unroll 6
+  for (int j = 0; j < d; j++) {
     double djj = sign * A[j * 6 + j];
-    for (int q = 0; q < j; q++) djj -= L[j * d + q] * L[j * d + q];
+#pragma GCC unroll 6
+    for (int q = 0; q < j; q++) djj -= Lt[q * d + j] * Lt[q * d + j];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
       continue;
     }
-    double ljj = sqrt(djj), inv = 1.0 / ljj;
-    L[j * d + j] = ljj;
+    double ljj = sqrt(djj), inv = 1.0 / ljj, col[6] = {0, 0, 0, 0, 0, 0};
+    Lt[j * d + j] = ljj;
     linv[j] = inv;
-    for (int i = j + 1; i < d; i++) {
-      double a = sign * A[i * 6 + j];
-      for (int q = 0; q < j; q++) a -= L[i * d + q] * L[j * d + q];
-      L[i * d + j] = a * inv;
-    }
+#pragma GCC unroll 6
+    for (int i = j + 1; i < d; i++) col[i] = sign * A[i * 6 + j];
+#pragma GCC unroll 6
+    for (int q = 0; q < j; q++)
+#pragma GCC unroll 6
+      for (int i = j + 1; i < d; i++) col[i] -= Lt[q * d + i] * Lt[q * d + j];
+#pragma GCC unroll 6
+    for (int i = j + 1; i < d; i++) Lt[j * d + i] = col[i] * inv;
   }
   /* Li = L^-1, lower triangular, by rows: entry (i, j < i) is
    * -(sum of L_iq Li_qj, q = j..i-1, in order from zero) / L_ii, the row's
@@ -291,9 +301,9 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
 #pragma GCC unroll 6
     for (int q = 0; q < i; q++)
 #pragma GCC unroll 6
-      for (int j = 0; j <= q; j++) sum[j] -= L[i * d + q] * Li[q * d + j];
+      for (int j = 0; j <= q; j++) sum[j] -= Lt[q * d + i] * Li[q * d + j];
 #pragma GCC unroll 6
-    for (int j = 0; j < i; j++) Li[i * d + j] = sum[j] / L[i * d + i];
+    for (int j = 0; j < i; j++) Li[i * d + j] = sum[j] / Lt[i * d + i];
   }
   /* (sign A)^-1 = Li^T Li: entry (i, j <= i) sums q = i..d-1 in order from
    * zero, the row's sums side by side (along Li's rows) */
