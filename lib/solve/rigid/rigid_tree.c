@@ -223,16 +223,16 @@ static inline __attribute__((always_inline)) void mul_tn(const double *A, const 
   }
 }
 
-/* sum = A^T y over all six columns of the first k rows of a block A of
- * row stride 6, mul_tn's c = 1 with the loops turned so that the innermost
- * runs along A's rows (vectorised, the same sums in the same order).  The
- * columns past a block's width are zero (never written), and so are their
- * sums, which the callers carry along unread. */
+/* sum = A^T y over the first n columns (n even: whole vectors) of the first
+ * k rows of a block A of row stride 6, mul_tn's c = 1 with the loops turned
+ * so that the innermost runs along A's rows (vectorised, the same sums in
+ * the same order).  A column past a block's width is zero (never written),
+ * and so is its sum, which the callers carry along unread. */
 static inline __attribute__((always_inline)) void mv6(const double *A, const double *y, int k,
-                                                      double sum[6]) {
-  for (int i = 0; i < 6; i++) sum[i] = 0;
+                                                      int n, double sum[6]) {
+  for (int i = 0; i < n; i++) sum[i] = 0;
   for (int q = 0; q < k; q++)
-    for (int i = 0; i < 6; i++) sum[i] += A[q * 6 + i] * y[q];
+    for (int i = 0; i < n; i++) sum[i] += A[q * 6 + i] * y[q];
 }
 
 /* o = A B: A is r x k (row stride 6), B is k x c (row stride ldb); o is
@@ -516,28 +516,44 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   }
 }
 
-/* The solve's kernels at a fixed size d (the same sums in the same order as
- * the products of the factorisation): forward, y_p -= L^T y_k then
- * y_k = D^-1 y_k (d = dim(k)); back, y_k -= L y_p (d = dim(p), through L's
- * transpose, so that both run along rows).  Every block has row stride 6 and
- * zero columns past its width: the six sums are formed and carried, and the
- * lanes of y past a node's size are never read. */
+/* The solve's kernels at fixed sizes dk = dim(k), dp = dim(p) (the same
+ * sums in the same order as the products of the factorisation): forward,
+ * y_p -= L^T y_k then y_k = D^-1 y_k; back, y_k -= L y_p (through L's
+ * transpose, so that both run along rows).  Every block has row stride 6
+ * and zero columns past its width: the sums are formed in whole vectors
+ * (a size rounded up to even), and the lanes of y past a node's size are
+ * never read. */
+#define EVEN_(d) ((d) + ((d) & 1))
 static inline __attribute__((always_inline)) void fwd_(const double *D, const double *L,
-                                                       double *yk, double *yp, int d) {
+                                                       double *yk, double *yp, int dk, int dp) {
   double sum[6];
   if (yp) {
-    mv6(L, yk, d, sum);
-    for (int i = 0; i < 6; i++) yp[i] -= sum[i];
+    mv6(L, yk, dk, EVEN_(dp), sum);
+    for (int i = 0; i < EVEN_(dp); i++) yp[i] -= sum[i];
   }
-  mv6(D, yk, d, sum); /* D^-1 is symmetric to the bit (invert) */
-  memcpy(yk, sum, sizeof sum);
+  mv6(D, yk, dk, EVEN_(dk), sum); /* D^-1 is symmetric to the bit (invert) */
+  for (int i = 0; i < EVEN_(dk); i++) yk[i] = sum[i];
 }
 static inline __attribute__((always_inline)) void back_(const double *Lt, const double *yp,
-                                                        double *yk, int d) {
+                                                        double *yk, int dk, int dp) {
   double sum[6];
-  mv6(Lt, yp, d, sum);
-  for (int i = 0; i < 6; i++) yk[i] -= sum[i];
+  mv6(Lt, yp, dp, EVEN_(dk), sum);
+  for (int i = 0; i < EVEN_(dk); i++) yk[i] -= sum[i];
 }
+#undef EVEN_
+
+/* An edge's sizes (dk, dp): a body (6) and its joint (1, 3, 5 or 6 rows),
+ * either way up; a root is taken as under a 6 (its yp is NULL). */
+#define EDGE_SIZES_(X)                                                                      \
+  switch (dk * 8 + dp) {                                                                    \
+  case 6 * 8 + 1: X(6, 1); break;                                                           \
+  case 6 * 8 + 3: X(6, 3); break;                                                           \
+  case 6 * 8 + 5: X(6, 5); break;                                                           \
+  case 1 * 8 + 6: X(1, 6); break;                                                           \
+  case 3 * 8 + 6: X(3, 6); break;                                                           \
+  case 5 * 8 + 6: X(5, 6); break;                                                           \
+  default: X(6, 6); break;                                                                  \
+  }
 
 /* Solves the factored system for right-hand side c (per joint node, its
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
@@ -548,12 +564,10 @@ static void tree_solve(vs_rtree *t) {
     int32_t k = t->order[o], p = t->parent[k];
     const double *D = &t->dinv[36 * (size_t)k], *L = &t->lblk[72 * (size_t)k];
     double *yk = &t->y[6 * (size_t)k], *yp = p >= 0 ? &t->y[6 * (size_t)p] : NULL;
-    switch (t->dim[k]) {
-    case 1: fwd_(D, L, yk, yp, 1); break;
-    case 3: fwd_(D, L, yk, yp, 3); break;
-    case 5: fwd_(D, L, yk, yp, 5); break;
-    default: fwd_(D, L, yk, yp, 6); break;
-    }
+    int dk = t->dim[k], dp = p >= 0 ? t->dim[p] : 6;
+#define F_(DK, DP) fwd_(D, L, yk, yp, DK, DP)
+    EDGE_SIZES_(F_)
+#undef F_
   }
   for (int32_t o = t->n_nodes - 1; o >= 0; o--) { /* backward: y_k -= L y_p */
     int32_t k = t->order[o], p = t->parent[k];
@@ -561,14 +575,13 @@ static void tree_solve(vs_rtree *t) {
     const double *Lt = &t->lblk[72 * (size_t)k + 36];
     double *yk = &t->y[6 * (size_t)k];
     const double *yp = &t->y[6 * (size_t)p];
-    switch (t->dim[p]) {
-    case 1: back_(Lt, yp, yk, 1); break;
-    case 3: back_(Lt, yp, yk, 3); break;
-    case 5: back_(Lt, yp, yk, 5); break;
-    default: back_(Lt, yp, yk, 6); break;
-    }
+    int dk = t->dim[k], dp = t->dim[p];
+#define B_(DK, DP) back_(Lt, yp, yk, DK, DP)
+    EDGE_SIZES_(B_)
+#undef B_
   }
 }
+#undef EDGE_SIZES_
 
 /* Whether body b moves (a node of the tree may touch the ground side). */
 static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
