@@ -344,6 +344,13 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
   }
 }
 
+/* L^T (c x r) after L (r x c, both row stride 6), for the back solve; the
+ * entries past L's size stay zero (never written). */
+static inline __attribute__((always_inline)) void transpose_(double *L, int r, int c) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) L[36 + j * 6 + i] = L[i * 6 + j];
+}
+
 /* The factor's products for an anchored joint (vs_rjoint_anchored: its
  * rows J are [sg I | A] over the anchors, [0 | A] after, and A's diagonal
  * over the anchors is zero, -sg skew(r)'s): each sum is mul_dj's, mul_nn's
@@ -378,6 +385,7 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
         for (int j = 0; j <= i; j++) sum[j] += Ji[q] * L[q * 6 + j];
     for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= sum[j];
   }
+  transpose_(L, 6, dp);
 }
 
 /* The joint k (dk rows J, pivot D) under the body p: L = D J (dk x 6),
@@ -404,6 +412,7 @@ static inline __attribute__((always_inline)) void joint_edge(const double *D, co
           for (int j = 0; j <= i; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
     for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= sum[j];
   }
+  transpose_(L, dk, 6);
 }
 
 /* Whether the tree's bodies are where they were at the last factorisation,
@@ -481,12 +490,14 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   mul_dj(D, J, DP, L);                       \
   mul_nn(J, L, 6, DP, 6, DP, tmp, 6);        \
   for (int i = 0; i < (DP); i++)             \
-    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j]; \
+  transpose_(L, 6, DP);
 #define JOINT_(DK)                           \
   mul_nn(D, J, 6, DK, DK, 6, L, 6);          \
   mul_tn(J, L, DK, 6, 6, tmp);               \
   for (int i = 0; i < 6; i++)                \
-    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j]; \
+  transpose_(L, DK, 6);
     int anchored = vs_rjoint_anchored(m->joint_kind[t->id[t->kind[k] == NODE_JOINT ? k : p]]);
     if (anchored && t->kind[k] == NODE_BODY) {
       switch (dp) {
@@ -511,8 +522,6 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     else { JOINT_(6) }
 #undef BODY_
 #undef JOINT_
-    for (int i = 0; i < 6; i++) /* L^T for the back solve (zero past L's size) */
-      for (int j = 0; j < 6; j++) L[36 + j * 6 + i] = L[i * 6 + j];
   }
 }
 
