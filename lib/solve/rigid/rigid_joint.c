@@ -335,7 +335,7 @@ void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int en
 
 /* The exact zeros of an anchored joint's linear part and of a ball's angular
  * diagonal are left out (sums from +0, never -0: the same bits); a ball's
- * entries are ball_jacobian's, made here without the table's call. */
+ * entries are ball_jacobian's, and a hinge's at its fixed size, unrolled. */
 void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
                           const double *ub, double *out) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], *u[2] = {ua, ub};
@@ -351,11 +351,10 @@ void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, cons
         for (int k = 0; k < 3; k++)
           if (k != i) out[i] += -sg * S[i * 3 + k] * ue[3 + k];
       }
+    } else if (ue && m->joint_kind[j] == VS_JOINT_HINGE) {
+      hinge_jacobian(jw, e, J), rows_apply(J, ue, hinge_rows, hinge_anchored, out);
     } else if (ue) {
-      row->jacobian(jw, e, J);
-      for (int i = 0; i < row->rows; i++)
-        for (int q = 0; q < 6; q++)
-          if (!row->anchored || q >= 3 || q == i) out[i] += J[i * 6 + q] * ue[q];
+      row->jacobian(jw, e, J), rows_apply(J, ue, row->rows, row->anchored, out);
     }
   }
 }

@@ -87,6 +87,16 @@ static inline void gen_rows(const vs_rstate *s, int32_t i, const double *J, int 
   }
 }
 
+/* out += J u for one body's d rows J and velocities u (linear, angular),
+ * leaving out an anchored block's exact zeros (its linear part off the
+ * anchor rows' diagonal; the sums start from +0: the same bits). */
+static inline __attribute__((always_inline)) void rows_apply(const double *J, const double *u,
+                                                             int d, int anchored, double *out) {
+  for (int i = 0; i < d; i++)
+    for (int q = 0; q < 6; q++)
+      if (!anchored || q >= 3 || q == i) out[i] += J[i * 6 + q] * u[q];
+}
+
 /* K += J M^-1 J^T for body i (d x d). */
 static inline __attribute__((always_inline)) void gen_mass(const vs_rmodel *m, const vs_rwork *w,
                                                            int32_t i, const double *J, int d,
