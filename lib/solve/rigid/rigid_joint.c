@@ -214,6 +214,7 @@ static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *
   /* d/dt (n . axb) = (wb - wa) . (axb x n) */
   vs_cross3(axb, n1, jw + VS_RJW_U1);
   vs_cross3(axb, n2, jw + VS_RJW_U2);
+  jw[VS_RJW_TURN] = vs_dot3(n1, axb), jw[VS_RJW_TURN + 1] = vs_dot3(n2, axb); /* hinge_error's */
   /* the angle: read by the limit's, motor's and spring's rows alone */
   if (!x->rows_only && (m->joint_flags[j] & (VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | VS_RJOINT_SPRING)))
     jw[VS_RJW_POS] = hinge_angle(m, j, x);

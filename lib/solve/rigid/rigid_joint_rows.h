@@ -29,8 +29,11 @@ typedef struct jctx {
 /* w->joint of weld, hinge and slider from [6] (rigid_joint.c, prepare):
  * the gap C, the axis in the world (from a), two unit row vectors (hinge:
  * axis_b x p1, axis_b x p2; slider: the normals n1, n2 of the axis), and
- * the position along the axis (hinge: angle, rad; slider: m). */
-enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_POS = 18 };
+ * the position along the axis (hinge: angle, rad; slider: m); a hinge's
+ * turn rows of its position error at the pose it was prepared from (the
+ * forest's first position pass reads them with the gap). */
+enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_POS = 18,
+       VS_RJW_TURN = 19 };
 /* A ball's with cone or twist, after its K^-1 [6..14]: the twist's row
  * (ua + ub) / (1 + ua . ub) of the two axes in the world, the swing's unit
  * normal (a's axis x b's), the twist angle about the axis and the swing
@@ -40,7 +43,7 @@ enum { VS_RJW_BALL_AXIS = 15, VS_RJW_BALL_CONE = 18, VS_RJW_BALL_TWIST = 21,
 /* A soft weld's (a ball with VS_RJOINT_SOFT): b's rotation vector away from
  * its held orientation, world frame. */
 enum { VS_RJW_SOFT_ERR = 15 };
-_Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_POS < VS_RJOINT_WORK,
+_Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_TURN + 1 < VS_RJOINT_WORK,
                "a joint's work row holds its data");
 
 /* Accumulated impulse of joint j's row r (0..2: joint_impulse, then joint_more). */

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
+#include "solve/rigid/rigid_joint_rows.h"
 #include "util/alloc.h"
 
 enum { NODE_BODY = 0, NODE_JOINT = 1 };
@@ -647,6 +648,14 @@ static void ball_gap(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, 
   for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + jw[3 + k] - s->x[3 * a + k] - jw[k];
 }
 
+/* A hinge's error at the pose it was prepared from: the gap and the turn
+ * rows its prepare kept (rigid_joint.c: hinge_error's values). */
+static void hinge_posed(const vs_rwork *w, int32_t j, double *e) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  memcpy(e, jw + VS_RJW_GAP, sizeof(double) * 3);
+  e[3] = jw[VS_RJW_TURN], e[4] = jw[VS_RJW_TURN + 1];
+}
+
 int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
                            double tol) {
   vs_rtree *t = &w->tree;
@@ -660,6 +669,7 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
     double e[VS_RJOINT_MAX_ROWS];
     int32_t j = t->id[k];
     if (posed && m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, e);
+    else if (posed && m->joint_kind[j] == VS_JOINT_HINGE) hinge_posed(w, j, e);
     else vs_rjoint_error(m, s, w, j, e);
     for (int q = 0; q < t->dim[k]; q++) {
       y[q] = -e[q];
