@@ -658,25 +658,6 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
   vs_quat_integrate(&s->q[4 * i], dth, 1.0);
 }
 
-/* The 1-D angular or linear limits of joint j passed at the pose of jw
- * (prepared): their axis rows (which, as vs_rjoint_axis_row's) and how far
- * past (the position less the limit); the count (at most 2: a ball's cone
- * and twist). */
-static int passed_limits(const vs_rmodel *m, int32_t j, const double *jw, int which[2],
-                         double by[2]) {
-  int32_t flags = m->joint_flags[j];
-  const double *lim = &m->joint_limit[2 * j];
-  int n = 0;
-  double pos = flags & VS_RJOINT_LIMIT ? jw[VS_RJW_POS] : jw[VS_RJW_BALL_TWIST];
-  if (flags & VS_RJOINT_CONE && jw[VS_RJW_BALL_SWING] > m->joint_cone[j])
-    which[n] = 1, by[n++] = jw[VS_RJW_BALL_SWING] - m->joint_cone[j];
-  if (flags & (VS_RJOINT_LIMIT | VS_RJOINT_TWIST)) {
-    if (pos < lim[0]) which[n] = 0, by[n++] = pos - lim[0];
-    else if (pos > lim[1]) which[n] = 0, by[n++] = pos - lim[1];
-  }
-  return n;
-}
-
 /* The generic position pass of joint j: its rows at the moved pose
  * (prepared again: the caller's w->joint is left as it is) closed to first
  * order, with the rows of the limits it is past (limits: 1; only_limits:
@@ -694,7 +675,7 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
   int which[2] = {0, 0};
   double by[2];
-  int nlim = limits ? passed_limits(m, j, jw, which, by) : 0;
+  int nlim = limits ? vs_rjoint_passed_limits(m, j, jw, which, by) : 0;
   if (!nlim && only_limits) {
     memcpy(jw, keep, sizeof keep);
     return;

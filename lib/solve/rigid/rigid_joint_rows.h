@@ -46,6 +46,12 @@ enum { VS_RJW_SOFT_ERR = 15 };
 _Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_TURN + 1 < VS_RJOINT_WORK,
                "a joint's work row holds its data");
 
+/* The 1-D angular or linear limits of joint j passed at the pose of jw
+ * (prepared): their axis rows (which, as vs_rjoint_axis_row's) and how far
+ * past; the count (rigid_joint_axis.c). */
+VS_RPRIVATE int vs_rjoint_passed_limits(const vs_rmodel *m, int32_t j, const double *jw,
+                                        int which[2], double by[2]);
+
 /* Accumulated impulse of joint j's row r (0..2: joint_impulse, then joint_more). */
 static inline double *jacc(vs_rstate *s, int32_t j, int r) {
   return r < 3 ? &s->joint_impulse[3 * (size_t)j + (size_t)r]
