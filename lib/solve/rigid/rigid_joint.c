@@ -605,8 +605,13 @@ void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t 
   gen_make(m, w, j, 0, 0, NULL, &g);
   double lam[VS_RJOINT_MAX_ROWS];
   for (int r = 0; r < g.d; r++) lam[r] = *jacc(s, j, r);
-  gen_apply(m, s, w, a, g.Ja, g.d, lam);
-  gen_apply(m, s, w, b, g.Jb, g.d, lam);
+  if (m->joint_kind[j] == VS_JOINT_HINGE) { /* at its fixed size, unrolled */
+    gen_apply_rows(m, s, w, a, g.Ja, hinge_rows, hinge_anchored, lam);
+    gen_apply_rows(m, s, w, b, g.Jb, hinge_rows, hinge_anchored, lam);
+  } else {
+    gen_apply(m, s, w, a, g.Ja, g.d, lam);
+    gen_apply(m, s, w, b, g.Jb, g.d, lam);
+  }
   vs_rjoint_warm_axis(m, s, w, j);
 }
 

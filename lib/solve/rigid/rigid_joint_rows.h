@@ -58,19 +58,27 @@ static inline double *jacc(vs_rstate *s, int32_t j, int r) {
                : &s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(r - 3)];
 }
 
-/* Body i's velocity change M^-1 J^T lam for d rows J (d x 6) and impulses lam. */
-static inline void gen_apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
-                             const double *J, int d, const double *lam) {
+/* Body i's velocity change M^-1 J^T lam for d rows J (d x 6) and impulses
+ * lam; anchored (vs_rjoint_anchored): the exact zeros of J's linear part
+ * left out (f's sums start from +0, never -0: the same bits). */
+static inline __attribute__((always_inline)) void gen_apply_rows(
+    const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i, const double *J, int d,
+    int anchored, const double *lam) {
   double im = m->inv_mass[i];
   if (im == 0) return;
   double f[6] = {0, 0, 0, 0, 0, 0}, dw[3];
   for (int r = 0; r < d; r++)
-    for (int q = 0; q < 6; q++) f[q] += J[r * 6 + q] * lam[r];
+    for (int q = 0; q < 6; q++)
+      if (!anchored || q >= 3 || q == r) f[q] += J[r * 6 + q] * lam[r];
   vs_mat3_mul(&w->inv_iw[9 * i], f + 3, dw);
   for (int k = 0; k < 3; k++) {
     s->v[3 * i + k] += im * f[k];
     s->w[3 * i + k] += dw[k];
   }
+}
+static inline void gen_apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                             const double *J, int d, const double *lam) {
+  gen_apply_rows(m, s, w, i, J, d, 0, lam);
 }
 
 /* Body i moved by the positional impulse J^T lam: x += m^-1 f, turned by I^-1 t. */
