@@ -334,9 +334,10 @@ void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int en
   rows_table[m->joint_kind[j]].jacobian(jw, end, J);
 }
 
-/* The exact zeros of an anchored joint's linear part and of a ball's angular
- * diagonal are left out (sums from +0, never -0: the same bits); a ball's
- * entries are ball_jacobian's, and a hinge's at its fixed size, unrolled. */
+/* The exact zeros of an anchored joint's linear part and of its anchor rows'
+ * angular diagonal are left out (sums from +0, never -0: the same bits); a
+ * ball's and a hinge's entries are ball_jacobian's and turn_row's, each
+ * product formed as J's entry times u, without J made. */
 void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
                           const double *ub, double *out) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], *u[2] = {ua, ub};
@@ -345,15 +346,18 @@ void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, cons
   for (int e = 0; e < 2; e++) {
     double sg = e ? 1.0 : -1.0, J[6 * VS_RJOINT_MAX_ROWS];
     const double *r = e ? jw + 3 : jw, *ue = u[e];
-    if (ue && m->joint_kind[j] == VS_JOINT_BALL) {
+    int hinge = m->joint_kind[j] == VS_JOINT_HINGE;
+    if (ue && (hinge || m->joint_kind[j] == VS_JOINT_BALL)) {
       const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
       for (int i = 0; i < 3; i++) {
         out[i] += sg * ue[i];
         for (int k = 0; k < 3; k++)
           if (k != i) out[i] += -sg * S[i * 3 + k] * ue[3 + k];
       }
-    } else if (ue && m->joint_kind[j] == VS_JOINT_HINGE) {
-      hinge_jacobian(jw, e, J), rows_apply(J, ue, hinge_rows, hinge_anchored, out);
+      for (int i = 3; i < (hinge ? 5 : 3); i++) { /* turn_row(J, i, sg, U1 or U2) */
+        const double *U = jw + (i == 3 ? VS_RJW_U1 : VS_RJW_U2);
+        for (int k = 0; k < 3; k++) out[i] += sg * U[k] * ue[3 + k];
+      }
     } else if (ue) {
       row->jacobian(jw, e, J), rows_apply(J, ue, row->rows, row->anchored, out);
     }
