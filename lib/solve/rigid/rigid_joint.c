@@ -354,10 +354,11 @@ void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, cons
         for (int k = 0; k < 3; k++)
           if (k != i) out[i] += -sg * S[i * 3 + k] * ue[3 + k];
       }
-      for (int i = 3; i < (hinge ? 5 : 3); i++) { /* turn_row(J, i, sg, U1 or U2) */
-        const double *U = jw + (i == 3 ? VS_RJW_U1 : VS_RJW_U2);
-        for (int k = 0; k < 3; k++) out[i] += sg * U[k] * ue[3 + k];
-      }
+      if (hinge) /* turn_row(J, 3 and 4, sg, U1 and U2) */
+        for (int k = 0; k < 3; k++) {
+          out[3] += sg * jw[VS_RJW_U1 + k] * ue[3 + k];
+          out[4] += sg * jw[VS_RJW_U2 + k] * ue[3 + k];
+        }
     } else if (ue) {
       row->jacobian(jw, e, J), rows_apply(J, ue, row->rows, row->anchored, out);
     }
