@@ -193,40 +193,60 @@ static inline void quat_conj(const double a[4], double o[4]) {
  * along it) gets zero rows and columns: its impulse stays zero. */
 static inline __attribute__((always_inline)) void sym_inverse(const double *K, int d,
                                                               double *o) {
-  double L[49] = {0}, Li[49] = {0}, scale = 0;
+  double Lt[49] = {0}, Li[49] = {0}, scale = 0, linv[7] = {0};
   int dead[7] = {0};
+  if (d > 7) d = 7; /* never (GEN_MAX): bounds the unrolled loops for the compiler */
   for (int i = 0; i < d; i++) scale = K[i * d + i] > scale ? K[i * d + i] : scale;
+  /* K = L L^T by columns, L kept transposed (Lt[q * 7 + i] = L_iq): column
+   * j's entries below the diagonal subtract their terms q = 0..j-1 in order,
+   * side by side (vectorised: the same operations) */
+#pragma GCC unroll 7
   for (int j = 0; j < d; j++) {
     double djj = K[j * d + j];
-    for (int q = 0; q < j; q++) djj -= L[j * 7 + q] * L[j * 7 + q];
+#pragma GCC unroll 7
+    for (int q = 0; q < j; q++) djj -= Lt[q * 7 + j] * Lt[q * 7 + j];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
       continue;
     }
-    double ljj = sqrt(djj), inv = 1.0 / ljj;
-    L[j * 7 + j] = ljj;
-    for (int i = j + 1; i < d; i++) {
-      double a = K[i * d + j];
-      for (int q = 0; q < j; q++) a -= L[i * 7 + q] * L[j * 7 + q];
-      L[i * 7 + j] = a * inv;
-    }
+    double ljj = sqrt(djj), inv = 1.0 / ljj, col[7] = {0, 0, 0, 0, 0, 0, 0};
+    Lt[j * 7 + j] = ljj;
+    linv[j] = inv;
+#pragma GCC unroll 7
+    for (int i = j + 1; i < d; i++) col[i] = K[i * d + j];
+#pragma GCC unroll 7
+    for (int q = 0; q < j; q++)
+#pragma GCC unroll 7
+      for (int i = j + 1; i < d; i++) col[i] -= Lt[q * 7 + i] * Lt[q * 7 + j];
+#pragma GCC unroll 7
+    for (int i = j + 1; i < d; i++) Lt[j * 7 + i] = col[i] * inv;
   }
-  for (int j = 0; j < d; j++) {
-    if (dead[j]) continue;
-    Li[j * 7 + j] = 1.0 / L[j * 7 + j];
-    for (int i = j + 1; i < d; i++) {
-      if (dead[i]) continue;
-      double a = 0;
-      for (int q = j; q < i; q++) a -= L[i * 7 + q] * Li[q * 7 + j];
-      Li[i * 7 + j] = a / L[i * 7 + i];
-    }
+  /* Li = L^-1 by rows: entry (i, j < i) is -(sum of L_iq Li_qj, q = j..i-1,
+   * in order from zero) / L_ii, the row's sums side by side; a dead row
+   * stays zero, a dead column comes out +0 (its entries and terms are zero) */
+#pragma GCC unroll 7
+  for (int i = 0; i < d; i++) {
+    if (dead[i]) continue;
+    Li[i * 7 + i] = linv[i];
+    double sum[7] = {0, 0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 7
+    for (int q = 0; q < i; q++)
+#pragma GCC unroll 7
+      for (int j = 0; j <= q; j++) sum[j] -= Lt[q * 7 + i] * Li[q * 7 + j];
+#pragma GCC unroll 7
+    for (int j = 0; j < i; j++) Li[i * 7 + j] = sum[j] / Lt[i * 7 + i];
   }
-  for (int i = 0; i < d; i++)
-    for (int j = 0; j <= i; j++) {
-      double a = 0;
-      for (int q = i; q < d; q++) a += Li[q * 7 + i] * Li[q * 7 + j];
-      o[i * d + j] = o[j * d + i] = a;
-    }
+  /* K^-1 = Li^T Li: entry (i, j <= i) sums q = i..d-1 in order from zero */
+#pragma GCC unroll 7
+  for (int i = 0; i < d; i++) {
+    double sum[7] = {0, 0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 7
+    for (int q = i; q < d; q++)
+#pragma GCC unroll 7
+      for (int j = 0; j <= i; j++) sum[j] += Li[q * 7 + i] * Li[q * 7 + j];
+#pragma GCC unroll 7
+    for (int j = 0; j <= i; j++) o[i * d + j] = o[j * d + i] = sum[j];
+  }
 }
 
 #endif
