@@ -537,20 +537,21 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
  * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
  * on a hinge or slider rather than a free body's.  g: the equality rows (gen_make
  * with their K^-1). */
-static void axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const gen *g, int cone,
-                      double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
+static inline __attribute__((always_inline)) void axis_rows(
+    const vs_rmodel *m, const vs_rwork *w, int32_t j, const gen *g, int d, int cone, double Ja[6],
+    double Jb[6], double Ra[6], double Rb[6], double *mass) {
   vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
   double c[GEN_MAX] = {0}, lam[GEN_MAX];
-  gen_cross(m, w, g->a, g->Ja, g->d, Ja, c);
-  gen_cross(m, w, g->b, g->Jb, g->d, Jb, c);
-  for (int r = 0; r < g->d; r++) {
+  gen_cross(m, w, g->a, g->Ja, d, Ja, c);
+  gen_cross(m, w, g->b, g->Jb, d, Jb, c);
+  for (int r = 0; r < d; r++) {
     double l = 0;
-    for (int q = 0; q < g->d; q++) l -= g->Ki[r * g->d + q] * c[q];
+    for (int q = 0; q < d; q++) l -= g->Ki[r * d + q] * c[q];
     lam[r] = l;
   }
   memcpy(Ra, Ja, sizeof(double) * 6);
   memcpy(Rb, Jb, sizeof(double) * 6);
-  for (int r = 0; r < g->d; r++)
+  for (int r = 0; r < d; r++)
     for (int q = 0; q < 6; q++) {
       Ra[q] += lam[r] * g->Ja[r * 6 + q];
       Rb[q] += lam[r] * g->Jb[r * 6 + q];
@@ -582,7 +583,11 @@ void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int c
       if (!used && k != cone) continue;
       int sl = k >= 2 ? k - 2 : k;
       double *ck = &t->axis[((size_t)j * 3 + (size_t)sl) * VS_RAXIS_CACHE];
-      axis_rows(m, w, j, &g, k, ck, ck + 6, ck + 12, ck + 18, ck + 24);
+#define AXIS_ROWS_(D) axis_rows(m, w, j, &g, D, k, ck, ck + 6, ck + 12, ck + 18, ck + 24)
+      if (g.d == 3) AXIS_ROWS_(3); /* a ball, a hinge: at the size, unrolled */
+      else if (g.d == 5) AXIS_ROWS_(5);
+      else AXIS_ROWS_(g.d);
+#undef AXIS_ROWS_
       t->axis_ok[j] |= (uint8_t)(1u << sl);
     }
   }
