@@ -169,8 +169,25 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
       }
     }
   }
-  /* leaves first: the breadth-first order reversed */
-  for (int32_t k = 0; k < nn; k++) t->order[k] = queue[nn - 1 - k];
+  /* leaves first: the breadth-first order reversed; the nodes are then
+   * renumbered in that order (node o is the o-th eliminated), so that the
+   * factor and the solve run through the blocks in memory order (the same
+   * operations on each node in the same sequence: the same bits) */
+  int32_t *old = vs_calloc(3 * (size_t)nn, sizeof(int32_t));
+  if (!old) goto out;
+  int32_t *pos = adj_start; /* scratch: a node's new number */
+  for (int32_t o = 0; o < nn; o++) pos[queue[nn - 1 - o]] = o;
+  for (int32_t k = 0; k < nn; k++) {
+    old[3 * k] = t->id[k], old[3 * k + 1] = t->parent[k];
+    old[3 * k + 2] = t->kind[k] * 8 + t->dim[k];
+  }
+  for (int32_t k = 0; k < nn; k++) {
+    int32_t o = pos[k], p = old[3 * k + 1];
+    t->id[o] = old[3 * k], t->parent[o] = p < 0 ? p : pos[p];
+    t->kind[o] = (int8_t)(old[3 * k + 2] / 8), t->dim[o] = (int8_t)(old[3 * k + 2] % 8);
+    t->order[o] = o;
+  }
+  vs_free(old);
   st = VS_OK;
 out:
   vs_free(up);
