@@ -642,13 +642,17 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
     const double *y = &t->y[6 * (size_t)k];
     if (t->kind[k] == NODE_BODY) {
       int32_t b = t->id[k];
-      for (int q = 0; q < 3; q++) s->v[3 * b + q] += y[q], s->w[3 * b + q] += y[3 + q];
+      double *v = &s->v[3 * b], *av = &s->w[3 * b]; /* read first: no aliasing with y */
+      const double v0 = v[0] + y[0], v1 = v[1] + y[1], v2 = v[2] + y[2];
+      const double w0 = av[0] + y[3], w1 = av[1] + y[4], w2 = av[2] + y[5];
+      v[0] = v0, v[1] = v1, v[2] = v2, av[0] = w0, av[1] = w1, av[2] = w2;
     } else {
-      int32_t j = t->id[k]; /* impulse on b: -mu (ball: a vector; distance: along u) */
-      for (int i = 0; i < t->dim[k]; i++) {
-        if (i < 3) s->joint_impulse[3 * j + i] -= y[i];
-        else s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(i - 3)] -= y[i];
-      }
+      /* impulse on b: -mu (ball: a vector; distance: along u) */
+      int32_t j = t->id[k], d = t->dim[k];
+      double *ji = &s->joint_impulse[3 * j];
+      for (int i = 0; i < (d < 3 ? d : 3); i++) ji[i] -= y[i];
+      for (int i = 3; i < d; i++)
+        s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(i - 3)] -= y[i];
     }
   }
 }
