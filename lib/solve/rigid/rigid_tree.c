@@ -470,7 +470,8 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   /* diagonal blocks: M for bodies, 0 for joints (kept in dinv until inverted) */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *D = &t->dinv[36 * (size_t)k];
-    memset(D, 0, sizeof(double) * 36);
+#pragma GCC unroll 36
+    for (int i = 0; i < 36; i++) D[i] = 0; /* straight stores, not a call */
     if (t->kind[k] != NODE_BODY) continue;
     int32_t b = t->id[k];
     double mass = 1.0 / m->inv_mass[b], Iw[9];
