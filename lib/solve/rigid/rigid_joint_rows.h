@@ -193,7 +193,7 @@ static inline void quat_conj(const double a[4], double o[4]) {
  * along it) gets zero rows and columns: its impulse stays zero. */
 static inline __attribute__((always_inline)) void sym_inverse(const double *K, int d,
                                                               double *o) {
-  double Lt[49] = {0}, Li[49] = {0}, scale = 0, linv[7] = {0};
+  double Lt[49], Li[49], scale = 0, linv[7] = {0}; /* lower parts read alone: see the dead */
   int dead[7] = {0};
   if (d > 7) d = 7; /* never (GEN_MAX): bounds the unrolled loops for the compiler */
   for (int i = 0; i < d; i++) scale = K[i * d + i] > scale ? K[i * d + i] : scale;
@@ -207,6 +207,7 @@ static inline __attribute__((always_inline)) void sym_inverse(const double *K, i
     for (int q = 0; q < j; q++) djj -= Lt[q * 7 + j] * Lt[q * 7 + j];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
+      for (int i = j; i < d; i++) Lt[j * 7 + i] = 0.0; /* a zero column of L */
       continue;
     }
     double ljj = sqrt(djj), inv = 1.0 / ljj, col[7] = {0, 0, 0, 0, 0, 0, 0};
@@ -226,7 +227,10 @@ static inline __attribute__((always_inline)) void sym_inverse(const double *K, i
    * stays zero, a dead column comes out +0 (its entries and terms are zero) */
 #pragma GCC unroll 7
   for (int i = 0; i < d; i++) {
-    if (dead[i]) continue;
+    if (dead[i]) {
+      for (int j = 0; j <= i; j++) Li[i * 7 + j] = 0.0;
+      continue;
+    }
     Li[i * 7 + i] = linv[i];
     double sum[7] = {0, 0, 0, 0, 0, 0, 0};
 #pragma GCC unroll 7

@@ -276,16 +276,13 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * not symmetric to the bit) form those alone; o is written whole. */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
-  double Li[36];
-  for (int i = 0; i < d * d; i++) Li[i] = 0.0;
+  double Li[36], Lt[36]; /* only their lower parts are read: no clearing but a dead one's */
   int dead[6] = {0};
   double scale = 0, linv[6] = {0};
   for (int i = 0; i < d; i++) scale = sign * A[i * 6 + i] > scale ? sign * A[i * 6 + i] : scale;
   /* sign * A = L L^T by columns, kept transposed (Lt[q * d + i] = L_iq):
    * column j's entries below the diagonal subtract their terms q = 0..j-1
    * in order side by side */
-  double Lt[36];
-  for (int i = 0; i < d * d; i++) Lt[i] = 0.0;
 #pragma GCC unroll 6
   for (int j = 0; j < d; j++) {
     double djj = sign * A[j * 6 + j];
@@ -293,6 +290,7 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
     for (int q = 0; q < j; q++) djj -= Lt[q * d + j] * Lt[q * d + j];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
+      for (int i = j; i < d; i++) Lt[j * d + i] = 0.0; /* a zero column of L */
       continue;
     }
     double ljj = sqrt(djj), inv = 1.0 / ljj, col[6] = {0, 0, 0, 0, 0, 0};
@@ -313,7 +311,10 @@ static inline __attribute__((always_inline)) void invert(const double *A, int d,
    * (its L and Li entries are zero, so are its terms). */
 #pragma GCC unroll 6
   for (int i = 0; i < d; i++) {
-    if (dead[i]) continue;
+    if (dead[i]) {
+      for (int j = 0; j <= i; j++) Li[i * d + j] = 0.0;
+      continue;
+    }
     Li[i * d + i] = linv[i]; /* 1 / L_ii */
     double sum[6] = {0, 0, 0, 0, 0, 0};
 #pragma GCC unroll 6
