@@ -270,10 +270,10 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
  * joint whose bodies cannot move along one of its rows) gets zero rows and
  * columns there: that row's multiplier stays zero.  A and o have row stride
- * 6 (every block of the factor has); the factors are d x d (row stride d:
- * only d x d entries to clear).  Only A's diagonal and lower
- * triangle are read: the factor's updates of a pivot (the symmetric H^T L,
- * not symmetric to the bit) form those alone; o is written whole. */
+ * 6 (every block of the factor has); the factors are d x d (row stride d).
+ * Only A's diagonal and lower triangle are read: the factor's updates of a
+ * pivot (the symmetric H^T L, not symmetric to the bit) form those alone;
+ * o is written whole. */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
   double Li[36], Lt[36]; /* only their lower parts are read: no clearing but a dead one's */
