@@ -659,16 +659,23 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
   }
 }
 
-/* A ball's error, the anchors' gap C = (xb + rb) - (xa + ra), from the
- * anchors in w->joint when they are those of this pose (posed: prepared
- * from it): vs_rjoint_error's operations on the same values, without
- * turning the offsets again. */
+/* A ball's error, the anchors' gap C = (xb + rb) - (xa + ra): vs_rjoint_error's
+ * operations on the same values, from the anchors in w->joint when they are
+ * those of this pose (posed: prepared from it), else turned here by the
+ * pose's rotations (vs_rjoint_pose), without the rest of a joint's context. */
 static void ball_gap(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
-                     double *e) {
+                     int posed, double *e) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
   int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = m->n_bodies;
-  for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + jw[3 + k] - s->x[3 * a + k] - jw[k];
+  double r[6];
+  if (posed) {
+    memcpy(r, jw, sizeof r);
+  } else {
+    vs_mat3_mul(&w->tree.rot[9 * (size_t)a], &m->joint_pa[3 * j], r);
+    vs_mat3_mul(&w->tree.rot[9 * (size_t)b], &m->joint_pb[3 * j], r + 3);
+  }
+  for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + r[3 + k] - s->x[3 * a + k] - r[k];
 }
 
 /* A hinge's error at the pose it was prepared from: the gap and the turn
@@ -691,7 +698,7 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
     if (t->kind[k] != NODE_JOINT) continue;
     double e[VS_RJOINT_MAX_ROWS];
     int32_t j = t->id[k];
-    if (posed && m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, e);
+    if (m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, posed, e);
     else if (posed && m->joint_kind[j] == VS_JOINT_HINGE) hinge_posed(w, j, e);
     else vs_rjoint_error(m, s, w, j, e);
     for (int q = 0; q < t->dim[k]; q++) {
