@@ -214,6 +214,7 @@ static void hinge_prepare(const vs_rmodel *m, int32_t j, const jctx *x, double *
   /* d/dt (n . axb) = (wb - wa) . (axb x n) */
   vs_cross3(axb, n1, jw + VS_RJW_U1);
   vs_cross3(axb, n2, jw + VS_RJW_U2);
+  jw[VS_RJW_TURN] = vs_dot3(n1, axb), jw[VS_RJW_TURN + 1] = vs_dot3(n2, axb); /* hinge_error's */
   /* the angle: read by the limit's, motor's and spring's rows alone */
   if (!x->rows_only && (m->joint_flags[j] & (VS_RJOINT_LIMIT | VS_RJOINT_MOTOR | VS_RJOINT_SPRING)))
     jw[VS_RJW_POS] = hinge_angle(m, j, x);
@@ -333,9 +334,10 @@ void vs_rjoint_jacobian(const vs_rmodel *m, const vs_rwork *w, int32_t j, int en
   rows_table[m->joint_kind[j]].jacobian(jw, end, J);
 }
 
-/* The exact zeros of an anchored joint's linear part and of a ball's angular
- * diagonal are left out (sums from +0, never -0: the same bits); a ball's
- * entries are ball_jacobian's, made here without the table's call. */
+/* The exact zeros of an anchored joint's linear part and of its anchor rows'
+ * angular diagonal are left out (sums from +0, never -0: the same bits); a
+ * ball's and a hinge's entries are ball_jacobian's and turn_row's, each
+ * product formed as J's entry times u, without J made. */
 void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const double *ua,
                           const double *ub, double *out) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], *u[2] = {ua, ub};
@@ -344,18 +346,21 @@ void vs_rjoint_apply_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, cons
   for (int e = 0; e < 2; e++) {
     double sg = e ? 1.0 : -1.0, J[6 * VS_RJOINT_MAX_ROWS];
     const double *r = e ? jw + 3 : jw, *ue = u[e];
-    if (ue && m->joint_kind[j] == VS_JOINT_BALL) {
+    int hinge = m->joint_kind[j] == VS_JOINT_HINGE;
+    if (ue && (hinge || m->joint_kind[j] == VS_JOINT_BALL)) {
       const double S[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
       for (int i = 0; i < 3; i++) {
         out[i] += sg * ue[i];
         for (int k = 0; k < 3; k++)
           if (k != i) out[i] += -sg * S[i * 3 + k] * ue[3 + k];
       }
+      if (hinge) /* turn_row(J, 3 and 4, sg, U1 and U2) */
+        for (int k = 0; k < 3; k++) {
+          out[3] += sg * jw[VS_RJW_U1 + k] * ue[3 + k];
+          out[4] += sg * jw[VS_RJW_U2 + k] * ue[3 + k];
+        }
     } else if (ue) {
-      row->jacobian(jw, e, J);
-      for (int i = 0; i < row->rows; i++)
-        for (int q = 0; q < 6; q++)
-          if (!row->anchored || q >= 3 || q == i) out[i] += J[i * 6 + q] * ue[q];
+      row->jacobian(jw, e, J), rows_apply(J, ue, row->rows, row->anchored, out);
     }
   }
 }
@@ -532,20 +537,21 @@ static void gen_make(const vs_rmodel *m, const vs_rwork *w, int32_t j, int mass,
  * 1 / mass = J_r M^-1 R^T, the Schur complement of K_e: the row's own mass
  * on a hinge or slider rather than a free body's.  g: the equality rows (gen_make
  * with their K^-1). */
-static void axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, const gen *g, int cone,
-                      double Ja[6], double Jb[6], double Ra[6], double Rb[6], double *mass) {
+static inline __attribute__((always_inline)) void axis_rows(
+    const vs_rmodel *m, const vs_rwork *w, int32_t j, const gen *g, int d, int cone, double Ja[6],
+    double Jb[6], double Ra[6], double Rb[6], double *mass) {
   vs_rjoint_axis_row(m, w, j, cone, Ja, Jb);
   double c[GEN_MAX] = {0}, lam[GEN_MAX];
-  gen_cross(m, w, g->a, g->Ja, g->d, Ja, c);
-  gen_cross(m, w, g->b, g->Jb, g->d, Jb, c);
-  for (int r = 0; r < g->d; r++) {
+  gen_cross(m, w, g->a, g->Ja, d, Ja, c);
+  gen_cross(m, w, g->b, g->Jb, d, Jb, c);
+  for (int r = 0; r < d; r++) {
     double l = 0;
-    for (int q = 0; q < g->d; q++) l -= g->Ki[r * g->d + q] * c[q];
+    for (int q = 0; q < d; q++) l -= g->Ki[r * d + q] * c[q];
     lam[r] = l;
   }
   memcpy(Ra, Ja, sizeof(double) * 6);
   memcpy(Rb, Jb, sizeof(double) * 6);
-  for (int r = 0; r < g->d; r++)
+  for (int r = 0; r < d; r++)
     for (int q = 0; q < 6; q++) {
       Ra[q] += lam[r] * g->Ja[r * 6 + q];
       Rb[q] += lam[r] * g->Jb[r * 6 + q];
@@ -577,7 +583,11 @@ void vs_rjoint_axis_rows(const vs_rmodel *m, const vs_rwork *w, int32_t j, int c
       if (!used && k != cone) continue;
       int sl = k >= 2 ? k - 2 : k;
       double *ck = &t->axis[((size_t)j * 3 + (size_t)sl) * VS_RAXIS_CACHE];
-      axis_rows(m, w, j, &g, k, ck, ck + 6, ck + 12, ck + 18, ck + 24);
+#define AXIS_ROWS_(D) axis_rows(m, w, j, &g, D, k, ck, ck + 6, ck + 12, ck + 18, ck + 24)
+      if (g.d == 3) AXIS_ROWS_(3); /* a ball, a hinge: at the size, unrolled */
+      else if (g.d == 5) AXIS_ROWS_(5);
+      else AXIS_ROWS_(g.d);
+#undef AXIS_ROWS_
       t->axis_ok[j] |= (uint8_t)(1u << sl);
     }
   }
@@ -605,8 +615,13 @@ void vs_rigid_warm_joint(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t 
   gen_make(m, w, j, 0, 0, NULL, &g);
   double lam[VS_RJOINT_MAX_ROWS];
   for (int r = 0; r < g.d; r++) lam[r] = *jacc(s, j, r);
-  gen_apply(m, s, w, a, g.Ja, g.d, lam);
-  gen_apply(m, s, w, b, g.Jb, g.d, lam);
+  if (m->joint_kind[j] == VS_JOINT_HINGE) { /* at its fixed size, unrolled */
+    gen_apply_rows(m, s, w, a, g.Ja, hinge_rows, hinge_anchored, lam);
+    gen_apply_rows(m, s, w, b, g.Jb, hinge_rows, hinge_anchored, lam);
+  } else {
+    gen_apply(m, s, w, a, g.Ja, g.d, lam);
+    gen_apply(m, s, w, b, g.Jb, g.d, lam);
+  }
   vs_rjoint_warm_axis(m, s, w, j);
 }
 
@@ -658,25 +673,6 @@ static void shift_body(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int3
   vs_quat_integrate(&s->q[4 * i], dth, 1.0);
 }
 
-/* The 1-D angular or linear limits of joint j passed at the pose of jw
- * (prepared): their axis rows (which, as vs_rjoint_axis_row's) and how far
- * past (the position less the limit); the count (at most 2: a ball's cone
- * and twist). */
-static int passed_limits(const vs_rmodel *m, int32_t j, const double *jw, int which[2],
-                         double by[2]) {
-  int32_t flags = m->joint_flags[j];
-  const double *lim = &m->joint_limit[2 * j];
-  int n = 0;
-  double pos = flags & VS_RJOINT_LIMIT ? jw[VS_RJW_POS] : jw[VS_RJW_BALL_TWIST];
-  if (flags & VS_RJOINT_CONE && jw[VS_RJW_BALL_SWING] > m->joint_cone[j])
-    which[n] = 1, by[n++] = jw[VS_RJW_BALL_SWING] - m->joint_cone[j];
-  if (flags & (VS_RJOINT_LIMIT | VS_RJOINT_TWIST)) {
-    if (pos < lim[0]) which[n] = 0, by[n++] = pos - lim[0];
-    else if (pos > lim[1]) which[n] = 0, by[n++] = pos - lim[1];
-  }
-  return n;
-}
-
 /* The generic position pass of joint j: its rows at the moved pose
  * (prepared again: the caller's w->joint is left as it is) closed to first
  * order, with the rows of the limits it is past (limits: 1; only_limits:
@@ -694,7 +690,7 @@ static void gen_project(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j
   if (m->joint_flags[j] & (VS_RJOINT_CONE | VS_RJOINT_TWIST)) ball_limits_prepare(m, j, &x, jw);
   int which[2] = {0, 0};
   double by[2];
-  int nlim = limits ? passed_limits(m, j, jw, which, by) : 0;
+  int nlim = limits ? vs_rjoint_passed_limits(m, j, jw, which, by) : 0;
   if (!nlim && only_limits) {
     memcpy(jw, keep, sizeof keep);
     return;

@@ -176,3 +176,22 @@ void vs_rigid_tree_axes(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w) {
     if (w->tree.in_tree[j] && m->joint_flags[j] && !vs_rigid_joint_asleep(m, w, j))
       vs_rjoint_solve_axis(m, s, w, j);
 }
+
+/* The 1-D angular or linear limits of joint j passed at the pose of jw
+ * (prepared): their axis rows (which, as vs_rjoint_axis_row's) and how far
+ * past (the position less the limit); the count (at most 2: a ball's cone
+ * and twist). */
+int vs_rjoint_passed_limits(const vs_rmodel *m, int32_t j, const double *jw, int which[2],
+                            double by[2]) {
+  int32_t flags = m->joint_flags[j];
+  const double *lim = &m->joint_limit[2 * j];
+  int n = 0;
+  double pos = flags & VS_RJOINT_LIMIT ? jw[VS_RJW_POS] : jw[VS_RJW_BALL_TWIST];
+  if (flags & VS_RJOINT_CONE && jw[VS_RJW_BALL_SWING] > m->joint_cone[j])
+    which[n] = 1, by[n++] = jw[VS_RJW_BALL_SWING] - m->joint_cone[j];
+  if (flags & (VS_RJOINT_LIMIT | VS_RJOINT_TWIST)) {
+    if (pos < lim[0]) which[n] = 0, by[n++] = pos - lim[0];
+    else if (pos > lim[1]) which[n] = 0, by[n++] = pos - lim[1];
+  }
+  return n;
+}

@@ -29,8 +29,11 @@ typedef struct jctx {
 /* w->joint of weld, hinge and slider from [6] (rigid_joint.c, prepare):
  * the gap C, the axis in the world (from a), two unit row vectors (hinge:
  * axis_b x p1, axis_b x p2; slider: the normals n1, n2 of the axis), and
- * the position along the axis (hinge: angle, rad; slider: m). */
-enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_POS = 18 };
+ * the position along the axis (hinge: angle, rad; slider: m); a hinge's
+ * turn rows of its position error at the pose it was prepared from (the
+ * forest's first position pass reads them with the gap). */
+enum { VS_RJW_GAP = 6, VS_RJW_AXIS = 9, VS_RJW_U1 = 12, VS_RJW_U2 = 15, VS_RJW_POS = 18,
+       VS_RJW_TURN = 19 };
 /* A ball's with cone or twist, after its K^-1 [6..14]: the twist's row
  * (ua + ub) / (1 + ua . ub) of the two axes in the world, the swing's unit
  * normal (a's axis x b's), the twist angle about the axis and the swing
@@ -40,8 +43,14 @@ enum { VS_RJW_BALL_AXIS = 15, VS_RJW_BALL_CONE = 18, VS_RJW_BALL_TWIST = 21,
 /* A soft weld's (a ball with VS_RJOINT_SOFT): b's rotation vector away from
  * its held orientation, world frame. */
 enum { VS_RJW_SOFT_ERR = 15 };
-_Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_POS < VS_RJOINT_WORK,
+_Static_assert(VS_RJW_BALL_SWING < VS_RJOINT_WORK && VS_RJW_TURN + 1 < VS_RJOINT_WORK,
                "a joint's work row holds its data");
+
+/* The 1-D angular or linear limits of joint j passed at the pose of jw
+ * (prepared): their axis rows (which, as vs_rjoint_axis_row's) and how far
+ * past; the count (rigid_joint_axis.c). */
+VS_RPRIVATE int vs_rjoint_passed_limits(const vs_rmodel *m, int32_t j, const double *jw,
+                                        int which[2], double by[2]);
 
 /* Accumulated impulse of joint j's row r (0..2: joint_impulse, then joint_more). */
 static inline double *jacc(vs_rstate *s, int32_t j, int r) {
@@ -49,19 +58,27 @@ static inline double *jacc(vs_rstate *s, int32_t j, int r) {
                : &s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(r - 3)];
 }
 
-/* Body i's velocity change M^-1 J^T lam for d rows J (d x 6) and impulses lam. */
-static inline void gen_apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
-                             const double *J, int d, const double *lam) {
+/* Body i's velocity change M^-1 J^T lam for d rows J (d x 6) and impulses
+ * lam; anchored (vs_rjoint_anchored): the exact zeros of J's linear part
+ * left out (f's sums start from +0, never -0: the same bits). */
+static inline __attribute__((always_inline)) void gen_apply_rows(
+    const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i, const double *J, int d,
+    int anchored, const double *lam) {
   double im = m->inv_mass[i];
   if (im == 0) return;
   double f[6] = {0, 0, 0, 0, 0, 0}, dw[3];
   for (int r = 0; r < d; r++)
-    for (int q = 0; q < 6; q++) f[q] += J[r * 6 + q] * lam[r];
+    for (int q = 0; q < 6; q++)
+      if (!anchored || q >= 3 || q == r) f[q] += J[r * 6 + q] * lam[r];
   vs_mat3_mul(&w->inv_iw[9 * i], f + 3, dw);
   for (int k = 0; k < 3; k++) {
     s->v[3 * i + k] += im * f[k];
     s->w[3 * i + k] += dw[k];
   }
+}
+static inline void gen_apply(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t i,
+                             const double *J, int d, const double *lam) {
+  gen_apply_rows(m, s, w, i, J, d, 0, lam);
 }
 
 /* Body i moved by the positional impulse J^T lam: x += m^-1 f, turned by I^-1 t. */
@@ -85,6 +102,16 @@ static inline void gen_rows(const vs_rstate *s, int32_t i, const double *J, int 
     out[r] += Jr[0] * v[0] + Jr[1] * v[1] + Jr[2] * v[2] + Jr[3] * av[0] + Jr[4] * av[1] +
               Jr[5] * av[2];
   }
+}
+
+/* out += J u for one body's d rows J and velocities u (linear, angular),
+ * leaving out an anchored block's exact zeros (its linear part off the
+ * anchor rows' diagonal; the sums start from +0: the same bits). */
+static inline __attribute__((always_inline)) void rows_apply(const double *J, const double *u,
+                                                             int d, int anchored, double *out) {
+  for (int i = 0; i < d; i++)
+    for (int q = 0; q < 6; q++)
+      if (!anchored || q >= 3 || q == i) out[i] += J[i * 6 + q] * u[q];
 }
 
 /* K += J M^-1 J^T for body i (d x d). */
@@ -166,40 +193,64 @@ static inline void quat_conj(const double a[4], double o[4]) {
  * along it) gets zero rows and columns: its impulse stays zero. */
 static inline __attribute__((always_inline)) void sym_inverse(const double *K, int d,
                                                               double *o) {
-  double L[49] = {0}, Li[49] = {0}, scale = 0;
+  double Lt[49], Li[49], scale = 0, linv[7] = {0}; /* lower parts read alone: see the dead */
   int dead[7] = {0};
+  if (d > 7) d = 7; /* never (GEN_MAX): bounds the unrolled loops for the compiler */
   for (int i = 0; i < d; i++) scale = K[i * d + i] > scale ? K[i * d + i] : scale;
+  /* K = L L^T by columns, L kept transposed (Lt[q * 7 + i] = L_iq): column
+   * j's entries below the diagonal subtract their terms q = 0..j-1 in order,
+   * side by side (vectorised: the same operations) */
+#pragma GCC unroll 7
   for (int j = 0; j < d; j++) {
     double djj = K[j * d + j];
-    for (int q = 0; q < j; q++) djj -= L[j * 7 + q] * L[j * 7 + q];
+#pragma GCC unroll 7
+    for (int q = 0; q < j; q++) djj -= Lt[q * 7 + j] * Lt[q * 7 + j];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
+      for (int i = j; i < d; i++) Lt[j * 7 + i] = 0.0; /* a zero column of L */
       continue;
     }
-    double ljj = sqrt(djj), inv = 1.0 / ljj;
-    L[j * 7 + j] = ljj;
-    for (int i = j + 1; i < d; i++) {
-      double a = K[i * d + j];
-      for (int q = 0; q < j; q++) a -= L[i * 7 + q] * L[j * 7 + q];
-      L[i * 7 + j] = a * inv;
-    }
+    double ljj = sqrt(djj), inv = 1.0 / ljj, col[7] = {0, 0, 0, 0, 0, 0, 0};
+    Lt[j * 7 + j] = ljj;
+    linv[j] = inv;
+#pragma GCC unroll 7
+    for (int i = j + 1; i < d; i++) col[i] = K[i * d + j];
+#pragma GCC unroll 7
+    for (int q = 0; q < j; q++)
+#pragma GCC unroll 7
+      for (int i = j + 1; i < d; i++) col[i] -= Lt[q * 7 + i] * Lt[q * 7 + j];
+#pragma GCC unroll 7
+    for (int i = j + 1; i < d; i++) Lt[j * 7 + i] = col[i] * inv;
   }
-  for (int j = 0; j < d; j++) {
-    if (dead[j]) continue;
-    Li[j * 7 + j] = 1.0 / L[j * 7 + j];
-    for (int i = j + 1; i < d; i++) {
-      if (dead[i]) continue;
-      double a = 0;
-      for (int q = j; q < i; q++) a -= L[i * 7 + q] * Li[q * 7 + j];
-      Li[i * 7 + j] = a / L[i * 7 + i];
+  /* Li = L^-1 by rows: entry (i, j < i) is -(sum of L_iq Li_qj, q = j..i-1,
+   * in order from zero) / L_ii, the row's sums side by side; a dead row
+   * stays zero, a dead column comes out +0 (its entries and terms are zero) */
+#pragma GCC unroll 7
+  for (int i = 0; i < d; i++) {
+    if (dead[i]) {
+      for (int j = 0; j <= i; j++) Li[i * 7 + j] = 0.0;
+      continue;
     }
+    Li[i * 7 + i] = linv[i];
+    double sum[7] = {0, 0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 7
+    for (int q = 0; q < i; q++)
+#pragma GCC unroll 7
+      for (int j = 0; j <= q; j++) sum[j] -= Lt[q * 7 + i] * Li[q * 7 + j];
+#pragma GCC unroll 7
+    for (int j = 0; j < i; j++) Li[i * 7 + j] = sum[j] / Lt[i * 7 + i];
   }
-  for (int i = 0; i < d; i++)
-    for (int j = 0; j <= i; j++) {
-      double a = 0;
-      for (int q = i; q < d; q++) a += Li[q * 7 + i] * Li[q * 7 + j];
-      o[i * d + j] = o[j * d + i] = a;
-    }
+  /* K^-1 = Li^T Li: entry (i, j <= i) sums q = i..d-1 in order from zero */
+#pragma GCC unroll 7
+  for (int i = 0; i < d; i++) {
+    double sum[7] = {0, 0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 7
+    for (int q = i; q < d; q++)
+#pragma GCC unroll 7
+      for (int j = 0; j <= i; j++) sum[j] += Li[q * 7 + i] * Li[q * 7 + j];
+#pragma GCC unroll 7
+    for (int j = 0; j <= i; j++) o[i * d + j] = o[j * d + i] = sum[j];
+  }
 }
 
 #endif

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
+#include "solve/rigid/rigid_joint_rows.h"
 #include "util/alloc.h"
 
 enum { NODE_BODY = 0, NODE_JOINT = 1 };
@@ -70,7 +71,7 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->parent = vs_calloc(cap, sizeof(int32_t));
   t->order = vs_calloc(cap, sizeof(int32_t));
   t->dinv = vs_calloc(36 * cap, sizeof(double));
-  t->lblk = vs_calloc(36 * cap, sizeof(double));
+  t->lblk = vs_calloc(72 * cap, sizeof(double)); /* L, then L^T for the back solve */
   t->y = vs_calloc(6 * cap, sizeof(double));
   t->rot = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   t->axis = vs_calloc(3 * VS_RAXIS_CACHE * (size_t)nj, sizeof(double));
@@ -168,8 +169,25 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
       }
     }
   }
-  /* leaves first: the breadth-first order reversed */
-  for (int32_t k = 0; k < nn; k++) t->order[k] = queue[nn - 1 - k];
+  /* leaves first: the breadth-first order reversed; the nodes are then
+   * renumbered in that order (node o is the o-th eliminated), so that the
+   * factor and the solve run through the blocks in memory order (the same
+   * operations on each node in the same sequence: the same bits) */
+  int32_t *old = vs_calloc(3 * (size_t)nn, sizeof(int32_t));
+  if (!old) goto out;
+  int32_t *pos = adj_start; /* scratch: a node's new number */
+  for (int32_t o = 0; o < nn; o++) pos[queue[nn - 1 - o]] = o;
+  for (int32_t k = 0; k < nn; k++) {
+    old[3 * k] = t->id[k], old[3 * k + 1] = t->parent[k];
+    old[3 * k + 2] = t->kind[k] * 8 + t->dim[k];
+  }
+  for (int32_t k = 0; k < nn; k++) {
+    int32_t o = pos[k], p = old[3 * k + 1];
+    t->id[o] = old[3 * k], t->parent[o] = p < 0 ? p : pos[p];
+    t->kind[o] = (int8_t)(old[3 * k + 2] / 8), t->dim[o] = (int8_t)(old[3 * k + 2] % 8);
+    t->order[o] = o;
+  }
+  vs_free(old);
   st = VS_OK;
 out:
   vs_free(up);
@@ -202,7 +220,7 @@ void vs_rigid_tree_free(vs_rtree *t) {
 uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
-  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 36 + 6 + 7)) +
+  return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 72 + 6 + 7)) +
          8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
@@ -223,24 +241,27 @@ static inline __attribute__((always_inline)) void mul_tn(const double *A, const 
   }
 }
 
-/* o = A^T y, mul_tn's c = 1 with the loops turned so that the innermost runs
- * along A's rows (the same sums in the same order). */
-static inline __attribute__((always_inline)) void mv_tn(const double *A, const double *y, int k,
-                                                        int r, double *o) {
-  double sum[6] = {0, 0, 0, 0, 0, 0};
+/* sum = A^T y over the first n columns (n even: whole vectors) of the first
+ * k rows of a block A of row stride 6, mul_tn's c = 1 with the loops turned
+ * so that the innermost runs along A's rows (vectorised, the same sums in
+ * the same order).  A column past a block's width is zero (never written),
+ * and so is its sum, which the callers carry along unread. */
+static inline __attribute__((always_inline)) void mv6(const double *A, const double *y, int k,
+                                                      int n, double sum[6]) {
+  for (int i = 0; i < n; i++) sum[i] = 0;
   for (int q = 0; q < k; q++)
-    for (int i = 0; i < r; i++) sum[i] += A[q * r + i] * y[q];
-  for (int i = 0; i < r; i++) o[i] = sum[i];
+    for (int i = 0; i < n; i++) sum[i] += A[q * 6 + i] * y[q];
 }
 
-/* o = A B: A is r x k, B is k x c (the same order of every sum). */
-static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B,
-                                                         int r, int k, int c, double *o) {
+/* o = A B: A is r x k (row stride 6), B is k x c (row stride ldb); o is
+ * r x c (row stride ldo); the same order of every sum. */
+static inline __attribute__((always_inline)) void mul_nn(const double *A, const double *B, int ldb,
+                                                         int r, int k, int c, double *o, int ldo) {
   for (int i = 0; i < r; i++) {
     double sum[6] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < k; q++)
-      for (int j = 0; j < c; j++) sum[j] += A[i * k + q] * B[q * c + j];
-    for (int j = 0; j < c; j++) o[i * c + j] = sum[j];
+      for (int j = 0; j < c; j++) sum[j] += A[i * 6 + q] * B[q * ldb + j];
+    for (int j = 0; j < c; j++) o[i * ldo + j] = sum[j];
   }
 }
 
@@ -248,47 +269,73 @@ static inline __attribute__((always_inline)) void mul_nn(const double *A, const 
  * a body's, whose mass dominates; -1 for a joint's, -J M^-1 J^T), by the
  * Cholesky factor of sign * A.  A pivot that is not definite to rounding (a
  * joint whose bodies cannot move along one of its rows) gets zero rows and
- * columns there: that row's multiplier stays zero.  The factors are d x d
- * (row stride d: only d x d entries to clear). */
+ * columns there: that row's multiplier stays zero.  A and o have row stride
+ * 6 (every block of the factor has); the factors are d x d (row stride d).
+ * Only A's diagonal and lower triangle are read: the factor's updates of a
+ * pivot (the symmetric H^T L, not symmetric to the bit) form those alone;
+ * o is written whole. */
 static inline __attribute__((always_inline)) void invert(const double *A, int d, double sign,
                                                          double *o) {
-  double L[36], Li[36];
-  for (int i = 0; i < d * d; i++) L[i] = Li[i] = 0.0;
+  double Li[36], Lt[36]; /* only their lower parts are read: no clearing but a dead one's */
   int dead[6] = {0};
   double scale = 0, linv[6] = {0};
-  for (int i = 0; i < d; i++) scale = sign * A[i * d + i] > scale ? sign * A[i * d + i] : scale;
-  for (int j = 0; j < d; j++) { /* sign * A = L L^T */
-    double djj = sign * A[j * d + j];
-    for (int q = 0; q < j; q++) djj -= L[j * d + q] * L[j * d + q];
+  for (int i = 0; i < d; i++) scale = sign * A[i * 6 + i] > scale ? sign * A[i * 6 + i] : scale;
+  /* sign * A = L L^T by columns, kept transposed (Lt[q * d + i] = L_iq):
+   * column j's entries below the diagonal subtract their terms q = 0..j-1
+   * in order side by side */
+#pragma GCC unroll 6
+  for (int j = 0; j < d; j++) {
+    double djj = sign * A[j * 6 + j];
+#pragma GCC unroll 6
+    for (int q = 0; q < j; q++) djj -= Lt[q * d + j] * Lt[q * d + j];
     if (!(djj > 1e-13 * scale)) {
       dead[j] = 1;
+      for (int i = j; i < d; i++) Lt[j * d + i] = 0.0; /* a zero column of L */
       continue;
     }
-    double ljj = sqrt(djj), inv = 1.0 / ljj;
-    L[j * d + j] = ljj;
+    double ljj = sqrt(djj), inv = 1.0 / ljj, col[6] = {0, 0, 0, 0, 0, 0};
+    Lt[j * d + j] = ljj;
     linv[j] = inv;
-    for (int i = j + 1; i < d; i++) {
-      double a = sign * A[i * d + j];
-      for (int q = 0; q < j; q++) a -= L[i * d + q] * L[j * d + q];
-      L[i * d + j] = a * inv;
-    }
+#pragma GCC unroll 6
+    for (int i = j + 1; i < d; i++) col[i] = sign * A[i * 6 + j];
+#pragma GCC unroll 6
+    for (int q = 0; q < j; q++)
+#pragma GCC unroll 6
+      for (int i = j + 1; i < d; i++) col[i] -= Lt[q * d + i] * Lt[q * d + j];
+#pragma GCC unroll 6
+    for (int i = j + 1; i < d; i++) Lt[j * d + i] = col[i] * inv;
   }
-  for (int j = 0; j < d; j++) { /* Li = L^-1, lower triangular */
-    if (dead[j]) continue;
-    Li[j * d + j] = linv[j]; /* 1 / L_jj */
-    for (int i = j + 1; i < d; i++) {
-      if (dead[i]) continue;
-      double a = 0;
-      for (int q = j; q < i; q++) a -= L[i * d + q] * Li[q * d + j];
-      Li[i * d + j] = a / L[i * d + i];
+  /* Li = L^-1, lower triangular, by rows: entry (i, j < i) is
+   * -(sum of L_iq Li_qj, q = j..i-1, in order from zero) / L_ii, the row's
+   * sums side by side.  A dead row stays zero; a dead column comes out +0
+   * (its L and Li entries are zero, so are its terms). */
+#pragma GCC unroll 6
+  for (int i = 0; i < d; i++) {
+    if (dead[i]) {
+      for (int j = 0; j <= i; j++) Li[i * d + j] = 0.0;
+      continue;
     }
+    Li[i * d + i] = linv[i]; /* 1 / L_ii */
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 6
+    for (int q = 0; q < i; q++)
+#pragma GCC unroll 6
+      for (int j = 0; j <= q; j++) sum[j] -= Lt[q * d + i] * Li[q * d + j];
+#pragma GCC unroll 6
+    for (int j = 0; j < i; j++) Li[i * d + j] = sum[j] / Lt[i * d + i];
   }
-  for (int i = 0; i < d; i++) /* (sign A)^-1 = Li^T Li */
-    for (int j = 0; j <= i; j++) {
-      double a = 0;
-      for (int q = i; q < d; q++) a += Li[q * d + i] * Li[q * d + j];
-      o[i * d + j] = o[j * d + i] = sign * a;
-    }
+  /* (sign A)^-1 = Li^T Li: entry (i, j <= i) sums q = i..d-1 in order from
+   * zero, the row's sums side by side (along Li's rows) */
+#pragma GCC unroll 6
+  for (int i = 0; i < d; i++) {
+    double sum[6] = {0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 6
+    for (int q = i; q < d; q++)
+#pragma GCC unroll 6
+      for (int j = 0; j <= i; j++) sum[j] += Li[q * d + i] * Li[q * d + j];
+#pragma GCC unroll 6
+    for (int j = 0; j <= i; j++) o[i * 6 + j] = o[j * 6 + i] = sign * sum[j];
+  }
 }
 
 /* The Jacobian block of the edge between node k and its parent (the joint's
@@ -304,15 +351,23 @@ static void edge_jacobian(const vs_rmodel *m, const vs_rwork *w, const vs_rtree 
 }
 
 /* L = D J^T for a body's inverted pivot D (6 x 6, symmetric to the bit) and
- * its joint's rows J (d x 6): mul_nn(D, J^T)'s sums in the same order. */
+ * its joint's rows J (d x 6): mul_nn(D, J^T)'s sums in the same order (L:
+ * 6 x d, row stride 6). */
 static inline __attribute__((always_inline)) void mul_dj(const double *D, const double *J, int d,
                                                          double *L) {
   for (int c = 0; c < d; c++) {
     double sum[6] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < 6; q++)
       for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * J[c * 6 + q];
-    for (int i = 0; i < 6; i++) L[i * d + c] = sum[i];
+    for (int i = 0; i < 6; i++) L[i * 6 + c] = sum[i];
   }
+}
+
+/* L^T (c x r) after L (r x c, both row stride 6), for the back solve; the
+ * entries past L's size stay zero (never written). */
+static inline __attribute__((always_inline)) void transpose_(double *L, int r, int c) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) L[36 + j * 6 + i] = L[i * 6 + j];
 }
 
 /* The factor's products for an anchored joint (vs_rjoint_anchored: its
@@ -320,7 +375,9 @@ static inline __attribute__((always_inline)) void mul_dj(const double *D, const 
  * over the anchors is zero, -sg skew(r)'s): each sum is mul_dj's, mul_nn's
  * or mul_tn's with the products of J's exact zeros left out and the others
  * in the same order from +0 (a sum from +0 is never -0, so adding a zero to
- * it changes no bit): the same bits, about half the products. */
+ * it changes no bit): the same bits, about half the products.  Of the
+ * parent's pivot Dp only the lower triangle is formed (invert reads no
+ * more; the unrolling pragmas make the triangular loops straight code). */
 
 /* Body k under the joint p (dp rows J): L = D J^T (6 x dp), Dp -= J L. */
 static inline __attribute__((always_inline)) void body_edge(const double *D, const double *J,
@@ -333,18 +390,21 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
     for (int q = 3; q < 6; q++)
       if (q != c + 3)
         for (int i = 0; i < 6; i++) sum[i] += D[q * 6 + i] * Jc[q];
-    for (int i = 0; i < 6; i++) L[i * dp + c] = sum[i];
+    for (int i = 0; i < 6; i++) L[i * 6 + c] = sum[i];
   }
+#pragma GCC unroll 6
   for (int i = 0; i < dp; i++) {
     const double *Ji = &J[i * 6];
     double sum[6] = {0, 0, 0, 0, 0, 0};
     if (i < 3)
-      for (int j = 0; j < dp; j++) sum[j] += Ji[i] * L[i * dp + j];
+      for (int j = 0; j <= i; j++) sum[j] += Ji[i] * L[i * 6 + j];
     for (int q = 3; q < 6; q++)
       if (q != i + 3)
-        for (int j = 0; j < dp; j++) sum[j] += Ji[q] * L[q * dp + j];
-    for (int j = 0; j < dp; j++) Dp[i * dp + j] -= sum[j];
+#pragma GCC unroll 6
+        for (int j = 0; j <= i; j++) sum[j] += Ji[q] * L[q * 6 + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= sum[j];
   }
+  transpose_(L, 6, dp);
 }
 
 /* The joint k (dk rows J, pivot D) under the body p: L = D J (dk x 6),
@@ -352,23 +412,26 @@ static inline __attribute__((always_inline)) void body_edge(const double *D, con
 static inline __attribute__((always_inline)) void joint_edge(const double *D, const double *J,
                                                              int dk, double *L, double *Dp) {
   for (int i = 0; i < dk; i++) {
-    const double *Di = &D[i * dk];
+    const double *Di = &D[i * 6];
     double sum[6] = {0, 0, 0, 0, 0, 0};
     for (int c = 0; c < 3; c++) sum[c] += Di[c] * J[c * 6 + c];
     for (int q = 0; q < dk; q++)
       for (int c = 3; c < 6; c++) sum[c] += Di[q] * J[q * 6 + c];
     for (int c = 0; c < 6; c++) L[i * 6 + c] = sum[c];
   }
+#pragma GCC unroll 6
   for (int i = 0; i < 6; i++) {
     double sum[6] = {0, 0, 0, 0, 0, 0};
     if (i < 3)
-      for (int j = 0; j < 6; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
+      for (int j = 0; j <= i; j++) sum[j] += J[i * 6 + i] * L[i * 6 + j];
     else
       for (int q = 0; q < dk; q++)
         if (q != i - 3)
-          for (int j = 0; j < 6; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
-    for (int j = 0; j < 6; j++) Dp[i * 6 + j] -= sum[j];
+#pragma GCC unroll 6
+          for (int j = 0; j <= i; j++) sum[j] += J[q * 6 + i] * L[q * 6 + j];
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= sum[j];
   }
+  transpose_(L, dk, 6);
 }
 
 /* Whether the tree's bodies are where they were at the last factorisation,
@@ -408,7 +471,8 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   /* diagonal blocks: M for bodies, 0 for joints (kept in dinv until inverted) */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *D = &t->dinv[36 * (size_t)k];
-    memset(D, 0, sizeof(double) * 36);
+#pragma GCC unroll 36
+    for (int i = 0; i < 36; i++) D[i] = 0; /* straight stores, not a call */
     if (t->kind[k] != NODE_BODY) continue;
     int32_t b = t->id[k];
     double mass = 1.0 / m->inv_mass[b], Iw[9];
@@ -437,19 +501,23 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
     int dp = t->dim[p];
     double J[36], tmp[36];
     edge_jacobian(m, w, t, k, J); /* dim(joint) x 6 */
-    double *L = &t->lblk[36 * (size_t)k];
+    double *L = &t->lblk[72 * (size_t)k];
     double *Dp = &t->dinv[36 * (size_t)p];
     /* L = D^-1 H; the parent's pivot loses H^T D^-1 H (dp x dp).  Under a
      * joint (H = J^T): L = D^-1 J^T, H^T L = J L; under a body (H = J):
      * L = D^-1 J, H^T L = J^T L. */
 #define BODY_(DP)                            \
   mul_dj(D, J, DP, L);                       \
-  mul_nn(J, L, DP, 6, DP, tmp);              \
-  for (int i = 0; i < (DP) * (DP); i++) Dp[i] -= tmp[i];
+  mul_nn(J, L, 6, DP, 6, DP, tmp, 6);        \
+  for (int i = 0; i < (DP); i++)             \
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j]; \
+  transpose_(L, 6, DP);
 #define JOINT_(DK)                           \
-  mul_nn(D, J, DK, DK, 6, L);                \
+  mul_nn(D, J, 6, DK, DK, 6, L, 6);          \
   mul_tn(J, L, DK, 6, 6, tmp);               \
-  for (int i = 0; i < 36; i++) Dp[i] -= tmp[i];
+  for (int i = 0; i < 6; i++)                \
+    for (int j = 0; j <= i; j++) Dp[i * 6 + j] -= tmp[i * 6 + j]; \
+  transpose_(L, DK, 6);
     int anchored = vs_rjoint_anchored(m->joint_kind[t->id[t->kind[k] == NODE_JOINT ? k : p]]);
     if (anchored && t->kind[k] == NODE_BODY) {
       switch (dp) {
@@ -477,74 +545,72 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   }
 }
 
-/* The solve's three kernels at fixed sizes (the same sums in the same order
- * as mul_tn and mul_nn): y_p -= L^T y_k, y = D^-1 y, y_k -= L y_p. */
-static inline __attribute__((always_inline)) void fwd_(const double *L, const double *yk,
-                                                       double *yp, int dk, int dp) {
-  double tmp[6];
-  mv_tn(L, yk, dk, dp, tmp);
-  for (int i = 0; i < dp; i++) yp[i] -= tmp[i];
-}
-static inline __attribute__((always_inline)) void back_(const double *L, const double *yp,
-                                                        double *yk, int dk, int dp) {
-  double tmp[6];
-  mul_nn(L, yp, dk, dp, 1, tmp);
-  for (int i = 0; i < dk; i++) yk[i] -= tmp[i];
-}
-static inline __attribute__((always_inline)) void diag_(const double *D, double *y, int d) {
-  double tmp[6];
-  mv_tn(D, y, d, d, tmp); /* D^-1 is symmetric to the bit (invert) */
-  memcpy(y, tmp, sizeof(double) * (size_t)d);
-}
-
-/* An edge is a body (6) and a joint (1, 3, 5 or 6 rows): its joint's size. */
-#define EDGE_SIZES_(X, jd, up)                                 \
-  switch (jd) {                                                \
-  case 1: X(1, up); break;                                     \
-  case 3: X(3, up); break;                                     \
-  case 5: X(5, up); break;                                     \
-  default: X(6, up); break;                                    \
+/* The solve's kernels at fixed sizes dk = dim(k), dp = dim(p) (the same
+ * sums in the same order as the products of the factorisation): forward,
+ * y_p -= L^T y_k then y_k = D^-1 y_k; back, y_k -= L y_p (through L's
+ * transpose, so that both run along rows).  Every block has row stride 6
+ * and zero columns past its width: the sums are formed in whole vectors
+ * (a size rounded up to even), and the lanes of y past a node's size are
+ * never read. */
+#define EVEN_(d) ((d) + ((d) & 1))
+static inline __attribute__((always_inline)) void fwd_(const double *D, const double *L,
+                                                       double *yk, double *yp, int dk, int dp) {
+  double sum[6];
+  if (yp) {
+    mv6(L, yk, dk, EVEN_(dp), sum);
+    for (int i = 0; i < EVEN_(dp); i++) yp[i] -= sum[i];
   }
-
-static void edge_fwd(const double *L, const double *yk, double *yp, int dk, int dp) {
-#define F_(JD, BODY_UP) BODY_UP ? fwd_(L, yk, yp, JD, 6) : fwd_(L, yk, yp, 6, JD)
-  if (dp == 6) EDGE_SIZES_(F_, dk, 1)
-  else EDGE_SIZES_(F_, dp, 0)
-#undef F_
+  mv6(D, yk, dk, EVEN_(dk), sum); /* D^-1 is symmetric to the bit (invert) */
+  for (int i = 0; i < EVEN_(dk); i++) yk[i] = sum[i];
 }
-
-static void edge_back(const double *L, const double *yp, double *yk, int dk, int dp) {
-#define B_(JD, BODY_UP) BODY_UP ? back_(L, yp, yk, JD, 6) : back_(L, yp, yk, 6, JD)
-  if (dp == 6) EDGE_SIZES_(B_, dk, 1)
-  else EDGE_SIZES_(B_, dp, 0)
-#undef B_
+static inline __attribute__((always_inline)) void back_(const double *Lt, const double *yp,
+                                                        double *yk, int dk, int dp) {
+  double sum[6];
+  mv6(Lt, yp, dp, EVEN_(dk), sum);
+  for (int i = 0; i < EVEN_(dk); i++) yk[i] -= sum[i];
 }
+#undef EVEN_
+
+/* An edge's sizes (dk, dp): a body (6) and its joint (1, 3, 5 or 6 rows),
+ * either way up; a root is taken as under a 6 (its yp is NULL). */
+#define EDGE_SIZES_(X)                                                                      \
+  switch (dk * 8 + dp) {                                                                    \
+  case 6 * 8 + 1: X(6, 1); break;                                                           \
+  case 6 * 8 + 3: X(6, 3); break;                                                           \
+  case 6 * 8 + 5: X(6, 5); break;                                                           \
+  case 1 * 8 + 6: X(1, 6); break;                                                           \
+  case 3 * 8 + 6: X(3, 6); break;                                                           \
+  case 5 * 8 + 6: X(5, 6); break;                                                           \
+  default: X(6, 6); break;                                                                  \
+  }
 
 /* Solves the factored system for right-hand side c (per joint node, its
  * rows; zero for the bodies); the bodies' changes are left in t->y, the
  * joints' multipliers too. */
 static void tree_solve(vs_rtree *t) {
-  /* forward, leaves first: y_p -= L^T y_k, then y_k = D^-1 y_k (its
-   * children are done before it) */
+  /* forward, leaves first (its children are done before it) */
   for (int32_t o = 0; o < t->n_nodes; o++) {
     int32_t k = t->order[o], p = t->parent[k];
-    double *D = &t->dinv[36 * (size_t)k], *yk = &t->y[6 * (size_t)k];
-    if (p >= 0)
-      edge_fwd(&t->lblk[36 * (size_t)k], yk, &t->y[6 * (size_t)p], t->dim[k], t->dim[p]);
-    switch (t->dim[k]) {
-    case 1: diag_(D, yk, 1); break;
-    case 3: diag_(D, yk, 3); break;
-    case 5: diag_(D, yk, 5); break;
-    default: diag_(D, yk, 6); break;
-    }
+    const double *D = &t->dinv[36 * (size_t)k], *L = &t->lblk[72 * (size_t)k];
+    double *yk = &t->y[6 * (size_t)k], *yp = p >= 0 ? &t->y[6 * (size_t)p] : NULL;
+    int dk = t->dim[k], dp = p >= 0 ? t->dim[p] : 6;
+#define F_(DK, DP) fwd_(D, L, yk, yp, DK, DP)
+    EDGE_SIZES_(F_)
+#undef F_
   }
   for (int32_t o = t->n_nodes - 1; o >= 0; o--) { /* backward: y_k -= L y_p */
     int32_t k = t->order[o], p = t->parent[k];
     if (p < 0) continue;
-    edge_back(&t->lblk[36 * (size_t)k], &t->y[6 * (size_t)p], &t->y[6 * (size_t)k], t->dim[k],
-              t->dim[p]);
+    const double *Lt = &t->lblk[72 * (size_t)k + 36];
+    double *yk = &t->y[6 * (size_t)k];
+    const double *yp = &t->y[6 * (size_t)p];
+    int dk = t->dim[k], dp = t->dim[p];
+#define B_(DK, DP) back_(Lt, yp, yk, DK, DP)
+    EDGE_SIZES_(B_)
+#undef B_
   }
 }
+#undef EDGE_SIZES_
 
 /* Whether body b moves (a node of the tree may touch the ground side). */
 static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
@@ -585,28 +651,47 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
     if (t->kind[k] == NODE_BODY) {
       int32_t b = t->id[k];
       if (w->asleep[b]) continue;
-      for (int q = 0; q < 3; q++) s->v[3 * b + q] += y[q], s->w[3 * b + q] += y[3 + q];
+      double *v = &s->v[3 * b], *av = &s->w[3 * b]; /* read first: no aliasing with y */
+      const double v0 = v[0] + y[0], v1 = v[1] + y[1], v2 = v[2] + y[2];
+      const double w0 = av[0] + y[3], w1 = av[1] + y[4], w2 = av[2] + y[5];
+      v[0] = v0, v[1] = v1, v[2] = v2, av[0] = w0, av[1] = w1, av[2] = w2;
     } else {
-      int32_t j = t->id[k]; /* impulse on b: -mu (ball: a vector; distance: along u) */
+      /* impulse on b: -mu (ball: a vector; distance: along u) */
+      int32_t j = t->id[k], d = t->dim[k];
       if (vs_rigid_joint_asleep(m, w, j)) continue;
-      for (int i = 0; i < t->dim[k]; i++) {
-        if (i < 3) s->joint_impulse[3 * j + i] -= y[i];
-        else s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(i - 3)] -= y[i];
-      }
+      double *ji = &s->joint_impulse[3 * j];
+      for (int i = 0; i < (d < 3 ? d : 3); i++) ji[i] -= y[i];
+      for (int i = 3; i < d; i++)
+        s->joint_more[VS_RJOINT_MORE * (size_t)j + (size_t)(i - 3)] -= y[i];
     }
   }
 }
 
-/* A ball's error, the anchors' gap C = (xb + rb) - (xa + ra), from the
- * anchors in w->joint when they are those of this pose (posed: prepared
- * from it): vs_rjoint_error's operations on the same values, without
- * turning the offsets again. */
+/* A ball's error, the anchors' gap C = (xb + rb) - (xa + ra): vs_rjoint_error's
+ * operations on the same values, from the anchors in w->joint when they are
+ * those of this pose (posed: prepared from it), else turned here by the
+ * pose's rotations (vs_rjoint_pose), without the rest of a joint's context. */
 static void ball_gap(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w, int32_t j,
-                     double *e) {
+                     int posed, double *e) {
   const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
   int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
   if (b < 0) b = m->n_bodies;
-  for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + jw[3 + k] - s->x[3 * a + k] - jw[k];
+  double r[6];
+  if (posed) {
+    memcpy(r, jw, sizeof r);
+  } else {
+    vs_mat3_mul(&w->tree.rot[9 * (size_t)a], &m->joint_pa[3 * j], r);
+    vs_mat3_mul(&w->tree.rot[9 * (size_t)b], &m->joint_pb[3 * j], r + 3);
+  }
+  for (int k = 0; k < 3; k++) e[k] = s->x[3 * b + k] + r[3 + k] - s->x[3 * a + k] - r[k];
+}
+
+/* A hinge's error at the pose it was prepared from: the gap and the turn
+ * rows its prepare kept (rigid_joint.c: hinge_error's values). */
+static void hinge_posed(const vs_rwork *w, int32_t j, double *e) {
+  const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+  memcpy(e, jw + VS_RJW_GAP, sizeof(double) * 3);
+  e[3] = jw[VS_RJW_TURN], e[4] = jw[VS_RJW_TURN + 1];
 }
 
 int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
@@ -621,7 +706,8 @@ int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int po
     if (t->kind[k] != NODE_JOINT || vs_rigid_joint_asleep(m, w, t->id[k])) continue;
     double e[VS_RJOINT_MAX_ROWS];
     int32_t j = t->id[k];
-    if (posed && m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, e);
+    if (m->joint_kind[j] == VS_JOINT_BALL) ball_gap(m, s, w, j, posed, e);
+    else if (posed && m->joint_kind[j] == VS_JOINT_HINGE) hinge_posed(w, j, e);
     else vs_rjoint_error(m, s, w, j, e);
     for (int q = 0; q < t->dim[k]; q++) {
       y[q] = -e[q];
