@@ -98,9 +98,10 @@ typedef struct vs_rtree {
   int32_t *id;           /* (nodes) body or joint index */
   int8_t *dim;           /* (nodes) 6 (a body), or the joint's rows */
   int32_t *parent;       /* (nodes) parent node, -1 at a root */
-  int32_t *order;        /* (nodes) leaves first */
-  double *dinv;          /* (nodes x 36) inverted pivots, dim x dim */
-  double *lblk;          /* (nodes x 36) D^-1 H[k][parent], dim x dim(parent) */
+  int32_t *order;        /* (nodes) leaves first (the identity: nodes are numbered in it) */
+  double *dinv;          /* (nodes x 36) inverted pivots, dim x dim at row stride 6 */
+  double *lblk;          /* (nodes x 72) L = D^-1 H[k][parent] (dim x dim(parent)), then L^T,
+                          * both at row stride 6 */
   double *y;             /* (nodes x 6) right-hand side, then solution */
   double *rot;           /* (n + 1) x 9: the bodies' rotation matrices at the pose the
                           * joints last read (rigid_joint.c: vs_rigid_prepare_joints,
