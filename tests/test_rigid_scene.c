@@ -658,7 +658,8 @@ END_TEST
 
 /* Nothing pushes a body in flight, and it never sleeps, however slowly it
  * moves: a box drifting at 5 mm/s and turning at 0.02 rad/s in zero
- * gravity (its fastest point at 6.7 mm/s) keeps going for 3 s. */
+ * gravity (its fastest point at 6.7 mm/s) keeps going for 3 s.  A body
+ * whose velocities are exactly zero has no force on it either, and sleeps. */
 START_TEST(drifting_box_never_sleeps) {
   tu_sim r = tu_sim_new("time: {dt: 1/60}\nworld: {gravity: [0, 0, 0]}\nbodies:\n"
                         "  - rigid: {name: box, size: [0.2, 0.2, 0.2], velocity: [0.005, 0, 0],\n"
@@ -668,6 +669,14 @@ START_TEST(drifting_box_never_sleeps) {
   ck_assert_double_eq(r.s->rv[0], 0.005);
   ck_assert_double_eq_tol(r.s->rw[1], 0.02, 1e-15);
   ck_assert_double_eq(r.s->rsleep[0], 0.0);
+  tu_sim_free(&r);
+  /* but a ball stopped dead at a wall (50 m/s, no restitution) sleeps */
+  r = tu_sim_new("time: {dt: 1/60}\nworld: {gravity: [0, 0, 0],\n"
+                 "  colliders: [{box: {min: [1, -2, -2], max: [1.05, 2, 2]}}]}\nbodies:\n"
+                 "  - rigid: {name: ball, shape: sphere, radius: 0.1, velocity: [50, 0, 0]}\n");
+  tu_sim_steps(&r, 60);
+  ck_assert_msg(body_still(r.s, 0) && r.s->rsleep[0] >= 0.5 && fabs(r.s->rx[0] - 0.9) < 1e-9,
+                "the stopped ball does not sleep: %g s at rest, x = %g", r.s->rsleep[0], r.s->rx[0]);
   tu_sim_free(&r);
 }
 END_TEST

@@ -406,7 +406,7 @@ const sk_row vs_sk_rows[] = {
             "stiffness)"},
     {"sleep", RS(sleep), .type = SK_BOOL, .def = "true",
      .doc = "a body at rest -- its fastest point slower than 0.01 m/s, pushed by a contact or "
-            "a joint, none of its contacts sliding -- for 0.5 s, with all the bodies it touches "
+            "a joint (or exactly still), none of its contacts sliding -- for 0.5 s, with all the bodies it touches "
             "or is joined to (its island), sleeps: it stops and is not solved until an awake "
             "body, a moving kinematic body or a moving surface touches its island; a turning "
             "motor, or the wind on a body with air drag, keeps it awake (as Bullet, Box2D and "

@@ -11,7 +11,10 @@
  *  - its fastest point is slower than SLEEP_SPEED (|v| + bound |w|, the
  *    bound the radius of its bounding sphere, as Box2D v3 measures it),
  *  - a contact or a joint pushes it (a normal or joint impulse not zero: a
- *    body in flight, or one drifting in zero gravity, never sleeps), and
+ *    body in flight, or one drifting in zero gravity, never sleeps), or its
+ *    velocities are exactly zero (with nothing pushing it, no force acts:
+ *    gravity would have left it some speed; a ball stopped dead against a
+ *    wall in zero gravity), and
  *  - none of its contacts slides (each friction impulse inside SLIDING of
  *    its Coulomb limit: a body creeping down a slope just steeper than its
  *    friction angle, however slowly, is kept awake).
@@ -186,7 +189,9 @@ void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h)
   joint_load(m, s, w, pushed);
   for (int32_t i = 0; i < m->n_bodies; i++) {
     if (!moving(m, i) || w->asleep[i]) continue;
-    const int rests = still(m, s, i) && pushed[i] && !(slide[i] > 0);
+    const double *v = &s->v[3 * i], *av = &s->w[3 * i];
+    const int dead = v[0] == 0 && v[1] == 0 && v[2] == 0 && av[0] == 0 && av[1] == 0 && av[2] == 0;
+    const int rests = still(m, s, i) && (pushed[i] || dead) && !(slide[i] > 0);
     s->sleep[i] = rests ? s->sleep[i] + h : 0.0;
   }
 }
