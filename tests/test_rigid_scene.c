@@ -656,6 +656,43 @@ START_TEST(wind_wakes_a_box_with_air_drag) {
 }
 END_TEST
 
+/* What moves a sleeping body, however little, wakes it: a kinematic
+ * platform that starts to rise at 5 mm/s lifts the box asleep on it (its
+ * fastest point under the rest speed, it woke nothing before: the box
+ * stayed behind, the platform rising through it); and a cloth that falls
+ * on a 5 kg box and rests there pushes it every step (particle contacts),
+ * so the box stays on the ground instead of sinking a little at every push
+ * while asleep (it sank 15 mm). */
+START_TEST(slow_pushes_wake_sleeping_bodies) {
+  tu_sim r = tu_sim_new(
+      "time: {dt: 1/60}\n"
+      "bodies:\n"
+      "  - rigid: {name: platform, kinematic: true, size: [2, 0.1, 2],\n"
+      "            keys: [[0, 0, 0, 0], [1, 0, 0, 0], [5, 0, 0.02, 0]]}\n"
+      "  - rigid: {name: box, size: [0.3, 0.3, 0.3], position: [0, 0.2, 0]}\n");
+  tu_sim_steps(&r, 54); /* 0.9 s */
+  ck_assert_msg(body_still(r.s, 1), "the box on the platform is awake at 0.9 s");
+  tu_sim_steps(&r, 246); /* 5 s: the platform has risen 20 mm */
+  ck_assert_msg(fabs(r.s->rx[4] - 0.22) < 1e-3, "the box did not ride up with the platform: y = %g",
+                r.s->rx[4]);
+  tu_sim_free(&r);
+  r = tu_sim_new("time: {dt: 1/60, substeps: 2}\n"
+                 "solver: {integrator: pbd, iterations: 8}\n"
+                 "world: {colliders: [{plane: {friction: 0.6}}]}\n"
+                 "bodies:\n"
+                 "  - rigid: {name: box, size: [0.6, 0.4, 0.6], position: [0, 0.2, 0], mass: 5}\n"
+                 "  - cloth: {name: sheet, origin: [-0.5, 3, -0.5], size: [1, 1], resolution: [16, 16],\n"
+                 "           plane: xz, mass: 0.3, radius: 0.02}\n");
+  double low = 1.0;
+  for (int f = 0; f < 400; f++) {
+    tu_sim_steps(&r, 1);
+    if (r.s->rx[1] < low) low = r.s->rx[1];
+  }
+  ck_assert_msg(low > 0.19, "the box under the cloth sank to y = %g", low);
+  tu_sim_free(&r);
+}
+END_TEST
+
 /* Nothing pushes a body in flight, and it never sleeps, however slowly it
  * moves: a box drifting at 5 mm/s and turning at 0.02 rad/s in zero
  * gravity (its fastest point at 6.7 mm/s) keeps going for 3 s.  A body
@@ -794,9 +831,27 @@ START_TEST(sleep_bitwise_across_threads_and_resume) {
    * the whole world asleep, its steps skipped, from 0.5 s to 2 s), resumed
    * at 50 frames, asleep */
   char *paddle = cu_strf(PADDLE, "");
-  const char *const texts[3] = {y, HANGING, paddle}, *const frames[3] = {"110", "150", "240"};
+  /* and a chain on hinges with springs that a paddle hits at 4 s (300): the
+   * forest's factor, kept while the sleeping chain does not move, is read
+   * at the wake, so the rows it was made from must be those of the pose */
+  static const char *const hinged =
+      "time: {dt: 1/60}\n"
+      "bodies:\n"
+      "  - rigid: {name: l0, size: [0.06, 0.2, 0.06], position: [0, 1.9, 0]}\n"
+      "  - rigid: {name: l1, size: [0.06, 0.2, 0.06], position: [0, 1.7, 0]}\n"
+      "  - rigid: {name: l2, size: [0.06, 0.2, 0.06], position: [0, 1.5, 0]}\n"
+      "  - rigid: {name: paddle, kinematic: true, size: [0.1, 0.3, 0.3],\n"
+      "            keys: [[0, 1.5, 1.6, 0], [4, 1.5, 1.6, 0], [5, -1, 1.6, 0]]}\n"
+      "constraints:\n"
+      "  - ball: {a: l0, b: world, at: [0, 2, 0]}\n"
+      "  - hinge: {a: l0, b: l1, at: [0, 1.8, 0], axis: [0, 0, 1],\n"
+      "           spring: {hertz: 2, damping_ratio: 0.3, rest: 0}}\n"
+      "  - hinge: {a: l1, b: l2, at: [0, 1.6, 0], axis: [0, 0, 1],\n"
+      "           spring: {hertz: 2, damping_ratio: 0.3, rest: 0}}\n";
+  const char *const texts[4] = {y, HANGING, paddle, hinged};
+  const char *const frames[4] = {"110", "150", "240", "300"};
   static const char *const relax[2] = {"solver.relaxation=gauss-seidel", "solver.relaxation=jacobi"};
-  for (int t = 0; t < 3; t++) {
+  for (int t = 0; t < 4; t++) {
     cu_write(scene, texts[t]);
     for (int r = 0; r < 2; r++) {
       cu_proc p = cu_vsim(tu_dir(), "run", "sleepy.yaml", "-o", "s1.h5", "-q", "--force", "--frames",
@@ -925,6 +980,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, sleeping_bodies_keep_the_narrow_phase_s_contacts);
   tcase_add_test(tc, creeping_box_stays_awake_resting_box_sleeps);
   tcase_add_test(tc, drifting_box_never_sleeps);
+  tcase_add_test(tc, slow_pushes_wake_sleeping_bodies);
   tcase_add_test(tc, wind_wakes_a_box_with_air_drag);
   tcase_add_test(tc, sleeping_world_wakes_for_a_shot_and_a_paddle);
   tcase_add_test(tc, hanging_chain_sleeps_and_wakes_motor_never_sleeps);

@@ -448,7 +448,9 @@ void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int 
   const double *rot = m->n_joints ? pose_rotations(m, s, w) : NULL;
   for (int32_t j = 0; j < m->n_joints; j++) {
     int in_tree = t->n_tree_joints && t->in_tree[j];
-    if ((forest_only && !in_tree) || vs_rigid_joint_asleep(m, w, j)) continue; /* read by none */
+    /* a sleeping joint's rows too: the forest's factor, kept while its
+     * bodies do not move (rigid_tree.c), reads them when the island wakes */
+    if (forest_only && !in_tree) continue;
     double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
     w->tree.axis_ok[j] = 0; /* its axis rows are made again from the new jw */
     jctx x;

@@ -15,20 +15,23 @@
  *    velocities are exactly zero (with nothing pushing it, no force acts:
  *    gravity would have left it some speed; a ball stopped dead against a
  *    wall in zero gravity), and
- *  - none of its contacts slides (each friction impulse inside SLIDING of
- *    its Coulomb limit: a body creeping down a slope just steeper than its
- *    friction angle, however slowly, is kept awake).
+ *  - none of its contacts slides (the contacts within SLIDING of their
+ *    Coulomb limit carry at most SLIDING_SHARE of its normal load: a body
+ *    creeping down a slope just steeper than its friction angle, however
+ *    slowly, is kept awake).
  * An island sleeps for the step when every body in it has rested
  * SLEEP_TIME: its bodies stop (velocities zero), are neither moved nor
- * pulled by gravity, and its contacts are left out of the sweeps, keeping
- * their warm-start impulses for when it wakes.  An island wakes when an
- * awake body touches it (the two islands are one, and its time is the awake
- * body's), or when one of its bodies was pushed between steps (a particle
- * contact: it moves again), or when a moving kinematic body or a moving
- * surface touches it, or a motor turns one of its joints, or a joint holds
- * it to a moving kinematic body.  A body with air drag does not sleep while
- * the wind blows (it may change: wind_keys).  A sleeping island's joints are skipped
- * like its contacts (vs_rigid_joint_asleep), their impulses kept.  Every
+ * pulled by gravity, and its contacts and joints are left out of the
+ * sweeps (vs_rigid_manifold_asleep, vs_rigid_joint_asleep), keeping their
+ * warm-start impulses for when it wakes.  An island wakes when an awake
+ * body touches it (the two islands are one, and its time is the awake
+ * body's); when a particle pushes one of its bodies between steps (which
+ * sets the body's time at rest to 0: vs_rigid_particle_contact); when a
+ * kinematic body that moves at all touches it or holds it by a joint; when
+ * a moving surface touches it; when a motor with a speed turns one of its
+ * joints.  A body with air drag does not sleep while the wind blows (it may
+ * change: wind_keys).  When every body sleeps and nothing can wake one, the
+ * step is skipped (vs_rigid_world_asleep).  Every
  * body of a scene with particles attached to bodies never sleeps. */
 #include <string.h>
 
@@ -67,12 +70,18 @@ static int still(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
   return vs_len3(&s->v[3 * i]) + m->bound[i] * vs_len3(&s->w[3 * i]) < SLEEP_SPEED;
 }
 
+/* Body i's velocities are exactly zero. */
+static int dead(const vs_rstate *s, int32_t i) {
+  const double *v = &s->v[3 * i], *av = &s->w[3 * i];
+  return v[0] == 0 && v[1] == 0 && v[2] == 0 && av[0] == 0 && av[1] == 0 && av[2] == 0;
+}
+
 /* A body of infinite mass that drives what touches it: a kinematic body
  * moving this step (its velocities are the step's, vs_rigid_kinematic_begin),
  * or a moving surface (surface_velocity). */
 static inline int drives(const vs_rmodel *m, const vs_rstate *s, int32_t i) {
   if (i < 0 || i >= m->n_bodies || m->inv_mass[i] != 0) return 0;
-  if (vs_rmodel_kinematic(m, i) && !still(m, s, i)) return 1;
+  if (vs_rmodel_kinematic(m, i) && !dead(s, i)) return 1; /* however slowly it moves */
   if (!m->motion || !m->motion->any_surface) return 0;
   const double *u = &m->motion->surface[3 * i];
   return u[0] != 0 || u[1] != 0 || u[2] != 0;
@@ -189,9 +198,7 @@ void vs_rigid_sleep_end(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h)
   joint_load(m, s, w, pushed);
   for (int32_t i = 0; i < m->n_bodies; i++) {
     if (!moving(m, i) || w->asleep[i]) continue;
-    const double *v = &s->v[3 * i], *av = &s->w[3 * i];
-    const int dead = v[0] == 0 && v[1] == 0 && v[2] == 0 && av[0] == 0 && av[1] == 0 && av[2] == 0;
-    const int rests = still(m, s, i) && (pushed[i] || dead) && !(slide[i] > 0);
+    const int rests = still(m, s, i) && (pushed[i] || dead(s, i)) && !(slide[i] > 0);
     s->sleep[i] = rests ? s->sleep[i] + h : 0.0;
   }
 }
@@ -209,8 +216,7 @@ int vs_rigid_world_asleep(const vs_rmodel *m, const vs_rstate *s, const vs_rwork
   if (!s->sleep || !w->frozen || w->substep_hook || w->dropped) return 0;
   int any = 0;
   for (int32_t i = 0; i < m->n_bodies; i++) {
-    const double *v = &s->v[3 * i], *av = &s->w[3 * i];
-    const int rest = v[0] == 0 && v[1] == 0 && v[2] == 0 && av[0] == 0 && av[1] == 0 && av[2] == 0;
+    const int rest = dead(s, i);
     if (m->inv_mass[i] == 0) {
       if (vs_rmodel_kinematic(m, i) && !rest) return 0;
       continue;

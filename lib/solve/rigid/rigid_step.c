@@ -251,6 +251,7 @@ int vs_rigid_particle_contact(const vs_rmodel *m, vs_rstate *s, int32_t body, do
   if (m->inv_mass[body] > 0) {
     double im = m->inv_mass[body];
     double dth[3];
+    if (s->sleep) s->sleep[body] = 0.0; /* pushed: awake, however little (rigid_sleep.c) */
     for (int k = 0; k < 3; k++) {
       s->x[3 * body + k] -= im * lambda * n[k];
       s->v[3 * body + k] -= im * lambda / h * n[k];
