@@ -4,8 +4,12 @@
 // bench/rigid_scenes.c, with the metrics of bench/rigid_metrics.h.
 //
 //   build/bench/bullet_scenes NAME|SCENE.yaml [--frames N] [--dir DIR] [--trace K]
+//                             [--iterations N] [--substeps N]
 //
-// NAME is a scene of DIR (default bench/rigid); --trace K as rigid_scenes.  The scene file is read
+// NAME is a scene of DIR (default bench/rigid); --trace K as rigid_scenes.  --iterations and
+// --substeps leave Bullet's defaults (10 iterations, one step a frame) for N solver iterations
+// and N fixed steps of dt / N a frame: what Bullet needs to hold a row that it loses at its
+// defaults (docs/performance.md, "Bullet at vsim's quality").  The scene file is read
 // through vsim's loader and model compiler (the public C API), so that both
 // engines get the same bodies, sizes, masses, inertias, poses, velocities and
 // joint anchors, in the same order; only the solving is Bullet's.
@@ -70,7 +74,7 @@ static btVector3 v3(const double *p) { return btVector3(btScalar(p[0]), btScalar
 int main(int argc, char **argv) {
   const char *arg = nullptr, *dir = "bench/rigid";
   long long frames = -1;
-  int trace = -1;
+  int trace = -1, iterations = 0, substeps = 1;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--trace") && i + 1 < argc)
       trace = std::atoi(argv[++i]);
@@ -78,6 +82,10 @@ int main(int argc, char **argv) {
       frames = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--dir") && i + 1 < argc)
       dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc)
+      iterations = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--substeps") && i + 1 < argc)
+      substeps = std::atoi(argv[++i]);
     else if (!arg && argv[i][0] != '-')
       arg = argv[i];
     else {
@@ -85,8 +93,9 @@ int main(int argc, char **argv) {
       break;
     }
   }
-  if (!arg || frames == 0 || frames < -1) {
-    std::fprintf(stderr, "usage: bullet_scenes NAME|SCENE.yaml [--frames N] [--dir DIR] [--trace K]\n");
+  if (!arg || frames == 0 || frames < -1 || iterations < 0 || substeps < 1) {
+    std::fprintf(stderr, "usage: bullet_scenes NAME|SCENE.yaml [--frames N] [--dir DIR] [--trace K] "
+                         "[--iterations N] [--substeps N]\n");
     return 2;
   }
   std::string path = arg;
@@ -119,6 +128,7 @@ int main(int argc, char **argv) {
   btSequentialImpulseConstraintSolver solver;
   btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
   world.setGravity(v3(m->gravity));
+  if (iterations > 0) world.getSolverInfo().m_numIterations = iterations;
 
   std::vector<btCollisionShape *> shapes;
   std::vector<btRigidBody *> statics, bodies;
@@ -271,7 +281,8 @@ int main(int argc, char **argv) {
   long long f = 0;
   while (f < m->frames) {
     double t0 = rbm_cpu();
-    world.stepSimulation(dt, 0, dt);
+    if (substeps == 1) world.stepSimulation(dt, 0, dt);
+    else world.stepSimulation(dt, substeps, dt / btScalar(substeps));
     cpu += rbm_cpu() - t0;
     f++;
     gather();
@@ -289,10 +300,10 @@ int main(int argc, char **argv) {
               btGetVersion() / 100, btGetVersion() % 100, precision);
   rbm_str(stdout, sc->name);
   std::printf("\", \"bodies\": %d, \"joints\": %d, \"frames\": %lld, \"frames_done\": %lld, "
-              "\"dt\": %.17g, \"iterations\": %d, \"double_precision\": %s, \"asleep_at_end\": %d, "
+              "\"dt\": %.17g, \"iterations\": %d, \"substeps\": %d, \"double_precision\": %s, \"asleep_at_end\": %d, "
               "\"ms_per_frame\": %.6f, \"status\": \"%s\", \"blew_frame\": %lld, \"why\": \"%s\", "
               "\"metrics\": {",
-              n, rm->n_joints, (long long)m->frames, f, m->dt, world.getSolverInfo().m_numIterations,
+              n, rm->n_joints, (long long)m->frames, f, m->dt, world.getSolverInfo().m_numIterations, substeps,
               sizeof(btScalar) == 8 ? "true" : "false", asleep, f > 0 ? 1e3 * cpu / double(f) : 0.0,
               r.blew ? "blew up" : "ok", (long long)(r.blew ? r.blew_frame : -1),
               r.blew ? "a body's pose or velocity is not finite, or faster than 10000 m/s" : "");
