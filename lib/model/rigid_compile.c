@@ -387,6 +387,7 @@ vs_status vs_rigid_compile(vs_model *m, const vs_scene *s, const char *file, vs_
   st->warm_start = s->rigid.warm_start;
   st->substeps = (int32_t)s->rigid.substeps;
   st->sleep = s->rigid.sleep;
+  st->geometric_stiffness = s->rigid.geometric_stiffness;
   st->colored = s->relaxation == VS_RELAX_JACOBI;
   st->damping = s->damping;
   memcpy(st->gravity, s->gravity, sizeof st->gravity);

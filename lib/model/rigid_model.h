@@ -46,6 +46,8 @@ typedef struct vs_rsettings {
   double restitution_threshold; /* m/s [0.5] */
   int32_t warm_start;           /* [1] */
   int32_t sleep;                /* islands at rest sleep [0] (solve/rigid/rigid_sleep.c) */
+  int32_t geometric_stiffness;  /* the forest's joints' geometric stiffness [0]
+                                 * (solve/rigid/rigid_stiff.c) */
   double gravity[3];            /* [0, -9.81, 0] */
   double damping;               /* linear and angular, 1/s [0] */
   double margin;                /* speculative contact distance, m [4 * slop] */

@@ -264,6 +264,7 @@ typedef struct vs_rigid_solver_desc {
   int warm_start;
   int64_t substeps;
   int sleep;         /* islands at rest stop being solved until touched */
+  int geometric_stiffness; /* the forest's joints: their anchor forces' turning implicit */
 } vs_rigid_solver_desc;
 
 typedef struct vs_scene {

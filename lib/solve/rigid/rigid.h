@@ -114,6 +114,9 @@ typedef struct vs_rtree {
   int32_t fvalid;        /* 1: dinv and lblk are the factor of the pose in fpose */
   double *normals;       /* (nj x 6) the two normals of each joint's axis in a's frame
                           * (rigid_joint.c: vs_rjoint_normals); NULL without joints */
+  double *gs;            /* ((n + 1) x 9) each body's added rotational mass in the factor
+                          * (solver.rigid.geometric_stiffness; rigid_stiff.c) */
+  double *gs_next;       /* ((n + 1) x 9) the same, of the joints' present impulses */
 } vs_rtree;
 /* An axis row's cache slot: Ja, Jb, Ra, Rb (6 each), its mass. */
 #define VS_RAXIS_CACHE 25
@@ -358,6 +361,14 @@ VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs
  * (its impulses added to s->joint_impulse). */
 VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                         int first);
+/* solver.rigid.geometric_stiffness (rigid_stiff.c): each forest body's
+ * added rotational mass, from the forest joints' impulses of the substep hs
+ * and their anchors in w->joint, into w->tree.gs_next; 1 when it differs
+ * from w->tree.gs (the factor's), which it then replaces. */
+VS_RPRIVATE int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double hs);
+/* The term -G w of each awake forest body's angular rows on the right-hand
+ * side of a substep's first velocity solve (rigid_stiff.c). */
+VS_RPRIVATE void vs_rigid_stiffness_rhs(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
 /* The displacement that closes the tree joints' position errors (first order). */
 /* posed: w->tree.rot already holds the pose of s (vs_rigid_prepare_joints
  * and nothing moved since).  Nothing moves, and 0 is returned, when no

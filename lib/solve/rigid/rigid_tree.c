@@ -78,10 +78,12 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->axis_ok = vs_calloc((size_t)nj, sizeof(uint8_t));
   t->normals = vs_calloc(6 * (size_t)nj, sizeof(double));
   t->fpose = vs_calloc(7 * cap, sizeof(double));
+  t->gs = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
+  t->gs_next = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
       !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot || !t->axis ||
-      !t->axis_ok || !t->normals || !t->fpose)
+      !t->axis_ok || !t->normals || !t->fpose || !t->gs || !t->gs_next)
     goto out;
   for (int32_t j = 0; j < nj; j++) vs_rjoint_normals(m, j, &t->normals[6 * (size_t)j]);
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
@@ -214,6 +216,8 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->axis_ok);
   vs_free(t->normals);
   vs_free(t->fpose);
+  vs_free(t->gs);
+  vs_free(t->gs_next);
   memset(t, 0, sizeof *t);
 }
 
@@ -221,7 +225,7 @@ uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
   return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 72 + 6 + 7)) +
-         8 * 9 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
+         8 * 9 * 3 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
@@ -467,7 +471,13 @@ static int same_pose(const vs_rmodel *m, const vs_rstate *s, vs_rtree *t) {
 
 void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
   vs_rtree *t = &w->tree;
-  if (t->n_nodes == 0 || same_pose(m, s, t)) return;
+  if (t->n_nodes == 0) return;
+  /* the joints' geometric stiffness moves with their impulses: a new one
+   * is a new factor, however still the bodies (rigid_stiff.c) */
+  if (m->set.geometric_stiffness &&
+      vs_rigid_stiffness(m, s, w, w->h / (m->set.substeps > 0 ? m->set.substeps : 1)))
+    t->fvalid = 0;
+  if (same_pose(m, s, t)) return;
   /* diagonal blocks: M for bodies, 0 for joints (kept in dinv until inverted) */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     double *D = &t->dinv[36 * (size_t)k];
@@ -486,6 +496,9 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
       D[i * 6 + i] = mass;
       for (int j = 0; j < 3; j++) D[(3 + i) * 6 + 3 + j] = Iw[3 * i + j];
     }
+    if (m->set.geometric_stiffness) /* the added rotational mass (rigid_stiff.c) */
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) D[(3 + i) * 6 + 3 + j] += t->gs[9 * (size_t)b + 3 * i + j];
   }
   /* leaves up: invert the pivot, form L = D^-1 H[k][p], take H[p][k] L from the parent's pivot */
   for (int32_t o = 0; o < t->n_nodes; o++) {
@@ -645,6 +658,8 @@ void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int f
     for (int i = 0; i < t->dim[k]; i++) y[i] = -c[i];
   }
   if (!awake) return;
+  /* (M + G) v+ = M v + J^T l in the substep's first solve (rigid_stiff.c) */
+  if (first && m->set.geometric_stiffness) vs_rigid_stiffness_rhs(m, s, w);
   tree_solve(t);
   for (int32_t k = 0; k < t->n_nodes; k++) {
     const double *y = &t->y[6 * (size_t)k];
