@@ -40,25 +40,34 @@
 
 #include "solve/rigid/rigid.h"
 
+/* (omega h)^2 below which a body's turning against its joints' pull is
+ * left explicit (stable below 4; docs/physics.md, "Geometric stiffness") */
+#define STIFF_FREE 1.0
+
 /* Adds the positive part of -K's symmetric part for anchor r and force (or
- * impulse) f to G. */
+ * impulse) f to G.  With L = |r||f| and rho = |f| / |r| = L / (r . r), the
+ * unit vector e along r^ + f^ (or r^ - f^) has
+ *   e e^T = (rho r r^T +- (r f^T + f r^T) + f f^T / rho) / (2 (L +- r . f)),
+ * so one square root does (the same values as the eigenvectors' form, in
+ * fewer operations). */
 static void anchor_term(const double r[3], const double f[3], double G[9]) {
-  double rf = vs_dot3(r, f), lr = vs_len3(r), lf = vs_len3(f);
-  if (!(lr > 0 && lf > 0)) return;
-  double e[3];
-  for (int k = 0; k < 3; k++) e[k] = rf >= 0 ? r[k] / lr + f[k] / lf : r[k] / lr - f[k] / lf;
-  double le = vs_len3(e); /* at least sqrt(2): r^ and f^ on the same side of the plane */
-  for (int k = 0; k < 3; k++) e[k] /= le;
-  if (rf >= 0) { /* -K's part less its one negative eigenvalue, along r^ + f^ */
-    double lam = 0.5 * (rf - lr * lf);
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        G[3 * i + j] += (i == j ? rf : 0.0) - 0.5 * (r[i] * f[j] + f[i] * r[j]) - lam * e[i] * e[j];
-  } else { /* compressed: its one positive eigenvalue, along r^ - f^ */
-    double lam = 0.5 * (rf + lr * lf);
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++) G[3 * i + j] += lam * e[i] * e[j];
-  }
+  const double rr = vs_dot3(r, r), ff = vs_dot3(f, f), rf = vs_dot3(r, f);
+  if (!(rr > 0 && ff > 0)) return;
+  const double L = sqrt(rr * ff), rho = L / rr, irho = L / ff;
+  /* rf >= 0: -K's part less its negative eigenvalue (rf - L) / 2 along
+   * r^ + f^; rf < 0 (compressed): its positive one, (rf + L) / 2, along
+   * r^ - f^ */
+  const double sg = rf >= 0 ? 1.0 : -1.0;
+  const double c = rf >= 0 ? -(rf - L) / (4.0 * (L + rf)) : (rf + L) / (4.0 * (L - rf));
+  const double base = rf >= 0 ? 1.0 : 0.0; /* the part (rf) I - (r f^T + f r^T) / 2 */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j <= i; j++) {
+      const double sym = r[i] * f[j] + f[i] * r[j];
+      double g = c * (rho * r[i] * r[j] + sg * sym + irho * f[i] * f[j]);
+      g += base * ((i == j ? rf : 0.0) - 0.5 * sym);
+      G[3 * i + j] += g;
+      if (j != i) G[3 * j + i] += g;
+    }
 }
 
 int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double hs) {
@@ -89,8 +98,21 @@ int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, doub
     }
     if (b >= 0 && m->inv_mass[b] != 0) anchor_term(jw + 3, P, &G[9 * (size_t)b]);
   }
-  const double scale = 0.25 * hs; /* h^2 / 4 of -K(P / h) */
-  for (size_t i = 0; i < nb; i++) G[i] *= scale;
+  /* h^2 of -K(P / h) is h -K(P); a quarter of it, and only the part beyond
+   * what the substep takes explicitly: rho = trace(I^-1 h -K(P)) bounds the
+   * body's largest (omega h)^2 from above, the explicit step is stable
+   * below 4, and the term is scaled by 1 - STIFF_FREE / rho (none below
+   * STIFF_FREE): with that, h^2 k < 4 (I + s h^2 k) holds for every
+   * stiffness k, and a body that turns slowly for its substep gets none */
+  for (int32_t b = 0; b < m->n_bodies; b++) {
+    double *Gb = &G[9 * (size_t)b];
+    const double *iw = &w->inv_iw[9 * (size_t)b];
+    double rho = 0;
+    for (int i = 0; i < 9; i++) rho += iw[i] * Gb[i]; /* both symmetric: the trace of the product */
+    rho *= hs;
+    const double f = rho > STIFF_FREE ? 0.25 * hs * (1.0 - STIFF_FREE / rho) : 0.0;
+    for (int i = 0; i < 9; i++) Gb[i] *= f;
+  }
   if (!memcmp(G, t->gs, sizeof(double) * nb)) return 0;
   memcpy(t->gs, G, sizeof(double) * nb);
   return 1;
