@@ -117,6 +117,9 @@ typedef struct vs_rtree {
   double *gs;            /* ((n + 1) x 9) each body's added rotational mass in the factor
                           * (solver.rigid.geometric_stiffness; rigid_stiff.c) */
   double *gs_next;       /* ((n + 1) x 9) the same, of the joints' present impulses */
+  double *gs_bound;      /* (n + 1) scratch: a bound of each body's stiffness */
+  uint8_t *gs_on;        /* (n + 1) 1: body b's block of gs is not zero */
+  uint8_t *gs_on_next;   /* (n + 1) the same for gs_next */
 } vs_rtree;
 /* An axis row's cache slot: Ja, Jb, Ra, Rb (6 each), its mass. */
 #define VS_RAXIS_CACHE 25

@@ -45,58 +45,112 @@
 #define STIFF_FREE 1.0
 
 /* Adds the positive part of -K's symmetric part for anchor r and force (or
- * impulse) f to G.  With L = |r||f| and rho = |f| / |r| = L / (r . r), the
+ * impulse) f to G.  With L = |r||f| and q = |f| / |r| = L / (r . r), the
  * unit vector e along r^ + f^ (or r^ - f^) has
- *   e e^T = (rho r r^T +- (r f^T + f r^T) + f f^T / rho) / (2 (L +- r . f)),
- * so one square root does (the same values as the eigenvectors' form, in
- * fewer operations). */
+ *   e e^T = (q r r^T +- (r f^T + f r^T) + f f^T / q) / (2 (L +- r . f)),
+ * so one square root does. */
 static void anchor_term(const double r[3], const double f[3], double G[9]) {
   const double rr = vs_dot3(r, r), ff = vs_dot3(f, f), rf = vs_dot3(r, f);
   if (!(rr > 0 && ff > 0)) return;
-  const double L = sqrt(rr * ff), rho = L / rr, irho = L / ff;
+  const double L = sqrt(rr * ff);
   /* rf >= 0: -K's part less its negative eigenvalue (rf - L) / 2 along
    * r^ + f^; rf < 0 (compressed): its positive one, (rf + L) / 2, along
-   * r^ - f^ */
-  const double sg = rf >= 0 ? 1.0 : -1.0;
-  const double c = rf >= 0 ? -(rf - L) / (4.0 * (L + rf)) : (rf + L) / (4.0 * (L - rf));
-  const double base = rf >= 0 ? 1.0 : 0.0; /* the part (rf) I - (r f^T + f r^T) / 2 */
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j <= i; j++) {
-      const double sym = r[i] * f[j] + f[i] * r[j];
-      double g = c * (rho * r[i] * r[j] + sg * sym + irho * f[i] * f[j]);
-      g += base * ((i == j ? rf : 0.0) - 0.5 * sym);
-      G[3 * i + j] += g;
-      if (j != i) G[3 * j + i] += g;
-    }
+   * r^ - f^.  The entry (i, j) is
+   *   kr r_i r_j + ks (r_i f_j + f_i r_j) + kf f_i f_j + kd [i == j] */
+  double c, ks, kd;
+  if (rf >= 0) {
+    c = -(rf - L) / (4.0 * (L + rf));
+    ks = c - 0.5, kd = rf;
+  } else {
+    c = (rf + L) / (4.0 * (L - rf));
+    ks = -c, kd = 0.0;
+  }
+  const double kr = c * (L / rr), kf = c * (L / ff);
+  const double r0 = r[0], r1 = r[1], r2 = r[2], f0 = f[0], f1 = f[1], f2 = f[2];
+  const double g00 = kr * r0 * r0 + ks * (2.0 * r0 * f0) + kf * f0 * f0 + kd;
+  const double g11 = kr * r1 * r1 + ks * (2.0 * r1 * f1) + kf * f1 * f1 + kd;
+  const double g22 = kr * r2 * r2 + ks * (2.0 * r2 * f2) + kf * f2 * f2 + kd;
+  const double g01 = kr * r0 * r1 + ks * (r0 * f1 + f0 * r1) + kf * f0 * f1;
+  const double g02 = kr * r0 * r2 + ks * (r0 * f2 + f0 * r2) + kf * f0 * f2;
+  const double g12 = kr * r1 * r2 + ks * (r1 * f2 + f1 * r2) + kf * f1 * f2;
+  G[0] += g00, G[4] += g11, G[8] += g22;
+  G[1] += g01, G[3] += g01, G[2] += g02, G[6] += g02, G[5] += g12, G[7] += g12;
+}
+
+/* The trace of the positive part of -K's symmetric part for anchor r and
+ * impulse f: (3 r.f + |r||f|) / 2 in tension, (r.f + |r||f|) / 2 compressed. */
+static double anchor_trace(const double r[3], const double f[3]) {
+  const double rf = vs_dot3(r, f), L = sqrt(vs_dot3(r, r) * vs_dot3(f, f));
+  return rf >= 0 ? 0.5 * (3.0 * rf + L) : 0.5 * (rf + L);
+}
+
+/* Joint j's impulse on b through its anchor rows (on a: -P) into P; 0 for a
+ * joint whose rows carry none here (a slider). */
+static int joint_pull(const vs_rmodel *m, const vs_rstate *s, const double *jw, int32_t j,
+                      double P[3]) {
+  const double *acc = &s->joint_impulse[3 * j];
+  switch ((vs_joint_kind)m->joint_kind[j]) {
+    case VS_JOINT_BALL:
+    case VS_JOINT_WELD:
+    case VS_JOINT_HINGE: memcpy(P, acc, sizeof(double) * 3); return 1;
+    case VS_JOINT_DISTANCE:
+      for (int q = 0; q < 3; q++) P[q] = acc[0] * jw[6 + q]; /* along u */
+      return 1;
+    case VS_JOINT_SLIDER: return 0;
+  }
+  return 0;
+}
+
+/* Body e's end of a joint: its index when it moves, else -1. */
+static int32_t moving_end(const vs_rmodel *m, int32_t b) {
+  return b >= 0 && m->inv_mass[b] != 0 ? b : -1;
 }
 
 int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double hs) {
   vs_rtree *t = &w->tree;
-  size_t nb = 9 * ((size_t)m->n_bodies + 1);
-  double *G = t->gs_next;
+  int32_t n = m->n_bodies;
+  size_t nb = 9 * ((size_t)n + 1);
+  double *G = t->gs_next, *bound = t->gs_bound;
+  uint8_t *on = t->gs_on_next;
   memset(G, 0, sizeof(double) * nb);
-  /* every forest joint, asleep or not (a sleeping joint keeps its impulse,
-   * so the factor kept while it sleeps is the one it wakes with) */
+  memset(bound, 0, sizeof(double) * ((size_t)n + 1));
+  memset(on, 0, (size_t)n + 1);
+  /* Every forest joint, asleep or not (a sleeping joint keeps its impulse,
+   * so the factor kept while it sleeps is the one it wakes with).  First
+   * the sum of the traces of -K(P)'s positive parts over each body's
+   * anchors: rho (below) is at most h I_min^-1 times it, and a body whose
+   * bound is not above STIFF_FREE gets nothing without its terms being
+   * formed. */
   for (int32_t k = 0; k < t->n_nodes; k++) {
     if (t->kind[k] == 0) continue; /* a body node */
     int32_t j = t->id[k];
-    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK], *acc = &s->joint_impulse[3 * j];
-    double P[3]; /* the impulse on b (on a: -P) */
-    switch ((vs_joint_kind)m->joint_kind[j]) {
-      case VS_JOINT_BALL:
-      case VS_JOINT_WELD:
-      case VS_JOINT_HINGE: memcpy(P, acc, sizeof P); break;
-      case VS_JOINT_DISTANCE:
-        for (int q = 0; q < 3; q++) P[q] = acc[0] * jw[6 + q]; /* along u */
-        break;
-      case VS_JOINT_SLIDER: continue;
+    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double P[3];
+    if (!joint_pull(m, s, jw, j, P)) continue;
+    int32_t a = moving_end(m, m->joint_ab[2 * j]), b = moving_end(m, m->joint_ab[2 * j + 1]);
+    if (a >= 0) {
+      const double fa[3] = {-P[0], -P[1], -P[2]};
+      bound[a] += anchor_trace(jw, fa);
     }
-    int32_t a = m->joint_ab[2 * j], b = m->joint_ab[2 * j + 1];
-    if (a >= 0 && m->inv_mass[a] != 0) {
+    if (b >= 0) bound[b] += anchor_trace(jw + 3, P);
+  }
+  for (int32_t b = 0; b < n; b++) {
+    const double *ii = &m->inv_inertia[3 * b];
+    const double imax = fmax(ii[0], fmax(ii[1], ii[2]));
+    on[b] = hs * imax * bound[b] > STIFF_FREE;
+  }
+  for (int32_t k = 0; k < t->n_nodes; k++) {
+    if (t->kind[k] == 0) continue;
+    int32_t j = t->id[k];
+    const double *jw = &w->joint[(size_t)j * VS_RJOINT_WORK];
+    double P[3];
+    if (!joint_pull(m, s, jw, j, P)) continue;
+    int32_t a = moving_end(m, m->joint_ab[2 * j]), b = moving_end(m, m->joint_ab[2 * j + 1]);
+    if (a >= 0 && on[a]) {
       const double fa[3] = {-P[0], -P[1], -P[2]};
       anchor_term(jw, fa, &G[9 * (size_t)a]);
     }
-    if (b >= 0 && m->inv_mass[b] != 0) anchor_term(jw + 3, P, &G[9 * (size_t)b]);
+    if (b >= 0 && on[b]) anchor_term(jw + 3, P, &G[9 * (size_t)b]);
   }
   /* h^2 of -K(P / h) is h -K(P); a quarter of it, and only the part beyond
    * what the substep takes explicitly: rho = trace(I^-1 h -K(P)) bounds the
@@ -104,17 +158,24 @@ int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, doub
    * below 4, and the term is scaled by 1 - STIFF_FREE / rho (none below
    * STIFF_FREE): with that, h^2 k < 4 (I + s h^2 k) holds for every
    * stiffness k, and a body that turns slowly for its substep gets none */
-  for (int32_t b = 0; b < m->n_bodies; b++) {
+  for (int32_t b = 0; b < n; b++) {
+    if (!on[b]) continue;
     double *Gb = &G[9 * (size_t)b];
     const double *iw = &w->inv_iw[9 * (size_t)b];
     double rho = 0;
     for (int i = 0; i < 9; i++) rho += iw[i] * Gb[i]; /* both symmetric: the trace of the product */
     rho *= hs;
-    const double f = rho > STIFF_FREE ? 0.25 * hs * (1.0 - STIFF_FREE / rho) : 0.0;
+    if (!(rho > STIFF_FREE)) {
+      memset(Gb, 0, sizeof(double) * 9);
+      on[b] = 0;
+      continue;
+    }
+    const double f = 0.25 * hs * (1.0 - STIFF_FREE / rho);
     for (int i = 0; i < 9; i++) Gb[i] *= f;
   }
   if (!memcmp(G, t->gs, sizeof(double) * nb)) return 0;
   memcpy(t->gs, G, sizeof(double) * nb);
+  memcpy(t->gs_on, on, (size_t)n + 1);
   return 1;
 }
 
@@ -123,7 +184,7 @@ void vs_rigid_stiffness_rhs(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w)
   for (int32_t k = 0; k < t->n_nodes; k++) {
     if (t->kind[k] != 0) continue;
     int32_t b = t->id[k];
-    if (w->asleep[b]) continue;
+    if (w->asleep[b] || !t->gs_on[b]) continue;
     const double *G = &t->gs[9 * (size_t)b], *av = &s->w[3 * b];
     double *y = &t->y[6 * (size_t)k];
     for (int i = 0; i < 3; i++) y[3 + i] -= G[3 * i] * av[0] + G[3 * i + 1] * av[1] + G[3 * i + 2] * av[2];

@@ -80,10 +80,14 @@ vs_status vs_rigid_tree_build(const vs_rmodel *m, vs_rtree *t) {
   t->fpose = vs_calloc(7 * cap, sizeof(double));
   t->gs = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
   t->gs_next = vs_calloc(9 * ((size_t)n + 1), sizeof(double));
+  t->gs_bound = vs_calloc((size_t)n + 1, sizeof(double));
+  t->gs_on = vs_calloc((size_t)n + 1, 1);
+  t->gs_on_next = vs_calloc((size_t)n + 1, 1);
   vs_status st = VS_ERR_NOMEM;
   if (!up || !body_node || !adj_start || !adj || !queue || !t->in_tree || !t->kind || !t->id ||
       !t->dim || !t->parent || !t->order || !t->dinv || !t->lblk || !t->y || !t->rot || !t->axis ||
-      !t->axis_ok || !t->normals || !t->fpose || !t->gs || !t->gs_next)
+      !t->axis_ok || !t->normals || !t->fpose || !t->gs || !t->gs_next ||
+      !t->gs_bound || !t->gs_on || !t->gs_on_next)
     goto out;
   for (int32_t j = 0; j < nj; j++) vs_rjoint_normals(m, j, &t->normals[6 * (size_t)j]);
   for (int32_t v = 0; v <= n; v++) up[v] = v, body_node[v] = -1;
@@ -218,6 +222,9 @@ void vs_rigid_tree_free(vs_rtree *t) {
   vs_free(t->fpose);
   vs_free(t->gs);
   vs_free(t->gs_next);
+  vs_free(t->gs_bound);
+  vs_free(t->gs_on);
+  vs_free(t->gs_on_next);
   memset(t, 0, sizeof *t);
 }
 
@@ -225,7 +232,7 @@ uint64_t vs_rigid_tree_bytes(int64_t n, int64_t nj) {
   if (nj <= 0) return 0;
   uint64_t cap = (uint64_t)n + (uint64_t)nj + 1;
   return (uint64_t)nj + 1 + cap * (1 + 4 + 1 + 4 + 4 + 8 * (36 + 72 + 6 + 7)) +
-         8 * 9 * 3 * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
+         (8 * 9 * 3 + 8 + 2) * ((uint64_t)n + 1) + (uint64_t)nj * (1 + 8 * 3 * VS_RAXIS_CACHE + 8 * 6);
 }
 
 /* ---- small dense blocks (row-major, r x c) ----
@@ -496,7 +503,7 @@ void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w) {
       D[i * 6 + i] = mass;
       for (int j = 0; j < 3; j++) D[(3 + i) * 6 + 3 + j] = Iw[3 * i + j];
     }
-    if (m->set.geometric_stiffness) /* the added rotational mass (rigid_stiff.c) */
+    if (m->set.geometric_stiffness && t->gs_on[b]) /* the added rotational mass (rigid_stiff.c) */
       for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) D[(3 + i) * 6 + 3 + j] += t->gs[9 * (size_t)b + 3 * i + j];
   }
