@@ -556,6 +556,43 @@ START_TEST(fast_ball_stops_at_fixed_body) {
 }
 END_TEST
 
+/* A cube of 0.2 m at 80 m/s (1.33 m a frame), spinning, toward a 7 cm wall
+ * (more than 1/20 of that) whose face is 0.9 m from the cube's: the box-box
+ * test found it face to face, but took an edge pair exactly as far apart
+ * instead, whose one point, midway between the edges and outside both
+ * bodies, stopped the cube by spinning it; it passed through at 65 m/s and
+ * more (rigid_narrow.h, vs_rc_edge_over). */
+static void cube_no_tunnel(const char *world, const char *body) {
+  char y[2048];
+  snprintf(y, sizeof y,
+           "time: {dt: 1/60, frames: 1}\nworld: {gravity: [0, 0, 0]%s}\nbodies:\n"
+           "  - rigid: {name: c, size: [0.2, 0.2, 0.2], velocity: [80, 0, 0], "
+           "angular_velocity: [3, 20, 7]}\n%s",
+           world, body);
+  tu_sim r = tu_sim_new(y);
+  double xmax = -INFINITY;
+  for (int f = 0; f < 60; f++) {
+    tu_sim_steps(&r, 1);
+    xmax = fmax(xmax, r.s->rx[0]);
+  }
+  /* it may come back off the wall, spun by the impact: it must reach the
+   * wall and never go 1 cm into it (its near face at 1 m, the cube's half
+   * width 0.1) */
+  ck_assert_msg(xmax < 0.91, "the cube reached x = %g (wall at 1: into it by %g m)", xmax, xmax - 0.9);
+  ck_assert_msg(xmax > 0.7, "the cube stopped at x = %g, short of the wall", xmax);
+  tu_sim_free(&r);
+}
+
+START_TEST(fast_cube_stops_at_box_collider) {
+  cube_no_tunnel(", colliders: [{box: {min: [1, -1, -1], max: [1.07, 1, 1]}}]", "");
+}
+END_TEST
+
+START_TEST(fast_cube_stops_at_fixed_body) {
+  cube_no_tunnel("", "  - rigid: {name: wall, size: [0.07, 2, 2], position: [1.035, 0, 0], fixed: true}\n");
+}
+END_TEST
+
 START_TEST(fast_ball_stops_at_mesh_collider) {
   char *d = tu_tmpdir(), *obj = malloc(strlen(d) + 16), w[512];
   sprintf(obj, "%s/wall.obj", d);
@@ -692,6 +729,8 @@ int main(void) {
   tcase_add_test(t, fast_ball_stops_at_box_collider);
   tcase_add_test(t, fast_ball_stops_at_fixed_body);
   tcase_add_test(t, fast_ball_stops_at_mesh_collider);
+  tcase_add_test(t, fast_cube_stops_at_box_collider);
+  tcase_add_test(t, fast_cube_stops_at_fixed_body);
   tcase_add_test(t, joined_bodies_do_not_collide_unless_asked);
   tcase_add_test(t, collision_groups_and_masks);
   tcase_add_test(t, joints_and_contacts_same_bits_any_threads);

@@ -359,7 +359,7 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
     use_b = 1;
     sface = sb;
   }
-  double lim = rel * sface + abs_tol * 5.0;
+  double lim = vs_rc_edge_over(sface, rel) + abs_tol * 5.0;
   if (margin < lim) lim = margin;
   double tol = 1e-9 * (fabs(d[0]) + fabs(d[1]) + fabs(d[2]) + a->h[0] + a->h[1] + a->h[2] +
                        b->h[0] + b->h[1] + b->h[2]);
@@ -386,7 +386,7 @@ static int box_box(const shp *a, const shp *b, double margin, cpt *o) {
         memcpy(eu, u, sizeof eu);
       }
     }
-  if (se > rel * sface + abs_tol * 5.0) {
+  if (se > vs_rc_edge_over(sface, rel) + abs_tol * 5.0) {
     /* edge-edge: the support edges of each box along eu (pointing a -> b) */
     if (vs_dot3(eu, d) < 0)
       for (int k = 0; k < 3; k++) eu[k] = -eu[k];

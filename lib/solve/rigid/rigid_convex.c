@@ -432,7 +432,7 @@ int vs_rc_poly_poly(const shp *sa, const shp *sb, double margin, cpt *o) {
   double sface = sepa;
   int use_b = 0;
   if (sepb > rel * sepa + abs_tol) use_b = 1, sface = sepb;
-  if (eh.ea >= 0 && eh.sep > rel * sface + abs_tol * 5.0) {
+  if (eh.ea >= 0 && eh.sep > vs_rc_edge_over(sface, rel) + abs_tol * 5.0) {
     const int32_t *ea = A.edge + 4 * eh.ea, *eb = B.edge + 4 * eh.eb;
     const double *a0 = A.v + 3 * ea[0], *a1 = A.v + 3 * ea[1];
     const double *b0 = B.v + 3 * eb[0], *b1 = B.v + 3 * eb[1];

@@ -24,6 +24,18 @@ typedef struct vs_rcvert {
   int id;
 } vs_rcvert;
 
+/* The separation an edge pair must exceed, before the absolute tolerance,
+ * to be taken over the faces' sface: less deep by the fraction 1 - rel
+ * when the faces overlap (rel sface), farther apart by it when they are
+ * separated ((2 - rel) sface).  rel sface for both let an edge pair exactly
+ * as far apart as two faces win when they are apart: a fast cube found
+ * 0.9 m from a wall, face to face, got one point midway between two edges,
+ * outside both bodies, which stopped it by spinning it, and it passed
+ * through the wall (docs/physics.md, "Rigid bodies"). */
+static inline double vs_rc_edge_over(double sface, double rel) {
+  return sface < 0 ? rel * sface : (2.0 - rel) * sface;
+}
+
 /* Clip polygon in[n] to the half-space dot(u, p) <= off; a vertex made where
  * an edge crosses the plane gets id id0 entering, id0 + 1 leaving (a convex
  * polygon crosses a plane at most twice).  Returns the vertices in out. */
