@@ -364,6 +364,10 @@ VS_RPRIVATE void vs_rigid_tree_factor(const vs_rmodel *m, const vs_rstate *s, vs
  * (its impulses added to s->joint_impulse). */
 VS_RPRIVATE void vs_rigid_tree_velocity(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                         int first);
+/* A forest joint's warm start (rigid_tree.c): its equality rows start the
+ * substep from no impulse (the forest solves them exactly in every sweep),
+ * its axis rows (limits, motor, spring) from their last impulses. */
+VS_RPRIVATE void vs_rigid_tree_warm(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j);
 /* solver.rigid.geometric_stiffness (rigid_stiff.c): each forest body's
  * added rotational mass, from the forest joints' impulses of the substep hs
  * and their anchors in w->joint, into w->tree.gs_next; 1 when it differs

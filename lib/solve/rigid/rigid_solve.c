@@ -634,12 +634,15 @@ void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     const pass p = {1, 0, 0, 0, 0.0, 0.0};
     for (int32_t j = 0; j < m->n_joints; j++) /* the forest's joints are not coloured */
       if (w->tree.n_tree_joints && w->tree.in_tree[j] && !vs_rigid_joint_asleep(m, w, j))
-        vs_rigid_warm_joint(m, s, w, j);
+        vs_rigid_tree_warm(m, s, w, j);
     colored_pass(m, s, w, &p);
     return;
   }
-  for (int32_t j = 0; j < m->n_joints; j++) /* a sleeping island's joints keep their impulses */
-    if (!vs_rigid_joint_asleep(m, w, j)) vs_rigid_warm_joint(m, s, w, j);
+  for (int32_t j = 0; j < m->n_joints; j++) { /* a sleeping island's joints keep their impulses */
+    if (vs_rigid_joint_asleep(m, w, j)) continue;
+    if (w->tree.n_tree_joints && w->tree.in_tree[j]) vs_rigid_tree_warm(m, s, w, j);
+    else vs_rigid_warm_joint(m, s, w, j);
+  }
   /* in the sweeps' order (rigid_order.c): the same bits as identity order,
    * and consecutive manifolds share no moving body where the graph allows,
    * so the CPU overlaps them instead of waiting on body a's velocities */

@@ -21,15 +21,17 @@
  * -K made positive.  Here:
  * - -K's symmetric part per joint, (f . r) I - (r f^T + f r^T) / 2, has the
  *   eigenvalues (r . f + |r||f|) / 2 >= 0 along r^ - f^, (r . f - |r||f|) / 2
- *   <= 0 along r^ + f^ and r . f along r x f; its positive part (those that
- *   are not negative) is what stabilises, and is summed per body;
+ *   <= 0 along r^ + f^ and r . f along r x f; its absolute value (each
+ *   eigenvalue made positive) is summed per body: the positive ones are the
+ *   spring above, the negative ones a compressed link's buckling sideways,
+ *   which grows as fast and also blew up at 8 substeps (a chain's end mass
+ *   landing on the ground and the links behind it pushed into it);
  * - a share s of h^2 of it: a linear spring k with the mass I + s h^2 k is
  *   stable at a step h when h^2 k < 4 (I + s h^2 k), for every h and k
  *   exactly when s >= 1/4 (the trapezoidal rule's mass); with a stiffness
  *   that lags by a substep 1/4 is not enough, and s = 1/2 (STIFF_SHARE);
- * - f = P / h, P the joint's impulse of the substep (the warm start's at a
- *   step's start), so the added mass is s h times the positive part of
- *   -K(P);
+ * - f = P / h, P the joint's impulse of the substep (the last substep's
+ *   at a step's start), so the added mass is s h times |-K(P)|;
  * - only where the turning is fast for the substep: scaled by
  *   1 - 1 / rho, rho >= (omega h)^2 (below), none where rho <= 1;
  * - the first velocity solve of a substep solves (M + G) v+ = M v + J^T l
@@ -45,16 +47,16 @@
 /* (omega h)^2 below which a body's turning against its joints' pull is
  * left explicit (stable below 4; docs/physics.md, "Geometric stiffness") */
 #define STIFF_FREE 1.0
-/* The share of h^2 (-K)+ added: the linear bound's 1/4 (below) holds one
+/* The share of h^2 |-K| added: the linear bound's 1/4 (below) holds one
  * spring with a stiffness known at the substep's start, but P is the last
  * substep's impulse and lags a whipping chain's load: at 1/4 a 100-link
- * chain with a 1000:1 end mass still blew up at 8 substeps, and the
- * standard 50:1 chain at 2; at 1/2 both hold, for 6 % more of its swing's
- * energy lost in 10 s (868 J against 820 J, of 7,440 J). */
+ * chain with a 1000:1 end mass still blew up at 8 substeps (frame 183); at
+ * 1/2 it holds.  The 50:1 chain's swing then loses 870 J of its 7,440 J in
+ * 10 s, where it lost 756 J with the term off. */
 #define STIFF_SHARE 0.5
 
-/* Adds the positive part of -K's symmetric part for anchor r and force (or
- * impulse) f to G.  With L = |r||f| and q = |f| / |r| = L / (r . r), the
+/* Adds the absolute value of -K's symmetric part for anchor r and force
+ * (or impulse) f to G (its eigenvalues below, each made positive).  With L = |r||f| and q = |f| / |r| = L / (r . r), the
  * unit vector e along r^ + f^ (or r^ - f^) has
  *   e e^T = (q r r^T +- (r f^T + f r^T) + f f^T / q) / (2 (L +- r . f)),
  * so one square root does. */
@@ -62,17 +64,18 @@ static void anchor_term(const double r[3], const double f[3], double G[9]) {
   const double rr = vs_dot3(r, r), ff = vs_dot3(f, f), rf = vs_dot3(r, f);
   if (!(rr > 0 && ff > 0)) return;
   const double L = sqrt(rr * ff);
-  /* rf >= 0: -K's part less its negative eigenvalue (rf - L) / 2 along
-   * r^ + f^; rf < 0 (compressed): its positive one, (rf + L) / 2, along
-   * r^ - f^.  The entry (i, j) is
+  /* rf >= 0: -K's part with its negative eigenvalue (rf - L) / 2 along
+   * r^ + f^ turned positive (less twice it); rf < 0 (compressed): -K's part
+   * negated, plus twice its positive eigenvalue (rf + L) / 2 along r^ - f^.
+   * The entry (i, j) is
    *   kr r_i r_j + ks (r_i f_j + f_i r_j) + kf f_i f_j + kd [i == j] */
   double c, ks, kd;
   if (rf >= 0) {
-    c = -(rf - L) / (4.0 * (L + rf));
+    c = -(rf - L) / (2.0 * (L + rf));
     ks = c - 0.5, kd = rf;
   } else {
-    c = (rf + L) / (4.0 * (L - rf));
-    ks = -c, kd = 0.0;
+    c = (rf + L) / (2.0 * (L - rf));
+    ks = 0.5 - c, kd = -rf;
   }
   const double kr = c * (L / rr), kf = c * (L / ff);
   const double r0 = r[0], r1 = r[1], r2 = r[2], f0 = f[0], f1 = f[1], f2 = f[2];
@@ -86,11 +89,11 @@ static void anchor_term(const double r[3], const double f[3], double G[9]) {
   G[1] += g01, G[3] += g01, G[2] += g02, G[6] += g02, G[5] += g12, G[7] += g12;
 }
 
-/* The trace of the positive part of -K's symmetric part for anchor r and
- * impulse f: (3 r.f + |r||f|) / 2 in tension, (r.f + |r||f|) / 2 compressed. */
+/* The trace of the absolute value of -K's symmetric part for anchor r and
+ * impulse f: |r||f| + |r . f|. */
 static double anchor_trace(const double r[3], const double f[3]) {
   const double rf = vs_dot3(r, f), L = sqrt(vs_dot3(r, r) * vs_dot3(f, f));
-  return rf >= 0 ? 0.5 * (3.0 * rf + L) : 0.5 * (rf + L);
+  return L + fabs(rf);
 }
 
 /* Joint j's impulse on b through its anchor rows (on a: -P) into P; 0 for a
@@ -126,7 +129,7 @@ int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, doub
   memset(on, 0, (size_t)n + 1);
   /* Every forest joint, asleep or not (a sleeping joint keeps its impulse,
    * so the factor kept while it sleeps is the one it wakes with).  First
-   * the sum of the traces of -K(P)'s positive parts over each body's
+   * the sum of the traces of |-K(P)| over each body's
    * anchors: rho (below) is at most h I_min^-1 times it, and a body whose
    * bound is not above STIFF_FREE gets nothing without its terms being
    * formed. */

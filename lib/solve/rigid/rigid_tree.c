@@ -632,6 +632,20 @@ static void tree_solve(vs_rtree *t) {
 }
 #undef EDGE_SIZES_
 
+void vs_rigid_tree_warm(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int32_t j) {
+  /* The forest's solve makes J v = 0 exactly in every sweep, whatever the
+   * velocities it starts from, so its rows need no warm start; applied
+   * again, the last substep's impulses were a kick that the sweeps had to
+   * take back against the contacts' own: after an impact (a chain's end
+   * mass on the ground) the two fed each other, and the chain blew up
+   * within a frame (docs/physics.md, "Joints").  Their accumulators restart
+   * from zero: at the substep's end they hold its impulse. */
+  int d = vs_rjoint_rows(m->joint_kind[j]);
+  memset(&s->joint_impulse[3 * (size_t)j], 0, sizeof(double) * (size_t)(d < 3 ? d : 3));
+  if (d > 3) memset(&s->joint_more[VS_RJOINT_MORE * (size_t)j], 0, sizeof(double) * (size_t)(d - 3));
+  vs_rjoint_warm_axis(m, s, w, j);
+}
+
 /* Whether body b moves (a node of the tree may touch the ground side). */
 static const double *moving(const vs_rmodel *m, int32_t b, const double *x) {
   /* a kinematic body is ground that moves: its velocities are on the right-hand side */
