@@ -315,6 +315,21 @@ static inline void cu_expect_equal(const char *a, const char *b) {
   cu_free(&p);
 }
 
+/* Scene `scene` (in the test's directory) run on 1 and 3 threads, and run to
+ * frame `stop` then resumed to `total` (its whole length) on 2 threads:
+ * all three files equal, bit for bit. */
+static inline void cu_expect_same_bits(const char *scene, const char *stop, const char *total) {
+  cu_run_ok(scene, "sb1.h5", "--threads", "1", NULL, NULL);
+  cu_run_ok(scene, "sb3.h5", "--threads", "3", NULL, NULL);
+  cu_expect_equal("sb1.h5", "sb3.h5");
+  cu_run_ok(scene, "sbr.h5", "--frames", stop, NULL, NULL);
+  cu_proc p = cu_vsim(tu_dir(), "run", "--resume", "sbr.h5", "--frames", total, "-q", "--threads", "2",
+                      (char *)NULL);
+  CU_EXPECT_CODE(p, 0);
+  cu_free(&p);
+  cu_expect_equal("sb1.h5", "sbr.h5");
+}
+
 /* Case i of a table of bad scenes: YAML written to bad.yaml in the test's
  * directory, `vsim run bad.yaml -o bad.h5` (with `--set SET` unless set is
  * NULL) exits 2 with msg on stderr and leaves nothing but bad.yaml. */

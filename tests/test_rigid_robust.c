@@ -74,25 +74,27 @@ static double energy(const vs_model *m, const vs_state *s) {
   return e;
 }
 
-/* A chain of n boxes 0.1 x 0.3 x 0.1 on a 0.4 m pitch, each joined to the
- * next by a ball joint in the middle of the gap, the first hung from the
- * world; the last `end` times heavier.  Hanging (along -y) or horizontal. */
 static char *chain_yaml(int n, double end, int horizontal, const char *extra) {
-  size_t cap = 4096 + 256 * (size_t)n;
-  char *y = malloc(cap);
-  size_t k = (size_t)snprintf(y, cap, "time: {dt: 1/60, frames: 1}\n%sbodies:\n", extra);
-  for (int i = 0; i < n; i++) {
-    double c = 0.4 * i + 0.2;
-    k += (size_t)snprintf(y + k, cap - k,
-                          "  - rigid: {name: l%d, size: [%s], position: [%g, %g, 0], mass: %g}\n", i,
-                          horizontal ? "0.3, 0.1, 0.1" : "0.1, 0.3, 0.1", horizontal ? c : 0.0,
-                          horizontal ? 0.0 : -c, i == n - 1 ? end : 1.0);
+  return tu_chain_yaml(n, end, horizontal, "ball", extra);
+}
+
+/* A chain of n links with an `end`:1 end mass released from horizontal
+ * swings for `frames` frames: its joints within max_gap, its energy not
+ * growing (it may only be lost), and it did swing. */
+static void swings_intact(int n, double end, int frames, double max_gap) {
+  char *y = chain_yaml(n, end, 1, "");
+  tu_sim r = tu_sim_new(y);
+  double e0 = energy(r.m, r.s), gap = 0, emax = e0;
+  for (int f = 0; f < frames; f++) {
+    tu_sim_steps(&r, 1);
+    gap = fmax(gap, joint_gap(r.m, r.s));
+    emax = fmax(emax, energy(r.m, r.s));
   }
-  k += (size_t)snprintf(y + k, cap - k, "constraints:\n  - ball: {a: l0, b: world, at: [0, 0, 0]}\n");
-  for (int i = 1; i < n; i++)
-    k += (size_t)snprintf(y + k, cap - k, "  - ball: {a: l%d, b: l%d, at: [%g, %g, 0]}\n", i - 1, i,
-                          horizontal ? 0.4 * i : 0.0, horizontal ? 0.0 : -0.4 * i);
-  return y;
+  ck_assert_msg(gap < max_gap, "joint separation %g m", gap);
+  ck_assert_msg(emax < e0 + 1e-3 * fabs(e0) + 1e-6, "energy grew from %g to %g J", e0, emax);
+  ck_assert_msg(max_speed(r.m, r.s) > 1.0, "the chain did not swing");
+  tu_sim_free(&r);
+  free(y);
 }
 
 /* A 20-link chain with a 50:1 end mass hangs at rest: not a micrometre of
@@ -115,21 +117,7 @@ END_TEST
 
 /* The same chain released from horizontal swings down and whips: the joints
  * hold to 0.1 mm and the energy does not grow (it may only be lost). */
-START_TEST(chain_swings_without_coming_apart) {
-  char *y = chain_yaml(20, 50.0, 1, "");
-  tu_sim r = tu_sim_new(y);
-  double e0 = energy(r.m, r.s), gap = 0, emax = e0;
-  for (int f = 0; f < 360; f++) {
-    tu_sim_steps(&r, 1);
-    gap = fmax(gap, joint_gap(r.m, r.s));
-    emax = fmax(emax, energy(r.m, r.s));
-  }
-  ck_assert_msg(gap < 1e-4, "joint separation %g m", gap);
-  ck_assert_msg(emax < e0 + 1e-3 * fabs(e0) + 1e-6, "energy grew from %g to %g J", e0, emax);
-  ck_assert_msg(max_speed(r.m, r.s) > 1.0, "the chain did not swing");
-  tu_sim_free(&r);
-  free(y);
-}
+START_TEST(chain_swings_without_coming_apart) { swings_intact(20, 50.0, 360, 1e-4); }
 END_TEST
 
 /* A 30-link chain with a 200:1 end mass released from horizontal: its
@@ -141,22 +129,10 @@ END_TEST
  * within a micrometre and its energy not growing, and a chain that is not
  * stiff keeps its bits (docs/physics.md, "Geometric stiffness"). */
 START_TEST(heavy_end_chain_holds_by_its_geometric_stiffness) {
-  char *y = chain_yaml(30, 200.0, 1, "");
-  tu_sim r = tu_sim_new(y);
-  double e0 = energy(r.m, r.s), gap = 0, emax = e0;
-  for (int f = 0; f < 480; f++) {
-    tu_sim_steps(&r, 1);
-    gap = fmax(gap, joint_gap(r.m, r.s));
-    emax = fmax(emax, energy(r.m, r.s));
-  }
-  ck_assert_msg(gap < 1e-6, "joint separation %g m", gap);
-  ck_assert_msg(emax < e0 + 1e-3 * fabs(e0) + 1e-6, "energy grew from %g to %g J", e0, emax);
-  ck_assert_msg(max_speed(r.m, r.s) > 1.0, "the chain did not swing");
-  tu_sim_free(&r);
-  free(y);
+  swings_intact(30, 200.0, 480, 1e-6);
   /* the same chain with the joints' directions those of the substep's start */
-  y = chain_yaml(30, 200.0, 1, "solver: {rigid: {geometric_stiffness: false}}\n");
-  r = tu_sim_new(y);
+  char *y = chain_yaml(30, 200.0, 1, "solver: {rigid: {geometric_stiffness: false}}\n");
+  tu_sim r = tu_sim_new(y);
   vs_status st = VS_OK;
   int f = 0;
   for (; f < 480 && st == VS_OK; f++) {
@@ -194,51 +170,35 @@ END_TEST
  * take back against the contacts' own, and the links pushed into the end
  * mass buckled faster than a substep could follow.  Now it lands and comes
  * apart by less than 10 micrometres. */
-START_TEST(chain_lands_on_the_ground_in_one_piece) {
-  char *y = chain_yaml(30, 50.0, 1,
-                       "world: {colliders: [{plane: {point: [0, -10, 0], friction: 0.5}}]}\n");
+/* A chain (joint: ball or hinge; n links, `end`:1) released from horizontal
+ * with the ground `drop` m below its pivot, `frames` frames: its joints
+ * within max_gap and no body faster than 20 m/s. */
+static void lands_intact(const char *joint, int n, double end, double drop, int frames,
+                         double max_gap) {
+  char head[128];
+  snprintf(head, sizeof head, "world: {colliders: [{plane: {point: [0, %g, 0], friction: 0.5}}]}\n",
+           -drop);
+  char *y = tu_chain_yaml(n, end, 1, joint, head);
   tu_sim r = tu_sim_new(y);
   double gap = 0, speed = 0;
-  for (int f = 0; f < 240; f++) {
+  for (int f = 0; f < frames; f++) {
     tu_sim_steps(&r, 1);
     gap = fmax(gap, joint_gap(r.m, r.s));
     speed = fmax(speed, max_speed(r.m, r.s));
   }
-  ck_assert_msg(gap < 1e-5, "joint separation %g m", gap);
-  ck_assert_msg(speed < 20.0, "a body reached %g m/s (the fall gives 14)", speed);
+  ck_assert_msg(gap < max_gap, "%s chain: joint separation %g m", joint, gap);
+  ck_assert_msg(speed < 20.0, "%s chain: a body reached %g m/s (the fall gives 14)", joint, speed);
   tu_sim_free(&r);
   free(y);
+}
+
+START_TEST(chain_lands_on_the_ground_in_one_piece) {
+  lands_intact("ball", 30, 50.0, 10.0, 240, 1e-5);
   /* make bench-rigid's chain of 50 hinged links (10:1) released 5 m above
    * the ground: its middle sweeps along the ground at 11 m/s; with the
    * forest warm-started it blew up 1 s in, whatever its geometric
    * stiffness */
-  size_t cap = 16384, k = 0;
-  y = malloc(cap);
-  ck_assert_ptr_nonnull(y);
-  k += (size_t)snprintf(y + k, cap - k,
-                        "time: {dt: 1/60, frames: 1}\nworld: {colliders: [{plane: {point: [0, -5, "
-                        "0], friction: 0.5}}]}\nbodies:\n");
-  for (int i = 0; i < 50; i++)
-    k += (size_t)snprintf(y + k, cap - k,
-                          "  - rigid: {name: l%d, size: [0.3, 0.1, 0.1], position: [%g, 0, 0], "
-                          "mass: %g}\n",
-                          i, 0.4 * i + 0.2, i == 49 ? 10.0 : 1.0);
-  k += (size_t)snprintf(y + k, cap - k,
-                        "constraints:\n  - hinge: {a: l0, b: world, at: [0, 0, 0], axis: [0, 0, 1]}\n");
-  for (int i = 1; i < 50; i++)
-    k += (size_t)snprintf(y + k, cap - k, "  - hinge: {a: l%d, b: l%d, at: [%g, 0, 0], axis: [0, 0, 1]}\n",
-                          i, i - 1, 0.4 * i);
-  r = tu_sim_new(y);
-  gap = 0, speed = 0;
-  for (int f = 0; f < 180; f++) {
-    tu_sim_steps(&r, 1);
-    gap = fmax(gap, joint_gap(r.m, r.s));
-    speed = fmax(speed, max_speed(r.m, r.s));
-  }
-  ck_assert_msg(gap < 1e-6, "hinged chain: joint separation %g m", gap);
-  ck_assert_msg(speed < 20.0, "hinged chain: a body reached %g m/s", speed);
-  tu_sim_free(&r);
-  free(y);
+  lands_intact("hinge", 50, 10.0, 5.0, 180, 1e-6);
 }
 END_TEST
 

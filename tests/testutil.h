@@ -81,6 +81,33 @@ typedef struct tu_sim {
   vs_state *s;
 } tu_sim;
 
+/* A chain of n boxes 0.1 x 0.3 x 0.1 on a 0.4 m pitch (make bench-rigid's
+ * chains), each joined to the next by a `joint` (ball, or hinge about z) in
+ * the middle of the gap, the first hung from the world at the origin; the
+ * last `end` times heavier.  Hanging (along -y) or horizontal (along +x);
+ * head: scene text before `bodies:` (a world, a solver).  Free it. */
+static inline char *tu_chain_yaml(int n, double end, int horizontal, const char *joint,
+                                  const char *head) {
+  size_t cap = 4096 + 256 * (size_t)n;
+  char *y = malloc(cap);
+  ck_assert_ptr_nonnull(y);
+  const char *axis = strcmp(joint, "hinge") ? "" : ", axis: [0, 0, 1]";
+  size_t k = (size_t)snprintf(y, cap, "time: {dt: 1/60, frames: 1}\n%sbodies:\n", head);
+  for (int i = 0; i < n; i++) {
+    double c = 0.4 * i + 0.2;
+    k += (size_t)snprintf(y + k, cap - k,
+                          "  - rigid: {name: l%d, size: [%s], position: [%g, %g, 0], mass: %g}\n", i,
+                          horizontal ? "0.3, 0.1, 0.1" : "0.1, 0.3, 0.1", horizontal ? c : 0.0,
+                          horizontal ? 0.0 : -c, i == n - 1 ? end : 1.0);
+  }
+  k += (size_t)snprintf(y + k, cap - k, "constraints:\n  - %s: {a: l0, b: world, at: [0, 0, 0]%s}\n",
+                        joint, axis);
+  for (int i = 1; i < n; i++)
+    k += (size_t)snprintf(y + k, cap - k, "  - %s: {a: l%d, b: l%d, at: [%g, %g, 0]%s}\n", joint, i - 1,
+                          i, horizontal ? 0.4 * i : 0.0, horizontal ? 0.0 : -0.4 * i, axis);
+  return y;
+}
+
 static inline tu_sim tu_sim_new(const char *yaml) {
   tu_sim r;
   r.scene = tu_scene(yaml);

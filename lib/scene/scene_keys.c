@@ -405,13 +405,10 @@ const sk_row vs_sk_rows[] = {
             "a 20-cube stack and a 100:1 pair at dt 1/60: cheaper than more iterations for the same "
             "stiffness)"},
     {"geometric_stiffness", RS(geometric_stiffness), .type = SK_BOOL, .def = "true",
-     .doc = "the joints of a chain or tree feel how their anchor forces turn when the bodies "
-            "turn (the joints' geometric stiffness, Andrews et al. 2017: where a body turns "
-            "fast for its substep against them, half of it is added to its rotational mass): "
-            "a light link between heavy loads stays stable at any substep, and its fast "
-            "swings are damped; other bodies are untouched; false: the forces' directions are "
-            "those of the substep's start (a 50-link chain with a 100:1 end mass released "
-            "from horizontal then blows up at 8 and 16 substeps)"},
+     .doc = "joints of a chain or tree feel how their pull turns as their bodies turn (geometric "
+            "stiffness, Andrews et al. 2017) where that is fast for the substep, so a light link "
+            "between heavy loads stays stable; false: the pull keeps the substep's first direction "
+            "(a 50-link chain with a 100:1 end mass then blows up at 8 and 16 substeps)"},
     {"sleep", RS(sleep), .type = SK_BOOL, .def = "true",
      .doc = "a body at rest -- its fastest point slower than 0.01 m/s, pushed by a contact or "
             "a joint (or exactly still), none of its contacts sliding -- for 0.5 s, with all the bodies it touches "
