@@ -76,6 +76,7 @@ typedef struct rbm {
   double flip_t;       /* spin: first flip, s (NAN: none) */
   int phase;           /* bounce: 0 falling, 1 rising after the first bounce, 2 done */
   double apex;         /* bounce: highest centre after the first bounce */
+  double e_start;      /* joints: kinetic plus potential energy at the start */
 } rbm;
 
 /* Row-major rotation matrix of q = (w, x, y, z); its columns are the body axes. */
@@ -162,6 +163,21 @@ static inline void rbm_joint_angles(const vs_rmodel *rm, int32_t j, const double
   *swing = atan2(rbm_len(n), ua[0] * ub[0] + ua[1] * ub[1] + ua[2] * ub[2]);
 }
 
+/* Kinetic plus gravity's potential energy of the moving bodies (joints:
+ * what a swing keeps; an exact solution keeps all of it). */
+static inline double rbm_energy(const rbm *r, const double *x, const double *q, const double *v,
+                                const double *w) {
+  const double *g = r->m->gravity;
+  double e = 0;
+  for (int32_t i = 0; i < r->n; i++) {
+    if (rbm_fixed(r, i)) continue;
+    const double *p = x + 3 * (size_t)i;
+    e += rbm_body_energy(r, i, q + 4 * (size_t)i, v + 3 * (size_t)i, w + 3 * (size_t)i, NULL) -
+         r->m->rigid_mass[i] * (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]);
+  }
+  return e;
+}
+
 static inline void rbm_keep(rbm *r, const double *x, const double *q, const double *v, const double *w) {
   size_t n = (size_t)r->n;
   memcpy(r->xl, x, 3 * n * sizeof(double));
@@ -189,6 +205,7 @@ static inline int rbm_init(rbm *r, const vs_model *m, const char *scene, int64_t
   memcpy(r->x0, x, 3 * (size_t)r->n * sizeof(double));
   rbm_keep(r, x, q, v, w);
   r->flip_t = NAN;
+  if (r->kind == RBM_JOINTS) r->e_start = rbm_energy(r, x, q, v, w);
   if (r->kind == RBM_SPIN && r->n > 0) {
     r->e0 = rbm_body_energy(r, 0, q, v, w, r->l0);
     r->l0len = rbm_len(r->l0);
@@ -345,6 +362,7 @@ static inline void rbm_print(const rbm *r, FILE *out) {
     case RBM_JOINTS:
       rbm_num(out, "max_joint_sep_m", r->max_sep, &first);
       rbm_num(out, "max_speed_mps", r->max_speed, &first);
+      rbm_num(out, "energy_lost_j", r->e_start - rbm_energy(r, r->xl, r->ql, r->vl, r->wl), &first);
       break;
     case RBM_STACK: {
       double dx = r->xl[3 * t] - r->x0[3 * t], dz = r->xl[3 * t + 2] - r->x0[3 * t + 2];

@@ -6,9 +6,10 @@
  * (vs_step; the measuring after each frame is outside the clock, and no file
  * is written) and the metrics of bench/rigid_metrics.h.
  *
- *   build/bench/rigid_scenes SCENE.yaml [--frames N] [--trace K]
+ *   build/bench/rigid_scenes SCENE.yaml [--frames N] [--trace K] [--set KEY=VALUE]...
  *
- * --trace K prints body K's centre and velocities after every frame on stderr.
+ * --trace K prints body K's centre and velocities after every frame on stderr;
+ * --set overrides a scene key as `vsim run --set` does (at most 8).
  * A run that vs_step fails (a body not finite, or faster than
  * solver.runaway_speed), or whose bodies the metrics find not finite, stops
  * there and says "blew up" with the frame and the reason; the metrics are
@@ -24,11 +25,15 @@ int main(int argc, char **argv) {
   const char *path = NULL;
   long long frames = -1;
   int trace = -1;
+  vs_override ov[9];
+  size_t n_ov = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--trace") && i + 1 < argc)
       trace = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
       frames = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc && n_ov < 9)
+      ov[n_ov++].text = argv[++i];
     else if (!path && argv[i][0] != '-')
       path = argv[i];
     else {
@@ -37,19 +42,19 @@ int main(int argc, char **argv) {
     }
   }
   if (!path || frames == 0 || frames < -1) {
-    fprintf(stderr, "usage: rigid_scenes SCENE.yaml [--frames N] [--trace K]\n");
+    fprintf(stderr, "usage: rigid_scenes SCENE.yaml [--frames N] [--trace K] [--set KEY=VALUE]...\n");
     return 2;
   }
   char set[64];
   snprintf(set, sizeof set, "time.frames=%lld", frames);
-  vs_override ov = {set};
+  ov[0].text = set;
   vs_error err;
   memset(&err, 0, sizeof err);
   vs_scene *sc = NULL;
   vs_model *m = NULL;
   vs_state *s = NULL;
   char buf[2048];
-  if (vs_scene_load_file(path, &ov, frames > 0 ? 1 : 0, &sc, &err) != VS_OK ||
+  if (vs_scene_load_file(path, frames > 0 ? ov : ov + 1, frames > 0 ? n_ov : n_ov - 1, &sc, &err) != VS_OK ||
       vs_model_build(sc, &m, &err) != VS_OK || vs_state_create(m, &s, &err) != VS_OK) {
     fprintf(stderr, "rigid_scenes: %s\n", vs_error_format(&err, buf, sizeof buf));
     return 1;

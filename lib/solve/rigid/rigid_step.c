@@ -20,6 +20,7 @@
  * state), by exact rotations about the principal axes (integrate_positions
  * below; in a step where no row acts, rotate_step turns a body by the
  * whole step at once). */
+#include <math.h>
 #include <string.h>
 
 #include "solve/rigid/rigid.h"
@@ -94,11 +95,36 @@ static void rotate_free(double q[4], double Lb[3], const double ii[3], double h)
  * from the step's start to its end.  That is 4 nsub + 1 turns and one
  * change of frame where rotate_free takes 5 nsub and nsub (a free spinning
  * box's step: 30 % less time); with one substep it is rotate_free. */
-static void rotate_step(double q[4], double av[3], const double ii[3], double h, int32_t nsub) {
+/* The largest turn (rad) of one of a free step's sub-flows: with the
+ * substeps' own turns (one of h / nsub) a slowly spinning body takes as many
+ * turns as a fast one.  A step of nsub substeps that nothing touches is
+ * taken in nt <= nsub equal turns instead, the fewest that keep every
+ * body-axis turn within this bound: |w| <= |L| max(1 / I_k) bounds the spin
+ * for the whole step (L is constant).  At 0.1 rad the splitting's energy
+ * error is below 1e-4 and a flip's time within 0.2 % of Euler's equations
+ * (docs/physics.md, "Free rotation"); a spin fast enough for nsub turns
+ * gets nsub, as before. */
+#define FREE_TURN_MAX 0.05
+
+/* The free step's number of turns for the body-frame momentum lb (see
+ * FREE_TURN_MAX), at least 1, at most nsub. */
+static int32_t free_turns(const double lb[3], const double ii[3], double h, int32_t nsub) {
+  double imax = ii[0] > ii[1] ? ii[0] : ii[1];
+  imax = imax > ii[2] ? imax : ii[2];
+  double turn = sqrt(lb[0] * lb[0] + lb[1] * lb[1] + lb[2] * lb[2]) * imax * h * nsub;
+  for (int32_t nt = 1; nt < nsub; nt++)
+    if (turn <= FREE_TURN_MAX * (double)nt) return nt;
+  return nsub;
+}
+
+static void rotate_step(double q[4], double av[3], const double ii[3], double h, int32_t nsub,
+                        double step) {
   double R[9], lb[3];
   vs_quat_to_mat(q, R);
   vs_mat3_mul_t(R, av, lb);
   for (int k = 0; k < 3; k++) lb[k] /= ii[k];
+  int32_t nt = free_turns(lb, ii, h, nsub);
+  if (nt < nsub) h = step / (double)nt, nsub = nt; /* (else the substeps' h, bit for bit) */
   rotate_axis(q, lb, 0, 0.5 * h * lb[0] * ii[0]);
   for (int32_t sub = 0; sub < nsub; sub++) {
     rotate_axis(q, lb, 1, 0.5 * h * lb[1] * ii[1]);
@@ -144,7 +170,7 @@ static void integrate_positions(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, d
       continue;
     }
     if (free_nsub) { /* a free step: the whole step's turn in its first substep */
-      if (sub == 0) rotate_step(q, av, ii, hs, free_nsub);
+      if (sub == 0) rotate_step(q, av, ii, hs, free_nsub, w->h);
       continue;
     }
     double R[9], lb[3], L[3];
