@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "rigid_metrics.h"
+#include "solve/solve.h"
 
 int main(int argc, char **argv) {
   const char *path = NULL;
@@ -87,13 +88,17 @@ int main(int argc, char **argv) {
       break;
     }
   }
+  int asleep = 0; /* bodies asleep in the last step (Bullet's line says the same) */
+  const struct vs_rwork *rw = s->scratch ? s->scratch->rigid : NULL;
+  for (int32_t i = 0; rw && i < m->n_rigid; i++)
+    asleep += isfinite(m->rigid_mass[i]) && rw->asleep[i];
   printf("{\"engine\": \"vsim\", \"version\": \"%s\", \"scene\": \"", vs_version());
   rbm_str(stdout, sc->name);
   printf("\", \"bodies\": %d, \"joints\": %d, \"frames\": %lld, \"frames_done\": %lld, "
          "\"dt\": %.17g, \"rigid_iterations\": %d, \"rigid_substeps\": %d, "
-         "\"ms_per_frame\": %.6f, \"status\": \"%s\", \"blew_frame\": %lld, \"why\": \"",
+         "\"asleep_at_end\": %d, \"ms_per_frame\": %.6f, \"status\": \"%s\", \"blew_frame\": %lld, \"why\": \"",
          m->n_rigid, m->n_rjoints, (long long)m->frames, (long long)f, m->dt,
-         m->priv->rigid->set.iterations, m->priv->rigid->set.substeps, f > 0 ? 1e3 * cpu / (double)f : 0.0,
+         m->priv->rigid->set.iterations, m->priv->rigid->set.substeps, asleep, f > 0 ? 1e3 * cpu / (double)f : 0.0,
          r.blew ? "blew up" : "ok", (long long)(r.blew ? r.blew_frame : -1));
   rbm_str(stdout, why ? why : "");
   printf("\", \"metrics\": {");
