@@ -376,10 +376,12 @@ VS_RPRIVATE int vs_rigid_stiffness(const vs_rmodel *m, const vs_rstate *s, vs_rw
 /* The term -G w of each awake forest body's angular rows on the right-hand
  * side of a substep's first velocity solve (rigid_stiff.c). */
 VS_RPRIVATE void vs_rigid_stiffness_rhs(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w);
-/* The displacement that closes the tree joints' position errors (first order). */
-/* posed: w->tree.rot already holds the pose of s (vs_rigid_prepare_joints
- * and nothing moved since).  Nothing moves, and 0 is returned, when no
- * error row exceeds tol in magnitude (m or rad); else 1. */
+/* The displacement that closes the tree joints' position errors (first
+ * order), shortened where it would turn a body by more than the linear
+ * rows can follow (rigid_tree.c, TREE_TURN_MAX).  posed: w->tree.rot
+ * already holds the pose of s (vs_rigid_prepare_joints and nothing moved
+ * since).  Nothing moves, and 0 is returned, when no error row exceeds tol
+ * in magnitude (m or rad); else 1. */
 VS_RPRIVATE int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
                                        double tol);
 
