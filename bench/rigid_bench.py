@@ -85,6 +85,18 @@ ROWS = [
       ("max_hinge_axis_deg", "largest angle between a hinge's axes (deg; ideal 0)"),
       ("final_ke_j", "kinetic energy at the end (J; at rest: 0)"),
       ("final_max_speed_mps", "fastest body at the end (m/s; at rest: 0)")]),
+    ("12", "cradle", "Newton's cradle: 5 spheres on ball joints, restitution 1, the first "
+     "released from 60 degrees", 3, 3,
+     [("apex_ratio", "last ball's rise / first ball's drop (ideal 1)"),
+      ("middle_max_speed_mps", "fastest of the three between, to then (m/s; ideal 0)"),
+      ("first_ball_after_mps", "first ball's speed then (m/s; ideal 0)")]),
+    ("12", "slip_to_roll", "sphere sliding at 5 m/s without spin, friction 0.3", 2, 2,
+     [("roll_start_s", "rolls from (s; ideal 0.485)"),
+      ("speed_ratio", "final speed / (5/7 v0) (ideal 1)"),
+      ("final_slip_mps", "contact point's final speed (m/s; ideal 0)")]),
+    ("12", "incline", "two crates on a 30 degree plane, friction tan 30 +- 0.01", 2, 2,
+     [("stick_drift_m", "sticking crate's drift (m; ideal 0)"),
+      ("slide_ratio", "sliding crate's path / (g (sin - mu cos) t^2 / 2) (ideal 1)")]),
 ]
 DT = 1.0 / 60.0
 

@@ -38,6 +38,9 @@ typedef enum rbm_kind {
   RBM_WALL,       /* wall_tunnel */
   RBM_PILE,       /* convex_pile */
   RBM_RAGDOLL,    /* ragdoll_pile */
+  RBM_CRADLE,     /* cradle */
+  RBM_ROLL,       /* slip_to_roll */
+  RBM_INCLINE,    /* incline */
   RBM_OTHER
 } rbm_kind;
 
@@ -51,6 +54,9 @@ static inline rbm_kind rbm_kind_of(const char *name) {
   if (!strcmp(name, "wall_tunnel")) return RBM_WALL;
   if (!strcmp(name, "convex_pile")) return RBM_PILE;
   if (!strcmp(name, "ragdoll_pile")) return RBM_RAGDOLL;
+  if (!strcmp(name, "cradle")) return RBM_CRADLE;
+  if (!strcmp(name, "slip_to_roll")) return RBM_ROLL;
+  if (!strcmp(name, "incline")) return RBM_INCLINE;
   return RBM_OTHER;
 }
 
@@ -77,6 +83,9 @@ typedef struct rbm {
   int phase;           /* bounce: 0 falling, 1 rising after the first bounce, 2 done */
   double apex;         /* bounce: highest centre after the first bounce */
   double e_start;      /* joints: kinetic plus potential energy at the start */
+  double middle;       /* cradle: the balls between, fastest until the last one's apex */
+  double first_after;  /* cradle: the first ball's speed at the last one's apex */
+  double roll_t;       /* slip_to_roll: the first time the contact point is still (NAN: never) */
 } rbm;
 
 /* Row-major rotation matrix of q = (w, x, y, z); its columns are the body axes. */
@@ -205,6 +214,7 @@ static inline int rbm_init(rbm *r, const vs_model *m, const char *scene, int64_t
   memcpy(r->x0, x, 3 * (size_t)r->n * sizeof(double));
   rbm_keep(r, x, q, v, w);
   r->flip_t = NAN;
+  r->roll_t = NAN;
   if (r->kind == RBM_JOINTS) r->e_start = rbm_energy(r, x, q, v, w);
   if (r->kind == RBM_SPIN && r->n > 0) {
     r->e0 = rbm_body_energy(r, 0, q, v, w, r->l0);
@@ -323,6 +333,22 @@ static inline int rbm_frame(rbm *r, int64_t f, const double *x, const double *q,
     int k = r->axis;
     double d = R[k] * r->l0[0] + R[3 + k] * r->l0[1] + R[6 + k] * r->l0[2];
     if (d * r->sign0 < 0) r->flip_t = (double)f * r->dt;
+  }
+  if (r->kind == RBM_CRADLE && r->n > 2 && r->phase < 2) {
+    /* phase 0: until the last ball moves; 1: until it turns back (its apex) */
+    const double *vl = v + 3 * (size_t)(r->n - 1);
+    if (r->phase == 0 && rbm_len(vl) > 0.05) r->phase = 1;
+    for (int32_t i = 1; i + 1 < r->n; i++)
+      if (rbm_len(v + 3 * (size_t)i) > r->middle) r->middle = rbm_len(v + 3 * (size_t)i);
+    if (r->phase == 1) {
+      if (x[3 * (size_t)(r->n - 1) + 1] > r->apex) r->apex = x[3 * (size_t)(r->n - 1) + 1];
+      if (vl[0] <= 0) r->phase = 2, r->first_after = rbm_len(v);
+    }
+  }
+  if (r->kind == RBM_ROLL && r->n > 0 && isnan(r->roll_t)) {
+    /* the contact point's velocity v + w x (0, -rad, 0) */
+    double rad = m->rigid_size[0], cv[3] = {v[0] + w[2] * rad, v[1], v[2] - w[0] * rad};
+    if (rbm_len(cv) < 0.01) r->roll_t = (double)f * r->dt;
   }
   if (r->kind == RBM_BOUNCE && r->n > 0) {
     if (r->phase == 0 && v[1] > 0) r->phase = 1;
@@ -443,6 +469,39 @@ static inline void rbm_print(const rbm *r, FILE *out) {
       rbm_num(out, "max_hinge_axis_deg", r->max_axis * deg, &first);
       rbm_num(out, "final_ke_j", ke, &first);
       rbm_num(out, "final_max_speed_mps", vmax, &first);
+      break;
+    }
+    case RBM_CRADLE: {
+      /* the last ball's rise over the first one's drop, both from rest height */
+      double drop = r->x0[1] - r->x0[3 * (size_t)t + 1];
+      rbm_num(out, "apex_ratio", r->phase ? (r->apex - r->x0[3 * (size_t)t + 1]) / drop : 0.0, &first);
+      rbm_num(out, "middle_max_speed_mps", r->middle, &first);
+      rbm_num(out, "first_ball_after_mps", r->phase == 2 ? r->first_after : NAN, &first);
+      break;
+    }
+    case RBM_ROLL: {
+      const double *v0 = m->rigid_v0, *g = m->gravity;
+      double mu = m->n_colliders > 0 ? sqrt(m->priv->rigid->friction[0] * m->colliders[0].friction) : NAN;
+      double rad = m->rigid_size[0];
+      double cv[3] = {r->vl[0] + r->wl[2] * rad, r->vl[1], r->vl[2] - r->wl[0] * rad};
+      rbm_num(out, "roll_start_s", r->roll_t, &first);
+      rbm_num(out, "roll_start_ideal_s", 2.0 * rbm_len(v0) / (7.0 * mu * rbm_len(g)), &first);
+      rbm_num(out, "speed_ratio", rbm_len(r->vl) / (5.0 / 7.0 * rbm_len(v0)), &first);
+      rbm_num(out, "final_slip_mps", rbm_len(cv), &first);
+      break;
+    }
+    case RBM_INCLINE: {
+      /* crate 0 sticks; crate 1 slides: its path against g (sin th - mu cos th) t^2 / 2 */
+      double d0[3], d1[3];
+      for (int k = 0; k < 3; k++)
+        d0[k] = r->xl[k] - r->x0[k], d1[k] = n > 1 ? r->xl[3 + k] - r->x0[3 + k] : NAN;
+      const double *g = m->gravity, *nn = m->n_colliders > 0 ? m->colliders[0].b : NULL;
+      double gl = rbm_len(g), cth = nn ? -(g[0] * nn[0] + g[1] * nn[1] + g[2] * nn[2]) / gl : NAN;
+      double sth = sqrt(1.0 - cth * cth), T = (double)r->done * r->dt;
+      double mu = n > 1 && nn ? sqrt(m->priv->rigid->friction[1] * m->colliders[0].friction) : NAN;
+      double want = 0.5 * gl * (sth - mu * cth) * T * T;
+      rbm_num(out, "stick_drift_m", rbm_len(d0), &first);
+      rbm_num(out, "slide_ratio", rbm_len(d1) / want, &first);
       break;
     }
     case RBM_OTHER:

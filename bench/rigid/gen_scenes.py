@@ -14,6 +14,7 @@ The scene's `name` picks its metrics there.  Deterministic: the same script
 writes the same bytes; numbers are written with repr() so they read back as
 the doubles computed here.
 """
+import math
 import os
 import sys
 
@@ -336,3 +337,56 @@ def ragdolls():
 
 
 ragdolls()
+
+# 12: the textbook cases the issue names beside the table.
+# Newton's cradle: 5 spheres of r 0.1 m (1 kg), each hung 1 m below its own
+# pivot by a ball joint, touching in a row along x, restitution 1, no
+# friction; the first pulled out to 60 degrees and released.  Ideal: it
+# stops at the impact (3.13 m/s), the last rises to the first one's height
+# (0.5 m), the three between stay still.
+R_CR, L_CR, N_CR = 0.1, 1.0, 5
+bodies, cons = [], []
+for i in range(N_CR):
+    px = 2 * R_CR * i
+    pos = (px - L_CR * math.sin(math.radians(60)), 1.0 - L_CR * math.cos(math.radians(60)), 0) \
+        if i == 0 else (px, 1.0 - L_CR, 0)
+    bodies.append(rigid("b%d" % i, pos, shape="sphere", radius=R_CR, mass=1.0, friction=0.0,
+                        restitution=1.0))
+    cons.append(ball("b%d" % i, "world", (px, 1.0, 0)))
+write("cradle", [
+    "Newton's cradle: 5 spheres of r 0.1 m (1 kg) each hung 1 m below its pivot by",
+    "a ball joint, touching in a row, restitution 1, no friction; the first",
+    "pulled out to 60 degrees and released, 3 s.  Ideal: the last rises to the",
+    "first one's height (0.5 m above rest), the three between stay still."],
+    180, bodies, cons)
+
+# Slip to roll: a solid sphere (r 0.2 m, 1 kg) sent sliding at 5 m/s with
+# no spin on ground of friction 0.3 (the pair's: both sides 0.3).  Friction
+# slows it and spins it up until it rolls, at t = 2 v0 / (7 mu g) = 0.485 s,
+# with v = 5/7 v0 = 3.571 m/s, and it rolls on at that speed.
+write("slip_to_roll", [
+    "A solid sphere (r 0.2 m, 1 kg) sliding at 5 m/s without spin on ground of",
+    "friction 0.3, 2 s.  Ideal: it rolls from t = 2 v0 / (7 mu g) = 0.485 s on,",
+    "at 5/7 v0 = 3.571 m/s."],
+    120, [rigid("ball", (0, 0.2, 0), shape="sphere", radius=0.2, mass=1.0, friction=0.3,
+                velocity=[5, 0, 0])],
+    world=["colliders:", "  - plane: {friction: 0.3}"])
+
+# The incline: a 30 degree plane (friction 1) and two 0.4 x 0.2 x 0.4 m
+# crates (1 kg) resting on it; a pair's friction is sqrt(fa fb), so a crate
+# of friction f^2 meets the plane with f: the first tan 30 + 0.01 (it
+# sticks), the second tan 30 - 0.01 (it slides at g (sin 30 - f cos 30) =
+# 0.0846 m/s^2, 0.169 m in 2 s).
+TH = math.radians(30)
+nrm = (-math.sin(TH), math.cos(TH), 0)
+crates = []
+for k, f in enumerate((math.tan(TH) + 0.01, math.tan(TH) - 0.01)):
+    c = (0.1 * nrm[0], 0.1 * nrm[1], -0.6 + 1.2 * k)
+    crates.append(rigid("crate%d" % k, c, (0.4, 0.2, 0.4), mass=1.0, rotation=[0, 0, 30],
+                        friction=f * f))
+write("incline", [
+    "Two 0.4 x 0.2 x 0.4 m crates (1 kg) resting on a 30 degree plane, the pairs'",
+    "friction tan 30 + 0.01 and tan 30 - 0.01, 2 s.  Ideal: the first does not",
+    "move; the second slides down at g (sin 30 - mu cos 30) = 0.0846 m/s^2."],
+    120, crates,
+    world=["colliders:", "  - plane: {point: [0, 0, 0], normal: %s, friction: 1.0}" % v3(nrm)])
