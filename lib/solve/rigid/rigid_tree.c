@@ -738,10 +738,11 @@ static void hinge_posed(const vs_rwork *w, int32_t j, double *e) {
  * at two corners and released from horizontal asked for passes of tenths
  * of a radian at the bottom of its swing (its first row, pulled straight
  * between the pins, must stretch to carry it), then of radians, and ran
- * away at frame 111.  A pass that would turn a body further is shortened as a whole to
- * this turn (a damped Newton step: the same direction, the error closed in
- * the passes that follow); the net then holds within 13 cm.  No scene of
- * make bench-rigid or of the goldens reaches it, at 1 to 8 substeps. */
+ * away at frame 111.  A pass that would turn a body further is shortened
+ * as a whole to this turn (a damped Newton step: the same direction, the
+ * error closed in the passes that follow); the net then holds within
+ * 13 cm.  No scene of make bench-rigid or of the goldens reaches it, at 1
+ * to 8 substeps. */
 #define TREE_TURN_MAX 0.2
 
 int vs_rigid_tree_position(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, int posed,
