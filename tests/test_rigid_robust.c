@@ -210,7 +210,7 @@ END_TEST
  * the joints closing loops), the first row's two corners fixed; hanging in
  * the xy plane, or (flat) lying in the xz plane, to fall and swing. */
 static char *grid_yaml(int n, int flat) {
-  char *y = malloc(256 * (size_t)n * (size_t)n + 256);
+  char *y = malloc(512 * (size_t)n * (size_t)n + 256); /* a cell: its body and two joints */
   size_t k = (size_t)sprintf(y, "time: {dt: 1/60, frames: 1}\nbodies:\n");
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)

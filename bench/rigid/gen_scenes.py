@@ -338,7 +338,7 @@ def ragdolls():
 
 ragdolls()
 
-# 12: the textbook cases the issue names beside the table.
+# 12: three textbook cases beside the table.
 # Newton's cradle: 5 spheres of r 0.1 m (1 kg), each hung 1 m below its own
 # pivot by a ball joint, touching in a row along x, restitution 1, no
 # friction; the first pulled out to 60 degrees and released.  Ideal: it
