@@ -120,12 +120,16 @@ static inline cu_child cu_start(const char *cwd, const char *const *argv) {
   return cu_start_setup(cwd, NULL, argv, NULL, NULL);
 }
 
-static inline cu_proc cu_wait(cu_child *c) {
-  int status = 0;
-  pid_t r;
-  do r = waitpid(c->pid, &status, 0);
-  while (r < 0 && errno == EINTR);
-  ck_assert_int_eq(r, c->pid);
+/* Sleep ms milliseconds, on through signals. */
+static inline void cu_sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* What the reaped child c left: its exit code (128 + the signal that
+ * killed it) and its output. */
+static inline cu_proc cu_collect(cu_child *c, int status) {
   cu_proc p;
   p.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   p.out = cu_slurp(c->out_path);
@@ -135,6 +139,32 @@ static inline cu_proc cu_wait(cu_child *c) {
   unlink(c->out_path);
   unlink(c->err_path);
   return p;
+}
+
+static inline cu_proc cu_wait(cu_child *c) {
+  int status = 0;
+  pid_t r;
+  do r = waitpid(c->pid, &status, 0);
+  while (r < 0 && errno == EINTR);
+  ck_assert_int_eq(r, c->pid);
+  return cu_collect(c, status);
+}
+
+/* Send sig to c every every_ms until it ends, then collect it.  Two
+ * signals sent one after the other may reach a program as one: a standard
+ * signal pending twice is pending once, and under valgrind delivery waits
+ * for the program's next time slice.  Repeating until the program is gone
+ * tests what a user who presses Ctrl-C until it stops gets. */
+static inline cu_proc cu_wait_signalling(cu_child *c, int sig, int every_ms) {
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(c->pid, &status, WNOHANG);
+    if (r == c->pid) break;
+    ck_assert_msg(r == 0 || errno == EINTR, "waitpid failed");
+    ck_assert_int_eq(kill(c->pid, sig), 0);
+    cu_sleep_ms(every_ms);
+  }
+  return cu_collect(c, status);
 }
 
 static inline cu_proc cu_run(const char *cwd, const char *const *argv) {
@@ -277,12 +307,6 @@ static inline int cu_has_location(const char *msg, const char *path) {
     if (*q == ':') return 1;
   }
   return 0;
-}
-
-static inline void cu_sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
 }
 
 /* `vsim info --json FILE` and check the status it reports. */
