@@ -129,6 +129,7 @@ typedef struct vs_rwork {
   int32_t n_contacts;
   int32_t dropped;       /* contact points beyond the bound in the last step */
   int32_t matched;       /* contact points warm-started from the cache in the last step */
+  int32_t n_bouncy;      /* points of awake manifolds with restitution (vs_rigid_approach) */
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
   int32_t fresh;         /* the next sweep is its substep's first (separations to compute):
                           * 1, or 2 when w->dp is still zero (the step's first substep) */
@@ -263,6 +264,9 @@ VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w)
 VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                          int forest_only);
 VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h);
+/* At a substep's start, before any of its impulses: the approach speeds
+ * the bounces reverse (rigid_bounce.c). */
+VS_RPRIVATE void vs_rigid_approach(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double h);
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);

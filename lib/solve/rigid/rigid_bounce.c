@@ -122,6 +122,38 @@ void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   }
 }
 
+/* The approach speed a bounce reverses is the fastest at which a point met
+ * its surface: the approach at the step's start (prepare), or in a later
+ * substep of the step where the point's velocity closes the separation
+ * left (a speculative point found with a gap meets its surface later in the
+ * step, after more gravity).  It is taken before any impulse of the
+ * substep, and only while the point has carried no impulse in the step:
+ * once it has, its approach is what the solve pushed into it, not an
+ * impact.  Taken after other impulses -- as the sweeps once did, manifold
+ * by manifold -- a push counted as an impact: in a row of touching balls
+ * struck at one end every contact then bounced from the speed at which the
+ * sweeps had pushed each ball into the next, and the row gained energy at
+ * each stroke (a cradle of five: 4.9 J to 15 J in 3 s). */
+void vs_rigid_approach(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double h) {
+  const double inv_h = 1.0 / h;
+  for (int32_t mi = 0; mi < w->n_man; mi++) {
+    int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
+    if (w->contacts[k0].restitution == 0 || vs_rigid_manifold_asleep(m, w, mi)) continue;
+    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
+    const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
+    const double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    for (int32_t k = k0; k < k1; k++) {
+      vs_rcontact *c = &w->contacts[k];
+      if (c->pn_max != 0) continue;
+      /* the separation left, as the sweeps take it (point_begin) */
+      double sep = -c->depth + vs_dot3(c->n, dd) + vs_dot3(db + 3, c->bn) - vs_dot3(da + 3, c->an);
+      double meet = sep > 0 ? -sep * inv_h : 0.0;
+      double vn = rowvel(s, a, b, c->n, c->an, c->bn);
+      if (vn < meet && vn < c->vn0) c->vn0 = vn;
+    }
+  }
+}
+
 /* The cache holds, per point, the normal impulse and a friction vector: a
  * point's own, or its equal share of its patch's (the tangent impulse plus
  * the twist impulse along the normal, which a tangent vector leaves free);

@@ -110,6 +110,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
   const vs_rsettings *st = &m->set;
   int32_t ci = 0; /* walk of the (sorted) cache */
   w->matched = 0;
+  w->n_bouncy = 0;
   /* manifolds, and which of them are patches (one normal, bit for bit) */
   w->n_man = 0;
   for (int32_t k = 0; k < w->n_contacts; k++) {
@@ -174,6 +175,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         surface_target(m, s, a, b, fc->t1, fc->t2, &fc->s1, &fc->s2);
       }
       if (re != 0) {
+        w->n_bouncy++;
         double pa[3], pb[3], dv[3];
         point_vel(s, a, c->ra, pa);
         point_vel(s, b, c->rb, pb);

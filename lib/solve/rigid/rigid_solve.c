@@ -283,22 +283,13 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
   x->step = rev ? -1 : 1;
   x->blk = x->P->on && x->P->blk;
   if (first) {
-    /* each point's separation, target and bias for this substep; and the
-     * approach speed a bounce reverses: the fastest at which a point met
-     * its surface in a substep, taken for every point of the manifold
-     * before any of its impulses (a speculative point found with a gap
-     * meets its surface later in the step, after more gravity) */
+    /* each point's separation, target and bias for this substep (the
+     * approach speeds of the bounces were taken before the substep's
+     * impulses: vs_rigid_approach) */
     const double *da = &w->dp[6 * x->a], *db = &w->dp[6 * x->b];
     const double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    const int bounce = w->contacts[x->k0].restitution != 0; /* the pair's (prepare) */
-    for (int32_t k = x->k0; k < x->k1; k++) {
-      vs_rcontact *c = &w->contacts[k];
-      point_begin(&m->set, c, dd, da + 3, db + 3, inv_h, beta, first == 1);
-      if (bounce) {
-        double vn = lrow(&x->v, c->n, c->an, c->bn);
-        if (vn < c->target && vn < c->vn0) c->vn0 = vn;
-      }
-    }
+    for (int32_t k = x->k0; k < x->k1; k++)
+      point_begin(&m->set, &w->contacts[k], dd, da + 3, db + 3, inv_h, beta, first == 1);
   }
   if (x->P->on) patch_friction(w, x->P, &x->v, x->ma, x->mb, x->k0, x->k1);
 }

@@ -267,6 +267,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     vs_rigid_substep_begin(m, w, hs);
     if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
     if (m->n_joints > 0) vs_rigid_prepare_joints(m, s, w, 0);
+    if (w->n_bouncy) vs_rigid_approach(m, s, w, hs);
     /* the forest's factorisation: at the step's start, then the one of the
      * last substep's position pass (the pose has moved since by that pass's
      * correction alone, a few micrometres; each sweep's solve starts from
