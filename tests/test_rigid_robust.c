@@ -582,18 +582,59 @@ START_TEST(flat_cube_keeps_bouncing_flat) {
 }
 END_TEST
 
+/* With restitution 1 a ball and a cube dropped flat from 1 m bounce back
+ * to that height, bounce after bounce, for 20 s (16 bounces): within 1 mm
+ * at every apex, and the cube never turns.  The collision reverses the
+ * approach of the substep's start, so that the way up retraces the way
+ * down (docs/physics.md, restitution).  With the bounce after the step's
+ * sweeps, the ball lost 0.4 % of its height at each bounce and the cube
+ * tumbled at its fifth and then gained energy, 7 times in 20 s. */
+START_TEST(elastic_bounces_keep_their_height) {
+  const char *shapes[] = {"shape: sphere, radius: 0.25", "size: [0.5, 0.5, 0.5]"};
+  for (int k = 0; k < 2; k++) {
+    char y[1024];
+    snprintf(y, sizeof y,
+             "time: {dt: 1/60, frames: 1}\nworld: {colliders: [{plane: {restitution: 1}}]}\n"
+             "bodies:\n  - rigid: {name: c, %s, position: [0, 1.25, 0], restitution: 1}\n",
+             shapes[k]);
+    tu_sim r = tu_sim_new(y);
+    double prev = 1.25, prev2 = 1.25, worst = 0, spin = 0;
+    int apexes = 0;
+    for (int f = 0; f < 1200; f++) {
+      tu_sim_steps(&r, 1);
+      double h = r.s->rx[1];
+      spin = fmax(spin, vs_len3(&r.s->rw[0]));
+      if (f >= 2 && prev >= prev2 && prev > h && prev > 0.5) { /* an apex, sampled */
+        apexes++;
+        worst = fmax(worst, fabs(prev - 1.25));
+      }
+      prev2 = prev;
+      prev = h;
+    }
+    /* the frame that samples an apex misses it by up to g (dt/2)^2 / 2 = 0.34 mm */
+    ck_assert_msg(apexes >= 15, "%s: %d apexes in 20 s", shapes[k], apexes);
+    ck_assert_msg(worst < 1e-3, "%s: an apex %g m from the drop height", shapes[k], worst);
+    ck_assert_msg(spin < 1e-9, "%s: turns at %g rad/s", shapes[k], spin);
+    tu_sim_free(&r);
+  }
+}
+END_TEST
+
 START_TEST(ball_bounces_to_e2h) { bounce("shape: sphere, radius: 0.25", 0.25); }
 END_TEST
 
 /* A Newton's cradle of n touching balls (radius r, each hung `len` below
  * its pivot by a ball joint, restitution 1, no friction), the first pulled
- * out by `deg` degrees, at frame length dt, for `frames` frames: the
- * largest energy (kinetic plus potential) relative to the start, and the
- * last ball's highest rise relative to the first one's drop. */
-static void cradle(int n, double r, double len, double deg, const char *dt, int frames,
-                   double *emax_rel, double *rise_rel) {
+ * out by `deg` degrees, run for `secs` s at frame length dt: the largest
+ * energy (kinetic plus potential) relative to the start, the last ball's
+ * highest rise relative to the first one's drop, and the fastest of the
+ * balls between in the first stroke (until the last ball's apex: a quarter
+ * period after the stroke, which comes a quarter period after the release)
+ * relative to the first ball's speed at the stroke. */
+static void cradle(int n, double r, double len, double deg, double dt, double secs,
+                   double *emax_rel, double *rise_rel, double *middle_rel) {
   char y[4096];
-  int at = snprintf(y, sizeof y, "time: {dt: %s, frames: 1}\nbodies:\n", dt);
+  int at = snprintf(y, sizeof y, "time: {dt: %.17g, frames: 1}\nbodies:\n", dt);
   double th = deg * M_PI / 180, drop = len * (1 - cos(th));
   for (int i = 0; i < n; i++) {
     double x = 2 * r * i, py = 0;
@@ -605,33 +646,43 @@ static void cradle(int n, double r, double len, double deg, const char *dt, int 
   }
   at += snprintf(y + at, sizeof y - (size_t)at, "constraints:\n");
   for (int i = 0; i < n; i++)
-    at += snprintf(y + at, sizeof y - (size_t)at, "  - ball: {a: b%d, b: world, at: [%.17g, %.17g, 0]}\n",
-                   i, 2 * r * i, len);
+    at += snprintf(y + at, sizeof y - (size_t)at,
+                   "  - ball: {a: b%d, b: world, at: [%.17g, %.17g, 0]}\n", i, 2 * r * i, len);
   ck_assert_int_lt(at, (int)sizeof y);
   tu_sim s = tu_sim_new(y);
-  double e0 = energy(s.m, s.s), emax = e0, rise = 0;
-  for (int f = 0; f < frames; f++) {
+  const double quarter = 0.5 * M_PI * sqrt(len / G), strike = sqrt(2 * G * drop);
+  double e0 = energy(s.m, s.s), emax = e0, rise = 0, middle = 0;
+  for (int f = 0; f * dt < secs; f++) {
     tu_sim_steps(&s, 1);
     emax = fmax(emax, energy(s.m, s.s));
     rise = fmax(rise, s.s->rx[3 * (n - 1) + 1]);
+    if ((f + 1) * dt < 2 * quarter)
+      for (int i = 1; i < n - 1; i++) middle = fmax(middle, vs_len3(&s.s->rv[3 * i]));
   }
   *emax_rel = emax / e0;
   *rise_rel = rise / drop;
+  *middle_rel = middle / strike;
   tu_sim_free(&s);
 }
 
-/* Touching balls struck at one end gain no energy, at any frame length.
- * The bounces used to take, for every contact of the row, the speed at
- * which the sweeps had pushed each ball into the next as an impact: a
- * cradle of five gained 0.4 times its energy at its first stroke and 3
- * times in 3 s (at dt 1/30, 8.6 times: balls thrown over their pivots). */
-START_TEST(cradle_gains_no_energy) {
-  const char *dts[] = {"1/30", "1/60", "1/120"};
+/* A cradle passes the blow on from ball to ball: the last ball rises to
+ * the first one's height (0.96 of it: the swing's own loss, docs/physics.md
+ * "What a swing keeps"), the balls between stay still, and the energy
+ * never grows, at any frame length.  The bounces used to come after the
+ * step's sweeps, which shared the blow among the whole row first: the last
+ * ball rose to 0.21 of the drop.  Before that, the speed at which the
+ * sweeps pushed each ball into the next counted as an impact and every
+ * contact bounced: the energy grew 3 times in 3 s at dt 1/60 and 11 times
+ * at 1/30 (balls thrown over their pivots). */
+START_TEST(cradle_passes_the_blow_on) {
+  const double dts[] = {1.0 / 30, 1.0 / 60, 1.0 / 120};
   for (int i = 0; i < 3; i++) {
-    double emax, rise;
-    cradle(4, 0.15, 0.8, 45, dts[i], 120, &emax, &rise);
-    ck_assert_msg(emax < 1.002, "dt %s: the energy grew to %g times its start", dts[i], emax);
-    ck_assert_msg(rise > 0.05, "dt %s: the last ball rose to %g of the drop", dts[i], rise);
+    double emax, rise, middle;
+    cradle(4, 0.15, 0.8, 45, dts[i], 2.0, &emax, &rise, &middle);
+    ck_assert_msg(emax < 1.0 + 1e-3, "dt %g: the energy grew to %g times its start", dts[i], emax);
+    ck_assert_msg(rise > 0.93, "dt %g: the last ball rose to %g of the drop", dts[i], rise);
+    ck_assert_msg(middle < 0.02, "dt %g: a ball between moved at %g of the strike's speed",
+                  dts[i], middle);
   }
 }
 END_TEST
@@ -834,7 +885,8 @@ int main(void) {
   tcase_add_test(t, flat_cube_bounces_flat);
   tcase_add_test(t, flat_cube_keeps_bouncing_flat);
   tcase_add_test(t, ball_bounces_to_e2h);
-  tcase_add_test(t, cradle_gains_no_energy);
+  tcase_add_test(t, elastic_bounces_keep_their_height);
+  tcase_add_test(t, cradle_passes_the_blow_on);
   tcase_add_test(t, fast_ball_stops_at_box_collider);
   tcase_add_test(t, fast_ball_stops_at_fixed_body);
   tcase_add_test(t, fast_ball_stops_at_mesh_collider);

@@ -48,7 +48,6 @@ typedef struct vs_rcontact {
   double p[3];           /* world point (midway between the surfaces) */
   double ra[3], rb[3];   /* contact point relative to the centres */
   double restitution;
-  double vn0;            /* normal approach velocity before the step */
   double fcache[3];      /* friction vector found in the cache (warm start) */
 } vs_rcontact;
 
@@ -129,7 +128,7 @@ typedef struct vs_rwork {
   int32_t n_contacts;
   int32_t dropped;       /* contact points beyond the bound in the last step */
   int32_t matched;       /* contact points warm-started from the cache in the last step */
-  int32_t n_bouncy;      /* points of awake manifolds with restitution (vs_rigid_approach) */
+  int32_t n_bouncy;      /* points of awake manifolds with restitution (vs_rigid_bounce) */
   uint32_t sweep;        /* solver sweeps in this step (parity alternates point order) */
   int32_t fresh;         /* the next sweep is its substep's first (separations to compute):
                           * 1, or 2 when w->dp is still zero (the step's first substep) */
@@ -264,15 +263,14 @@ VS_RPRIVATE void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w)
 VS_RPRIVATE void vs_rigid_prepare_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                          int forest_only);
 VS_RPRIVATE void vs_rigid_substep_begin(const vs_rmodel *m, vs_rwork *w, double h);
-/* At a substep's start, before any of its impulses: the approach speeds
- * the bounces reverse (rigid_bounce.c). */
-VS_RPRIVATE void vs_rigid_approach(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double h);
+/* At a substep's start (length h), before any of its impulses: the
+ * collisions, bounced and passed on from body to body (rigid_bounce.c). */
+VS_RPRIVATE void vs_rigid_bounce(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h);
 VS_RPRIVATE void vs_rigid_warm_start(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_solve_iteration(const vs_rmodel *m, vs_rstate *s, vs_rwork *w,
                                           double h, int use_bias);
 VS_RPRIVATE void vs_rigid_project_joints(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 /* After the substeps. */
-VS_RPRIVATE void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w);
 VS_RPRIVATE void vs_rigid_store_impulses(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w);
 
 /* The normal rows of a patch's n points (2 to 4) as one block (rigid_block.c):

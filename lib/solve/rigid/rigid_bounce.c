@@ -1,25 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/* rigid_bounce.c: after the substeps -- the bounces (restitution) of the
- * step's contacts, and the impulses kept for the next step's warm start. */
+/* rigid_bounce.c: the bounces (restitution) of the step's contacts, at the
+ * start of each substep, and the impulses kept for the next step's warm
+ * start, after the substeps. */
 #include <string.h>
 
 #include "solve/rigid/rigid_rows.h"
 
-/* Restitution comes after the positions moved: its impulse acts at one point
- * for both bodies (the contact point carried along by their mean
- * displacement), with lever arms from the current centres, so that it keeps
- * angular momentum.  The bouncing points are solved together, by
- * VS_RESTITUTION_SWEEPS Gauss-Seidel sweeps over the manifolds in
- * alternating order, each point's accumulated normal impulse clamped at
- * >= 0, a patch's points as one block (bounce_block): a manifold whose
- * points land together (a box falling flat) gets the same impulse at every
- * point, no spin.  The rows are formed here, in the
- * points' own fields (few contacts bounce, and the step is over). */
+/* Restitution is a collision pass at the start of each substep, before any
+ * of its impulses (Guendelman, Bridson and Fedkiw's order: collisions, then
+ * contacts).  A point collides when it approaches faster than
+ * restitution_threshold and meets its surface in the substep (its velocity
+ * closes the separation left), and has carried no impulse in the step (a
+ * point that has is in contact, and the sweeps hold it).  A colliding point
+ * gets the impulse that turns its approach vn into -e vn; the bodies'
+ * velocities change at once, so a point that the collision sends into its
+ * neighbour collides in turn, in the same pass.  Sweeps over the manifolds
+ * in alternating order, at most VS_RESTITUTION_SWEEPS of them, until no
+ * point collides.  Each collision is a fresh impulse of one row (or a
+ * patch's block) that reverses at most its approach, so a collision never
+ * adds energy, and a row of touching balls struck at one end passes the
+ * blow on from ball to ball: Newton's cradle.  Solved in the step's sweeps
+ * instead, with the bounce after them (Box2D v3's order), the blow was
+ * shared among the whole row first, and the struck contact bounced alone.
+ *
+ * The impulse acts at one point for both bodies (the contact point carried
+ * along by their mean displacement) with lever arms from the current
+ * centres and the inverse inertia of the current orientation, so that it
+ * keeps linear and angular momentum; these rows are formed here, in a copy
+ * of the point (the sweeps keep the step's).  The colliding points of a
+ * patch are one block (the LCP of their rows, as the sweeps solve its
+ * normal rows): the corners of a face that land together get the same
+ * impulse each, and a cube dropped flat bounces flat (point by point, the
+ * first landing left it turning at 2.4e-4 rad/s, and its next landings at
+ * 7 rad/s at 5 substeps). */
 #define VS_RESTITUTION_SWEEPS 8
 
 /* Body i's inverse world inertia at its current orientation (the step's
- * w->inv_iw is that of the step's start: restitution acts after the bodies
- * turned, and its angular impulse must change I w by exactly r x P). */
+ * w->inv_iw is that of the step's start: the bodies have turned since, and
+ * the angular impulse must change I w by exactly r x P). */
 static void inv_inertia_now(const vs_rmodel *m, const vs_rstate *s, int32_t i, double o[9]) {
   const double *d = &m->inv_inertia[3 * i];
   double R[9];
@@ -30,127 +48,137 @@ static void inv_inertia_now(const vs_rmodel *m, const vs_rstate *s, int32_t i, d
                      R[3 * r + 2] * d[2] * R[3 * c + 2];
 }
 
-/* The bouncing points of a patch (2 to 4 points of one normal) as one
- * block, as the sweeps solve its normal rows (rigid_block.c): the LCP of
- * their rows at the current orientation, the others' impulses held, so that
- * a face landing flat gets equal impulses at its corners and no spin (point
- * by point, 8 sweeps left a cube dropped flat turning at 2.4e-4 rad/s, which
- * its next landing made 7 rad/s at 5 substeps).  P->K is formed in the
- * first sweep (the step's sweeps are done with it).  Returns 0 where the
- * block cannot be formed or nothing of it bounces: then point by point. */
-static int bounce_block(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, vs_rpatch *P,
-                        int32_t k0, int32_t n, int32_t a, int32_t b, int first) {
-  vs_rcontact *c = &w->contacts[k0];
-  if (n < 2 || n > 4) return 0;
-  unsigned mask = 0;
-  for (int32_t i = 0; i < n; i++)
-    if (c[i].target == c[i].target) mask |= 1u << i;
-  if (!mask) return 1; /* nothing bounces: nothing to do */
-  if (first) P->blk = vs_rigid_block_prepare(c, (int)n, m->inv_mass[a] + m->inv_mass[b], P->K);
-  if (!P->blk) return 0;
-  double bv[4] = {0, 0, 0, 0}, x[4];
-  for (int32_t i = 0; i < n; i++) {
-    x[i] = c[i].pn;
-    if (mask >> i & 1) bv[i] = rowvel(s, a, b, c[i].n, c[i].an, c[i].bn) - c[i].target;
+/* Point c's collision row at the current poses, into o (a copy of c):
+ * lever arms, r x n, I^-1 (r x n), effective mass.  0 where the mass is
+ * not finite. */
+static int collision_row(const vs_rmodel *m, const vs_rstate *s, const vs_rwork *w,
+                         const vs_rcontact *c, const double Ia[9], const double Ib[9],
+                         vs_rcontact *o) {
+  *o = *c;
+  int32_t a = c->ia, b = c->ib;
+  double p[3], ra[3], rb[3], sa[3], sb[3];
+  for (int q = 0; q < 3; q++) {
+    ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
+    rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
   }
-  vs_rigid_block_lcp((int)n, P->K, mask, bv, x, NULL, NULL);
-  for (int32_t i = 0; i < n; i++) {
-    double d = x[i] - c[i].pn;
-    c[i].pn = x[i];
-    if (d != 0) push(s, a, b, m->inv_mass[a], m->inv_mass[b], c[i].n, c[i].ian, c[i].ibn, d);
+  vs_cross3(&w->dp[6 * a + 3], ra, sa);
+  vs_cross3(&w->dp[6 * b + 3], rb, sb);
+  for (int q = 0; q < 3; q++) {
+    p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
+    o->ra[q] = p[q] - s->x[3 * a + q];
+    o->rb[q] = p[q] - s->x[3 * b + q];
   }
+  jrow(Ia, o->ra, c->n, o->an, o->ian);
+  jrow(Ib, o->rb, c->n, o->bn, o->ibn);
+  double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(o->an, o->ian) + vs_dot3(o->bn, o->ibn);
+  if (!(kn > 0) || !(kn < INFINITY)) return 0;
+  o->mass_n = 1.0 / kn;
   return 1;
 }
 
-void vs_rigid_restitution(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
-  double thr = m->set.restitution_threshold;
-  int32_t nb = 0;
-  for (int32_t k = 0; k < w->n_contacts; k++) {
-    vs_rcontact *c = &w->contacts[k];
-    if (c->restitution == 0 || c->vn0 > -thr || c->pn_max == 0) {
-      c->target = NAN; /* not bouncing */
-      continue;
-    }
-    int32_t a = c->ia, b = c->ib;
-    double p[3], ra[3], rb[3];
-    for (int q = 0; q < 3; q++) {
-      ra[q] = c->p[q] - (s->x[3 * a + q] - w->dp[6 * a + q]); /* from the step's centres */
-      rb[q] = c->p[q] - (s->x[3 * b + q] - w->dp[6 * b + q]);
-    }
-    double sa[3], sb[3];
-    vs_cross3(&w->dp[6 * a + 3], ra, sa);
-    vs_cross3(&w->dp[6 * b + 3], rb, sb);
-    for (int q = 0; q < 3; q++) {
-      p[q] = c->p[q] + 0.5 * (w->dp[6 * a + q] + sa[q] + w->dp[6 * b + q] + sb[q]);
-      c->ra[q] = p[q] - s->x[3 * a + q];
-      c->rb[q] = p[q] - s->x[3 * b + q];
-    }
-    double Ia[9], Ib[9];
-    inv_inertia_now(m, s, a, Ia);
-    inv_inertia_now(m, s, b, Ib);
-    jrow(Ia, c->ra, c->n, c->an, c->ian);
-    jrow(Ib, c->rb, c->n, c->bn, c->ibn);
-    double kn = m->inv_mass[a] + m->inv_mass[b] + vs_dot3(c->an, c->ian) + vs_dot3(c->bn, c->ibn);
-    if (!(kn > 0)) {
-      c->target = NAN;
-      continue;
-    }
-    c->mass_n = 1.0 / kn;
-    c->target = -c->restitution * c->vn0;
-    nb++;
-  }
-  if (nb == 0) return;
-  for (int sweep = 0; sweep < VS_RESTITUTION_SWEEPS; sweep++) {
-    for (int32_t mm = 0; mm < w->n_man; mm++) {
-      int32_t mi = (sweep & 1) ? w->n_man - 1 - mm : mm;
-      int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
-      int32_t n = k1 - k0, a = w->contacts[k0].ia, b = w->contacts[k0].ib;
-      vs_rpatch *P = &w->patch[mi];
-      if (P->on && P->blk && bounce_block(m, s, w, P, k0, n, a, b, sweep == 0)) continue;
-      for (int32_t kk = 0; kk < n; kk++) {
-        vs_rcontact *c = &w->contacts[(sweep & 1) ? k1 - 1 - kk : k0 + kk];
-        if (!(c->target == c->target)) continue;
-        double vn = rowvel(s, a, b, c->n, c->an, c->bn);
-        double ln = (c->target - vn) * c->mass_n;
-        double np = c->pn + ln;
-        if (np < 0) np = 0;
-        ln = np - c->pn;
-        c->pn = np;
-        push(s, a, b, m->inv_mass[a], m->inv_mass[b], c->n, c->ian, c->ibn, ln);
-      }
-    }
-  }
+/* The velocity at which point c meets its surface in this substep of
+ * length h: minus its separation left over h (0 when it touches or
+ * penetrates), the separation taken as the sweeps take it (point_begin). */
+static double meet_velocity(const vs_rwork *w, const vs_rcontact *c, double inv_h) {
+  const double *da = &w->dp[6 * c->ia], *db = &w->dp[6 * c->ib];
+  const double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+  double sep = -c->depth + vs_dot3(c->n, dd) + vs_dot3(db + 3, c->bn) - vs_dot3(da + 3, c->an);
+  return sep > 0 ? -sep * inv_h : 0.0;
 }
 
-/* The approach speed a bounce reverses is the fastest at which a point met
- * its surface: the approach at the step's start (prepare), or in a later
- * substep of the step where the point's velocity closes the separation
- * left (a speculative point found with a gap meets its surface later in the
- * step, after more gravity).  It is taken before any impulse of the
- * substep, and only while the point has carried no impulse in the step:
- * once it has, its approach is what the solve pushed into it, not an
- * impact.  Taken after other impulses -- as the sweeps once did, manifold
- * by manifold -- a push counted as an impact: in a row of touching balls
- * struck at one end every contact then bounced from the speed at which the
- * sweeps had pushed each ball into the next, and the row gained energy at
- * each stroke (a cradle of five: 4.9 J to 15 J in 3 s). */
-void vs_rigid_approach(const vs_rmodel *m, const vs_rstate *s, vs_rwork *w, double h) {
+/* The change of the normal velocity along n that this substep's gravity
+ * (of length h) made, already in the velocities: on the moving bodies that
+ * are awake (the others get none). */
+static double gravity_kick(const vs_rmodel *m, const vs_rwork *w, int32_t a, int32_t b,
+                           const double n[3], double h) {
+  const double gn = h * vs_dot3(m->set.gravity, n);
+  const int fa = m->inv_mass[a] != 0 && !w->asleep[a], fb = m->inv_mass[b] != 0 && !w->asleep[b];
+  return (fb ? gn : 0.0) - (fa ? gn : 0.0);
+}
+
+/* The velocity a colliding point leaves with: its approach at the
+ * substep's start, before the substep's gravity kick g, reversed and scaled
+ * by e.  The collision takes place at the substep's start, so that with
+ * e = 1 the positions retrace, substep by substep, the way down (symplectic
+ * Euler is reversible): a ball bounces back to the height it fell from,
+ * bounce after bounce.  Reversing the approach with the kick in it gained
+ * the ball 0.75 % of its height at every bounce, and reversing it without
+ * the kick, then giving the kick again, lost as much. */
+static inline double rebound(double vn, double e, double g) { return -e * (vn - g); }
+
+/* One sweep's collisions of manifold mi; returns 1 when any point collided. */
+static int collide_manifold(const vs_rmodel *m, vs_rstate *s, const vs_rwork *w, int32_t mi,
+                            int rev, double thr, double h) {
   const double inv_h = 1.0 / h;
-  for (int32_t mi = 0; mi < w->n_man; mi++) {
-    int32_t k0 = w->man[mi], k1 = w->man[mi + 1];
-    if (w->contacts[k0].restitution == 0 || vs_rigid_manifold_asleep(m, w, mi)) continue;
-    int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
-    const double *da = &w->dp[6 * a], *db = &w->dp[6 * b];
-    const double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
-    for (int32_t k = k0; k < k1; k++) {
-      vs_rcontact *c = &w->contacts[k];
+  int32_t k0 = w->man[mi], k1 = w->man[mi + 1], n = k1 - k0;
+  int32_t a = w->contacts[k0].ia, b = w->contacts[k0].ib;
+  const double ma = m->inv_mass[a], mb = m->inv_mass[b];
+  double Ia[9], Ib[9];
+  int have_rows = 0, hit = 0;
+  /* a patch's points as one block */
+  if (w->patch[mi].on && n >= 2 && n <= 4) {
+    vs_rcontact r[4];
+    double bv[4] = {0, 0, 0, 0}, x[4] = {0, 0, 0, 0};
+    unsigned mask = 0;
+    for (int32_t i = 0; i < n; i++) {
+      const vs_rcontact *c = &w->contacts[k0 + i];
       if (c->pn_max != 0) continue;
-      /* the separation left, as the sweeps take it (point_begin) */
-      double sep = -c->depth + vs_dot3(c->n, dd) + vs_dot3(db + 3, c->bn) - vs_dot3(da + 3, c->an);
-      double meet = sep > 0 ? -sep * inv_h : 0.0;
       double vn = rowvel(s, a, b, c->n, c->an, c->bn);
-      if (vn < meet && vn < c->vn0) c->vn0 = vn;
+      if (vn < -thr && vn < meet_velocity(w, c, inv_h)) mask |= 1u << i;
     }
+    if (!mask) return 0;
+    inv_inertia_now(m, s, a, Ia);
+    inv_inertia_now(m, s, b, Ib);
+    double K[10];
+    int ok = 1;
+    for (int32_t i = 0; i < n && ok; i++) ok = collision_row(m, s, w, &w->contacts[k0 + i], Ia, Ib, &r[i]);
+    if (ok && vs_rigid_block_prepare(r, (int)n, ma + mb, K)) {
+      for (int32_t i = 0; i < n; i++)
+        if (mask >> i & 1) {
+          double vn = rowvel(s, a, b, r[i].n, r[i].an, r[i].bn);
+          bv[i] = vn - rebound(vn, r[i].restitution, gravity_kick(m, w, a, b, r[i].n, h));
+        }
+      vs_rigid_block_lcp((int)n, K, mask, bv, x, NULL, NULL);
+      for (int32_t i = 0; i < n; i++)
+        if (x[i] > 0) {
+          push(s, a, b, ma, mb, r[i].n, r[i].ian, r[i].ibn, x[i]);
+          hit = 1;
+        }
+      return hit;
+    }
+    have_rows = 1; /* the block cannot be formed: point by point */
+  }
+  for (int32_t kk = 0; kk < n; kk++) {
+    const vs_rcontact *c = &w->contacts[rev ? k1 - 1 - kk : k0 + kk];
+    if (c->pn_max != 0) continue;
+    if (!(rowvel(s, a, b, c->n, c->an, c->bn) < -thr)) continue;
+    if (!have_rows) {
+      inv_inertia_now(m, s, a, Ia);
+      inv_inertia_now(m, s, b, Ib);
+      have_rows = 1;
+    }
+    vs_rcontact r;
+    if (!collision_row(m, s, w, c, Ia, Ib, &r)) continue;
+    double vn = rowvel(s, a, b, r.n, r.an, r.bn);
+    if (!(vn < -thr && vn < meet_velocity(w, c, inv_h))) continue;
+    double l = (rebound(vn, r.restitution, gravity_kick(m, w, a, b, r.n, h)) - vn) * r.mass_n;
+    if (!(l > 0)) continue;
+    push(s, a, b, ma, mb, r.n, r.ian, r.ibn, l);
+    hit = 1;
+  }
+  return hit;
+}
+
+void vs_rigid_bounce(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
+  const double thr = m->set.restitution_threshold;
+  for (int sweep = 0; sweep < VS_RESTITUTION_SWEEPS; sweep++) {
+    int hit = 0;
+    for (int32_t t = 0; t < w->n_man; t++) {
+      int32_t mi = (sweep & 1) ? w->n_man - 1 - t : t;
+      if (w->contacts[w->man[mi]].restitution == 0 || vs_rigid_manifold_asleep(m, w, mi)) continue;
+      hit |= collide_manifold(m, s, w, mi, sweep & 1, thr, h);
+    }
+    if (!hit) return;
   }
 }
 

@@ -3,9 +3,8 @@
  * (rigid_solve.c sweeps them): the manifolds (runs of contacts of one body
  * pair) and which of them are patches (one normal: their friction at the
  * centre, their normal rows one block), each point's r x n, I^-1 (r x n) and
- * effective mass, the per-point friction rows of the other points, the
- * approach speeds restitution reads, and the warm-start impulses found in
- * the cache (body pair and feature id). */
+ * effective mass, the per-point friction rows of the other points, and the
+ * warm-start impulses found in the cache (body pair and feature id). */
 #include <string.h>
 
 #include "solve/rigid/rigid_rows.h"
@@ -150,7 +149,6 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
     int patch = w->patch[mi].on;
     c->friction = fr;
     c->restitution = re;
-    c->vn0 = 0.0; /* only restitution reads it */
     vs_rfric *fc = &w->fric[k];
     if (!idle) {
       vs_sub3(c->p, &s->x[3 * a], c->ra);
@@ -174,14 +172,7 @@ void vs_rigid_prepare(const vs_rmodel *m, vs_rstate *s, vs_rwork *w) {
         fc->pt1 = fc->pt2 = 0.0;
         surface_target(m, s, a, b, fc->t1, fc->t2, &fc->s1, &fc->s2);
       }
-      if (re != 0) {
-        w->n_bouncy++;
-        double pa[3], pb[3], dv[3];
-        point_vel(s, a, c->ra, pa);
-        point_vel(s, b, c->rb, pb);
-        vs_sub3(pb, pa, dv);
-        c->vn0 = vs_dot3(dv, c->n);
-      }
+      if (re != 0) w->n_bouncy++;
     }
     c->pn = c->pn_max = c->pp = 0.0;
     c->fcache[0] = c->fcache[1] = c->fcache[2] = 0.0;

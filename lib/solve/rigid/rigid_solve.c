@@ -10,9 +10,8 @@
  * a Baumgarte bias baumgarte/h * max(depth - slop, 0) (capped at
  * max_bias_velocity), speculative contacts (a gap g lets the bodies approach
  * at g/h), warm starting from the last step's impulses of the same contact
- * (body pair and feature id), restitution -e vn0 from the approach speed vn0
- * before the solve when it exceeds the threshold (solved after the other
- * sweeps, for contacts that carried load, as Box2D v3 does).  The Baumgarte
+ * (body pair and feature id); restitution is a collision pass at each
+ * substep's start, before these sweeps (rigid_bounce.c).  The Baumgarte
  * push is a split impulse (Catto, Bullet): it acts on pseudo velocities that
  * move the positions in this substep and are then dropped, so that it never
  * turns into momentum (no bounce from penetration, and every real impulse
@@ -283,9 +282,7 @@ static inline __attribute__((always_inline)) void msweep_start(const vs_rmodel *
   x->step = rev ? -1 : 1;
   x->blk = x->P->on && x->P->blk;
   if (first) {
-    /* each point's separation, target and bias for this substep (the
-     * approach speeds of the bounces were taken before the substep's
-     * impulses: vs_rigid_approach) */
+    /* each point's separation, target and bias for this substep */
     const double *da = &w->dp[6 * x->a], *db = &w->dp[6 * x->b];
     const double dd[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
     for (int32_t k = x->k0; k < x->k1; k++)

@@ -6,14 +6,14 @@
  * (rigid_broad.c, rigid_collide.c); prepare the contact rows and
  * warm-start impulses; then `substeps` substeps of h / substeps, each:
  * gravity and damping, joint rows from the current pose (and the forest's
- * factorisation at the step's start), warm start, `iterations` sweeps (the
+ * factorisation at the step's start), the collisions (restitution,
+ * rigid_bounce.c), warm start, `iterations` sweeps (the
  * forest's exact velocity solve, the other joints' rows, then the contacts
  * in their order, with the split-impulse position bias), positions and
  * orientations (real + pseudo velocities, the free rotation below), the
  * particles attached to bodies (w->substep_hook, rigid_couple.c), the
- * forest's position passes and the other joints' position pass, restitution
- * in the last substep.  Last, the impulses go to the cache for the next
- * step.
+ * forest's position passes and the other joints' position pass.  Last,
+ * the impulses go to the cache for the next step.
  *
  * Angular momentum: the free rotation keeps the world angular momentum
  * L = I_w(R) w of every body exactly (as the impulse-based model keeps L as
@@ -267,7 +267,7 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     vs_rigid_substep_begin(m, w, hs);
     if (sub == 0) w->fresh = 2; /* no displacement yet (dp zeroed above) */
     if (m->n_joints > 0) vs_rigid_prepare_joints(m, s, w, 0);
-    if (w->n_bouncy) vs_rigid_approach(m, s, w, hs);
+    if (w->n_bouncy) vs_rigid_bounce(m, s, w, hs);
     /* the forest's factorisation: at the step's start, then the one of the
      * last substep's position pass (the pose has moved since by that pass's
      * correction alone, a few micrometres; each sweep's solve starts from
@@ -293,7 +293,6 @@ void vs_rigid_step(const vs_rmodel *m, vs_rstate *s, vs_rwork *w, double h) {
     }
     int loops = m->n_joints > w->tree.n_tree_joints; /* joints that close loops */
     for (int32_t it = 0; it < (loops ? st->iterations : 0); it++) vs_rigid_project_joints(m, s, w);
-    if (sub == nsub - 1) vs_rigid_restitution(m, s, w);
   }
   vs_rigid_store_impulses(m, s, w);
   vs_rigid_sleep_end(m, s, w, h);
