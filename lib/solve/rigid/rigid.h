@@ -137,6 +137,7 @@ typedef struct vs_rwork {
   double *inv_iw;        /* (n x 9) world inverse inertia */
   double *dp;            /* (n x 6) displacement and rotation vector since the step began */
   double *pv;            /* (n x 6) pseudo velocities of the position bias (split impulse) */
+  double *hit_t;         /* (n + 1) time into the substep of a body's last collision (rigid_bounce.c) */
   double h;              /* the step's length (set by vs_rigid_step) */
   const double *air;     /* (n x 2) air drag per unit mass k1, k2, or NULL (set by the caller) */
   double wind[3];        /* m/s, when air (set by the caller) */

@@ -60,7 +60,7 @@ uint64_t vs_rigid_bytes(int64_t n, int64_t nc, int64_t nj, int sleep) {
   uint64_t work = sizeof(vs_rwork) +
                   uk * (sizeof(vs_rcontact) + sizeof(vs_rfric) + 8 + 8 + 4 + sizeof(vs_rpatch) +
                         4 + 8 + 4 * 4) +
-                  un * (8 * (9 + 6 + 6 + 6 + 1 + 1) + 4 + 4 + 4 + 4 + 8 + 1) + uj * VS_RJOINT_WORK * 8 +
+                  un * (8 * (9 + 6 + 6 + 6 + 1 + 1 + 1) + 4 + 4 + 4 + 4 + 8 + 1) + uj * VS_RJOINT_WORK * 8 +
                   ((uint64_t)nj + uk) * 8 + (uint64_t)VS_RCOLORS * words * 8 +
                   (VS_RCOLORS + 2) * 4;
   if (sleep) /* the state's times at rest; the last contacts and poses (rigid_broad.c) */
@@ -79,6 +79,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   w->inv_iw = vs_calloc(9 * un, sizeof(double));
   w->dp = vs_calloc(6 * un, sizeof(double));
   w->pv = vs_calloc(6 * un, sizeof(double));
+  w->hit_t = vs_calloc(un, sizeof(double));
   w->order = vs_calloc(un, sizeof(int32_t));
   w->reach = vs_calloc(un, sizeof(double));
   w->aabb = vs_calloc(6 * un, sizeof(double));
@@ -122,7 +123,7 @@ vs_status vs_rwork_create(const vs_rmodel *m, vs_rwork **out) {
   }
   if (!w->fric || !w->sorder || !w->island || !w->island_min || !w->asleep || !w->ord_last || !w->ord_succ || !w->ord_npred || !w->ord_heap ||
       !w->ord_queue || !w->ord_when ||
-      !w->contacts || !w->inv_iw || !w->dp || !w->pv || !w->order || !w->reach || !w->aabb || !w->key || !w->tmp || !w->pairs ||
+      !w->contacts || !w->inv_iw || !w->dp || !w->pv || !w->hit_t || !w->order || !w->reach || !w->aabb || !w->key || !w->tmp || !w->pairs ||
       !w->pair_tmp || !w->joint || !w->man || !w->patch ||
       !w->color_bits || !w->color_start || !w->color_items || !w->item_color) {
     vs_rwork_free(w);
@@ -163,6 +164,7 @@ void vs_rwork_free(vs_rwork *w) {
   vs_free(w->inv_iw);
   vs_free(w->dp);
   vs_free(w->pv);
+  vs_free(w->hit_t);
   vs_free(w->order);
   vs_free(w->reach);
   vs_free(w->aabb);
