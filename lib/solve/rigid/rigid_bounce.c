@@ -136,7 +136,7 @@ static inline double rebound(double vn, double e, double g, double f) { return -
  * then and with the rebound after, which the positions get through the
  * pseudo velocities (the split impulse's, rigid_solve.c): -t/h times the
  * impulse on them.  Without it a ball bounced back from up to one
- * substep's travel in front of its surface (7 cm at 50 m/s). */
+ * substep's travel in front of its surface (10 cm at 50 m/s). */
 static double hit_time(const vs_rmodel *m, const vs_rwork *w, int32_t a, int32_t b, double sep,
                        double vn, double g, double h) {
   double t = 0.0, closing = g - vn;
